@@ -1,0 +1,63 @@
+// Command featuredp reproduces the figures of the feature-level DP papers and
+// exposes the privacy accountants on the command line.
+//
+//	featuredp reproduce [all | PAPER | FIGURE-ID ...] [--out DIR] [--profile quick|full] ...
+//	featuredp epsilon --sample-rate Q --noise-multiplier Z --steps T --delta D ...
+//	featuredp sigma   --epsilon E --delta D --sample-rate Q --steps T ...
+//	featuredp gaussian --epsilon E --delta D --sensitivity S
+//
+// Invalid input prints a one-line error on stderr and exits with code 2.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sort"
+)
+
+// command is one sub-command: it parses args and returns the exit code.
+type command struct {
+	summary string
+	run     func(args []string, stdout, stderr io.Writer) int
+}
+
+// commands is filled by the init functions of the files of this package.
+var commands = map[string]command{}
+
+func register(name, summary string, run func(args []string, stdout, stderr io.Writer) int) {
+	commands[name] = command{summary: summary, run: run}
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: featuredp COMMAND [flags]")
+	fmt.Fprintln(w, "commands:")
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
+	}
+	fmt.Fprintln(w, "run 'featuredp COMMAND -h' for a command's flags")
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		usage(stderr)
+		return 2
+	}
+	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(stdout)
+		return 0
+	}
+	c, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "featuredp: unknown command %q (try 'featuredp help')\n", args[0])
+		return 2
+	}
+	return c.run(args[1:], stdout, stderr)
+}
+
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
