@@ -1,0 +1,89 @@
+package nb
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/go-gota/gota/dataframe"
+	"github.com/go-gota/gota/series"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+)
+
+func TestTableHTML(t *testing.T) {
+	df := dataframe.New(
+		series.New([]string{"a<b", "c"}, series.String, "name"),
+		series.New([]float64{1.0 / 3, 2}, series.Float, "value"),
+	)
+	s, err := TableHTML(df, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"<th", "a&lt;b", "0.333333", ">value<"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("TableHTML output lacks %q:\n%s", want, s)
+		}
+	}
+	s, err = TableHTML(df, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(s, "1 more rows") || strings.Contains(s, ">c<") {
+		t.Errorf("truncation not applied:\n%s", s)
+	}
+	bad := dataframe.DataFrame{Err: errTest}
+	if _, err := TableHTML(bad, 0); err == nil {
+		t.Error("TableHTML on a DataFrame with Err: want error")
+	}
+}
+
+type testErr struct{}
+
+func (testErr) Error() string { return "boom" }
+
+var errTest = testErr{}
+
+func TestProgressHTML(t *testing.T) {
+	tests := []struct {
+		done, total int
+		want        string
+	}{
+		{0, 10, "0/10 (0%)"},
+		{5, 10, "5/10 (50%)"},
+		{12, 10, "10/10 (100%)"},
+		{3, 0, "0/1 (0%)"},
+	}
+	for _, tc := range tests {
+		if got := ProgressHTML("run", tc.done, tc.total); !strings.Contains(got, tc.want) {
+			t.Errorf("ProgressHTML(%d,%d) = %q, want it to contain %q", tc.done, tc.total, got, tc.want)
+		}
+	}
+}
+
+func TestShowOutsideKernel(t *testing.T) {
+	if InKernel() {
+		t.Skip("running inside a kernel")
+	}
+	p := plot.New()
+	l, err := plotter.NewLine(plotter.XYs{{X: 0, Y: 0}, {X: 1, Y: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Add(l)
+	if err := ShowPlot(p, 0, 0); err != nil {
+		t.Errorf("ShowPlot: %v", err)
+	}
+	if err := ShowPlotSVG(p, 0, 0); err != nil {
+		t.Errorf("ShowPlotSVG: %v", err)
+	}
+	if err := ShowPlot(nil, 0, 0); err == nil {
+		t.Error("ShowPlot(nil): want error")
+	}
+	pr := NewProgress("x")
+	pr.Update(1, 2)
+	pr.Done()
+	ShowMarkdown("# hi")
+	if err := ShowResult(nil, 0); err == nil {
+		t.Error("ShowResult(nil): want error")
+	}
+}
