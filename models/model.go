@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 )
 
 // Data is a dense dataset: N rows of D features stored row-major in X
@@ -56,6 +57,15 @@ func NewData(x []float64, y []float64, n, d int) (*Data, error) {
 func (d *Data) Row(i int) []float64 { return d.X[i*d.D : (i+1)*d.D] }
 
 // ErrShape reports parameters or buffers of the wrong length.
+//
+// Hot-path methods (Loss, GradSum, PerExampleGrads, ...) do not return
+// errors: on a programmer error of buffer length (θ, out, weights) or on
+// data with the wrong number of features they panic with an error value
+// that wraps ErrShape and names the method and the offending buffer, so
+// errors.Is(recovered, ErrShape) holds. This is the only panic in the
+// package (besides Go's own index checks for out-of-range row indices in
+// idx and class labels that CheckLabels would have rejected); constructors
+// and CheckLabels report bad user input as returned errors.
 var ErrShape = errors.New("models: wrong length")
 
 // Model is a differentiable loss ℓ(θ; x, y) over a flat parameter vector θ.
@@ -94,3 +104,127 @@ type Evaluator interface {
 	// Evaluate computes metrics over all rows of data.
 	Evaluate(theta []float64, data *Data) Metrics
 }
+
+// LabelChecker is implemented by every model in this package. CheckLabels
+// returns an error if data does not have the model's number of features or
+// if a label is not of the model's kind (0/1 for logistic regression, an
+// integer class index in [0, K) for softmax regression and classification
+// MLPs, a finite real for regression). Call it once before training: the
+// hot-path methods assume valid labels.
+type LabelChecker interface {
+	CheckLabels(data *Data) error
+}
+
+// Initializer is implemented by every model in this package. Init writes
+// initial parameters into theta (len NumParams). Linear models initialise
+// to zero and ignore rng (which may then be nil); the MLP draws its weights
+// from rng.
+type Initializer interface {
+	Init(theta []float64, rng *rand.Rand)
+}
+
+// GradNormer computes per-example gradient norms without materialising the
+// per-example gradients: out[k] = ‖∇θ ℓ(θ; x_i, y_i)‖₂ for i = idx[k]
+// (idx nil means all rows; len(out) must equal the number of rows). For
+// dense layers it uses the ghost-norm identity ‖δ xᵀ‖_F = ‖δ‖₂‖x‖₂.
+// Implemented by every model in this package.
+type GradNormer interface {
+	PerExampleGradNorms(theta []float64, data *Data, idx []int, out []float64)
+}
+
+// WeightedGradSummer computes a weighted gradient sum without materialising
+// per-example gradients: out += Σ_k w[k] ∇θ ℓ(θ; x_i, y_i), i = idx[k]
+// (idx nil means all rows; len(w) must equal the number of rows). With
+// w[k] = min(1, C/‖g_k‖) from GradNormer this is the per-example-clipped
+// gradient sum of DP-SGD ("ghost clipping"). Implemented by every model in
+// this package.
+type WeightedGradSummer interface {
+	WeightedGradSum(theta []float64, data *Data, idx []int, w []float64, out []float64)
+}
+
+// numRows is the number of rows selected by idx (all rows if idx is nil).
+func numRows(data *Data, idx []int) int {
+	if idx == nil {
+		return data.N
+	}
+	return len(idx)
+}
+
+// rowIndex returns the data row of the k-th selected row.
+func rowIndex(idx []int, k int) int {
+	if idx == nil {
+		return k
+	}
+	return idx[k]
+}
+
+// checkLen panics with an ErrShape-wrapping error if got != want.
+func checkLen(method, what string, got, want int) {
+	if got != want {
+		panic(fmt.Errorf("%w: %s: %s has length %d, want %d", ErrShape, method, what, got, want))
+	}
+}
+
+// checkData panics with an ErrShape-wrapping error if data is nil or does
+// not have d features.
+func checkData(method string, data *Data, d int) {
+	if data == nil {
+		panic(fmt.Errorf("%w: %s: nil data", ErrShape, method))
+	}
+	if data.D != d {
+		panic(fmt.Errorf("%w: %s: data has %d features, model expects %d", ErrShape, method, data.D, d))
+	}
+}
+
+// checkDataErr is the error-returning form of checkData used by
+// CheckLabels.
+func checkDataErr(model string, data *Data, d int) error {
+	if data == nil {
+		return fmt.Errorf("models: %s: nil data", model)
+	}
+	if data.D != d {
+		return fmt.Errorf("models: %s: data has %d features, model expects %d", model, data.D, d)
+	}
+	if len(data.Y) != data.N || len(data.X) != data.N*data.D {
+		return fmt.Errorf("models: %s: data has %d values and %d labels for %d×%d", model, len(data.X), len(data.Y), data.N, data.D)
+	}
+	return nil
+}
+
+// checkClassLabels returns an error unless every label is an integer in
+// [0, k).
+func checkClassLabels(model string, data *Data, k int) error {
+	for i, y := range data.Y {
+		if !(y >= 0 && y < float64(k)) || y != math.Trunc(y) {
+			return fmt.Errorf("models: %s: label %v at row %d is not a class index in [0, %d)", model, y, i, k)
+		}
+	}
+	return nil
+}
+
+// classOf converts a class label to an index, panicking with a clear
+// message if it is out of range (a label CheckLabels would have rejected).
+func classOf(y float64, k, row int) int {
+	c := int(y)
+	if c < 0 || c >= k || float64(c) != y {
+		panic(fmt.Sprintf("models: label %v at row %d is not a class index in [0, %d) (call CheckLabels first)", y, row, k))
+	}
+	return c
+}
+
+// fullModel is everything each model of this package implements.
+type fullModel interface {
+	Model
+	Evaluator
+	LabelChecker
+	Initializer
+	GradNormer
+	WeightedGradSummer
+}
+
+var (
+	_ fullModel = (*Linear)(nil)
+	_ fullModel = (*Logistic)(nil)
+	_ fullModel = (*Softmax)(nil)
+	_ fullModel = (*MLP)(nil)
+)

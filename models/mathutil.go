@@ -1,0 +1,71 @@
+package models
+
+import (
+	"math"
+
+	"gonum.org/v1/gonum/floats"
+)
+
+// sigmoid returns σ(z) = 1/(1+e^{−z}), evaluated without overflow for any z.
+func sigmoid(z float64) float64 {
+	if z >= 0 {
+		return 1 / (1 + math.Exp(-z))
+	}
+	e := math.Exp(z)
+	return e / (1 + e)
+}
+
+// softplus returns log(1+e^{z}) = max(z,0) + log1p(e^{−|z|}), which is
+// finite for every finite z.
+func softplus(z float64) float64 {
+	return math.Max(z, 0) + math.Log1p(math.Exp(-math.Abs(z)))
+}
+
+// logSumExp returns log Σ_k e^{z_k} = m + log Σ_k e^{z_k − m}, m = max z.
+func logSumExp(z []float64) float64 {
+	m := math.Inf(-1)
+	for _, v := range z {
+		if v > m {
+			m = v
+		}
+	}
+	if math.IsInf(m, 0) {
+		return m
+	}
+	var s float64
+	for _, v := range z {
+		s += math.Exp(v - m)
+	}
+	return m + math.Log(s)
+}
+
+// softmaxInPlace overwrites z with softmax(z)_k = e^{z_k − lse(z)} and
+// returns lse(z).
+func softmaxInPlace(z []float64) float64 {
+	lse := logSumExp(z)
+	for k, v := range z {
+		z[k] = math.Exp(v - lse)
+	}
+	return lse
+}
+
+// argmax returns the index of the largest value (the smallest such index
+// on ties).
+func argmax(z []float64) int {
+	best := 0
+	for k := 1; k < len(z); k++ {
+		if z[k] > z[best] {
+			best = k
+		}
+	}
+	return best
+}
+
+// dot returns Σ_j a_j b_j (len(a) == len(b)); gonum's assembly kernel.
+func dot(a, b []float64) float64 { return floats.Dot(a, b) }
+
+// axpy performs y += alpha·x (len(x) == len(y)); gonum's assembly kernel.
+func axpy(alpha float64, x, y []float64) { floats.AddScaled(y, alpha, x) }
+
+// sumSq returns Σ_j a_j².
+func sumSq(a []float64) float64 { return floats.Dot(a, a) }
