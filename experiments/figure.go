@@ -1,0 +1,269 @@
+// Package experiments describes the figures of the feature-level DP papers as
+// values and runs them.
+//
+// A [Figure] is a paper figure (or a derived one): its labels, the datasets it
+// needs, a function that expands a [Profile] into independent [Cell]s (one
+// method × x value × seed each), a function that computes a cell's
+// [Measurement]s, and the numbers the paper reports. The generic runner [Run]
+// evaluates cells in parallel and returns tidy [Results] (one row per cell and
+// metric) that do not depend on the number of workers: a cell's randomness
+// comes only from its own Seed (see [CellSeed]). [Summarize] aggregates the
+// rows per (method, x, metric).
+//
+// Figures register themselves in a [Registry] from init functions; the
+// package-level [Register], [Figures], [Lookup] and [Select] use the default
+// registry that the featuredp command and the notebooks read.
+package experiments
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Profile selects the size of an experiment.
+type Profile string
+
+const (
+	// Quick is the default profile: small grids and few seeds, minutes on a
+	// laptop; used by notebooks, tests and CI.
+	Quick Profile = "quick"
+	// Full uses the papers' settings (grids, seeds, iterations).
+	Full Profile = "full"
+)
+
+// ParseProfile converts a profile name ("quick", "full", or "" for
+// [Quick]) into a Profile.
+func ParseProfile(s string) (Profile, error) {
+	switch Profile(strings.ToLower(strings.TrimSpace(s))) {
+	case "", Quick:
+		return Quick, nil
+	case Full:
+		return Full, nil
+	}
+	return "", fmt.Errorf("experiments: unknown profile %q (valid: quick, full)", s)
+}
+
+// Papers lists the valid values of Figure.Paper, in display order.
+var Papers = []string{"corrdp", "fdp", "bcdp", "smoothdp", "accounting"}
+
+// PlotKind says how a figure is drawn.
+type PlotKind int
+
+const (
+	// LinesSD draws one line per method through the mean over seeds, with a
+	// translucent band of ± one sample standard deviation.
+	LinesSD PlotKind = iota
+	// LinesQuantile draws one line per method through the median over
+	// seeds, with a translucent band between the 25% and 75% quantiles.
+	LinesQuantile
+	// GroupedBars draws one group of bars per x value and one bar per
+	// method (the mean over seeds, with ± SD error bars).
+	GroupedBars
+)
+
+// String returns the kind's name.
+func (k PlotKind) String() string {
+	switch k {
+	case LinesSD:
+		return "lines with SD band"
+	case LinesQuantile:
+		return "lines with quantile band"
+	case GroupedBars:
+		return "grouped bars"
+	}
+	return fmt.Sprintf("PlotKind(%d)", int(k))
+}
+
+// Cell is one independent unit of work: one method at one x value with one
+// seed. All randomness of a cell must be derived from Seed so that results do
+// not depend on scheduling.
+type Cell struct {
+	Method string  // method name, as shown in legends
+	X      float64 // the x-axis value (ε, steps, q, n, ...)
+	Seed   uint64  // the cell's seed; see CellSeed
+	Rep    int     // replicate index (0-based) among cells with the same method and x
+	// Params holds numeric parameters of the cell (e.g. "q", "z", "delta").
+	Params map[string]float64
+	// Config is an optional figure-defined value (e.g. a method
+	// configuration struct) for parameters that are not numbers.
+	Config any
+}
+
+// Measurement is one metric computed by a cell.
+type Measurement struct {
+	Metric string  // metric name, e.g. "epsilon", "mse", "accuracy"
+	Value  float64 // the value (NaN and ±Inf are allowed)
+	// Extra holds optional extra string columns of the tidy table (e.g. the
+	// best RDP order). Keys must not be one of the core column names; empty
+	// values are dropped.
+	Extra map[string]string
+}
+
+// Env is the environment a figure runs in.
+type Env struct {
+	DataDir string  // directory holding the real datasets ("" = none)
+	Workers int     // parallel workers (≤ 0 means runtime.NumCPU())
+	Profile Profile // the profile the cells were generated for
+}
+
+// PaperValue is a number the paper reports, and where to find the matching
+// number of this run in the summaries: the summary of (Method, X, Metric),
+// statistic Stat.
+type PaperValue struct {
+	Quantity string  // human-readable description, e.g. "ε at T=2250"
+	Value    float64 // the paper's (or the reference table's) number
+	Method   string  // method of the summary holding our number
+	X        float64 // x value of that summary
+	Metric   string  // metric of that summary
+	Stat     string  // "mean" (default), "median", "q25", "q75", "min", "max", "sd"
+	Note     string  // source and caveats
+}
+
+// Ours returns this run's value for pv from the summaries, and false if no
+// summary matches (Method, X, Metric) or Stat is unknown.
+func (pv PaperValue) Ours(sums []Summary) (float64, bool) {
+	s, ok := FindSummary(sums, pv.Method, pv.X, pv.Metric)
+	if !ok {
+		return 0, false
+	}
+	switch strings.ToLower(pv.Stat) {
+	case "", "mean":
+		return s.Mean, true
+	case "median":
+		return s.Median, true
+	case "q25":
+		return s.Q25, true
+	case "q75":
+		return s.Q75, true
+	case "min":
+		return s.Min, true
+	case "max":
+		return s.Max, true
+	case "sd":
+		return s.SD, true
+	}
+	return 0, false
+}
+
+// Figure is a paper figure as a value.
+type Figure struct {
+	ID     string // unique id, "<paper>-<name>", e.g. "corrdp-fig1a"
+	Paper  string // one of Papers
+	Title  string
+	XLabel string
+	YLabel string
+	LogX   bool
+	LogY   bool
+	// Metric is the metric plotted; "" means the first metric of the results.
+	Metric string
+	Plot   PlotKind
+	// Datasets are the file names the figure needs in Env.DataDir; empty if
+	// it needs no real data.
+	Datasets []string
+	// Cells expands a profile into the figure's cells.
+	Cells func(p Profile) ([]Cell, error)
+	// Run computes the measurements of one cell. It must honour ctx for
+	// long computations and draw randomness only from c.Seed.
+	Run func(ctx context.Context, c Cell, env Env) ([]Measurement, error)
+	// Settings optionally describes the settings of a profile (markdown).
+	Settings func(p Profile) string
+	// PaperValues are the paper's reported numbers compared in the report.
+	PaperValues []PaperValue
+	// Notes are shown under the figure in reports (markdown).
+	Notes string
+}
+
+// Validate checks that the figure is well formed.
+func (f Figure) Validate() error {
+	if f.ID == "" {
+		return errors.New("experiments: figure has an empty ID")
+	}
+	if strings.ContainsAny(f.ID, " \t\n/\\,") {
+		return fmt.Errorf("experiments: figure id %q contains a space, comma or slash", f.ID)
+	}
+	if !validPaper(f.Paper) {
+		return fmt.Errorf("experiments: figure %s: unknown paper %q (valid: %s)", f.ID, f.Paper, strings.Join(Papers, ", "))
+	}
+	if f.Cells == nil || f.Run == nil {
+		return fmt.Errorf("experiments: figure %s: Cells and Run must both be set", f.ID)
+	}
+	if f.Plot < LinesSD || f.Plot > GroupedBars {
+		return fmt.Errorf("experiments: figure %s: invalid plot kind %d", f.ID, int(f.Plot))
+	}
+	return nil
+}
+
+func validPaper(p string) bool {
+	for _, q := range Papers {
+		if p == q {
+			return true
+		}
+	}
+	return false
+}
+
+// MissingDatasets returns the names in f.Datasets that are not regular files
+// in dataDir (all of them when dataDir is "").
+func (f Figure) MissingDatasets(dataDir string) []string {
+	var missing []string
+	for _, name := range f.Datasets {
+		if dataDir == "" {
+			missing = append(missing, name)
+			continue
+		}
+		st, err := os.Stat(filepath.Join(dataDir, name))
+		if err != nil || !st.Mode().IsRegular() {
+			missing = append(missing, name)
+		}
+	}
+	return missing
+}
+
+// MissingDataError reports that a figure cannot run because some of its
+// datasets are not in the data directory.
+type MissingDataError struct {
+	Figure  string
+	DataDir string
+	Files   []string
+}
+
+// Error implements error.
+func (e *MissingDataError) Error() string {
+	where := "no data directory given (set --data or FEATUREDP_DATA)"
+	if e.DataDir != "" {
+		where = "not found in " + e.DataDir
+	}
+	return fmt.Sprintf("experiments: figure %s needs %s: %s", e.Figure, strings.Join(e.Files, ", "), where)
+}
+
+// Execute runs every cell of the figure for profile p with env.Workers
+// workers. It returns a *MissingDataError if datasets are missing.
+// progress may be nil; see RunOptions.Progress.
+func (f Figure) Execute(ctx context.Context, p Profile, env Env, progress func(done, total int)) (*Results, error) {
+	if err := f.Validate(); err != nil {
+		return nil, err
+	}
+	p, err := ParseProfile(string(p))
+	if err != nil {
+		return nil, err
+	}
+	if missing := f.MissingDatasets(env.DataDir); len(missing) > 0 {
+		return nil, &MissingDataError{Figure: f.ID, DataDir: env.DataDir, Files: missing}
+	}
+	cells, err := f.Cells(p)
+	if err != nil {
+		return nil, fmt.Errorf("experiments: figure %s: building %s cells: %w", f.ID, p, err)
+	}
+	env.Profile = p
+	res, err := Run(ctx, cells, func(ctx context.Context, c Cell) ([]Measurement, error) {
+		return f.Run(ctx, c, env)
+	}, RunOptions{Workers: env.Workers, Progress: progress, Figure: f.ID})
+	if err != nil {
+		return nil, fmt.Errorf("experiments: figure %s: %w", f.ID, err)
+	}
+	return res, nil
+}

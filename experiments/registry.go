@@ -1,0 +1,131 @@
+package experiments
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Registry is a set of figures keyed by id. The zero value is empty and
+// ready to use; it is safe for concurrent use.
+type Registry struct {
+	mu   sync.RWMutex
+	figs map[string]Figure
+}
+
+// Register adds f. It fails if f is invalid (see Figure.Validate) or its id
+// is already registered.
+func (r *Registry) Register(f Figure) error {
+	if err := f.Validate(); err != nil {
+		return err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.figs == nil {
+		r.figs = map[string]Figure{}
+	}
+	if _, dup := r.figs[f.ID]; dup {
+		return fmt.Errorf("experiments: figure %q is already registered", f.ID)
+	}
+	r.figs[f.ID] = f
+	return nil
+}
+
+// Figures returns all registered figures sorted by id.
+func (r *Registry) Figures() []Figure {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := make([]Figure, 0, len(r.figs))
+	for _, f := range r.figs {
+		out = append(out, f)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// Lookup returns the figure with the given id.
+func (r *Registry) Lookup(id string) (Figure, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	f, ok := r.figs[id]
+	return f, ok
+}
+
+// Select resolves command-line style arguments into figures. Each argument is
+// "all", a paper name (see Papers) selecting that paper's figures, or a
+// figure id. No argument means "all". The result keeps the order of the
+// arguments (figures of a paper sorted by id) without duplicates. Unknown
+// names give an error listing the valid ones; a paper without registered
+// figures is an error too.
+func (r *Registry) Select(args []string) ([]Figure, error) {
+	all := r.Figures()
+	if len(args) == 0 {
+		args = []string{"all"}
+	}
+	seen := map[string]bool{}
+	var out []Figure
+	add := func(f Figure) {
+		if !seen[f.ID] {
+			seen[f.ID] = true
+			out = append(out, f)
+		}
+	}
+	for _, a := range args {
+		a = strings.TrimSpace(a)
+		switch {
+		case strings.EqualFold(a, "all"):
+			for _, f := range all {
+				add(f)
+			}
+		case validPaper(strings.ToLower(a)):
+			n := 0
+			for _, f := range all {
+				if f.Paper == strings.ToLower(a) {
+					add(f)
+					n++
+				}
+			}
+			if n == 0 {
+				return nil, fmt.Errorf("experiments: paper %q has no registered figures yet", a)
+			}
+		default:
+			f, ok := r.Lookup(a)
+			if !ok {
+				ids := make([]string, len(all))
+				for i, g := range all {
+					ids[i] = g.ID
+				}
+				return nil, fmt.Errorf("experiments: unknown figure or paper %q (valid: all, %s, %s)",
+					a, strings.Join(Papers, ", "), strings.Join(ids, ", "))
+			}
+			add(f)
+		}
+	}
+	return out, nil
+}
+
+// Default is the registry that figures of this package register into and
+// that the package-level functions use.
+var Default = &Registry{}
+
+// Register adds f to the default registry (see Registry.Register).
+func Register(f Figure) error { return Default.Register(f) }
+
+// MustRegister is Register for init functions of built-in figures: it panics
+// on error, which signals a programming error in the figure definition.
+func MustRegister(f Figure) {
+	if err := Default.Register(f); err != nil {
+		panic(err)
+	}
+}
+
+// Figures returns the figures of the default registry sorted by id.
+func Figures() []Figure { return Default.Figures() }
+
+// Lookup finds a figure of the default registry by id.
+func Lookup(id string) (Figure, bool) { return Default.Lookup(id) }
+
+// Select resolves arguments against the default registry (see
+// Registry.Select).
+func Select(args []string) ([]Figure, error) { return Default.Select(args) }

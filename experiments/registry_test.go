@@ -1,0 +1,150 @@
+package experiments
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func dummyFigure(id, paper string) Figure {
+	return Figure{
+		ID: id, Paper: paper, Title: "t " + id,
+		Cells: func(Profile) ([]Cell, error) { return Grid(id, 1, []string{"m"}, []float64{1, 2}, 2), nil },
+		Run: func(_ context.Context, c Cell, _ Env) ([]Measurement, error) {
+			return []Measurement{{Metric: "v", Value: c.X}}, nil
+		},
+	}
+}
+
+func TestRegistryRegister(t *testing.T) {
+	var r Registry
+	if err := r.Register(dummyFigure("bcdp-fig3", "bcdp")); err != nil {
+		t.Fatal(err)
+	}
+	bad := []struct {
+		name string
+		f    Figure
+		want string
+	}{
+		{"duplicate", dummyFigure("bcdp-fig3", "bcdp"), "already registered"},
+		{"empty id", dummyFigure("", "bcdp"), "empty ID"},
+		{"space in id", dummyFigure("a b", "bcdp"), "space"},
+		{"unknown paper", dummyFigure("x-1", "nature"), "unknown paper"},
+		{"no run", Figure{ID: "x", Paper: "fdp", Cells: dummyFigure("x", "fdp").Cells}, "must both be set"},
+		{"bad plot", func() Figure { f := dummyFigure("y", "fdp"); f.Plot = 9; return f }(), "plot kind"},
+	}
+	for _, tc := range bad {
+		err := r.Register(tc.f)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err = %v, want mention of %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+func TestRegistrySelect(t *testing.T) {
+	var r Registry
+	for _, f := range []Figure{dummyFigure("fdp-b", "fdp"), dummyFigure("fdp-a", "fdp"), dummyFigure("bcdp-fig3", "bcdp")} {
+		if err := r.Register(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ids := func(fs []Figure) []string {
+		var out []string
+		for _, f := range fs {
+			out = append(out, f.ID)
+		}
+		return out
+	}
+	cases := []struct {
+		args []string
+		want []string
+		err  string
+	}{
+		{nil, []string{"bcdp-fig3", "fdp-a", "fdp-b"}, ""},
+		{[]string{"all"}, []string{"bcdp-fig3", "fdp-a", "fdp-b"}, ""},
+		{[]string{"fdp"}, []string{"fdp-a", "fdp-b"}, ""},
+		{[]string{"fdp-b", "bcdp", "fdp"}, []string{"fdp-b", "bcdp-fig3", "fdp-a"}, ""},
+		{[]string{"nope"}, nil, "unknown figure or paper \"nope\" (valid: all, corrdp, fdp, bcdp, smoothdp, accounting, bcdp-fig3, fdp-a, fdp-b)"},
+		{[]string{"corrdp"}, nil, "no registered figures"},
+	}
+	for _, tc := range cases {
+		got, err := r.Select(tc.args)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%v: err = %v, want %q", tc.args, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || !reflect.DeepEqual(ids(got), tc.want) {
+			t.Errorf("%v: got %v, %v; want %v", tc.args, ids(got), err, tc.want)
+		}
+	}
+	if _, ok := r.Lookup("fdp-a"); !ok {
+		t.Error("Lookup failed")
+	}
+}
+
+func TestParseProfile(t *testing.T) {
+	for in, want := range map[string]Profile{"": Quick, "quick": Quick, "FULL": Full} {
+		if got, err := ParseProfile(in); err != nil || got != want {
+			t.Errorf("%q: %v %v", in, got, err)
+		}
+	}
+	if _, err := ParseProfile("medium"); err == nil {
+		t.Error("expected an error")
+	}
+}
+
+func TestExecuteMissingData(t *testing.T) {
+	f := dummyFigure("corrdp-x", "corrdp")
+	f.Datasets = []string{"adult.data", "adult.test"}
+	_, err := f.Execute(context.Background(), Quick, Env{}, nil)
+	var mde *MissingDataError
+	if !errors.As(err, &mde) || !reflect.DeepEqual(mde.Files, f.Datasets) || !strings.Contains(err.Error(), "FEATUREDP_DATA") {
+		t.Fatalf("err = %v", err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "adult.data"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.MissingDatasets(dir); !reflect.DeepEqual(got, []string{"adult.test"}) {
+		t.Fatalf("missing = %v", got)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "adult.test"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := f.Execute(context.Background(), "", Env{DataDir: dir, Workers: 2}, nil)
+	if err != nil || len(res.Rows) != 4 || res.Rows[0].Figure != "corrdp-x" {
+		t.Fatalf("execute: %v %v", res, err)
+	}
+	if _, err := f.Execute(context.Background(), "huge", Env{DataDir: dir}, nil); err == nil {
+		t.Fatal("bad profile: expected an error")
+	}
+}
+
+func TestCellSeed(t *testing.T) {
+	a := CellSeed(1, "fig", "m", 0.5, 0)
+	if a != CellSeed(1, "fig", "m", 0.5, 0) {
+		t.Fatal("not deterministic")
+	}
+	others := []uint64{
+		CellSeed(2, "fig", "m", 0.5, 0), CellSeed(1, "fig2", "m", 0.5, 0), CellSeed(1, "fig", "m2", 0.5, 0),
+		CellSeed(1, "fig", "m", 0.25, 0), CellSeed(1, "fig", "m", 0.5, 1),
+		// Length prefixes: moving a character between figure and method changes the seed.
+		CellSeed(1, "fi", "gm", 0.5, 0),
+	}
+	for i, o := range others {
+		if o == a {
+			t.Errorf("variant %d collides", i)
+		}
+	}
+	if CellSeed(1, "f", "m", 0, 0) != CellSeed(1, "f", "m", negZero(), 0) {
+		t.Error("−0 and +0 should give the same seed")
+	}
+}
+
+func negZero() float64 { z := 0.0; return -z }

@@ -1,0 +1,148 @@
+package experiments
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sync"
+)
+
+// RunOptions configures Run.
+type RunOptions struct {
+	// Workers is the number of goroutines evaluating cells; ≤ 0 means
+	// runtime.NumCPU(). It never changes the results.
+	Workers int
+	// Progress, if non-nil, is called with (0, total) before the first cell
+	// and with (done, total) after each completed cell, done increasing by
+	// one each time. Calls never overlap (one goroutine at a time), so the
+	// callback needs no locking; it should return quickly.
+	Progress func(done, total int)
+	// Figure is written in the figure column of every row.
+	Figure string
+}
+
+// CellFunc computes the measurements of one cell.
+type CellFunc func(ctx context.Context, c Cell) ([]Measurement, error)
+
+// Run evaluates fn on every cell in parallel and returns the tidy results:
+// the rows of cell 0 (in the order fn returned its measurements), then those
+// of cell 1, and so on, whatever the completion order. Because fn must take
+// all randomness from c.Seed, the results are identical for any number of
+// workers.
+//
+// The first error returned by fn cancels the context passed to the other
+// cells, no new cells start, and Run returns that error wrapped with the
+// cell's index, method, x and seed. If ctx is cancelled, Run stops starting
+// cells, waits for the running ones (fn should honour its ctx) and returns
+// an error wrapping ctx.Err(). A measurement with an empty metric or an
+// extra column named like a core column is an error.
+func Run(ctx context.Context, cells []Cell, fn CellFunc, opts RunOptions) (*Results, error) {
+	if fn == nil {
+		return nil, fmt.Errorf("experiments: Run: nil cell function")
+	}
+	total := len(cells)
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = runtime.NumCPU()
+	}
+	if workers > total {
+		workers = total
+	}
+	if opts.Progress != nil {
+		opts.Progress(0, total)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("experiments: run cancelled before start: %w", err)
+	}
+
+	inner, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	out := make([][]Row, total)
+	var (
+		mu       sync.Mutex // guards done, firstErr and Progress calls
+		done     int
+		firstErr error
+		next     = make(chan int)
+		wg       sync.WaitGroup
+	)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				c := cells[i]
+				ms, err := fn(inner, c)
+				if err == nil {
+					out[i], err = toRows(opts.Figure, c, ms)
+				}
+				mu.Lock()
+				if err != nil {
+					// An error after cancellation is a consequence of it,
+					// not a cause: keep the first real error only.
+					if firstErr == nil && inner.Err() == nil {
+						firstErr = fmt.Errorf("cell %d (method %q, x=%g, seed=%d): %w", i, c.Method, c.X, c.Seed, err)
+						cancel()
+					}
+				} else {
+					done++
+					if opts.Progress != nil {
+						opts.Progress(done, total)
+					}
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+feed:
+	for i := 0; i < total; i++ {
+		select {
+		case next <- i:
+		case <-inner.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+
+	if firstErr != nil {
+		return nil, fmt.Errorf("experiments: %w", firstErr)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("experiments: run cancelled after %d of %d cells: %w", done, total, err)
+	}
+	n := 0
+	for _, rs := range out {
+		n += len(rs)
+	}
+	res := &Results{Rows: make([]Row, 0, n)}
+	for _, rs := range out {
+		res.Rows = append(res.Rows, rs...)
+	}
+	return res, nil
+}
+
+// toRows converts a cell's measurements into rows, validating them.
+func toRows(figure string, c Cell, ms []Measurement) ([]Row, error) {
+	rows := make([]Row, len(ms))
+	for k, m := range ms {
+		if m.Metric == "" {
+			return nil, fmt.Errorf("measurement %d has an empty metric name", k)
+		}
+		var extra map[string]string
+		for key, v := range m.Extra {
+			if isCoreColumn(key) || key == "" {
+				return nil, fmt.Errorf("measurement %q: extra column name %q is empty or reserved", m.Metric, key)
+			}
+			if v == "" {
+				continue
+			}
+			if extra == nil {
+				extra = make(map[string]string, len(m.Extra))
+			}
+			extra[key] = v
+		}
+		rows[k] = Row{Figure: figure, Method: c.Method, X: c.X, Seed: c.Seed, Metric: m.Metric, Value: m.Value, Extra: extra}
+	}
+	return rows, nil
+}

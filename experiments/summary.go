@@ -1,0 +1,180 @@
+package experiments
+
+import (
+	"math"
+	"sort"
+
+	"github.com/go-gota/gota/dataframe"
+	"github.com/go-gota/gota/series"
+)
+
+// Summary aggregates the values of one (method, x, metric) over seeds.
+//
+// NaN values are left out of every statistic and counted in NaN. SD is the
+// sample standard deviation (divisor N−1; 0 when N = 1). Quantiles use the
+// "type 7" convention of Hyndman & Fan (1996), the default of R and NumPy:
+// for sorted values v[0..N−1] the p-quantile is v[h₀] + (h−h₀)(v[h₀+1]−v[h₀])
+// with h = (N−1)p and h₀ = ⌊h⌋ (linear interpolation between order
+// statistics). With N = 0 every statistic is NaN.
+type Summary struct {
+	Method string
+	X      float64
+	Metric string
+	N      int // number of non-NaN values
+	NaN    int // number of NaN values left out
+	Mean   float64
+	SD     float64
+	Median float64
+	Q25    float64
+	Q75    float64
+	Min    float64
+	Max    float64
+}
+
+type summaryKey struct {
+	method, metric string
+	x              float64
+}
+
+// Summarize groups the rows of r by (method, x, metric) and computes the
+// statistics of each group. The output is ordered by method and metric in
+// order of first appearance, and by increasing x within a method and metric.
+func Summarize(r *Results) []Summary {
+	if r == nil {
+		return nil
+	}
+	methodRank := rank(r.Methods())
+	metricRank := rank(r.Metrics())
+	groups := map[summaryKey][]float64{}
+	var keys []summaryKey
+	for _, row := range r.Rows {
+		k := summaryKey{row.Method, row.Metric, row.X}
+		if _, ok := groups[k]; !ok {
+			keys = append(keys, k)
+		}
+		groups[k] = append(groups[k], row.Value)
+	}
+	sort.SliceStable(keys, func(i, j int) bool {
+		a, b := keys[i], keys[j]
+		if a.method != b.method {
+			return methodRank[a.method] < methodRank[b.method]
+		}
+		if a.metric != b.metric {
+			return metricRank[a.metric] < metricRank[b.metric]
+		}
+		return a.x < b.x
+	})
+	out := make([]Summary, len(keys))
+	for i, k := range keys {
+		out[i] = summarize(k, groups[k])
+	}
+	return out
+}
+
+func rank(names []string) map[string]int {
+	m := make(map[string]int, len(names))
+	for i, n := range names {
+		m[n] = i
+	}
+	return m
+}
+
+func summarize(k summaryKey, vals []float64) Summary {
+	s := Summary{Method: k.method, X: k.x, Metric: k.metric}
+	v := make([]float64, 0, len(vals))
+	for _, x := range vals {
+		if math.IsNaN(x) {
+			s.NaN++
+		} else {
+			v = append(v, x)
+		}
+	}
+	s.N = len(v)
+	if s.N == 0 {
+		nan := math.NaN()
+		s.Mean, s.SD, s.Median, s.Q25, s.Q75, s.Min, s.Max = nan, nan, nan, nan, nan, nan, nan
+		return s
+	}
+	sort.Float64s(v)
+	sum := 0.0
+	for _, x := range v {
+		sum += x
+	}
+	s.Mean = sum / float64(s.N)
+	if s.N > 1 {
+		ss := 0.0
+		for _, x := range v {
+			d := x - s.Mean
+			ss += d * d
+		}
+		s.SD = math.Sqrt(ss / float64(s.N-1))
+	}
+	s.Min, s.Max = v[0], v[s.N-1]
+	s.Median = QuantileSorted(v, 0.5)
+	s.Q25 = QuantileSorted(v, 0.25)
+	s.Q75 = QuantileSorted(v, 0.75)
+	return s
+}
+
+// QuantileSorted returns the p-quantile (type 7, linear interpolation; see
+// Summary) of the ascending slice v. It returns NaN for an empty slice or p
+// outside [0, 1].
+func QuantileSorted(v []float64, p float64) float64 {
+	n := len(v)
+	if n == 0 || !(p >= 0 && p <= 1) {
+		return math.NaN()
+	}
+	h := float64(n-1) * p
+	lo := int(math.Floor(h))
+	if lo >= n-1 {
+		return v[n-1]
+	}
+	frac := h - float64(lo)
+	if frac == 0 {
+		return v[lo]
+	}
+	return v[lo] + frac*(v[lo+1]-v[lo])
+}
+
+// FindSummary returns the summary of (method, x, metric); x matches within a
+// relative tolerance of 1e-9.
+func FindSummary(sums []Summary, method string, x float64, metric string) (Summary, bool) {
+	for _, s := range sums {
+		if s.Method == method && s.Metric == metric && (s.X == x || math.Abs(s.X-x) <= 1e-9*math.Max(math.Abs(s.X), math.Abs(x))) {
+			return s, true
+		}
+	}
+	return Summary{}, false
+}
+
+// SummaryFrame returns the summaries as a gota DataFrame with columns method,
+// x, metric, n, nan, mean, sd, median, q25, q75, min, max.
+func SummaryFrame(sums []Summary) dataframe.DataFrame {
+	n := len(sums)
+	meth, met := make([]string, n), make([]string, n)
+	cnt, nans := make([]int, n), make([]int, n)
+	fcols := make([][]float64, 8)
+	for j := range fcols {
+		fcols[j] = make([]float64, n)
+	}
+	for i, s := range sums {
+		meth[i], met[i], cnt[i], nans[i] = s.Method, s.Metric, s.N, s.NaN
+		for j, v := range []float64{s.X, s.Mean, s.SD, s.Median, s.Q25, s.Q75, s.Min, s.Max} {
+			fcols[j][i] = v
+		}
+	}
+	return dataframe.New(
+		series.New(meth, series.String, "method"),
+		series.New(fcols[0], series.Float, "x"),
+		series.New(met, series.String, "metric"),
+		series.New(cnt, series.Int, "n"),
+		series.New(nans, series.Int, "nan"),
+		series.New(fcols[1], series.Float, "mean"),
+		series.New(fcols[2], series.Float, "sd"),
+		series.New(fcols[3], series.Float, "median"),
+		series.New(fcols[4], series.Float, "q25"),
+		series.New(fcols[5], series.Float, "q75"),
+		series.New(fcols[6], series.Float, "min"),
+		series.New(fcols[7], series.Float, "max"),
+	)
+}
