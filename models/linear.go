@@ -122,8 +122,7 @@ func (m *Linear) predict(theta, x []float64) float64 {
 }
 
 func (m *Linear) check(method string, theta []float64, data *Data) {
-	checkLen("Linear."+method, "theta", len(theta), m.NumParams())
-	checkData("Linear."+method, data, m.D)
+	checkModel("Linear", method, theta, m.NumParams(), data, m.D)
 }
 
 // regCoef returns c = 2λ/N, the per-example ridge gradient coefficient
@@ -326,7 +325,9 @@ func (s *LinearStats) check(method string, m *Linear, theta []float64) {
 	if m.D != s.D {
 		panic(fmt.Errorf("%w: LinearStats.%s: statistics have %d features, model expects %d", ErrShape, method, s.D, m.D))
 	}
-	checkLen("LinearStats."+method, "theta", len(theta), m.NumParams())
+	if len(theta) != m.NumParams() {
+		checkLen("LinearStats."+method, "theta", len(theta), m.NumParams())
+	}
 }
 
 // GradSum adds the full-batch gradient sum Σ_{i=1}^N ∇ℓ_i(θ) =

@@ -120,8 +120,7 @@ func (m *Logistic) logit(theta, x []float64) float64 {
 }
 
 func (m *Logistic) check(method string, theta []float64, data *Data) {
-	checkLen("Logistic."+method, "theta", len(theta), m.NumParams())
-	checkData("Logistic."+method, data, m.D)
+	checkModel("Logistic", method, theta, m.NumParams(), data, m.D)
 }
 
 // Loss returns (1/|idx|) Σ_{i∈idx} [softplus(z_i) − y_i z_i] + (λ/2)‖w‖²

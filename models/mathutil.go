@@ -18,7 +18,20 @@ func sigmoid(z float64) float64 {
 // softplus returns log(1+e^{z}) = max(z,0) + log1p(e^{−|z|}), which is
 // finite for every finite z.
 func softplus(z float64) float64 {
-	return math.Max(z, 0) + math.Log1p(math.Exp(-math.Abs(z)))
+	return math.Max(z, 0) + log1pSmall(math.Exp(-math.Abs(z)))
+}
+
+// log1pSmall returns log(1+x) for x ∈ [0, 1] to a few ulps, with one
+// (assembly) math.Log instead of the slower math.Log1p: with u = fl(1+x),
+// log(1+x) ≈ log(u)·x/(u−1) corrects the rounding of 1+x (Goldberg 1991,
+// "What every computer scientist should know about floating-point
+// arithmetic", Theorem 4).
+func log1pSmall(x float64) float64 {
+	u := 1 + x
+	if u == 1 {
+		return x
+	}
+	return math.Log(u) * x / (u - 1)
 }
 
 // logSumExp returns log Σ_k e^{z_k} = m + log Σ_k e^{z_k − m}, m = max z.

@@ -36,35 +36,27 @@ func (act Activation) String() string {
 	return fmt.Sprintf("Activation(%d)", int(act))
 }
 
-// apply returns φ(a).
-func (act Activation) apply(a float64) float64 {
+// eval returns φ(a) and φ'(a) (sharing one exponential where possible).
+func (act Activation) eval(a float64) (h, dh float64) {
 	switch act {
 	case Softplus:
-		return softplus(a)
-	case ReLU:
-		return math.Max(a, 0)
-	case Tanh:
-		return math.Tanh(a)
-	default: // SiLU
-		return a * sigmoid(a)
-	}
-}
-
-// deriv returns φ'(a) given a and h = φ(a).
-func (act Activation) deriv(a, h float64) float64 {
-	switch act {
-	case Softplus:
-		return sigmoid(a)
+		// e = e^{−|a|}: softplus(a) = max(a,0) + log1p(e), σ(a) from e.
+		e := math.Exp(-math.Abs(a))
+		if a >= 0 {
+			return a + log1pSmall(e), 1 / (1 + e)
+		}
+		return log1pSmall(e), e / (1 + e)
 	case ReLU:
 		if a > 0 {
-			return 1
+			return a, 1
 		}
-		return 0
+		return 0, 0
 	case Tanh:
-		return 1 - h*h
+		h = math.Tanh(a)
+		return h, 1 - h*h
 	default: // SiLU
 		s := sigmoid(a)
-		return s * (1 + a*(1-s))
+		return a * s, s * (1 + a*(1-s))
 	}
 }
 
@@ -229,16 +221,17 @@ func (m *MLP) CheckLabels(data *Data) error {
 
 // mlpScratch holds the per-row activations of one forward/backward pass.
 type mlpScratch struct {
-	a, h, d1 []float64 // H
-	o        []float64 // K
+	a, h, dh, d1 []float64 // H: pre-activation, φ(a), φ'(a), δ1
+	o            []float64 // K: outputs, then δ2
 }
 
 func (m *MLP) newScratch() *mlpScratch {
-	buf := make([]float64, 3*m.H+m.K)
-	return &mlpScratch{a: buf[:m.H], h: buf[m.H : 2*m.H], d1: buf[2*m.H : 3*m.H], o: buf[3*m.H:]}
+	hh := m.H
+	buf := make([]float64, 4*hh+m.K)
+	return &mlpScratch{a: buf[:hh], h: buf[hh : 2*hh], dh: buf[2*hh : 3*hh], d1: buf[3*hh : 4*hh], o: buf[4*hh:]}
 }
 
-// forward computes a, h and o for input x.
+// forward computes a, h = φ(a), φ'(a) and o for input x.
 func (m *MLP) forward(theta, x []float64, s *mlpScratch) {
 	hh, kk := m.H, m.K
 	copy(s.a, theta[m.offB1():m.offB1()+hh])
@@ -248,7 +241,7 @@ func (m *MLP) forward(theta, x []float64, s *mlpScratch) {
 		}
 	}
 	for u, a := range s.a {
-		s.h[u] = m.Act.apply(a)
+		s.h[u], s.dh[u] = m.Act.eval(a)
 	}
 	copy(s.o, theta[m.offB2():m.offB2()+kk])
 	w2 := theta[m.offW2():m.offB2()]
@@ -302,7 +295,7 @@ func (m *MLP) backward(theta []float64, data *Data, i int, s *mlpScratch) float6
 				g += wu[c] * dc
 			}
 		}
-		s.d1[u] = m.Act.deriv(s.a[u], s.h[u]) * g
+		s.d1[u] = s.dh[u] * g
 	}
 	return loss
 }
@@ -323,8 +316,7 @@ func (m *MLP) Predict(theta, x, out []float64) {
 }
 
 func (m *MLP) check(method string, theta []float64, data *Data) {
-	checkLen("MLP."+method, "theta", len(theta), m.NumParams())
-	checkData("MLP."+method, data, m.D)
+	checkModel("MLP", method, theta, m.NumParams(), data, m.D)
 }
 
 // Loss returns (1/|idx|) Σ_{i∈idx} ℓ_i (idx nil: all rows). An empty

@@ -165,6 +165,17 @@ func checkLen(method, what string, got, want int) {
 	}
 }
 
+// checkModel panics with an ErrShape-wrapping error naming typ.method if
+// len(theta) ≠ p or data does not have d features. It does not allocate
+// when the shapes are right.
+func checkModel(typ, method string, theta []float64, p int, data *Data, d int) {
+	if len(theta) != p || data == nil || data.D != d {
+		name := typ + "." + method
+		checkLen(name, "theta", len(theta), p)
+		checkData(name, data, d)
+	}
+}
+
 // checkData panics with an ErrShape-wrapping error if data is nil or does
 // not have d features.
 func checkData(method string, data *Data, d int) {

@@ -118,8 +118,7 @@ func (m *Softmax) logits(theta, x, z []float64) {
 }
 
 func (m *Softmax) check(method string, theta []float64, data *Data) {
-	checkLen("Softmax."+method, "theta", len(theta), m.NumParams())
-	checkData("Softmax."+method, data, m.D)
+	checkModel("Softmax", method, theta, m.NumParams(), data, m.D)
 }
 
 // Loss returns (1/|idx|) Σ_{i∈idx} [lse(z_i) − z_{i,y_i}] + (λ/2)‖W‖²_F
