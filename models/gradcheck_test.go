@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -226,6 +227,35 @@ func TestDeterministic(t *testing.T) {
 		for j := range a {
 			if math.Float64bits(a[j]) != math.Float64bits(b[j]) {
 				t.Errorf("%s: GradSum not bitwise reproducible at %d: %v vs %v", c.name, j, a[j], b[j])
+			}
+		}
+	}
+}
+
+// TestConcurrentUse runs every model's GradSum from several goroutines on
+// shared θ and data (run with -race to check the no-shared-state claim).
+func TestConcurrentUse(t *testing.T) {
+	for ci, c := range modelCases(4) {
+		r := rand.New(rand.NewPCG(uint64(ci), 5))
+		data := randomData(t, r, 50, 4, c.labels)
+		theta := randomTheta(r, c.m.NumParams())
+		want := make([]float64, c.m.NumParams())
+		c.m.GradSum(theta, data, nil, want)
+		outs := make([][]float64, 4)
+		done := make(chan int)
+		for g := range outs {
+			outs[g] = make([]float64, c.m.NumParams())
+			go func() {
+				c.m.GradSum(theta, data, nil, outs[g])
+				done <- g
+			}()
+		}
+		for range outs {
+			<-done
+		}
+		for g, out := range outs {
+			if !slices.Equal(out, want) {
+				t.Errorf("%s: goroutine %d got %v, want %v", c.name, g, out, want)
 			}
 		}
 	}

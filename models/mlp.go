@@ -184,7 +184,7 @@ func (m *MLP) SecondLayerParams() []int { return seq(m.offW2(), m.H*m.K+m.K) }
 // with f = D for W1 and b1 and f = H for W2 and b2. Draws are taken in
 // layout order (W1, b1, W2, b2), one rng.Float64() each, so the result is
 // a deterministic function of the rng state (not bitwise PyTorch's, whose
-// draw order differs).
+// draw order differs). It panics if rng is nil.
 func (m *MLP) Init(theta []float64, rng *rand.Rand) {
 	checkLen("MLP.Init", "theta", len(theta), m.NumParams())
 	if rng == nil {

@@ -1,12 +1,39 @@
 // Package models holds differentiable models with exact per-example
-// gradients: linear / ridge regression, logistic regression, softmax
-// regression and a one-hidden-layer MLP. It contains no privacy logic:
-// clipping and noise live in package mechanisms.
+// gradients: linear / ridge regression (Linear, with a sufficient-statistics
+// fast path LinearStats and a closed-form Cholesky solve), binary logistic
+// regression (Logistic), softmax regression (Softmax) and a one-hidden-layer
+// MLP (Softplus, ReLU, Tanh or SiLU hidden units; softmax cross-entropy or
+// squared-error head). It contains no privacy logic: clipping and noise
+// live in package mechanisms.
 //
 // All models share one data layout (Data: a row-major feature matrix and a
 // label vector) and one parameter layout convention: a flat []float64 whose
 // layout each model documents, so that noise plans can address individual
-// parameters (for example "the first-layer weights of input feature i").
+// parameters (for example "the first-layer weights of input feature j",
+// Model.FeatureParams, and MLP.FirstLayerBiasParams).
+//
+// Conventions shared by every model:
+//   - Loss is the mean of the per-example losses ℓ_i over the selected rows;
+//     GradSum adds Σ ∇ℓ_i (not the mean) into its output; PerExampleGrads
+//     writes each ∇ℓ_i. A nil idx selects all rows in order.
+//   - Regularisers are part of ℓ_i, so per-example gradients include them:
+//     Linear.Ridge λ contributes (λ/N)‖w‖² to every example (N = data.N;
+//     the mean objective is then (1/N)(‖residual‖² + λ‖w‖²), the CorrDP
+//     ridge form), while Logistic.L2 and Softmax.L2 λ contribute (λ/2)‖w‖²
+//     to every example (objective = mean loss + (λ/2)‖w‖², λ-strongly
+//     convex). Intercepts and biases are never penalised.
+//   - Sums run sequentially in idx order on the calling goroutine, so
+//     results are bitwise reproducible whatever GOMAXPROCS is. Methods keep
+//     no state and are safe for concurrent use.
+//   - Bad user input at construction (NewLinear, NewLogistic, NewSoftmax,
+//     NewMLP, Validate, CheckLabels) is a returned error; a wrong-length
+//     buffer on the hot path is a programmer error and panics with an error
+//     wrapping ErrShape.
+//
+// Besides Model and Evaluator, every model implements LabelChecker,
+// Initializer, GradNormer (per-example gradient norms; ghost norms for the
+// MLP) and WeightedGradSummer (Σ w_i ∇ℓ_i without materialising per-example
+// gradients, for ghost clipping).
 package models
 
 import (
