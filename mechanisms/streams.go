@@ -1,0 +1,147 @@
+package mechanisms
+
+import (
+	crand "crypto/rand"
+	"crypto/sha256"
+	"encoding/binary"
+	"math/rand/v2"
+)
+
+// Standard stream purposes used by Train. Any other string is a valid
+// purpose too.
+const (
+	// PurposeSampling is the private batch sampler's stream (fdp.md §2.3,
+	// stream A).
+	PurposeSampling = "sampling"
+	// PurposePublicSampling is the public batch sampler's stream (fdp.md
+	// §2.3, stream B), independent of the private one.
+	PurposePublicSampling = "public-sampling"
+	// PurposeNoise is the stream of the privacy noise.
+	PurposeNoise = "noise"
+	// PurposeInit is the stream of random parameter initialisation.
+	PurposeInit = "init"
+)
+
+// streamsDomain separates this package's key derivation from any other use
+// of SHA-256 on the same bytes.
+const streamsDomain = "featuredp/mechanisms/streams/v1"
+
+// Streams is a node of a tree of independent random streams. A node is
+// identified by its path from the root: the seed, then a sequence of labels
+// (Derive) and indices (Split). Its key is a SHA-256 chain over that path,
+//
+//	key(root) = H(domain ‖ "seed" ‖ seed),  key(child) = H(domain ‖ key(parent) ‖ tag ‖ len ‖ label),
+//
+// and the generator of purpose p is ChaCha8 keyed by H(domain ‖ key ‖ "rand"
+// ‖ len ‖ p). So every sequence depends only on (seed, path, purpose), never
+// on scheduling or on how many other streams were used: a grid runner can
+// give cell i the node Split(i) and get the same numbers for any worker
+// count. Distinct paths give computationally independent streams.
+//
+// A Streams value is immutable and safe for concurrent use. The generators
+// it returns are not safe for concurrent use (math/rand/v2 semantics).
+type Streams struct {
+	key [32]byte
+}
+
+// NewStreams returns the root of the stream tree for seed.
+func NewStreams(seed uint64) *Streams {
+	h := sha256.New()
+	h.Write([]byte(streamsDomain))
+	h.Write([]byte("seed"))
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], seed)
+	h.Write(b[:])
+	s := &Streams{}
+	h.Sum(s.key[:0])
+	return s
+}
+
+// child derives the node reached from s by one path element.
+func (s *Streams) child(tag byte, data []byte) *Streams {
+	h := sha256.New()
+	h.Write([]byte(streamsDomain))
+	h.Write(s.key[:])
+	var b [9]byte
+	b[0] = tag
+	binary.LittleEndian.PutUint64(b[1:], uint64(len(data)))
+	h.Write(b[:])
+	h.Write(data)
+	c := &Streams{}
+	h.Sum(c.key[:0])
+	return c
+}
+
+// Derive returns the child node named label (for example "cell/eps=1" or
+// "worker"). Derive(a).Derive(b) and Derive(b).Derive(a) differ.
+func (s *Streams) Derive(label string) *Streams { return s.child('L', []byte(label)) }
+
+// Split returns the i-th indexed child (for example one per grid cell,
+// seed replicate or worker). Split(i) and Derive of any label never
+// coincide, and negative i are valid distinct indices.
+func (s *Streams) Split(i int) *Streams {
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], uint64(int64(i)))
+	return s.child('I', b[:])
+}
+
+// Rand returns a new generator for purpose, positioned at the start of the
+// sequence of (this node, purpose). Calling Rand twice with the same purpose
+// returns two generators with the SAME sequence: take one generator per
+// purpose, or Derive a child for another independent one.
+func (s *Streams) Rand(purpose string) *rand.Rand {
+	h := sha256.New()
+	h.Write([]byte(streamsDomain))
+	h.Write(s.key[:])
+	var b [9]byte
+	b[0] = 'R'
+	binary.LittleEndian.PutUint64(b[1:], uint64(len(purpose)))
+	h.Write(b[:])
+	h.Write([]byte(purpose))
+	var seed [32]byte
+	h.Sum(seed[:0])
+	return rand.New(rand.NewChaCha8(seed))
+}
+
+// Sampling returns Rand(PurposeSampling): the private batch stream.
+func (s *Streams) Sampling() *rand.Rand { return s.Rand(PurposeSampling) }
+
+// PublicSampling returns Rand(PurposePublicSampling): the public batch
+// stream of the feature-DP two-batch step.
+func (s *Streams) PublicSampling() *rand.Rand { return s.Rand(PurposePublicSampling) }
+
+// Noise returns Rand(PurposeNoise): the privacy-noise stream.
+func (s *Streams) Noise() *rand.Rand { return s.Rand(PurposeNoise) }
+
+// Init returns Rand(PurposeInit): the parameter-initialisation stream.
+func (s *Streams) Init() *rand.Rand { return s.Rand(PurposeInit) }
+
+// CryptoSource is a rand.Source whose output comes from the operating
+// system's CSPRNG (crypto/rand), read in 512-byte blocks.
+//
+// It is NOT reproducible: two runs never give the same numbers, whatever
+// the seed. Use it for deployments where the noise must be unpredictable,
+// never for experiments that must be repeatable. A CryptoSource is not safe
+// for concurrent use (like every rand.Source in math/rand/v2); its zero
+// value is ready to use.
+type CryptoSource struct {
+	buf [512]byte
+	pos int // bytes of buf already used; 0 with an unfilled buf means empty
+	ok  bool
+}
+
+// Uint64 returns 64 bits from crypto/rand. (crypto/rand.Read never fails
+// in Go ≥ 1.24: if the OS generator fails the program aborts.)
+func (c *CryptoSource) Uint64() uint64 {
+	if !c.ok || c.pos+8 > len(c.buf) {
+		crand.Read(c.buf[:])
+		c.pos, c.ok = 0, true
+	}
+	v := binary.LittleEndian.Uint64(c.buf[c.pos:])
+	c.pos += 8
+	return v
+}
+
+// NewCryptoRand returns a generator backed by a new CryptoSource. It is
+// non-reproducible by design (see CryptoSource).
+func NewCryptoRand() *rand.Rand { return rand.New(&CryptoSource{}) }
