@@ -1,0 +1,286 @@
+package data
+
+import (
+	"bufio"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/go-gota/gota/dataframe"
+	"github.com/go-gota/gota/series"
+)
+
+// DefaultMissing are the cell values ReadCSV treats as missing when
+// CSVOptions.Missing is nil.
+var DefaultMissing = []string{"", "?", "NA", "NaN"}
+
+// CSVOptions configure ReadCSV. The zero value reads a comma-separated file
+// with a header row, detects column types and treats DefaultMissing as
+// missing.
+type CSVOptions struct {
+	// Comma is the field delimiter (0 means ',').
+	Comma rune
+	// Comment, if not 0, starts comment lines.
+	Comment rune
+	// LazyQuotes relaxes the quoting rules (see encoding/csv).
+	LazyQuotes bool
+	// NoHeader says the first record is data, not column names.
+	NoHeader bool
+	// Names sets the column names. With a header row they replace it; with
+	// NoHeader and no Names the columns are called X0, X1, ...
+	Names []string
+	// Types fixes the gota type of the named columns (series.String, Int,
+	// Float or Bool); a value that does not parse as that type is an error.
+	// Other columns are detected: Int if every non-missing value is an
+	// integer, Float if every one is a finite number, String otherwise.
+	Types map[string]series.Type
+	// Missing lists the cell values read as missing (after trimming when
+	// TrimSpace is set). nil means DefaultMissing; use an empty non-nil
+	// slice for none. A String cell "NaN" is always missing (a gota rule).
+	Missing []string
+	// TrimSpace trims leading and trailing white space from every field
+	// (for ", "-separated files such as UCI Adult).
+	TrimSpace bool
+	// SkipLines drops this many raw lines before parsing (for example the
+	// "|1x3 Cross validator" first line of adult.test).
+	SkipLines int
+}
+
+// ErrCSV wraps every error from ReadCSV.
+var ErrCSV = errors.New("malformed CSV")
+
+// ReadCSV reads CSV data into a gota DataFrame. Missing cells become gota NA
+// values. It returns an error, never panics, on malformed input: bad
+// quoting, ragged rows, empty or duplicate column names, no data rows,
+// values that do not fit an explicit type.
+func ReadCSV(r io.Reader, opts CSVOptions) (dataframe.DataFrame, error) {
+	header, rows, lines, err := readRecords(r, opts)
+	if err != nil {
+		return dataframe.DataFrame{}, err
+	}
+	return buildFrame(header, rows, lines, opts)
+}
+
+// readRecords parses the CSV text into a header and data rows; lines[i] is
+// the 1-based input line of rows[i].
+func readRecords(r io.Reader, opts CSVOptions) (header []string, rows [][]string, lines []int, err error) {
+	if r == nil {
+		return nil, nil, nil, fmt.Errorf("data: ReadCSV: nil reader: %w", ErrCSV)
+	}
+	if opts.SkipLines < 0 {
+		return nil, nil, nil, fmt.Errorf("data: ReadCSV: negative SkipLines %d: %w", opts.SkipLines, ErrCSV)
+	}
+	br := bufio.NewReader(r)
+	for i := 0; i < opts.SkipLines; i++ {
+		if _, err := br.ReadString('\n'); err != nil {
+			if err == io.EOF {
+				return nil, nil, nil, fmt.Errorf("data: ReadCSV: input ended while skipping line %d of %d: %w", i+1, opts.SkipLines, ErrCSV)
+			}
+			return nil, nil, nil, fmt.Errorf("data: ReadCSV: skipping line %d: %w", i+1, err)
+		}
+	}
+	cr := csv.NewReader(br)
+	cr.Comma = ','
+	if opts.Comma != 0 {
+		cr.Comma = opts.Comma
+	}
+	cr.Comment = opts.Comment
+	cr.LazyQuotes = opts.LazyQuotes
+	cr.ReuseRecord = false
+	cr.TrimLeadingSpace = opts.TrimSpace
+	first := true
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			var pe *csv.ParseError
+			if errors.As(err, &pe) {
+				pe.StartLine += opts.SkipLines
+				pe.Line += opts.SkipLines
+			}
+			return nil, nil, nil, fmt.Errorf("data: ReadCSV: %w (%w)", err, ErrCSV)
+		}
+		if opts.TrimSpace {
+			for i := range rec {
+				rec[i] = strings.TrimSpace(rec[i])
+			}
+		}
+		if first && !opts.NoHeader {
+			header = rec
+			first = false
+			continue
+		}
+		first = false
+		line, _ := cr.FieldPos(0)
+		rows = append(rows, rec)
+		lines = append(lines, line+opts.SkipLines)
+	}
+	width := len(header)
+	if opts.NoHeader {
+		if len(rows) == 0 {
+			return nil, nil, nil, fmt.Errorf("data: ReadCSV: no data rows: %w", ErrCSV)
+		}
+		width = len(rows[0])
+	} else if header == nil {
+		return nil, nil, nil, fmt.Errorf("data: ReadCSV: empty input (no header row): %w", ErrCSV)
+	}
+	if opts.Names != nil {
+		if len(opts.Names) != width {
+			return nil, nil, nil, fmt.Errorf("data: ReadCSV: %d names given for %d columns: %w", len(opts.Names), width, ErrCSV)
+		}
+		header = slices.Clone(opts.Names)
+	} else if opts.NoHeader {
+		header = make([]string, width)
+		for i := range header {
+			header[i] = "X" + strconv.Itoa(i)
+		}
+	}
+	if len(rows) == 0 {
+		return nil, nil, nil, fmt.Errorf("data: ReadCSV: header %q but no data rows: %w", strings.Join(header, ","), ErrCSV)
+	}
+	seen := map[string]int{}
+	for i, h := range header {
+		if h == "" {
+			return nil, nil, nil, fmt.Errorf("data: ReadCSV: column %d has an empty name: %w", i, ErrCSV)
+		}
+		if j, ok := seen[h]; ok {
+			return nil, nil, nil, fmt.Errorf("data: ReadCSV: columns %d and %d are both named %q: %w", j, i, h, ErrCSV)
+		}
+		seen[h] = i
+	}
+	return header, rows, lines, nil
+}
+
+// buildFrame turns parsed records into typed gota series.
+func buildFrame(header []string, rows [][]string, lines []int, opts CSVOptions) (dataframe.DataFrame, error) {
+	missing := opts.Missing
+	if missing == nil {
+		missing = DefaultMissing
+	}
+	isNA := make(map[string]bool, len(missing)+1)
+	for _, m := range missing {
+		isNA[m] = true
+	}
+	for name, t := range opts.Types {
+		if !slices.Contains(header, name) {
+			return dataframe.DataFrame{}, fmt.Errorf("data: ReadCSV: a type is given for column %q, which is not in the data (columns: %s): %w",
+				name, strings.Join(header, ", "), ErrCSV)
+		}
+		switch t {
+		case series.String, series.Int, series.Float, series.Bool:
+		default:
+			return dataframe.DataFrame{}, fmt.Errorf("data: ReadCSV: column %q: unsupported type %q (want string, int, float or bool): %w", name, t, ErrCSV)
+		}
+	}
+	cols := make([]series.Series, len(header))
+	raw := make([]string, len(rows))
+	for j, name := range header {
+		for i, rec := range rows {
+			if j >= len(rec) { // encoding/csv enforces equal widths; be defensive
+				return dataframe.DataFrame{}, fmt.Errorf("data: ReadCSV: line %d has %d fields, want %d: %w", lines[i], len(rec), len(header), ErrCSV)
+			}
+			raw[i] = rec[j]
+		}
+		t, explicit := opts.Types[name]
+		if !explicit {
+			t = detectType(raw, isNA)
+		}
+		s, err := makeSeries(name, t, raw, isNA, lines)
+		if err != nil {
+			return dataframe.DataFrame{}, err
+		}
+		cols[j] = s
+	}
+	df := dataframe.New(cols...)
+	if err := df.Error(); err != nil {
+		return dataframe.DataFrame{}, fmt.Errorf("data: ReadCSV: building the DataFrame: %w", err)
+	}
+	return df, nil
+}
+
+// detectType returns Int, Float or String for the non-missing values.
+func detectType(vals []string, isNA map[string]bool) series.Type {
+	isInt, isFloat, nonMissing := true, true, false
+	for _, v := range vals {
+		if isNA[v] || v == "NaN" {
+			continue
+		}
+		nonMissing = true
+		if isInt {
+			if _, err := strconv.Atoi(v); err != nil {
+				isInt = false
+			}
+		}
+		if !isInt {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+				isFloat = false
+				break
+			}
+		}
+	}
+	switch {
+	case !nonMissing:
+		return series.String
+	case isInt:
+		return series.Int
+	case isFloat:
+		return series.Float
+	}
+	return series.String
+}
+
+// makeSeries builds a typed series, checking every value against t.
+func makeSeries(name string, t series.Type, raw []string, isNA map[string]bool, lines []int) (series.Series, error) {
+	bad := func(i int, what string) error {
+		return fmt.Errorf("data: ReadCSV: column %q, line %d: %q is not %s: %w", name, lines[i], raw[i], what, ErrCSV)
+	}
+	switch t {
+	case series.Float:
+		vals := make([]float64, len(raw))
+		for i, v := range raw {
+			if isNA[v] || v == "NaN" {
+				vals[i] = math.NaN()
+				continue
+			}
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+				return series.Series{}, bad(i, "a finite number")
+			}
+			vals[i] = f
+		}
+		return series.New(vals, series.Float, name), nil
+	case series.Int, series.Bool, series.String:
+		vals := make([]string, len(raw))
+		for i, v := range raw {
+			if isNA[v] || v == "NaN" {
+				vals[i] = "NaN"
+				continue
+			}
+			switch t {
+			case series.Int:
+				n, err := strconv.Atoi(v)
+				if err != nil {
+					return series.Series{}, bad(i, "an integer")
+				}
+				v = strconv.Itoa(n)
+			case series.Bool:
+				b, err := strconv.ParseBool(v)
+				if err != nil {
+					return series.Series{}, bad(i, "a boolean")
+				}
+				v = strconv.FormatBool(b)
+			}
+			vals[i] = v
+		}
+		return series.New(vals, t, name), nil
+	}
+	return series.Series{}, fmt.Errorf("data: ReadCSV: column %q: unsupported type %q: %w", name, t, ErrCSV)
+}

@@ -1,0 +1,515 @@
+package data
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/featuredp/featuredp/models"
+	"github.com/go-gota/gota/dataframe"
+	"github.com/go-gota/gota/series"
+)
+
+// Scaling selects how continuous columns are rescaled.
+type Scaling int
+
+const (
+	// NoScaling keeps the raw values.
+	NoScaling Scaling = iota
+	// MinMax maps [min, max] to [0, 1]: (x − min)/(max − min); a constant
+	// column maps to 0.
+	MinMax
+	// ZScore standardises: (x − mean)/sd with the population sd; a
+	// constant column maps to 0.
+	ZScore
+)
+
+// String returns "none", "minmax" or "zscore".
+func (s Scaling) String() string {
+	switch s {
+	case NoScaling:
+		return "none"
+	case MinMax:
+		return "minmax"
+	case ZScore:
+		return "zscore"
+	}
+	return fmt.Sprintf("Scaling(%d)", int(s))
+}
+
+// Range is a public [Lo, Hi] bound for MinMax scaling.
+type Range struct{ Lo, Hi float64 }
+
+// Moments are a public mean and standard deviation for ZScore scaling.
+type Moments struct{ Mean, SD float64 }
+
+// EncodeOptions configure FitEncoder and Encode.
+//
+// Fitted scaling parameters (min, max, mean, sd) and fitted category levels
+// are functions of the data and are NOT differentially private. Give public
+// values in Bounds, Moments and Column.Levels to keep the encoding
+// data-independent.
+type EncodeOptions struct {
+	// DropFirst drops the first level of every categorical feature
+	// (pandas get_dummies(drop_first=True)); otherwise all levels get a
+	// column.
+	DropFirst bool
+	// Scale is the scaling of continuous features.
+	Scale Scaling
+	// ScaleFor overrides Scale for the named features.
+	ScaleFor map[string]Scaling
+	// Bounds gives public MinMax bounds per feature. Values outside are
+	// clipped to the bounds, so encoded values stay in [0, 1].
+	Bounds map[string]Range
+	// Moments gives public ZScore parameters per feature.
+	Moments map[string]Moments
+	// LabelScale scales a regression label (NoScaling by default). The
+	// fitted parameters are kept in the Encoder to undo the scaling.
+	LabelScale Scaling
+	// Intercept appends a constant-1 column, as an extra Sensitive raw
+	// feature named "(intercept)".
+	Intercept bool
+}
+
+// FeatureEncoding is the fitted encoding of one raw feature.
+type FeatureEncoding struct {
+	// Column is the schema entry of the feature.
+	Column Column
+	// Levels are the categorical levels, in encoding order (all of them,
+	// including a dropped first level).
+	Levels []string
+	// Scale is the scaling applied to a continuous feature.
+	Scale Scaling
+	// Lo, Hi are the MinMax bounds; Mean, SD the ZScore parameters.
+	Lo, Hi, Mean, SD float64
+	// Public reports that the parameters above came from the options or the
+	// schema, not from the data.
+	Public bool
+	// Clip reports that values are clipped to [Lo, Hi] before scaling.
+	Clip bool
+}
+
+// Encoder is a fitted encoding of a DataFrame into a design matrix. Fit it
+// on training data with FitEncoder and apply it to any DataFrame with the
+// same columns with Transform.
+type Encoder struct {
+	// Schema is the schema the encoder was fitted with.
+	Schema Schema
+	// Options are the options it was fitted with.
+	Options EncodeOptions
+	// Features are the fitted raw features, in Schema.Features order.
+	Features []FeatureEncoding
+	// Classes are the label's classes (classification).
+	Classes []string
+	// LabelShift, LabelDiv undo label scaling: y_raw = y·LabelDiv + LabelShift.
+	LabelShift, LabelDiv float64
+}
+
+// Encoded is a numeric design matrix with its provenance.
+type Encoded struct {
+	// X holds N rows of D encoded columns, row-major.
+	X []float64
+	// Y holds one label per row: a class index for classification, the
+	// (possibly scaled) target for regression, 0 for unsupervised data.
+	Y []float64
+	// N is the number of rows, D the number of encoded columns.
+	N, D int
+	// Columns names every encoded column ("age", "race=White", ...).
+	Columns []string
+	// Feature is, for every encoded column, the index of its raw feature in
+	// FeatureNames.
+	Feature []int
+	// Sensitive is, for every encoded column, whether its raw feature is
+	// Sensitive.
+	Sensitive []bool
+	// FeatureNames are the raw features in schema order.
+	FeatureNames []string
+	// FeatureSensitive is, for every raw feature, whether it is Sensitive.
+	FeatureSensitive []bool
+	// Classes are the label classes (classification only).
+	Classes []string
+	// Task is the schema's task.
+	Task Task
+}
+
+// FitEncoder validates df against schema and fits the encoding: category
+// levels (unless Column.Levels are given), scaling parameters (unless public
+// Bounds or Moments are given) and the label classes. Fitting reads the
+// data; the fitted values are not private.
+func FitEncoder(df dataframe.DataFrame, schema Schema, opts EncodeOptions) (*Encoder, error) {
+	if err := schema.Validate(df); err != nil {
+		return nil, fmt.Errorf("data: FitEncoder: %w", err)
+	}
+	if err := checkEncodeOptions(schema, opts); err != nil {
+		return nil, fmt.Errorf("data: FitEncoder: %w", err)
+	}
+	feats := schema.Features()
+	if len(feats) == 0 {
+		return nil, fmt.Errorf("data: FitEncoder: the schema has no Sensitive or Public feature: %w", ErrSchema)
+	}
+	if df.Nrow() == 0 {
+		return nil, fmt.Errorf("data: FitEncoder: the DataFrame has no rows")
+	}
+	enc := &Encoder{Schema: schema.Clone(), Options: opts, LabelDiv: 1}
+	for _, c := range feats {
+		col := df.Col(c.Name)
+		fe := FeatureEncoding{Column: c}
+		switch c.Kind {
+		case Categorical:
+			if len(c.Levels) > 0 {
+				fe.Levels = slices.Clone(c.Levels)
+				fe.Public = true
+			} else {
+				fe.Levels = distinctLevels(col)
+			}
+		case Continuous:
+			vals, err := numericColumn(col, c.Name)
+			if err != nil {
+				return nil, fmt.Errorf("data: FitEncoder: %w", err)
+			}
+			fe.Scale = opts.Scale
+			if s, ok := opts.ScaleFor[c.Name]; ok {
+				fe.Scale = s
+			}
+			switch fe.Scale {
+			case MinMax:
+				if b, ok := opts.Bounds[c.Name]; ok {
+					fe.Lo, fe.Hi, fe.Public, fe.Clip = b.Lo, b.Hi, true, true
+				} else {
+					fe.Lo, fe.Hi = minMax(vals)
+				}
+			case ZScore:
+				if m, ok := opts.Moments[c.Name]; ok {
+					fe.Mean, fe.SD, fe.Public = m.Mean, m.SD, true
+				} else {
+					fe.Mean, fe.SD = meanSD(vals)
+				}
+			}
+		}
+		enc.Features = append(enc.Features, fe)
+	}
+	if l, ok := schema.Label(); ok {
+		col := df.Col(l.Name)
+		switch schema.Task {
+		case Classification:
+			if len(l.Levels) > 0 {
+				enc.Classes = slices.Clone(l.Levels)
+			} else {
+				enc.Classes = distinctLevels(col)
+			}
+		case Regression:
+			vals, err := numericColumn(col, l.Name)
+			if err != nil {
+				return nil, fmt.Errorf("data: FitEncoder: %w", err)
+			}
+			switch opts.LabelScale {
+			case MinMax:
+				lo, hi := minMax(vals)
+				enc.LabelShift, enc.LabelDiv = lo, hi-lo
+			case ZScore:
+				enc.LabelShift, enc.LabelDiv = meanSD(vals)
+			}
+			if enc.LabelDiv == 0 {
+				enc.LabelDiv = 1
+			}
+		}
+	}
+	return enc, nil
+}
+
+func checkEncodeOptions(schema Schema, opts EncodeOptions) error {
+	var errs []error
+	validScale := func(s Scaling) bool { return s >= NoScaling && s <= ZScore }
+	if !validScale(opts.Scale) {
+		errs = append(errs, fmt.Errorf("invalid Scale %v", opts.Scale))
+	}
+	if !validScale(opts.LabelScale) {
+		errs = append(errs, fmt.Errorf("invalid LabelScale %v", opts.LabelScale))
+	}
+	isCont := func(name string) bool {
+		c, ok := schema.Lookup(name)
+		return ok && c.Kind == Continuous && (c.Role == Sensitive || c.Role == Public)
+	}
+	for name, s := range opts.ScaleFor {
+		if !isCont(name) {
+			errs = append(errs, fmt.Errorf("ScaleFor names %q, which is not a continuous feature of the schema", name))
+		}
+		if !validScale(s) {
+			errs = append(errs, fmt.Errorf("invalid scaling %v for %q", s, name))
+		}
+	}
+	for name, b := range opts.Bounds {
+		if !isCont(name) {
+			errs = append(errs, fmt.Errorf("Bounds names %q, which is not a continuous feature of the schema", name))
+		}
+		if !(b.Lo < b.Hi) || math.IsInf(b.Lo, 0) || math.IsInf(b.Hi, 0) {
+			errs = append(errs, fmt.Errorf("bounds of %q must be finite with Lo < Hi, got [%v, %v]", name, b.Lo, b.Hi))
+		}
+	}
+	for name, m := range opts.Moments {
+		if !isCont(name) {
+			errs = append(errs, fmt.Errorf("Moments names %q, which is not a continuous feature of the schema", name))
+		}
+		if !(m.SD > 0) || math.IsInf(m.SD, 0) || math.IsNaN(m.Mean) || math.IsInf(m.Mean, 0) {
+			errs = append(errs, fmt.Errorf("moments of %q must be finite with SD > 0, got mean %v, sd %v", name, m.Mean, m.SD))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Transform encodes df with the fitted encoder. df must have the columns of
+// the encoder's schema; a categorical value that was not seen at fitting
+// time (or is not in the declared Levels) is an error.
+func (e *Encoder) Transform(df dataframe.DataFrame) (*Encoded, error) {
+	if e == nil {
+		return nil, errors.New("data: Transform on a nil Encoder")
+	}
+	if err := e.Schema.Validate(df); err != nil {
+		return nil, fmt.Errorf("data: Transform: %w", err)
+	}
+	n := df.Nrow()
+	out := &Encoded{N: n, Task: e.Schema.Task, Classes: slices.Clone(e.Classes)}
+	for fi, fe := range e.Features {
+		out.FeatureNames = append(out.FeatureNames, fe.Column.Name)
+		out.FeatureSensitive = append(out.FeatureSensitive, fe.Column.Role == Sensitive)
+		if fe.Column.Kind == Categorical {
+			start := 0
+			if e.Options.DropFirst {
+				start = 1
+			}
+			for _, l := range fe.Levels[min(start, len(fe.Levels)):] {
+				out.Columns = append(out.Columns, fe.Column.Name+"="+l)
+				out.Feature = append(out.Feature, fi)
+				out.Sensitive = append(out.Sensitive, fe.Column.Role == Sensitive)
+			}
+		} else {
+			out.Columns = append(out.Columns, fe.Column.Name)
+			out.Feature = append(out.Feature, fi)
+			out.Sensitive = append(out.Sensitive, fe.Column.Role == Sensitive)
+		}
+	}
+	if e.Options.Intercept {
+		out.FeatureNames = append(out.FeatureNames, "(intercept)")
+		out.FeatureSensitive = append(out.FeatureSensitive, true)
+		out.Columns = append(out.Columns, "(intercept)")
+		out.Feature = append(out.Feature, len(e.Features))
+		out.Sensitive = append(out.Sensitive, true)
+	}
+	d := len(out.Columns)
+	out.D = d
+	out.X = make([]float64, n*d)
+	j := 0
+	for _, fe := range e.Features {
+		col := df.Col(fe.Column.Name)
+		if fe.Column.Kind == Categorical {
+			index := make(map[string]int, len(fe.Levels))
+			for k, l := range fe.Levels {
+				index[l] = k
+			}
+			offset := 0
+			if e.Options.DropFirst {
+				offset = 1
+			}
+			width := len(fe.Levels) - offset
+			if width < 0 {
+				width = 0
+			}
+			for i := 0; i < n; i++ {
+				v := levelAt(col, i)
+				k, ok := index[v]
+				if !ok {
+					return nil, fmt.Errorf("data: Transform: column %q, row %d: level %q was not seen when the encoder was fitted (levels: %v): %w",
+						fe.Column.Name, i, v, fe.Levels, ErrUnknownLevel)
+				}
+				if k-offset >= 0 {
+					out.X[i*d+j+k-offset] = 1
+				}
+			}
+			j += width
+			continue
+		}
+		vals, err := numericColumn(col, fe.Column.Name)
+		if err != nil {
+			return nil, fmt.Errorf("data: Transform: %w", err)
+		}
+		for i, v := range vals {
+			out.X[i*d+j] = fe.scale(v)
+		}
+		j++
+	}
+	if e.Options.Intercept {
+		for i := 0; i < n; i++ {
+			out.X[i*d+j] = 1
+		}
+	}
+	out.Y = make([]float64, n)
+	if l, ok := e.Schema.Label(); ok {
+		col := df.Col(l.Name)
+		switch e.Schema.Task {
+		case Classification:
+			index := make(map[string]int, len(e.Classes))
+			for k, c := range e.Classes {
+				index[c] = k
+			}
+			for i := 0; i < n; i++ {
+				v := levelAt(col, i)
+				k, ok := index[v]
+				if !ok {
+					return nil, fmt.Errorf("data: Transform: label %q, row %d: class %q was not seen when the encoder was fitted (classes: %v): %w",
+						l.Name, i, v, e.Classes, ErrUnknownLevel)
+				}
+				out.Y[i] = float64(k)
+			}
+		case Regression:
+			vals, err := numericColumn(col, l.Name)
+			if err != nil {
+				return nil, fmt.Errorf("data: Transform: %w", err)
+			}
+			for i, v := range vals {
+				out.Y[i] = (v - e.LabelShift) / e.LabelDiv
+			}
+		}
+	}
+	return out, nil
+}
+
+// scale applies the fitted scaling to one value.
+func (fe FeatureEncoding) scale(v float64) float64 {
+	switch fe.Scale {
+	case MinMax:
+		if fe.Clip {
+			v = math.Max(fe.Lo, math.Min(fe.Hi, v))
+		}
+		if fe.Hi == fe.Lo {
+			return 0
+		}
+		return (v - fe.Lo) / (fe.Hi - fe.Lo)
+	case ZScore:
+		if fe.SD == 0 {
+			return 0
+		}
+		return (v - fe.Mean) / fe.SD
+	}
+	return v
+}
+
+// Encode fits an encoder on df and transforms df with it: one-hot encoding
+// of categorical features (every encoded column inheriting its raw
+// feature's role), scaling of continuous features, and label encoding. The
+// fitted parameters are computed from df itself; use FitEncoder and
+// Transform to fit on one data set and apply to another.
+func Encode(df dataframe.DataFrame, schema Schema, opts EncodeOptions) (*Encoded, error) {
+	enc, err := FitEncoder(df, schema, opts)
+	if err != nil {
+		return nil, err
+	}
+	return enc.Transform(df)
+}
+
+// ToModelsData wraps X and Y (not copied) as a models.Data.
+func (e *Encoded) ToModelsData() (*models.Data, error) {
+	if e == nil {
+		return nil, errors.New("data: ToModelsData on a nil Encoded")
+	}
+	d, err := models.NewData(e.X, e.Y, e.N, e.D)
+	if err != nil {
+		return nil, fmt.Errorf("data: ToModelsData: %w", err)
+	}
+	return d, nil
+}
+
+// ColumnWeights spreads per-raw-feature values (for example CorrDP noise
+// weights, one per entry of FeatureNames) over the encoded columns: column
+// j gets featureWeights[Feature[j]], so every column of a one-hot group
+// shares its feature's value.
+func (e *Encoded) ColumnWeights(featureWeights []float64) ([]float64, error) {
+	if len(featureWeights) != len(e.FeatureNames) {
+		return nil, fmt.Errorf("data: ColumnWeights: %d weights for %d raw features (%v)",
+			len(featureWeights), len(e.FeatureNames), e.FeatureNames)
+	}
+	out := make([]float64, e.D)
+	for j, f := range e.Feature {
+		out[j] = featureWeights[f]
+	}
+	return out, nil
+}
+
+// FeatureColumns returns the encoded columns of raw feature i.
+func (e *Encoded) FeatureColumns(i int) []int {
+	var out []int
+	for j, f := range e.Feature {
+		if f == i {
+			out = append(out, j)
+		}
+	}
+	return out
+}
+
+// Subset returns a copy of the rows idx (in that order).
+func (e *Encoded) Subset(idx []int) (*Encoded, error) {
+	for _, i := range idx {
+		if i < 0 || i >= e.N {
+			return nil, fmt.Errorf("data: Subset: row %d out of range [0, %d)", i, e.N)
+		}
+	}
+	out := *e
+	out.N = len(idx)
+	out.X = make([]float64, len(idx)*e.D)
+	out.Y = make([]float64, len(idx))
+	for k, i := range idx {
+		copy(out.X[k*e.D:(k+1)*e.D], e.X[i*e.D:(i+1)*e.D])
+		out.Y[k] = e.Y[i]
+	}
+	return &out, nil
+}
+
+// distinctLevels returns the sorted distinct levels of s (numerically
+// sorted when all are numbers). Missing values are skipped.
+func distinctLevels(s series.Series) []string {
+	set := map[string]bool{}
+	for i := 0; i < s.Len(); i++ {
+		if !isMissing(s, i) {
+			set[levelAt(s, i)] = true
+		}
+	}
+	out := make([]string, 0, len(set))
+	for l := range set {
+		out = append(out, l)
+	}
+	sortLevels(out)
+	return out
+}
+
+// numericColumn returns the values of s as finite float64s.
+func numericColumn(s series.Series, name string) ([]float64, error) {
+	out := make([]float64, s.Len())
+	for i := range out {
+		v, err := numericAt(s, i)
+		if err != nil {
+			return nil, fmt.Errorf("column %q, row %d: %v: %w", name, i, err, ErrNotNumeric)
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+func minMax(v []float64) (lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, x := range v {
+		lo = math.Min(lo, x)
+		hi = math.Max(hi, x)
+	}
+	return lo, hi
+}
+
+func meanSD(v []float64) (mean, sd float64) {
+	for _, x := range v {
+		mean += x
+	}
+	mean /= float64(len(v))
+	for _, x := range v {
+		sd += (x - mean) * (x - mean)
+	}
+	return mean, math.Sqrt(sd / float64(len(v)))
+}

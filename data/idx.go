@@ -1,0 +1,220 @@
+package data
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/featuredp/featuredp/models"
+)
+
+// IDX magic numbers of the unsigned-byte files ReadIDX accepts.
+const (
+	// IDXLabels is the magic of a 1-dimensional ubyte file (labels).
+	IDXLabels = 0x00000801
+	// IDXImages is the magic of a 3-dimensional ubyte file (images).
+	IDXImages = 0x00000803
+)
+
+// MaxIDXBytes bounds the payload ReadIDX accepts (256 MiB; the
+// Fashion-MNIST training images are 47 MB).
+const MaxIDXBytes = 256 << 20
+
+// ErrIDX wraps every error from ReadIDX.
+var ErrIDX = errors.New("malformed IDX data")
+
+// IDX is the content of an unsigned-byte IDX file.
+type IDX struct {
+	// Magic is IDXLabels or IDXImages.
+	Magic uint32
+	// Dims are the dimensions: [n] for labels, [n, rows, cols] for images.
+	Dims []int
+	// Data holds the product of Dims bytes, row-major.
+	Data []byte
+}
+
+// ReadIDX reads an unsigned-byte IDX file (magic 0x00000801 for labels or
+// 0x00000803 for images), gunzipping it first if it starts with the gzip
+// magic 1f 8b. It is strict: every dimension must be at least 1, the
+// payload at most MaxIDXBytes, the data exactly as long as the dimensions
+// say (truncated data and trailing bytes are errors). Memory grows with the
+// bytes actually read, not with the sizes the header claims.
+func ReadIDX(r io.Reader) (*IDX, error) {
+	if r == nil {
+		return nil, fmt.Errorf("data: ReadIDX: nil reader: %w", ErrIDX)
+	}
+	br := bufio.NewReader(r)
+	var src io.Reader = br
+	if head, err := br.Peek(2); err == nil && head[0] == 0x1f && head[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, fmt.Errorf("data: ReadIDX: bad gzip header: %v: %w", err, ErrIDX)
+		}
+		defer zr.Close()
+		src = zr
+	}
+	var magic uint32
+	if err := binary.Read(src, binary.BigEndian, &magic); err != nil {
+		return nil, fmt.Errorf("data: ReadIDX: reading the magic number: %v: %w", err, ErrIDX)
+	}
+	var ndim int
+	switch magic {
+	case IDXLabels:
+		ndim = 1
+	case IDXImages:
+		ndim = 3
+	default:
+		return nil, fmt.Errorf("data: ReadIDX: magic 0x%08x is not supported (want 0x%08x for ubyte labels or 0x%08x for ubyte images): %w",
+			magic, IDXLabels, IDXImages, ErrIDX)
+	}
+	dims := make([]int, ndim)
+	total := int64(1)
+	for i := range dims {
+		var d uint32
+		if err := binary.Read(src, binary.BigEndian, &d); err != nil {
+			return nil, fmt.Errorf("data: ReadIDX: reading dimension %d of %d: %v: %w", i+1, ndim, err, ErrIDX)
+		}
+		if d == 0 {
+			return nil, fmt.Errorf("data: ReadIDX: dimension %d is 0: %w", i+1, ErrIDX)
+		}
+		if int64(d) > MaxIDXBytes/total {
+			return nil, fmt.Errorf("data: ReadIDX: dimensions %v... exceed the limit of %d bytes: %w", append(dims[:i:i], int(d)), MaxIDXBytes, ErrIDX)
+		}
+		total *= int64(d)
+		dims[i] = int(d)
+	}
+	var buf bytes.Buffer
+	buf.Grow(int(min(total, 1<<20)))
+	n, err := io.CopyN(&buf, src, total)
+	if err != nil {
+		if err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF) {
+			return nil, fmt.Errorf("data: ReadIDX: truncated data: dimensions %v need %d bytes, got %d: %w", dims, total, n, ErrIDX)
+		}
+		return nil, fmt.Errorf("data: ReadIDX: reading data after %d of %d bytes: %v: %w", n, total, err, ErrIDX)
+	}
+	var one [1]byte
+	switch k, err := io.ReadFull(src, one[:]); {
+	case k > 0:
+		return nil, fmt.Errorf("data: ReadIDX: trailing bytes after the %d data bytes of dimensions %v: %w", total, dims, ErrIDX)
+	case err != io.EOF:
+		return nil, fmt.Errorf("data: ReadIDX: after the data: %v: %w", err, ErrIDX)
+	}
+	return &IDX{Magic: magic, Dims: dims, Data: buf.Bytes()}, nil
+}
+
+// FashionMNISTDir is where the Debian package dataset-fashion-mnist
+// installs the Fashion-MNIST files.
+const FashionMNISTDir = "/usr/share/datasets/fashion-mnist"
+
+// FashionMNISTClasses are the names of the 10 Fashion-MNIST labels.
+var FashionMNISTClasses = []string{
+	"T-shirt/top", "Trouser", "Pullover", "Dress", "Coat",
+	"Sandal", "Shirt", "Sneaker", "Bag", "Ankle boot",
+}
+
+// ImageSet is a set of labelled greyscale images.
+type ImageSet struct {
+	// N images of Rows×Cols pixels.
+	N, Rows, Cols int
+	// Pixels holds N·Rows·Cols bytes, image after image, row-major.
+	Pixels []byte
+	// Labels holds N class indices.
+	Labels []byte
+}
+
+// Image returns the pixels of image i (a slice into Pixels).
+func (s *ImageSet) Image(i int) []byte {
+	p := s.Rows * s.Cols
+	return s.Pixels[i*p : (i+1)*p]
+}
+
+// ToModelsData returns the images as a models.Data with pixels scaled to
+// [0, 1] (x/255) and Y the class index.
+func (s *ImageSet) ToModelsData() (*models.Data, error) {
+	x := make([]float64, len(s.Pixels))
+	for i, p := range s.Pixels {
+		x[i] = float64(p) / 255
+	}
+	y := make([]float64, len(s.Labels))
+	for i, l := range s.Labels {
+		y[i] = float64(l)
+	}
+	d, err := models.NewData(x, y, s.N, s.Rows*s.Cols)
+	if err != nil {
+		return nil, fmt.Errorf("data: ImageSet.ToModelsData: %w", err)
+	}
+	return d, nil
+}
+
+// FashionMNIST holds the 60,000 training and 10,000 test images.
+type FashionMNIST struct {
+	Train, Test *ImageSet
+}
+
+// LoadFashionMNIST reads the four Fashion-MNIST IDX files
+// (train-images-idx3-ubyte, train-labels-idx1-ubyte, t10k-images-idx3-ubyte,
+// t10k-labels-idx1-ubyte, each gzipped with a .gz suffix or not) from dir,
+// or from FashionMNISTDir if dir is "".
+func LoadFashionMNIST(dir string) (*FashionMNIST, error) {
+	if dir == "" {
+		dir = FashionMNISTDir
+	}
+	train, err := loadImageSet(dir, "train")
+	if err != nil {
+		return nil, err
+	}
+	test, err := loadImageSet(dir, "t10k")
+	if err != nil {
+		return nil, err
+	}
+	return &FashionMNIST{Train: train, Test: test}, nil
+}
+
+func loadImageSet(dir, prefix string) (*ImageSet, error) {
+	images, err := readIDXFile(dir, prefix+"-images-idx3-ubyte", IDXImages)
+	if err != nil {
+		return nil, err
+	}
+	labels, err := readIDXFile(dir, prefix+"-labels-idx1-ubyte", IDXLabels)
+	if err != nil {
+		return nil, err
+	}
+	if images.Dims[0] != labels.Dims[0] {
+		return nil, fmt.Errorf("data: Fashion-MNIST %s: %d images but %d labels: %w", prefix, images.Dims[0], labels.Dims[0], ErrIDX)
+	}
+	for i, l := range labels.Data {
+		if int(l) >= len(FashionMNISTClasses) {
+			return nil, fmt.Errorf("data: Fashion-MNIST %s: label %d of image %d is not a class 0..9: %w", prefix, l, i, ErrIDX)
+		}
+	}
+	return &ImageSet{N: images.Dims[0], Rows: images.Dims[1], Cols: images.Dims[2], Pixels: images.Data, Labels: labels.Data}, nil
+}
+
+func readIDXFile(dir, base string, magic uint32) (*IDX, error) {
+	var tried []string
+	for _, name := range []string{base + ".gz", base} {
+		p := filepath.Join(dir, name)
+		fh, err := os.Open(p)
+		if err != nil {
+			tried = append(tried, p)
+			continue
+		}
+		defer fh.Close()
+		idx, err := ReadIDX(fh)
+		if err != nil {
+			return nil, fmt.Errorf("data: %s: %w", p, err)
+		}
+		if idx.Magic != magic {
+			return nil, fmt.Errorf("data: %s: magic 0x%08x, want 0x%08x: %w", p, idx.Magic, magic, ErrIDX)
+		}
+		return idx, nil
+	}
+	return nil, fmt.Errorf("data: Fashion-MNIST file %s %w (tried %v); install the Debian package dataset-fashion-mnist or pass the directory that holds the IDX files",
+		base, ErrNotFound, tried)
+}

@@ -1,0 +1,473 @@
+package data
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/go-gota/gota/dataframe"
+	"github.com/go-gota/gota/series"
+)
+
+// Role is the privacy role of a DataFrame column.
+type Role int
+
+const (
+	// Sensitive columns get full protection. It is the zero Role, so a
+	// column whose role was not set explicitly is treated as sensitive.
+	Sensitive Role = iota
+	// Public columns are insensitive features (the U block of CorrDP, the
+	// public features of feature DP). They are still features of the model.
+	Public
+	// Label is the prediction target. A Schema has exactly one Label unless
+	// its Task is Unsupervised.
+	Label
+	// Ignore columns are kept in the DataFrame but not used: they are not
+	// validated and not encoded.
+	Ignore
+)
+
+// Insensitive is an alias of Public, the name used by the CorrDP paper.
+const Insensitive = Public
+
+// String returns "sensitive", "public", "label" or "ignore".
+func (r Role) String() string {
+	switch r {
+	case Sensitive:
+		return "sensitive"
+	case Public:
+		return "public"
+	case Label:
+		return "label"
+	case Ignore:
+		return "ignore"
+	}
+	return fmt.Sprintf("Role(%d)", int(r))
+}
+
+func (r Role) valid() bool { return r >= Sensitive && r <= Ignore }
+
+// Kind says how a column's values are read: as numbers or as categories.
+type Kind int
+
+const (
+	// Continuous columns hold numbers (gota Int, Float or Bool series, or
+	// String series whose values all parse as finite numbers).
+	Continuous Kind = iota
+	// Categorical columns hold a finite set of levels, compared as strings.
+	Categorical
+)
+
+// String returns "continuous" or "categorical".
+func (k Kind) String() string {
+	switch k {
+	case Continuous:
+		return "continuous"
+	case Categorical:
+		return "categorical"
+	}
+	return fmt.Sprintf("Kind(%d)", int(k))
+}
+
+func (k Kind) valid() bool { return k == Continuous || k == Categorical }
+
+// Task is the learning task a Schema describes; it fixes what the label
+// must look like.
+type Task int
+
+const (
+	// Classification needs one Categorical label. It is the zero Task.
+	Classification Task = iota
+	// Regression needs one Continuous label.
+	Regression
+	// Unsupervised has no label (for example mean estimation).
+	Unsupervised
+)
+
+// String returns "classification", "regression" or "unsupervised".
+func (t Task) String() string {
+	switch t {
+	case Classification:
+		return "classification"
+	case Regression:
+		return "regression"
+	case Unsupervised:
+		return "unsupervised"
+	}
+	return fmt.Sprintf("Task(%d)", int(t))
+}
+
+// Column describes one DataFrame column.
+type Column struct {
+	// Name is the DataFrame column name.
+	Name string
+	// Role is the column's privacy role (zero value: Sensitive).
+	Role Role
+	// Kind is Continuous or Categorical (zero value: Continuous).
+	Kind Kind
+	// Levels optionally fixes the levels of a Categorical column, in order.
+	// Public levels keep the encoding data-independent; a value outside
+	// Levels is a validation error. For a categorical label, Levels gives
+	// the class order (class k is encoded as k). Empty means "fit from the
+	// data" (sorted, numerically when every level is a number).
+	Levels []string
+}
+
+// Schema gives every column of a DataFrame a role and a kind.
+type Schema struct {
+	// Columns lists every DataFrame column, in any order.
+	Columns []Column
+	// Task is the learning task (zero value: Classification).
+	Task Task
+}
+
+// Sentinel errors wrapped by Schema.Validate, for errors.Is.
+var (
+	// ErrSchema reports a malformed Schema (duplicate or empty names,
+	// invalid roles or kinds).
+	ErrSchema = errors.New("invalid schema")
+	// ErrUnknownColumn reports a schema column that the DataFrame lacks.
+	ErrUnknownColumn = errors.New("unknown column")
+	// ErrUnlistedColumn reports a DataFrame column that the schema lacks.
+	ErrUnlistedColumn = errors.New("column missing from the schema")
+	// ErrMissingValue reports NaN, empty or "?" values in a used column.
+	ErrMissingValue = errors.New("missing values")
+	// ErrNotNumeric reports a non-numeric value in a Continuous column.
+	ErrNotNumeric = errors.New("non-numeric value in a continuous column")
+	// ErrUnknownLevel reports a value outside a column's declared Levels.
+	ErrUnknownLevel = errors.New("value outside the declared levels")
+	// ErrLabel reports a missing label, several labels, or a label whose
+	// kind does not fit the Task.
+	ErrLabel = errors.New("invalid label")
+)
+
+// Lookup returns the schema entry for name.
+func (s Schema) Lookup(name string) (Column, bool) {
+	for _, c := range s.Columns {
+		if c.Name == name {
+			return c, true
+		}
+	}
+	return Column{}, false
+}
+
+// Label returns the label column, if the schema has exactly one.
+func (s Schema) Label() (Column, bool) {
+	var out Column
+	n := 0
+	for _, c := range s.Columns {
+		if c.Role == Label {
+			out = c
+			n++
+		}
+	}
+	return out, n == 1
+}
+
+// Features returns the columns used as model inputs (Sensitive or Public),
+// in schema order. This order defines the raw feature indices of Encoded.
+func (s Schema) Features() []Column {
+	var out []Column
+	for _, c := range s.Columns {
+		if c.Role == Sensitive || c.Role == Public {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Names returns the column names in schema order.
+func (s Schema) Names() []string {
+	out := make([]string, len(s.Columns))
+	for i, c := range s.Columns {
+		out[i] = c.Name
+	}
+	return out
+}
+
+// Clone returns a deep copy of s.
+func (s Schema) Clone() Schema {
+	out := Schema{Task: s.Task, Columns: make([]Column, len(s.Columns))}
+	for i, c := range s.Columns {
+		c.Levels = slices.Clone(c.Levels)
+		out.Columns[i] = c
+	}
+	return out
+}
+
+// WithRole returns a copy of s in which the named columns have the given
+// role. It returns an error naming any column that is not in the schema.
+func (s Schema) WithRole(role Role, names ...string) (Schema, error) {
+	out := s.Clone()
+	for _, name := range names {
+		found := false
+		for i := range out.Columns {
+			if out.Columns[i].Name == name {
+				out.Columns[i].Role = role
+				found = true
+			}
+		}
+		if !found {
+			return Schema{}, fmt.Errorf("data: schema has no column %q (columns: %s): %w",
+				name, strings.Join(s.Names(), ", "), ErrUnknownColumn)
+		}
+	}
+	return out, nil
+}
+
+// DefaultSchema builds a conservative schema for df: label is the Label
+// (pass "" for an Unsupervised task), every other column is Sensitive,
+// String columns are Categorical and numeric columns Continuous. Only the
+// column types are read, never the values. Adjust roles with WithRole.
+func DefaultSchema(df dataframe.DataFrame, label string, task Task) Schema {
+	s := Schema{Task: task}
+	names := df.Names()
+	types := df.Types()
+	for i, name := range names {
+		c := Column{Name: name, Role: Sensitive, Kind: Continuous}
+		if types[i] == series.String {
+			c.Kind = Categorical
+		}
+		if name == label {
+			c.Role = Label
+		}
+		s.Columns = append(s.Columns, c)
+	}
+	return s
+}
+
+// Validate checks that df fits the schema and returns every problem found,
+// joined, each wrapping one of the sentinel errors above: schema columns the
+// DataFrame lacks (listing the available ones), DataFrame columns the schema
+// lacks, missing values (NaN, empty or "?") in used columns, non-numeric or
+// non-finite values in Continuous columns (with row and value), values
+// outside declared Levels, and a missing, repeated or wrongly-kinded label.
+// Ignore columns are not inspected.
+func (s Schema) Validate(df dataframe.DataFrame) error {
+	if err := df.Error(); err != nil {
+		return fmt.Errorf("data: the DataFrame carries an error: %w", err)
+	}
+	var errs []error
+	add := func(err error) { errs = append(errs, err) }
+
+	// Structure of the schema itself.
+	if len(s.Columns) == 0 {
+		add(fmt.Errorf("data: the schema has no columns: %w", ErrSchema))
+	}
+	if s.Task < Classification || s.Task > Unsupervised {
+		add(fmt.Errorf("data: invalid task %v: %w", s.Task, ErrSchema))
+	}
+	seen := map[string]bool{}
+	for i, c := range s.Columns {
+		switch {
+		case c.Name == "":
+			add(fmt.Errorf("data: schema column %d has an empty name: %w", i, ErrSchema))
+		case seen[c.Name]:
+			add(fmt.Errorf("data: schema lists column %q twice: %w", c.Name, ErrSchema))
+		}
+		seen[c.Name] = true
+		if !c.Role.valid() {
+			add(fmt.Errorf("data: column %q has invalid role %v: %w", c.Name, c.Role, ErrSchema))
+		}
+		if !c.Kind.valid() {
+			add(fmt.Errorf("data: column %q has invalid kind %v: %w", c.Name, c.Kind, ErrSchema))
+		}
+		if len(c.Levels) > 0 {
+			if c.Kind != Categorical {
+				add(fmt.Errorf("data: column %q declares Levels but is %v: %w", c.Name, c.Kind, ErrSchema))
+			}
+			lv := map[string]bool{}
+			for _, l := range c.Levels {
+				if lv[l] {
+					add(fmt.Errorf("data: column %q declares level %q twice: %w", c.Name, l, ErrSchema))
+				}
+				lv[l] = true
+			}
+		}
+	}
+
+	// Column sets.
+	names := df.Names()
+	inDF := map[string]bool{}
+	for _, n := range names {
+		inDF[n] = true
+	}
+	for _, c := range s.Columns {
+		if c.Name != "" && !inDF[c.Name] {
+			add(fmt.Errorf("data: schema column %q is not in the DataFrame (available: %s): %w",
+				c.Name, strings.Join(names, ", "), ErrUnknownColumn))
+		}
+	}
+	for _, n := range names {
+		if !seen[n] {
+			add(fmt.Errorf("data: DataFrame column %q is missing from the schema; give it a role (Ignore to leave it out): %w",
+				n, ErrUnlistedColumn))
+		}
+	}
+
+	// Labels.
+	var labels []Column
+	for _, c := range s.Columns {
+		if c.Role == Label {
+			labels = append(labels, c)
+		}
+	}
+	switch {
+	case s.Task == Unsupervised && len(labels) > 0:
+		add(fmt.Errorf("data: task is unsupervised but column %q is a label: %w", labels[0].Name, ErrLabel))
+	case s.Task != Unsupervised && len(labels) == 0:
+		add(fmt.Errorf("data: the schema has no label column (task %v needs exactly one; use Task: Unsupervised for none): %w",
+			s.Task, ErrLabel))
+	case len(labels) > 1:
+		ln := make([]string, len(labels))
+		for i, c := range labels {
+			ln[i] = c.Name
+		}
+		add(fmt.Errorf("data: the schema has %d label columns (%s); exactly one is allowed: %w",
+			len(labels), strings.Join(ln, ", "), ErrLabel))
+	case len(labels) == 1:
+		l := labels[0]
+		if s.Task == Classification && l.Kind != Categorical {
+			add(fmt.Errorf("data: label %q is %v but the task is classification (make it Categorical, or set Task: Regression): %w",
+				l.Name, l.Kind, ErrLabel))
+		}
+		if s.Task == Regression && l.Kind != Continuous {
+			add(fmt.Errorf("data: label %q is %v but the task is regression (make it Continuous, or set Task: Classification): %w",
+				l.Name, l.Kind, ErrLabel))
+		}
+	}
+
+	// Values of the used columns.
+	for _, c := range s.Columns {
+		if c.Role == Ignore || !inDF[c.Name] || !c.Role.valid() {
+			continue
+		}
+		col := df.Col(c.Name)
+		if err := col.Error(); err != nil {
+			add(fmt.Errorf("data: column %q: %w", c.Name, err))
+			continue
+		}
+		if err := checkValues(col, c); err != nil {
+			add(err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// checkValues validates the values of one used column.
+func checkValues(s series.Series, c Column) error {
+	var errs []error
+	nMissing, firstMissing := 0, -1
+	nBad, firstBad, badValue := 0, -1, ""
+	nLevel, firstLevel, levelValue := 0, -1, ""
+	var levels map[string]bool
+	if c.Kind == Categorical && len(c.Levels) > 0 {
+		levels = make(map[string]bool, len(c.Levels))
+		for _, l := range c.Levels {
+			levels[l] = true
+		}
+	}
+	n := s.Len()
+	for i := 0; i < n; i++ {
+		if isMissing(s, i) {
+			nMissing++
+			if firstMissing < 0 {
+				firstMissing = i
+			}
+			continue
+		}
+		switch c.Kind {
+		case Continuous:
+			if _, err := numericAt(s, i); err != nil {
+				nBad++
+				if firstBad < 0 {
+					firstBad, badValue = i, s.Elem(i).String()
+				}
+			}
+		case Categorical:
+			if levels != nil && !levels[levelAt(s, i)] {
+				nLevel++
+				if firstLevel < 0 {
+					firstLevel, levelValue = i, levelAt(s, i)
+				}
+			}
+		}
+	}
+	if nMissing > 0 {
+		errs = append(errs, fmt.Errorf("data: column %q (%v, %v) has %d missing value(s) (NaN, empty or \"?\"), the first at row %d (0-based); drop them (DropMissing) or mark the column Ignore: %w",
+			c.Name, c.Role, c.Kind, nMissing, firstMissing, ErrMissingValue))
+	}
+	if nBad > 0 {
+		errs = append(errs, fmt.Errorf("data: continuous column %q has %d non-numeric or non-finite value(s), the first at row %d (0-based): %q; make it Categorical or clean it: %w",
+			c.Name, nBad, firstBad, badValue, ErrNotNumeric))
+	}
+	if nLevel > 0 {
+		errs = append(errs, fmt.Errorf("data: categorical column %q has %d value(s) outside its declared levels [%s], the first at row %d (0-based): %q: %w",
+			c.Name, nLevel, strings.Join(c.Levels, ", "), firstLevel, levelValue, ErrUnknownLevel))
+	}
+	return errors.Join(errs...)
+}
+
+// isMissing reports whether element i of s is missing: NaN / NA in any
+// series type, or an empty, "?" or "NaN" string (after trimming spaces).
+// "NaN" is included because gota turns a missing string into the literal
+// "NaN" when it copies series element by element (RBind, Concat).
+func isMissing(s series.Series, i int) bool {
+	e := s.Elem(i)
+	if e.IsNA() {
+		return true
+	}
+	if s.Type() == series.String {
+		v := strings.TrimSpace(e.String())
+		return v == "" || v == "?" || v == "NaN"
+	}
+	return false
+}
+
+// numericAt returns element i of s as a finite float64.
+func numericAt(s series.Series, i int) (float64, error) {
+	e := s.Elem(i)
+	if e.IsNA() {
+		return 0, fmt.Errorf("missing value")
+	}
+	var v float64
+	switch s.Type() {
+	case series.String:
+		f, err := strconv.ParseFloat(strings.TrimSpace(e.String()), 64)
+		if err != nil {
+			return 0, fmt.Errorf("%q is not a number", e.String())
+		}
+		v = f
+	case series.Bool:
+		b, err := e.Bool()
+		if err != nil {
+			return 0, err
+		}
+		if b {
+			v = 1
+		}
+	default:
+		v = e.Float()
+	}
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("%v is not finite", v)
+	}
+	return v, nil
+}
+
+// levelAt returns element i of s as a category level: the exact string for
+// String series, the shortest round-trip decimal for Float series, the
+// decimal for Int series and "true"/"false" for Bool series.
+func levelAt(s series.Series, i int) string {
+	e := s.Elem(i)
+	switch s.Type() {
+	case series.Float:
+		return strconv.FormatFloat(e.Float(), 'g', -1, 64)
+	case series.String:
+		return strings.TrimSpace(e.String())
+	}
+	return e.String()
+}
