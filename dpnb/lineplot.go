@@ -1,0 +1,219 @@
+package dpnb
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/featuredp/featuredp/experiments"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// Band selects the centre line and the shaded band of a LinePlot.
+type Band int
+
+const (
+	// BandSD draws the mean with a band of ± one sample standard deviation.
+	BandSD Band = iota
+	// BandIQR draws the median with a band from the 25% to the 75% quantile.
+	BandIQR
+	// BandNone draws the mean without a band.
+	BandNone
+)
+
+// LineOptions configures LinePlot.
+type LineOptions struct {
+	Title, XLabel, YLabel string
+	LogX, LogY            bool
+	// Metric selects the metric to plot; "" is allowed when the summaries
+	// hold a single metric.
+	Metric string
+	Band   Band
+	// Legend positions the legend; the default LegendRight keeps it outside
+	// the data area.
+	Legend LegendPos
+}
+
+// bandAlpha is the opacity of the bands (0–255).
+const bandAlpha = 0x48
+
+// series is one method's points, sorted by x.
+type series struct {
+	method        string
+	x, y, lo, hi  []float64
+	hasBand       bool
+	droppedPoints int
+}
+
+// metricSummaries keeps the summaries of one metric; metric "" is allowed
+// only when there is exactly one.
+func metricSummaries(sums []experiments.Summary, metric string) ([]experiments.Summary, error) {
+	var metrics []string
+	seen := map[string]bool{}
+	for _, s := range sums {
+		if !seen[s.Metric] {
+			seen[s.Metric] = true
+			metrics = append(metrics, s.Metric)
+		}
+	}
+	if len(sums) == 0 {
+		return nil, errors.New("no summaries to plot")
+	}
+	if metric == "" {
+		if len(metrics) > 1 {
+			return nil, fmt.Errorf("the summaries hold several metrics (%s): set Metric", strings.Join(metrics, ", "))
+		}
+		metric = metrics[0]
+	}
+	if !seen[metric] {
+		return nil, fmt.Errorf("no summaries for metric %q (have %s)", metric, strings.Join(metrics, ", "))
+	}
+	var out []experiments.Summary
+	for _, s := range sums {
+		if s.Metric == metric {
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+// groupByMethod returns the methods in order of first appearance and their
+// summaries sorted by x.
+func groupByMethod(sums []experiments.Summary) ([]string, map[string][]experiments.Summary) {
+	var methods []string
+	by := map[string][]experiments.Summary{}
+	for _, s := range sums {
+		if _, ok := by[s.Method]; !ok {
+			methods = append(methods, s.Method)
+		}
+		by[s.Method] = append(by[s.Method], s)
+	}
+	for _, m := range methods {
+		ss := by[m]
+		sort.SliceStable(ss, func(i, j int) bool { return ss[i].X < ss[j].X })
+	}
+	return methods, by
+}
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// LinePlot draws one line with markers per method through the summaries of
+// one metric, with a translucent band per line (see Band), in the house
+// style of NewPlot.
+//
+// Points whose centre value is NaN or ±Inf are left out (the legend entry
+// says how many). On a log axis every x (LogX) and every plotted centre
+// value (LogY) must be positive, otherwise LinePlot returns an error; band
+// edges that are not positive on a log y axis (mean − SD ≤ 0) are clipped to
+// half the smallest plotted value.
+func LinePlot(sums []experiments.Summary, opts LineOptions) (*plot.Plot, error) {
+	sums, err := metricSummaries(sums, opts.Metric)
+	if err != nil {
+		return nil, fmt.Errorf("dpnb: LinePlot: %w", err)
+	}
+	methods, by := groupByMethod(sums)
+	var all []*series
+	minPos := math.Inf(1)
+	for _, m := range methods {
+		s := &series{method: m}
+		for _, sm := range by[m] {
+			c, lo, hi := sm.Mean, sm.Mean-sm.SD, sm.Mean+sm.SD
+			switch opts.Band {
+			case BandIQR:
+				c, lo, hi = sm.Median, sm.Q25, sm.Q75
+			case BandNone:
+				lo, hi = c, c
+			}
+			if !finite(c) || !finite(sm.X) {
+				s.droppedPoints++
+				continue
+			}
+			if opts.LogX && sm.X <= 0 {
+				return nil, fmt.Errorf("dpnb: LinePlot: log x axis needs positive x values, method %q has x = %g", m, sm.X)
+			}
+			if opts.LogY && c <= 0 {
+				return nil, fmt.Errorf("dpnb: LinePlot: log y axis needs positive values, method %q has %g at x = %g", m, c, sm.X)
+			}
+			if !finite(lo) {
+				lo = c
+			}
+			if !finite(hi) {
+				hi = c
+			}
+			if hi > lo {
+				s.hasBand = true
+			}
+			s.x, s.y, s.lo, s.hi = append(s.x, sm.X), append(s.y, c), append(s.lo, lo), append(s.hi, hi)
+			if c > 0 && c < minPos {
+				minPos = c
+			}
+		}
+		all = append(all, s)
+	}
+
+	p := NewPlot(opts.Title, opts.XLabel, opts.YLabel)
+	if opts.LogX {
+		setLogAxis(&p.X)
+	}
+	if opts.LogY {
+		setLogAxis(&p.Y)
+	}
+	plotted := 0
+	// Bands first, so that every line is drawn above every band.
+	if opts.Band != BandNone {
+		for i, s := range all {
+			if !s.hasBand || len(s.x) < 2 {
+				continue
+			}
+			ring := make(plotter.XYs, 0, 2*len(s.x))
+			for k := range s.x {
+				ring = append(ring, plotter.XY{X: s.x[k], Y: s.hi[k]})
+			}
+			for k := len(s.x) - 1; k >= 0; k-- {
+				lo := s.lo[k]
+				if opts.LogY && lo <= 0 {
+					lo = minPos / 2
+				}
+				ring = append(ring, plotter.XY{X: s.x[k], Y: lo})
+			}
+			poly, err := plotter.NewPolygon(ring)
+			if err != nil {
+				return nil, fmt.Errorf("dpnb: LinePlot: band of %q: %w", s.method, err)
+			}
+			poly.Color = translucent(SeriesColor(i), bandAlpha)
+			poly.LineStyle = draw.LineStyle{}
+			p.Add(poly)
+		}
+	}
+	for i, s := range all {
+		if len(s.x) == 0 {
+			continue
+		}
+		xys := make(plotter.XYs, len(s.x))
+		for k := range s.x {
+			xys[k] = plotter.XY{X: s.x[k], Y: s.y[k]}
+		}
+		line, pts, err := plotter.NewLinePoints(xys)
+		if err != nil {
+			return nil, fmt.Errorf("dpnb: LinePlot: line of %q: %w", s.method, err)
+		}
+		line.LineStyle = seriesLine(i)
+		pts.GlyphStyle = seriesGlyph(i)
+		p.Add(line, pts)
+		name := s.method
+		if s.droppedPoints > 0 {
+			name = fmt.Sprintf("%s (%d non-finite points left out)", name, s.droppedPoints)
+		}
+		p.Legend.Add(name, line, pts)
+		plotted++
+	}
+	if plotted == 0 {
+		return nil, errors.New("dpnb: LinePlot: no finite values to plot")
+	}
+	PlaceLegend(p, opts.Legend)
+	return p, nil
+}

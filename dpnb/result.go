@@ -1,0 +1,165 @@
+package dpnb
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/featuredp/featuredp/experiments"
+	"github.com/go-gota/gota/dataframe"
+	"gonum.org/v1/plot"
+)
+
+// Result is a figure's run: the tidy rows, their summaries and the run's
+// settings. It renders itself as a table, a plot and a markdown report (it
+// implements nb.Renderable).
+type Result struct {
+	Figure  experiments.Figure
+	Results *experiments.Results
+	Summary []experiments.Summary
+	Profile experiments.Profile // profile of the run ("" if unknown)
+	Workers int                 // workers used (0 if unknown)
+	Elapsed time.Duration       // wall time of the run (0 if unknown)
+}
+
+// RunFigure runs every cell of fig for the profile with env (env.Workers ≤ 0
+// means all cores), summarizes the rows and returns the Result. progress
+// may be nil; see experiments.RunOptions.Progress. A figure whose datasets
+// are missing returns an *experiments.MissingDataError.
+func RunFigure(ctx context.Context, fig experiments.Figure, profile experiments.Profile, env experiments.Env, progress func(done, total int)) (*Result, error) {
+	profile, err := experiments.ParseProfile(string(profile))
+	if err != nil {
+		return nil, fmt.Errorf("dpnb: %w", err)
+	}
+	start := time.Now()
+	res, err := fig.Execute(ctx, profile, env, progress)
+	if err != nil {
+		return nil, fmt.Errorf("dpnb: %w", err)
+	}
+	return &Result{
+		Figure:  fig,
+		Results: res,
+		Summary: experiments.Summarize(res),
+		Profile: profile,
+		Workers: env.Workers,
+		Elapsed: time.Since(start),
+	}, nil
+}
+
+// Metric returns the plotted metric: Figure.Metric, or the first metric of
+// the results.
+func (r Result) Metric() string {
+	if r.Figure.Metric != "" {
+		return r.Figure.Metric
+	}
+	if r.Results != nil {
+		if ms := r.Results.Metrics(); len(ms) > 0 {
+			return ms[0]
+		}
+	}
+	for _, s := range r.Summary {
+		return s.Metric
+	}
+	return ""
+}
+
+// Table returns the summaries (one row per method, x and metric) as a
+// DataFrame; Results.DataFrame() has the raw tidy rows.
+func (r Result) Table() dataframe.DataFrame {
+	return experiments.SummaryFrame(r.Summary)
+}
+
+// Plot draws the figure's metric as the figure's plot kind: lines with SD
+// bands, lines with quantile bands, or grouped bars.
+func (r Result) Plot() (*plot.Plot, error) {
+	f := r.Figure
+	switch f.Plot {
+	case experiments.GroupedBars:
+		return BarPlot(r.Summary, BarOptions{Title: f.Title, XLabel: f.XLabel, YLabel: f.YLabel, Metric: r.Metric()})
+	case experiments.LinesQuantile:
+		return LinePlot(r.Summary, LineOptions{Title: f.Title, XLabel: f.XLabel, YLabel: f.YLabel,
+			LogX: f.LogX, LogY: f.LogY, Metric: r.Metric(), Band: BandIQR})
+	default:
+		return LinePlot(r.Summary, LineOptions{Title: f.Title, XLabel: f.XLabel, YLabel: f.YLabel,
+			LogX: f.LogX, LogY: f.LogY, Metric: r.Metric(), Band: BandSD})
+	}
+}
+
+// Comparisons pairs every PaperValue of the figure with this run's number
+// (NaN, with a note, when the run has no matching summary).
+func (r Result) Comparisons() []Comparison {
+	out := make([]Comparison, 0, len(r.Figure.PaperValues))
+	for _, pv := range r.Figure.PaperValues {
+		c := Comparison{Quantity: pv.Quantity, Paper: pv.Value, Ours: math.NaN(), Note: pv.Note}
+		if v, ok := pv.Ours(r.Summary); ok {
+			c.Ours = v
+		} else {
+			c.Note = strings.TrimSpace(c.Note + " (not computed in this run)")
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// cells counts the distinct (method, x, seed) combinations of the rows.
+func (r Result) cells() int {
+	if r.Results == nil {
+		return 0
+	}
+	type key struct {
+		m    string
+		x    float64
+		seed uint64
+	}
+	seen := map[key]bool{}
+	for _, row := range r.Results.Rows {
+		seen[key{row.Method, row.X, row.Seed}] = true
+	}
+	return len(seen)
+}
+
+// Markdown returns a short report: a heading with the figure id and title,
+// the run's settings, the paper-vs-run table and the figure's notes.
+func (r Result) Markdown() string {
+	f := r.Figure
+	var b strings.Builder
+	fmt.Fprintf(&b, "## %s — %s\n\n", f.ID, f.Title)
+	parts := []string{"paper: " + f.Paper}
+	if r.Profile != "" {
+		parts = append(parts, "profile: "+string(r.Profile))
+	}
+	parts = append(parts, fmt.Sprintf("%d cells, %d rows", r.cells(), len(r.rows())))
+	if r.Workers > 0 {
+		parts = append(parts, fmt.Sprintf("%d workers", r.Workers))
+	}
+	if r.Elapsed > 0 {
+		parts = append(parts, "wall time "+r.Elapsed.Round(time.Millisecond).String())
+	}
+	if len(f.Datasets) > 0 {
+		parts = append(parts, "data: "+strings.Join(f.Datasets, ", "))
+	}
+	b.WriteString(strings.Join(parts, " · ") + "\n\n")
+	if f.Settings != nil && r.Profile != "" {
+		if s := strings.TrimSpace(f.Settings(r.Profile)); s != "" {
+			fmt.Fprintf(&b, "**Settings.** %s\n\n", s)
+		}
+	}
+	if t := PaperVsRun(r.Comparisons()); t != "" {
+		b.WriteString("**Paper vs this run.**\n\n")
+		b.WriteString(t)
+		b.WriteString("\n")
+	}
+	if n := strings.TrimSpace(f.Notes); n != "" {
+		fmt.Fprintf(&b, "**Notes.** %s\n", n)
+	}
+	return b.String()
+}
+
+func (r Result) rows() []experiments.Row {
+	if r.Results == nil {
+		return nil
+	}
+	return r.Results.Rows
+}

@@ -1,0 +1,108 @@
+package dpnb
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
+)
+
+// Default figure size and PNG resolution.
+const (
+	DefaultWidth  = 6 * vg.Inch
+	DefaultHeight = 4 * vg.Inch
+	PNGDPI        = 144
+)
+
+// sizeOrDefault replaces non-positive sizes by the defaults.
+func sizeOrDefault(w, h vg.Length) (vg.Length, vg.Length) {
+	if w <= 0 {
+		w = DefaultWidth
+	}
+	if h <= 0 {
+		h = DefaultHeight
+	}
+	return w, h
+}
+
+// drawSafely draws p on c, turning a panic of the plotting library (for
+// example a log axis with a non-positive value set by hand) into an error.
+func drawSafely(p *plot.Plot, c draw.Canvas) (err error) {
+	if p == nil {
+		return errors.New("nil plot")
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("drawing the plot failed: %v", r)
+		}
+	}()
+	p.Draw(c)
+	return nil
+}
+
+// RenderPNG renders p as a PNG of w × h (≤ 0 means the default 6 × 4 in) at
+// PNGDPI dots per inch.
+func RenderPNG(p *plot.Plot, w, h vg.Length) ([]byte, error) {
+	w, h = sizeOrDefault(w, h)
+	c := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(PNGDPI))
+	if err := drawSafely(p, draw.New(c)); err != nil {
+		return nil, fmt.Errorf("dpnb: PNG: %w", err)
+	}
+	var buf bytes.Buffer
+	if _, err := (vgimg.PngCanvas{Canvas: c}).WriteTo(&buf); err != nil {
+		return nil, fmt.Errorf("dpnb: encoding PNG: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// RenderSVG renders p as an SVG document of w × h (≤ 0 means the default
+// 6 × 4 in). Fonts are referenced by name, not embedded.
+func RenderSVG(p *plot.Plot, w, h vg.Length) ([]byte, error) {
+	w, h = sizeOrDefault(w, h)
+	c := vgsvg.New(w, h)
+	if err := drawSafely(p, draw.New(c)); err != nil {
+		return nil, fmt.Errorf("dpnb: SVG: %w", err)
+	}
+	var buf bytes.Buffer
+	if _, err := c.WriteTo(&buf); err != nil {
+		return nil, fmt.Errorf("dpnb: encoding SVG: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// PNGBytes renders p as a 6 × 4 in PNG.
+func PNGBytes(p *plot.Plot) ([]byte, error) { return RenderPNG(p, 0, 0) }
+
+// SVGBytes renders p as a 6 × 4 in SVG.
+func SVGBytes(p *plot.Plot) ([]byte, error) { return RenderSVG(p, 0, 0) }
+
+// SavePNG writes p as a PNG file of w × h (≤ 0 means the default 6 × 4 in).
+func SavePNG(p *plot.Plot, path string, w, h vg.Length) error {
+	b, err := RenderPNG(p, w, h)
+	if err != nil {
+		return err
+	}
+	return writeFile(path, b)
+}
+
+// SaveSVG writes p as an SVG file of w × h (≤ 0 means the default 6 × 4 in).
+func SaveSVG(p *plot.Plot, path string, w, h vg.Length) error {
+	b, err := RenderSVG(p, w, h)
+	if err != nil {
+		return err
+	}
+	return writeFile(path, b)
+}
+
+func writeFile(path string, b []byte) error {
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		return fmt.Errorf("dpnb: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,61 @@
+package experiments
+
+import (
+	"context"
+	"math"
+	"testing"
+)
+
+func TestAccountingEpsVsSteps(t *testing.T) {
+	f, ok := Lookup("accounting-eps-vs-steps")
+	if !ok {
+		t.Fatal("figure not registered")
+	}
+	res, err := f.Execute(context.Background(), Quick, Env{Workers: 2}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sums := Summarize(res)
+	tol := map[string]float64{"improved": 1e-9, "classic": 1e-5}
+	for i, pv := range f.PaperValues {
+		got, ok := pv.Ours(sums)
+		if !ok {
+			t.Fatalf("paper value %q: no matching summary", pv.Quantity)
+		}
+		rel := math.Abs(got-pv.Value) / pv.Value
+		if lim := tol[[]string{"improved", "classic"}[i]]; rel > lim {
+			t.Errorf("%s: got %.12g, want %.12g (rel %.2g > %g)", pv.Quantity, got, pv.Value, rel, lim)
+		}
+	}
+	// ε grows with T and the classic conversion is never tighter.
+	prev := map[string]float64{}
+	for _, s := range sums {
+		if s.Mean < prev[s.Method] {
+			t.Errorf("%s: ε decreases at T=%g", s.Method, s.X)
+		}
+		prev[s.Method] = s.Mean
+	}
+	for _, row := range res.Rows {
+		if row.Extra["order"] == "" || row.Extra["conversion"] == "" {
+			t.Fatalf("row lacks extra columns: %+v", row)
+		}
+	}
+	for _, p := range []Profile{Quick, Full} {
+		xs := epsVsStepsGrid(p)
+		if xs[0] != 10 || !containsFloat(xs, 2250) {
+			t.Errorf("%s grid %v", p, xs)
+		}
+	}
+	if xs := epsVsStepsGrid(Full); xs[len(xs)-1] != 1e5 {
+		t.Errorf("full grid ends at %g", xs[len(xs)-1])
+	}
+}
+
+func containsFloat(xs []float64, v float64) bool {
+	for _, x := range xs {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
