@@ -1,0 +1,337 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/featuredp/featuredp/dpnb"
+	"github.com/featuredp/featuredp/experiments"
+)
+
+func init() {
+	register("reproduce", "run paper figures: CSV, PNG, SVG and a markdown report per figure", runReproduce)
+}
+
+const reproduceUsage = `usage: featuredp reproduce [all | PAPER | FIGURE-ID ...] [flags]
+
+Runs the selected figures (default: all) and writes, for each, DIR/FIGURE-ID.csv
+(tidy table), DIR/FIGURE-ID.png and .svg, and appends a section to DIR/report.md
+with the settings and the paper's numbers beside this run's. Figures whose
+datasets are missing from the data directory are skipped (and listed).
+PAPER is one of: ` + "corrdp, fdp, bcdp, smoothdp, accounting" + `.
+
+flags:
+`
+
+// reproduceOptions are the parsed command-line options.
+type reproduceOptions struct {
+	selection []string
+	out       string
+	profile   experiments.Profile
+	dataDir   string
+	workers   int
+	list      bool
+}
+
+// parseReproduce parses args, allowing flags before, between and after the
+// positional arguments. help is true for -h/--help.
+func parseReproduce(args []string, stdout io.Writer) (opts reproduceOptions, help bool, err error) {
+	fs := flag.NewFlagSet("reproduce", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	out := fs.String("out", "results", "output `DIR` (created if needed)")
+	profile := fs.String("profile", "quick", "`quick` (minutes) or full (the papers' settings)")
+	data := fs.String("data", os.Getenv("FEATUREDP_DATA"), "`DIR` holding the real datasets (default $FEATUREDP_DATA)")
+	workers := fs.Int("workers", runtime.NumCPU(), "parallel `N` workers")
+	list := fs.Bool("list", false, "list the selected figures (id, title, datasets) and exit")
+	rest := args
+	for {
+		if err := fs.Parse(rest); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				fmt.Fprint(stdout, reproduceUsage)
+				fs.SetOutput(stdout)
+				fs.PrintDefaults()
+				return opts, true, nil
+			}
+			return opts, false, err
+		}
+		rest = fs.Args()
+		if len(rest) == 0 {
+			break
+		}
+		opts.selection = append(opts.selection, rest[0])
+		rest = rest[1:]
+	}
+	p, err := experiments.ParseProfile(*profile)
+	if err != nil {
+		return opts, false, fmt.Errorf("unknown profile %q (valid: quick, full)", *profile)
+	}
+	if *workers < 1 {
+		return opts, false, fmt.Errorf("--workers must be at least 1, got %d", *workers)
+	}
+	if *data != "" {
+		st, err := os.Stat(*data)
+		if err != nil || !st.IsDir() {
+			return opts, false, fmt.Errorf("data directory %q (from --data or FEATUREDP_DATA) is not a directory", *data)
+		}
+	}
+	if strings.TrimSpace(*out) == "" {
+		return opts, false, errors.New("--out must not be empty")
+	}
+	opts.out, opts.profile, opts.dataDir, opts.workers, opts.list = *out, p, *data, *workers, *list
+	return opts, false, nil
+}
+
+func runReproduce(args []string, stdout, stderr io.Writer) int {
+	opts, help, err := parseReproduce(args, stdout)
+	if help {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "featuredp reproduce: %v\n", err)
+		return 2
+	}
+	figs, err := experiments.Select(opts.selection)
+	if err != nil {
+		fmt.Fprintf(stderr, "featuredp reproduce: %s\n", strings.TrimPrefix(err.Error(), "experiments: "))
+		return 2
+	}
+	if opts.list {
+		listFigures(stdout, figs, opts.dataDir)
+		return 0
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	return reproduce(ctx, figs, opts, stdout, stderr)
+}
+
+// listFigures prints one line per figure: id, title and the datasets it
+// needs (marked missing when they are not in dataDir).
+func listFigures(w io.Writer, figs []experiments.Figure, dataDir string) {
+	width := 0
+	for _, f := range figs {
+		width = max(width, len(f.ID))
+	}
+	for _, f := range figs {
+		line := fmt.Sprintf("%-*s  %s", width, f.ID, f.Title)
+		if len(f.Datasets) > 0 {
+			line += "  [needs " + strings.Join(f.Datasets, ", ")
+			if m := f.MissingDatasets(dataDir); len(m) > 0 {
+				line += fmt.Sprintf("; %d missing", len(m))
+			}
+			line += "]"
+		}
+		fmt.Fprintln(w, line)
+	}
+}
+
+// reproduce runs the figures and writes their files; it returns the exit
+// code (0 success, 1 if a figure failed or the run was interrupted).
+func reproduce(ctx context.Context, figs []experiments.Figure, opts reproduceOptions, stdout, stderr io.Writer) int {
+	if err := os.MkdirAll(opts.out, 0o755); err != nil {
+		fmt.Fprintf(stderr, "featuredp reproduce: creating output directory: %v\n", err)
+		return 1
+	}
+	reportPath := filepath.Join(opts.out, "report.md")
+	dataDesc := opts.dataDir
+	if dataDesc == "" {
+		dataDesc = "none (set --data or FEATUREDP_DATA)"
+	}
+	ids := make([]string, len(figs))
+	for i, f := range figs {
+		ids[i] = f.ID
+	}
+	header := fmt.Sprintf("# featuredp reproduce — %s\n\nprofile: %s · workers: %d · data: %s · %s/%s, %s\n\nfigures: %s\n\n",
+		time.Now().Format("2006-01-02 15:04:05 MST"), opts.profile, opts.workers, dataDesc,
+		runtime.GOOS, runtime.GOARCH, runtime.Version(), strings.Join(ids, ", "))
+	if err := appendFile(reportPath, header); err != nil {
+		fmt.Fprintf(stderr, "featuredp reproduce: %v\n", err)
+		return 1
+	}
+
+	env := experiments.Env{DataDir: opts.dataDir, Workers: opts.workers}
+	var skipped, failed []string
+	written := 0
+	for _, f := range figs {
+		if missing := f.MissingDatasets(opts.dataDir); len(missing) > 0 {
+			why := fmt.Sprintf("%s: needs %s, %s", f.ID, strings.Join(missing, ", "), missingWhere(opts.dataDir))
+			fmt.Fprintf(stderr, "skipped %s\n", why)
+			skipped = append(skipped, why)
+			continue
+		}
+		bar := newProgressBar(stderr, f.ID)
+		r, err := dpnb.RunFigure(ctx, f, opts.profile, env, bar.update)
+		bar.finish(err == nil)
+		if err != nil {
+			fmt.Fprintf(stderr, "featuredp reproduce: %s: %v\n", f.ID, err)
+			failed = append(failed, fmt.Sprintf("%s: %v", f.ID, err))
+			if ctx.Err() != nil {
+				break
+			}
+			continue
+		}
+		if err := writeFigure(opts.out, r); err != nil {
+			fmt.Fprintf(stderr, "featuredp reproduce: %s: %v\n", f.ID, err)
+			failed = append(failed, fmt.Sprintf("%s: %v", f.ID, err))
+			continue
+		}
+		written++
+		fmt.Fprintf(stdout, "%s: %d rows in %v -> %s.{csv,png,svg}\n", f.ID, len(r.Results.Rows),
+			r.Elapsed.Round(time.Millisecond), filepath.Join(opts.out, f.ID))
+	}
+
+	var tail strings.Builder
+	if len(skipped) > 0 {
+		tail.WriteString("## Skipped figures\n\n")
+		for _, s := range skipped {
+			fmt.Fprintf(&tail, "- %s\n", s)
+		}
+		tail.WriteString("\n")
+	}
+	if len(failed) > 0 {
+		tail.WriteString("## Failed figures\n\n")
+		for _, s := range failed {
+			fmt.Fprintf(&tail, "- %s\n", strings.ReplaceAll(s, "\n", " "))
+		}
+		tail.WriteString("\n")
+	}
+	if err := appendFile(reportPath, tail.String()); err != nil {
+		fmt.Fprintf(stderr, "featuredp reproduce: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "wrote %d of %d figures to %s (report: %s)", written, len(figs), opts.out, reportPath)
+	if len(skipped) > 0 {
+		fmt.Fprintf(stdout, "; skipped %d for missing data", len(skipped))
+	}
+	if len(failed) > 0 {
+		fmt.Fprintf(stdout, "; %d failed", len(failed))
+	}
+	fmt.Fprintln(stdout)
+	if len(failed) > 0 {
+		return 1
+	}
+	return 0
+}
+
+func missingWhere(dataDir string) string {
+	if dataDir == "" {
+		return "no data directory (set --data or FEATUREDP_DATA)"
+	}
+	return "not found in " + dataDir
+}
+
+// writeFigure writes FIGURE-ID.csv, .png, .svg and appends the figure's
+// section to report.md. The CSV is written first so that the data survive a
+// plotting error.
+func writeFigure(dir string, r *dpnb.Result) error {
+	base := filepath.Join(dir, r.Figure.ID)
+	f, err := os.Create(base + ".csv")
+	if err != nil {
+		return fmt.Errorf("writing CSV: %w", err)
+	}
+	if err := r.Results.WriteCSV(f); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("writing CSV: %w", err)
+	}
+	p, err := r.Plot()
+	if err != nil {
+		return fmt.Errorf("plotting: %w", err)
+	}
+	if err := dpnb.SavePNG(p, base+".png", 0, 0); err != nil {
+		return err
+	}
+	if err := dpnb.SaveSVG(p, base+".svg", 0, 0); err != nil {
+		return err
+	}
+	id := r.Figure.ID
+	section := r.Markdown() + fmt.Sprintf("\n![%s](%s.png)\n\nData: [%s.csv](%s.csv) · vector: [%s.svg](%s.svg)\n\n", id, id, id, id, id, id)
+	return appendFile(filepath.Join(dir, "report.md"), section)
+}
+
+func appendFile(path, s string) error {
+	if s == "" {
+		return nil
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return fmt.Errorf("opening report: %w", err)
+	}
+	if _, err := io.WriteString(f, s); err != nil {
+		f.Close()
+		return fmt.Errorf("writing report: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("writing report: %w", err)
+	}
+	return nil
+}
+
+// progressBar shows a figure's progress on stderr: a bar redrawn in place
+// with carriage returns on a terminal, otherwise a plain line at every
+// quarter. Its update method is the runner's progress callback (calls never
+// overlap).
+type progressBar struct {
+	w       io.Writer
+	tty     bool
+	label   string
+	start   time.Time
+	last    time.Time
+	quarter int
+	done    int
+	total   int
+}
+
+func newProgressBar(w io.Writer, label string) *progressBar {
+	tty := false
+	if f, ok := w.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+			tty = true
+		}
+	}
+	return &progressBar{w: w, tty: tty, label: label, start: time.Now()}
+}
+
+func (b *progressBar) update(done, total int) {
+	b.done, b.total = done, total
+	if total == 0 {
+		return
+	}
+	if b.tty {
+		now := time.Now()
+		if done < total && now.Sub(b.last) < 100*time.Millisecond {
+			return
+		}
+		b.last = now
+		const width = 30
+		fill := width * done / total
+		fmt.Fprintf(b.w, "\r%s [%s%s] %d/%d %3d%% %v ", b.label, strings.Repeat("#", fill), strings.Repeat(".", width-fill),
+			done, total, 100*done/total, time.Since(b.start).Round(100*time.Millisecond))
+		return
+	}
+	if q := 4 * done / total; q > b.quarter && done > 0 {
+		b.quarter = q
+		fmt.Fprintf(b.w, "%s: %d/%d cells (%d%%)\n", b.label, done, total, 100*done/total)
+	}
+}
+
+// finish ends the bar's line on a terminal.
+func (b *progressBar) finish(ok bool) {
+	if b.tty && b.total > 0 {
+		status := "done"
+		if !ok {
+			status = "stopped"
+		}
+		fmt.Fprintf(b.w, "\r%s: %d/%d cells, %s in %v\033[K\n", b.label, b.done, b.total, status, time.Since(b.start).Round(time.Millisecond))
+	}
+}

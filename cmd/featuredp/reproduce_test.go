@@ -1,0 +1,150 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/featuredp/featuredp/experiments"
+)
+
+// A test-only figure that needs a dataset nobody has, to exercise skipping.
+func init() {
+	experiments.MustRegister(experiments.Figure{
+		ID: "corrdp-testonly-needs-data", Paper: "corrdp", Title: "test figure needing data",
+		Datasets: []string{"no-such-file.csv"},
+		Cells: func(experiments.Profile) ([]experiments.Cell, error) {
+			return []experiments.Cell{{Method: "m", X: 1}}, nil
+		},
+		Run: func(context.Context, experiments.Cell, experiments.Env) ([]experiments.Measurement, error) {
+			return []experiments.Measurement{{Metric: "v", Value: 1}}, nil
+		},
+	})
+}
+
+func runCLI(args ...string) (code int, stdout, stderr string) {
+	var out, errb bytes.Buffer
+	code = run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestReproduceList(t *testing.T) {
+	t.Setenv("FEATUREDP_DATA", "")
+	code, out, errs := runCLI("reproduce", "--list")
+	if code != 0 || errs != "" {
+		t.Fatalf("code %d, stderr %q", code, errs)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != len(experiments.Figures()) {
+		t.Errorf("%d lines for %d figures:\n%s", len(lines), len(experiments.Figures()), out)
+	}
+	if !strings.Contains(out, "accounting-eps-vs-steps") || !strings.Contains(out, "ε of DP-SGD versus steps") {
+		t.Errorf("list lacks the accounting figure:\n%s", out)
+	}
+	if !strings.Contains(out, "[needs no-such-file.csv; 1 missing]") {
+		t.Errorf("list does not show datasets:\n%s", out)
+	}
+	// Flags after a positional argument, selection by paper.
+	code, out, _ = runCLI("reproduce", "accounting", "--list")
+	if code != 0 || strings.Contains(out, "corrdp-") || !strings.Contains(out, "accounting-eps-vs-steps") {
+		t.Errorf("paper selection: code %d\n%s", code, out)
+	}
+}
+
+func TestReproduceAccountingFigure(t *testing.T) {
+	dir := t.TempDir()
+	code, out, errs := runCLI("reproduce", "accounting-eps-vs-steps", "--out", dir, "--workers", "2", "--profile", "quick")
+	if code != 0 {
+		t.Fatalf("code %d\nstdout %s\nstderr %s", code, out, errs)
+	}
+	if !strings.Contains(errs, "accounting-eps-vs-steps: ") || strings.Contains(errs, "\r") {
+		t.Errorf("expected plain progress lines on a non-terminal stderr, got %q", errs)
+	}
+	for _, ext := range []string{".csv", ".png", ".svg"} {
+		b, err := os.ReadFile(filepath.Join(dir, "accounting-eps-vs-steps"+ext))
+		if err != nil || len(b) < 1000 {
+			t.Fatalf("%s: %d bytes, %v", ext, len(b), err)
+		}
+		if ext == ".png" && !bytes.HasPrefix(b, []byte("\x89PNG\r\n\x1a\n")) {
+			t.Error("PNG magic missing")
+		}
+		if ext == ".csv" {
+			res, err := experiments.ReadCSV(bytes.NewReader(b))
+			if err != nil || len(res.Rows) == 0 {
+				t.Fatalf("CSV does not read back: %v", err)
+			}
+		}
+	}
+	report, err := os.ReadFile(filepath.Join(dir, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"# featuredp reproduce", "## accounting-eps-vs-steps", "Paper vs this run", "7.32911117", "![accounting-eps-vs-steps](accounting-eps-vs-steps.png)"} {
+		if !strings.Contains(string(report), want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+}
+
+func TestReproduceSkipsMissingData(t *testing.T) {
+	t.Setenv("FEATUREDP_DATA", "")
+	dir := t.TempDir()
+	code, out, errs := runCLI("reproduce", "corrdp-testonly-needs-data", "--out", dir)
+	if code != 0 {
+		t.Fatalf("code %d, stderr %q", code, errs)
+	}
+	if !strings.Contains(errs, "skipped corrdp-testonly-needs-data: needs no-such-file.csv, no data directory") {
+		t.Errorf("stderr %q", errs)
+	}
+	if !strings.Contains(out, "skipped 1 for missing data") {
+		t.Errorf("stdout %q", out)
+	}
+	report, _ := os.ReadFile(filepath.Join(dir, "report.md"))
+	if !strings.Contains(string(report), "## Skipped figures") || !strings.Contains(string(report), "no-such-file.csv") {
+		t.Errorf("report:\n%s", report)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "corrdp-testonly-needs-data.csv")); err == nil {
+		t.Error("a skipped figure wrote a CSV")
+	}
+}
+
+func TestReproduceUsageErrors(t *testing.T) {
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"nope"}, `unknown figure or paper "nope" (valid: all, corrdp`},
+		{[]string{"--profile", "medium", "--list"}, `unknown profile "medium"`},
+		{[]string{"--workers", "0", "--list"}, "--workers must be at least 1"},
+		{[]string{"--workers", "two"}, "invalid value"},
+		{[]string{"--bogus"}, "flag provided but not defined"},
+		{[]string{"--data", "/nonexistent/dir", "--list"}, "is not a directory"},
+		{[]string{"--out", "", "--list"}, "--out must not be empty"},
+	}
+	for _, tc := range cases {
+		code, out, errs := runCLI(append([]string{"reproduce"}, tc.args...)...)
+		if code != 2 || out != "" || !strings.Contains(errs, tc.want) || strings.Count(errs, "\n") != 1 {
+			t.Errorf("%v: code %d, stdout %q, stderr %q (want one line containing %q)", tc.args, code, out, errs, tc.want)
+		}
+	}
+	code, out, _ := runCLI("reproduce", "-h")
+	if code != 0 || !strings.Contains(out, "usage: featuredp reproduce") || !strings.Contains(out, "-profile") {
+		t.Errorf("-h: code %d, %q", code, out)
+	}
+}
+
+func TestProgressBar(t *testing.T) {
+	var b bytes.Buffer
+	bar := newProgressBar(&b, "fig")
+	for i := 0; i <= 8; i++ {
+		bar.update(i, 8)
+	}
+	bar.finish(true)
+	want := "fig: 2/8 cells (25%)\nfig: 4/8 cells (50%)\nfig: 6/8 cells (75%)\nfig: 8/8 cells (100%)\n"
+	if b.String() != want {
+		t.Errorf("got %q, want %q", b.String(), want)
+	}
+}
