@@ -100,9 +100,6 @@ func (m linear) PerExampleGrads(theta []float64, data *models.Data, idx []int, o
 }
 func (m linear) FeatureParams(j int) []int { return []int{j} }
 
-// initModel is lsq with a random Init.
-type initModel struct{ lsq }
-
 func each(data *models.Data, idx []int, f func(i int)) {
 	if idx == nil {
 		for i := range data.N {
