@@ -21,10 +21,10 @@ const (
 	// as one vector) to L2 norm C: a_i·min(1, C/‖a_i‖₂), before summing
 	// (DP-SGD; fdp.md §2.3). Required for the accountant's guarantee.
 	ClipPerExample
-	// ClipBatch clips the L2 norm of the normalised batch gradient to C
-	// before noise, like PyTorch's clip_grad_norm_ (corrdp.md §2.4 and §6
-	// item 14: the CorrDP NN experiments). It bounds no per-example
-	// sensitivity.
+	// ClipBatch clips the L2 norm of the normalised private batch gradient
+	// to C before noise, like PyTorch's clip_grad_norm_ (corrdp.md §2.4 and
+	// §6 item 14: the CorrDP NN experiments). It bounds no per-example
+	// sensitivity. The public gradient (PublicTerm) is never clipped.
 	ClipBatch
 )
 

@@ -309,8 +309,7 @@ func TestTrainCancel(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("pre-cancelled: %v", err)
 	}
-	//lint:ignore SA1012 nil context is accepted as Background
-	if _, err := Train(nil, Config{Model: lsq{d: 2}, Data: data, Steps: 1, Optimizer: SGD{LR: 0.1}}); err != nil { //nolint:staticcheck
+	if _, err := Train(nil, Config{Model: lsq{d: 2}, Data: data, Steps: 1, Optimizer: SGD{LR: 0.1}}); err != nil { // nil context = Background
 		t.Errorf("nil context: %v", err)
 	}
 }

@@ -19,7 +19,8 @@ type Optimizer interface {
 // Adam moments, the step count).
 type OptimizerState interface {
 	// Step updates theta in place from the gradient g, with the learning
-	// rate multiplied by lrScale (the schedule value at this step).
+	// rate multiplied by lrScale (the schedule value at this step). theta
+	// and g must have the length given to NewState.
 	Step(theta, g []float64, lrScale float64)
 }
 
@@ -76,7 +77,7 @@ func (o Momentum) Validate() error {
 
 // NewState returns a momentum state with v = 0.
 func (o Momentum) NewState(p int) OptimizerState {
-	return &momentumState{o: o, v: make([]float64, p)}
+	return &momentumState{o: o, v: make([]float64, max(p, 0))}
 }
 
 type momentumState struct {
@@ -145,7 +146,7 @@ func (o Adam) Validate() error {
 
 // NewState returns an Adam state with zero moments.
 func (o Adam) NewState(p int) OptimizerState {
-	return &adamState{o: o.withDefaults(), m: make([]float64, p), v: make([]float64, p), b1t: 1, b2t: 1}
+	return &adamState{o: o.withDefaults(), m: make([]float64, max(p, 0)), v: make([]float64, max(p, 0)), b1t: 1, b2t: 1}
 }
 
 type adamState struct {

@@ -200,6 +200,13 @@ func TestOptimizers(t *testing.T) {
 	if err := (Adam{LR: 1}).Validate(); err != nil {
 		t.Error(err)
 	}
+	// Negative sizes do not panic.
+	for _, o := range []Optimizer{SGD{LR: 1}, Momentum{LR: 1}, Adam{LR: 1}} {
+		o.NewState(-1).Step(nil, nil, 1)
+	}
+	if err := (*ShuffledEpochs)(nil).Fresh().Validate(10); err == nil {
+		t.Error("nil ShuffledEpochs.Fresh is valid")
+	}
 }
 
 func TestSchedules(t *testing.T) {

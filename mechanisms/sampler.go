@@ -255,7 +255,13 @@ func (s *ShuffledEpochs) Epoch() int { return s.epoch }
 
 // Fresh returns a new sampler with the same batch size, before its first
 // epoch.
-func (s *ShuffledEpochs) Fresh() Sampler { return &ShuffledEpochs{batch: s.batch} }
+// A nil receiver gives an invalid sampler (Validate reports it).
+func (s *ShuffledEpochs) Fresh() Sampler {
+	if s == nil {
+		return &ShuffledEpochs{}
+	}
+	return &ShuffledEpochs{batch: s.batch}
+}
 
 // Validate returns an error unless 1 ≤ B ≤ n.
 func (s *ShuffledEpochs) Validate(n int) error {
