@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"runtime"
 	"strings"
 	"time"
 
@@ -32,6 +33,9 @@ func RunFigure(ctx context.Context, fig experiments.Figure, profile experiments.
 	profile, err := experiments.ParseProfile(string(profile))
 	if err != nil {
 		return nil, fmt.Errorf("dpnb: %w", err)
+	}
+	if env.Workers <= 0 {
+		env.Workers = runtime.NumCPU()
 	}
 	start := time.Now()
 	res, err := fig.Execute(ctx, profile, env, progress)
