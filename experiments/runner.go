@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"runtime/debug"
 	"sync"
 )
 
@@ -34,7 +35,8 @@ type CellFunc func(ctx context.Context, c Cell) ([]Measurement, error)
 // cells, no new cells start, and Run returns that error wrapped with the
 // cell's index, method, x and seed. If ctx is cancelled, Run stops starting
 // cells, waits for the running ones (fn should honour its ctx) and returns
-// an error wrapping ctx.Err(). A measurement with an empty metric or an
+// an error wrapping ctx.Err(). A panic in fn is recovered and reported as
+// that cell's error (with the stack). A measurement with an empty metric or an
 // extra column named like a core column is an error.
 func Run(ctx context.Context, cells []Cell, fn CellFunc, opts RunOptions) (*Results, error) {
 	if fn == nil {
@@ -72,7 +74,7 @@ func Run(ctx context.Context, cells []Cell, fn CellFunc, opts RunOptions) (*Resu
 			defer wg.Done()
 			for i := range next {
 				c := cells[i]
-				ms, err := fn(inner, c)
+				ms, err := callCell(inner, fn, c)
 				if err == nil {
 					out[i], err = toRows(opts.Figure, c, ms)
 				}
@@ -120,6 +122,17 @@ feed:
 		res.Rows = append(res.Rows, rs...)
 	}
 	return res, nil
+}
+
+// callCell calls fn, turning a panic into an error that carries the stack,
+// so that a bug in one cell cannot take down a notebook kernel.
+func callCell(ctx context.Context, fn CellFunc, c Cell) (ms []Measurement, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			ms, err = nil, fmt.Errorf("panic: %v\n%s", r, debug.Stack())
+		}
+	}()
+	return fn(ctx, c)
 }
 
 // toRows converts a cell's measurements into rows, validating them.

@@ -183,6 +183,19 @@ func TestRunInvalidMeasurements(t *testing.T) {
 	}
 }
 
+func TestRunRecoversPanic(t *testing.T) {
+	_, err := Run(context.Background(), Grid("f", 1, []string{"m"}, []float64{1}, 3), func(_ context.Context, c Cell) ([]Measurement, error) {
+		if c.Rep == 1 {
+			var m map[string]int
+			m["x"] = 1 // nil map write panics
+		}
+		return []Measurement{{Metric: "v"}}, nil
+	}, RunOptions{Workers: 2})
+	if err == nil || !strings.Contains(err.Error(), "panic: assignment to entry in nil map") || !strings.Contains(err.Error(), `method "m"`) {
+		t.Fatalf("err = %v", err)
+	}
+}
+
 func TestRunEmptyAndNil(t *testing.T) {
 	res, err := Run(context.Background(), nil, noisyCell, RunOptions{})
 	if err != nil || len(res.Rows) != 0 {
