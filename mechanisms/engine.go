@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"reflect"
 
 	"github.com/featuredp/featuredp/accounting"
 	"github.com/featuredp/featuredp/models"
@@ -250,6 +251,20 @@ type trainer struct {
 	rngS, rngP, rngN                              *rand.Rand
 }
 
+// isNil reports whether v is nil or an interface holding a nil pointer
+// (whose methods would panic).
+func isNil(v any) bool {
+	if v == nil {
+		return true
+	}
+	rv := reflect.ValueOf(v)
+	switch rv.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Func, reflect.Interface:
+		return rv.IsNil()
+	}
+	return false
+}
+
 // checkData returns an error if d is nil or malformed.
 func checkData(what string, d *models.Data) error {
 	if d == nil {
@@ -290,7 +305,7 @@ func checkModelData(what string, m models.Model, d *models.Data) error {
 // newTrainer validates cfg and resolves its defaults (no buffers yet).
 func newTrainer(cfg Config) (*trainer, error) {
 	t := &trainer{cfg: cfg, model: cfg.Model, data: cfg.Data}
-	if cfg.Model == nil {
+	if isNil(cfg.Model) {
 		return nil, errors.New("mechanisms: Config.Model is nil")
 	}
 	if err := checkData("Config.Data", cfg.Data); err != nil {
@@ -321,6 +336,9 @@ func newTrainer(cfg Config) (*trainer, error) {
 	t.sampler = cfg.Sampler
 	if t.sampler == nil {
 		t.sampler = FullBatch{}
+	}
+	if isNil(t.sampler) {
+		return nil, fmt.Errorf("mechanisms: Config.Sampler is a nil %T", t.sampler)
 	}
 	if err := t.sampler.Validate(t.n); err != nil {
 		return nil, fmt.Errorf("mechanisms: Config.Sampler: %w", err)
@@ -361,7 +379,7 @@ func newTrainer(cfg Config) (*trainer, error) {
 	}
 
 	// Optimisation.
-	if cfg.Optimizer == nil {
+	if isNil(cfg.Optimizer) {
 		return nil, errors.New("mechanisms: Config.Optimizer is nil (use SGD{LR: …}, Momentum or Adam)")
 	}
 	if err := cfg.Optimizer.Validate(); err != nil {
@@ -426,6 +444,9 @@ func (t *trainer) setPublic(pt *PublicTerm) error {
 	t.pubModel = pt.Model
 	if t.pubModel == nil {
 		t.pubModel = t.cfg.Model
+	}
+	if isNil(t.pubModel) {
+		return errors.New("mechanisms: Public.Model is a nil pointer")
 	}
 	if t.pubModel.NumParams() != t.p {
 		return fmt.Errorf("mechanisms: Public.Model has %d parameters, Config.Model has %d", t.pubModel.NumParams(), t.p)
@@ -601,7 +622,7 @@ func (t *trainer) init(streams *Streams) error {
 func (t *trainer) run(ctx context.Context) (*Result, error) {
 	cfg := t.cfg
 	res := &Result{
-		BatchSizes:        make([]int, 0, cfg.Steps),
+		BatchSizes:        make([]int, 0, min(cfg.Steps, 1<<20)),
 		ExpectedBatchSize: t.m,
 		Phases:            t.phases,
 		PhasesNote:        t.note,

@@ -494,6 +494,10 @@ func TestTrainBadConfig(t *testing.T) {
 		mod  func(*Config)
 	}{
 		{"nil model", func(c *Config) { c.Model = nil }},
+		{"nil model pointer", func(c *Config) { c.Model = (*models.Linear)(nil) }},
+		{"nil sampler pointer", func(c *Config) { c.Sampler = (*Poisson)(nil) }},
+		{"nil optimizer pointer", func(c *Config) { c.Optimizer = (*SGD)(nil) }},
+		{"nil public model pointer", func(c *Config) { c.Public = &PublicTerm{Alpha: 1, Model: (*models.Logistic)(nil)} }},
 		{"nil data", func(c *Config) { c.Data = nil }},
 		{"empty data", func(c *Config) { c.Data = &models.Data{} }},
 		{"short data", func(c *Config) { c.Data = short }},
