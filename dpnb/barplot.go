@@ -25,8 +25,8 @@ type BarOptions struct {
 	// BandIQR = median with a Q25–Q75 bar, BandNone = mean without error
 	// bars.
 	Band Band
-	// Legend positions the legend; the default LegendRight keeps it outside
-	// the data area.
+	// Legend positions the legend; the default (LegendAuto, which for bars
+	// means LegendRight) keeps it outside the data area.
 	Legend LegendPos
 	// XFormat formats the x value of a group label; nil means %g.
 	XFormat func(x float64) string

@@ -11,6 +11,7 @@ import (
 
 	"github.com/featuredp/featuredp/experiments"
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
 )
 
 var pngMagic = []byte("\x89PNG\r\n\x1a\n")
@@ -260,5 +261,42 @@ func TestResultPlotKinds(t *testing.T) {
 		if strings.Contains(r.Markdown(), "Paper vs this run") {
 			t.Error("no paper values: no comparison table expected")
 		}
+	}
+}
+
+func TestLegendAuto(t *testing.T) {
+	line := func(pairs ...float64) plotter.XYs {
+		var out plotter.XYs
+		for i := 0; i+1 < len(pairs); i += 2 {
+			out = append(out, plotter.XY{X: pairs[i], Y: pairs[i+1]})
+		}
+		return out
+	}
+	cases := []struct {
+		name string
+		xys  plotter.XYs
+		want LegendPos
+	}{
+		{"increasing", line(1, 1, 2, 2, 3, 3), LegendTopLeft},
+		{"decreasing", line(1, 3, 2, 2, 3, 1), LegendTopRight},
+		{"V shape", line(1, 3, 2, 1, 3, 3), LegendBottomRight},
+		{"zigzag through all corners", line(1, 1, 1.01, 3, 2, 2, 2.99, 3, 3, 1), LegendRight},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p := NewPlot("", "", "")
+			p.Legend.Add("method")
+			if got := freeCorner(p, densify(tc.xys, false, false), false, false); got != tc.want {
+				t.Errorf("got %v, want %v", got, tc.want)
+			}
+		})
+	}
+	// Through LinePlot: an increasing curve gets its legend at the top left.
+	p, err := LinePlot([]experiments.Summary{{Method: "m", X: 1, Metric: "v", Mean: 1}, {Method: "m", X: 2, Metric: "v", Mean: 2}}, LineOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.Legend.Top || !p.Legend.Left {
+		t.Errorf("legend top=%v left=%v, want top left", p.Legend.Top, p.Legend.Left)
 	}
 }

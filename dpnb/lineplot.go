@@ -33,8 +33,8 @@ type LineOptions struct {
 	// hold a single metric.
 	Metric string
 	Band   Band
-	// Legend positions the legend; the default LegendRight keeps it outside
-	// the data area.
+	// Legend positions the legend; the default LegendAuto puts it in a
+	// corner free of data, or outside on the right.
 	Legend LegendPos
 }
 
@@ -163,6 +163,7 @@ func LinePlot(sums []experiments.Summary, opts LineOptions) (*plot.Plot, error) 
 		setLogAxis(&p.Y)
 	}
 	plotted := 0
+	var occupied []plotter.XY // everything drawn, for LegendAuto
 	// Bands first, so that every line is drawn above every band.
 	if opts.Band != BandNone {
 		for i, s := range all {
@@ -180,6 +181,8 @@ func LinePlot(sums []experiments.Summary, opts LineOptions) (*plot.Plot, error) 
 				}
 				ring = append(ring, plotter.XY{X: s.x[k], Y: lo})
 			}
+			occupied = append(occupied, densify(ring[:len(s.x)], opts.LogX, opts.LogY)...)
+			occupied = append(occupied, densify(ring[len(s.x):], opts.LogX, opts.LogY)...)
 			poly, err := plotter.NewPolygon(ring)
 			if err != nil {
 				return nil, fmt.Errorf("dpnb: LinePlot: band of %q: %w", s.method, err)
@@ -197,6 +200,7 @@ func LinePlot(sums []experiments.Summary, opts LineOptions) (*plot.Plot, error) 
 		for k := range s.x {
 			xys[k] = plotter.XY{X: s.x[k], Y: s.y[k]}
 		}
+		occupied = append(occupied, densify(xys, opts.LogX, opts.LogY)...)
 		line, pts, err := plotter.NewLinePoints(xys)
 		if err != nil {
 			return nil, fmt.Errorf("dpnb: LinePlot: line of %q: %w", s.method, err)
@@ -214,6 +218,10 @@ func LinePlot(sums []experiments.Summary, opts LineOptions) (*plot.Plot, error) 
 	if plotted == 0 {
 		return nil, errors.New("dpnb: LinePlot: no finite values to plot")
 	}
-	PlaceLegend(p, opts.Legend)
+	pos := opts.Legend
+	if pos == LegendAuto {
+		pos = freeCorner(p, occupied, opts.LogX, opts.LogY)
+	}
+	PlaceLegend(p, pos)
 	return p, nil
 }

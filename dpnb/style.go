@@ -197,24 +197,42 @@ func formatTick(v float64) string {
 type LegendPos int
 
 const (
+	// LegendAuto (the default) puts the legend inside the data area in the
+	// first corner (top left, top right, bottom right, bottom left) that no
+	// line, marker or band passes through, and outside on the right when
+	// every corner is busy.
+	LegendAuto LegendPos = iota
 	// LegendRight puts the legend outside the data area, on the right, top
 	// aligned; the data area shrinks to make room, so it never hides data.
-	LegendRight LegendPos = iota
+	LegendRight
 	// LegendTopLeft puts the legend inside the data area, top left.
 	LegendTopLeft
+	// LegendTopRight puts the legend inside the data area, top right.
+	LegendTopRight
 	// LegendBottomRight puts the legend inside the data area, bottom right.
 	LegendBottomRight
+	// LegendBottomLeft puts the legend inside the data area, bottom left.
+	LegendBottomLeft
 )
 
 // PlaceLegend positions p's legend; call it after the last Legend.Add.
+// LegendAuto without data points to avoid behaves like LegendRight; LinePlot
+// resolves LegendAuto from its data.
 func PlaceLegend(p *plot.Plot, pos LegendPos) {
+	in := vg.Points(5)
 	switch pos {
 	case LegendTopLeft:
 		p.Legend.Top, p.Legend.Left = true, true
-		p.Legend.XOffs, p.Legend.YOffs = vg.Points(4), -vg.Points(2)
+		p.Legend.XOffs, p.Legend.YOffs = in, -in
+	case LegendTopRight:
+		p.Legend.Top, p.Legend.Left = true, false
+		p.Legend.XOffs, p.Legend.YOffs = -in, -in
 	case LegendBottomRight:
 		p.Legend.Top, p.Legend.Left = false, false
-		p.Legend.XOffs, p.Legend.YOffs = -vg.Points(4), vg.Points(2)
+		p.Legend.XOffs, p.Legend.YOffs = -in, in
+	case LegendBottomLeft:
+		p.Legend.Top, p.Legend.Left = false, true
+		p.Legend.XOffs, p.Legend.YOffs = in, in
 	default:
 		p.Legend.Top, p.Legend.Left = true, false
 		p.Legend.XOffs, p.Legend.YOffs = 0, 0
@@ -223,6 +241,89 @@ func PlaceLegend(p *plot.Plot, pos LegendPos) {
 			p.Add(legendSpace{width: w + vg.Points(10)})
 		}
 	}
+}
+
+// freeCorner returns the first inside corner (top left, top right, bottom
+// right, bottom left) whose legend-sized box contains none of the points,
+// or LegendRight. Points are in data coordinates; the data area is assumed
+// to be that of a DefaultWidth × DefaultHeight figure with the legend
+// inside.
+func freeCorner(p *plot.Plot, pts []plotter.XY, logX, logY bool) LegendPos {
+	r := p.Legend.Rectangle(draw.Canvas{})
+	lw, lh := r.Max.X-r.Min.X, r.Max.Y-r.Min.Y
+	if lw <= 0 || len(pts) == 0 {
+		return LegendRight
+	}
+	dataW, dataH := DefaultWidth-0.8*vg.Inch, DefaultHeight-0.9*vg.Inch
+	fx := float64(lw+vg.Points(12)) / float64(dataW)
+	fy := float64(lh+vg.Points(10)) / float64(dataH)
+	if fx > 0.6 || fy > 0.6 {
+		return LegendRight
+	}
+	tr := func(v float64, log bool) float64 {
+		if log {
+			return math.Log(v)
+		}
+		return v
+	}
+	xmin, xmax, ymin, ymax := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
+	for _, q := range pts {
+		x, y := tr(q.X, logX), tr(q.Y, logY)
+		xmin, xmax = math.Min(xmin, x), math.Max(xmax, x)
+		ymin, ymax = math.Min(ymin, y), math.Max(ymax, y)
+	}
+	norm := func(v, lo, hi float64) float64 {
+		if hi <= lo {
+			return 0.5
+		}
+		return (v - lo) / (hi - lo)
+	}
+	busy := func(pos LegendPos) bool {
+		for _, q := range pts {
+			x, y := norm(tr(q.X, logX), xmin, xmax), norm(tr(q.Y, logY), ymin, ymax)
+			left, top := x <= fx, y >= 1-fy
+			right, bottom := x >= 1-fx, y <= fy
+			switch {
+			case pos == LegendTopLeft && left && top,
+				pos == LegendTopRight && right && top,
+				pos == LegendBottomRight && right && bottom,
+				pos == LegendBottomLeft && left && bottom:
+				return true
+			}
+		}
+		return false
+	}
+	for _, pos := range []LegendPos{LegendTopLeft, LegendTopRight, LegendBottomRight, LegendBottomLeft} {
+		if !busy(pos) {
+			return pos
+		}
+	}
+	return LegendRight
+}
+
+// densify returns the vertices of a polyline plus 24 points on each
+// segment (interpolated in the axes' scales), so that a box crossed by a
+// segment is seen as busy.
+func densify(xys plotter.XYs, logX, logY bool) []plotter.XY {
+	const k = 24
+	interp := func(a, b, t float64, log bool) float64 {
+		if log && a > 0 && b > 0 {
+			return math.Exp(math.Log(a) + t*(math.Log(b)-math.Log(a)))
+		}
+		return a + t*(b-a)
+	}
+	out := make([]plotter.XY, 0, len(xys)*(k+1))
+	for i, q := range xys {
+		out = append(out, q)
+		if i+1 < len(xys) {
+			n := xys[i+1]
+			for j := 1; j <= k; j++ {
+				t := float64(j) / float64(k+1)
+				out = append(out, plotter.XY{X: interp(q.X, n.X, t, logX), Y: interp(q.Y, n.Y, t, logY)})
+			}
+		}
+	}
+	return out
 }
 
 // legendSpace is an invisible plotter whose glyph box makes the plot keep

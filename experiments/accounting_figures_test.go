@@ -59,3 +59,28 @@ func containsFloat(xs []float64, v float64) bool {
 	}
 	return false
 }
+
+func TestAccountingCalibration(t *testing.T) {
+	f, ok := Lookup("accounting-calibration")
+	if !ok {
+		t.Fatal("figure not registered")
+	}
+	res, err := f.Execute(context.Background(), Quick, Env{Workers: 2}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sums := Summarize(res)
+	pv := f.PaperValues[0]
+	if got, ok := pv.Ours(sums); !ok || got != pv.Value {
+		t.Errorf("%s: got %v (%v), want %v", pv.Quantity, got, ok, pv.Value)
+	}
+	// The tight calibration reaches the target; Opacus' stays within 0.01 below it.
+	for _, s := range sums {
+		if s.Metric != "epsilon_achieved" {
+			continue
+		}
+		if s.Mean > s.X*(1+1e-9) || s.Mean < s.X-0.0100001 {
+			t.Errorf("%s at target %g: achieved ε %v", s.Method, s.X, s.Mean)
+		}
+	}
+}
