@@ -105,7 +105,7 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if opts.list {
-		listFigures(stdout, figs, opts.dataDir)
+		listReproduceFigures(stdout, figs, opts.dataDir)
 		return 0
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -113,9 +113,9 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 	return reproduce(ctx, figs, opts, stdout, stderr)
 }
 
-// listFigures prints one line per figure: id, title and the datasets it
+// listReproduceFigures prints one line per figure: id, title and the datasets it
 // needs (marked missing when they are not in dataDir).
-func listFigures(w io.Writer, figs []experiments.Figure, dataDir string) {
+func listReproduceFigures(w io.Writer, figs []experiments.Figure, dataDir string) {
 	width := 0
 	for _, f := range figs {
 		width = max(width, len(f.ID))
@@ -152,7 +152,7 @@ func reproduce(ctx context.Context, figs []experiments.Figure, opts reproduceOpt
 	header := fmt.Sprintf("# featuredp reproduce — %s\n\nprofile: %s · workers: %d · data: %s · %s/%s, %s\n\nfigures: %s\n\n",
 		time.Now().Format("2006-01-02 15:04:05 MST"), opts.profile, opts.workers, dataDesc,
 		runtime.GOOS, runtime.GOARCH, runtime.Version(), strings.Join(ids, ", "))
-	if err := appendFile(reportPath, header); err != nil {
+	if err := appendReport(reportPath, header); err != nil {
 		fmt.Fprintf(stderr, "featuredp reproduce: %v\n", err)
 		return 1
 	}
@@ -162,7 +162,7 @@ func reproduce(ctx context.Context, figs []experiments.Figure, opts reproduceOpt
 	written := 0
 	for _, f := range figs {
 		if missing := f.MissingDatasets(opts.dataDir); len(missing) > 0 {
-			why := fmt.Sprintf("%s: needs %s, %s", f.ID, strings.Join(missing, ", "), missingWhere(opts.dataDir))
+			why := fmt.Sprintf("%s: needs %s, %s", f.ID, strings.Join(missing, ", "), reproduceMissingWhere(opts.dataDir))
 			fmt.Fprintf(stderr, "skipped %s\n", why)
 			skipped = append(skipped, why)
 			continue
@@ -178,7 +178,7 @@ func reproduce(ctx context.Context, figs []experiments.Figure, opts reproduceOpt
 			}
 			continue
 		}
-		if err := writeFigure(opts.out, r); err != nil {
+		if err := writeReproduceFigure(opts.out, r); err != nil {
 			fmt.Fprintf(stderr, "featuredp reproduce: %s: %v\n", f.ID, err)
 			failed = append(failed, fmt.Sprintf("%s: %v", f.ID, err))
 			continue
@@ -203,7 +203,7 @@ func reproduce(ctx context.Context, figs []experiments.Figure, opts reproduceOpt
 		}
 		tail.WriteString("\n")
 	}
-	if err := appendFile(reportPath, tail.String()); err != nil {
+	if err := appendReport(reportPath, tail.String()); err != nil {
 		fmt.Fprintf(stderr, "featuredp reproduce: %v\n", err)
 		return 1
 	}
@@ -221,17 +221,17 @@ func reproduce(ctx context.Context, figs []experiments.Figure, opts reproduceOpt
 	return 0
 }
 
-func missingWhere(dataDir string) string {
+func reproduceMissingWhere(dataDir string) string {
 	if dataDir == "" {
 		return "no data directory (set --data or FEATUREDP_DATA)"
 	}
 	return "not found in " + dataDir
 }
 
-// writeFigure writes FIGURE-ID.csv, .png, .svg and appends the figure's
+// writeReproduceFigure writes FIGURE-ID.csv, .png, .svg and appends the figure's
 // section to report.md. The CSV is written first so that the data survive a
 // plotting error.
-func writeFigure(dir string, r *dpnb.Result) error {
+func writeReproduceFigure(dir string, r *dpnb.Result) error {
 	base := filepath.Join(dir, r.Figure.ID)
 	f, err := os.Create(base + ".csv")
 	if err != nil {
@@ -256,10 +256,10 @@ func writeFigure(dir string, r *dpnb.Result) error {
 	}
 	id := r.Figure.ID
 	section := r.Markdown() + fmt.Sprintf("\n![%s](%s.png)\n\nData: [%s.csv](%s.csv) · vector: [%s.svg](%s.svg)\n\n", id, id, id, id, id, id)
-	return appendFile(filepath.Join(dir, "report.md"), section)
+	return appendReport(filepath.Join(dir, "report.md"), section)
 }
 
-func appendFile(path, s string) error {
+func appendReport(path, s string) error {
 	if s == "" {
 		return nil
 	}

@@ -25,7 +25,7 @@ func init() {
 	})
 }
 
-func runCLI(args ...string) (code int, stdout, stderr string) {
+func runReproduceCLI(args ...string) (code int, stdout, stderr string) {
 	var out, errb bytes.Buffer
 	code = run(args, &out, &errb)
 	return code, out.String(), errb.String()
@@ -33,7 +33,7 @@ func runCLI(args ...string) (code int, stdout, stderr string) {
 
 func TestReproduceList(t *testing.T) {
 	t.Setenv("FEATUREDP_DATA", "")
-	code, out, errs := runCLI("reproduce", "--list")
+	code, out, errs := runReproduceCLI("reproduce", "--list")
 	if code != 0 || errs != "" {
 		t.Fatalf("code %d, stderr %q", code, errs)
 	}
@@ -48,7 +48,7 @@ func TestReproduceList(t *testing.T) {
 		t.Errorf("list does not show datasets:\n%s", out)
 	}
 	// Flags after a positional argument, selection by paper.
-	code, out, _ = runCLI("reproduce", "accounting", "--list")
+	code, out, _ = runReproduceCLI("reproduce", "accounting", "--list")
 	if code != 0 || strings.Contains(out, "corrdp-") || !strings.Contains(out, "accounting-eps-vs-steps") {
 		t.Errorf("paper selection: code %d\n%s", code, out)
 	}
@@ -56,7 +56,7 @@ func TestReproduceList(t *testing.T) {
 
 func TestReproduceAccountingFigure(t *testing.T) {
 	dir := t.TempDir()
-	code, out, errs := runCLI("reproduce", "accounting-eps-vs-steps", "--out", dir, "--workers", "2", "--profile", "quick")
+	code, out, errs := runReproduceCLI("reproduce", "accounting-eps-vs-steps", "--out", dir, "--workers", "2", "--profile", "quick")
 	if code != 0 {
 		t.Fatalf("code %d\nstdout %s\nstderr %s", code, out, errs)
 	}
@@ -92,7 +92,7 @@ func TestReproduceAccountingFigure(t *testing.T) {
 func TestReproduceSkipsMissingData(t *testing.T) {
 	t.Setenv("FEATUREDP_DATA", "")
 	dir := t.TempDir()
-	code, out, errs := runCLI("reproduce", "corrdp-testonly-needs-data", "--out", dir)
+	code, out, errs := runReproduceCLI("reproduce", "corrdp-testonly-needs-data", "--out", dir)
 	if code != 0 {
 		t.Fatalf("code %d, stderr %q", code, errs)
 	}
@@ -125,18 +125,18 @@ func TestReproduceUsageErrors(t *testing.T) {
 		{[]string{"--out", "", "--list"}, "--out must not be empty"},
 	}
 	for _, tc := range cases {
-		code, out, errs := runCLI(append([]string{"reproduce"}, tc.args...)...)
+		code, out, errs := runReproduceCLI(append([]string{"reproduce"}, tc.args...)...)
 		if code != 2 || out != "" || !strings.Contains(errs, tc.want) || strings.Count(errs, "\n") != 1 {
 			t.Errorf("%v: code %d, stdout %q, stderr %q (want one line containing %q)", tc.args, code, out, errs, tc.want)
 		}
 	}
-	code, out, _ := runCLI("reproduce", "-h")
+	code, out, _ := runReproduceCLI("reproduce", "-h")
 	if code != 0 || !strings.Contains(out, "usage: featuredp reproduce") || !strings.Contains(out, "-profile") {
 		t.Errorf("-h: code %d, %q", code, out)
 	}
 }
 
-func TestProgressBar(t *testing.T) {
+func TestReproduceProgressBar(t *testing.T) {
 	var b bytes.Buffer
 	bar := newProgressBar(&b, "fig")
 	for i := 0; i <= 8; i++ {
