@@ -11,6 +11,11 @@ import (
 	"github.com/go-gota/gota/series"
 )
 
+// MaxEncodedValues bounds N·D, the size of the design matrix Transform
+// builds (2^27 float64s, 1 GiB), so that a high-cardinality column marked
+// Categorical fails with an error instead of exhausting memory.
+const MaxEncodedValues = 1 << 27
+
 // Scaling selects how continuous columns are rescaled.
 type Scaling int
 
@@ -298,6 +303,16 @@ func (e *Encoder) Transform(df dataframe.DataFrame) (*Encoded, error) {
 	}
 	d := len(out.Columns)
 	out.D = d
+	if d > 0 && n > MaxEncodedValues/d {
+		widest, levels := "", 0
+		for _, fe := range e.Features {
+			if len(fe.Levels) > levels {
+				widest, levels = fe.Column.Name, len(fe.Levels)
+			}
+		}
+		return nil, fmt.Errorf("data: Transform: the design matrix would have %d rows × %d columns, more than %d values (the widest one-hot feature is %q with %d levels; is an identifier column marked Categorical?)",
+			n, d, MaxEncodedValues, widest, levels)
+	}
 	out.X = make([]float64, n*d)
 	j := 0
 	for _, fe := range e.Features {

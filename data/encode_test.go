@@ -250,3 +250,18 @@ func ExampleEncode() {
 	// [1 0.36 0.36 0.36]
 	// [0.022 0.000 0.000 1.000]
 }
+
+func TestEncodeTooWide(t *testing.T) {
+	n := 20000
+	ids := make([][]string, n+1)
+	ids[0] = []string{"id", "y"}
+	for i := 1; i <= n; i++ {
+		ids[i] = []string{fmt.Sprintf("u%d", i), "0"}
+	}
+	df := dataframe.LoadRecords(ids)
+	s := Schema{Columns: []Column{{Name: "id", Kind: Categorical}, {Name: "y", Role: Label, Kind: Categorical}}}
+	_, err := Encode(df, s, EncodeOptions{})
+	if err == nil || !strings.Contains(err.Error(), `"id" with 20000 levels`) {
+		t.Fatalf("got %v", err)
+	}
+}
