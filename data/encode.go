@@ -44,10 +44,16 @@ func (s Scaling) String() string {
 }
 
 // Range is a public [Lo, Hi] bound for MinMax scaling.
-type Range struct{ Lo, Hi float64 }
+type Range struct {
+	// Lo and Hi are the bounds; Lo < Hi.
+	Lo, Hi float64
+}
 
 // Moments are a public mean and standard deviation for ZScore scaling.
-type Moments struct{ Mean, SD float64 }
+type Moments struct {
+	// Mean is subtracted, then the value is divided by SD (> 0).
+	Mean, SD float64
+}
 
 // EncodeOptions configure FitEncoder and Encode.
 //

@@ -16,8 +16,9 @@ import (
 	"strings"
 )
 
-// EnvDataDir names the environment variable with directories (a path list)
-// that hold the dataset files.
+// EnvDataDir names the environment variable with directories (a path list,
+// relative paths resolved against the working directory) that hold the
+// dataset files.
 const EnvDataDir = "FEATUREDP_DATA"
 
 // File is a dataset file the loaders know: its name on disk, its SHA-256,

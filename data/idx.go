@@ -2,7 +2,6 @@ package data
 
 import (
 	"bufio"
-	"bytes"
 	"compress/gzip"
 	"encoding/binary"
 	"errors"
@@ -89,14 +88,9 @@ func ReadIDX(r io.Reader) (*IDX, error) {
 		total *= int64(d)
 		dims[i] = int(d)
 	}
-	var buf bytes.Buffer
-	buf.Grow(int(min(total, 1<<20)))
-	n, err := io.CopyN(&buf, src, total)
+	data, err := readBounded(src, total)
 	if err != nil {
-		if err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF) {
-			return nil, fmt.Errorf("data: ReadIDX: truncated data: dimensions %v need %d bytes, got %d: %w", dims, total, n, ErrIDX)
-		}
-		return nil, fmt.Errorf("data: ReadIDX: reading data after %d of %d bytes: %v: %w", n, total, err, ErrIDX)
+		return nil, fmt.Errorf("data: ReadIDX: dimensions %v: %w", dims, err)
 	}
 	var one [1]byte
 	switch k, err := io.ReadFull(src, one[:]); {
@@ -105,7 +99,46 @@ func ReadIDX(r io.Reader) (*IDX, error) {
 	case err != io.EOF:
 		return nil, fmt.Errorf("data: ReadIDX: after the data: %v: %w", err, ErrIDX)
 	}
-	return &IDX{Magic: magic, Dims: dims, Data: buf.Bytes()}, nil
+	return &IDX{Magic: magic, Dims: dims, Data: data}, nil
+}
+
+// idxChunk is the unit in which readBounded allocates while reading.
+const idxChunk = 4 << 20
+
+// readBounded reads exactly total bytes. Memory is allocated in chunks as
+// data arrives, so a header that claims more data than the stream holds
+// costs at most one chunk beyond what was read.
+func readBounded(r io.Reader, total int64) ([]byte, error) {
+	if total <= idxChunk {
+		out := make([]byte, total)
+		if n, err := io.ReadFull(r, out); err != nil {
+			return nil, truncated(total, int64(n), err)
+		}
+		return out, nil
+	}
+	var chunks [][]byte
+	var got int64
+	for got < total {
+		c := make([]byte, min(idxChunk, total-got))
+		n, err := io.ReadFull(r, c)
+		got += int64(n)
+		if err != nil {
+			return nil, truncated(total, got, err)
+		}
+		chunks = append(chunks, c)
+	}
+	out := make([]byte, 0, total)
+	for _, c := range chunks {
+		out = append(out, c...)
+	}
+	return out, nil
+}
+
+func truncated(total, got int64, err error) error {
+	if err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF) {
+		return fmt.Errorf("truncated data: need %d bytes, got %d: %w", total, got, ErrIDX)
+	}
+	return fmt.Errorf("reading data after %d of %d bytes: %v: %w", got, total, err, ErrIDX)
 }
 
 // FashionMNISTDir is where the Debian package dataset-fashion-mnist
@@ -154,6 +187,7 @@ func (s *ImageSet) ToModelsData() (*models.Data, error) {
 
 // FashionMNIST holds the 60,000 training and 10,000 test images.
 type FashionMNIST struct {
+	// Train has 60,000 images, Test 10,000.
 	Train, Test *ImageSet
 }
 

@@ -74,7 +74,7 @@ func TestReadIDXErrors(t *testing.T) {
 		{"zero dim", idxBytes(IDXImages, []uint32{5, 0, 3}, nil), "dimension 2 is 0"},
 		{"overflow", idxBytes(IDXImages, []uint32{0xffffffff, 0xffffffff, 0xffffffff}, nil), "exceed the limit"},
 		{"absurd", idxBytes(IDXLabels, []uint32{MaxIDXBytes + 1}, nil), "exceed the limit"},
-		{"truncated", idxBytes(IDXImages, []uint32{1000, 28, 28}, make([]byte, 100)), "truncated data: dimensions [1000 28 28] need 784000 bytes, got 100"},
+		{"truncated", idxBytes(IDXImages, []uint32{1000, 28, 28}, make([]byte, 100)), "dimensions [1000 28 28]: truncated data: need 784000 bytes, got 100"},
 		{"trailing", idxBytes(IDXLabels, []uint32{2}, []byte{1, 2, 3}), "trailing bytes"},
 		{"bad gzip", []byte{0x1f, 0x8b, 1, 2}, "gzip"},
 		{"gzip crc", corruptGz, "checksum"},
