@@ -8,5 +8,5 @@ package accounting
 type Phase struct {
 	SampleRate      float64 // q ∈ [0, 1]
 	NoiseMultiplier float64 // z ≥ 0 (z = 0 means no noise: ε = +Inf when q > 0)
-	Steps           int     // T ≥ 0
+	Steps           int     // T ≥ 0, passed explicitly (see the package doc on steps conventions)
 }

@@ -1,0 +1,73 @@
+package accounting
+
+import (
+	"math"
+	"testing"
+)
+
+// Reference values from mpmath at 40 digits.
+func TestLogErfcAndErfcx(t *testing.T) {
+	for _, tc := range []struct{ x, logErfcx, logErfc float64 }{
+		{-30, 900.69314718055994531, 0.69314718055994530942},
+		{-5, 25.69314718055917658, 0.69314718055917657952},
+		{-0.5, 0.66903914777555958036, 0.41903914777555958036},
+		{0, 0, 0},
+		{0.3, -0.30843005144008527593, -0.3984300514400852726},
+		{2, -1.3649412646166375745, -5.3649412646166375745},
+		{9.99, -2.8788982977683354046, -102.67899829776833588},
+		{10, -2.8798890248448885748, -102.87988902484488857},
+		{10.01, -2.8808787807320340035, -103.08097878073202595},
+		{25.9, -3.827351895319233537, -674.63735189531917897},
+		{26.1, -3.8350329033094130088, -685.04503290330944939},
+		{100, -5.1775851226643325705, -10005.177585122664333},
+		{1e5, -12.085290407944928507, -10000000012.085290408},
+	} {
+		if got := logErfcx(tc.x); !near(got, tc.logErfcx, 1e-13, 1e-15) {
+			t.Errorf("logErfcx(%v) = %.17g, want %.17g", tc.x, got, tc.logErfcx)
+		}
+		if got := logErfc(tc.x); !near(got, tc.logErfc, 1e-13, 1e-15) {
+			t.Errorf("logErfc(%v) = %.17g, want %.17g", tc.x, got, tc.logErfc)
+		}
+		if got, want := erfcx(tc.x), math.Exp(tc.logErfcx); !math.IsInf(want, 1) && !near(got, want, 1e-13, 0) {
+			t.Errorf("erfcx(%v) = %.17g, want %.17g", tc.x, got, want)
+		}
+	}
+	if v := erfcx(math.Inf(1)); v != 0 {
+		t.Errorf("erfcx(+Inf) = %v", v)
+	}
+	if v := erfcx(-27); !math.IsInf(v, 1) {
+		t.Errorf("erfcx(-27) = %v", v)
+	}
+	if v := logErfc(math.Inf(1)); !math.IsInf(v, -1) {
+		t.Errorf("logErfc(+Inf) = %v", v)
+	}
+}
+
+func TestLogNormCDF(t *testing.T) {
+	for _, tc := range []struct{ x, want float64 }{
+		{-40, -804.60844201375378817},
+		{-37.6, -711.42664867077626811},
+		{-20, -203.91715537109726394},
+		{-5, -15.064998393988725736},
+		{0, -0.69314718055994530942},
+		{3, -0.0013508099647481937988},
+		{6, -9.8658764552437573169e-10},
+		{40, 0},
+	} {
+		if got := logNormCDF(tc.x); !near(got, tc.want, 1e-13, 1e-300) {
+			t.Errorf("logNormCDF(%v) = %.17g, want %.17g", tc.x, got, tc.want)
+		}
+	}
+}
+
+func TestLogAdd(t *testing.T) {
+	if v := logAdd(math.Log(2), math.Log(3)); !near(v, math.Log(5), 1e-15, 0) {
+		t.Errorf("logAdd = %v", v)
+	}
+	if v := logAdd(math.Inf(-1), 1); v != 1 {
+		t.Errorf("logAdd(-Inf, 1) = %v", v)
+	}
+	if v := logAdd(1000, 1000); !near(v, 1000+math.Ln2, 1e-15, 0) {
+		t.Errorf("logAdd overflow: %v", v)
+	}
+}

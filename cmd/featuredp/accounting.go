@@ -1,0 +1,285 @@
+package main
+
+// The accountant commands: epsilon, sigma and gaussian. Each parses its flags
+// with the standard flag package (ContinueOnError, flag output discarded),
+// prints a one-line error starting "featuredp <cmd>: " and returns 2 on any
+// invalid input, and prints its flag help on stdout and returns 0 for -h.
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/featuredp/featuredp/accounting"
+)
+
+func init() {
+	register("epsilon", "epsilon of Poisson-subsampled Gaussian phases (RDP accountant)", runEpsilon)
+	register("sigma", "noise multiplier reaching a target (epsilon, delta) for DP-SGD", runSigma)
+	register("gaussian", "tight noise sigma of the analytic Gaussian mechanism", runGaussian)
+}
+
+// accCmd carries what every accountant command needs to report.
+type accCmd struct {
+	name           string
+	usage          string // first help line, after "usage: "
+	fs             *flag.FlagSet
+	stdout, stderr io.Writer
+}
+
+func newAccCmd(name, usage string, stdout, stderr io.Writer) *accCmd {
+	fs := flag.NewFlagSet("featuredp "+name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	return &accCmd{name: name, usage: usage, fs: fs, stdout: stdout, stderr: stderr}
+}
+
+// fail prints a one-line error and returns exit code 2.
+func (c *accCmd) fail(err error) int {
+	msg := strings.TrimPrefix(err.Error(), "accounting: ")
+	msg = strings.Join(strings.Fields(msg), " ") // one line, whatever err says
+	fmt.Fprintf(c.stderr, "featuredp %s: %s\n", c.name, msg)
+	return 2
+}
+
+// parse parses args. done reports that the command must return code now
+// (help printed, or an error reported).
+func (c *accCmd) parse(args []string) (done bool, code int) {
+	err := c.fs.Parse(args)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintf(c.stdout, "usage: %s\n\nflags:\n", c.usage)
+		c.fs.SetOutput(c.stdout)
+		c.fs.PrintDefaults()
+		c.fs.SetOutput(io.Discard)
+		return true, 0
+	}
+	if err != nil {
+		return true, c.fail(err)
+	}
+	if c.fs.NArg() > 0 {
+		return true, c.fail(fmt.Errorf("unexpected argument %q", c.fs.Arg(0)))
+	}
+	return false, 0
+}
+
+// set returns the names of the flags given on the command line.
+func (c *accCmd) set() map[string]bool {
+	m := map[string]bool{}
+	c.fs.Visit(func(f *flag.Flag) { m[f.Name] = true })
+	return m
+}
+
+// require fails unless every named flag was given.
+func (c *accCmd) require(names ...string) error {
+	set := c.set()
+	var missing []string
+	for _, n := range names {
+		if !set[n] {
+			missing = append(missing, "--"+n)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("missing required flag(s) %s (see -h)", strings.Join(missing, ", "))
+	}
+	return nil
+}
+
+// parseSteps reads a step count: a non-negative integer, also written as an
+// integral float such as 1e6.
+func parseSteps(s string) (int, error) {
+	s = strings.TrimSpace(s)
+	if n, err := strconv.Atoi(s); err == nil {
+		if n < 0 {
+			return 0, fmt.Errorf("steps %d is negative", n)
+		}
+		return n, nil
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || f != math.Trunc(f) || f < 0 || f > 1<<53 {
+		return 0, fmt.Errorf("steps %q is not a non-negative integer", s)
+	}
+	return int(f), nil
+}
+
+// parsePhase reads "Q,Z,T".
+func parsePhase(s string) (accounting.Phase, error) {
+	parts := strings.Split(s, ",")
+	if len(parts) != 3 {
+		return accounting.Phase{}, fmt.Errorf("phase %q is not Q,Z,T", s)
+	}
+	q, err1 := strconv.ParseFloat(strings.TrimSpace(parts[0]), 64)
+	z, err2 := strconv.ParseFloat(strings.TrimSpace(parts[1]), 64)
+	t, err3 := parseSteps(parts[2])
+	if err1 != nil || err2 != nil || err3 != nil {
+		return accounting.Phase{}, fmt.Errorf("phase %q is not Q,Z,T (numbers, T an integer)", s)
+	}
+	p := accounting.Phase{SampleRate: q, NoiseMultiplier: z, Steps: t}
+	if err := p.Validate(); err != nil {
+		return accounting.Phase{}, fmt.Errorf("phase %q: %s", s, strings.TrimPrefix(err.Error(), "accounting: "))
+	}
+	return p, nil
+}
+
+// jsonNumber formats v as a JSON number, or null when it is not finite.
+func jsonNumber(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "null"
+	}
+	return strconv.FormatFloat(v, 'g', -1, 64)
+}
+
+func num(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+func runEpsilon(args []string, stdout, stderr io.Writer) int {
+	c := newAccCmd("epsilon", "featuredp epsilon --sample-rate Q --noise-multiplier Z --steps T --delta D [--orders opacus|tfp|dp_accounting|LIST] [--conversion improved|classic] [--phase Q,Z,T ...] [--json]\n\n"+
+		"Prints the epsilon of T steps of the Poisson-subsampled Gaussian mechanism (add/remove-one\n"+
+		"neighbours, RDP accountant) and the optimal RDP order. Repeat --phase Q,Z,T to compose\n"+
+		"heterogeneous phases instead of giving --sample-rate/--noise-multiplier/--steps.\n"+
+		"With --json prints {\"epsilon\":E,\"order\":A} (null when not finite).", stdout, stderr)
+	fs := c.fs
+	q := fs.Float64("sample-rate", 0, "Poisson sampling rate `Q` in [0, 1]")
+	z := fs.Float64("noise-multiplier", 0, "noise multiplier `Z` (noise std / clip norm)")
+	var steps int
+	fs.Func("steps", "number of steps `T` (the caller's convention: e.g. Opacus int(epochs/q), TF Privacy ceil(epochs*n/batch))", func(s string) error {
+		n, err := parseSteps(s)
+		steps = n
+		return err
+	})
+	delta := fs.Float64("delta", 0, "target `D` in (0, 1)")
+	orders := fs.String("orders", "opacus", "RDP order grid: opacus, tfp, dp_accounting or a comma-separated `LIST`")
+	conv := fs.String("conversion", "improved", "RDP to (epsilon, delta) conversion: improved or classic")
+	var phases []accounting.Phase
+	fs.Func("phase", "a phase `Q,Z,T` (repeatable; replaces --sample-rate/--noise-multiplier/--steps)", func(s string) error {
+		p, err := parsePhase(s)
+		if err == nil {
+			phases = append(phases, p)
+		}
+		return err
+	})
+	asJSON := fs.Bool("json", false, "print one JSON object {\"epsilon\":…, \"order\":…}")
+	if done, code := c.parse(args); done {
+		return code
+	}
+	set := c.set()
+	if len(phases) > 0 {
+		if set["sample-rate"] || set["noise-multiplier"] || set["steps"] {
+			return c.fail(errors.New("give either --phase or --sample-rate/--noise-multiplier/--steps, not both"))
+		}
+		if err := c.require("delta"); err != nil {
+			return c.fail(err)
+		}
+	} else {
+		if err := c.require("sample-rate", "noise-multiplier", "steps", "delta"); err != nil {
+			return c.fail(err)
+		}
+		phases = []accounting.Phase{{SampleRate: *q, NoiseMultiplier: *z, Steps: steps}}
+	}
+	grid, err := accounting.ParseOrders(*orders)
+	if err != nil {
+		return c.fail(err)
+	}
+	cv, err := accounting.ParseConversion(*conv)
+	if err != nil {
+		return c.fail(err)
+	}
+	eps, order, err := accounting.Epsilon(phases, *delta, grid, cv)
+	if err != nil {
+		return c.fail(err)
+	}
+	if *asJSON {
+		fmt.Fprintf(stdout, "{\"epsilon\":%s,\"order\":%s}\n", jsonNumber(eps), jsonNumber(order))
+		return 0
+	}
+	fmt.Fprintf(stdout, "epsilon %s at order %s (delta %s, %s conversion, %d phase(s))\n", num(eps), num(order), num(*delta), cv, len(phases))
+	return 0
+}
+
+func runSigma(args []string, stdout, stderr io.Writer) int {
+	c := newAccCmd("sigma", "featuredp sigma --epsilon E --delta D --sample-rate Q --steps T [--method opacus|exact] [--orders GRID] [--conversion improved|classic] [--json]\n\n"+
+		"Prints the noise multiplier for which T steps of the Poisson-subsampled Gaussian mechanism\n"+
+		"(add/remove-one neighbours) are (E, D)-DP by the RDP accountant. --method opacus (default)\n"+
+		"reproduces Opacus' get_noise_multiplier (bisection to epsilon tolerance 0.01, Opacus grid,\n"+
+		"improved conversion); --method exact finds the tight root on --orders/--conversion.\n"+
+		"With --json prints {\"noise_multiplier\":Z}.", stdout, stderr)
+	fs := c.fs
+	eps := fs.Float64("epsilon", 0, "target `E` > 0")
+	delta := fs.Float64("delta", 0, "target `D` in (0, 1)")
+	q := fs.Float64("sample-rate", 0, "Poisson sampling rate `Q` in (0, 1]")
+	var steps int
+	fs.Func("steps", "number of steps `T` >= 1", func(s string) error {
+		n, err := parseSteps(s)
+		steps = n
+		return err
+	})
+	method := fs.String("method", "opacus", "opacus (Opacus' bisection) or exact (tight root)")
+	orders := fs.String("orders", "opacus", "RDP order grid for --method exact: opacus, tfp, dp_accounting or a `LIST`")
+	conv := fs.String("conversion", "improved", "conversion for --method exact: improved or classic")
+	asJSON := fs.Bool("json", false, "print one JSON object {\"noise_multiplier\":…}")
+	if done, code := c.parse(args); done {
+		return code
+	}
+	if err := c.require("epsilon", "delta", "sample-rate", "steps"); err != nil {
+		return c.fail(err)
+	}
+	var z float64
+	var err error
+	switch strings.ToLower(*method) {
+	case "opacus":
+		if set := c.set(); set["orders"] || set["conversion"] {
+			return c.fail(errors.New("--orders and --conversion apply to --method exact only (Opacus fixes its grid and conversion)"))
+		}
+		z, err = accounting.NoiseMultiplierOpacus(*eps, *delta, *q, steps)
+	case "exact":
+		grid, perr := accounting.ParseOrders(*orders)
+		if perr != nil {
+			return c.fail(perr)
+		}
+		cv, perr := accounting.ParseConversion(*conv)
+		if perr != nil {
+			return c.fail(perr)
+		}
+		z, err = accounting.NoiseMultiplier(*eps, *delta, *q, steps, grid, cv)
+	default:
+		return c.fail(fmt.Errorf("unknown method %q (want opacus or exact)", *method))
+	}
+	if err != nil {
+		return c.fail(err)
+	}
+	if *asJSON {
+		fmt.Fprintf(stdout, "{\"noise_multiplier\":%s}\n", jsonNumber(z))
+		return 0
+	}
+	fmt.Fprintf(stdout, "noise multiplier %s (method %s)\n", num(z), strings.ToLower(*method))
+	return 0
+}
+
+func runGaussian(args []string, stdout, stderr io.Writer) int {
+	c := newAccCmd("gaussian", "featuredp gaussian --epsilon E --delta D --sensitivity S [--json]\n\n"+
+		"Prints the smallest noise standard deviation sigma for which the Gaussian mechanism on a\n"+
+		"query of L2 sensitivity S is (E, D)-DP (analytic Gaussian mechanism, Balle & Wang 2018).\n"+
+		"With --json prints {\"sigma\":SIGMA}.", stdout, stderr)
+	fs := c.fs
+	eps := fs.Float64("epsilon", 0, "`E` >= 0")
+	delta := fs.Float64("delta", 0, "`D` in (0, 1)")
+	sens := fs.Float64("sensitivity", 0, "L2 sensitivity `S` > 0")
+	asJSON := fs.Bool("json", false, "print one JSON object {\"sigma\":…}")
+	if done, code := c.parse(args); done {
+		return code
+	}
+	if err := c.require("epsilon", "delta", "sensitivity"); err != nil {
+		return c.fail(err)
+	}
+	sigma, err := accounting.AnalyticGaussianSigma(*eps, *delta, *sens)
+	if err != nil {
+		return c.fail(err)
+	}
+	if *asJSON {
+		fmt.Fprintf(stdout, "{\"sigma\":%s}\n", jsonNumber(sigma))
+		return 0
+	}
+	fmt.Fprintf(stdout, "sigma %s (analytic Gaussian mechanism)\n", num(sigma))
+	return 0
+}
