@@ -1,0 +1,69 @@
+# featuredp — developer and CI entry points.
+#   make reproduce   run the main job: every paper figure into results/ (quick profile)
+#   make test        what CI runs: installs Jupyter + GoNB if missing, go vet, all tests incl. notebooks
+#   make notebooks   open the notebooks in a browser (Jupyter classic UI, GoNB kernel)
+#   make nb-run      execute every notebook headless into build/notebooks (+ HTML)
+
+# x/tools for goimports (GoNB needs it at run time); gopls v0.24.0 needs go >= 1.27
+XTOOLS_VERSION := v0.52.0
+GOPLS_VERSION  := v0.23.0
+GOBIN := $(shell go env GOBIN)
+ifeq ($(GOBIN),)
+GOBIN := $(shell go env GOPATH)/bin
+endif
+export PATH := $(GOBIN):$(PATH)
+NOTEBOOKS := $(wildcard notebooks/*.ipynb)
+NB_OUT    := build/notebooks
+ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
+# Real datasets: ../shared/datasets when present (never committed); tests skip without them.
+FEATUREDP_DATA ?= $(if $(wildcard ../shared/datasets/adult.data),$(abspath ../shared/datasets),)
+export FEATUREDP_DATA
+APT_INSTALL := DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends
+
+.PHONY: reproduce test vet fmt-check nb-deps nb-deps-ui nb-tools nb-gopls nb-kernel nb-setup notebooks nb-run nb-test nb-clean bench fuzz
+
+reproduce:
+	go run ./cmd/featuredp reproduce all --out results
+
+test: nb-deps nb-tools fmt-check vet
+	REQUIRE_NOTEBOOKS=1 go test -count=1 -timeout 60m ./...
+
+vet:
+	go vet ./...
+
+fmt-check:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+nb-deps:   # Jupyter's nbconvert (headless execution) and Fashion-MNIST, from Debian
+	@command -v jupyter-nbconvert >/dev/null && [ -d /usr/share/datasets/fashion-mnist ] || { \
+	  apt-get update -qq && $(APT_INSTALL) jupyter-nbconvert dataset-fashion-mnist; }
+nb-deps-ui: nb-deps   # the browser UI
+	@command -v jupyter-notebook >/dev/null || { apt-get update -qq && $(APT_INSTALL) jupyter-notebook; }
+nb-tools:
+	cd tools && go install github.com/janpfeifer/gonb
+	go install golang.org/x/tools/cmd/goimports@$(XTOOLS_VERSION)
+nb-gopls:  # optional: autocomplete in the browser
+	go install golang.org/x/tools/gopls@$(GOPLS_VERSION)
+nb-kernel: nb-tools
+	gonb --install --force_deps
+nb-setup: nb-deps-ui nb-tools nb-kernel
+notebooks: nb-setup
+	jupyter notebook $(ROOT_FLAG) --notebook-dir=notebooks
+nb-run: nb-deps nb-tools nb-kernel
+	@mkdir -p $(NB_OUT)
+	@for nb in $(NOTEBOOKS); do echo "== $$nb"; \
+	  jupyter nbconvert --to notebook --execute --ExecutePreprocessor.timeout=1200 \
+	    --ExecutePreprocessor.kernel_name=gonb --output-dir $(NB_OUT) $$nb || exit 1; done
+	jupyter nbconvert --to html --output-dir $(NB_OUT) $(NB_OUT)/*.ipynb
+nb-test: nb-deps nb-tools
+	REQUIRE_NOTEBOOKS=1 go test -count=1 -timeout 60m -v ./notebooks/
+nb-clean:
+	jupyter nbconvert --clear-output --inplace \
+	  --ClearOutputPreprocessor.remove_metadata_fields='["execution","collapsed","scrolled"]' $(NOTEBOOKS)
+
+bench:   # the numbers in BENCHMARKS.md
+	go test -run '^$$' -bench . -benchmem ./accounting/ ./mechanisms/ ./models/ ./experiments/
+
+fuzz:    # 30 s per fuzz target
+	go test -run '^$$' -fuzz=FuzzReadCSV -fuzztime=30s ./data/
+	go test -run '^$$' -fuzz=FuzzReadIDX -fuzztime=30s ./data/
