@@ -81,16 +81,18 @@ func metricSummaries(sums []experiments.Summary, metric string) ([]experiments.S
 	return out, nil
 }
 
-// groupByMethod returns the methods in order of first appearance and their
+// groupByMethod returns the series (Summary.Series: the method, plus the
+// group of grouped summaries) in order of first appearance and their
 // summaries sorted by x.
 func groupByMethod(sums []experiments.Summary) ([]string, map[string][]experiments.Summary) {
 	var methods []string
 	by := map[string][]experiments.Summary{}
 	for _, s := range sums {
-		if _, ok := by[s.Method]; !ok {
-			methods = append(methods, s.Method)
+		name := s.Series()
+		if _, ok := by[name]; !ok {
+			methods = append(methods, name)
 		}
-		by[s.Method] = append(by[s.Method], s)
+		by[name] = append(by[name], s)
 	}
 	for _, m := range methods {
 		ss := by[m]

@@ -45,7 +45,7 @@ func RunFigure(ctx context.Context, fig experiments.Figure, profile experiments.
 	return &Result{
 		Figure:  fig,
 		Results: res,
-		Summary: experiments.Summarize(res),
+		Summary: experiments.SummarizeBy(res, fig.GroupBy...),
 		Profile: profile,
 		Workers: env.Workers,
 		Elapsed: time.Since(start),

@@ -160,7 +160,11 @@ type Figure struct {
 	LogY   bool
 	// Metric is the metric plotted; "" means the first metric of the results.
 	Metric string
-	Plot   PlotKind
+	// GroupBy names extra columns (Measurement.Extra keys, e.g. "mode" or
+	// "dataset") whose values split the summaries and the plotted curves
+	// (see SummarizeBy); nil means one curve per method.
+	GroupBy []string
+	Plot    PlotKind
 	// Datasets are the file names the figure needs in Env.DataDir; empty if
 	// it needs no real data.
 	Datasets []string

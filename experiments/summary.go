@@ -3,6 +3,7 @@ package experiments
 import (
 	"math"
 	"sort"
+	"strings"
 
 	"github.com/go-gota/gota/dataframe"
 	"github.com/go-gota/gota/series"
@@ -18,6 +19,9 @@ import (
 // statistics). With N = 0 every statistic is NaN.
 type Summary struct {
 	Method string
+	// Group holds the values of the extra columns the rows were split by
+	// (SummarizeBy, Figure.GroupBy) as "key=value, key=value"; "" if none.
+	Group  string
 	X      float64
 	Metric string
 	N      int // number of non-NaN values
@@ -31,15 +35,30 @@ type Summary struct {
 	Max    float64
 }
 
+// Series is the name of the summary's curve in plots and legends: Method,
+// or "Method [Group]" when the rows were split by extra columns.
+func (s Summary) Series() string {
+	if s.Group == "" {
+		return s.Method
+	}
+	return s.Method + " [" + s.Group + "]"
+}
+
 type summaryKey struct {
-	method, metric string
-	x              float64
+	method, group, metric string
+	x                     float64
 }
 
 // Summarize groups the rows of r by (method, x, metric) and computes the
 // statistics of each group. The output is ordered by method and metric in
 // order of first appearance, and by increasing x within a method and metric.
-func Summarize(r *Results) []Summary {
+func Summarize(r *Results) []Summary { return SummarizeBy(r) }
+
+// SummarizeBy is Summarize with the rows further split by the values of the
+// named extra columns (e.g. "mode" or "dataset"): rows that differ in one of
+// them are summarised separately, and Summary.Group records the values. A row
+// lacking one of the columns groups under an empty value.
+func SummarizeBy(r *Results, extras ...string) []Summary {
 	if r == nil {
 		return nil
 	}
@@ -47,8 +66,12 @@ func Summarize(r *Results) []Summary {
 	metricRank := rank(r.Metrics())
 	groups := map[summaryKey][]float64{}
 	var keys []summaryKey
+	groupRank := map[string]int{}
 	for _, row := range r.Rows {
-		k := summaryKey{row.Method, row.Metric, row.X}
+		k := summaryKey{row.Method, groupLabel(row.Extra, extras), row.Metric, row.X}
+		if _, ok := groupRank[k.group]; !ok {
+			groupRank[k.group] = len(groupRank)
+		}
 		if _, ok := groups[k]; !ok {
 			keys = append(keys, k)
 		}
@@ -58,6 +81,9 @@ func Summarize(r *Results) []Summary {
 		a, b := keys[i], keys[j]
 		if a.method != b.method {
 			return methodRank[a.method] < methodRank[b.method]
+		}
+		if a.group != b.group {
+			return groupRank[a.group] < groupRank[b.group]
 		}
 		if a.metric != b.metric {
 			return metricRank[a.metric] < metricRank[b.metric]
@@ -71,6 +97,18 @@ func Summarize(r *Results) []Summary {
 	return out
 }
 
+// groupLabel formats the values of the extra columns as "k=v, k=v".
+func groupLabel(extra map[string]string, keys []string) string {
+	if len(keys) == 0 {
+		return ""
+	}
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + "=" + extra[k]
+	}
+	return strings.Join(parts, ", ")
+}
+
 func rank(names []string) map[string]int {
 	m := make(map[string]int, len(names))
 	for i, n := range names {
@@ -80,7 +118,7 @@ func rank(names []string) map[string]int {
 }
 
 func summarize(k summaryKey, vals []float64) Summary {
-	s := Summary{Method: k.method, X: k.x, Metric: k.metric}
+	s := Summary{Method: k.method, Group: k.group, X: k.x, Metric: k.metric}
 	v := make([]float64, 0, len(vals))
 	for _, x := range vals {
 		if math.IsNaN(x) {
@@ -137,10 +175,11 @@ func QuantileSorted(v []float64, p float64) float64 {
 }
 
 // FindSummary returns the summary of (method, x, metric); x matches within a
-// relative tolerance of 1e-9.
+// relative tolerance of 1e-9. method matches Summary.Method of an ungrouped
+// summary, or Summary.Series() ("Method [key=value]") of a grouped one.
 func FindSummary(sums []Summary, method string, x float64, metric string) (Summary, bool) {
 	for _, s := range sums {
-		if s.Method == method && s.Metric == metric && (s.X == x || math.Abs(s.X-x) <= 1e-9*math.Max(math.Abs(s.X), math.Abs(x))) {
+		if (s.Method == method && s.Group == "" || s.Series() == method) && s.Metric == metric && (s.X == x || math.Abs(s.X-x) <= 1e-9*math.Max(math.Abs(s.X), math.Abs(x))) {
 			return s, true
 		}
 	}
@@ -148,23 +187,29 @@ func FindSummary(sums []Summary, method string, x float64, metric string) (Summa
 }
 
 // SummaryFrame returns the summaries as a gota DataFrame with columns method,
-// x, metric, n, nan, mean, sd, median, q25, q75, min, max.
+// x, metric, n, nan, mean, sd, median, q25, q75, min, max, and a column group
+// after method when any summary is grouped (SummarizeBy).
 func SummaryFrame(sums []Summary) dataframe.DataFrame {
 	n := len(sums)
-	meth, met := make([]string, n), make([]string, n)
+	meth, met, grp := make([]string, n), make([]string, n), make([]string, n)
+	grouped := false
 	cnt, nans := make([]int, n), make([]int, n)
 	fcols := make([][]float64, 8)
 	for j := range fcols {
 		fcols[j] = make([]float64, n)
 	}
 	for i, s := range sums {
-		meth[i], met[i], cnt[i], nans[i] = s.Method, s.Metric, s.N, s.NaN
+		meth[i], met[i], cnt[i], nans[i], grp[i] = s.Method, s.Metric, s.N, s.NaN, s.Group
+		grouped = grouped || s.Group != ""
 		for j, v := range []float64{s.X, s.Mean, s.SD, s.Median, s.Q25, s.Q75, s.Min, s.Max} {
 			fcols[j][i] = v
 		}
 	}
-	return dataframe.New(
-		series.New(meth, series.String, "method"),
+	cols := []series.Series{series.New(meth, series.String, "method")}
+	if grouped {
+		cols = append(cols, series.New(grp, series.String, "group"))
+	}
+	return dataframe.New(append(cols,
 		series.New(fcols[0], series.Float, "x"),
 		series.New(met, series.String, "metric"),
 		series.New(cnt, series.Int, "n"),
@@ -176,5 +221,5 @@ func SummaryFrame(sums []Summary) dataframe.DataFrame {
 		series.New(fcols[5], series.Float, "q75"),
 		series.New(fcols[6], series.Float, "min"),
 		series.New(fcols[7], series.Float, "max"),
-	)
+	)...)
 }

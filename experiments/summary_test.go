@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -183,5 +184,56 @@ func TestDataFrame(t *testing.T) {
 	}
 	if got := df.Col("order").Records(); !reflect.DeepEqual(got, []string{"4", ""}) {
 		t.Errorf("order = %v", got)
+	}
+}
+
+func TestSummarizeBy(t *testing.T) {
+	var rows []Row
+	add := func(method, mode string, x float64, vals ...float64) {
+		for _, r := range rowsOf(method, x, "sq_error", vals...) {
+			r.Extra = map[string]string{"mode": mode}
+			rows = append(rows, r)
+		}
+	}
+	add("BCDP", "paper", 0.1, 1, 3)
+	add("BCDP", "unbiased", 0.1, 10, 30)
+	add("LDP", "paper", 0.1, 5)
+	r := &Results{Rows: rows}
+
+	tests := []struct {
+		name   string
+		extras []string
+		want   []string // Series() + mean
+	}{
+		{"ungrouped mixes modes", nil, []string{"BCDP 11", "LDP 5"}},
+		{"by mode", []string{"mode"}, []string{"BCDP [mode=paper] 2", "BCDP [mode=unbiased] 20", "LDP [mode=paper] 5"}},
+		{"missing column groups as empty", []string{"dataset"}, []string{"BCDP [dataset=] 11", "LDP [dataset=] 5"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			sums := SummarizeBy(r, tc.extras...)
+			var got []string
+			for _, s := range sums {
+				got = append(got, s.Series()+" "+strconv.FormatFloat(s.Mean, 'g', -1, 64))
+			}
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("SummarizeBy(%v) = %v, want %v", tc.extras, got, tc.want)
+			}
+		})
+	}
+
+	sums := SummarizeBy(r, "mode")
+	if s, ok := FindSummary(sums, "BCDP [mode=unbiased]", 0.1, "sq_error"); !ok || s.Mean != 20 {
+		t.Errorf("FindSummary by series = %+v, %v; want mean 20", s, ok)
+	}
+	if _, ok := FindSummary(sums, "BCDP", 0.1, "sq_error"); ok {
+		t.Error("FindSummary by bare method matched a grouped summary")
+	}
+	df := SummaryFrame(sums)
+	if names := df.Names(); len(names) < 2 || names[1] != "group" {
+		t.Errorf("SummaryFrame columns %v, want group second", names)
+	}
+	if names := SummaryFrame(Summarize(r)).Names(); names[1] != "x" {
+		t.Errorf("ungrouped SummaryFrame columns %v, want no group column", names)
 	}
 }
