@@ -281,7 +281,9 @@ func smoothdpCFPureSRDP(eps, l, delta, eta float64) float64 { return eps * l * e
 
 // smoothdpCFDPGDRDP is DP-GD's RDP 2αTL²/(n²σ²) (replace-one sensitivity
 // 2L/n per step; Theorem 12) [R, high confidence]: coefficient of α.
-func smoothdpCFDPGDRDP(n, t, l, sigma float64) float64 { return 2 * t * l * l / (n * n * sigma * sigma) }
+func smoothdpCFDPGDRDP(n, t, l, sigma float64) float64 {
+	return 2 * t * l * l / (n * n * sigma * sigma)
+}
 
 // smoothdpCFDPGDSRDP is DP-GD's SRDP αTβ²η²/(2n²σ²) (Theorem 12) [R].
 func smoothdpCFDPGDSRDP(n, t, beta, sigma, eta float64) float64 {
