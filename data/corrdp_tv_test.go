@@ -1,0 +1,326 @@
+package data
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/go-gota/gota/dataframe"
+	"github.com/go-gota/gota/series"
+	"gonum.org/v1/gonum/mat"
+)
+
+// C4.
+func TestCorrDPGaussianTV(t *testing.T) {
+	for _, c := range []struct{ m, want float64 }{{1, 0.3829249}, {2, 0.6826895}, {0, 0}} {
+		if got := CorrDPGaussianTV(c.m); math.Abs(got-c.want) > 1e-7 {
+			t.Errorf("TV(m=%v) = %v, want %v", c.m, got, c.want)
+		}
+	}
+	// Ex. D.3: φ = 0.5, η = 1, u ∈ [−3, 3] → 2Φ(1.5) − 1 = 0.8663856.
+	r := rand.New(rand.NewPCG(1, 1))
+	n := 200000
+	s, u := make([]float64, n), make([]float64, n)
+	for i := range s {
+		u[i] = -3 + 6*r.Float64()
+		s[i] = 0.5*u[i] + r.NormFloat64()
+	}
+	tv, phi, eta, err := CorrDPTVGaussian1D(s, u, 6)
+	if err != nil || math.Abs(tv-0.8663856) > 0.01 || math.Abs(phi-0.5) > 0.01 || math.Abs(eta-1) > 0.01 {
+		t.Errorf("1-D Gaussian TV^ = %v (φ %v, η %v, %v), want ≈ 0.8663856", tv, phi, eta, err)
+	}
+	// Multivariate eq. (22) vs Monte Carlo E_P[max(0, 1 − q/p)].
+	cov := mat.NewSymDense(3, []float64{1, 0.4, 0.3, 0.4, 1.5, 0.6, 0.3, 0.6, 2})
+	const width = 2.5
+	got, err := CorrDPGaussianConditionalTV(cov, []int{0, 1}, 2, width)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Conditional: Σc = Σ_SS − Σ_Si Σ_iS/Σ_ii, Δ = Σ_Si/Σ_ii·width.
+	sc := [2][2]float64{{1 - 0.3*0.3/2, 0.4 - 0.3*0.6/2}, {0.4 - 0.6*0.3/2, 1.5 - 0.6*0.6/2}}
+	dl := [2]float64{0.3 / 2 * width, 0.6 / 2 * width}
+	det := sc[0][0]*sc[1][1] - sc[0][1]*sc[1][0]
+	inv := [2][2]float64{{sc[1][1] / det, -sc[0][1] / det}, {-sc[1][0] / det, sc[0][0] / det}}
+	l11 := math.Sqrt(sc[0][0])
+	l21 := sc[1][0] / l11
+	l22 := math.Sqrt(sc[1][1] - l21*l21)
+	quad := func(x0, x1 float64) float64 {
+		return x0*(inv[0][0]*x0+inv[0][1]*x1) + x1*(inv[1][0]*x0+inv[1][1]*x1)
+	}
+	const mc = 1000000
+	var acc float64
+	for k := 0; k < mc; k++ {
+		z0, z1 := r.NormFloat64(), r.NormFloat64()
+		x0, x1 := l11*z0, l21*z0+l22*z1
+		logRatio := -0.5*quad(x0-dl[0], x1-dl[1]) + 0.5*quad(x0, x1) // log q/p
+		acc += math.Max(0, 1-math.Exp(logRatio))
+	}
+	if mcTV := acc / mc; math.Abs(mcTV-got) > 1e-2 {
+		t.Errorf("eq. 22 TV %v vs MC %v", got, mcTV)
+	}
+}
+
+// C5: population TV of the synthetic design and the plug-in estimator.
+func TestCorrDPSyntheticTV(t *testing.T) {
+	for _, c := range []struct {
+		ms   int
+		want float64
+	}{{5, 0.33998}, {10, 0.36396}, {20, 0.38156}, {50, 0.39906}, {80, 0.40656}} {
+		cov, err := CorrDPSyntheticCov(100, c.ms)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, _ := CorrDPSyntheticWidth(c.ms, 1e-4)
+		tv, err := CorrDPSyntheticTV(cov, c.ms, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := c.ms; i < 100; i++ {
+			if math.Abs(tv[i]-c.want) > 1e-4 {
+				t.Fatalf("m_s = %d: TV[%d] = %v, want %v", c.ms, i, tv[i], c.want)
+			}
+		}
+	}
+	// Plug-in with the sample covariance: biased upwards at n = 2000,
+	// consistent at n = 200,000.
+	w, _ := CorrDPSyntheticWidth(10, 1e-4)
+	for _, c := range []struct {
+		n      int
+		lo, hi float64
+	}{{2000, 0.40, 0.52}, {200000, 0.36396 - 0.02, 0.36396 + 0.02}} {
+		if testing.Short() && c.n > 10000 {
+			continue
+		}
+		syn, err := NewCorrDPSynthetic(c.n, 100, 10, 5, rand.New(rand.NewPCG(7, uint64(c.n))))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, cov, err := CorrDPCovariance(syn.X, syn.N, syn.M)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tv, err := CorrDPSyntheticTV(cov, 10, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var mean float64
+		for i := 10; i < 100; i++ {
+			mean += tv[i] / 90
+		}
+		if mean < c.lo || mean > c.hi {
+			t.Errorf("n = %d: mean TV^ over U = %v, want in [%v, %v]", c.n, mean, c.lo, c.hi)
+		}
+	}
+	if _, err := CorrDPSyntheticCov(10, 10); err == nil {
+		t.Error("m_s = m accepted")
+	}
+	if _, err := NewCorrDPSynthetic(10, 10, 2, 1, nil); err == nil {
+		t.Error("nil rng accepted")
+	}
+}
+
+// C7.
+func TestCorrDPTVDiscrete(t *testing.T) {
+	// P(S|U=1) = (.7,.3), (.4,.6), (.5,.5) from exact counts of 10 per group.
+	var s, u []int
+	for b, p := range []int{7, 4, 5} {
+		for k := 0; k < 10; k++ {
+			u = append(u, b)
+			if k < p {
+				s = append(s, 0)
+			} else {
+				s = append(s, 1)
+			}
+		}
+	}
+	got, err := CorrDPTVDiscrete(s, u, 0)
+	if err != nil || math.Abs(got.TV-0.3) > 1e-12 || got.A != 0 || got.B != 1 {
+		t.Errorf("TV^ = %+v, %v; want 0.3 between groups 0 and 1", got, err)
+	}
+	// Example 2.6: Bernoulli(1/3) vs Bernoulli(2/3) → 1/3.
+	s = []int{1, 0, 0, 1, 1, 0}
+	u = []int{0, 0, 0, 1, 1, 1}
+	got, _ = CorrDPTVDiscrete(s, u, 0)
+	if math.Abs(got.TV-1.0/3) > 1e-12 {
+		t.Errorf("Example 2.6: %v", got.TV)
+	}
+	// Sensitivity: moving one record changes TV^ by ≤ 1/min_b n_b.
+	r := rand.New(rand.NewPCG(2, 3))
+	for trial := 0; trial < 300; trial++ {
+		n := 20 + r.IntN(200)
+		ks, ku := 2+r.IntN(4), 2+r.IntN(3)
+		s, u := make([]int, n), make([]int, n)
+		for i := range s {
+			u[i] = i % ku // every group non-empty
+			s[i] = r.IntN(ks)
+		}
+		a, _ := CorrDPTVDiscrete(s, u, 0)
+		i := r.IntN(n)
+		s2 := append([]int(nil), s...)
+		s2[i] = (s2[i] + 1 + r.IntN(ks-1)) % ks
+		b, _ := CorrDPTVDiscrete(s2, u, 0)
+		minB := n / ku
+		if math.Abs(a.TV-b.TV) > 1/float64(minB)+1e-12 {
+			t.Fatalf("|ΔTV^| = %v > 1/%d", math.Abs(a.TV-b.TV), minB)
+		}
+	}
+	if _, err := CorrDPTVDiscrete([]int{0}, []int{0, 1}, 0); err == nil {
+		t.Error("length mismatch accepted")
+	}
+}
+
+// C8.
+func TestCorrDPTVHistogram(t *testing.T) {
+	r := rand.New(rand.NewPCG(4, 5))
+	n := 400
+	vals := make([]float64, n)
+	for i := range vals {
+		vals[i] = r.Float64()
+	}
+	s := append(append([]float64(nil), vals...), vals...)
+	u := make([]int, 2*n)
+	for i := n; i < 2*n; i++ {
+		u[i] = 1
+	}
+	lo, hi := []float64{0}, []float64{1}
+	got, _, err := CorrDPTVHistogram(s, 1, u, lo, hi, 10, 0)
+	if err != nil || got.TV != 0 {
+		t.Errorf("identical groups: %v, %v", got.TV, err)
+	}
+	disj := make([]float64, 2*n)
+	for i := range disj {
+		disj[i] = 0.25 * r.Float64()
+		if u[i] == 1 {
+			disj[i] += 0.7
+		}
+	}
+	got, _, _ = CorrDPTVHistogram(disj, 1, u, lo, hi, 8, 0)
+	if got.TV != 1 {
+		t.Errorf("disjoint supports: %v", got.TV)
+	}
+	// Order invariance and the 2-D product grid.
+	s2 := make([]float64, 2*2*n)
+	for i := range s2 {
+		s2[i] = r.Float64()
+	}
+	uu := make([]int, 2*n)
+	for i := range uu {
+		uu[i] = r.IntN(3)
+	}
+	a, _, _ := CorrDPTVHistogram(s2, 2, uu, []float64{0, 0}, []float64{1, 1}, 0, 0)
+	swapped := make([]int, len(uu))
+	for i, g := range uu {
+		swapped[i] = 2 - g
+	}
+	b, _, _ := CorrDPTVHistogram(s2, 2, swapped, []float64{0, 0}, []float64{1, 1}, 0, 0)
+	if math.Abs(a.TV-b.TV) > 1e-12 {
+		t.Errorf("group order changes TV: %v vs %v", a.TV, b.TV)
+	}
+	if _, _, err := CorrDPTVHistogram(s, 1, u, []float64{1}, []float64{0}, 4, 0); err == nil {
+		t.Error("inverted bounds accepted")
+	}
+}
+
+func TestCorrDPMultinomialLR(t *testing.T) {
+	// Saturated model on one-hot u reproduces the plug-in pmfs.
+	r := rand.New(rand.NewPCG(8, 9))
+	n := 3000
+	u := make([]float64, n*2)
+	cls := make([]int, n)
+	for i := 0; i < n; i++ {
+		g := r.IntN(2)
+		u[i*2+g] = 1
+		p := 0.2
+		if g == 1 {
+			p = 0.6
+		}
+		if r.Float64() < p {
+			cls[i] = 1
+		}
+	}
+	lr, err := CorrDPFitMultinomialLR(u, n, 2, cls, 2, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cnt [2][2]float64
+	for i := 0; i < n; i++ {
+		g := 0
+		if u[i*2+1] == 1 {
+			g = 1
+		}
+		cnt[g][cls[i]]++
+	}
+	plug := math.Abs(cnt[0][1]/(cnt[0][0]+cnt[0][1]) - cnt[1][1]/(cnt[1][0]+cnt[1][1]))
+	if got := lr.TV([]float64{1, 0}, []float64{0, 1}); math.Abs(got-plug) > 1e-4 {
+		t.Errorf("LR TV %v vs plug-in %v", got, plug)
+	}
+}
+
+// corrdpStandIn is a small Adult-like frame with S–U dependence.
+func corrdpStandIn(n int, r *rand.Rand) dataframe.DataFrame {
+	gender := make([]string, n)
+	rel := make([]string, n)
+	race := make([]string, n)
+	age := make([]float64, n)
+	w := make([]float64, n)
+	y := make([]string, n)
+	for i := 0; i < n; i++ {
+		g := r.IntN(2)
+		gender[i] = []string{"F", "M"}[g]
+		if r.Float64() < 0.2+0.6*float64(g) {
+			rel[i] = "Husband"
+		} else {
+			rel[i] = "Other"
+		}
+		race[i] = []string{"A", "B", "C"}[r.IntN(3)]
+		w[i] = r.NormFloat64()
+		age[i] = 40 + 10*r.NormFloat64() + 5*w[i]
+		y[i] = []string{"0", "1"}[r.IntN(2)]
+	}
+	return dataframe.New(
+		series.New(gender, series.String, "gender"), series.New(rel, series.String, "rel"),
+		series.New(race, series.String, "race"), series.New(age, series.Float, "age"),
+		series.New(w, series.Float, "w"), series.New(y, series.String, "y"))
+}
+
+func TestCorrDPEstimateTV(t *testing.T) {
+	r := rand.New(rand.NewPCG(10, 11))
+	df := corrdpStandIn(4000, r)
+	schema := Schema{Columns: []Column{
+		{Name: "gender", Role: Public, Kind: Categorical},
+		{Name: "race", Role: Public, Kind: Categorical},
+		{Name: "w", Role: Public},
+		{Name: "rel", Role: Sensitive, Kind: Categorical},
+		{Name: "age", Role: Sensitive},
+		{Name: "y", Role: Label, Kind: Categorical},
+	}}
+	rep, err := CorrDPEstimateTV(df, schema, CorrDPTVOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tv := rep.TV()
+	// gender drives rel strongly (TV_disc ≈ 0.6); race is independent; w
+	// drives age.
+	if tv["gender"] < 0.5 || tv["race"] > 0.25 || tv["w"] < 0.5 {
+		t.Errorf("TV = %v", tv)
+	}
+	for _, f := range rep.Features {
+		if f.TV < 0 || f.TV > 1 || math.Abs(f.TV-math.Min(1, f.TVDisc+f.TVCont)) > 1e-12 {
+			t.Errorf("%+v", f)
+		}
+	}
+	rep, err = CorrDPEstimateTV(df, schema, CorrDPTVOptions{Neighbours: CorrDPJointU})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := rep.Features[0].TV
+	for _, f := range rep.Features {
+		if f.TV != first {
+			t.Errorf("N-jointU: TVs differ: %+v", rep.Features)
+		}
+	}
+	bad := Schema{Columns: []Column{{Name: "age"}, {Name: "y", Role: Label, Kind: Categorical}}}
+	if _, err := CorrDPEstimateTV(df.Select([]string{"age", "y"}), bad, CorrDPTVOptions{}); err == nil {
+		t.Error("no insensitive feature accepted")
+	}
+}
