@@ -259,12 +259,21 @@ func (m *MLP) forward(theta, x []float64, s *mlpScratch) {
 
 // lossTerm returns ℓ from the outputs s.o for label y of row i.
 func (m *MLP) lossTerm(s *mlpScratch, y float64, i int) float64 {
+	return m.lossOf(s.o, y, i)
+}
+
+// lossOf returns ℓ from the outputs o for label y of row i.
+func (m *MLP) lossOf(o []float64, y float64, i int) float64 {
 	if m.Head == HeadMSE {
-		r := s.o[0] - y
+		r := o[0] - y
 		return r * r
 	}
-	return logSumExp(s.o) - s.o[classOf(y, m.K, i)]
+	return logSumExp(o) - o[classOf(y, m.K, i)]
 }
+
+// mlpRowLoopMax is the largest number of rows handled by the per-row loops;
+// larger batches use the batched matrix products of fdp_mlp.go.
+const mlpRowLoopMax = 32
 
 // backward runs the forward pass on row i, overwrites s.o with δ2 and s.d1
 // with δ1, and returns ℓ.
@@ -327,6 +336,11 @@ func (m *MLP) Loss(theta []float64, data *Data, idx []int) float64 {
 	if n == 0 {
 		return math.NaN()
 	}
+	if n > mlpRowLoopMax {
+		var sum float64
+		m.fdpForEachOutput(theta, data, idx, func(_, i int, o []float64) { sum += m.lossOf(o, data.Y[i], i) })
+		return sum / float64(n)
+	}
 	s := m.newScratch()
 	var sum float64
 	for k := range n {
@@ -355,7 +369,13 @@ func (m *MLP) WeightedGradSum(theta []float64, data *Data, idx []int, w []float6
 }
 
 // gradSum adds Σ_k w_k ∇ℓ_{idx[k]} into out; w nil means all weights 1.
+// Batches of more than mlpRowLoopMax rows use the batched matrix products of
+// fdp_mlp.go; smaller ones the row loop below (same values up to rounding).
 func (m *MLP) gradSum(theta []float64, data *Data, idx []int, w []float64, out []float64) {
+	if numRows(data, idx) > mlpRowLoopMax {
+		m.fdpGradSum(theta, data, idx, w, out)
+		return
+	}
 	hh, kk := m.H, m.K
 	n := numRows(data, idx)
 	s := m.newScratch()
@@ -436,6 +456,10 @@ func (m *MLP) PerExampleGradNorms(theta []float64, data *Data, idx []int, out []
 	m.check("PerExampleGradNorms", theta, data)
 	n := numRows(data, idx)
 	checkLen("MLP.PerExampleGradNorms", "out", len(out), n)
+	if n > mlpRowLoopMax {
+		m.fdpGradNorms(theta, data, idx, out)
+		return
+	}
 	s := m.newScratch()
 	for k := range n {
 		i := rowIndex(idx, k)
@@ -451,15 +475,25 @@ func (m *MLP) PerExampleGradNorms(theta []float64, data *Data, idx []int, out []
 // MSE = (1/N)Σ(o_i − y_i)², Accuracy = NaN.
 func (m *MLP) Evaluate(theta []float64, data *Data) Metrics {
 	m.check("Evaluate", theta, data)
-	s := m.newScratch()
 	var sum float64
 	correct := 0
-	for i := range data.N {
-		m.forward(theta, data.Row(i), s)
-		y := data.Y[i]
-		sum += m.lossTerm(s, y, i)
-		if m.Head == HeadSoftmaxCE && argmax(s.o) == int(y) {
-			correct++
+	if data.N > mlpRowLoopMax {
+		m.fdpForEachOutput(theta, data, nil, func(_, i int, o []float64) {
+			y := data.Y[i]
+			sum += m.lossOf(o, y, i)
+			if m.Head == HeadSoftmaxCE && argmax(o) == int(y) {
+				correct++
+			}
+		})
+	} else {
+		s := m.newScratch()
+		for i := range data.N {
+			m.forward(theta, data.Row(i), s)
+			y := data.Y[i]
+			sum += m.lossTerm(s, y, i)
+			if m.Head == HeadSoftmaxCE && argmax(s.o) == int(y) {
+				correct++
+			}
 		}
 	}
 	loss := sum / float64(data.N)

@@ -1,0 +1,225 @@
+package models
+
+import (
+	"math"
+	"sync"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/gonum"
+)
+
+// Batched (matrix-product) forward/backward passes of the MLP, used by
+// MLP.GradSum / WeightedGradSum / PerExampleGradNorms and by the feature-DP
+// difference model FDPDiff (fdp.md §4.2 item 4). Rows are processed in chunks
+// of fdpChunk; within a chunk the passes are gonum BLAS Dgemm calls, whose
+// result does not depend on GOMAXPROCS (each output block is reduced
+// sequentially along the inner dimension, and the blocking depends only on
+// the matrix sizes), so results stay bitwise reproducible.
+
+// fdpChunk is the number of rows per batched pass.
+const fdpChunk = 1024
+
+var fdpBLAS gonum.Implementation
+
+// fdpMLPBatch holds the activations of one chunk of rows.
+type fdpMLPBatch struct {
+	b     int       // rows in the chunk
+	x     []float64 // b×D inputs
+	h, dh []float64 // b×H: φ(a), φ'(a); h holds a before activation
+	d1    []float64 // b×H: δ1
+	o     []float64 // b×K: outputs, then δ2
+	loss  []float64 // b
+}
+
+var fdpBatchPool sync.Pool
+
+// fdpGetBatch returns a batch with buffers for up to n rows of m.
+func (m *MLP) fdpGetBatch(n int) *fdpMLPBatch {
+	bt, _ := fdpBatchPool.Get().(*fdpMLPBatch)
+	if bt == nil {
+		bt = &fdpMLPBatch{}
+	}
+	bt.x = fdpGrow(bt.x, n*m.D)
+	bt.h = fdpGrow(bt.h, n*m.H)
+	bt.dh = fdpGrow(bt.dh, n*m.H)
+	bt.d1 = fdpGrow(bt.d1, n*m.H)
+	bt.o = fdpGrow(bt.o, n*m.K)
+	bt.loss = fdpGrow(bt.loss, n)
+	return bt
+}
+
+func fdpGrow(s []float64, n int) []float64 {
+	if cap(s) < n {
+		return make([]float64, n)
+	}
+	return s[:n]
+}
+
+// fdpPass runs the forward pass on rows idx[start:start+b] (idx nil: rows
+// start..start+b−1) and, with backward, δ2 (into bt.o) and δ1 (into bt.d1)
+// and the per-row losses.
+func (m *MLP) fdpPass(theta []float64, data *Data, idx []int, start, b int, bt *fdpMLPBatch, backward bool) {
+	d, hh, kk := m.D, m.H, m.K
+	bt.b = b
+	x, h, o := bt.x[:b*d], bt.h[:b*hh], bt.o[:b*kk]
+	for r := 0; r < b; r++ {
+		copy(x[r*d:(r+1)*d], data.Row(rowIndex(idx, start+r)))
+	}
+	b1 := theta[m.offB1():m.offW2()]
+	w2 := theta[m.offW2():m.offB2()]
+	b2 := theta[m.offB2():]
+	for r := 0; r < b; r++ {
+		copy(h[r*hh:(r+1)*hh], b1)
+		copy(o[r*kk:(r+1)*kk], b2)
+	}
+	// a = X·W1 + b1.
+	fdpBLAS.Dgemm(blas.NoTrans, blas.NoTrans, b, hh, d, 1, x, d, theta[:d*hh], hh, 1, h, hh)
+	dh := bt.dh[:b*hh]
+	for j, a := range h {
+		h[j], dh[j] = m.Act.eval(a)
+	}
+	// o = H·W2 + b2.
+	fdpBLAS.Dgemm(blas.NoTrans, blas.NoTrans, b, kk, hh, 1, h, hh, w2, kk, 1, o, kk)
+	if !backward {
+		return
+	}
+	loss := bt.loss[:b]
+	for r := 0; r < b; r++ {
+		i := rowIndex(idx, start+r)
+		or := o[r*kk : (r+1)*kk]
+		y := data.Y[i]
+		if m.Head == HeadMSE {
+			res := or[0] - y
+			loss[r] = res * res
+			or[0] = 2 * res
+			continue
+		}
+		c := classOf(y, kk, i)
+		oy := or[c]
+		lse := softmaxInPlace(or)
+		loss[r] = lse - oy
+		or[c]--
+	}
+	// δ1 = φ'(a) ⊙ (δ2·W2ᵀ).
+	d1 := bt.d1[:b*hh]
+	fdpBLAS.Dgemm(blas.NoTrans, blas.Trans, b, hh, kk, 1, o, kk, w2, kk, 0, d1, hh)
+	for j := range d1 {
+		d1[j] *= dh[j]
+	}
+}
+
+// fdpAccumulate adds the (already weighted) gradient of a chunk into out:
+// ∇W1 += Xᵀδ1, ∇b1 += Σδ1, ∇W2 += Hᵀδ2, ∇b2 += Σδ2.
+func (m *MLP) fdpAccumulate(bt *fdpMLPBatch, out []float64) {
+	d, hh, kk, b := m.D, m.H, m.K, bt.b
+	x, h, d1, o := bt.x[:b*d], bt.h[:b*hh], bt.d1[:b*hh], bt.o[:b*kk]
+	fdpBLAS.Dgemm(blas.Trans, blas.NoTrans, d, hh, b, 1, x, d, d1, hh, 1, out[:d*hh], hh)
+	fdpBLAS.Dgemm(blas.Trans, blas.NoTrans, hh, kk, b, 1, h, hh, o, kk, 1, out[m.offW2():m.offB2()], kk)
+	gB1 := out[m.offB1():m.offW2()]
+	gB2 := out[m.offB2():]
+	for r := 0; r < b; r++ {
+		axpy(1, d1[r*hh:(r+1)*hh], gB1)
+		axpy(1, o[r*kk:(r+1)*kk], gB2)
+	}
+}
+
+// fdpScaleRows multiplies δ1 and δ2 of row r by w[r].
+func (m *MLP) fdpScaleRows(bt *fdpMLPBatch, w []float64) {
+	hh, kk := m.H, m.K
+	for r := 0; r < bt.b; r++ {
+		wr := w[r]
+		for j := r * hh; j < (r+1)*hh; j++ {
+			bt.d1[j] *= wr
+		}
+		for j := r * kk; j < (r+1)*kk; j++ {
+			bt.o[j] *= wr
+		}
+	}
+}
+
+// fdpGradSum adds Σ_k w_k ∇ℓ_{idx[k]} into out (w nil: all ones) with
+// batched passes.
+func (m *MLP) fdpGradSum(theta []float64, data *Data, idx []int, w []float64, out []float64) {
+	n := numRows(data, idx)
+	bt := m.fdpGetBatch(min(n, fdpChunk))
+	defer fdpBatchPool.Put(bt)
+	for start := 0; start < n; start += fdpChunk {
+		b := min(fdpChunk, n-start)
+		m.fdpPass(theta, data, idx, start, b, bt, true)
+		if w != nil {
+			m.fdpScaleRows(bt, w[start:start+b])
+		}
+		m.fdpAccumulate(bt, out)
+	}
+}
+
+// fdpGradNorms writes the ghost norms ‖∇ℓ_i‖ = √((‖x‖²+1)‖δ1‖² + (‖h‖²+1)‖δ2‖²)
+// with batched passes.
+func (m *MLP) fdpGradNorms(theta []float64, data *Data, idx []int, out []float64) {
+	n := numRows(data, idx)
+	d, hh, kk := m.D, m.H, m.K
+	bt := m.fdpGetBatch(min(n, fdpChunk))
+	defer fdpBatchPool.Put(bt)
+	for start := 0; start < n; start += fdpChunk {
+		b := min(fdpChunk, n-start)
+		m.fdpPass(theta, data, idx, start, b, bt, true)
+		for r := 0; r < b; r++ {
+			ss := (sumSq(bt.x[r*d:(r+1)*d])+1)*sumSq(bt.d1[r*hh:(r+1)*hh]) +
+				(sumSq(bt.h[r*hh:(r+1)*hh])+1)*sumSq(bt.o[r*kk:(r+1)*kk])
+			out[start+r] = math.Sqrt(ss)
+		}
+	}
+}
+
+// fdpDiffNorms writes the norms of the per-example gradients of
+// ℓ_priv = ℓ(θ; x_i) − ℓ_pub(θ; x'_i), both MLPs of the same shape (m on
+// data, pub on pubData, same row indices), with the rank-2 ghost norm of
+// fdp.md §4.2 item 4: for a dense layer with inputs (x, x') and
+// back-propagated errors (δ, δ'),
+//
+//	‖δxᵀ − δ'x'ᵀ‖²_F = ‖δ‖²‖x‖² + ‖δ'‖²‖x'‖² − 2(δ·δ')(x·x'),
+//
+// and the bias adds ‖δ − δ'‖².
+func fdpDiffNorms(m, pub *MLP, theta []float64, data, pubData *Data, idx []int, out []float64) {
+	n := numRows(data, idx)
+	d, hh, kk := m.D, m.H, m.K
+	c := min(n, fdpChunk)
+	bt, bp := m.fdpGetBatch(c), pub.fdpGetBatch(c)
+	defer fdpBatchPool.Put(bt)
+	defer fdpBatchPool.Put(bp)
+	for start := 0; start < n; start += fdpChunk {
+		b := min(fdpChunk, n-start)
+		m.fdpPass(theta, data, idx, start, b, bt, true)
+		pub.fdpPass(theta, pubData, idx, start, b, bp, true)
+		for r := 0; r < b; r++ {
+			x, xp := bt.x[r*d:(r+1)*d], bp.x[r*d:(r+1)*d]
+			e1, e1p := bt.d1[r*hh:(r+1)*hh], bp.d1[r*hh:(r+1)*hh]
+			h, hp := bt.h[r*hh:(r+1)*hh], bp.h[r*hh:(r+1)*hh]
+			e2, e2p := bt.o[r*kk:(r+1)*kk], bp.o[r*kk:(r+1)*kk]
+			s1, s1p, c1 := sumSq(e1), sumSq(e1p), dot(e1, e1p)
+			s2, s2p, c2 := sumSq(e2), sumSq(e2p), dot(e2, e2p)
+			ss := s1*sumSq(x) + s1p*sumSq(xp) - 2*c1*dot(x, xp) // W1
+			ss += s1 + s1p - 2*c1                               // b1
+			ss += s2*sumSq(h) + s2p*sumSq(hp) - 2*c2*dot(h, hp) // W2
+			ss += s2 + s2p - 2*c2                               // b2
+			out[start+r] = math.Sqrt(math.Max(ss, 0))
+		}
+	}
+}
+
+// fdpForEachOutput runs batched forward passes over the rows idx and calls
+// fn(k, i, o) with the outputs o (len K, not softmaxed) of the k-th selected
+// row i, in order.
+func (m *MLP) fdpForEachOutput(theta []float64, data *Data, idx []int, fn func(k, i int, o []float64)) {
+	n := numRows(data, idx)
+	kk := m.K
+	bt := m.fdpGetBatch(min(n, fdpChunk))
+	defer fdpBatchPool.Put(bt)
+	for start := 0; start < n; start += fdpChunk {
+		b := min(fdpChunk, n-start)
+		m.fdpPass(theta, data, idx, start, b, bt, false)
+		for r := 0; r < b; r++ {
+			fn(start+r, rowIndex(idx, start+r), bt.o[r*kk:(r+1)*kk])
+		}
+	}
+}

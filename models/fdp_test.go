@@ -1,0 +1,245 @@
+package models
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// fdpTestData returns n rows of d features with ‖x‖ ≤ 1 and k classes.
+func fdpTestData(n, d, k int, seed uint64) *Data {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	x := make([]float64, n*d)
+	y := make([]float64, n)
+	for i := range n {
+		var ss float64
+		for j := range d {
+			v := rng.NormFloat64()
+			x[i*d+j] = v
+			ss += v * v
+		}
+		s := rng.Float64() / math.Sqrt(ss)
+		for j := range d {
+			x[i*d+j] *= s
+		}
+		y[i] = float64(rng.IntN(k))
+	}
+	return &Data{X: x, Y: y, N: n, D: d}
+}
+
+// A6: label-DP loss split — ℓ_pub + ℓ_priv = ℓ, gradients, Lipschitz
+// constants, ∇ℓ_priv independent of W.
+func TestFDPLabelSoftmaxSplit(t *testing.T) {
+	const n, d, k = 50, 6, 4
+	data := fdpTestData(n, d, k, 3)
+	full, _ := NewFDPLabelSoftmax(d, k, FDPFull)
+	pub, _ := NewFDPLabelSoftmax(d, k, FDPPublic)
+	priv, _ := NewFDPLabelSoftmax(d, k, FDPPrivate)
+	rng := rand.New(rand.NewPCG(5, 5))
+	theta := make([]float64, d*k)
+	for j := range theta {
+		theta[j] = 3 * rng.NormFloat64()
+	}
+	for i := range n {
+		idx := []int{i}
+		l, lp, lq := full.Loss(theta, data, idx), pub.Loss(theta, data, idx), priv.Loss(theta, data, idx)
+		if math.Abs(lp+lq-l) > 1e-12 {
+			t.Fatalf("A6 row %d: ℓ_pub + ℓ_priv = %v, ℓ = %v", i, lp+lq, l)
+		}
+	}
+	p := d * k
+	gF, gP, gQ := make([]float64, n*p), make([]float64, n*p), make([]float64, n*p)
+	full.PerExampleGrads(theta, data, nil, gF)
+	pub.PerExampleGrads(theta, data, nil, gP)
+	priv.PerExampleGrads(theta, data, nil, gQ)
+	theta2 := make([]float64, p)
+	gQ2 := make([]float64, n*p)
+	priv.PerExampleGrads(theta2, data, nil, gQ2)
+	normsQ := make([]float64, n)
+	priv.PerExampleGradNorms(theta, data, nil, normsQ)
+	for i := range n {
+		x := data.Row(i)
+		xn := math.Sqrt(sumSq(x))
+		var nq, nf float64
+		for j := range p {
+			if math.Abs(gP[i*p+j]+gQ[i*p+j]-gF[i*p+j]) > 1e-12 {
+				t.Fatalf("A6: gradients do not add up at row %d", i)
+			}
+			if gQ[i*p+j] != gQ2[i*p+j] {
+				t.Fatalf("A6: ∇ℓ_priv depends on W")
+			}
+			nq += gQ[i*p+j] * gQ[i*p+j]
+			nf += gF[i*p+j] * gF[i*p+j]
+		}
+		if math.Abs(math.Sqrt(nq)-xn) > 1e-12 || math.Sqrt(nf) > math.Sqrt2*xn+1e-12 || xn > 1 {
+			t.Fatalf("A6 row %d: ‖∇ℓ_priv‖ = %v, ‖∇ℓ‖ = %v, ‖x‖ = %v", i, math.Sqrt(nq), math.Sqrt(nf), xn)
+		}
+		if math.Abs(normsQ[i]-xn) > 1e-12 {
+			t.Fatalf("ghost norm %v vs ‖x‖ %v", normsQ[i], xn)
+		}
+	}
+	// ∇ℓ_pub = x softmax(Wᵀx)ᵀ by finite differences.
+	const h = 1e-6
+	g := make([]float64, p)
+	pub.GradSum(theta, data, []int{7}, g)
+	for j := range p {
+		tp := append([]float64(nil), theta...)
+		tm := append([]float64(nil), theta...)
+		tp[j] += h
+		tm[j] -= h
+		fd := (pub.Loss(tp, data, []int{7}) - pub.Loss(tm, data, []int{7})) / (2 * h)
+		if math.Abs(fd-g[j]) > 1e-7 {
+			t.Fatalf("A6 finite differences at %d: %v vs %v", j, fd, g[j])
+		}
+	}
+}
+
+// A6 (Purchase): with the same padding draw ℓ_pub + ℓ_priv = ℓ exactly; and
+// the rank-2 ghost norms of FDPDiff against materialised gradients
+// (fdp.md §4.2 item 4), for chunks that cross the batched threshold.
+func TestFDPDiffRank2GhostNorms(t *testing.T) {
+	const d, h, k = 12, 7, 5
+	for _, n := range []int{5, 40, 1100} {
+		data := fdpTestData(n, d, k, uint64(n))
+		for i := range data.X {
+			data.X[i] *= 3
+		}
+		padded, err := FDPGaussianPadding(data, []int{0, 1, 2, 3}, rand.New(rand.NewPCG(1, 2)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, act := range []Activation{Tanh, ReLU} {
+			mlp, _ := NewMLP(d, h, k, act, HeadSoftmaxCE)
+			diff, err := NewFDPDiff(mlp, mlp, padded)
+			if err != nil {
+				t.Fatal(err)
+			}
+			theta := make([]float64, mlp.NumParams())
+			mlp.Init(theta, rand.New(rand.NewPCG(9, uint64(n))))
+			idx := []int{0, n - 1, n / 2, 1}
+			if n > 100 {
+				idx = nil
+			}
+			m := numRows(data, idx)
+			p := mlp.NumParams()
+			pe := make([]float64, m*p)
+			diff.PerExampleGrads(theta, data, idx, pe)
+			norms := make([]float64, m)
+			diff.PerExampleGradNorms(theta, data, idx, norms)
+			w := make([]float64, m)
+			want := make([]float64, p)
+			for r := range m {
+				nr := math.Sqrt(sumSq(pe[r*p : (r+1)*p]))
+				if math.Abs(nr-norms[r]) > 1e-9*(1+nr) {
+					t.Fatalf("n=%d %v row %d: ghost %v vs materialised %v", n, act, r, norms[r], nr)
+				}
+				w[r] = math.Min(1, 0.5/nr)
+				axpy(w[r], pe[r*p:(r+1)*p], want)
+			}
+			got := make([]float64, p)
+			diff.WeightedGradSum(theta, data, idx, w, got)
+			for j := range p {
+				if math.Abs(got[j]-want[j]) > 1e-9 {
+					t.Fatalf("n=%d weighted sum %d: %v vs %v", n, j, got[j], want[j])
+				}
+			}
+			if n == 5 {
+				for i := range n {
+					l := mlp.Loss(theta, data, []int{i})
+					lp := mlp.Loss(theta, padded, []int{i})
+					lq := diff.Loss(theta, data, []int{i})
+					if lp+lq != l && math.Abs(lp+lq-l) > 1e-15*math.Abs(l) {
+						t.Fatalf("A6 Purchase: ℓ_pub + ℓ_priv = %v ≠ ℓ = %v", lp+lq, l)
+					}
+				}
+			}
+		}
+	}
+}
+
+// The batched MLP paths agree with the per-row loops.
+func TestFDPBatchedMLPMatchesRowLoop(t *testing.T) {
+	const n, d, h, k = 1500, 9, 6, 4
+	data := fdpTestData(n, d, k, 11)
+	for _, head := range []Head{HeadSoftmaxCE, HeadMSE} {
+		kk := k
+		if head == HeadMSE {
+			kk = 1
+		}
+		m, _ := NewMLP(d, h, kk, SiLU, head)
+		theta := make([]float64, m.NumParams())
+		m.Init(theta, rand.New(rand.NewPCG(2, 3)))
+		p := m.NumParams()
+		got := make([]float64, p)
+		m.GradSum(theta, data, nil, got)
+		pe := make([]float64, p)
+		want := make([]float64, p)
+		var loss float64
+		norms := make([]float64, n)
+		m.PerExampleGradNorms(theta, data, nil, norms)
+		for i := range n {
+			m.PerExampleGrads(theta, data, []int{i}, pe)
+			axpy(1, pe, want)
+			loss += m.Loss(theta, data, []int{i})
+			if nr := math.Sqrt(sumSq(pe)); math.Abs(nr-norms[i]) > 1e-10*(1+nr) {
+				t.Fatalf("%v norm row %d: %v vs %v", head, i, norms[i], nr)
+			}
+		}
+		for j := range p {
+			if math.Abs(got[j]-want[j]) > 1e-9*(1+math.Abs(want[j])) {
+				t.Fatalf("%v GradSum[%d] = %v, want %v", head, j, got[j], want[j])
+			}
+		}
+		if l := m.Loss(theta, data, nil); math.Abs(l-loss/n) > 1e-12 {
+			t.Fatalf("%v Loss %v vs %v", head, l, loss/n)
+		}
+	}
+}
+
+func TestFDPModelsBadInput(t *testing.T) {
+	mlp, _ := NewMLP(3, 2, 2, Tanh, HeadSoftmaxCE)
+	other, _ := NewMLP(3, 3, 2, Tanh, HeadSoftmaxCE)
+	data := fdpTestData(4, 3, 2, 1)
+	cases := []error{}
+	_, err := NewFDPLabelSoftmax(0, 2, FDPFull)
+	cases = append(cases, err)
+	_, err = NewFDPLabelSoftmax(2, 2, FDPLossPart(7))
+	cases = append(cases, err)
+	_, err = NewFDPDiff(nil, mlp, data)
+	cases = append(cases, err)
+	_, err = NewFDPDiff(mlp, other, data)
+	cases = append(cases, err)
+	_, err = NewFDPDiff(mlp, mlp, nil)
+	cases = append(cases, err)
+	_, err = FDPGaussianPadding(data, []int{5}, rand.New(rand.NewPCG(1, 1)))
+	cases = append(cases, err)
+	_, err = FDPGaussianPadding(data, []int{1, 1}, rand.New(rand.NewPCG(1, 1)))
+	cases = append(cases, err)
+	_, err = FDPGaussianPadding(data, nil, nil)
+	cases = append(cases, err)
+	_, err = FDPZeroMasking(nil, nil)
+	cases = append(cases, err)
+	for i, e := range cases {
+		if e == nil {
+			t.Errorf("case %d: no error", i)
+		}
+	}
+	diff, _ := NewFDPDiff(mlp, mlp, data)
+	if err := diff.CheckLabels(fdpTestData(5, 3, 2, 1)); err == nil {
+		t.Error("row mismatch not reported")
+	}
+}
+
+func ExampleFDPLabelSoftmax() {
+	data := &Data{X: []float64{0.6, 0.8}, Y: []float64{1}, N: 1, D: 2}
+	theta := []float64{1, -1, 0.5, 2} // W = [[1, -1], [0.5, 2]]
+	for _, part := range []FDPLossPart{FDPFull, FDPPublic, FDPPrivate} {
+		m, _ := NewFDPLabelSoftmax(2, 2, part)
+		fmt.Printf("%-7s ℓ = %.4f\n", part, m.Loss(theta, data, nil))
+	}
+	// Output:
+	// full    ℓ = 0.6931
+	// public  ℓ = 1.6931
+	// private ℓ = -1.0000
+}
