@@ -1,0 +1,415 @@
+package mechanisms
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/featuredp/featuredp/accounting"
+	"gonum.org/v1/gonum/mat"
+)
+
+func bcdpTestVec(D int) []float64 {
+	v := make([]float64, D)
+	for i := range v {
+		v[i] = 0.6
+		if i%2 == 1 {
+			v[i] = -0.6
+		}
+	}
+	return v
+}
+
+// C2: ‖Z‖ = B always and P(⟨Z, ṽ⟩ > 0) = e^α/(e^α+1).
+func TestBCDPDuchiNormAndSide(t *testing.T) {
+	rng := NewStreams(1).Noise()
+	ch, err := NewBCDPDuchi(3, math.Sqrt(3), 1, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := []float64{1, -1, 1} // ‖v‖ = r: ṽ = v
+	z := make([]float64, 3)
+	pos := 0
+	const N = 1000000
+	for s := 0; s < N; s++ {
+		if _, err := ch.Sample(rng, v, z); err != nil {
+			t.Fatal(err)
+		}
+		n := math.Sqrt(z[0]*z[0] + z[1]*z[1] + z[2]*z[2])
+		if math.Abs(n/ch.B-1) > 1e-9 {
+			t.Fatalf("‖Z‖ = %v, want B = %v", n, ch.B)
+		}
+		if z[0]-z[1]+z[2] > 0 {
+			pos++
+		}
+	}
+	if p := float64(pos) / N; math.Abs(p-0.731059) > 0.002 {
+		t.Errorf("P(⟨Z,ṽ⟩ > 0) = %v, want 0.731059", p)
+	}
+}
+
+// C3, C4: E[Z] = v (unbiased constant), E[Z] = 2v (paper constant),
+// E[Z_i²] = B²/D, E[Z_i Z_j] = 0.
+func TestBCDPDuchiMoments(t *testing.T) {
+	for _, D := range []int{1, 2, 3, 10} {
+		for _, paper := range []bool{false, true} {
+			N := 2000000
+			if paper {
+				N = 200000
+			}
+			ch, err := NewBCDPDuchi(D, math.Sqrt(float64(D)), 1, paper)
+			if err != nil {
+				t.Fatal(err)
+			}
+			v := bcdpTestVec(D)
+			rng := NewStreams(uint64(D)).Derive("moments").Noise()
+			sum := make([]float64, D)
+			sq := make([]float64, D)
+			cross := 0.0
+			z := make([]float64, D)
+			for s := 0; s < N; s++ {
+				ch.Sample(rng, v, z)
+				for i, x := range z {
+					sum[i] += x
+					sq[i] += x * x
+				}
+				if D > 1 {
+					cross += z[0] * z[1]
+				}
+			}
+			m2 := ch.B * ch.B / float64(D)
+			for i := range sum {
+				mean := sum[i] / float64(N)
+				want := v[i]
+				if paper {
+					want = 2 * v[i]
+				}
+				se := math.Sqrt((m2 - want*want) / float64(N))
+				if math.Abs(mean-want) > 4*se {
+					t.Errorf("D=%d paper=%v: mean[%d] = %v, want %v ± 4·%v", D, paper, i, mean, want, se)
+				}
+				if r := sq[i] / float64(N) / m2; math.Abs(r-1) > 0.01 {
+					t.Errorf("D=%d: E[Z_%d²]/(B²/D) = %v", D, i, r)
+				}
+			}
+			if D > 1 && math.Abs(cross/float64(N)) > 5*m2/math.Sqrt(float64(N)) {
+				t.Errorf("D=%d: E[Z_1 Z_2] = %v, want 0", D, cross/float64(N))
+			}
+		}
+	}
+}
+
+// C5: v = 0 and D = 1 work; bad input is rejected.
+func TestBCDPDuchiEdgeCases(t *testing.T) {
+	rng := NewStreams(2).Noise()
+	for _, D := range []int{1, 4} {
+		ch, err := NewBCDPDuchi(D, 1, 0.5, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		z, err := ch.Sample(rng, make([]float64, D), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, x := range z {
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				t.Fatalf("D=%d, v=0: Z = %v", D, z)
+			}
+		}
+	}
+	for _, a := range []float64{0, -1, math.NaN()} {
+		if _, err := NewBCDPDuchi(2, 1, a, false); err == nil {
+			t.Errorf("α = %v accepted", a)
+		}
+	}
+	ch, _ := NewBCDPDuchi(2, 1, 1, false)
+	for _, v := range [][]float64{{1, 1}, {math.NaN(), 0}, {0}} {
+		if _, err := ch.Sample(rng, v, nil); err == nil {
+			t.Errorf("bad input %v accepted", v)
+		}
+	}
+	if _, err := ch.Sample(nil, []float64{0, 0}, nil); err == nil {
+		t.Error("nil rng accepted")
+	}
+	if _, err := NewBCDPMean([]float64{0, 0}, BCDPMeanOptions{}); err == nil {
+		t.Error("all-zero levels accepted")
+	}
+	if _, err := NewBCDPMean([]float64{-1, 1}, BCDPMeanOptions{}); err == nil {
+		t.Error("negative level accepted")
+	}
+	m, _ := NewBCDPMean([]float64{0.5, 1}, BCDPMeanOptions{})
+	if _, err := m.Privatize(rng, []float64{2, 0}); err == nil {
+		t.Error("record outside [−1,1] accepted")
+	}
+	if _, err := m.NewSums().Estimate(BCDPProjectBox); err == nil {
+		t.Error("empty sums accepted")
+	}
+}
+
+var bcdpMechDelta = []float64{0.2, 0.2, 2, 2, 2, 2, 2, 2, 2, 2}
+
+// C9: in the B.1 setting only rounds 1 and 3 run.
+func TestBCDPMeanRounds(t *testing.T) {
+	for _, q := range []float64{0.05, 0.1, 0.5, 0.9} {
+		a, _ := accounting.BCDPAllocate(bcdpMechDelta, 2, q, accounting.BCDPZetaHeuristic(q))
+		m, err := NewBCDPMean(a.C, BCDPMeanOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := m.Rounds()
+		if len(r) != 2 || r[0] != 1 || r[1] != 3 {
+			t.Errorf("q=%v: rounds %v, want [1 3]", q, r)
+		}
+		if math.Abs(m.LDP()-a.LDP) > 1e-15 || m.LDP() > 2 {
+			t.Errorf("q=%v: LDP level %v, allocation %v", q, m.LDP(), a.LDP)
+		}
+	}
+}
+
+// C10, C11: ν̂ is unbiased and the exact §2.4 MSE formula matches Monte Carlo
+// within 3% (and within 3 standard errors), for ±1 data and in a non-sorted
+// coordinate order.
+func TestBCDPMeanUnbiasedAndMSE(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		delta []float64
+		q     float64
+		w     accounting.BCDPWeights
+	}{
+		{"B.1 q=0.1", bcdpMechDelta, 0.1, accounting.BCDPWeightsPaper},
+		{"B.1 q=0.3 inverse-variance", bcdpMechDelta, 0.3, accounting.BCDPWeightsInverseVariance},
+		{"unsorted 4-dim", []float64{1.5, 0.3, 0.8, 3}, 0, accounting.BCDPWeightsPaper},
+	} {
+		a, err := accounting.BCDPAllocate(tc.delta, 2, tc.q, accounting.BCDPZetaHeuristic(tc.q))
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := BCDPMeanOptions{Weights: tc.w}
+		m, err := NewBCDPMean(a.C, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := len(tc.delta)
+		x := make([]float64, d)
+		for i := range x {
+			x[i] = float64(1 - 2*(i%2))
+		}
+		pred, _, err := accounting.BCDPPredictedMSE(a.Sorted, 1, accounting.BCDPMSEOptions{Weights: tc.w})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rng := NewStreams(11).Derive(tc.name).Noise()
+		s := m.NewSums()
+		const N = 200000
+		sum := make([]float64, d)
+		var se, se2 float64
+		for k := 0; k < N; k++ {
+			s.Reset()
+			s.AddUnchecked(rng, x)
+			nu, _ := s.Estimate(BCDPProjectNone)
+			e := 0.0
+			for i := range nu {
+				sum[i] += nu[i]
+				e += (nu[i] - x[i]) * (nu[i] - x[i])
+			}
+			se += e
+			se2 += e * e
+		}
+		mean := se / N
+		sd := math.Sqrt((se2/N - mean*mean) / N)
+		if math.Abs(mean/pred-1) > 0.03 || math.Abs(mean-pred) > 3*sd {
+			t.Errorf("%s: MC MSE %v ± %v, predicted %v", tc.name, mean, sd, pred)
+		}
+		for i := range sum {
+			// per-coordinate variance ≤ total predicted MSE
+			if math.Abs(sum[i]/N-x[i]) > 4*math.Sqrt(pred/N) {
+				t.Errorf("%s: mean of ν̂_%d = %v, want %v", tc.name, i, sum[i]/N, x[i])
+			}
+		}
+	}
+}
+
+// C12: with c = a·1 Mechanism 1 is the baseline M_LDP(x, a, √d), draw for
+// draw; the baseline constructor agrees.
+func TestBCDPMeanUniformIsBaseline(t *testing.T) {
+	d := 5
+	c := []float64{0.7, 0.7, 0.7, 0.7, 0.7}
+	m, _ := NewBCDPMean(c, BCDPMeanOptions{})
+	b, _ := NewBCDPBaseline(d, 0.7, BCDPMeanOptions{})
+	ch, _ := NewBCDPDuchi(d, math.Sqrt(float64(d)), 0.7, false)
+	x := []float64{1, -1, 0.5, 0, -0.2}
+	r1, r2, r3 := NewStreams(5).Noise(), NewStreams(5).Noise(), NewStreams(5).Noise()
+	for k := 0; k < 100; k++ {
+		a, _ := m.Privatize(r1, x)
+		bb, _ := b.Privatize(r2, x)
+		z, _ := ch.Sample(r3, x, nil)
+		for i := range a {
+			if math.Abs(a[i]-z[i]) > 1e-12*math.Abs(z[i]) || a[i] != bb[i] {
+				t.Fatalf("draw %d: mechanism %v, baseline %v, channel %v", k, a, bb, z)
+			}
+		}
+	}
+}
+
+// Determinism: the same stream gives bit-identical estimates; projections.
+func TestBCDPMeanDeterminismAndProjection(t *testing.T) {
+	a, _ := accounting.BCDPAllocate(bcdpMechDelta, 2, 0.5, 0.75)
+	m, _ := NewBCDPMean(a.C, BCDPMeanOptions{PaperConstant: true})
+	run := func(p BCDPProjection) []float64 {
+		rng := NewStreams(99).Noise()
+		s := m.NewSums()
+		x := make([]float64, 10)
+		for j := 0; j < 50; j++ {
+			for i := range x {
+				x[i] = float64(2*rng.IntN(2) - 1)
+			}
+			s.AddUnchecked(rng, x)
+		}
+		e, err := s.Estimate(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	e1, e2 := run(BCDPProjectNone), run(BCDPProjectNone)
+	for i := range e1 {
+		if e1[i] != e2[i] {
+			t.Fatal("not deterministic")
+		}
+	}
+	box := run(BCDPProjectBox)
+	for i, v := range box {
+		if v < -1 || v > 1 || (math.Abs(e1[i]) <= 1 && v != e1[i]) {
+			t.Errorf("box projection: %v from %v", v, e1[i])
+		}
+	}
+	ball := run(BCDPProjectAuthors)
+	n2 := 0.0
+	for _, v := range ball {
+		n2 += v * v
+	}
+	if n2 > 10*(1+1e-12) {
+		t.Errorf("authors' projection: ‖x̂‖² = %v > d", n2)
+	}
+}
+
+// C25: the trust-region solver returns the global minimiser (dense grid in
+// 2D), also for indefinite H and the hard case.
+func TestBCDPTrustRegion(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	cases := [][]float64{{-1, 0, 0, 2, 0, 0}, {2, 0, 1, 1, 0, 0.3}} // hard case; interior
+	for k := 0; k < 40; k++ {
+		cases = append(cases, []float64{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64(), 0.7 + rng.Float64()})
+	}
+	for _, cse := range cases {
+		h := mat.NewSymDense(2, []float64{cse[0], cse[1], cse[1], cse[2]})
+		g := []float64{cse[3], cse[4]}
+		R := cse[5]
+		if R == 0 {
+			R = 1
+		}
+		th, err := BCDPTrustRegion(h, g, R)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Hypot(th[0], th[1]) > R*(1+1e-9) {
+			t.Fatalf("solution %v outside radius %v", th, R)
+		}
+		f := BCDPQuadratic(h, g, th)
+		best := math.Inf(1)
+		const G = 400
+		for i := 0; i <= G; i++ {
+			for j := 0; j <= G; j++ {
+				p := []float64{R * (2*float64(i)/G - 1), R * (2*float64(j)/G - 1)}
+				if math.Hypot(p[0], p[1]) <= R {
+					best = math.Min(best, BCDPQuadratic(h, g, p))
+				}
+			}
+			a := 2 * math.Pi * float64(i) / G
+			best = math.Min(best, BCDPQuadratic(h, g, []float64{R * math.Cos(a), R * math.Sin(a)}))
+		}
+		if f > best+1e-9 {
+			t.Errorf("H=%v g=%v R=%v: f(θ̂) = %v > grid min %v", cse[:3], g, R, f, best)
+		}
+	}
+	if _, err := BCDPTrustRegion(mat.NewSymDense(2, nil), []float64{1}, 1); err == nil {
+		t.Error("dimension mismatch accepted")
+	}
+}
+
+// C24, C26: E f̂(θ) = f(θ) − (1/2n)Σ l² by Monte Carlo; with a huge budget θ̂
+// → the OLS solution.
+func TestBCDPLeastSquares(t *testing.T) {
+	rng := NewStreams(21).Noise()
+	n := 200
+	data := make([][]float64, n)
+	for i := range data {
+		z1, z2 := float64(2*rng.IntN(2)-1), float64(2*rng.IntN(2)-1)
+		l := 0.5*z1 - 0.2*z2
+		if rng.Float64() < 0.3 {
+			l = -l
+		}
+		data[i] = []float64{z1, z2, l}
+	}
+	theta := []float64{0.3, -0.4}
+	f, l2 := 0.0, 0.0
+	for _, x := range data {
+		r := theta[0]*x[0] + theta[1]*x[1] - x[2]
+		f += 0.5 * r * r / float64(n)
+		l2 += x[2] * x[2]
+	}
+	ls, err := NewBCDPLeastSquares([]float64{3, 3, 4}, BCDPMeanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const reps = 400
+	var s, s2 float64
+	for r := 0; r < reps; r++ {
+		ls2, _ := NewBCDPLeastSquares([]float64{3, 3, 4}, BCDPMeanOptions{})
+		for _, x := range data {
+			if err := ls2.Add(rng, x); err != nil {
+				t.Fatal(err)
+			}
+		}
+		h, g, _ := ls2.Objective()
+		v := BCDPQuadratic(h, g, theta)
+		s += v
+		s2 += v * v
+	}
+	mean := s / reps
+	sd := math.Sqrt((s2/reps - mean*mean) / reps)
+	want := f - l2/(2*float64(n))
+	if math.Abs(mean-want) > 4*sd {
+		t.Errorf("E f̂(θ) = %v ± %v, want %v", mean, sd, want)
+	}
+	_ = ls
+	// C26, adapted: the Duchi channel's error does not vanish as α → ∞
+	// (B → r·(√π/2)·D·Γ((D+1)/2)/Γ(D/2+1) > r, spec §6.7), so θ̂ → OLS needs
+	// n → ∞ as well: with a huge budget and n = 50 000 users θ̂ is close to
+	// the OLS solution of the same data.
+	big, _ := NewBCDPLeastSquares([]float64{200, 200, 200}, BCDPMeanOptions{})
+	var hx [4]float64
+	var gx [2]float64
+	const nBig = 50000
+	for k := 0; k < nBig; k++ {
+		x := data[k%n]
+		big.Add(rng, x)
+		hx[0] += x[0] * x[0] / nBig
+		hx[1] += x[0] * x[1] / nBig
+		hx[3] += x[1] * x[1] / nBig
+		gx[0] += x[2] * x[0] / nBig
+		gx[1] += x[2] * x[1] / nBig
+	}
+	hx[2] = hx[1]
+	ols, _ := BCDPTrustRegion(mat.NewSymDense(2, hx[:]), gx[:], 2)
+	th, err := big.Solve(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Hypot(th[0]-ols[0], th[1]-ols[1]) > 0.1 {
+		t.Errorf("huge budget: θ̂ = %v, OLS = %v", th, ols)
+	}
+	if _, err := NewBCDPLeastSquares([]float64{1}, BCDPMeanOptions{}); err == nil {
+		t.Error("d = 1 accepted")
+	}
+}
