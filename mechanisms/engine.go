@@ -103,6 +103,14 @@ type PublicTerm struct {
 	// Config.PublicPretrainSteps public steps; the private steps are then
 	// plain noisy SGD on ℓ (the "FDP (DP-SGD)" method of fdp.md §2.6).
 	PretrainOnly bool
+	// SameBatch computes the public gradient of the private steps on the
+	// private batch B_priv itself, g_pub = (1/m) Σ_{i∈B_priv} ∇ℓ_pub(θ; Ψ(x_i))
+	// with m the expected private batch size, instead of on an independent
+	// uniform batch: the single-batch ablation the paper warns against
+	// (fdp.md §2.3). It loses amplification by subsampling, so Result.Phases
+	// is then empty; account with accounting.FDPSingleBatchEpsilon.
+	// Pre-training steps still use uniform batches of size m'.
+	SameBatch bool
 }
 
 // Config configures Train. Zero values give the documented defaults; the
@@ -242,6 +250,8 @@ type trainer struct {
 	pubModel models.Model
 	pubData  *models.Data
 	pubM     int
+	same     bool  // PublicTerm.SameBatch in the private steps
+	batch    []int // the last private batch
 	alpha    float64
 	phases   []accounting.Phase
 	note     string
@@ -434,6 +444,10 @@ func (t *trainer) setPublic(pt *PublicTerm) error {
 	t.pub = true
 	t.pubPriv = !pt.PretrainOnly
 	t.subtract = pt.SubtractFromPrivate && t.pubPriv
+	if pt.SameBatch && pt.PretrainOnly {
+		return errors.New("mechanisms: Public.SameBatch with PretrainOnly: the private steps have no public term")
+	}
+	t.same = pt.SameBatch
 	if pt.PretrainOnly && t.cfg.PublicPretrainSteps == 0 {
 		return errors.New("mechanisms: Public.PretrainOnly with PublicPretrainSteps = 0 would never use the public term")
 	}
@@ -515,6 +529,10 @@ func (t *trainer) setPhases() error {
 	}
 	if q < 1 && cfg.Normalize != NormalizeExpected {
 		t.note = "Poisson batches normalised by the realised size: the noise multiplier is not fixed, no phase"
+		return nil
+	}
+	if t.same && q < 1 {
+		t.note = "Public.SameBatch: the public gradient on the private batch reveals which steps sampled a record, so there is no amplification by subsampling; use accounting.FDPSingleBatchEpsilon"
 		return nil
 	}
 	t.phases = []accounting.Phase{{SampleRate: q, NoiseMultiplier: cfg.Noise.Multiplier, Steps: cfg.Steps}}
@@ -675,7 +693,13 @@ func (t *trainer) run(ctx context.Context) (*Result, error) {
 		res.BatchSizes = append(res.BatchSizes, b)
 		sumB += float64(b)
 		g := t.grad
-		if t.pubPriv {
+		if t.pubPriv && t.same {
+			t.sameBatchPublicGrad()
+			for j := range g {
+				t.pubGrad[j] += t.alpha * g[j]
+			}
+			g = t.pubGrad
+		} else if t.pubPriv {
 			t.publicGrad()
 			for j := range g {
 				t.pubGrad[j] += t.alpha * g[j]
@@ -791,6 +815,7 @@ func (t *trainer) privateGrad() (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	t.batch = idx
 	g := t.grad
 	clear(g)
 	var rows []int // nil = all rows, for the models' full-data fast paths
@@ -882,6 +907,29 @@ func (t *trainer) publicGrad() {
 	clear(pg)
 	t.pubModel.GradSum(t.theta, t.pubData, t.pubIdx, pg)
 	inv := 1 / float64(t.pubM)
+	for j := range pg {
+		pg[j] *= inv
+	}
+}
+
+// sameBatchPublicGrad writes g_pub = (1/m) Σ_{i∈B_priv} ∇ℓ_pub(θ; Ψ(x_i))
+// into t.pubGrad (PublicTerm.SameBatch).
+func (t *trainer) sameBatchPublicGrad() {
+	pg := t.pubGrad
+	clear(pg)
+	if len(t.batch) == 0 {
+		return
+	}
+	rows := t.batch
+	if t.full {
+		rows = nil
+	}
+	t.pubModel.GradSum(t.theta, t.pubData, rows, pg)
+	div := t.m
+	if t.cfg.Normalize == NormalizeRealised {
+		div = float64(len(t.batch))
+	}
+	inv := 1 / div
 	for j := range pg {
 		pg[j] *= inv
 	}

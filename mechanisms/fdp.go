@@ -1,0 +1,279 @@
+package mechanisms
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/featuredp/featuredp/accounting"
+	"github.com/featuredp/featuredp/models"
+)
+
+// FDPMethod names one of the methods compared in the Feature-DP paper
+// (fdp.md §2.6), plus the single-batch ablation (§2.3). The string values
+// are the method names of the tidy experiment CSVs.
+type FDPMethod string
+
+const (
+	// FDPNonPrivate is ordinary training on full records (no privacy).
+	FDPNonPrivate FDPMethod = "NonPrivate"
+	// FDPPublicOnly trains on the public surrogate ℓ_pub(Ψ(x)) only:
+	// (0, 0)-FDP.
+	FDPPublicOnly FDPMethod = "Public"
+	// FDPDP is DP-SGD from scratch on full records: (ε, δ)-DP, hence
+	// (ε, δ)-FDP for every Ψ (Prop. 2).
+	FDPDP FDPMethod = "DP"
+	// FDPDPSGD is public pre-training followed by plain DP-SGD on full
+	// records: (ε, δ)-FDP (Prop. 2 + Remark 2), not DP.
+	FDPDPSGD FDPMethod = "FDP-DPSGD"
+	// FDPAlg1 is public pre-training followed by Algorithm 1 (two
+	// independent batches, ℓ_priv = ℓ − ℓ_pub clipped and noised):
+	// (ε, δ)-FDP (Thm 5).
+	FDPAlg1 FDPMethod = "FDP-Alg1"
+	// FDPSingleBatch is Algorithm 1 with the public gradient computed on the
+	// private batch: no amplification; accounted with
+	// accounting.FDPSingleBatchEpsilon ([ext] ablation, fdp.md §2.3).
+	FDPSingleBatch FDPMethod = "FDP-SingleBatch"
+)
+
+// FDPMethods lists the methods in the order of fdp.md §2.6.
+func FDPMethods() []FDPMethod {
+	return []FDPMethod{FDPNonPrivate, FDPPublicOnly, FDPDP, FDPDPSGD, FDPAlg1, FDPSingleBatch}
+}
+
+// FDPSetup is the common description of a feature-DP training problem from
+// which FDPConfig builds the engine configuration of each method. Every
+// method is a configuration of Train, not a new loop.
+type FDPSetup struct {
+	// Model is ℓ on full records; Data the full records (required).
+	Model models.Model
+	Data  *models.Data
+	// PubModel is the public surrogate ℓ_pub (nil: Model) and PubData the
+	// public view Ψ(X) or the padded g(Ψ(X)) (nil: Data), same rows as Data.
+	PubModel models.Model
+	PubData  *models.Data
+
+	// Rate is the Poisson rate q = m/n of the private batches.
+	Rate float64
+	// Multiplier is the noise multiplier z (std z·C on the clipped sum).
+	Multiplier float64
+	// Clip is the per-example clip norm C of ∇ℓ_priv (FDP-Alg1,
+	// FDP-SingleBatch); DPClip that of ∇ℓ (DP, FDP-DPSGD; 0 means Clip).
+	Clip, DPClip float64
+	// Steps is the number T of private steps.
+	Steps int
+	// PretrainSteps public-only steps run before the private steps of
+	// FDP-DPSGD, FDP-Alg1 and FDP-SingleBatch (free, Remark 2).
+	PretrainSteps int
+	// PublicBatch is m' (0: the expected private batch size, rounded).
+	PublicBatch int
+	// Alpha is the weight α of the noisy private gradient in FDP-Alg1 and
+	// FDP-SingleBatch (0 means 1).
+	Alpha float64
+
+	// Optimizer is used by every method (required); DPOptimizer, if set,
+	// replaces it for DP and FDP-DPSGD (the paper tunes the two separately).
+	Optimizer, DPOptimizer Optimizer
+	// Schedule is the learning-rate schedule (nil: constant).
+	Schedule Schedule
+	// ProjectRadius > 0 projects onto an L2 ball after every step.
+	ProjectRadius float64
+
+	// NonPrivateSteps and NonPrivateBatch configure NonPrivate and Public
+	// training: shuffled epochs of NonPrivateBatch rows (0: the expected
+	// private batch size) for NonPrivateSteps steps (0: PretrainSteps +
+	// Steps).
+	NonPrivateSteps, NonPrivateBatch int
+
+	// Init is θ₀ (nil: the model's initialiser on the Init stream).
+	Init []float64
+	// Seed or Streams select the random streams (see Config).
+	Seed    uint64
+	Streams *Streams
+}
+
+// FDPConfig returns the Train configuration of method for the problem s
+// (fdp.md §2.3, §2.6):
+//
+//	NonPrivate       Model on Data, shuffled batches, no clipping/noise
+//	Public           PubModel on PubData, shuffled batches, no clipping/noise
+//	DP               Poisson(q), per-example clip DPClip, noise z·DPClip, Steps
+//	FDP-DPSGD        PretrainSteps public steps, then DP
+//	FDP-Alg1         PretrainSteps public steps, then Algorithm 1: private
+//	                 model ℓ_priv = ℓ − ℓ_pub (models.FDPDiff, ghost norms),
+//	                 clip C, noise z·C, independent public batch m', weight α
+//	FDP-SingleBatch  as FDP-Alg1 with PublicTerm.SameBatch
+//
+// Privacy (add/remove neighbours, or FDP_i^Ψ with a simulator): DP, FDP-DPSGD
+// and FDP-Alg1 report one Result.Phases entry (q, z, T) — the same ε for
+// the same (q, z, T) (check A8); FDP-SingleBatch reports none.
+func FDPConfig(method FDPMethod, s FDPSetup) (Config, error) {
+	if isNil(s.Model) || s.Data == nil {
+		return Config{}, errors.New("mechanisms: FDPConfig: Model and Data are required")
+	}
+	if isNil(s.Optimizer) {
+		return Config{}, errors.New("mechanisms: FDPConfig: Optimizer is required")
+	}
+	pubModel, pubData := s.PubModel, s.PubData
+	if isNil(pubModel) {
+		pubModel = s.Model
+	}
+	if pubData == nil {
+		pubData = s.Data
+	}
+	n := s.Data.N
+	if n <= 0 {
+		return Config{}, errors.New("mechanisms: FDPConfig: empty data")
+	}
+	base := Config{Schedule: s.Schedule, ProjectRadius: s.ProjectRadius, Init: s.Init, Seed: s.Seed, Streams: s.Streams, Optimizer: s.Optimizer}
+	m := s.Rate * float64(n)
+	switch method {
+	case FDPNonPrivate, FDPPublicOnly:
+		b := s.NonPrivateBatch
+		if b == 0 {
+			b = max(1, int(math.Round(m)))
+		}
+		sm, err := NewShuffledEpochs(min(b, n))
+		if err != nil {
+			return Config{}, fmt.Errorf("mechanisms: FDPConfig %s: %w", method, err)
+		}
+		steps := s.NonPrivateSteps
+		if steps == 0 {
+			steps = s.PretrainSteps + s.Steps
+		}
+		cfg := base
+		cfg.Model, cfg.Data, cfg.Sampler, cfg.Steps = s.Model, s.Data, sm, steps
+		if method == FDPPublicOnly {
+			cfg.Model, cfg.Data = pubModel, pubData
+		}
+		return cfg, nil
+	case FDPDP, FDPDPSGD, FDPAlg1, FDPSingleBatch:
+	default:
+		return Config{}, fmt.Errorf("mechanisms: FDPConfig: unknown method %q", method)
+	}
+	if !(s.Rate > 0 && s.Rate <= 1) {
+		return Config{}, fmt.Errorf("mechanisms: FDPConfig %s: Poisson rate q = %v, want in (0, 1]", method, s.Rate)
+	}
+	if !(s.Multiplier > 0) || math.IsInf(s.Multiplier, 0) {
+		return Config{}, fmt.Errorf("mechanisms: FDPConfig %s: noise multiplier z = %v, want finite > 0", method, s.Multiplier)
+	}
+	clip := s.Clip
+	if method == FDPDP || method == FDPDPSGD {
+		if s.DPClip != 0 {
+			clip = s.DPClip
+		}
+		if !isNil(s.DPOptimizer) {
+			base.Optimizer = s.DPOptimizer
+		}
+	}
+	if !(clip > 0) || math.IsInf(clip, 0) {
+		return Config{}, fmt.Errorf("mechanisms: FDPConfig %s: clip norm %v, want finite > 0", method, clip)
+	}
+	cfg := base
+	cfg.Model, cfg.Data, cfg.Steps = s.Model, s.Data, s.Steps
+	cfg.Sampler = Poisson{Rate: s.Rate}
+	cfg.Clip, cfg.ClipNorm = ClipPerExample, clip
+	plan, err := DPSGD(s.Model.NumParams(), s.Multiplier, clip, m)
+	if err != nil {
+		return Config{}, fmt.Errorf("mechanisms: FDPConfig %s: %w", method, err)
+	}
+	cfg.Noise = plan
+	alpha := s.Alpha
+	if alpha == 0 {
+		alpha = 1
+	}
+	switch method {
+	case FDPDP:
+		return cfg, nil
+	case FDPDPSGD:
+		if s.PretrainSteps > 0 {
+			cfg.Public = &PublicTerm{Model: pubModel, Data: pubData, BatchSize: s.PublicBatch, Alpha: 1, PretrainOnly: true}
+			cfg.PublicPretrainSteps = s.PretrainSteps
+		}
+		return cfg, nil
+	}
+	// Algorithm 1 and the single-batch ablation.
+	cfg.Public = &PublicTerm{Model: pubModel, Data: pubData, BatchSize: s.PublicBatch, Alpha: alpha, SameBatch: method == FDPSingleBatch}
+	cfg.PublicPretrainSteps = s.PretrainSteps
+	if diff, err := models.NewFDPDiff(s.Model, pubModel, pubData); err == nil {
+		cfg.Model = diff // ghost norms of ∇ℓ − ∇ℓ_pub
+	} else {
+		cfg.Public.SubtractFromPrivate = true // materialised per-example gradients
+	}
+	return cfg, nil
+}
+
+// FDPTrain runs FDPConfig(method, s) and returns the result together with
+// the final parameters (Result.Theta).
+func FDPTrain(ctx context.Context, method FDPMethod, s FDPSetup) (*Result, error) {
+	cfg, err := FDPConfig(method, s)
+	if err != nil {
+		return nil, err
+	}
+	res, err := Train(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", method, err)
+	}
+	return res, nil
+}
+
+// FDPEpsilon returns the ε at δ of a finished run of method: the
+// Poisson-subsampled Gaussian RDP (Opacus orders, improved conversion) of
+// Result.Phases for DP, FDP-DPSGD and FDP-Alg1 (Thm 5), the binomial-GDP
+// bound for FDP-SingleBatch, 0 for Public and +Inf for NonPrivate.
+func FDPEpsilon(method FDPMethod, s FDPSetup, res *Result, delta float64) (float64, error) {
+	switch method {
+	case FDPNonPrivate:
+		return math.Inf(1), nil
+	case FDPPublicOnly:
+		return 0, nil
+	case FDPSingleBatch:
+		return accounting.FDPSingleBatchEpsilon(s.Rate, s.Multiplier, s.Steps, delta)
+	}
+	if res == nil || len(res.Phases) == 0 {
+		return 0, fmt.Errorf("mechanisms: FDPEpsilon %s: no accountable phases", method)
+	}
+	eps, _, err := accounting.Epsilon(res.Phases, delta, accounting.OrdersOpacus(), accounting.ConversionImproved)
+	return eps, err
+}
+
+// FDPHistogramAttack simulates the K-ary attribute-inference game of check
+// A13 (Thm 4) trials times: the target's attribute a is uniform on K values,
+// the released histogram of the target's bin plus the others' known counts
+// gets N(0, μ^{-2}) noise per bin (μ-GDP for add/remove of the target), and
+// the adversary guesses the argmax after subtracting the known counts. It
+// returns the empirical success rate, to be compared with
+// accounting.FDPGaussianArgmaxSuccess (exact) and the bound
+// accounting.FDPAttributeInferenceBoundGDP(μ, 1/K).
+func FDPHistogramAttack(rng *rand.Rand, k int, mu float64, trials int) (float64, error) {
+	if rng == nil {
+		return 0, ErrNilRand
+	}
+	if k < 1 || trials < 1 {
+		return 0, fmt.Errorf("mechanisms: FDPHistogramAttack: K = %d, trials = %d, want ≥ 1", k, trials)
+	}
+	if !(mu > 0) || math.IsInf(mu, 0) {
+		return 0, fmt.Errorf("mechanisms: FDPHistogramAttack: μ = %v, want finite > 0", mu)
+	}
+	sd := 1 / mu
+	wins := 0
+	for range trials {
+		a := rng.IntN(k)
+		best, arg := math.Inf(-1), -1
+		for j := range k {
+			v := sd * rng.NormFloat64()
+			if j == a {
+				v++
+			}
+			if v > best {
+				best, arg = v, j
+			}
+		}
+		if arg == a {
+			wins++
+		}
+	}
+	return float64(wins) / float64(trials), nil
+}

@@ -1,0 +1,321 @@
+package mechanisms
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/featuredp/featuredp/accounting"
+	"github.com/featuredp/featuredp/models"
+)
+
+// fdpTestProblem returns a small Purchase-like problem: an MLP, data with
+// ‖x‖ ≤ 2, and the Gaussian-padded public view (first 3 features public).
+func fdpTestProblem(t *testing.T, n int) (*models.MLP, *models.Data, *models.Data) {
+	t.Helper()
+	const d, k = 6, 3
+	rng := rand.New(rand.NewPCG(uint64(n), 77))
+	x := make([]float64, n*d)
+	y := make([]float64, n)
+	for i := range n {
+		c := rng.IntN(k)
+		y[i] = float64(c)
+		for j := range d {
+			x[i*d+j] = 0.3 * rng.NormFloat64()
+			if (j+c)%k == 0 {
+				x[i*d+j] += 0.5
+			}
+		}
+	}
+	data, err := models.NewData(x, y, n, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pad, err := models.FDPGaussianPadding(data, []int{0, 1, 2}, rand.New(rand.NewPCG(3, 3)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mlp, _ := models.NewMLP(d, 5, k, models.Tanh, models.HeadSoftmaxCE)
+	return mlp, data, pad
+}
+
+func fdpTestSetup(mlp *models.MLP, data, pad *models.Data) FDPSetup {
+	return FDPSetup{Model: mlp, Data: data, PubData: pad, Rate: 0.1, Multiplier: 1.1, Clip: 0.5, DPClip: 1,
+		Steps: 30, PretrainSteps: 10, Alpha: 2, Optimizer: Momentum{LR: 0.1, Beta: 0.9}, Seed: 5}
+}
+
+// A8: DP, FDP-DPSGD and FDP-Alg1 with the same (q, z, T) report the same
+// phases and ε; the E2 noise variances (clip √2 vs 1) differ by exactly 2.
+func TestFDPEqualEpsilon(t *testing.T) {
+	mlp, data, pad := fdpTestProblem(t, 200)
+	s := fdpTestSetup(mlp, data, pad)
+	var eps []float64
+	for _, m := range []FDPMethod{FDPDP, FDPDPSGD, FDPAlg1} {
+		res, err := FDPTrain(context.Background(), m, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, err := FDPEpsilon(m, s, res, 1e-5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Phases) != 1 || res.Phases[0] != (accounting.Phase{SampleRate: 0.1, NoiseMultiplier: 1.1, Steps: 30}) {
+			t.Fatalf("A8 %s: phases %v", m, res.Phases)
+		}
+		eps = append(eps, e)
+	}
+	if eps[0] != eps[1] || eps[1] != eps[2] {
+		t.Errorf("A8: ε differ: %v", eps)
+	}
+	// Noise variance ratio at equal (q, z, T): DP clip √2, FDP clip 1.
+	s.DPClip, s.Clip = math.Sqrt2, 1
+	dp, _ := FDPConfig(FDPDP, s)
+	fdp, _ := FDPConfig(FDPAlg1, s)
+	r := dp.Noise.Std[0] * dp.Noise.Std[0] / (fdp.Noise.Std[0] * fdp.Noise.Std[0])
+	if math.Abs(r-2) > 1e-14 {
+		t.Errorf("A8: noise variance ratio %v, want 2", r)
+	}
+	// Single batch: no phases, and a much larger ε.
+	res, err := FDPTrain(context.Background(), FDPSingleBatch, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Phases) != 0 || res.PhasesNote == "" {
+		t.Errorf("single batch reported phases %v", res.Phases)
+	}
+	sb, _ := FDPEpsilon(FDPSingleBatch, s, res, 1e-5)
+	if !(sb > eps[0]) {
+		t.Errorf("single-batch ε %v not above Alg. 1's %v", sb, eps[0])
+	}
+}
+
+// The ghost FDPDiff path of FDPConfig equals the engine's materialised
+// SubtractFromPrivate path (same batches, same noise).
+func TestFDPAlg1GhostMatchesMaterialised(t *testing.T) {
+	mlp, data, pad := fdpTestProblem(t, 300)
+	s := fdpTestSetup(mlp, data, pad)
+	cfg, err := FDPConfig(FDPAlg1, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := cfg.Model.(*models.FDPDiff); !ok || cfg.Public.SubtractFromPrivate {
+		t.Fatalf("FDP-Alg1 model %T, subtract %v", cfg.Model, cfg.Public.SubtractFromPrivate)
+	}
+	a, err := Train(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg2 := cfg
+	pt := *cfg.Public
+	pt.SubtractFromPrivate = true
+	cfg2.Public = &pt
+	cfg2.Model = mlp
+	b, err := Train(context.Background(), cfg2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for j := range a.Theta {
+		if math.Abs(a.Theta[j]-b.Theta[j]) > 1e-9 {
+			t.Fatalf("θ[%d]: ghost %v vs materialised %v", j, a.Theta[j], b.Theta[j])
+		}
+	}
+}
+
+// A5: with no noise, no effective clipping and α = 1, E[g_pub + g̃_priv]
+// = ∇(1/n Σ ℓ) (Monte Carlo over many one-step runs).
+func TestFDPUnbiased(t *testing.T) {
+	mlp, data, pad := fdpTestProblem(t, 40)
+	theta0 := make([]float64, mlp.NumParams())
+	mlp.Init(theta0, rand.New(rand.NewPCG(1, 1)))
+	diff, _ := models.NewFDPDiff(mlp, mlp, pad)
+	want := make([]float64, mlp.NumParams())
+	mlp.GradSum(theta0, data, nil, want)
+	const reps = 20000
+	sum := make([]float64, len(want))
+	sum2 := make([]float64, len(want))
+	for r := range reps {
+		res, err := Train(context.Background(), Config{Model: diff, Data: data, Init: theta0, Steps: 1,
+			Optimizer: SGD{LR: 1}, Sampler: Poisson{Rate: 0.2}, Clip: ClipPerExample, ClipNorm: 1e9,
+			Public: &PublicTerm{Model: mlp, Data: pad, BatchSize: 5, Alpha: 1}, Seed: uint64(r)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j := range sum {
+			g := theta0[j] - res.Theta[j]
+			sum[j] += g
+			sum2[j] += g * g
+		}
+	}
+	for j := range want {
+		mean := sum[j] / reps
+		se := math.Sqrt((sum2[j]/reps - mean*mean) / reps)
+		if w := want[j] / float64(data.N); math.Abs(mean-w) > 4.5*se+1e-12 {
+			t.Errorf("A5 coordinate %d: mean %v ± %v, want %v", j, mean, se, w)
+		}
+	}
+}
+
+// Single-batch semantics: with q = 1 and no noise one step is
+// θ − lr·(1/n)Σ[∇ℓ_pub + α·clip_C(∇ℓ − ∇ℓ_pub)].
+func TestFDPSingleBatchStep(t *testing.T) {
+	mlp, data, pad := fdpTestProblem(t, 30)
+	theta0 := make([]float64, mlp.NumParams())
+	mlp.Init(theta0, rand.New(rand.NewPCG(2, 2)))
+	diff, _ := models.NewFDPDiff(mlp, mlp, pad)
+	const c, alpha = 0.2, 3.0
+	res, err := Train(context.Background(), Config{Model: diff, Data: data, Init: theta0, Steps: 1,
+		Optimizer: SGD{LR: 1}, Sampler: Poisson{Rate: 1}, Clip: ClipPerExample, ClipNorm: c,
+		Public: &PublicTerm{Model: mlp, Data: pad, Alpha: alpha, SameBatch: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := mlp.NumParams()
+	pe := make([]float64, p)
+	g := make([]float64, p)
+	mlp.GradSum(theta0, pad, nil, g)
+	for i := range data.N {
+		diff.PerExampleGrads(theta0, data, []int{i}, pe)
+		f := clipFactor(norm2(pe), c)
+		for j := range g {
+			g[j] += alpha * f * pe[j]
+		}
+	}
+	for j := range g {
+		if want := theta0[j] - g[j]/float64(data.N); math.Abs(res.Theta[j]-want) > 1e-12 {
+			t.Fatalf("θ[%d] = %v, want %v", j, res.Theta[j], want)
+		}
+	}
+	_, err = Train(context.Background(), Config{Model: mlp, Data: data, Steps: 1, Optimizer: SGD{LR: 1},
+		PublicPretrainSteps: 1, Public: &PublicTerm{Alpha: 1, SameBatch: true, PretrainOnly: true}})
+	if err == nil {
+		t.Error("SameBatch with PretrainOnly accepted")
+	}
+}
+
+// A13 Monte Carlo: the histogram attack's empirical success matches the
+// exact integral (not the bound) within Monte Carlo error, and stays below
+// the Thm 4 bound.
+func TestFDPHistogramAttack(t *testing.T) {
+	for _, c := range []struct {
+		k      int
+		mu     float64
+		trials int
+	}{{2, 1, 100000}, {100, 2, 20000}} {
+		got, err := FDPHistogramAttack(rand.New(rand.NewChaCha8([32]byte{byte(c.k)})), c.k, c.mu, c.trials)
+		if err != nil {
+			t.Fatal(err)
+		}
+		exact, _ := accounting.FDPGaussianArgmaxSuccess(c.k, c.mu)
+		bound, _ := accounting.FDPAttributeInferenceBoundGDP(c.mu, 1/float64(c.k))
+		se := math.Sqrt(exact * (1 - exact) / float64(c.trials))
+		if math.Abs(got-exact) > 4*se || exact > bound {
+			t.Errorf("A13 MC (K=%d, μ=%v): %v vs exact %v ± %v (bound %v)", c.k, c.mu, got, exact, se, bound)
+		}
+	}
+}
+
+// A11: Thm 6 bound on the convex label-DP problem (projection radius M,
+// η = c/√t, m' = n): the mean excess risk over 10 seeds is ≤
+// (M²/c + cτ'² + c·d·σ²)(2 + log T)/√T, σ the per-coordinate noise std of g_t.
+func TestFDPThm6Bound(t *testing.T) {
+	const n, d, k, T = 400, 4, 3, 200
+	const q, z, clip, radius, c = 0.1, 1.0, 1.0, 2.0, 0.5
+	rng := rand.New(rand.NewPCG(8, 8))
+	x := make([]float64, n*d)
+	y := make([]float64, n)
+	for i := range n {
+		y[i] = float64(rng.IntN(k))
+		var ss float64
+		for j := range d {
+			x[i*d+j] = rng.NormFloat64()
+			if j == int(y[i]) {
+				x[i*d+j]++
+			}
+			ss += x[i*d+j] * x[i*d+j]
+		}
+		for j := range d {
+			x[i*d+j] /= math.Max(1, math.Sqrt(ss))
+		}
+	}
+	data, _ := models.NewData(x, y, n, d)
+	full, _ := models.NewFDPLabelSoftmax(d, k, models.FDPFull)
+	pub, _ := models.NewFDPLabelSoftmax(d, k, models.FDPPublic)
+	// L* over the ball by long projected full-batch GD.
+	opt, err := Train(context.Background(), Config{Model: full, Data: data, Steps: 20000, Optimizer: SGD{LR: 2}, ProjectRadius: radius})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lstar := full.Loss(opt.Theta, data, nil)
+	s := FDPSetup{Model: full, PubModel: pub, Rate: q, Multiplier: z, Clip: clip, Steps: T, PublicBatch: n,
+		Alpha: 1, Optimizer: SGD{LR: c}, Schedule: InverseSqrt(), ProjectRadius: radius, Data: data}
+	var mean float64
+	for seed := range 10 {
+		s.Seed = uint64(seed)
+		res, err := FDPTrain(context.Background(), FDPAlg1, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mean += (full.Loss(res.Theta, data, nil) - lstar) / 10
+	}
+	sigma := z * clip / (q * n)
+	dim := float64(d * k)
+	bound := (radius*radius/c + c*2 + c*dim*sigma*sigma) * (2 + math.Log(T)) / math.Sqrt(T)
+	if !(mean >= -1e-9 && mean <= bound) {
+		t.Errorf("A11: mean excess risk %v, bound %v", mean, bound)
+	}
+}
+
+func TestFDPConfigBadInput(t *testing.T) {
+	mlp, data, pad := fdpTestProblem(t, 20)
+	good := fdpTestSetup(mlp, data, pad)
+	cases := map[string]func(s *FDPSetup){
+		"no model":   func(s *FDPSetup) { s.Model = nil },
+		"no opt":     func(s *FDPSetup) { s.Optimizer = nil },
+		"rate 0":     func(s *FDPSetup) { s.Rate = 0 },
+		"rate NaN":   func(s *FDPSetup) { s.Rate = math.NaN() },
+		"z 0":        func(s *FDPSetup) { s.Multiplier = 0 },
+		"clip -1":    func(s *FDPSetup) { s.Clip = -1 },
+		"clip inf":   func(s *FDPSetup) { s.Clip = math.Inf(1) },
+		"no data":    func(s *FDPSetup) { s.Data = nil },
+		"bad method": nil,
+	}
+	for name, mod := range cases {
+		s := good
+		method := FDPAlg1
+		if mod == nil {
+			method = "nope"
+		} else {
+			mod(&s)
+		}
+		if _, err := FDPConfig(method, s); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+	if _, err := FDPHistogramAttack(nil, 2, 1, 10); err == nil {
+		t.Error("nil rng accepted")
+	}
+	if _, err := FDPHistogramAttack(rand.New(rand.NewPCG(1, 1)), 2, math.NaN(), 10); err == nil {
+		t.Error("NaN μ accepted")
+	}
+}
+
+func ExampleFDPConfig() {
+	// Label DP on a toy problem: ℓ_pub = logsumexp, ℓ_priv = −w_yᵀx.
+	x := []float64{0.6, 0.8, -0.6, 0.8, 0.6, -0.8, -0.6, -0.8}
+	y := []float64{0, 1, 0, 1}
+	data, _ := models.NewData(x, y, 4, 2)
+	full, _ := models.NewFDPLabelSoftmax(2, 2, models.FDPFull)
+	pub, _ := models.NewFDPLabelSoftmax(2, 2, models.FDPPublic)
+	s := FDPSetup{Model: full, PubModel: pub, Data: data, Rate: 0.5, Multiplier: 1, Clip: 1, DPClip: math.Sqrt2,
+		Steps: 100, Alpha: 1, Optimizer: SGD{LR: 0.5}, Seed: 1}
+	for _, m := range []FDPMethod{FDPDP, FDPAlg1} {
+		res, _ := FDPTrain(context.Background(), m, s)
+		eps, _ := FDPEpsilon(m, s, res, 1e-5)
+		fmt.Printf("%s: ε = %.2f\n", m, eps)
+	}
+	// Output:
+	// DP: ε = 42.87
+	// FDP-Alg1: ε = 42.87
+}
