@@ -271,17 +271,25 @@ func BCDPCoordinateTV(m BCDPFinite, i int) (float64, error) {
 			}
 		}
 	}
+	// Sum in sorted key order so the result is bit-reproducible (map
+	// iteration order is random).
+	keySet := map[string]bool{}
+	for _, c := range cond {
+		for key := range c {
+			keySet[key] = true
+		}
+	}
+	keys := make([]string, 0, len(keySet))
+	for key := range keySet {
+		keys = append(keys, key)
+	}
+	sort.Strings(keys)
 	best := 0.0
 	for k := range cond {
 		for l := k + 1; l < len(cond); l++ {
 			tv := 0.0
-			for key, p := range cond[k] {
-				tv += math.Abs(p - cond[l][key])
-			}
-			for key, p := range cond[l] {
-				if _, ok := cond[k][key]; !ok {
-					tv += p
-				}
+			for _, key := range keys {
+				tv += math.Abs(cond[k][key] - cond[l][key])
 			}
 			best = math.Max(best, tv/2)
 		}

@@ -153,17 +153,11 @@ func BCDPTrustRegion(h mat.Symmetric, g []float64, radius float64) ([]float64, e
 			}
 		}
 	}
-	var es mat.EigenSym
-	if !es.Factorize(h, true) {
-		return nil, errors.New("mechanisms: trust region: eigen-decomposition failed")
-	}
-	lam := es.Values(nil) // ascending
-	var q mat.Dense
-	es.VectorsTo(&q)
+	lam, q := bcdpJacobiEigen(h)
 	gq := make([]float64, p) // Qᵀg
 	for j := 0; j < p; j++ {
 		for i := 0; i < p; i++ {
-			gq[j] += q.At(i, j) * g[i]
+			gq[j] += q[i*p+j] * g[i]
 		}
 	}
 	norm := func(l float64) float64 {
@@ -178,7 +172,7 @@ func BCDPTrustRegion(h mat.Symmetric, g []float64, radius float64) ([]float64, e
 		th := make([]float64, p)
 		for j := 0; j < p; j++ {
 			for i := 0; i < p; i++ {
-				th[i] += q.At(i, j) * coef[j]
+				th[i] += q[i*p+j] * coef[j]
 			}
 		}
 		return th
@@ -260,4 +254,82 @@ func BCDPQuadratic(h mat.Symmetric, g, theta []float64) float64 {
 		v -= g[i] * theta[i]
 	}
 	return v
+}
+
+// bcdpJacobiEigen returns the eigenvalues of the symmetric matrix h in
+// ascending order and the eigenvectors as the columns of a row-major p×p
+// matrix, by the cyclic Jacobi method (pure Go and deterministic: the result
+// does not depend on memory alignment, unlike assembly BLAS kernels).
+func bcdpJacobiEigen(h mat.Symmetric) ([]float64, []float64) {
+	p := h.SymmetricDim()
+	a := make([]float64, p*p)
+	v := make([]float64, p*p)
+	for i := 0; i < p; i++ {
+		for j := 0; j < p; j++ {
+			a[i*p+j] = 0.5 * (h.At(i, j) + h.At(j, i))
+		}
+		v[i*p+i] = 1
+	}
+	for sweep := 0; sweep < 100; sweep++ {
+		off, tot := 0.0, 0.0
+		for i := 0; i < p; i++ {
+			for j := 0; j < p; j++ {
+				tot += a[i*p+j] * a[i*p+j]
+				if i != j {
+					off += a[i*p+j] * a[i*p+j]
+				}
+			}
+		}
+		if off <= 1e-30*tot || off == 0 {
+			break
+		}
+		for k := 0; k < p-1; k++ {
+			for l := k + 1; l < p; l++ {
+				akl := a[k*p+l]
+				if akl == 0 {
+					continue
+				}
+				theta := (a[l*p+l] - a[k*p+k]) / (2 * akl)
+				t := 1 / (math.Abs(theta) + math.Sqrt(theta*theta+1))
+				if theta < 0 {
+					t = -t
+				}
+				c := 1 / math.Sqrt(t*t+1)
+				s := t * c
+				for i := 0; i < p; i++ { // columns k, l
+					aik, ail := a[i*p+k], a[i*p+l]
+					a[i*p+k] = c*aik - s*ail
+					a[i*p+l] = s*aik + c*ail
+				}
+				for j := 0; j < p; j++ { // rows k, l
+					akj, alj := a[k*p+j], a[l*p+j]
+					a[k*p+j] = c*akj - s*alj
+					a[l*p+j] = s*akj + c*alj
+				}
+				for i := 0; i < p; i++ {
+					vik, vil := v[i*p+k], v[i*p+l]
+					v[i*p+k] = c*vik - s*vil
+					v[i*p+l] = s*vik + c*vil
+				}
+			}
+		}
+	}
+	idx := make([]int, p)
+	for i := range idx {
+		idx[i] = i
+	}
+	for i := 1; i < p; i++ { // insertion sort by eigenvalue (stable)
+		for j := i; j > 0 && a[idx[j]*p+idx[j]] < a[idx[j-1]*p+idx[j-1]]; j-- {
+			idx[j], idx[j-1] = idx[j-1], idx[j]
+		}
+	}
+	lam := make([]float64, p)
+	q := make([]float64, p*p)
+	for jj, j := range idx {
+		lam[jj] = a[j*p+j]
+		for i := 0; i < p; i++ {
+			q[i*p+jj] = v[i*p+j]
+		}
+	}
+	return lam, q
 }

@@ -1,0 +1,167 @@
+package experiments
+
+import (
+	"context"
+	"math"
+	"sort"
+	"testing"
+)
+
+// bcdpMedian returns the type-7 median of v.
+func bcdpMedian(v []float64) float64 {
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	return QuantileSorted(s, 0.5)
+}
+
+// C23: Figure 3 sanity in unbiased mode: the baseline median is ≈ 1.4 and
+// does not depend on q; BCDP is much better at small q; at q = 1 both agree.
+func TestBCDPFig3Sanity(t *testing.T) {
+	if testing.Short() {
+		t.Skip("Monte Carlo")
+	}
+	ctx := context.Background()
+	const trials = 60
+	med := func(method string, q float64) float64 {
+		var v []float64
+		for r := 0; r < trials; r++ {
+			e, err := BCDPMeanTrial(ctx, BCDPFig3Setting(BCDPModeUnbiased, q), method, uint64(1000+r), uint64(5000+r))
+			if err != nil {
+				t.Fatal(err)
+			}
+			v = append(v, e)
+		}
+		return bcdpMedian(v)
+	}
+	base := med("LDP", 0.01)
+	if base < 1.1 || base > 1.8 {
+		t.Errorf("baseline median %v, want ≈ 1.4", base)
+	}
+	b01 := med("BCDP", 0.01)
+	if b01 > 0.7 || b01 > base/2 {
+		t.Errorf("BCDP median at q = 0.01: %v (baseline %v), want ≈ 0.43", b01, base)
+	}
+	b1, l1 := med("BCDP", 1), med("LDP", 1)
+	if math.Abs(b1-l1) > 0.35 {
+		t.Errorf("q = 1: BCDP %v vs LDP %v should agree", b1, l1)
+	}
+	b9 := med("BCDP", 0.89)
+	if b9 < base {
+		t.Errorf("q = 0.89: BCDP %v below the baseline %v; spec §3.2 predicts ≈ 2.8", b9, base)
+	}
+}
+
+// Determinism: same seeds ⇒ identical rows and medians with 1 and 2
+// workers (subset of the quick Figure 3 and Figure 4 cells).
+func TestBCDPDeterminismWorkers(t *testing.T) {
+	for _, id := range []string{"bcdp-fig3", "bcdp-fig4-dimension", "bcdp-least-squares"} {
+		fig, ok := Lookup(id)
+		if !ok {
+			t.Fatalf("%s not registered", id)
+		}
+		cells, err := fig.Cells(Quick)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sub []Cell
+		for _, c := range cells {
+			if c.Rep < 2 && (c.X == cells[0].X || c.X == 1 || c.X == 10) {
+				sub = append(sub, c)
+			}
+		}
+		run := func(w int) []Summary {
+			res, err := Run(context.Background(), sub, func(ctx context.Context, c Cell) ([]Measurement, error) {
+				return fig.Run(ctx, c, Env{})
+			}, RunOptions{Workers: w, Figure: id})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return SummarizeBy(res, fig.GroupBy...)
+		}
+		a, b := run(1), run(2)
+		if len(a) != len(b) || len(a) == 0 {
+			t.Fatalf("%s: %d vs %d summaries", id, len(a), len(b))
+		}
+		for i := range a {
+			if a[i].Median != b[i].Median || a[i].Series() != b[i].Series() {
+				t.Errorf("%s: summary %d differs: %+v vs %+v", id, i, a[i], b[i])
+			}
+		}
+	}
+}
+
+func TestBCDPNotionsFigure(t *testing.T) {
+	fig, _ := Lookup("bcdp-notions")
+	cells, _ := fig.Cells(Quick)
+	res, err := Run(context.Background(), cells, func(ctx context.Context, c Cell) ([]Measurement, error) {
+		return fig.Run(ctx, c, Env{})
+	}, RunOptions{Workers: 1, Figure: fig.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sums := Summarize(res)
+	for _, pv := range fig.PaperValues {
+		v, ok := pv.Ours(sums)
+		if !ok || math.Abs(v-pv.Value) > 1e-12 {
+			t.Errorf("%s: ours %v (%v), paper %v", pv.Quantity, v, ok, pv.Value)
+		}
+	}
+	for _, s := range sums {
+		if s.Metric == "tradeoff_min" && math.Abs(s.Mean-1) > 1e-9 && s.X > 0 {
+			t.Errorf("Theorem 1 trade-off at δ* = %v (q = %v), want 1", s.Mean, s.X)
+		}
+	}
+}
+
+func TestBCDPLeastSquaresTrial(t *testing.T) {
+	_, q, err := BCDPLSPrior(BCDPLSDefault(1))
+	if err != nil || q <= 0.1 || q >= 1 {
+		t.Fatalf("Assumption-1 q = %v (%v), want in (q0, 1)", q, err)
+	}
+	ex, pe, err := BCDPLSTrial(context.Background(), BCDPLSDefault(20000), "BCDP", 1, 2)
+	if err != nil || ex < 0 || math.IsNaN(pe) {
+		t.Fatalf("excess %v, param error %v, %v", ex, pe, err)
+	}
+	if _, _, err := BCDPLSTrial(context.Background(), BCDPLSDefault(10), "nope", 1, 2); err == nil {
+		t.Error("unknown method accepted")
+	}
+	if _, err := BCDPMeanTrial(context.Background(), BCDPFig3Setting("weird", 0.5), "BCDP", 1, 2); err == nil {
+		t.Error("unknown mode accepted")
+	}
+}
+
+// BenchmarkBCDPFig3Trial is one Figure 3 trial (n = 10 000 users, d = 10)
+// per method and mode at q = 0.5.
+func BenchmarkBCDPFig3Trial(b *testing.B) {
+	for _, mode := range bcdpModes {
+		for _, meth := range bcdpMethods {
+			b.Run(meth+"-"+mode, func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					if _, err := BCDPMeanTrial(context.Background(), BCDPFig3Setting(mode, 0.5), meth, uint64(i), uint64(i+7)); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkBCDPFig3Full runs the whole Figure 3 in one mode at the paper's
+// size (10 q × 1000 trials × 10 000 users × 2 methods) with all cores.
+func BenchmarkBCDPFig3Full(b *testing.B) {
+	fig, _ := Lookup("bcdp-fig3")
+	cells, _ := fig.Cells(Full)
+	var one []Cell
+	for _, c := range cells {
+		if c.Config.(bcdpMeanCell).Setting.Mode == BCDPModeUnbiased {
+			one = append(one, c)
+		}
+	}
+	for i := 0; i < b.N; i++ {
+		if _, err := Run(context.Background(), one, func(ctx context.Context, c Cell) ([]Measurement, error) {
+			return fig.Run(ctx, c, Env{})
+		}, RunOptions{Figure: fig.ID}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
