@@ -494,3 +494,37 @@ func ExampleSmoothTheorem2Tight() {
 	fmt.Printf("ε_π(2) = %.4f (= Gaussian RDP with sensitivity 1+8: %.4f)\n", v, 2*81/200.0)
 	// Output: ε_π(2) = 0.8100 (= Gaussian RDP with sensitivity 1+8: 0.8100)
 }
+
+// C20, C21: PTR numbers.
+func TestSmoothDPPTRNumbers(t *testing.T) {
+	g, err := SmoothPTRGamma(10000, 0.1, 0.05, 1)
+	if err != nil || g != 41 {
+		t.Fatalf("C20 γ_S = %d (%v), want 41", g, err)
+	}
+	if thr := SmoothPTRThreshold(0.5, 1e-5); math.Abs(thr-23.0259) > 1e-4 {
+		t.Errorf("C20 threshold %v", thr)
+	}
+	p, _ := SmoothPTRRefusal(41, 0.5, 1e-5)
+	if smoothdpRel(p, 6.2508e-5) > 1e-4 {
+		t.Errorf("C20 Pr[⊥] = %v want 6.2508e-5", p)
+	}
+	p0, _ := SmoothPTRRefusal(0, 0.5, 0.01)
+	if smoothdpRel(1-p0, 0.005) > 1e-12 {
+		t.Errorf("C20 Pr[not ⊥ | γ=0] = %v want δ/2", 1-p0)
+	}
+	e, _ := SmoothTable2(SmoothMechDPGD, SmoothPrePCA, SmoothTable2Params{R: 1, L: 1, Beta: 1, Sigma: 1, N: 10000, T: 100, GMin: 0.05})
+	if smoothdpRel(e.PaperStyle.Coef, 0.115208) > 1e-6 {
+		t.Errorf("C21 C = %v want 0.115208", e.PaperStyle.Coef)
+	}
+	ep, tot, err := SmoothPTREpsilon(10000, 100, 1, 1, 1, 1, 0.05, 0.5, 1e-5)
+	if err != nil || smoothdpRel(ep, 2.418580) > 1e-6 || smoothdpRel(tot, 2.918580) > 1e-6 {
+		t.Errorf("C21 ε' = %v total %v (%v), want 2.418580, 2.918580", ep, tot, err)
+	}
+	_, a, _ := SmoothToApproxDP(e.PaperStyle, 1e-5)
+	if math.Abs(a-10.9966) > 1e-4 {
+		t.Errorf("C21 α* = %v want 10.9966", a)
+	}
+	if _, err := SmoothPTRGamma(10, math.NaN(), 0.1, 1); err == nil {
+		t.Error("NaN gap accepted")
+	}
+}
