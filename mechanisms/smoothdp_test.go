@@ -1,0 +1,282 @@
+package mechanisms
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/featuredp/featuredp/accounting"
+	"github.com/featuredp/featuredp/data"
+	"github.com/featuredp/featuredp/models"
+)
+
+func smoothdpLogisticData(rng *rand.Rand, n, d int) *models.Data {
+	x := make([]float64, 0, n*d)
+	y := make([]float64, n)
+	for i := 0; i < n; i++ {
+		x = append(x, data.SmoothUniformBall(rng, d, 1)...)
+		y[i] = float64(rng.IntN(2))
+	}
+	m, _ := models.NewData(x, y, n, d)
+	return m
+}
+
+// C22: statistical tests of the noise and the exponential mechanism.
+func TestSmoothDPNoiseStatistics(t *testing.T) {
+	rng := NewStreams(22).Noise()
+	const draws = 100000
+	s2, mad := 0.0, 0.0
+	for i := 0; i < draws; i++ {
+		g, _ := Gaussian(rng, 2)
+		s2 += g * g
+		l, _ := Laplace(rng, 0.5)
+		mad += math.Abs(l)
+	}
+	if sd := math.Sqrt(s2 / draws); math.Abs(sd-2)/2 > 0.01 {
+		t.Errorf("C22 Gaussian sd %v want 2 ± 1%%", sd)
+	}
+	if m := mad / draws; math.Abs(m-0.5)/0.5 > 0.01 {
+		t.Errorf("C22 Laplace MAD %v want 0.5 ± 1%%", m)
+	}
+	scores := []float64{0, 1, 2, 0.5}
+	eps, sens := 1.5, 1.0
+	counts := make([]float64, len(scores))
+	for i := 0; i < draws; i++ {
+		h, err := SmoothExponential(rng, scores, eps, sens)
+		if err != nil {
+			t.Fatal(err)
+		}
+		counts[h]++
+	}
+	z := 0.0
+	for _, u := range scores {
+		z += math.Exp(eps * u / (2 * sens))
+	}
+	for h, u := range scores {
+		p := math.Exp(eps*u/(2*sens)) / z
+		sd := math.Sqrt(p * (1 - p) / draws)
+		if math.Abs(counts[h]/draws-p) > 3*sd {
+			t.Errorf("C22 exponential h=%d: frequency %v, softmax %v (3σ = %v)", h, counts[h]/draws, p, 3*sd)
+		}
+	}
+	if _, err := SmoothExponential(rng, nil, 1, 1); err == nil {
+		t.Error("empty score set accepted")
+	}
+	if _, err := SmoothExponential(rng, []float64{math.NaN()}, 1, 1); err == nil {
+		t.Error("NaN score accepted")
+	}
+}
+
+// C23: DP-GD with the same noise seed on neighbouring (resp. η-close)
+// datasets: the one-step difference of the noisy mean gradients is ≤ 2L/n
+// (resp. ≤ βη/n) for logistic loss with ‖x‖ ≤ R = 1, ‖θ‖ ≤ B: L = R, β =
+// 1 + RB/4 (spec D7). Likewise the DP-FGD shift is ≤ γβ‖x_t − x'_t‖.
+func TestSmoothDPGradientSensitivity(t *testing.T) {
+	rng := rand.New(rand.NewPCG(23, 1))
+	const n, d, B = 50, 5, 3.0
+	model, _ := models.NewLogistic(d, false, 0)
+	beta := 1 + B/4
+	for trial := 0; trial < 200; trial++ {
+		S := smoothdpLogisticData(rng, n, d)
+		init := data.SmoothUniformBall(rng, d, B)
+		run := func(dd *models.Data, mk func(models.Model, *models.Data, SmoothGD) (Config, error)) []float64 {
+			cfg, err := mk(model, dd, SmoothGD{Sigma: 0.7, Steps: 1, LR: 1, Init: init, Seed: uint64(trial)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := Train(context.Background(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return res.Theta
+		}
+		diff := func(a, b []float64) float64 {
+			s := 0.0
+			for j := range a {
+				s += (a[j] - b[j]) * (a[j] - b[j])
+			}
+			return math.Sqrt(s)
+		}
+		// Replace-one neighbour.
+		S2, _ := models.NewData(append([]float64(nil), S.X...), append([]float64(nil), S.Y...), n, d)
+		i := rng.IntN(n)
+		copy(S2.X[i*d:(i+1)*d], data.SmoothUniformBall(rng, d, 1))
+		if got := diff(run(S, SmoothDPGDConfig), run(S2, SmoothDPGDConfig)); got > 2.0/n*(1+1e-12) {
+			t.Fatalf("C23 neighbours: mean-gradient shift %v > 2L/n = %v", got, 2.0/n)
+		}
+		// η-close pair: every point moves, labels fixed.
+		S3, _ := models.NewData(append([]float64(nil), S.X...), S.Y, n, d)
+		eta := 0.0
+		for k := 0; k < n; k++ {
+			off := data.SmoothUniformBall(rng, d, 0.05)
+			x := S3.X[k*d : (k+1)*d]
+			nn := 0.0
+			for j := range x {
+				x[j] += off[j]
+				nn += x[j] * x[j]
+			}
+			if nn = math.Sqrt(nn); nn > 1 {
+				for j := range x {
+					x[j] /= nn
+				}
+			}
+			eta += diff(S.X[k*d:(k+1)*d], x)
+		}
+		if got := diff(run(S, SmoothDPGDConfig), run(S3, SmoothDPGDConfig)); got > beta*eta/n*(1+1e-12) {
+			t.Fatalf("C23 η-close: shift %v > βη/n = %v", got, beta*eta/n)
+		}
+		// DP-FGD: one step on row 0.
+		if got, bound := diff(run(S, SmoothDPFGDConfig), run(S3, SmoothDPFGDConfig)), beta*diff(S.X[:d], S3.X[:d]); got > bound*(1+1e-12)+1e-15 {
+			t.Fatalf("C23 DP-FGD shift %v > γβ‖x−x'‖ = %v", got, bound)
+		}
+	}
+}
+
+func TestSmoothDPTrainConfigurations(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 1))
+	S := smoothdpLogisticData(rng, 40, 3)
+	model, _ := models.NewLogistic(3, false, 0)
+	p := SmoothGD{Sigma: 0.1, Steps: 20, LR: 0.5, Radius: 2, Seed: 9}
+	for name, mk := range map[string]func(models.Model, *models.Data, SmoothGD) (Config, error){
+		"DP-GD": SmoothDPGDConfig, "DP-SGD-sub": SmoothDPSGDSubConfig, "DP-FGD": SmoothDPFGDConfig,
+	} {
+		cfg, err := mk(model, S, p)
+		if err != nil {
+			t.Fatal(name, err)
+		}
+		a, err := Train(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(name, err)
+		}
+		cfg2, _ := mk(model, S, p)
+		b, _ := Train(context.Background(), cfg2)
+		for j := range a.Theta {
+			if a.Theta[j] != b.Theta[j] {
+				t.Fatalf("%s not deterministic", name)
+			}
+		}
+		nrm := 0.0
+		for _, v := range a.Theta {
+			nrm += v * v
+		}
+		if math.Sqrt(nrm) > 2+1e-12 {
+			t.Errorf("%s: θ outside the projection ball", name)
+		}
+		if name == "DP-SGD-sub" {
+			for _, bs := range a.BatchSizes {
+				if bs != 1 {
+					t.Fatalf("DP-SGD-sub batch size %d", bs)
+				}
+			}
+		}
+	}
+	res, T, err := SmoothDPSGDIter(context.Background(), model, S, p)
+	if err != nil || T < 1 || T > 40 || len(res.BatchSizes) != T {
+		t.Errorf("DP-SGD-iter: T=%d err=%v", T, err)
+	}
+	if _, err := SmoothDPGDConfig(model, S, SmoothGD{Sigma: 0, Steps: 1, LR: 1}); err == nil {
+		t.Error("σ = 0 accepted")
+	}
+	if _, err := SmoothDPFGDConfig(model, S, SmoothGD{Sigma: 1, Steps: 41, LR: 1}); err == nil {
+		t.Error("DP-FGD with T > n accepted")
+	}
+}
+
+// C18, C19: γ_S has sensitivity ≤ 1 and lower-bounds the replacements
+// needed to bring the gap to ĝ.
+func TestSmoothDPPTRGamma(t *testing.T) {
+	rng := rand.New(rand.NewPCG(18, 1))
+	const ghat = 0.05
+	for trial := 0; trial < 200; trial++ {
+		n := 100 + rng.IntN(200)
+		S, basis, err := data.SmoothLowRank(rng, n, 4, []float64{0.4}, 0.1, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g1, _ := data.SmoothEigengap(S, 1)
+		gam, _ := accounting.SmoothPTRGamma(n, g1, ghat, 1)
+		adv := []float64{basis.At(0, 1), basis.At(1, 1), basis.At(2, 1), basis.At(3, 1)}
+		S2 := data.SmoothReplace(S, rng.IntN(n), data.SmoothUniformBall(rng, 4, 1))
+		g2, _ := data.SmoothEigengap(S2, 1)
+		gam2, _ := accounting.SmoothPTRGamma(n, g2, ghat, 1)
+		if d := gam - gam2; d > 1 || d < -1 {
+			t.Fatalf("C18: |γ_S − γ_S'| = %d > 1", d)
+		}
+		// C19: replace t < γ_S points adversarially (along the second
+		// eigen-direction) or randomly: the gap stays above ĝ.
+		if gam > 0 {
+			tt := gam - 1
+			T := S
+			for k := 0; k < tt; k++ {
+				x := adv
+				if trial%2 == 1 {
+					x = data.SmoothUniformBall(rng, 4, 1)
+				}
+				T = data.SmoothReplace(T, k, x)
+			}
+			if g, _ := data.SmoothEigengap(T, 1); !(g > ghat) {
+				t.Fatalf("C19: after %d < γ_S = %d replacements the gap is %v ≤ ĝ", tt, gam, g)
+			}
+		}
+	}
+}
+
+// C20: with γ_S = 0 the Monte-Carlo release rate is δ/2; end-to-end PTR.
+func TestSmoothDPPTRRefusal(t *testing.T) {
+	rng := rand.New(rand.NewPCG(20, 1))
+	S, _, _ := data.SmoothLowRank(rng, 60, 4, []float64{0.3}, 0.2, 1)
+	x := make([]float64, 0, 240)
+	for _, r := range S {
+		x = append(x, r...)
+	}
+	y := make([]float64, 60)
+	for i := range y {
+		y[i] = float64(i % 2)
+	}
+	d, _ := models.NewData(x, y, 60, 4)
+	model, _ := models.NewLogistic(4, false, 0)
+	const trials = 20000
+	released := 0
+	for i := 0; i < trials; i++ {
+		res, err := SmoothPTR(context.Background(), SmoothPTRConfig{Model: model, Data: d, Rank: 1, GHat: 10, Eps0: 1, Delta: 0.01, R: 1,
+			GD: SmoothGD{Sigma: 1, Steps: 2, LR: 0.1, Radius: 1, Seed: uint64(i)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Gamma != 0 {
+			t.Fatalf("γ_S = %d, want 0 (ĝ above the gap)", res.Gamma)
+		}
+		if !res.Refused {
+			released++
+			if res.Train == nil {
+				t.Fatal("released without training")
+			}
+		}
+	}
+	rate := float64(released) / trials
+	if sd := math.Sqrt(0.005 * 0.995 / trials); math.Abs(rate-0.005) > 4*sd {
+		t.Errorf("C20: release rate %v, want δ/2 = 0.005 ± %v", rate, 4*sd)
+	}
+	res, err := SmoothPTR(context.Background(), SmoothPTRConfig{Model: model, Data: d, Rank: 1, GHat: 1e-3, Eps0: 5, Delta: 0.01, R: 1,
+		GD: SmoothGD{Sigma: 1, Steps: 2, LR: 0.1, Radius: 1, Seed: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Gamma < 1 {
+		t.Errorf("γ_S = %d for gap %v", res.Gamma, res.Gap)
+	}
+}
+
+func ExampleSmoothDPGDConfig() {
+	rng := rand.New(rand.NewPCG(1, 1))
+	S := smoothdpLogisticData(rng, 100, 3)
+	model, _ := models.NewLogistic(3, false, 0)
+	cfg, _ := SmoothDPGDConfig(model, S, SmoothGD{Sigma: 0.05, Steps: 50, LR: 0.5, Radius: 5, Seed: 7})
+	res, _ := Train(context.Background(), cfg)
+	rdp, _ := accounting.SmoothDPGDRDP(100, 50, 1, 0.05)
+	eps, _, _ := accounting.SmoothToApproxDP(rdp, 1e-5)
+	fmt.Printf("averaged iterate has %d parameters; (%.2f, 1e-5)-DP (replace-one)\n", len(res.Average), eps)
+	// Output: averaged iterate has 3 parameters; (17.57, 1e-5)-DP (replace-one)
+}
