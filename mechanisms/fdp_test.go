@@ -319,3 +319,22 @@ func ExampleFDPConfig() {
 	// DP: ε = 42.87
 	// FDP-Alg1: ε = 42.87
 }
+
+// A9: sparse-embedding DP adds noise to every coordinate, including the
+// embedding rows of categories absent from the batch.
+func TestFDPSparseEmbeddingDenseNoise(t *testing.T) {
+	vocab := []int{50, 200}
+	m, _ := models.NewFDPEmbedLogistic(1, vocab, false)
+	x := []float64{0.5, 0, 0, -0.5, 1, 1}
+	data, _ := models.NewData(x, []float64{1, 0}, 2, 3)
+	s := FDPSetup{Model: m, Data: data, Rate: 0.5, Multiplier: 1, Clip: 1, Steps: 1, Optimizer: SGD{LR: 1}, Seed: 3}
+	res, err := FDPTrain(context.Background(), FDPDP, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for j, v := range res.Theta {
+		if v == 0 {
+			t.Fatalf("A9: coordinate %d unchanged", j)
+		}
+	}
+}

@@ -367,6 +367,15 @@ func (m *FDPDiff) PerExampleGradNorms(theta []float64, data *Data, idx []int, ou
 		fdpDiffNorms(f, p, theta, data, m.PubData, idx, out)
 		return
 	}
+	if f, ok := m.Full.(*FDPEmbedLogistic); ok {
+		if p, ok := m.Pub.(*FDPEmbedLogistic); ok {
+			checkModel("FDPDiff", "PerExampleGradNorms", theta, f.NumParams(), data, f.NumFeatures())
+			checkData("FDPDiff.PerExampleGradNorms", m.PubData, p.NumFeatures())
+			if f.fdpDiffNorms(p, theta, data, m.PubData, idx, out) {
+				return
+			}
+		}
+	}
 	const chunk = 64
 	np := m.NumParams()
 	buf := make([]float64, min(n, chunk)*np)

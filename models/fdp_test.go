@@ -243,3 +243,55 @@ func ExampleFDPLabelSoftmax() {
 	// public  ℓ = 1.6931
 	// private ℓ = -1.0000
 }
+
+// The embedding model's ghost norms (single and FDPDiff with zero masking)
+// match materialised gradients, and gradients match finite differences.
+func TestFDPEmbedLogistic(t *testing.T) {
+	vocab := []int{3, 5}
+	full, err := NewFDPEmbedLogistic(2, vocab, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub, _ := NewFDPEmbedLogistic(2, vocab, true)
+	x := []float64{0.5, -1, 2, 4, 1.5, 0.2, 0, 1, -0.3, 0.7, 1, 3}
+	data, _ := NewData(x, []float64{1, 0, 1}, 3, 4)
+	if err := full.CheckLabels(data); err != nil {
+		t.Fatal(err)
+	}
+	theta := []float64{0.3, -0.2, 0.1, 0.5, -0.4, 0.2, 0.3, -0.1, 0.6, 0.05, -0.25}
+	diff, err := NewFDPDiff(full, pub, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []Model{full, pub, diff} {
+		p := m.NumParams()
+		pe := make([]float64, 3*p)
+		m.PerExampleGrads(theta, data, nil, pe)
+		norms := make([]float64, 3)
+		m.(GradNormer).PerExampleGradNorms(theta, data, nil, norms)
+		for r := range 3 {
+			if nr := math.Sqrt(sumSq(pe[r*p : (r+1)*p])); math.Abs(nr-norms[r]) > 1e-12 {
+				t.Fatalf("%T row %d: ghost %v vs %v", m, r, norms[r], nr)
+			}
+		}
+		g := make([]float64, p)
+		m.GradSum(theta, data, nil, g)
+		for j := range p {
+			tp := append([]float64(nil), theta...)
+			tm := append([]float64(nil), theta...)
+			tp[j] += 1e-6
+			tm[j] -= 1e-6
+			fd := 3 * (m.Loss(tp, data, nil) - m.Loss(tm, data, nil)) / 2e-6
+			if math.Abs(fd-g[j]) > 1e-6 {
+				t.Fatalf("%T finite differences at %d: %v vs %v", m, j, fd, g[j])
+			}
+		}
+	}
+	bad, _ := NewData([]float64{0, 0, 3, 0}, []float64{1}, 1, 4)
+	if full.CheckLabels(bad) == nil {
+		t.Error("category index 3 of a vocabulary of 3 accepted")
+	}
+	if _, err := NewFDPEmbedLogistic(1, []int{0}, false); err == nil {
+		t.Error("empty vocabulary accepted")
+	}
+}
