@@ -481,3 +481,84 @@ func FDPProp3MaxRate(eps float64) (float64, error) {
 	e := math.Exp(eps)
 	return math.Expm1(eps) / (e - 2*e/(1+e*e)), nil
 }
+
+// FDPSingleBatchNoiseMultiplier is the smallest noise multiplier z (to
+// 1e-6 relative, by bisection) for which FDPSingleBatchEpsilon(q, z, T, δ) ≤
+// targetEps: the calibration of the single-batch ablation (fdp.md §4.3 E2
+// (c); it needs a much larger z than Algorithm 1 at the same ε).
+//
+// Errors: targetEps not finite and > 0, invalid q, T < 1 or δ, or no
+// z ≤ 1e6 reaching the target.
+func FDPSingleBatchNoiseMultiplier(targetEps, q float64, steps int, delta float64) (float64, error) {
+	if err := checkTargetEps(targetEps); err != nil {
+		return 0, err
+	}
+	if steps < 1 {
+		return 0, fmt.Errorf("accounting: FDPSingleBatchNoiseMultiplier: steps = %d, want ≥ 1", steps)
+	}
+	eps := func(z float64) (float64, error) { return FDPSingleBatchEpsilon(q, z, steps, delta) }
+	lo, hi := 0.0, 1.0
+	for {
+		e, err := eps(hi)
+		if err != nil {
+			return 0, err
+		}
+		if e <= targetEps {
+			break
+		}
+		lo, hi = hi, 2*hi
+		if hi > 1e6 {
+			return 0, fmt.Errorf("accounting: FDPSingleBatchNoiseMultiplier: %w", ErrUnreachable)
+		}
+	}
+	for hi-lo > 1e-6*hi {
+		mid := 0.5 * (lo + hi)
+		e, _ := eps(mid)
+		if e <= targetEps {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return hi, nil
+}
+
+// FDPMaxSteps returns the largest T ≥ 0 for which T steps of Algorithm 1
+// (FDPAlg1Epsilon: rate q, multiplier z) stay within (targetEps, δ). With
+// q = 1/16, z = 1, δ = 1e-5 it gives 22 / 55 / 154 / 286 steps for
+// ε = 3 / 4 / 6 / 8 (check P7).
+//
+// Errors: targetEps not finite and > 0, invalid q, z or δ, or more than
+// 1e8 steps.
+func FDPMaxSteps(targetEps, q, z, delta float64) (int, error) {
+	if err := checkTargetEps(targetEps); err != nil {
+		return 0, err
+	}
+	if !(z > 0) {
+		return 0, fmt.Errorf("accounting: FDPMaxSteps: noise multiplier z = %v, want > 0", z)
+	}
+	f := func(t int) (float64, error) { e, _, err := FDPAlg1Epsilon(q, z, t, delta); return e, err }
+	lo, hi := 0, 1
+	for {
+		e, err := f(hi)
+		if err != nil {
+			return 0, err
+		}
+		if e > targetEps {
+			break
+		}
+		lo, hi = hi, 2*hi
+		if hi > 1e8 {
+			return 0, fmt.Errorf("accounting: FDPMaxSteps: more than 1e8 steps fit in ε = %v", targetEps)
+		}
+	}
+	for hi-lo > 1 {
+		mid := (lo + hi) / 2
+		if e, _ := f(mid); e <= targetEps {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo, nil
+}

@@ -106,7 +106,10 @@ func TestFDPTableIEpsilon(t *testing.T) {
 	}
 	for i, target := range []float64{3, 4, 6, 8} {
 		want := []int{22, 55, 154, 286}[i]
-		got := FDPMaxStepsForTest(t, 1.0/16, 1, 1e-5, target)
+		got, err := FDPMaxSteps(target, 1.0/16, 1, 1e-5)
+		if err != nil {
+			t.Fatal(err)
+		}
 		if got != want {
 			t.Errorf("P7 largest T with ε ≤ %v: %d, want %d", target, got, want)
 		}
@@ -128,32 +131,6 @@ func TestFDPTableIEpsilon(t *testing.T) {
 			t.Errorf("P9 B=%d z=%v %d ep: ε = %.4f, want %.3f", c.b, c.z, c.epochs, eps, c.want)
 		}
 	}
-}
-
-// FDPMaxStepsForTest returns the largest T with ε(T) ≤ target.
-func FDPMaxStepsForTest(t *testing.T, q, z, delta, target float64) int {
-	t.Helper()
-	lo, hi := 0, 1
-	for {
-		eps, _, err := FDPAlg1Epsilon(q, z, hi, delta)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if eps > target {
-			break
-		}
-		lo, hi = hi, 2*hi
-	}
-	for hi-lo > 1 {
-		mid := (lo + hi) / 2
-		eps, _, _ := FDPAlg1Epsilon(q, z, mid, delta)
-		if eps <= target {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
-	return lo
 }
 
 // P8: calibration, Opacus bisection and the exact root.
@@ -310,6 +287,10 @@ func TestFDPSingleBatchAccounting(t *testing.T) {
 	a1, _, _ := FDPAlg1Epsilon(1.0/16, 1, 286, 1e-5)
 	if math.Abs(sb-32.04) > 0.01 || math.Abs(a1-7.988) > 6e-4 {
 		t.Errorf("P15: single-batch ε = %.4f (want ≈ 32.04), Alg. 1 ε = %.4f (want 7.988)", sb, a1)
+	}
+	z, err := FDPSingleBatchNoiseMultiplier(sb, 1.0/16, 286, 1e-5)
+	if err != nil || math.Abs(z-1) > 1e-5 {
+		t.Errorf("single-batch calibration: z = %v (%v), want 1", z, err)
 	}
 	// q = 1 fallback is √T/z-GDP.
 	full, _ := FDPSingleBatchEpsilon(1, 2, 4, 1e-5)
