@@ -114,15 +114,15 @@ func TestBCDPNotionsFigure(t *testing.T) {
 }
 
 func TestBCDPLeastSquaresTrial(t *testing.T) {
-	_, q, err := BCDPLSPrior(BCDPLSDefault(1))
+	_, q, err := BCDPLSPrior(BCDPLSDefault("spec-beta", 1))
 	if err != nil || q <= 0.1 || q >= 1 {
 		t.Fatalf("Assumption-1 q = %v (%v), want in (q0, 1)", q, err)
 	}
-	ex, pe, err := BCDPLSTrial(context.Background(), BCDPLSDefault(20000), "BCDP", 1, 2)
+	ex, pe, err := BCDPLSTrial(context.Background(), BCDPLSDefault("spec-beta", 20000), "BCDP", 1, 2)
 	if err != nil || ex < 0 || math.IsNaN(pe) {
 		t.Fatalf("excess %v, param error %v, %v", ex, pe, err)
 	}
-	if _, _, err := BCDPLSTrial(context.Background(), BCDPLSDefault(10), "nope", 1, 2); err == nil {
+	if _, _, err := BCDPLSTrial(context.Background(), BCDPLSDefault("spec-beta", 10), "nope", 1, 2); err == nil {
 		t.Error("unknown method accepted")
 	}
 	if _, err := BCDPMeanTrial(context.Background(), BCDPFig3Setting("weird", 0.5), "BCDP", 1, 2); err == nil {
@@ -162,6 +162,28 @@ func BenchmarkBCDPFig3Full(b *testing.B) {
 			return fig.Run(ctx, c, Env{})
 		}, RunOptions{Figure: fig.ID}); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// At q = 1 both methods run the same single Duchi round; with the same
+// seeds the authors' projection (BCDP in paper mode) can only lower the
+// error of the unprojected Figure 3 baseline (projection onto a convex set
+// containing x̄), and in unbiased mode both are identical.
+func TestBCDPPairedProjection(t *testing.T) {
+	ctx := context.Background()
+	for r := 0; r < 20; r++ {
+		for _, mode := range bcdpModes {
+			s := BCDPFig3Setting(mode, 1)
+			s.N = 500
+			b, err := BCDPMeanTrial(ctx, s, "BCDP", uint64(r), uint64(r+50))
+			if err != nil {
+				t.Fatal(err)
+			}
+			l, _ := BCDPMeanTrial(ctx, s, "LDP", uint64(r), uint64(r+50))
+			if b > l+1e-12 || (mode == BCDPModeUnbiased && b != l) {
+				t.Errorf("%s trial %d: BCDP %v vs LDP %v", mode, r, b, l)
+			}
 		}
 	}
 }
