@@ -1,0 +1,63 @@
+package experiments
+
+import (
+	"context"
+	"math"
+	"testing"
+)
+
+func smoothdpRunFigure(t *testing.T, id string) []Summary {
+	t.Helper()
+	f, ok := Lookup(id)
+	if !ok {
+		t.Fatalf("%s not registered", id)
+	}
+	cells, err := f.Cells(Quick)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := Env{Profile: Quick, Workers: 2}
+	res, err := Run(context.Background(), cells, func(ctx context.Context, c Cell) ([]Measurement, error) { return f.Run(ctx, c, env) },
+		RunOptions{Workers: 2, Figure: id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return SummarizeBy(res, f.GroupBy...)
+}
+
+// The analytic figures reproduce the spec §11 reference values and the
+// qualitative claims of Figure 2 (spec §8.1).
+func TestSmoothDPFiguresAnalytic(t *testing.T) {
+	sums := smoothdpRunFigure(t, "smoothdp-table2")
+	f, _ := Lookup("smoothdp-table2")
+	for _, pv := range f.PaperValues {
+		got, ok := pv.Ours(sums)
+		if !ok {
+			t.Errorf("no value for %s", pv.Quantity)
+			continue
+		}
+		if math.Abs(got-pv.Value)/pv.Value > 1e-4 {
+			t.Errorf("%s: %v want %v", pv.Quantity, got, pv.Value)
+		}
+	}
+	get := func(sums []Summary, m string, x float64) float64 {
+		s, ok := FindSummary(sums, m, x, "epsilon")
+		if !ok {
+			t.Fatalf("missing %s at %v", m, x)
+		}
+		return s.Mean
+	}
+	// (a) quantization: SRDP ≪ group for small r; group flat in r.
+	q := smoothdpRunFigure(t, "smoothdp-fig2-quantization")
+	if !(get(q, "SRDP tight", 0.001) < get(q, "group privacy", 0.001)/5 && get(q, "group privacy", 0.001) == get(q, "group privacy", 1)) {
+		t.Error("Fig 2(a) claim not reproduced")
+	}
+	// (c) PCA: SRDP constant in n (for n > 48), group grows.
+	p := smoothdpRunFigure(t, "smoothdp-fig2-pca")
+	if get(p, "SRDP tight", 100) != get(p, "SRDP tight", 100000) || !(get(p, "group privacy", 100000) > 100*get(p, "group privacy", 100)) {
+		t.Error("Fig 2(c) claim not reproduced")
+	}
+	if !(get(p, "group privacy", 10) < get(p, "SRDP tight", 10)) {
+		t.Error("Fig 2(c): at n = 10 group privacy should win")
+	}
+}
