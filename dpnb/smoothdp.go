@@ -1,0 +1,239 @@
+package dpnb
+
+// Beyond the paper (OURS): the privacy cost of the non-private
+// pre-processing that featuredp's own pipelines perform, accounted with the
+// smooth-RDP machinery of "Provable Privacy with Non-Private Pre-Processing"
+// (specs/smoothdp.md §10.2). Constants are reconstructed (spec §0).
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/featuredp/featuredp/accounting"
+	"github.com/go-gota/gota/dataframe"
+)
+
+// SmoothBanner is the reconstructed-constants banner every smoothdp notebook
+// shows.
+const SmoothBanner = "> **Reconstructed constants.** The seed text of the paper lost every formula: the constants of " +
+	"Tables 1–3, Theorem 2's form and Algorithm 1's lines are *reconstructed* (labels [R]/[D] in " +
+	"`specs/smoothdp.md` §0). The generic calculators (tight Theorem 2 from any RDP/SRDP curve, Mironov " +
+	"conversion) are primary; a corrected constant changes a number here, never the validity of the tight bound."
+
+// SmoothStep is one pre-processing step of a pipeline with its replace-one
+// sensitivities (Definition 4): ℓ0 sensitivity K and ℓ_{1,2} sensitivity
+// Eta, over the collection described in Note.
+type SmoothStep struct {
+	Name string
+	K    int
+	Eta  float64
+	// Note states the collection / assumptions under which (K, Eta) hold.
+	Note string
+}
+
+// SmoothPipeline is a pipeline "pre-processing steps → DP mechanism".
+type SmoothPipeline struct {
+	Steps []SmoothStep
+	// Mechanism and Params give the DP mechanism's Table 1 curves
+	// (accounting.SmoothBaseCurves); Params.N is the dataset size.
+	Mechanism accounting.SmoothMechanism
+	Params    accounting.SmoothTable2Params
+	// Delta is the δ of the (ε, δ) conversion (Mironov, the paper's).
+	Delta float64
+}
+
+// SmoothPipelineReport is the privacy of a pipeline with and without
+// accounting for the pre-processing (replace-one, Mironov conversion).
+type SmoothPipelineReport struct {
+	// K and Eta are the composite sensitivities: K = min(n, Σ k_i), Eta =
+	// Σ η_i (the spec's §12 A7 composite rule [D], valid when each step's
+	// bound holds on the intermediate (hybrid) datasets).
+	K   int
+	Eta float64
+	G   int // group size min(n, K+1)
+	// EpsIgnoring is the mechanism's ε as if the pre-processing were
+	// data-independent (what the pipeline reports today).
+	EpsIgnoring float64
+	// EpsPaperStyle and EpsTight account for the pre-processing with
+	// Theorem 2 (Table 2's conservative form; the tight optimised form).
+	EpsPaperStyle, EpsTight float64
+	// EpsGroup is the group-privacy baseline with g = min(n, K+1).
+	EpsGroup float64
+	// EpsBest = min(EpsTight, EpsGroup): both are valid upper bounds
+	// (spec §12 A20).
+	EpsBest float64
+	Delta   float64
+	Steps   []SmoothStep
+}
+
+// SmoothPreprocCost accounts for the pre-processing of a pipeline
+// ("beyond the paper", ours): it composes the steps' sensitivities, builds
+// the mechanism's RDP and SRDP curves and returns ε at δ ignoring the
+// pre-processing, with Theorem 2 (paper-style and tight), and with group
+// privacy. Errors: no δ ∈ (0,1), a negative or NaN sensitivity, or invalid
+// mechanism parameters.
+func SmoothPreprocCost(p SmoothPipeline) (*SmoothPipelineReport, error) {
+	if !(p.Delta > 0 && p.Delta < 1) {
+		return nil, fmt.Errorf("dpnb: smoothdp: δ = %v must be in (0, 1)", p.Delta)
+	}
+	r := &SmoothPipelineReport{Delta: p.Delta, Steps: p.Steps}
+	for _, s := range p.Steps {
+		if s.K < 0 || !(s.Eta >= 0) {
+			return nil, fmt.Errorf("dpnb: smoothdp: step %q has invalid sensitivity (k=%d, η=%v)", s.Name, s.K, s.Eta)
+		}
+		r.K += s.K
+		r.Eta += s.Eta
+	}
+	if p.Params.N > 0 && r.K > p.Params.N {
+		r.K = p.Params.N
+	}
+	params := p.Params
+	params.K, params.Eta = r.K, r.Eta
+	base, _, err := accounting.SmoothBaseCurves(p.Mechanism, params, r.K)
+	if err != nil {
+		return nil, err
+	}
+	if r.EpsIgnoring, _, err = accounting.SmoothToApproxDP(base, p.Delta); err != nil {
+		return nil, err
+	}
+	r.G = accounting.SmoothGroupSize(max(p.Params.N, 1), r.K)
+	if math.IsInf(r.Eta, 1) {
+		r.EpsPaperStyle, r.EpsTight = math.Inf(1), math.Inf(1)
+		params.Eta = 0
+	}
+	e, err := accounting.SmoothTable2(p.Mechanism, accounting.SmoothPreGeneric, params)
+	if err != nil {
+		return nil, err
+	}
+	if !math.IsInf(r.Eta, 1) {
+		if r.EpsPaperStyle, _, err = accounting.SmoothToApproxDP(e.PaperStyle, p.Delta); err != nil {
+			return nil, err
+		}
+		if r.EpsTight, _, err = accounting.SmoothToApproxDP(e.Tight, p.Delta); err != nil {
+			return nil, err
+		}
+	}
+	if r.EpsGroup, _, err = accounting.SmoothToApproxDP(e.Group, p.Delta); err != nil {
+		return nil, err
+	}
+	r.EpsBest = math.Min(r.EpsTight, r.EpsGroup)
+	return r, nil
+}
+
+// Markdown renders the report.
+func (r *SmoothPipelineReport) Markdown() string {
+	var b strings.Builder
+	b.WriteString("| pre-processing step | k (ℓ0) | η (ℓ_{1,2}) | assumption |\n|---|---:|---:|---|\n")
+	for _, s := range r.Steps {
+		fmt.Fprintf(&b, "| %s | %d | %.4g | %s |\n", s.Name, s.K, s.Eta, s.Note)
+	}
+	fmt.Fprintf(&b, "| **composite (sum rule, spec §12 A7)** | %d | %.4g | |\n\n", r.K, r.Eta)
+	fmt.Fprintf(&b, "| accounting (δ = %g, replace-one, Mironov conversion) | ε |\n|---|---:|\n", r.Delta)
+	fmt.Fprintf(&b, "| ignoring the pre-processing (what the pipeline reports) | %.4g |\n", r.EpsIgnoring)
+	fmt.Fprintf(&b, "| Theorem 2, paper-style 2ε(2α)+2ε̃(2α,η) | %.4g |\n", r.EpsPaperStyle)
+	fmt.Fprintf(&b, "| Theorem 2, tight (optimised over p) | %.4g |\n", r.EpsTight)
+	fmt.Fprintf(&b, "| group privacy, g = min(n, k+1) = %d | %.4g |\n", r.G, r.EpsGroup)
+	fmt.Fprintf(&b, "| **best valid bound** min(tight, group) | **%.4g** |\n", r.EpsBest)
+	return b.String()
+}
+
+// SmoothDuplicateStep returns the exact-deduplication step of a DataFrame
+// (r = 0 in Proposition 3: a good cluster is a set of ≥ 2 identical rows):
+// k = 2 × the largest multiplicity of a duplicated row, η = 2R·k with
+// removed rows at distance 2R (spec §12 A5: the mechanism normalises by the
+// original n and gives ⊥ zero weight; featuredp's pipelines instead drop the
+// rows, a difference this accounting ignores). The collection is {S and its
+// neighbours whose largest duplicate group is no larger}.
+func SmoothDuplicateStep(df dataframe.DataFrame, radius float64) (SmoothStep, int, error) {
+	if df.Err != nil {
+		return SmoothStep{}, 0, df.Err
+	}
+	recs := df.Records()
+	if len(recs) < 2 {
+		return SmoothStep{}, 0, fmt.Errorf("dpnb: smoothdp: need a DataFrame with rows")
+	}
+	count := map[string]int{}
+	for _, row := range recs[1:] {
+		count[strings.Join(row, "\x1f")]++
+	}
+	mx := 1
+	for _, c := range count {
+		mx = max(mx, c)
+	}
+	if mx < 2 {
+		mx = 1 // no duplicates: a neighbour can create one pair
+	}
+	k := accounting.SmoothKDedup(max(mx, 2), accounting.SmoothReplaceOne)
+	return SmoothStep{Name: "exact deduplication", K: k, Eta: accounting.SmoothEtaDedup(radius, k),
+		Note: fmt.Sprintf("largest duplicate group %d ⇒ k = 2·max(2, %d) (Prop. 3, r = 0), η = 2Rk, R = %.3g", mx, mx, radius)}, mx, nil
+}
+
+// SmoothMinMaxStep returns the min–max scaling step with data-dependent
+// bounds, x ↦ (x − min_j)/(max_j − min_j) per continuous column (ours, [D]).
+// One replacement moves min_j by at most Δm_j = max(min_j − lo_j, m2_j −
+// min_j) (insertion below the minimum down to the public lower end lo_j, or
+// removal of a unique minimum, m2_j = second-smallest value, 0 if the
+// minimum is attained twice), and max_j likewise; each point's scaled
+// coordinate then moves by at most c_j = (Δm_j + ΔM_j)/w_j with w_j the
+// smallest possible range (second-largest − second-smallest). So k = n if
+// any c_j > 0 (else 0) and η = n·√(Σ_j c_j²). lo and hi are the public
+// domain ends (nil: the observed range, i.e. assuming no value can fall
+// outside what was observed — state this when reporting).
+func SmoothMinMaxStep(cols [][]float64, names []string, lo, hi []float64) (SmoothStep, error) {
+	if len(cols) == 0 || len(cols[0]) < 3 {
+		return SmoothStep{}, fmt.Errorf("dpnb: smoothdp: min–max step needs columns with ≥ 3 values")
+	}
+	n := len(cols[0])
+	sum := 0.0
+	var worst []string
+	for j, c := range cols {
+		if len(c) != n {
+			return SmoothStep{}, fmt.Errorf("dpnb: smoothdp: column %d has %d values, want %d", j, len(c), n)
+		}
+		v := append([]float64(nil), c...)
+		sort.Float64s(v)
+		if math.IsNaN(v[0]) || math.IsNaN(v[n-1]) || math.IsInf(v[0], 0) || math.IsInf(v[n-1], 0) {
+			return SmoothStep{}, fmt.Errorf("dpnb: smoothdp: column %d has NaN or Inf", j)
+		}
+		m, M := v[0], v[n-1]
+		l, h := m, M
+		if lo != nil {
+			l = math.Min(lo[j], m)
+		}
+		if hi != nil {
+			h = math.Max(hi[j], M)
+		}
+		dm := math.Max(m-l, v[1]-m)
+		dM := math.Max(h-M, M-v[n-2])
+		w := v[n-2] - v[1]
+		var cj float64
+		switch {
+		case dm == 0 && dM == 0:
+			cj = 0
+		case w <= 0:
+			cj = math.Inf(1)
+		default:
+			cj = (dm + dM) / w
+		}
+		if cj > 0 && names != nil {
+			worst = append(worst, fmt.Sprintf("%s (c=%.3g)", names[j], cj))
+		}
+		sum += cj * cj
+	}
+	st := SmoothStep{Name: "min–max scaling (data-dependent bounds)"}
+	if sum > 0 {
+		st.K, st.Eta = n, float64(n)*math.Sqrt(sum)
+	}
+	dom := "public domain = observed range"
+	if lo != nil || hi != nil {
+		dom = "public domain given"
+	}
+	if len(worst) == 0 {
+		st.Note = fmt.Sprintf("[D] ours; %s; every extreme attained ≥ 2 times ⇒ one replacement cannot move min/max", dom)
+	} else {
+		st.Note = fmt.Sprintf("[D] ours; %s; movable extremes: %s", dom, strings.Join(worst, ", "))
+	}
+	return st, nil
+}

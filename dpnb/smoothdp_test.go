@@ -1,0 +1,52 @@
+package dpnb
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/featuredp/featuredp/accounting"
+)
+
+func TestSmoothDPPreprocCost(t *testing.T) {
+	p := SmoothPipeline{Mechanism: accounting.SmoothMechGaussian, Delta: 1e-5,
+		Params: accounting.SmoothTable2Params{R: 1, L: 1, Delta: 1, Sigma: 10, N: 1000}}
+	r, err := SmoothPreprocCost(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// No pre-processing: the tight bound recovers the mechanism's ε (η → 0).
+	if math.Abs(r.EpsTight-r.EpsIgnoring) > 1e-9 || math.Abs(r.EpsIgnoring-0.484853) > 1e-6 {
+		t.Errorf("no steps: tight %v ignoring %v", r.EpsTight, r.EpsIgnoring)
+	}
+	p.Steps = []SmoothStep{{Name: "quantization", K: 10, Eta: 0.1}}
+	r, _ = SmoothPreprocCost(p)
+	if math.Abs(r.EpsPaperStyle-0.9847) > 1e-4 || math.Abs(r.EpsGroup-5.8834) > 1e-4 || r.EpsBest != r.EpsTight {
+		t.Errorf("quantization: %+v", r)
+	}
+	if _, err := SmoothPreprocCost(SmoothPipeline{Delta: 0}); err == nil {
+		t.Error("δ = 0 accepted")
+	}
+	st, err := SmoothMinMaxStep([][]float64{{0, 0, 1, 2, 2}, {0, 1, 2, 3, 4}}, []string{"a", "b"}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Column a: extremes attained twice ⇒ c = 0; b: unique extremes ⇒ c = (1+1)/(3−1) = 1.
+	if st.K != 5 || math.Abs(st.Eta-5) > 1e-12 {
+		t.Errorf("min–max step: k=%d η=%v, want 5, 5", st.K, st.Eta)
+	}
+	st, _ = SmoothMinMaxStep([][]float64{{0, 0, 1, 2, 2}}, nil, nil, nil)
+	if st.K != 0 || st.Eta != 0 {
+		t.Errorf("pinned extremes: k=%d η=%v, want 0, 0", st.K, st.Eta)
+	}
+}
+
+func ExampleSmoothPreprocCost() {
+	r, _ := SmoothPreprocCost(SmoothPipeline{
+		Steps:     []SmoothStep{{Name: "mean imputation", K: 100, Eta: accounting.SmoothEtaMeanImpute(1, 100, 1000)}},
+		Mechanism: accounting.SmoothMechGaussian, Delta: 1e-5,
+		Params: accounting.SmoothTable2Params{R: 1, L: 1, Delta: 1, Sigma: 10, N: 1000},
+	})
+	fmt.Printf("ignoring %.3f, paper-style %.3f, tight %.3f, group %.1f\n", r.EpsIgnoring, r.EpsPaperStyle, r.EpsTight, r.EpsGroup)
+	// Output: ignoring 0.485, paper-style 1.004, tight 0.594, group 99.5
+}
