@@ -1,0 +1,1026 @@
+package experiments
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"sync"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/featuredp/featuredp/accounting"
+	"github.com/featuredp/featuredp/data"
+	"github.com/featuredp/featuredp/mechanisms"
+	"github.com/featuredp/featuredp/models"
+)
+
+// CorrDP figures (specs/corrdp.md §3): Fig. 1a–f, Fig. 2a–d and Table 2 of
+// Wang, Zhang & Cummings. Paper mode (§2.4): σ0² = C(log(1/δ)+1)/ε²,
+// Standard σ² = σ0², Semi 0 on insensitive coordinates, CorrDP σ0²·TV~(i);
+// no accountant is run (see accounting.CorrDPHonesty for what the noise
+// really gives). Every method of one (ε, seed) shares its random numbers
+// (batches, initialisation and standard-normal draws) — paired comparisons.
+
+// CorrDP method names of the tidy CSV.
+const (
+	CorrDPMethodCorrDP     = "CorrDP"
+	CorrDPMethodSemi       = "Semi"
+	CorrDPMethodStandard   = "Standard"
+	CorrDPMethodPartial    = "Partial"
+	CorrDPMethodNonPrivate = "NonPrivate"
+)
+
+// corrdpBase is the base seed of every CorrDP figure.
+const corrdpBase uint64 = 0xC022D9
+
+// CorrDPEpsGrid is the ε grid of spec §3.9 (the paper does not give one).
+var CorrDPEpsGrid = []float64{0.1, 0.2, 0.3, 0.5, 1, 2, 3, 5}
+
+// corrdpQuickEps is the quick-profile grid.
+var corrdpQuickEps = []float64{0.1, 0.3, 1, 5}
+
+// corrdpCGrid is the candidate set of the Standard-only C rule (§3.9),
+// largest first.
+var corrdpCGrid = []float64{1, 3e-1, 1e-1, 3e-2, 1e-2, 3e-3, 1e-3, 3e-4, 1e-4}
+
+// corrdpOnce caches one expensive value (a prepared dataset, a calibrated
+// C) for the whole process; values are deterministic functions of their key.
+type corrdpOnce struct {
+	once sync.Once
+	v    any
+	err  error
+}
+
+var (
+	corrdpCacheMu sync.Mutex
+	corrdpCache   = map[string]*corrdpOnce{}
+)
+
+func corrdpCached(key string, f func() (any, error)) (any, error) {
+	corrdpCacheMu.Lock()
+	e, ok := corrdpCache[key]
+	if !ok {
+		e = &corrdpOnce{}
+		corrdpCache[key] = e
+	}
+	corrdpCacheMu.Unlock()
+	e.once.Do(func() { e.v, e.err = f() })
+	return e.v, e.err
+}
+
+// corrdpMethod maps a method name to the noise allocation.
+func corrdpMethod(name string) (accounting.CorrDPMethod, bool) {
+	switch name {
+	case CorrDPMethodCorrDP:
+		return accounting.CorrDPCorr, true
+	case CorrDPMethodSemi:
+		return accounting.CorrDPSemi, true
+	case CorrDPMethodStandard:
+		return accounting.CorrDPStandard, true
+	}
+	return 0, false
+}
+
+// corrdpCellCfg is the Config of a CorrDP cell.
+type corrdpCellCfg struct {
+	// Rep is the replicate; DataSeed the seed of its data draw (synthetic).
+	Rep      int
+	DataSeed uint64
+	// TVMode is "paper" or "estimated" (real data), "c2=1" or "c2=0"
+	// (synthetic) for CorrDP cells; "" otherwise.
+	TVMode string
+}
+
+// corrdpCells builds the cells of a figure: for every rep and ε, one cell
+// per method (+ TV modes of CorrDP). All cells of one (ε, rep) share the
+// seed (common random numbers).
+func corrdpCells(id string, methods []string, tvModes []string, eps []float64, reps int) []Cell {
+	var cells []Cell
+	for _, m := range methods {
+		modes := []string{""}
+		if m == CorrDPMethodCorrDP && len(tvModes) > 0 {
+			modes = tvModes
+		}
+		for _, mode := range modes {
+			for _, x := range eps {
+				for r := 0; r < reps; r++ {
+					cells = append(cells, Cell{
+						Method: m, X: x, Rep: r,
+						Seed:   CellSeed(corrdpBase, id, "crn", x, r),
+						Config: corrdpCellCfg{Rep: r, DataSeed: CellSeed(corrdpBase, id, "data", 0, r), TVMode: mode},
+					})
+				}
+			}
+		}
+	}
+	return cells
+}
+
+func corrdpCfg(c Cell) (corrdpCellCfg, error) {
+	cfg, ok := c.Config.(corrdpCellCfg)
+	if !ok {
+		return cfg, fmt.Errorf("cell config is %T, want corrdpCellCfg", c.Config)
+	}
+	return cfg, nil
+}
+
+func corrdpSigma0(c, eps, delta float64) (float64, error) {
+	s2, err := accounting.CorrDPPaperSigma0Sq(c, eps, delta)
+	if err != nil {
+		return 0, err
+	}
+	return math.Sqrt(s2), nil
+}
+
+// ---------------------------------------------------------------------------
+// Synthetic ridge regression (Fig. 1a, Fig. 2a–d; spec §3.1, §3.7).
+
+// CorrDPSyntheticSettings are the synthetic experiment's settings (§3.1).
+type CorrDPSyntheticSettings struct {
+	N, M, Ms int
+	NoiseSD  float64
+	Alpha    float64
+	Steps    int
+	Delta    float64
+	C        float64 // paper-mode constant (§3.7: C = 1)
+	C2       float64 // UCB constant of Def. 4.3 (§3.9: 1)
+}
+
+// CorrDPSyntheticDefaults returns the paper's settings for m_s.
+func CorrDPSyntheticDefaults(ms int) CorrDPSyntheticSettings {
+	return CorrDPSyntheticSettings{N: 2000, M: 100, Ms: ms, NoiseSD: 5, Alpha: 0.001, Steps: 4000, Delta: 1e-4, C: 1, C2: 1}
+}
+
+// CorrDPSyntheticPrep is one synthetic data draw with everything the
+// methods need.
+type CorrDPSyntheticPrep struct {
+	Settings  CorrDPSyntheticSettings
+	Data      *models.Data
+	Stats     *models.LinearStats
+	Model     *models.Linear
+	ThetaHat  []float64 // exact ridge minimiser (X^TX + I)^{-1}X^Ty
+	FHat      float64   // F(θ̂)
+	Sensitive []bool
+	// TVHat is the plug-in TV^ (eq. 22 with the sample covariance, interval
+	// width 4√(log(2m_s/δ))) per column (0 on S); UCBTerm the Def. 4.3 term
+	// 2√(log((m−m_s)/δ))/√n for c2 = 1.
+	TVHat   []float64
+	UCBTerm float64
+	// PartialGap is F(θ_P) − F(θ̂) for the ridge fit on the U columns
+	// padded with zeros.
+	PartialGap float64
+	// Hessian is ∇²F = (2/n)(XᵀX + I) (m×m row-major).
+	Hessian []float64
+}
+
+// NewCorrDPSyntheticPrep draws the synthetic data with the seed and
+// prepares the references and TV estimates.
+func NewCorrDPSyntheticPrep(s CorrDPSyntheticSettings, seed uint64) (*CorrDPSyntheticPrep, error) {
+	st := mechanisms.NewStreams(seed).Derive("corrdp-synthetic")
+	syn, err := data.NewCorrDPSynthetic(s.N, s.M, s.Ms, s.NoiseSD, st.Rand("data"))
+	if err != nil {
+		return nil, err
+	}
+	d, err := models.NewData(syn.X, syn.Y, s.N, s.M)
+	if err != nil {
+		return nil, err
+	}
+	stats, err := models.NewLinearStats(d)
+	if err != nil {
+		return nil, err
+	}
+	lin, err := models.NewLinear(s.M, false, 1)
+	if err != nil {
+		return nil, err
+	}
+	th, err := stats.Solve(lin)
+	if err != nil {
+		return nil, err
+	}
+	p := &CorrDPSyntheticPrep{Settings: s, Data: d, Stats: stats, Model: lin, ThetaHat: th, FHat: stats.Loss(lin, th)}
+	p.Sensitive = make([]bool, s.M)
+	for j := 0; j < s.Ms; j++ {
+		p.Sensitive[j] = true
+	}
+	_, cov, err := data.CorrDPCovariance(syn.X, s.N, s.M)
+	if err != nil {
+		return nil, err
+	}
+	w, err := data.CorrDPSyntheticWidth(s.Ms, s.Delta)
+	if err != nil {
+		return nil, err
+	}
+	if p.TVHat, err = data.CorrDPSyntheticTV(cov, s.Ms, w); err != nil {
+		return nil, err
+	}
+	if p.UCBTerm, err = accounting.CorrDPUCBTerm(1, s.M-s.Ms, s.Delta, s.N, 0.5); err != nil {
+		return nil, err
+	}
+	// Partial: exact ridge on the U columns, θ_S = 0.
+	keep := make([]int, 0, s.M-s.Ms)
+	for j := s.Ms; j < s.M; j++ {
+		keep = append(keep, j)
+	}
+	du, err := mechanisms.CorrDPColumns(d, keep)
+	if err != nil {
+		return nil, err
+	}
+	lu, _ := models.NewLinear(len(keep), false, 1)
+	thu, err := lu.Solve(du)
+	if err != nil {
+		return nil, err
+	}
+	full := make([]float64, s.M)
+	copy(full[s.Ms:], thu)
+	p.PartialGap = stats.Loss(lin, full) - p.FHat
+	p.Hessian = make([]float64, s.M*s.M)
+	for a := 0; a < s.M; a++ {
+		for b := 0; b < s.M; b++ {
+			v := stats.G[a*(s.M+1)+b]
+			if a == b {
+				v++
+			}
+			p.Hessian[a*s.M+b] = 2 * v / float64(s.N)
+		}
+	}
+	return p, nil
+}
+
+// TVTilde returns TV~ = min{1, TV^ + c2·UCBTerm} per column (Def. 4.3).
+func (p *CorrDPSyntheticPrep) TVTilde(c2 float64) ([]float64, error) {
+	return accounting.CorrDPUCB(p.TVHat, c2*p.UCBTerm, false)
+}
+
+// Run trains one method at ε with the given seed and returns the utility
+// gap F(θ_T) − F(θ̂) and the noise variances used.
+func (p *CorrDPSyntheticPrep) Run(ctx context.Context, method string, eps, c2 float64, seed uint64) (gap float64, sigma2 []float64, err error) {
+	s := p.Settings
+	if method == CorrDPMethodPartial {
+		return p.PartialGap, make([]float64, s.M), nil
+	}
+	var plan *mechanisms.NoisePlan
+	if method != CorrDPMethodNonPrivate {
+		meth, ok := corrdpMethod(method)
+		if !ok {
+			return 0, nil, fmt.Errorf("unknown method %q", method)
+		}
+		tv, err := p.TVTilde(c2)
+		if err != nil {
+			return 0, nil, err
+		}
+		s0, err := corrdpSigma0(s.C, eps, s.Delta)
+		if err != nil {
+			return 0, nil, err
+		}
+		if plan, err = mechanisms.CorrDPPlan(p.Model, meth, p.Sensitive, tv, s0, mechanisms.CorrDPPlanOptions{}); err != nil {
+			return 0, nil, err
+		}
+	}
+	res, err := mechanisms.Train(ctx, mechanisms.Config{
+		Model: p.Model, Data: p.Data, Init: make([]float64, s.M), Steps: s.Steps,
+		Optimizer: mechanisms.SGD{LR: s.Alpha}, Noise: plan, Seed: seed,
+		FullGrad: func(theta, out []float64) { p.Stats.GradSum(p.Model, theta, out) },
+	})
+	if err != nil {
+		return 0, nil, err
+	}
+	sigma2 = make([]float64, s.M)
+	if plan != nil {
+		for j, v := range plan.Std {
+			sigma2[j] = v * v
+		}
+	}
+	return p.Stats.Loss(p.Model, res.Theta) - p.FHat, sigma2, nil
+}
+
+// CorrDPStationaryGap returns the expected stationary excess loss of
+// constant-step full-batch GD with additive noise N(0, diag σ²) on a
+// quadratic with Hessian H (m×m row-major): 0.5·α·tr((2I − αH)⁻¹ diag σ²)
+// (spec §3.7), ≈ (α/4)Σσ_i² when αλ_max(H) is small.
+func CorrDPStationaryGap(hessian []float64, m int, alpha float64, sigma2 []float64) (float64, error) {
+	if m < 1 || len(hessian) != m*m || len(sigma2) != m || !(alpha > 0) {
+		return 0, fmt.Errorf("experiments: CorrDPStationaryGap: m = %d, |H| = %d, |σ²| = %d, α = %v", m, len(hessian), len(sigma2), alpha)
+	}
+	a := mat.NewDense(m, m, nil)
+	for i := 0; i < m; i++ {
+		for j := 0; j < m; j++ {
+			v := -alpha * hessian[i*m+j]
+			if i == j {
+				v += 2
+			}
+			a.Set(i, j, v)
+		}
+	}
+	var inv mat.Dense
+	if err := inv.Inverse(a); err != nil {
+		return 0, fmt.Errorf("experiments: CorrDPStationaryGap: 2I − αH is singular: %w", err)
+	}
+	var tr float64
+	for i := 0; i < m; i++ {
+		tr += inv.At(i, i) * sigma2[i]
+	}
+	return 0.5 * alpha * tr, nil
+}
+
+func corrdpSyntheticPrepCached(s CorrDPSyntheticSettings, seed uint64) (*CorrDPSyntheticPrep, error) {
+	key := fmt.Sprintf("syn|%+v|%d", s, seed)
+	v, err := corrdpCached(key, func() (any, error) { return NewCorrDPSyntheticPrep(s, seed) })
+	if err != nil {
+		return nil, err
+	}
+	return v.(*CorrDPSyntheticPrep), nil
+}
+
+func corrdpSyntheticReps(p Profile) int {
+	if p == Full {
+		return 10
+	}
+	return 3
+}
+
+func corrdpEps(p Profile) []float64 {
+	if p == Full {
+		return CorrDPEpsGrid
+	}
+	return corrdpQuickEps
+}
+
+// corrdpSyntheticFigure registers one synthetic panel.
+func corrdpSyntheticFigure(id, paperRef string, ms int) Figure {
+	set := CorrDPSyntheticDefaults(ms)
+	methods := []string{CorrDPMethodCorrDP, CorrDPMethodSemi, CorrDPMethodStandard, CorrDPMethodPartial, CorrDPMethodNonPrivate}
+	return Figure{
+		ID: id, Paper: "corrdp",
+		Title:  fmt.Sprintf("%s: synthetic ridge regression, m_s = %d of m = 100 (utility gap vs ε)", paperRef, ms),
+		XLabel: "ε", YLabel: "utility gap F(θ) − F(θ̂)", LogX: true, LogY: true,
+		Metric: "utility_gap", GroupBy: []string{"tv_mode"}, Plot: LinesSD,
+		Cells: func(p Profile) ([]Cell, error) {
+			return corrdpCells(id, methods, []string{"c2=1", "c2=0"}, corrdpEps(p), corrdpSyntheticReps(p)), nil
+		},
+		Run: func(ctx context.Context, c Cell, env Env) ([]Measurement, error) {
+			cfg, err := corrdpCfg(c)
+			if err != nil {
+				return nil, err
+			}
+			prep, err := corrdpSyntheticPrepCached(set, cfg.DataSeed)
+			if err != nil {
+				return nil, err
+			}
+			c2 := set.C2
+			if cfg.TVMode == "c2=0" {
+				c2 = 0
+			}
+			gap, s2, err := prep.Run(ctx, c.Method, c.X, c2, c.Seed)
+			if err != nil {
+				return nil, err
+			}
+			extra := map[string]string{}
+			if cfg.TVMode != "" {
+				extra["tv_mode"] = cfg.TVMode
+				tv, _ := prep.TVTilde(c2)
+				var mean float64
+				for j := ms; j < set.M; j++ {
+					mean += tv[j] / float64(set.M-ms)
+				}
+				extra["tv_mean"] = strconv.FormatFloat(mean, 'f', 4, 64)
+			}
+			ms := []Measurement{{Metric: "utility_gap", Value: gap, Extra: extra}}
+			if c.Method != CorrDPMethodPartial && c.Method != CorrDPMethodNonPrivate {
+				pred, err := CorrDPStationaryGap(prep.Hessian, set.M, set.Alpha, s2)
+				if err != nil {
+					return nil, err
+				}
+				ms = append(ms, Measurement{Metric: "predicted_noise_gap", Value: pred, Extra: extra})
+			}
+			return ms, nil
+		},
+		Settings: func(p Profile) string {
+			return fmt.Sprintf("n = %d, m = %d, m_s = %d, noise SD %g, ridge (1/n)‖θ‖², full-batch GD α = %g, T = %d from θ = 0, "+
+				"δ = %g, paper-mode σ0² = C(log(1/δ)+1)/ε² with C = %g (spec §3.7); CorrDP uses TV~ = min{1, TV^ + c2·2√(log(90/δ))/√n} "+
+				"with TV^ from eq. (22) on the sample covariance (curves c2 = 1 and c2 = 0); ε ∈ %v; %d seeds (a fresh data draw per seed; "+
+				"methods paired on the noise). Metric on the training objective; predicted_noise_gap = 0.5α·tr((2I−αH)⁻¹diag σ²).",
+				set.N, set.M, ms, set.NoiseSD, set.Alpha, set.Steps, set.Delta, set.C, corrdpEps(p), corrdpSyntheticReps(p))
+		},
+		PaperValues: []PaperValue{
+			{Quantity: "population TV(i) for this m_s (spec §3.1, eq. 22)", Value: corrdpPopTV(ms), Method: CorrDPMethodCorrDP, Metric: "utility_gap", Stat: "mean", X: 1,
+				Note: "not a plotted quantity: the paper gives no curve values; the CSV column tv_mean holds our TV~"},
+		},
+		Notes: "The paper's figures are images without numbers; only the qualitative claims (CorrDP below Standard and Partial at every ε, " +
+			"close to Semi at moderate ε) can be compared. Expected magnitudes: spec §3.7.",
+	}
+}
+
+// corrdpPopTV is the population TV of spec §3.1 (computed, not typed in).
+func corrdpPopTV(ms int) float64 {
+	cov, err := data.CorrDPSyntheticCov(100, ms)
+	if err != nil {
+		return math.NaN()
+	}
+	w, _ := data.CorrDPSyntheticWidth(ms, 1e-4)
+	tv, err := data.CorrDPSyntheticTV(cov, ms, w)
+	if err != nil {
+		return math.NaN()
+	}
+	return tv[ms]
+}
+
+func init() {
+	MustRegister(corrdpSyntheticFigure("corrdp-fig1a", "Fig. 1(a)", 10))
+	for k, ms := range []int{5, 20, 50, 80} {
+		MustRegister(corrdpSyntheticFigure("corrdp-fig2"+string(rune('a'+k)), "Fig. 2("+string(rune('a'+k))+")", ms))
+	}
+}
+
+// ---------------------------------------------------------------------------
+// Real datasets (Fig. 1b–f; spec §3.2–3.5).
+
+// CorrDPRealSpec describes one real-data experiment.
+type CorrDPRealSpec struct {
+	Name   string // "adult", "sepsis", "credit", "medical-linear", "medical-nn"
+	Kind   string // "logistic", "linear", "mlp-class", "mlp-reg"
+	Alpha  float64
+	Steps  int // paper T
+	Batch  int // NN minibatch (0: full batch)
+	Clip   float64
+	Hidden int
+	Delta  float64
+	// PaperTV maps raw insensitive feature → the paper's TV (Table 2,
+	// App. E); JointU marks N-jointU (one TV for all U).
+	PaperTV    map[string]float64
+	Neighbours data.CorrDPNeighbourhood
+	Partial    bool
+	Metric     string // "accuracy", "utility_gap", "mse_gap"
+	Files      []string
+}
+
+// CorrDPRealSpecs are the paper's real-data settings (spec §3.8).
+var CorrDPRealSpecs = map[string]CorrDPRealSpec{
+	"adult": {Name: "adult", Kind: "logistic", Alpha: 0.05, Steps: 5000, Delta: 1e-5,
+		PaperTV: map[string]float64{"race": 0.23, "sex": 0.90, "workclass": 1, "fnlwgt": 0.22},
+		Partial: true, Metric: "accuracy", Files: []string{"adult.data", "adult.test"}},
+	"sepsis": {Name: "sepsis", Kind: "mlp-class", Alpha: 0.005, Steps: 200, Batch: 1024, Clip: 5, Hidden: 5, Delta: 1e-5,
+		PaperTV: map[string]float64{"sex_0male_1female": 0.3, "episode_number": 0.3}, Neighbours: data.CorrDPJointU,
+		Metric: "accuracy", Files: []string{"sepsis_survival_primary_cohort.csv"}},
+	"credit": {Name: "credit", Kind: "logistic", Alpha: 0.005, Steps: 2000, Delta: 1e-5,
+		PaperTV: map[string]float64{"SEX": 0.103, "EDUCATION": 0.8113, "MARRIAGE": 0.8295, "AGE": 1},
+		Metric:  "accuracy", Files: []string{"UCI_Credit_Card.csv"}},
+	"medical-linear": {Name: "medical-linear", Kind: "linear", Alpha: 0.001, Steps: 5000, Delta: 1e-5,
+		PaperTV: map[string]float64{"age": 0.36, "sex": 0.36, "region": 0.36}, Neighbours: data.CorrDPJointU,
+		Metric: "utility_gap", Files: []string{"insurance.csv"}},
+	"medical-nn": {Name: "medical-nn", Kind: "mlp-reg", Alpha: 0.005, Steps: 1000, Batch: 1000, Clip: 10, Hidden: 20, Delta: 1e-5,
+		PaperTV: map[string]float64{"age": 0.36, "sex": 0.36, "region": 0.36}, Neighbours: data.CorrDPJointU,
+		Metric: "mse_gap", Files: []string{"insurance.csv"}},
+}
+
+// CorrDPRealPrep is a prepared real dataset.
+type CorrDPRealPrep struct {
+	Spec      CorrDPRealSpec
+	Encoded   *data.Encoded
+	Data      *models.Data
+	Model     models.Model
+	Sensitive []bool // per encoded column
+	// TVPaper, TVEstimated are per encoded column (0 on S); TVReport is
+	// the estimate behind TVEstimated (TV^ before the UCB).
+	TVPaper, TVEstimated []float64
+	TVReport             *data.CorrDPTVReport
+	Stats                *models.LinearStats // linear only
+	Ref                  float64             // exact optimum F(θ̂) (linear)
+}
+
+// corrdpLoadFrame loads a real dataset's frame and schema.
+func corrdpLoadFrame(name, dir string) (*data.Dataset, error) {
+	opts := data.Options{Dir: dir, Offline: true}
+	switch name {
+	case "adult":
+		opts.Deduplicate = true
+		return data.LoadAdult(opts)
+	case "credit":
+		return data.LoadCredit(opts)
+	case "medical-linear", "medical-nn":
+		opts.Deduplicate = true
+		return data.LoadInsurance(opts)
+	case "sepsis":
+		return data.LoadSepsis(data.SepsisPrimary, opts)
+	}
+	return nil, fmt.Errorf("unknown CorrDP dataset %q", name)
+}
+
+// NewCorrDPRealPrep loads and prepares a real dataset from dir (the
+// Sepsis data are SMOTE-NC + ENN balanced and subsampled to 10,000 rows,
+// Medical Cost subsampled to 1,000 rows, both with fixed seeds).
+func NewCorrDPRealPrep(spec CorrDPRealSpec, dir string) (*CorrDPRealPrep, error) {
+	ds, err := corrdpLoadFrame(spec.Name, dir)
+	if err != nil {
+		return nil, err
+	}
+	frame, schema := ds.Frame, ds.Schema
+	st := mechanisms.NewStreams(corrdpBase).Derive("corrdp-prep-" + spec.Name)
+	opts := data.EncodeOptions{Scale: data.MinMax}
+	switch spec.Name {
+	case "sepsis":
+		bal, err := data.CorrDPSMOTEENN(frame, schema, data.CorrDPSMOTEOptions{}, st.Rand("smote"))
+		if err != nil {
+			return nil, err
+		}
+		if frame, err = data.Subsample(bal, 10000, st.Rand("subsample")); err != nil {
+			return nil, err
+		}
+	case "medical-linear", "medical-nn":
+		if frame, err = data.Subsample(frame, 1000, rand.New(rand.NewPCG(corrdpBase, 1000))); err != nil {
+			return nil, err
+		}
+		opts.DropFirst = true
+		opts.LabelScale = data.ZScore
+		opts.Intercept = spec.Kind == "linear"
+	}
+	enc, err := data.Encode(frame, schema, opts)
+	if err != nil {
+		return nil, err
+	}
+	d, err := enc.ToModelsData()
+	if err != nil {
+		return nil, err
+	}
+	p := &CorrDPRealPrep{Spec: spec, Encoded: enc, Data: d, Sensitive: enc.Sensitive}
+	switch spec.Kind {
+	case "logistic":
+		p.Model, err = models.NewLogistic(enc.D, false, 0)
+	case "linear":
+		lin, e := models.NewLinear(enc.D, false, 0)
+		if e != nil {
+			return nil, e
+		}
+		p.Model = lin
+		if p.Stats, err = models.NewLinearStats(d); err != nil {
+			return nil, err
+		}
+		th, e := p.Stats.Solve(lin)
+		if e != nil {
+			return nil, e
+		}
+		p.Ref = p.Stats.Loss(lin, th)
+	case "mlp-class":
+		p.Model, err = models.NewMLP(enc.D, spec.Hidden, 2, models.Softplus, models.HeadSoftmaxCE)
+	case "mlp-reg":
+		p.Model, err = models.NewMLP(enc.D, spec.Hidden, 1, models.Softplus, models.HeadMSE)
+	default:
+		err = fmt.Errorf("unknown model kind %q", spec.Kind)
+	}
+	if err != nil {
+		return nil, err
+	}
+	// Paper TVs per raw feature, spread over one-hot columns.
+	fw := make([]float64, len(enc.FeatureNames))
+	for i, name := range enc.FeatureNames {
+		if enc.FeatureSensitive[i] {
+			continue
+		}
+		v, ok := spec.PaperTV[name]
+		if !ok {
+			return nil, fmt.Errorf("no paper TV for insensitive feature %q", name)
+		}
+		fw[i] = v
+	}
+	if p.TVPaper, err = enc.ColumnWeights(fw); err != nil {
+		return nil, err
+	}
+	// Estimated TV~ = UCB of the plug-in estimate (c2 = 1, γ per estimator).
+	rep, err := data.CorrDPEstimateTV(frame, schema, data.CorrDPTVOptions{Neighbours: spec.Neighbours})
+	if err != nil {
+		return nil, err
+	}
+	p.TVReport = rep
+	mU := 0
+	for _, s := range enc.FeatureSensitive {
+		if !s {
+			mU++
+		}
+	}
+	est := map[string]float64{}
+	for _, f := range rep.Features {
+		term, err := accounting.CorrDPUCBTerm(1, mU, spec.Delta, rep.N, f.Gamma)
+		if err != nil {
+			return nil, err
+		}
+		v, err := accounting.CorrDPUCB([]float64{f.TV}, term, false)
+		if err != nil {
+			return nil, err
+		}
+		est[f.Name] = v[0]
+	}
+	for i, name := range enc.FeatureNames {
+		if !enc.FeatureSensitive[i] {
+			fw[i] = est[name]
+		}
+	}
+	if p.TVEstimated, err = enc.ColumnWeights(fw); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+func corrdpRealPrepCached(spec CorrDPRealSpec, dir string) (*CorrDPRealPrep, error) {
+	v, err := corrdpCached("real|"+spec.Name+"|"+dir, func() (any, error) { return NewCorrDPRealPrep(spec, dir) })
+	if err != nil {
+		return nil, err
+	}
+	return v.(*CorrDPRealPrep), nil
+}
+
+// Steps returns the profile's T (quick: reduced, spec §4.3).
+func (s CorrDPRealSpec) StepsFor(p Profile) int {
+	if p == Full {
+		return s.Steps
+	}
+	switch s.Name {
+	case "adult":
+		return 1000
+	case "credit":
+		return 500
+	case "medical-nn":
+		return 300
+	}
+	return s.Steps
+}
+
+// config returns the Train configuration (without noise) of the spec.
+func (p *CorrDPRealPrep) config(steps int, seed uint64) (mechanisms.Config, error) {
+	cfg := mechanisms.Config{Model: p.Model, Data: p.Data, Steps: steps, Optimizer: mechanisms.SGD{LR: p.Spec.Alpha}, Seed: seed}
+	switch p.Spec.Kind {
+	case "logistic", "linear":
+		cfg.Init = make([]float64, p.Model.NumParams())
+		if p.Stats != nil {
+			lin := p.Model.(*models.Linear)
+			cfg.FullGrad = func(theta, out []float64) { p.Stats.GradSum(lin, theta, out) }
+		}
+
+	default:
+		if p.Spec.Batch > 0 && p.Spec.Batch < p.Data.N {
+			s, err := mechanisms.NewShuffledEpochs(p.Spec.Batch)
+			if err != nil {
+				return cfg, err
+			}
+			cfg.Sampler = s
+		}
+		cfg.Clip, cfg.ClipNorm = mechanisms.ClipBatch, p.Spec.Clip
+	}
+	return cfg, nil
+}
+
+// Train runs one method (CorrDP, Semi, Standard, NonPrivate) with C at ε.
+func (p *CorrDPRealPrep) Train(ctx context.Context, method string, eps, c float64, tv []float64, steps int, seed uint64) ([]float64, error) {
+	cfg, err := p.config(steps, seed)
+	if err != nil {
+		return nil, err
+	}
+	if method != CorrDPMethodNonPrivate {
+		meth, ok := corrdpMethod(method)
+		if !ok {
+			return nil, fmt.Errorf("unknown method %q", method)
+		}
+		s0, err := corrdpSigma0(c, eps, p.Spec.Delta)
+		if err != nil {
+			return nil, err
+		}
+		if cfg.Noise, err = mechanisms.CorrDPPlan(p.Model, meth, p.Sensitive, tv, s0, mechanisms.CorrDPPlanOptions{}); err != nil {
+			return nil, err
+		}
+	}
+	res, err := mechanisms.Train(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return res.Theta, nil
+}
+
+// Metric evaluates θ: accuracy (classification), F(θ) − F(θ̂) (linear) or
+// the training MSE (NN regression; the gap is taken by the caller).
+func (p *CorrDPRealPrep) Metric(theta []float64) float64 {
+	switch p.Spec.Kind {
+	case "linear":
+		return p.Stats.Loss(p.Model.(*models.Linear), theta) - p.Ref
+	}
+	ev := p.Model.(models.Evaluator).Evaluate(theta, p.Data)
+	if p.Spec.Kind == "mlp-reg" {
+		return ev.MSE
+	}
+	return ev.Accuracy
+}
+
+// PartialAccuracy trains the non-private model on the insensitive columns.
+func (p *CorrDPRealPrep) PartialMetric(ctx context.Context, steps int) (float64, error) {
+	var keep []int
+	for j, s := range p.Sensitive {
+		if !s {
+			keep = append(keep, j)
+		}
+	}
+	du, err := mechanisms.CorrDPColumns(p.Data, keep)
+	if err != nil {
+		return 0, err
+	}
+	m, err := models.NewLogistic(len(keep), false, 0)
+	if err != nil {
+		return 0, err
+	}
+	res, err := mechanisms.Train(ctx, mechanisms.Config{Model: m, Data: du, Init: make([]float64, len(keep)), Steps: steps, Optimizer: mechanisms.SGD{LR: p.Spec.Alpha}})
+	if err != nil {
+		return 0, err
+	}
+	return m.Evaluate(res.Theta, du).Accuracy, nil
+}
+
+// CalibrateC applies the Standard-only rule of spec §3.9: the largest C in
+// {1, 0.3, 0.1, …, 1e-4} for which Standard at ε = 5 (one seed) stays within
+// 2 accuracy points of the non-private run (classification) or within 10%
+// of its loss (regression; for the linear model: gap ≤ 0.1·F(θ̂) above the
+// non-private GD gap). CorrDP is never consulted.
+func (p *CorrDPRealPrep) CalibrateC(ctx context.Context, steps int) (float64, error) {
+	seed := CellSeed(corrdpBase, "corrdp-calibrate-"+p.Spec.Name, "crn", 5, 0)
+	np, err := p.Train(ctx, CorrDPMethodNonPrivate, 5, 1, nil, steps, seed)
+	if err != nil {
+		return 0, err
+	}
+	base := p.Metric(np)
+	for _, c := range corrdpCGrid {
+		th, err := p.Train(ctx, CorrDPMethodStandard, 5, c, nil, steps, seed)
+		if err != nil {
+			return 0, err
+		}
+		v := p.Metric(th)
+		var ok bool
+		switch p.Spec.Kind {
+		case "linear":
+			ok = v <= base+0.1*p.Ref
+		case "mlp-reg":
+			ok = v <= 1.1*base
+		default:
+			ok = v >= base-0.02
+		}
+		if ok {
+			return c, nil
+		}
+	}
+	return corrdpCGrid[len(corrdpCGrid)-1], nil
+}
+
+func corrdpRealReps(spec CorrDPRealSpec, p Profile) int {
+	nn := strings.HasPrefix(spec.Kind, "mlp")
+	switch {
+	case p == Full && nn:
+		return 20
+	case p == Full:
+		return 10
+	case nn:
+		return 3
+	}
+	return 2
+}
+
+func corrdpRealEps(p Profile) []float64 {
+	if p == Full {
+		return CorrDPEpsGrid
+	}
+	return []float64{0.2, 1, 5}
+}
+
+// corrdpRealState is the per-(dataset, profile) state shared by the cells.
+type corrdpRealState struct {
+	prep *CorrDPRealPrep
+	c    float64
+	// nonPrivate holds the NonPrivate metric per seed (NN: per init seed).
+	npMu    sync.Mutex
+	np      map[uint64]float64
+	partial float64
+}
+
+func corrdpRealStateCached(ctx context.Context, spec CorrDPRealSpec, env Env) (*corrdpRealState, error) {
+	prof := env.Profile
+	if prof == "" {
+		prof = Quick
+	}
+	v, err := corrdpCached("state|"+spec.Name+"|"+env.DataDir+"|"+string(prof), func() (any, error) {
+		prep, err := corrdpRealPrepCached(spec, env.DataDir)
+		if err != nil {
+			return nil, err
+		}
+		steps := spec.StepsFor(prof)
+		c, err := prep.CalibrateC(ctx, steps)
+		if err != nil {
+			return nil, err
+		}
+		st := &corrdpRealState{prep: prep, c: c, np: map[uint64]float64{}, partial: math.NaN()}
+		if spec.Partial {
+			if st.partial, err = prep.PartialMetric(ctx, steps); err != nil {
+				return nil, err
+			}
+		}
+		return st, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.(*corrdpRealState), nil
+}
+
+// nonPrivate returns the NonPrivate metric for a seed (deterministic for
+// GLMs: full batch from 0; NN: the seed's init and batches).
+func (s *corrdpRealState) nonPrivate(ctx context.Context, steps int, seed uint64) (float64, error) {
+	if !strings.HasPrefix(s.prep.Spec.Kind, "mlp") {
+		seed = 0
+	}
+	s.npMu.Lock()
+	v, ok := s.np[seed]
+	s.npMu.Unlock()
+	if ok {
+		return v, nil
+	}
+	th, err := s.prep.Train(ctx, CorrDPMethodNonPrivate, 1, 1, nil, steps, seed)
+	if err != nil {
+		return 0, err
+	}
+	v = s.prep.Metric(th)
+	s.npMu.Lock()
+	s.np[seed] = v
+	s.npMu.Unlock()
+	return v, nil
+}
+
+// corrdpRealFigure builds a real-data panel.
+func corrdpRealFigure(id, ref, title, ylabel string, spec CorrDPRealSpec) Figure {
+	methods := []string{CorrDPMethodCorrDP, CorrDPMethodSemi, CorrDPMethodStandard}
+	if spec.Partial {
+		methods = append(methods, CorrDPMethodPartial)
+	}
+	methods = append(methods, CorrDPMethodNonPrivate)
+	metric := spec.Metric
+	return Figure{
+		ID: id, Paper: "corrdp", Title: ref + ": " + title, XLabel: "ε", YLabel: ylabel, LogX: true,
+		LogY:   metric != "accuracy",
+		Metric: metric, GroupBy: []string{"tv_mode"}, Plot: LinesSD, Datasets: spec.Files,
+		Cells: func(p Profile) ([]Cell, error) {
+			return corrdpCells(id, methods, []string{"paper", "estimated"}, corrdpRealEps(p), corrdpRealReps(spec, p)), nil
+		},
+		Run: func(ctx context.Context, c Cell, env Env) ([]Measurement, error) {
+			cfg, err := corrdpCfg(c)
+			if err != nil {
+				return nil, err
+			}
+			st, err := corrdpRealStateCached(ctx, spec, env)
+			if err != nil {
+				return nil, err
+			}
+			prof := env.Profile
+			if prof == "" {
+				prof = Quick
+			}
+			steps := spec.StepsFor(prof)
+			extra := map[string]string{"C": strconv.FormatFloat(st.c, 'g', -1, 64)}
+			var v float64
+			switch c.Method {
+			case CorrDPMethodPartial:
+				v = st.partial
+			case CorrDPMethodNonPrivate:
+				if v, err = st.nonPrivate(ctx, steps, c.Seed); err != nil {
+					return nil, err
+				}
+				if metric == "mse_gap" {
+					v = 0
+				}
+			default:
+				tv := st.prep.TVPaper
+				if cfg.TVMode == "estimated" {
+					tv = st.prep.TVEstimated
+				}
+				if cfg.TVMode != "" {
+					extra["tv_mode"] = cfg.TVMode
+				}
+				th, err := st.prep.Train(ctx, c.Method, c.X, st.c, tv, steps, c.Seed)
+				if err != nil {
+					return nil, err
+				}
+				v = st.prep.Metric(th)
+				if metric == "mse_gap" {
+					np, err := st.nonPrivate(ctx, steps, c.Seed)
+					if err != nil {
+						return nil, err
+					}
+					v -= np
+				}
+			}
+			return []Measurement{{Metric: metric, Value: v, Extra: extra}}, nil
+		},
+		Settings: func(p Profile) string {
+			return fmt.Sprintf("%s; paper mode σ0² = C(log(1/δ)+1)/ε², δ = %g, C chosen by the Standard-only rule of spec §3.9 (CSV column C); "+
+				"α = %g, T = %d (paper T = %d)%s; ε ∈ %v; %d seeds; CorrDP in paper-TV mode (tv_mode=paper: %v) and estimated mode "+
+				"(tv_mode=estimated: plug-in TV^ + Def. 4.3 UCB with c2 = 1, capped at 1); training-set metric.",
+				spec.Name, spec.Delta, spec.Alpha, spec.StepsFor(p), spec.Steps, corrdpBatchNote(spec), corrdpRealEps(p), corrdpRealReps(spec, p), spec.PaperTV)
+		},
+		PaperValues: corrdpRealPaperValues(spec),
+		Notes:       corrdpRealNotes[spec.Name],
+	}
+}
+
+func corrdpBatchNote(spec CorrDPRealSpec) string {
+	if spec.Batch == 0 {
+		return ", full-batch GD from 0"
+	}
+	return fmt.Sprintf(", SGD with batch %d (shuffled epochs), global-norm clip %g before noise, MLP %d Softplus hidden units, PyTorch-default init", spec.Batch, spec.Clip, spec.Hidden)
+}
+
+func corrdpRealPaperValues(spec CorrDPRealSpec) []PaperValue {
+	switch spec.Name {
+	case "adult":
+		return []PaperValue{{Quantity: "non-private accuracy", Value: 0.83, Method: CorrDPMethodNonPrivate, X: 1, Metric: "accuracy",
+			Note: "Sec. 5.2; CorrDP loses < 4 points for 0.2 < ε < 0.5"}}
+	case "sepsis":
+		return []PaperValue{{Quantity: "non-private accuracy", Value: 0.69, Method: CorrDPMethodNonPrivate, X: 1, Metric: "accuracy", Note: "App. E.3"}}
+	}
+	return nil
+}
+
+var corrdpRealNotes = map[string]string{
+	"adult":          "Claims: CorrDP even better than Semi; CorrDP loses < 4% accuracy for 0.2 < ε < 0.5 (the paper's C is unknown, so the ε scale is not comparable).",
+	"sepsis":         "SMOTE-NC + ENN balancing (our Go implementation), then 10,000 rows; 3 raw MinMax inputs (spec §6.12); N-jointU TV_max.",
+	"credit":         "Claim: CorrDP nearly the same as Semi and substantially better than Standard at every ε.",
+	"medical-linear": "OLS with an intercept (sensitive), MinMax features, z-scored charges; gap to the exact OLS optimum on the 1,000 sampled rows.",
+	"medical-nn":     "mse_gap = training MSE minus that of the non-private run with the same initialisation and batches.",
+}
+
+func init() {
+	MustRegister(corrdpRealFigure("corrdp-fig1b", "Fig. 1(b)", "Adult, logistic regression (accuracy vs ε)", "training accuracy", CorrDPRealSpecs["adult"]))
+	MustRegister(corrdpRealFigure("corrdp-fig1c", "Fig. 1(c)", "Sepsis, 2-layer NN (accuracy vs ε)", "training accuracy", CorrDPRealSpecs["sepsis"]))
+	MustRegister(corrdpRealFigure("corrdp-fig1d", "Fig. 1(d)", "Credit card default, logistic regression (accuracy vs ε)", "training accuracy", CorrDPRealSpecs["credit"]))
+	MustRegister(corrdpRealFigure("corrdp-fig1e", "Fig. 1(e)", "Medical Cost, linear regression (utility gap vs ε)", "F(θ) − F(θ̂)", CorrDPRealSpecs["medical-linear"]))
+	MustRegister(corrdpRealFigure("corrdp-fig1f", "Fig. 1(f)", "Medical Cost, 2-layer NN (MSE gap vs ε)", "MSE − MSE(non-private)", CorrDPRealSpecs["medical-nn"]))
+}
+
+// corrdpTable2Features is the order of Table 2 (x = 1..4).
+var corrdpTable2Features = []string{"race", "sex", "workclass", "fnlwgt"}
+
+func init() {
+	spec := CorrDPRealSpecs["adult"]
+	MustRegister(Figure{
+		ID: "corrdp-table2", Paper: "corrdp",
+		Title:  "Table 2: Adult TV noise scales — paper vs our estimates (x: 1 race, 2 gender, 3 workclass, 4 fnlwgt)",
+		XLabel: "insensitive feature (1 race, 2 gender, 3 workclass, 4 fnlwgt)", YLabel: "TV (relative noise variance)",
+		Metric: "tv", Plot: GroupedBars, Datasets: spec.Files,
+		Cells: func(Profile) ([]Cell, error) {
+			var cells []Cell
+			for _, m := range []string{"paper", "TV^ (plug-in)", "TV~ (UCB, c2=1)"} {
+				for k := range corrdpTable2Features {
+					cells = append(cells, Cell{Method: m, X: float64(k + 1), Seed: corrdpBase})
+				}
+			}
+			return cells, nil
+		},
+		Run: func(ctx context.Context, c Cell, env Env) ([]Measurement, error) {
+			prep, err := corrdpRealPrepCached(spec, env.DataDir)
+			if err != nil {
+				return nil, err
+			}
+			name := corrdpTable2Features[int(c.X)-1]
+			var f data.CorrDPTVFeature
+			for _, g := range prep.TVReport.Features {
+				if g.Name == name {
+					f = g
+				}
+			}
+			extra := map[string]string{"feature": name}
+			var v float64
+			switch c.Method {
+			case "paper":
+				v = spec.PaperTV[name]
+			case "TV^ (plug-in)":
+				v = f.TV
+				extra["tv_disc"] = strconv.FormatFloat(f.TVDisc, 'f', 4, 64)
+				extra["tv_cont"] = strconv.FormatFloat(f.TVCont, 'f', 4, 64)
+				extra["pair"] = f.Pair
+			default:
+				for j, fi := range prep.Encoded.Feature {
+					if prep.Encoded.FeatureNames[fi] == name {
+						v = prep.TVEstimated[j]
+						break
+					}
+				}
+			}
+			return []Measurement{{Metric: "tv", Value: v, Extra: extra}}, nil
+		},
+		Settings: func(Profile) string {
+			return "Adult after the \"?\" filter and deduplication (45,175 rows), N-one; TV = min{TV_disc + TV_cont, 1} (App. E.2 with max read as min): " +
+				"discrete u — plug-in of the joint (marital-status, relationship) pmf (= unregularised multinomial LR on one-hot u) plus a " +
+				"product-grid histogram of (age, education-num, hours-per-week) with k = max(2, round(n_min^{1/5})) bins per axis; " +
+				"fnlwgt — multinomial LR at fnlwgt = 0 vs 1 plus Gaussian eq. (22) at 0 vs 1. TV~ adds 2·c2·√(log(4/δ))/n^γ (γ = 1/2 or 1/5), capped at 1."
+		},
+		PaperValues: []PaperValue{
+			{Quantity: "TV race", Value: 0.23, Method: "TV^ (plug-in)", X: 1, Metric: "tv"},
+			{Quantity: "TV gender", Value: 0.90, Method: "TV^ (plug-in)", X: 2, Metric: "tv"},
+			{Quantity: "TV workclass", Value: 1, Method: "TV^ (plug-in)", X: 3, Metric: "tv"},
+			{Quantity: "TV fnlwgt", Value: 0.22, Method: "TV^ (plug-in)", X: 4, Metric: "tv"},
+		},
+		Notes: "The paper's binning, smoothing and LR regularisation are not given (spec §6.10); the discrete part alone already exceeds Table 2 for race.",
+	})
+}
