@@ -98,9 +98,13 @@ func (m *FDPLabelSoftmax) CheckLabels(data *Data) error {
 // logits writes z = Wᵀx into z.
 func (m *FDPLabelSoftmax) logits(theta, x, z []float64) {
 	clear(z)
+	k := m.K
 	for j, v := range x {
 		if v != 0 {
-			axpy(v, theta[j*m.K:(j+1)*m.K], z)
+			w := theta[j*k : (j+1)*k]
+			for c := range z {
+				z[c] += v * w[c]
+			}
 		}
 	}
 }
@@ -170,7 +174,11 @@ func (m *FDPLabelSoftmax) WeightedGradSum(theta []float64, data *Data, idx []int
 		}
 		for j, v := range data.Row(i) {
 			if v != 0 {
-				axpy(wk*v, z, out[j*m.K:(j+1)*m.K])
+				a := wk * v
+				o := out[j*m.K : (j+1)*m.K]
+				for c, zc := range z {
+					o[c] += a * zc
+				}
 			}
 		}
 	}
