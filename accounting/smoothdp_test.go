@@ -528,3 +528,25 @@ func TestSmoothDPPTRNumbers(t *testing.T) {
 		t.Error("NaN gap accepted")
 	}
 }
+
+func BenchmarkSmoothDPTheorem2Tight(b *testing.B) {
+	r, _ := SmoothDPGDRDP(5000, 200, 1, 1)
+	s, _ := SmoothDPGDSRDP(5000, 200, 3.5, 1)
+	for i := 0; i < b.N; i++ {
+		if _, _, err := SmoothTheorem2Tight(r, s, 30, 2); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkSmoothDPToApproxDPGeneric(b *testing.B) {
+	r, _ := SmoothDPGDRDP(5000, 200, 1, 1)
+	s, _ := SmoothDPGDSRDP(5000, 200, 3.5, 1)
+	c := SmoothRDPCurve{Name: "generic tight", Relation: SmoothReplaceOne, AlphaMin: 1, AlphaMax: math.Inf(1),
+		F: func(a float64) float64 { v, _, _ := SmoothTheorem2Tight(r, s, 30, a); return v }}
+	for i := 0; i < b.N; i++ {
+		if _, _, err := SmoothToApproxDP(c, 1e-5); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

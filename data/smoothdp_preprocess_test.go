@@ -311,3 +311,18 @@ func ExampleSmoothDedup() {
 	fmt.Printf("empirical k=%d η=%.0f; theory k=%d η=%.0f\n", emp.K, emp.Eta, k, eta)
 	// Output: empirical k=49 η=98; theory k=100 η=200
 }
+
+func BenchmarkSmoothDPPCAFit(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	S, _, err := SmoothLowRank(rng, 5000, 500, []float64{0.45, 0.45}, 0.1, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	p := SmoothPCA{Rank: 2, R: 1}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := p.FitPCA(S); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
