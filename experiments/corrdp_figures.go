@@ -2,7 +2,9 @@ package experiments
 
 import (
 	"context"
+
 	"fmt"
+	"github.com/go-gota/gota/dataframe"
 	"math"
 	"math/rand/v2"
 	"strconv"
@@ -458,6 +460,8 @@ type CorrDPRealSpec struct {
 	Partial    bool
 	Metric     string // "accuracy", "utility_gap", "mse_gap"
 	Files      []string
+	// StepsOverride > 0 fixes T for every profile.
+	StepsOverride int
 }
 
 // CorrDPRealSpecs are the paper's real-data settings (spec §3.8).
@@ -540,6 +544,16 @@ func NewCorrDPRealPrep(spec CorrDPRealSpec, dir string) (*CorrDPRealPrep, error)
 		opts.LabelScale = data.ZScore
 		opts.Intercept = spec.Kind == "linear"
 	}
+	return NewCorrDPFramePrep(frame, schema, spec, opts)
+}
+
+// NewCorrDPFramePrep prepares any DataFrame with roles for the CorrDP
+// comparison: it encodes frame with opts, builds the spec's model, spreads
+// spec.PaperTV (per raw insensitive feature; nil means "use the estimate")
+// over the encoded columns, and estimates TV~ = min{1, TV^ + UCB (c2 = 1)}
+// with data.CorrDPEstimateTV under spec.Neighbours. Nothing here is
+// private: the encoder and the TV estimate read the data.
+func NewCorrDPFramePrep(frame dataframe.DataFrame, schema data.Schema, spec CorrDPRealSpec, opts data.EncodeOptions) (*CorrDPRealPrep, error) {
 	enc, err := data.Encode(frame, schema, opts)
 	if err != nil {
 		return nil, err
@@ -578,18 +592,23 @@ func NewCorrDPRealPrep(spec CorrDPRealSpec, dir string) (*CorrDPRealPrep, error)
 	}
 	// Paper TVs per raw feature, spread over one-hot columns.
 	fw := make([]float64, len(enc.FeatureNames))
-	for i, name := range enc.FeatureNames {
-		if enc.FeatureSensitive[i] {
-			continue
+	if spec.PaperTV != nil {
+		for i, name := range enc.FeatureNames {
+			if enc.FeatureSensitive[i] || name == "(intercept)" {
+				continue
+			}
+			v, ok := spec.PaperTV[name]
+			if !ok {
+				return nil, fmt.Errorf("no TV given for insensitive feature %q", name)
+			}
+			if !(v >= 0 && v <= 1) {
+				return nil, fmt.Errorf("TV of %q = %v, want in [0, 1]", name, v)
+			}
+			fw[i] = v
 		}
-		v, ok := spec.PaperTV[name]
-		if !ok {
-			return nil, fmt.Errorf("no paper TV for insensitive feature %q", name)
+		if p.TVPaper, err = enc.ColumnWeights(fw); err != nil {
+			return nil, err
 		}
-		fw[i] = v
-	}
-	if p.TVPaper, err = enc.ColumnWeights(fw); err != nil {
-		return nil, err
 	}
 	// Estimated TV~ = UCB of the plug-in estimate (c2 = 1, γ per estimator).
 	rep, err := data.CorrDPEstimateTV(frame, schema, data.CorrDPTVOptions{Neighbours: spec.Neighbours})
@@ -623,6 +642,9 @@ func NewCorrDPRealPrep(spec CorrDPRealSpec, dir string) (*CorrDPRealPrep, error)
 	if p.TVEstimated, err = enc.ColumnWeights(fw); err != nil {
 		return nil, err
 	}
+	if p.TVPaper == nil {
+		p.TVPaper = p.TVEstimated
+	}
 	return p, nil
 }
 
@@ -634,8 +656,11 @@ func corrdpRealPrepCached(spec CorrDPRealSpec, dir string) (*CorrDPRealPrep, err
 	return v.(*CorrDPRealPrep), nil
 }
 
-// Steps returns the profile's T (quick: reduced, spec §4.3).
+// StepsFor returns the profile's T (quick: reduced, spec §4.3).
 func (s CorrDPRealSpec) StepsFor(p Profile) int {
+	if s.StepsOverride > 0 {
+		return s.StepsOverride
+	}
 	if p == Full {
 		return s.Steps
 	}
@@ -717,7 +742,7 @@ func (p *CorrDPRealPrep) Metric(theta []float64) float64 {
 	return ev.Accuracy
 }
 
-// PartialAccuracy trains the non-private model on the insensitive columns.
+// PartialMetric returns the accuracy of the non-private model on the insensitive columns.
 func (p *CorrDPRealPrep) PartialMetric(ctx context.Context, steps int) (float64, error) {
 	var keep []int
 	for j, s := range p.Sensitive {
@@ -858,6 +883,42 @@ func (s *corrdpRealState) nonPrivate(ctx context.Context, steps int, seed uint64
 
 // corrdpRealFigure builds a real-data panel.
 func corrdpRealFigure(id, ref, title, ylabel string, spec CorrDPRealSpec) Figure {
+	return corrdpFigure(id, ref, title, ylabel, spec, func(ctx context.Context, env Env) (*corrdpRealState, error) {
+		return corrdpRealStateCached(ctx, spec, env)
+	}, corrdpRealEps, func(p Profile) int { return corrdpRealReps(spec, p) }, []string{"paper", "estimated"})
+}
+
+// CorrDPFrameFigure returns an unregistered figure comparing CorrDP, Semi,
+// Standard and NonPrivate on a prepared frame (NewCorrDPFramePrep) with
+// constant c (c ≤ 0: the Standard-only rule of spec §3.9), over the ε grid
+// with reps seeds and the profile-independent T = prep.Spec.Steps. tvModes
+// lists "paper" (the given TVs) and/or "estimated" (TV~).
+func CorrDPFrameFigure(id string, prep *CorrDPRealPrep, c float64, eps []float64, reps int, tvModes []string) Figure {
+	var once sync.Once
+	var st *corrdpRealState
+	var stErr error
+	spec := prep.Spec
+	spec.Name = id
+	state := func(ctx context.Context, env Env) (*corrdpRealState, error) {
+		once.Do(func() {
+			cc := c
+			if cc <= 0 {
+				if cc, stErr = prep.CalibrateC(ctx, spec.Steps); stErr != nil {
+					return
+				}
+			}
+			st = &corrdpRealState{prep: prep, c: cc, np: map[uint64]float64{}, partial: math.NaN()}
+		})
+		return st, stErr
+	}
+	spec.StepsOverride = spec.Steps
+	return corrdpFigure(id, "", "CorrDP vs Semi vs Standard", spec.Metric, spec, state,
+		func(Profile) []float64 { return eps }, func(Profile) int { return reps }, tvModes)
+}
+
+// corrdpFigure builds a CorrDP comparison panel from a state provider.
+func corrdpFigure(id, ref, title, ylabel string, spec CorrDPRealSpec, state func(context.Context, Env) (*corrdpRealState, error),
+	epsFor func(Profile) []float64, repsFor func(Profile) int, tvModes []string) Figure {
 	methods := []string{CorrDPMethodCorrDP, CorrDPMethodSemi, CorrDPMethodStandard}
 	if spec.Partial {
 		methods = append(methods, CorrDPMethodPartial)
@@ -865,18 +926,18 @@ func corrdpRealFigure(id, ref, title, ylabel string, spec CorrDPRealSpec) Figure
 	methods = append(methods, CorrDPMethodNonPrivate)
 	metric := spec.Metric
 	return Figure{
-		ID: id, Paper: "corrdp", Title: ref + ": " + title, XLabel: "ε", YLabel: ylabel, LogX: true,
+		ID: id, Paper: "corrdp", Title: strings.TrimPrefix(ref+": "+title, ": "), XLabel: "ε", YLabel: ylabel, LogX: true,
 		LogY:   metric != "accuracy",
 		Metric: metric, GroupBy: []string{"tv_mode"}, Plot: LinesSD, Datasets: spec.Files,
 		Cells: func(p Profile) ([]Cell, error) {
-			return corrdpCells(id, methods, []string{"paper", "estimated"}, corrdpRealEps(p), corrdpRealReps(spec, p)), nil
+			return corrdpCells(id, methods, tvModes, epsFor(p), repsFor(p)), nil
 		},
 		Run: func(ctx context.Context, c Cell, env Env) ([]Measurement, error) {
 			cfg, err := corrdpCfg(c)
 			if err != nil {
 				return nil, err
 			}
-			st, err := corrdpRealStateCached(ctx, spec, env)
+			st, err := state(ctx, env)
 			if err != nil {
 				return nil, err
 			}
@@ -924,7 +985,7 @@ func corrdpRealFigure(id, ref, title, ylabel string, spec CorrDPRealSpec) Figure
 			return fmt.Sprintf("%s; paper mode σ0² = C(log(1/δ)+1)/ε², δ = %g, C chosen by the Standard-only rule of spec §3.9 (CSV column C); "+
 				"α = %g, T = %d (paper T = %d)%s; ε ∈ %v; %d seeds; CorrDP in paper-TV mode (tv_mode=paper: %v) and estimated mode "+
 				"(tv_mode=estimated: plug-in TV^ + Def. 4.3 UCB with c2 = 1, capped at 1); training-set metric.",
-				spec.Name, spec.Delta, spec.Alpha, spec.StepsFor(p), spec.Steps, corrdpBatchNote(spec), corrdpRealEps(p), corrdpRealReps(spec, p), spec.PaperTV)
+				spec.Name, spec.Delta, spec.Alpha, spec.StepsFor(p), spec.Steps, corrdpBatchNote(spec), epsFor(p), repsFor(p), spec.PaperTV)
 		},
 		PaperValues: corrdpRealPaperValues(spec),
 		Notes:       corrdpRealNotes[spec.Name],

@@ -1,0 +1,117 @@
+package dpnb
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/go-gota/gota/dataframe"
+	corrdpseries "github.com/go-gota/gota/series"
+
+	"github.com/featuredp/featuredp/data"
+)
+
+// corrdpUserFrame is a small user table: public region and age, sensitive
+// smoker (depends on region) and income (depends on age).
+func corrdpUserFrame(n int) (dataframe.DataFrame, data.Schema) {
+	r := rand.New(rand.NewPCG(5, 6))
+	region := make([]string, n)
+	smoker := make([]string, n)
+	age, income := make([]float64, n), make([]float64, n)
+	y := make([]string, n)
+	for i := 0; i < n; i++ {
+		north := r.IntN(2) == 0
+		region[i] = "south"
+		p := 0.2
+		if north {
+			region[i], p = "north", 0.5
+		}
+		age[i] = 20 + 60*r.Float64()
+		income[i] = 30 + 0.5*age[i] + 10*r.NormFloat64()
+		s := r.Float64() < p
+		smoker[i] = "no"
+		z := -2 + 0.04*age[i] + 0.3*r.NormFloat64()
+		if s {
+			smoker[i] = "yes"
+			z += 1.5
+		}
+		y[i] = "no"
+		if z > 0 {
+			y[i] = "yes"
+		}
+	}
+	df := dataframe.New(corrdpseries.New(region, corrdpseries.String, "region"), corrdpseries.New(age, corrdpseries.Float, "age"),
+		corrdpseries.New(smoker, corrdpseries.String, "smoker"), corrdpseries.New(income, corrdpseries.Float, "income"),
+		corrdpseries.New(y, corrdpseries.String, "y"))
+	schema := data.Schema{Task: data.Classification, Columns: []data.Column{
+		{Name: "region", Role: data.Public, Kind: data.Categorical},
+		{Name: "age", Role: data.Public},
+		{Name: "smoker", Role: data.Sensitive, Kind: data.Categorical},
+		{Name: "income", Role: data.Sensitive},
+		{Name: "y", Role: data.Label, Kind: data.Categorical, Levels: []string{"no", "yes"}},
+	}}
+	return df, schema
+}
+
+func TestCorrDPvsSemiVsStandard(t *testing.T) {
+	df, schema := corrdpUserFrame(800)
+	res, err := CorrDPvsSemiVsStandard(context.Background(), df, schema, CorrDPOptions{
+		Eps: []float64{0.5, 5}, Seeds: 2, Steps: 200, C: 0.01, Workers: 2,
+		TV: map[string]float64{"region": 0.3, "age": 0.5},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.C != 0.01 || len(res.TVReport.Features) != 2 {
+		t.Errorf("C = %v, %d TV features", res.C, len(res.TVReport.Features))
+	}
+	if res.TVUsed["region"] != 0.3 || res.TVEstimated["age"] <= 0 {
+		t.Errorf("TV used %v, estimated %v", res.TVUsed, res.TVEstimated)
+	}
+	methods := map[string]bool{}
+	for _, r := range res.Results.Rows {
+		methods[r.Method] = true
+		if r.Metric != "accuracy" || math.IsNaN(r.Value) || r.Value < 0 || r.Value > 1 {
+			t.Fatalf("row %+v", r)
+		}
+	}
+	for _, m := range []string{"CorrDP", "Semi", "Standard", "NonPrivate"} {
+		if !methods[m] {
+			t.Errorf("method %s missing", m)
+		}
+	}
+	if _, err := res.Plot(); err != nil {
+		t.Error(err)
+	}
+	if md := res.Markdown(); !strings.Contains(md, "TV report") || !strings.Contains(md, "region") {
+		t.Errorf("markdown: %s", md)
+	}
+	if res.TVTable().Nrow() != 2 {
+		t.Error("TV table")
+	}
+	// Calibrated C (Standard-only rule) and estimated TVs only.
+	res2, err := CorrDPvsSemiVsStandard(context.Background(), df, schema, CorrDPOptions{Eps: []float64{1}, Seeds: 1, Steps: 100, Workers: 1})
+	if err != nil || !(res2.C > 0) {
+		t.Errorf("calibrated C = %v, %v", res2.C, err)
+	}
+	if _, err := CorrDPvsSemiVsStandard(context.Background(), df, schema, CorrDPOptions{Eps: []float64{-1}}); err == nil {
+		t.Error("ε < 0 accepted")
+	}
+	if _, err := CorrDPvsSemiVsStandard(context.Background(), df, schema, CorrDPOptions{TV: map[string]float64{"region": 2, "age": 0}}); err == nil {
+		t.Error("TV > 1 accepted")
+	}
+}
+
+func ExampleCorrDPvsSemiVsStandard() {
+	df, schema := corrdpUserFrame(500)
+	res, err := CorrDPvsSemiVsStandard(context.Background(), df, schema, CorrDPOptions{Eps: []float64{1}, Seeds: 1, Steps: 100, C: 0.01, Workers: 1})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(res.TVTable().Nrow(), "insensitive features;", len(res.Results.Rows), "rows")
+	// Output: 2 insensitive features; 4 rows
+}
