@@ -69,7 +69,10 @@ type BCDPMeanResult struct {
 	// Monte Carlo MSE per column (projected estimates) over Trials runs.
 	MC, MCBaseline []float64
 	Trials         int
-	Config         BCDPMeanConfig
+	// Scale[j] = (hi−lo)/2 of column j: dividing a squared error by Scale²
+	// expresses it on the [−1, 1] scale the mechanism works on.
+	Scale  []float64
+	Config BCDPMeanConfig
 }
 
 // BCDPMeanEstimation estimates the column means of df under ε-LDP and the
@@ -160,7 +163,7 @@ func BCDPMeanEstimation(df dataframe.DataFrame, cfg BCDPMeanConfig) (*BCDPMeanRe
 		return nil, fmt.Errorf("dpnb: BCDP mean: %w", err)
 	}
 	r := &BCDPMeanResult{Columns: cols, Delta: delta, C: alloc.C, LDPLevel: alloc.LDP, Baseline: uni.DeltaTilde[0],
-		Allocation: alloc, N: n, Trials: cfg.Trials, Config: cfg,
+		Allocation: alloc, N: n, Trials: cfg.Trials, Config: cfg, Scale: half,
 		TrueMean: make([]float64, d), MC: make([]float64, d), MCBaseline: make([]float64, d)}
 	scaledMean := make([]float64, d)
 	m2 := make([]float64, d)
@@ -230,6 +233,15 @@ func BCDPMeanEstimation(df dataframe.DataFrame, cfg BCDPMeanConfig) (*BCDPMeanRe
 	return r, nil
 }
 
+// bcdpScaledSum adds v[j]/scale[j]² (errors on the [−1, 1] scale).
+func bcdpScaledSum(v, scale []float64) float64 {
+	s := 0.0
+	for j, x := range v {
+		s += x / (scale[j] * scale[j])
+	}
+	return s
+}
+
 // bcdpSum adds a slice.
 func bcdpSum(v []float64) float64 {
 	s := 0.0
@@ -256,19 +268,20 @@ func (r BCDPMeanResult) Table() dataframe.DataFrame {
 	)
 }
 
-// Plot draws the Monte Carlo squared error per column, BCDP beside the
-// min-δ LDP baseline (x = column position; the table names the columns).
+// Plot draws the Monte Carlo squared error per column on the [−1, 1] scale
+// (error / Scale²), BCDP beside the min-δ LDP baseline.
 func (r BCDPMeanResult) Plot() (*plot.Plot, error) {
 	var sums []experiments.Summary
 	for j := range r.Columns {
-		for mi, v := range []float64{r.MC[j], r.MCBaseline[j]} {
+		s2 := r.Scale[j] * r.Scale[j]
+		for mi, v := range []float64{r.MC[j] / s2, r.MCBaseline[j] / s2} {
 			name := []string{"BCDP", fmt.Sprintf("LDP (min δ = %g)", r.Baseline)}[mi]
 			sums = append(sums, experiments.Summary{Method: name, X: float64(j + 1), Metric: "mse", N: 1, Mean: v, Median: v, Q25: v, Q75: v, Min: v, Max: v})
 		}
 	}
 	cols := r.Columns
 	return BarPlot(sums, BarOptions{
-		Title: "Mean estimation: Monte Carlo squared error per column", XLabel: "column", YLabel: "squared error",
+		Title: "Mean estimation: Monte Carlo squared error per column", XLabel: "column", YLabel: "squared error (column scaled to [−1, 1])",
 		Metric: "mse", Band: BandNone,
 		XFormat: func(x float64) string {
 			i := int(x) - 1
@@ -286,10 +299,11 @@ func (r BCDPMeanResult) Markdown() string {
 	fmt.Fprintf(&b, "**BCDP mean estimation** of %d columns over %d users: ε = %g, q = %g, ζ = %.4g. ", len(r.Columns), r.N, r.Config.Eps, r.Config.Q, r.Allocation.Zeta)
 	fmt.Fprintf(&b, "Allocation c = (%s); each release is %.4g-LDP. Baseline: Duchi channel at min δ = %g on all columns.\n\n",
 		bcdpFmt(r.C), r.LDPLevel, r.Baseline)
+	fmt.Fprintf(&b, "Squared errors summed over the columns, each column scaled to [−1, 1]:\n\n")
 	fmt.Fprintf(&b, "| | BCDP | LDP baseline |\n|---|---:|---:|\n")
-	fmt.Fprintf(&b, "| predicted MSE (exact, unprojected) | %.4g | %.4g |\n", bcdpSum(r.Predicted), bcdpSum(r.PredictedBaseline))
-	fmt.Fprintf(&b, "| Monte Carlo MSE (%d releases, %s projection) | %.4g | %.4g |\n", r.Trials, r.Config.Projection, bcdpSum(r.MC), bcdpSum(r.MCBaseline))
-	if bcdpSum(r.MC) > bcdpSum(r.MCBaseline) {
+	fmt.Fprintf(&b, "| predicted MSE (exact, unprojected) | %.4g | %.4g |\n", bcdpScaledSum(r.Predicted, r.Scale), bcdpScaledSum(r.PredictedBaseline, r.Scale))
+	fmt.Fprintf(&b, "| Monte Carlo MSE (%d releases, %s projection) | %.4g | %.4g |\n", r.Trials, r.Config.Projection, bcdpScaledSum(r.MC, r.Scale), bcdpScaledSum(r.MCBaseline, r.Scale))
+	if bcdpScaledSum(r.MC, r.Scale) > bcdpScaledSum(r.MCBaseline, r.Scale) {
 		b.WriteString("\nHere BCDP is **worse** than the min-δ baseline: with this q the allocation leaves the most sensitive columns a smaller budget than the baseline gives them (c_1 < min δ); see the mean-estimation notebook.\n")
 	}
 	return b.String()

@@ -264,7 +264,7 @@ func init() {
 	MustRegister(Figure{
 		ID:      "bcdp-fig3",
 		Paper:   "bcdp",
-		Title:   "BCDP vs min-δ LDP mean estimation: error vs correlation q (Fig. 3)",
+		Title:   "Fig. 3: BCDP vs min-δ LDP, mean estimation error vs q",
 		XLabel:  "correlation q",
 		YLabel:  "squared ℓ2 error",
 		LogY:    true,
@@ -287,7 +287,7 @@ func init() {
 	MustRegister(Figure{
 		ID:      "bcdp-fig4-fraction",
 		Paper:   "bcdp",
-		Title:   "BCDP vs min-δ LDP: error vs fraction of sensitive coordinates (Fig. 4 left)",
+		Title:   "Fig. 4 left: error vs fraction of sensitive coordinates",
 		XLabel:  "fraction f of coordinates with δ0 = 0.2",
 		YLabel:  "squared ℓ2 error",
 		LogY:    true,
@@ -301,12 +301,12 @@ func init() {
 		Settings: func(p Profile) string {
 			return fmt.Sprintf("n = 5000, d = 50, ε = 2, δ0 = 0.2 on round(50 f) coordinates (others ε), q = 0.01, f ∈ {0, 0.1, …, 1}, %d trials.", bcdpFig4Trials(p))
 		},
-		Notes: bcdpModeNote + " The baseline is projected in both modes (as in the authors' Figure 4 scripts).",
+		Notes: "Figure 4 is not in our copy of the paper (the October 2024 version has only Figure 3); the settings are those of the authors' public Figure 4 scripts (spec §7). " + bcdpModeNote + " The baseline is projected in both modes (as in the authors' Figure 4 scripts).",
 	})
 	MustRegister(Figure{
 		ID:      "bcdp-fig4-dimension",
 		Paper:   "bcdp",
-		Title:   "BCDP vs min-δ LDP: error vs dimension (Fig. 4 right)",
+		Title:   "Fig. 4 right: error vs dimension",
 		XLabel:  "dimension d",
 		YLabel:  "squared ℓ2 error",
 		LogY:    true,
@@ -320,7 +320,7 @@ func init() {
 		Settings: func(p Profile) string {
 			return fmt.Sprintf("n = 3000, ε = 8, δ0 = 0.8 on round(0.2 d) coordinates (others ε), q = 0.1, d ∈ {5, …, 120}, %d trials.", bcdpFig4Trials(p))
 		},
-		Notes: bcdpModeNote + " The baseline is projected in both modes (as in the authors' Figure 4 scripts).",
+		Notes: "Figure 4 is not in our copy of the paper (the October 2024 version has only Figure 3); the settings are those of the authors' public Figure 4 scripts (spec §7). " + bcdpModeNote + " The baseline is projected in both modes (as in the authors' Figure 4 scripts).",
 	})
 	bcdpRegisterNotions()
 	bcdpRegisterLeastSquares()
@@ -338,7 +338,7 @@ func bcdpRegisterNotions() {
 	MustRegister(Figure{
 		ID:     "bcdp-notions",
 		Paper:  "bcdp",
-		Title:  "BCDP of randomized response c = (0.5, 1, 1) under prior (60): exact vs Prop. 4",
+		Title:  "Exact BCDP vs the Prop. 4 bounds (randomized response)",
 		XLabel: "correlation q",
 		YLabel: "BCDP level δ_i",
 		Metric: "delta",
@@ -621,7 +621,7 @@ func bcdpRegisterLeastSquares() {
 	MustRegister(Figure{
 		ID:      "bcdp-least-squares",
 		Paper:   "bcdp",
-		Title:   "[extension, not in the paper] Private least squares (Algorithm 3): excess risk vs n",
+		Title:   "Least squares, Alg. 3 (our extension, not in the paper)",
 		XLabel:  "number of users n",
 		YLabel:  "excess empirical risk f(θ̂) − f*",
 		LogX:    true,
