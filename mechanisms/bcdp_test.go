@@ -413,3 +413,93 @@ func TestBCDPLeastSquares(t *testing.T) {
 		t.Error("d = 1 accepted")
 	}
 }
+
+// bcdpMixtureDomain returns {−1,+1}^d and the prior (60) with parameter q.
+func bcdpMixtureDomain(d int, q float64) ([][]float64, []float64) {
+	dom01, pr, _ := accounting.BCDPMixturePrior(d, q)
+	dom := make([][]float64, len(dom01))
+	for x, v := range dom01 {
+		dom[x] = make([]float64, d)
+		for i, b := range v {
+			dom[x][i] = float64(2*b - 1)
+		}
+	}
+	return dom, pr
+}
+
+// C21: Monte Carlo privacy audit of Mechanism 1 (d = 4, δ = (0.2, 0.2, 2, 2),
+// ε = 2, heuristic ζ, prior (60)): the MC lower bound on δ* never exceeds the
+// Prop. 4.2 guarantee, which never exceeds δ̃; tight at q = 0 and q = 1.
+func TestBCDPMeanPrivacyAudit(t *testing.T) {
+	delta := []float64{0.2, 0.2, 2, 2}
+	for _, tc := range []struct {
+		q     float64
+		proto []float64 // spec §5 prototype lower bound
+	}{
+		{0, []float64{0.2, 0.2, 2, 2}},
+		{0.1, []float64{0.156, 0.156, 0.771, 0.771}},
+		{0.5, []float64{0.165, 0.165, 0.280, 0.280}},
+		{1, []float64{0.2, 0.2, 0.2, 0.2}},
+	} {
+		a, _ := accounting.BCDPAllocate(delta, 2, tc.q, accounting.BCDPZetaHeuristic(tc.q))
+		m, err := NewBCDPMean(a.C, BCDPMeanOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		q4 := []float64{tc.q, tc.q, tc.q, tc.q}
+		guar, _ := accounting.BCDPProp4Part2(a.C, q4, a.LDP)
+		dom, pr := bcdpMixtureDomain(4, tc.q)
+		lb, err := BCDPMeanAuditMC(m, dom, pr, 40000, NewStreams(31).Derive("audit").Noise())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("q=%v: MC lower bound %.3f, Prop 4.2 guarantee %.3f", tc.q, lb, guar)
+		for i := range lb {
+			if lb[i] > guar[i]+1e-9 || guar[i] > math.Min(delta[i], 2)+1e-9 {
+				t.Errorf("q=%v coord %d: MC lower bound %v, guarantee %v, δ̃ %v", tc.q, i, lb[i], guar[i], delta[i])
+			}
+			// The sup is reached at the all-agree sign patterns, which are
+			// frequent: the MC bound should be close to the prototype's.
+			if lb[i] < tc.proto[i]-0.02 {
+				t.Errorf("q=%v coord %d: MC lower bound %v well below the prototype's %v", tc.q, i, lb[i], tc.proto[i])
+			}
+		}
+	}
+}
+
+// C22: the exact LDP level of Mechanism 1 is c_d: the largest likelihood
+// ratio over records is e^{c_d}, reached between x and −x.
+func TestBCDPMeanExactLDP(t *testing.T) {
+	a, _ := accounting.BCDPAllocate([]float64{0.2, 0.2, 2, 2}, 2, 0.1, 0.55)
+	m, _ := NewBCDPMean(a.C, BCDPMeanOptions{})
+	dom, _ := bcdpMixtureDomain(4, 0)
+	rng := NewStreams(41).Noise()
+	best := 0.0
+	for s := 0; s < 2000; s++ {
+		y, err := m.Release(rng, dom[rng.IntN(len(dom))])
+		if err != nil {
+			t.Fatal(err)
+		}
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, x := range dom {
+			l, err := m.SignLogLikelihood(y, x)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lo, hi = math.Min(lo, l), math.Max(hi, l)
+		}
+		best = math.Max(best, hi-lo)
+		if hi-lo > a.LDP+1e-12 {
+			t.Fatalf("likelihood ratio e^%v exceeds e^{c_d} = e^%v", hi-lo, a.LDP)
+		}
+	}
+	if math.Abs(best-a.LDP) > 1e-12 || a.LDP > 2 {
+		t.Errorf("max log ratio %v, want c_d = %v ≤ ε", best, a.LDP)
+	}
+	if _, err := m.SignLogLikelihood([][]float64{{1}}, []float64{1, 1, 1, 1}); err == nil {
+		t.Error("malformed release accepted")
+	}
+	if _, err := m.SignLogLikelihood(nil, []float64{0.5, 1, 1, 1}); err == nil {
+		t.Error("non-±1 record accepted")
+	}
+}
