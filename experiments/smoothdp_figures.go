@@ -551,7 +551,7 @@ func smoothdpFig3Eps(p Profile) []float64 {
 	return []float64{0.5, 2, 8}
 }
 
-var smoothdpFig3Methods = []string{"PCA + DP-GD (paper-style)", "PCA + DP-GD (tight)", "DP-PCA + DP-GD", "DP-GD", "PTR PCA + DP-GD", "PCA-dim + DP-GD (tight, ours)"}
+var smoothdpFig3Methods = []string{"PCA+DP-GD (paper-style)", "PCA+DP-GD (tight)", "DP-PCA+DP-GD", "DP-GD", "PTR+PCA+DP-GD", "PCA-dim+DP-GD (ours)"}
 
 type smoothdpFig3Data struct {
 	raw    *models.Data
@@ -670,7 +670,7 @@ func smoothdpGaussianCurve(sens float64) func(float64) (accounting.SmoothRDPCurv
 func init() {
 	MustRegister(Figure{
 		ID: "smoothdp-fig3", Paper: "smoothdp",
-		Title:  "Figure 3: PCA + DP-GD vs DP-PCA + DP-GD vs DP-GD (logistic regression, low-rank data)",
+		Title:  "Figure 3: PCA+DP-GD vs DP-PCA+DP-GD vs DP-GD (logistic regression)",
 		XLabel: "overall ε (δ = 1e-5)", YLabel: "excess empirical risk", LogX: true, LogY: true,
 		Metric: "excess_risk", Plot: LinesSD,
 		Cells: func(p Profile) ([]Cell, error) {
@@ -715,9 +715,9 @@ func init() {
 			model, _ := models.NewLogistic(set.d, false, 0)
 			evalTheta := func(th []float64) []float64 { return th }
 			switch c.Method {
-			case "PCA + DP-GD (paper-style)", "PCA + DP-GD (tight)":
+			case "PCA+DP-GD (paper-style)", "PCA+DP-GD (tight)":
 				form := accounting.SmoothPaperStyle
-				if c.Method == "PCA + DP-GD (tight)" {
+				if c.Method == "PCA+DP-GD (tight)" {
 					form = accounting.SmoothTight
 				}
 				eta := accounting.SmoothEtaPCARank(1, ds.gap) // g_min := the dataset's gap (non-PTR "adjusted parameter")
@@ -728,7 +728,7 @@ func init() {
 					return nil, err
 				}
 				extra["eta"] = strconv.FormatFloat(eta, 'g', 6, 64)
-			case "PCA-dim + DP-GD (tight, ours)":
+			case "PCA-dim+DP-GD (ours)":
 				eta := accounting.SmoothEtaPCADim(1, ds.gap)
 				if sigma, err = pipeline(eta, accounting.SmoothTight, eps); err != nil {
 					return nil, err
@@ -748,7 +748,7 @@ func init() {
 					return out
 				}
 				extra["eta"] = strconv.FormatFloat(eta, 'g', 6, 64)
-			case "DP-PCA + DP-GD":
+			case "DP-PCA+DP-GD":
 				// Half the budget each (ε/2, δ/2), basic composition.
 				sp, err := SmoothCalibrateSigma(smoothdpGaussianCurve(2.0/float64(set.n)), eps/2, smoothdpDelta/2)
 				if err != nil {
@@ -769,7 +769,7 @@ func init() {
 				if sigma, err = dpgd(eps, smoothdpDelta); err != nil {
 					return nil, err
 				}
-			case "PTR PCA + DP-GD":
+			case "PTR+PCA+DP-GD":
 				ghat := 0.5 * ds.gap
 				eps0 := 0.1 * eps
 				if sigma, err = pipeline(accounting.SmoothEtaPCARank(1, ghat), accounting.SmoothPaperStyle, eps-eps0); err != nil {
@@ -814,7 +814,7 @@ func init() {
 		},
 		Notes: "Paper's claim: non-private PCA + DP-SGD beats DP-PCA + DP-SGD and DP-SGD, especially at small ε. Risk (spec §8.2): with the " +
 			"reconstructed constants η = 12R³/g ≈ 27 and β = 3.5 inflate σ by ≈ 48× (tight) or ≈ 93× (paper-style) relative to DP-GD; see the " +
-			"notebook for the measured outcome. `PCA-dim + DP-GD (tight, ours)` trains in the s-dimensional PCA coordinates (noise in s " +
+			"notebook for the measured outcome. `PCA-dim+DP-GD (ours)` trains in the s-dimensional PCA coordinates (noise in s " +
 			"dimensions, η = 12√2R³/g) — an extension, not in the paper. PTR refusals are reported in metric `refused`." + smoothdpBanner,
 	})
 }
