@@ -106,11 +106,15 @@ func corrdpCells(id string, methods []string, tvModes []string, eps []float64, r
 		if m == CorrDPMethodCorrDP && len(tvModes) > 0 {
 			modes = tvModes
 		}
-		for _, mode := range modes {
+		for k, mode := range modes {
+			name := m
+			if k > 0 {
+				name = m + " (" + corrdpModeLabel(mode) + ")"
+			}
 			for _, x := range eps {
 				for r := 0; r < reps; r++ {
 					cells = append(cells, Cell{
-						Method: m, X: x, Rep: r,
+						Method: name, X: x, Rep: r,
 						Seed:   CellSeed(corrdpBase, id, "crn", x, r),
 						Config: corrdpCellCfg{Rep: r, DataSeed: CellSeed(corrdpBase, id, "data", 0, r), TVMode: mode},
 					})
@@ -119,6 +123,22 @@ func corrdpCells(id string, methods []string, tvModes []string, eps []float64, r
 		}
 	}
 	return cells
+}
+
+// corrdpModeLabel names a non-default TV mode in a method name.
+func corrdpModeLabel(mode string) string {
+	if mode == "estimated" {
+		return "estimated TV"
+	}
+	return mode
+}
+
+// corrdpBaseMethod strips a TV-mode suffix: "CorrDP (c2=0)" → "CorrDP".
+func corrdpBaseMethod(name string) string {
+	if strings.HasPrefix(name, CorrDPMethodCorrDP) {
+		return CorrDPMethodCorrDP
+	}
+	return name
 }
 
 func corrdpCfg(c Cell) (corrdpCellCfg, error) {
@@ -358,7 +378,7 @@ func corrdpSyntheticFigure(id, paperRef string, ms int) Figure {
 		ID: id, Paper: "corrdp",
 		Title:  fmt.Sprintf("%s: synthetic ridge regression, m_s = %d of m = 100 (utility gap vs ε)", paperRef, ms),
 		XLabel: "ε", YLabel: "utility gap F(θ) − F(θ̂)", LogX: true, LogY: true,
-		Metric: "utility_gap", GroupBy: []string{"tv_mode"}, Plot: LinesSD,
+		Metric: "utility_gap", Plot: LinesSD,
 		Cells: func(p Profile) ([]Cell, error) {
 			return corrdpCells(id, methods, []string{"c2=1", "c2=0"}, corrdpEps(p), corrdpSyntheticReps(p)), nil
 		},
@@ -375,7 +395,7 @@ func corrdpSyntheticFigure(id, paperRef string, ms int) Figure {
 			if cfg.TVMode == "c2=0" {
 				c2 = 0
 			}
-			gap, s2, err := prep.Run(ctx, c.Method, c.X, c2, c.Seed)
+			gap, s2, err := prep.Run(ctx, corrdpBaseMethod(c.Method), c.X, c2, c.Seed)
 			if err != nil {
 				return nil, err
 			}
@@ -402,7 +422,7 @@ func corrdpSyntheticFigure(id, paperRef string, ms int) Figure {
 		Settings: func(p Profile) string {
 			return fmt.Sprintf("n = %d, m = %d, m_s = %d, noise SD %g, ridge (1/n)‖θ‖², full-batch GD α = %g, T = %d from θ = 0, "+
 				"δ = %g, paper-mode σ0² = C(log(1/δ)+1)/ε² with C = %g (spec §3.7); CorrDP uses TV~ = min{1, TV^ + c2·2√(log(90/δ))/√n} "+
-				"with TV^ from eq. (22) on the sample covariance (curves c2 = 1 and c2 = 0); ε ∈ %v; %d seeds (a fresh data draw per seed; "+
+				"with TV^ from eq. (22) on the sample covariance (method CorrDP: c2 = 1; \"CorrDP (c2=0)\": the plain plug-in); ε ∈ %v; %d seeds (a fresh data draw per seed; "+
 				"methods paired on the noise). Metric on the training objective; predicted_noise_gap = 0.5α·tr((2I−αH)⁻¹diag σ²).",
 				set.N, set.M, ms, set.NoiseSD, set.Alpha, set.Steps, set.Delta, set.C, corrdpEps(p), corrdpSyntheticReps(p))
 		},
@@ -462,6 +482,9 @@ type CorrDPRealSpec struct {
 	Files      []string
 	// StepsOverride > 0 fixes T for every profile.
 	StepsOverride int
+	// Rows > 0 subsamples the loaded data to that many rows (fixed seed)
+	// before anything else; the quick profile uses it for Adult and Credit.
+	Rows int
 }
 
 // CorrDPRealSpecs are the paper's real-data settings (spec §3.8).
@@ -526,6 +549,11 @@ func NewCorrDPRealPrep(spec CorrDPRealSpec, dir string) (*CorrDPRealPrep, error)
 	}
 	frame, schema := ds.Frame, ds.Schema
 	st := mechanisms.NewStreams(corrdpBase).Derive("corrdp-prep-" + spec.Name)
+	if spec.Rows > 0 && spec.Rows < frame.Nrow() {
+		if frame, err = data.Subsample(frame, spec.Rows, st.Rand("rows")); err != nil {
+			return nil, err
+		}
+	}
 	opts := data.EncodeOptions{Scale: data.MinMax}
 	switch spec.Name {
 	case "sepsis":
@@ -649,11 +677,20 @@ func NewCorrDPFramePrep(frame dataframe.DataFrame, schema data.Schema, spec Corr
 }
 
 func corrdpRealPrepCached(spec CorrDPRealSpec, dir string) (*CorrDPRealPrep, error) {
-	v, err := corrdpCached("real|"+spec.Name+"|"+dir, func() (any, error) { return NewCorrDPRealPrep(spec, dir) })
+	v, err := corrdpCached(fmt.Sprintf("real|%s|%s|%d", spec.Name, dir, spec.Rows), func() (any, error) { return NewCorrDPRealPrep(spec, dir) })
 	if err != nil {
 		return nil, err
 	}
 	return v.(*CorrDPRealPrep), nil
+}
+
+// quickRows is the quick profile's subsample size (0: all rows).
+func (s CorrDPRealSpec) quickRows() int {
+	switch s.Name {
+	case "adult", "credit":
+		return 10000
+	}
+	return 0
 }
 
 // StepsFor returns the profile's T (quick: reduced, spec §4.3).
@@ -668,7 +705,7 @@ func (s CorrDPRealSpec) StepsFor(p Profile) int {
 	case "adult":
 		return 1000
 	case "credit":
-		return 500
+		return 1000
 	case "medical-nn":
 		return 300
 	}
@@ -834,6 +871,9 @@ func corrdpRealStateCached(ctx context.Context, spec CorrDPRealSpec, env Env) (*
 	if prof == "" {
 		prof = Quick
 	}
+	if prof != Full {
+		spec.Rows = spec.quickRows()
+	}
 	v, err := corrdpCached("state|"+spec.Name+"|"+env.DataDir+"|"+string(prof), func() (any, error) {
 		prep, err := corrdpRealPrepCached(spec, env.DataDir)
 		if err != nil {
@@ -928,7 +968,7 @@ func corrdpFigure(id, ref, title, ylabel string, spec CorrDPRealSpec, state func
 	return Figure{
 		ID: id, Paper: "corrdp", Title: strings.TrimPrefix(ref+": "+title, ": "), XLabel: "ε", YLabel: ylabel, LogX: true,
 		LogY:   metric != "accuracy",
-		Metric: metric, GroupBy: []string{"tv_mode"}, Plot: LinesSD, Datasets: spec.Files,
+		Metric: metric, Plot: LinesSD, Datasets: spec.Files,
 		Cells: func(p Profile) ([]Cell, error) {
 			return corrdpCells(id, methods, tvModes, epsFor(p), repsFor(p)), nil
 		},
@@ -966,7 +1006,7 @@ func corrdpFigure(id, ref, title, ylabel string, spec CorrDPRealSpec, state func
 				if cfg.TVMode != "" {
 					extra["tv_mode"] = cfg.TVMode
 				}
-				th, err := st.prep.Train(ctx, c.Method, c.X, st.c, tv, steps, c.Seed)
+				th, err := st.prep.Train(ctx, corrdpBaseMethod(c.Method), c.X, st.c, tv, steps, c.Seed)
 				if err != nil {
 					return nil, err
 				}
@@ -982,10 +1022,14 @@ func corrdpFigure(id, ref, title, ylabel string, spec CorrDPRealSpec, state func
 			return []Measurement{{Metric: metric, Value: v, Extra: extra}}, nil
 		},
 		Settings: func(p Profile) string {
-			return fmt.Sprintf("%s; paper mode σ0² = C(log(1/δ)+1)/ε², δ = %g, C chosen by the Standard-only rule of spec §3.9 (CSV column C); "+
-				"α = %g, T = %d (paper T = %d)%s; ε ∈ %v; %d seeds; CorrDP in paper-TV mode (tv_mode=paper: %v) and estimated mode "+
-				"(tv_mode=estimated: plug-in TV^ + Def. 4.3 UCB with c2 = 1, capped at 1); training-set metric.",
-				spec.Name, spec.Delta, spec.Alpha, spec.StepsFor(p), spec.Steps, corrdpBatchNote(spec), epsFor(p), repsFor(p), spec.PaperTV)
+			rows := ""
+			if p != Full && spec.quickRows() > 0 {
+				rows = fmt.Sprintf(" (quick profile: a fixed random subsample of %d rows)", spec.quickRows())
+			}
+			return fmt.Sprintf("%s%s; paper mode σ0² = C(log(1/δ)+1)/ε², δ = %g, C chosen by the Standard-only rule of spec §3.9 (CSV column C); "+
+				"α = %g, T = %d (paper T = %d)%s; ε ∈ %v; %d seeds; method CorrDP uses the paper's TVs %v, "+
+				"\"CorrDP (estimated TV)\" the plug-in TV^ + Def. 4.3 UCB with c2 = 1, capped at 1 (CSV column tv_mode); training-set metric.",
+				spec.Name, rows, spec.Delta, spec.Alpha, spec.StepsFor(p), spec.Steps, corrdpBatchNote(spec), epsFor(p), repsFor(p), spec.PaperTV)
 		},
 		PaperValues: corrdpRealPaperValues(spec),
 		Notes:       corrdpRealNotes[spec.Name],

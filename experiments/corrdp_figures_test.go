@@ -110,14 +110,14 @@ func TestCorrDPFig1aOrdering(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sums := SummarizeBy(res, "tv_mode")
-	get := func(method, mode string, x float64) float64 {
+	sums := Summarize(res)
+	get := func(method, _ string, x float64) float64 {
 		for _, s := range sums {
-			if s.Method == method && s.Metric == "utility_gap" && s.X == x && (mode == "" || s.Group == "tv_mode="+mode) {
+			if s.Method == method && s.Metric == "utility_gap" && s.X == x {
 				return s.Mean
 			}
 		}
-		t.Fatalf("no summary for %s %s %v", method, mode, x)
+		t.Fatalf("no summary for %s %v", method, x)
 		return 0
 	}
 	part := get(CorrDPMethodPartial, "", 1)
@@ -125,7 +125,7 @@ func TestCorrDPFig1aOrdering(t *testing.T) {
 		t.Errorf("Partial gap %v, want ≈ 35–45", part)
 	}
 	for _, x := range CorrDPEpsGrid {
-		semi, corr, std := get(CorrDPMethodSemi, "", x), get(CorrDPMethodCorrDP, "c2=1", x), get(CorrDPMethodStandard, "", x)
+		semi, corr, std := get(CorrDPMethodSemi, "", x), get(CorrDPMethodCorrDP, "", x), get(CorrDPMethodStandard, "", x)
 		if !(semi < corr && corr < std) {
 			t.Errorf("ε = %v: Semi %v, CorrDP %v, Standard %v — ordering violated", x, semi, corr, std)
 		}
@@ -147,8 +147,8 @@ func TestCorrDPFig2Ordering(t *testing.T) {
 			t.Fatal(err)
 		}
 		m := map[string]map[float64]float64{}
-		for _, s := range SummarizeBy(res, "tv_mode") {
-			if s.Metric != "utility_gap" || (s.Method == CorrDPMethodCorrDP && s.Group != "tv_mode=c2=1") {
+		for _, s := range Summarize(res) {
+			if s.Metric != "utility_gap" {
 				continue
 			}
 			if m[s.Method] == nil {
