@@ -55,7 +55,8 @@ const (
 	// SmoothPreMeanImpute is mean imputation with m = K missing points
 	// (η = 2RK/(n − K)).
 	SmoothPreMeanImpute
-	// SmoothPrePCA is PCA rank reduction (η = 12R³/g_min, k = n).
+	// SmoothPrePCA is PCA rank reduction (η = 12R³/g_min if n > 24R²/g_min,
+	// else 12√2·R³/g_min; k = n).
 	SmoothPrePCA
 	// SmoothPreGeneric takes η and k from the parameters.
 	SmoothPreGeneric
@@ -148,6 +149,11 @@ func SmoothTable2Eta(pre SmoothPreprocessing, p SmoothTable2Params) (eta float64
 	case SmoothPrePCA:
 		if !(p.GMin > 0) {
 			return 0, 0, fmt.Errorf("accounting: smoothdp: PCA needs an eigengap g_min > 0 (got %v)", p.GMin)
+		}
+		if !(float64(p.N) > 24*p.R*p.R/p.GMin) {
+			// Zwald–Blanchard needs n > 24R²/g_min; otherwise the
+			// unconditional sin Θ bound 12√2·R³/g_min (spec §5.3 step 3).
+			return SmoothEtaPCADim(p.R, p.GMin), p.N, nil
 		}
 		return SmoothEtaPCARank(p.R, p.GMin), p.N, nil
 	case SmoothPreGeneric:
@@ -255,6 +261,12 @@ func SmoothTable2(m SmoothMechanism, pre SmoothPreprocessing, p SmoothTable2Para
 	if m == SmoothMechSGDIter && pre == SmoothPrePCA {
 		return SmoothTable2Entry{}, fmt.Errorf("accounting: smoothdp: Table 2 has no DP-SGD (iteration) entry for PCA (K = n)")
 	}
+	if pre == SmoothPreDedup && (m == SmoothMechDPGD || m == SmoothMechSGDSub || m == SmoothMechSGDIter) && p.L > 2*p.R*p.Beta {
+		// A removed point ⊥ has zero gradient: its change is charged β·2R
+		// by the SRDP bookkeeping, which bounds the true change L only if
+		// L ≤ 2Rβ (spec §12 A5).
+		return SmoothTable2Entry{}, fmt.Errorf("accounting: smoothdp: dedup × %v needs L ≤ 2Rβ (L=%g, R=%g, β=%g; spec §12 A5)", m, p.L, p.R, p.Beta)
+	}
 	base, srdp, err := SmoothBaseCurves(m, p, k)
 	if err != nil {
 		return SmoothTable2Entry{}, fmt.Errorf("table 2 %v × %v: %w", m, pre, err)
@@ -293,6 +305,10 @@ func SmoothTable2(m SmoothMechanism, pre SmoothPreprocessing, p SmoothTable2Para
 	if m == SmoothMechLaplace || m == SmoothMechExponential {
 		unit = ""
 	}
-	e.ClosedForm = fmt.Sprintf("%s, %s = %.6g → %.6g%s (reconstructed)", form, smoothdpEtaForm(pre), eta, coef, unit)
+	etaForm := smoothdpEtaForm(pre)
+	if pre == SmoothPrePCA && eta == SmoothEtaPCADim(p.R, p.GMin) {
+		etaForm = "η = 12√2R³/g_min (n ≤ 24R²/g_min)"
+	}
+	e.ClosedForm = fmt.Sprintf("%s, %s = %.6g → %.6g%s (reconstructed)", form, etaForm, eta, coef, unit)
 	return e, nil
 }

@@ -550,3 +550,16 @@ func BenchmarkSmoothDPToApproxDPGeneric(b *testing.B) {
 		}
 	}
 }
+
+// Spec §12 A5 and §5.3: dedup with a gradient mechanism needs L ≤ 2Rβ; PCA
+// below n = 24R²/g uses the unconditional 12√2R³/g.
+func TestSmoothDPTable2Conditions(t *testing.T) {
+	p := SmoothTable2Params{R: 1, L: 5, Beta: 1, Sigma: 1, N: 1000, T: 10, K: 2}
+	if _, err := SmoothTable2(SmoothMechDPGD, SmoothPreDedup, p); err == nil {
+		t.Error("dedup × DP-GD with L > 2Rβ accepted")
+	}
+	eta, _, _ := SmoothTable2Eta(SmoothPrePCA, SmoothTable2Params{R: 1, N: 100, GMin: 0.1})
+	if smoothdpRel(eta, 12*math.Sqrt2/0.1) > 1e-12 {
+		t.Errorf("PCA η at n = 100 ≤ 240: %v", eta)
+	}
+}
