@@ -802,6 +802,10 @@ func (p SmoothPCA) Theory(c SmoothCollection) (int, float64, error) {
 type SmoothEmpirical struct {
 	K   int     // max #{i : π_S(x_i) ≠ π_{S'}(x_i)} over the bases S and S'
 	Eta float64 // max Σ_i ‖π_S(x_i) − π_{S'}(x_i)‖₂ (⊥ at distance 2R)
+	// MaxPoint is max_i ‖π_S(x_i) − π_{S'}(x_i)‖₂: on the hybrid pair
+	// (π_S(S), π_{S'}(S)) it checks the inverse point-wise distance ω of
+	// Definition 7 (MaxPoint ≤ ω·η; spec §12 A21).
+	MaxPoint float64
 }
 
 // SmoothEmpiricalSensitivity measures the pre-processing sensitivity of
@@ -849,6 +853,7 @@ func SmoothEmpiricalSensitivity(p SmoothPreprocessor, S, S2 [][]float64, radius 
 				k++
 				eta += d
 			}
+			out.MaxPoint = math.Max(out.MaxPoint, d)
 		}
 		out.K = max(out.K, k)
 		out.Eta = math.Max(out.Eta, eta)

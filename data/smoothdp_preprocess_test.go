@@ -154,6 +154,11 @@ func TestSmoothDPPCASensitivity(t *testing.T) {
 		if emp.K != n {
 			t.Errorf("C14: ℓ0 = %d, want n = %d on generic data", emp.K, n)
 		}
+		// A21 / spec §5.3 step 5: point-wise shifts ≤ η_rank/n, i.e. ω = 1/n
+		// holds on the actual hybrid pairs.
+		if emp.MaxPoint > eta/float64(n) {
+			t.Fatalf("A21: max point-wise shift %g > η/n = %g (ω = 1/n violated)", emp.MaxPoint, eta/float64(n))
+		}
 		maxEta = math.Max(maxEta, emp.Eta/eta)
 	}
 	t.Logf("C14 max ratios: covariance %.3f, η_rank %.4f", maxCov, maxEta)
