@@ -1095,3 +1095,49 @@ func SmoothToApproxDPImproved(c SmoothRDPCurve, delta float64) (eps, alpha float
 	}
 	return EpsilonFromRDP(orders, rdp, delta, ConversionImproved)
 }
+
+// SmoothSubsampleSRDP is the weak amplification by subsampling of SRDP
+// (Lemma 2) in the spec's derived form [D — ours; the paper's statement is
+// unrecoverable and used by no table]: A is run on m indices drawn uniformly
+// with replacement from n, over a collection with inverse point-wise
+// distance ω = 1/τ. For every threshold t ∈ {1..m},
+//
+//	ε̃'(α, η) = 2[ ε̃(α, (t−1)·min(2R, η) + mη/τ) + C(m,t)(τ/n)^t · ε̃(α, m·min(2R, η)) ]
+//
+// (Feldman et al. 2018 Lemma 25 with c = 1), valid when both conditional
+// divergences are ≤ 1/(α−1); the curve takes the minimum over the valid t
+// and is +Inf where no t is valid. base is A's SRDP curve on m points.
+func SmoothSubsampleSRDP(base SmoothSRDPCurve, n, m int, omega, radius float64) (SmoothSRDPCurve, error) {
+	if n < 1 || m < 1 || m > 10000 {
+		return SmoothSRDPCurve{}, fmt.Errorf("accounting: smoothdp: subsampling needs n ≥ 1 and 1 ≤ m ≤ 10000 (n=%d, m=%d)", n, m)
+	}
+	if !(omega > 0 && omega <= 1) {
+		return SmoothSRDPCurve{}, fmt.Errorf("accounting: smoothdp: ω = %v must be in (0, 1]", omega)
+	}
+	if err := smoothdpPos("R", radius); err != nil {
+		return SmoothSRDPCurve{}, err
+	}
+	tau := 1 / omega
+	lq := math.Log(math.Min(tau/float64(n), 1))
+	return SmoothSRDPCurve{Name: fmt.Sprintf("Lemma 2 [D] subsample m=%d of n=%d (ω=%g) of %s", m, n, omega, base.Name),
+		AlphaMin: base.AlphaMin, AlphaMax: base.AlphaMax, Pure: false,
+		F: func(a, eta float64) float64 {
+			d := math.Min(2*radius, eta)
+			far := base.At(a, float64(m)*d)
+			best := math.Inf(1)
+			lc := 0.0 // log C(m, t)
+			for t := 1; t <= m; t++ {
+				lc += math.Log(float64(m-t+1)) - math.Log(float64(t))
+				near := base.At(a, float64(t-1)*d+float64(m)*eta/tau)
+				if near > 1/(a-1) || far > 1/(a-1) {
+					continue
+				}
+				w := math.Exp(lc + float64(t)*lq)
+				if w > 1 {
+					w = 1
+				}
+				best = math.Min(best, 2*(near+w*far))
+			}
+			return best
+		}}, nil
+}

@@ -563,3 +563,28 @@ func TestSmoothDPTable2Conditions(t *testing.T) {
 		t.Errorf("PCA η at n = 100 ≤ 240: %v", eta)
 	}
 }
+
+// Lemma 2 [D]: finite, zero at η = 0, non-decreasing in η, +Inf when the
+// Lemma B condition fails everywhere.
+func TestSmoothDPSubsampleSRDP(t *testing.T) {
+	base := smoothdpOK(SmoothDPGDSRDP(50, 1, 1, 1))
+	s := smoothdpOK(SmoothSubsampleSRDP(base, 5000, 50, 1.0/5000, 1))
+	if v := s.At(2, 0); v != 0 {
+		t.Errorf("η = 0: %v", v)
+	}
+	prev := 0.0
+	for _, eta := range []float64{0.01, 0.1, 0.5, 1} {
+		v := s.At(2, eta)
+		if math.IsInf(v, 1) || v < prev {
+			t.Errorf("η = %g: %v (prev %v)", eta, v, prev)
+		}
+		prev = v
+	}
+	big := smoothdpOK(SmoothGaussianSRDP(100, 0.1))
+	if v := smoothdpOK(SmoothSubsampleSRDP(big, 100, 10, 0.01, 1)).At(2, 1); !math.IsInf(v, 1) {
+		t.Errorf("condition violated everywhere but got %v", v)
+	}
+	if _, err := SmoothSubsampleSRDP(base, 10, 0, 0.1, 1); err == nil {
+		t.Error("m = 0 accepted")
+	}
+}
