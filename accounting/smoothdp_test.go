@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"gonum.org/v1/gonum/mat"
 )
 
 const smoothdpDelta = 1e-5
@@ -586,5 +588,33 @@ func TestSmoothDPSubsampleSRDP(t *testing.T) {
 	}
 	if _, err := SmoothSubsampleSRDP(base, 10, 0, 0.1, 1); err == nil {
 		t.Error("m = 0 accepted")
+	}
+}
+
+// Lemma C: the multivariate Gaussian Rényi divergence reduces to the
+// Gaussian mechanism's RDP for equal isotropic covariances and matches the
+// 1-D CorrDP implementation for unequal variances.
+func TestSmoothDPGaussianRenyiMultivariate(t *testing.T) {
+	iso := mat.NewSymDense(3, []float64{4, 0, 0, 0, 4, 0, 0, 0, 4})
+	v, err := SmoothGaussianRenyi([]float64{1, 0, 0}, []float64{0, 0, 1}, iso, iso, 3)
+	if err != nil || smoothdpRel(v, 3*2/(2*4.0)) > 1e-12 {
+		t.Errorf("isotropic: %v (%v), want %v", v, err, 3*2/(2*4.0))
+	}
+	for _, c := range []struct{ a, m1, s1, m2, s2 float64 }{{2, 0, 1, 1, 1.5}, {5, 0.3, 2, -0.2, 2.5}, {1.5, 0, 1.2, 0, 1}} {
+		got, err := SmoothGaussianRenyi([]float64{c.m1}, []float64{c.m2}, mat.NewSymDense(1, []float64{c.s1 * c.s1}), mat.NewSymDense(1, []float64{c.s2 * c.s2}), c.a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := CorrDPGaussianRenyi(c.a, c.m1, c.s1, c.m2, c.s2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if smoothdpRel(got, want) > 1e-10 {
+			t.Errorf("1-D %+v: %v, CorrDP %v", c, got, want)
+		}
+	}
+	// Σ_α not positive definite ⇒ +Inf.
+	if v, _ := SmoothGaussianRenyi([]float64{0}, []float64{0}, mat.NewSymDense(1, []float64{4}), mat.NewSymDense(1, []float64{1}), 3); !math.IsInf(v, 1) {
+		t.Errorf("want +Inf, got %v", v)
 	}
 }
