@@ -967,7 +967,7 @@ func corrdpFigure(id, ref, title, ylabel string, spec CorrDPRealSpec, state func
 	metric := spec.Metric
 	return Figure{
 		ID: id, Paper: "corrdp", Title: strings.TrimPrefix(ref+": "+title, ": "), XLabel: "ε", YLabel: ylabel, LogX: true,
-		LogY:   metric != "accuracy",
+		LogY:   metric == "utility_gap",
 		Metric: metric, Plot: LinesSD, Datasets: spec.Files,
 		Cells: func(p Profile) ([]Cell, error) {
 			return corrdpCells(id, methods, tvModes, epsFor(p), repsFor(p)), nil
