@@ -42,11 +42,31 @@ type BCDPMeanSetting struct {
 	// BaselineProjected says whether the LDP baseline is projected in paper
 	// mode (false in the authors' Figure 3 script, true in Figure 4).
 	BaselineProjected bool
+	// Unprojected, if set, returns every method's raw server mean ν̄ (the
+	// quantity of the exact error formula, accounting.BCDPPredictedMSE).
+	Unprojected bool
 }
 
-// bcdpMechanism builds the mechanism and projection of a method ("BCDP" or
-// "LDP") in a setting.
+// BCDP mean-estimation methods beyond the paper's two ("BCDP" with ζ =
+// (1+q)/2 and "LDP" at min δ): Corollary 1's ζ = 1/2, and OUR ζ-opt
+// (accounting.BCDPZetaOptimal: ζ minimising the exact predicted error, a
+// public computation; not in the paper).
+const (
+	BCDPMethodZetaHalf = "BCDP ζ=1/2"
+	BCDPMethodZetaOpt  = "BCDP ζ-opt (ours)"
+)
+
+// bcdpMechanism builds the mechanism and projection of a method in a
+// setting.
 func bcdpMechanism(s BCDPMeanSetting, method string) (*mechanisms.BCDPMean, mechanisms.BCDPProjection, error) {
+	m, p, err := bcdpMechanismProj(s, method)
+	if s.Unprojected {
+		p = mechanisms.BCDPProjectNone
+	}
+	return m, p, err
+}
+
+func bcdpMechanismProj(s BCDPMeanSetting, method string) (*mechanisms.BCDPMean, mechanisms.BCDPProjection, error) {
 	paper := s.Mode == BCDPModePaper
 	if !paper && s.Mode != BCDPModeUnbiased {
 		return nil, 0, fmt.Errorf("bcdp: unknown mode %q (want %q or %q)", s.Mode, BCDPModePaper, BCDPModeUnbiased)
@@ -64,6 +84,20 @@ func bcdpMechanism(s BCDPMeanSetting, method string) (*mechanisms.BCDPMean, mech
 		}
 		m, err := mechanisms.NewBCDPMean(a.C, o)
 		return m, proj, err
+	case BCDPMethodZetaHalf:
+		a, err := accounting.BCDPAllocate(s.Delta, s.Eps, s.Q, accounting.BCDPZetaCorollary1)
+		if err != nil {
+			return nil, 0, err
+		}
+		m, err := mechanisms.NewBCDPMean(a.C, o)
+		return m, proj, err
+	case BCDPMethodZetaOpt:
+		a, _, err := accounting.BCDPZetaOptimal(s.Delta, s.Eps, s.Q, s.N, 200, accounting.BCDPMSEOptions{PaperConstant: paper})
+		if err != nil {
+			return nil, 0, err
+		}
+		m, err := mechanisms.NewBCDPMean(a.C, o)
+		return m, proj, err
 	case "LDP":
 		u, err := accounting.BCDPUniformAllocation(s.Delta, s.Eps)
 		if err != nil {
@@ -75,7 +109,7 @@ func bcdpMechanism(s BCDPMeanSetting, method string) (*mechanisms.BCDPMean, mech
 		m, err := mechanisms.NewBCDPBaseline(len(s.Delta), u.DeltaTilde[0], o)
 		return m, proj, err
 	}
-	return nil, 0, fmt.Errorf("bcdp: unknown method %q (want BCDP or LDP)", method)
+	return nil, 0, fmt.Errorf("bcdp: unknown method %q (want BCDP, LDP, %q or %q)", method, BCDPMethodZetaHalf, BCDPMethodZetaOpt)
 }
 
 // bcdpDrawRecord draws one ±1 record from prior (60) into x.

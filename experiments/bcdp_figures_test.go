@@ -5,6 +5,8 @@ import (
 	"math"
 	"sort"
 	"testing"
+
+	"github.com/featuredp/featuredp/accounting"
 )
 
 // bcdpMedian returns the type-7 median of v.
@@ -184,6 +186,39 @@ func TestBCDPPairedProjection(t *testing.T) {
 			if b > l*(1+1e-9) || (mode == BCDPModeUnbiased && math.Abs(b-l) > 1e-9*l) {
 				t.Errorf("%s trial %d: BCDP %v vs LDP %v", mode, r, b, l)
 			}
+		}
+	}
+}
+
+// C11 at the experiment level: the unprojected Figure 3 error matches the
+// exact §2.4 formula (mean over trials within 4 s.e.), for the heuristic ζ,
+// ζ = 1/2, ζ-opt and the baseline.
+func TestBCDPUnprojectedMatchesPrediction(t *testing.T) {
+	if testing.Short() {
+		t.Skip("Monte Carlo")
+	}
+	const trials = 80
+	q := 0.34
+	for _, meth := range []string{"BCDP", BCDPMethodZetaHalf, BCDPMethodZetaOpt, "LDP"} {
+		s := BCDPFig3Setting(BCDPModeUnbiased, q)
+		s.Unprojected = true
+		s.N = 2000
+		var sum, sum2 float64
+		for r := 0; r < trials; r++ {
+			e, err := BCDPMeanTrial(context.Background(), s, meth, uint64(r), uint64(7000+r))
+			if err != nil {
+				t.Fatal(err)
+			}
+			sum += e
+			sum2 += e * e
+		}
+		mean := sum / trials
+		se := math.Sqrt((sum2/trials - mean*mean) / trials)
+		m, _, _ := bcdpMechanism(s, meth)
+		c, _ := m.Sorted()
+		pred, _, _ := accounting.BCDPPredictedMSE(c, s.N, accounting.BCDPMSEOptions{})
+		if math.Abs(mean-pred) > 4*se {
+			t.Errorf("%s: MC %v ± %v, predicted %v", meth, mean, se, pred)
 		}
 	}
 }
