@@ -1044,7 +1044,11 @@ func corrdpBatchNote(spec CorrDPRealSpec) string {
 	if spec.Adam {
 		opt = "Adam (plain SGD at this step does not leave the majority rule in T steps; optimizer unspecified by the paper)"
 	}
-	return fmt.Sprintf(", %s with batch %d (shuffled epochs), global-norm clip %g before noise, MLP %d Softplus hidden units, PyTorch-default init", opt, spec.Batch, spec.Clip, spec.Hidden)
+	batch := fmt.Sprintf("batch %d (shuffled epochs)", spec.Batch)
+	if strings.HasPrefix(spec.Name, "medical") {
+		batch = "full batch (all 1,000 rows)"
+	}
+	return fmt.Sprintf(", %s with %s, global-norm clip %g before noise, MLP %d Softplus hidden units, PyTorch-default init", opt, batch, spec.Clip, spec.Hidden)
 }
 
 func corrdpRealPaperValues(spec CorrDPRealSpec) []PaperValue {
