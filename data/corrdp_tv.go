@@ -844,3 +844,36 @@ func CorrDPEstimateTV(df dataframe.DataFrame, schema Schema, opts CorrDPTVOption
 	rep.Notes = "N-one: discrete u → plug-in (discrete S) + product-grid histogram (continuous S); continuous u → multinomial LR at min/max (discrete S) + Gaussian eq. (22) (continuous S); TV = min{sum, 1}"
 	return rep, nil
 }
+
+// CorrDPTVTilde turns a TV report into the upper-confidence weights of
+// Def. 4.3: TV~(i) = min{1, TV^(i) + 2·c2·√(log(mU/δ))/n^γ}, with mU the
+// number of insensitive features, n = report.N and γ the estimator's rate
+// (CorrDPTVFeature.Gamma); with independenceCheck, features with
+// TV^ ≤ c2·√(log(mU/δ))/n^γ get 0 (the pre-check of Thm. 4.4). For the
+// public-data variant (Remark 4.5) estimate the report on a public sample
+// of size ñ from the same covariate law: n is then ñ and the guarantee
+// does not spend the private data. With the in-sample report, CorrDP-SGD is
+// (ε, 2δ)-CorrDP (Lemma A.1).
+func CorrDPTVTilde(report *CorrDPTVReport, c2, delta float64, independenceCheck bool) (map[string]float64, error) {
+	if report == nil || len(report.Features) == 0 || report.N < 1 {
+		return nil, errors.New("data: CorrDPTVTilde: empty report")
+	}
+	if math.IsNaN(c2) || c2 < 0 || math.IsInf(c2, 0) || !(delta > 0 && delta < 1) {
+		return nil, fmt.Errorf("data: CorrDPTVTilde: c2 = %v, δ = %v", c2, delta)
+	}
+	mU := float64(len(report.Features))
+	out := map[string]float64{}
+	for _, f := range report.Features {
+		if !(f.Gamma > 0) {
+			return nil, fmt.Errorf("data: CorrDPTVTilde: feature %q has rate γ = %v", f.Name, f.Gamma)
+		}
+		term := 2 * c2 * math.Sqrt(math.Log(mU/delta)) / math.Pow(float64(report.N), f.Gamma)
+		switch {
+		case independenceCheck && f.TV <= term/2:
+			out[f.Name] = 0
+		default:
+			out[f.Name] = math.Min(1, f.TV+term)
+		}
+	}
+	return out, nil
+}

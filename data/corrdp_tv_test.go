@@ -1,6 +1,7 @@
 package data
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -323,4 +324,38 @@ func TestCorrDPEstimateTV(t *testing.T) {
 	if _, err := CorrDPEstimateTV(df.Select([]string{"age", "y"}), bad, CorrDPTVOptions{}); err == nil {
 		t.Error("no insensitive feature accepted")
 	}
+}
+
+func TestCorrDPTVTilde(t *testing.T) {
+	rep := &CorrDPTVReport{N: 10000, Features: []CorrDPTVFeature{{Name: "a", TV: 0.5, Gamma: 0.5}, {Name: "b", TV: 0.01, Gamma: 0.5}, {Name: "c", TV: 0.9, Gamma: 1.0 / 3}}}
+	got, err := CorrDPTVTilde(rep, 1, 1e-5, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	term := 2 * math.Sqrt(math.Log(3/1e-5)) / 100
+	if math.Abs(got["a"]-(0.5+term)) > 1e-12 || got["b"] != 0 || got["c"] != 1 {
+		t.Errorf("TV~ = %v (term %v)", got, term)
+	}
+	if _, err := CorrDPTVTilde(nil, 1, 1e-5, false); err == nil {
+		t.Error("nil report accepted")
+	}
+}
+
+func ExampleCorrDPEstimateTV() {
+	r := rand.New(rand.NewPCG(1, 2))
+	df := corrdpStandIn(2000, r)
+	schema := Schema{Columns: []Column{
+		{Name: "gender", Role: Public, Kind: Categorical},
+		{Name: "rel", Role: Sensitive, Kind: Categorical},
+		{Name: "age", Role: Sensitive},
+		{Name: "race", Role: Ignore}, {Name: "w", Role: Ignore},
+		{Name: "y", Role: Label, Kind: Categorical},
+	}}
+	rep, err := CorrDPEstimateTV(df, schema, CorrDPTVOptions{})
+	if err != nil {
+		panic(err)
+	}
+	f := rep.Features[0]
+	fmt.Printf("%s: TV_disc %.2f, TV^ %.2f\n", f.Name, f.TVDisc, f.TV)
+	// Output: gender: TV_disc 0.60, TV^ 0.65
 }
