@@ -40,6 +40,9 @@ func NewBCDPLeastSquares(c []float64, o BCDPMeanOptions) (*BCDPLeastSquares, err
 	}
 	half := make([]float64, len(c))
 	for i, v := range c {
+		if !(v > 0) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("mechanisms: BCDP least squares: c[%d] = %v must be finite and > 0 (a zero level leaves its coordinate without an estimate)", i, v)
+		}
 		half[i] = v / 2
 	}
 	m, err := NewBCDPMean(half, o)

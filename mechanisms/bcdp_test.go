@@ -412,6 +412,9 @@ func TestBCDPLeastSquares(t *testing.T) {
 	if _, err := NewBCDPLeastSquares([]float64{1}, BCDPMeanOptions{}); err == nil {
 		t.Error("d = 1 accepted")
 	}
+	if _, err := NewBCDPLeastSquares([]float64{0, 1, 1}, BCDPMeanOptions{}); err == nil {
+		t.Error("zero level accepted")
+	}
 }
 
 // bcdpMixtureDomain returns {−1,+1}^d and the prior (60) with parameter q.
