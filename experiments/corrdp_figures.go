@@ -70,6 +70,15 @@ func corrdpCached(key string, f func() (any, error)) (any, error) {
 	}
 	corrdpCacheMu.Unlock()
 	e.once.Do(func() { e.v, e.err = f() })
+	if e.err != nil {
+		// Do not keep failures (e.g. a cancelled context): the next call
+		// retries.
+		corrdpCacheMu.Lock()
+		if corrdpCache[key] == e {
+			delete(corrdpCache, key)
+		}
+		corrdpCacheMu.Unlock()
+	}
 	return e.v, e.err
 }
 
@@ -898,6 +907,33 @@ func corrdpRealStateCached(ctx context.Context, spec CorrDPRealSpec, env Env) (*
 	return v.(*corrdpRealState), nil
 }
 
+// metric trains one noisy method and returns its metric. Runs whose
+// per-feature variance weights coincide (e.g. CorrDP with every TV~ = 1
+// and Standard) are bit-identical under common random numbers (check C19),
+// so they are computed once per (weights, ε, seed, T) and shared.
+func (s *corrdpRealState) metric(ctx context.Context, method string, eps float64, tv []float64, steps int, seed uint64) (float64, error) {
+	meth, ok := corrdpMethod(method)
+	if !ok {
+		return 0, fmt.Errorf("unknown method %q", method)
+	}
+	w, err := accounting.CorrDPNoiseWeights(meth, s.prep.Sensitive, tv, false)
+	if err != nil {
+		return 0, err
+	}
+	key := fmt.Sprintf("run|%p|%v|%d|%d|%v", s, eps, seed, steps, w)
+	v, err := corrdpCached(key, func() (any, error) {
+		th, err := s.prep.Train(ctx, method, eps, s.c, tv, steps, seed)
+		if err != nil {
+			return nil, err
+		}
+		return s.prep.Metric(th), nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	return v.(float64), nil
+}
+
 // nonPrivate returns the NonPrivate metric for a seed (deterministic for
 // GLMs: full batch from 0; NN: the seed's init and batches).
 func (s *corrdpRealState) nonPrivate(ctx context.Context, steps int, seed uint64) (float64, error) {
@@ -1006,11 +1042,9 @@ func corrdpFigure(id, ref, title, ylabel string, spec CorrDPRealSpec, state func
 				if cfg.TVMode != "" {
 					extra["tv_mode"] = cfg.TVMode
 				}
-				th, err := st.prep.Train(ctx, corrdpBaseMethod(c.Method), c.X, st.c, tv, steps, c.Seed)
-				if err != nil {
+				if v, err = st.metric(ctx, corrdpBaseMethod(c.Method), c.X, tv, steps, c.Seed); err != nil {
 					return nil, err
 				}
-				v = st.prep.Metric(th)
 				if metric == "mse_gap" {
 					np, err := st.nonPrivate(ctx, steps, c.Seed)
 					if err != nil {
