@@ -291,7 +291,8 @@ var bcdpFig4Dims = []float64{5, 10, 15, 20, 30, 40, 50, 60, 75, 90, 120}
 const bcdpModeNote = "Two modes (column `mode`): `paper` = the authors' scripts (printed Duchi constant, which is 2× the " +
 	"unbiased one so every estimate is centred on 2x̄ and every variance is 4× larger; each round's mean projected onto the ℓ2 ball " +
 	"of radius √D_k and the estimate onto radius √d); `unbiased` = corrected constant, both methods clipped to [−1,1]^d (spec §6.1). " +
-	"Data: ±1 records from prior (60), fresh per trial and shared by both methods and modes. ζ = (1+q)/2 (paper heuristic). " +
+	"Data: ±1 records from prior (60), fresh per trial and shared by both methods and modes (the authors' scripts draw the data once, " +
+	"with seed 0; for ±1 data the Duchi variance does not depend on the data, spec §3.3). ζ = (1+q)/2 (paper heuristic). " +
 	"Error: squared ℓ2 distance to the users' empirical mean; median with 25–75% band over trials (type-7 quantiles)."
 
 func init() {
