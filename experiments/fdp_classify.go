@@ -17,15 +17,27 @@ import (
 )
 
 // FDPClassProblem is a feature-DP classification problem: training and test
-// rows, the public columns (Ψ keeps them and the label), and the padded
-// public view g(Ψ(X)) of the training rows (fdp.md §3.2).
+// rows (features standardised with public constants), the public columns (Ψ
+// keeps them and the label), and two public views of the training rows:
+// Padded = g(Ψ(X)), the private columns filled with N(0, 1) draws (the
+// paper's Gaussian padding, fdp.md §3.2), and Masked, the private columns
+// set to 0 = their public mean after standardisation (mean imputation, the
+// zero masking the paper uses for Criteo, §3.3).
 type FDPClassProblem struct {
-	Name        string
-	Train, Test *models.Data
-	Public      []int
-	Padded      *models.Data
-	Classes     int
+	Name           string
+	Train, Test    *models.Data
+	Public         []int
+	Padded, Masked *models.Data
+	Classes        int
 }
+
+// Public surrogates of FDPClassConfig.Surrogate.
+const (
+	// FDPSurrogateGaussian is the paper's Gaussian padding (default).
+	FDPSurrogateGaussian = "gaussian"
+	// FDPSurrogateMean sets the private columns to their public mean [ext].
+	FDPSurrogateMean = "mean"
+)
 
 // NewFDPClassProblem pads the training rows (Gaussian padding of the
 // private columns, fdp.md §3.2) with a stream derived from seed.
@@ -37,7 +49,11 @@ func NewFDPClassProblem(name string, train, test *models.Data, public []int, cla
 	if err != nil {
 		return nil, fmt.Errorf("experiments: FDPClassProblem %s: %w", name, err)
 	}
-	return &FDPClassProblem{Name: name, Train: train, Test: test, Public: public, Padded: pad, Classes: classes}, nil
+	masked, err := models.FDPZeroMasking(train, public)
+	if err != nil {
+		return nil, fmt.Errorf("experiments: FDPClassProblem %s: %w", name, err)
+	}
+	return &FDPClassProblem{Name: name, Train: train, Test: test, Public: public, Padded: pad, Masked: masked, Classes: classes}, nil
 }
 
 // FDPClassConfig are the training settings of E3 (fdp.md §3.2, §4.3): the
@@ -53,6 +69,9 @@ type FDPClassConfig struct {
 	LR, Momentum  float64
 	PretrainEpoch float64 // public pre-training epochs (FDP-DPSGD, FDP-Alg1)
 	Delta         float64
+	// Surrogate selects the public view: FDPSurrogateGaussian ("" too) or
+	// FDPSurrogateMean.
+	Surrogate string
 }
 
 // FDPDefaultClassConfig returns the E3 defaults: hidden 128, q = 1/16,
@@ -85,7 +104,15 @@ func FDPClassRun(ctx context.Context, p *FDPClassProblem, method mechanisms.FDPM
 	m := cfg.Rate * float64(p.Train.N)
 	pre := int(math.Round(cfg.PretrainEpoch * float64(p.Train.N) / math.Max(1, math.Round(m))))
 	opt := mechanisms.Momentum{LR: cfg.LR, Beta: cfg.Momentum}
-	s := mechanisms.FDPSetup{Model: mlp, Data: p.Train, PubData: p.Padded, Rate: cfg.Rate, Multiplier: cfg.Multiplier,
+	pub := p.Padded
+	switch cfg.Surrogate {
+	case "", FDPSurrogateGaussian:
+	case FDPSurrogateMean:
+		pub = p.Masked
+	default:
+		return 0, 0, fmt.Errorf("experiments: FDPClassRun: unknown surrogate %q", cfg.Surrogate)
+	}
+	s := mechanisms.FDPSetup{Model: mlp, Data: p.Train, PubData: pub, Rate: cfg.Rate, Multiplier: cfg.Multiplier,
 		Clip: cfg.Clip, DPClip: cfg.DPClip, Steps: steps, Alpha: cfg.Alpha, Optimizer: opt, Seed: seed}
 	switch method {
 	case mechanisms.FDPDPSGD, mechanisms.FDPAlg1, mechanisms.FDPSingleBatch:
@@ -123,12 +150,16 @@ func fdpCached(key string, f func() (any, error)) (any, error) {
 }
 
 // FDPPurchaseProblem returns the Purchase-like E3 problem with n rows (80/20
-// split), public columns 0..99 and the label; data and padding from fixed
-// seeds, so every call with the same n returns the same (cached) problem.
-func FDPPurchaseProblem(n int) (*FDPClassProblem, error) {
-	v, err := fdpCached(fmt.Sprintf("purchase/%d", n), func() (any, error) {
+// split), k classes (0: the paper's 100), public columns 0..99 and the
+// label; data and padding from fixed seeds, so every call with the same
+// (n, k) returns the same (cached) problem.
+func FDPPurchaseProblem(n, k int) (*FDPClassProblem, error) {
+	if k == 0 {
+		k = 100
+	}
+	v, err := fdpCached(fmt.Sprintf("purchase/%d/%d", n, k), func() (any, error) {
 		rng := mechanisms.NewStreams(20250101).Rand("fdp-purchase-like")
-		d, err := data.FDPPurchaseLike(data.FDPPurchaseOptions{N: n}, rng)
+		d, err := data.FDPPurchaseLike(data.FDPPurchaseOptions{N: n, K: k}, rng)
 		if err != nil {
 			return nil, err
 		}
@@ -136,11 +167,16 @@ func FDPPurchaseProblem(n int) (*FDPClassProblem, error) {
 		if err != nil {
 			return nil, err
 		}
+		// The paper describes Purchase100's features as real valued; the N(0, 1)
+		// padding only matches standardised features. Standardise with the
+		// generator's global Bernoulli mean 1/9 (Beta(0.5, 4)), a public constant.
+		fdpStandardize(train, 1.0/9, math.Sqrt(1.0/9*8.0/9))
+		fdpStandardize(test, 1.0/9, math.Sqrt(1.0/9*8.0/9))
 		public := make([]int, 100)
 		for j := range public {
 			public[j] = j
 		}
-		return NewFDPClassProblem("purchase-like", train, test, public, 100, 1)
+		return NewFDPClassProblem("purchase-like", train, test, public, k, 1)
 	})
 	if err != nil {
 		return nil, err
@@ -179,10 +215,75 @@ func FDPFashionProblem(dataDir string, nTrain, nTest int) (*FDPClassProblem, err
 		if err != nil {
 			return nil, err
 		}
+		// Standardise with the published Fashion-MNIST pixel mean and sd
+		// (0.2860, 0.3530; public constants) so that the N(0, 1) padding has
+		// the scale of the data.
+		fdpStandardize(train, 0.2860, 0.3530)
+		fdpStandardize(test, 0.2860, 0.3530)
 		return NewFDPClassProblem("fashion-mnist", train, test, public, 10, 2)
 	})
 	if err != nil {
 		return nil, err
 	}
 	return v.(*FDPClassProblem), nil
+}
+
+// FDPTuneClassConfig picks the public surrogate (Gaussian padding or mean
+// imputation) and α ∈ alphas for FDP-Alg1, and the DP clip ∈ clips
+// for DP / FDP-DPSGD (fdp.md §4.3 E3: α ∈ {1, 3, 10, 30, 100}, DP clip ∈
+// {0.01, 0.1, 1}) by validation accuracy at ε = tuneEps: the training rows
+// are split 80/20 into a tuning-training and a validation part; the test
+// rows are never used. The result is cached per (problem, grid, ε).
+func FDPTuneClassConfig(ctx context.Context, p *FDPClassProblem, base FDPClassConfig, alphas, clips []float64, tuneEps float64) (FDPClassConfig, error) {
+	key := fmt.Sprintf("tune/%s/%d/%d/%v/%v/%g/%d", p.Name, p.Train.N, p.Classes, alphas, clips, tuneEps, base.Hidden)
+	v, err := fdpCached(key, func() (any, error) {
+		rng := rand.New(rand.NewPCG(99, uint64(p.Train.N)))
+		tr, val, err := data.FDPSplit(p.Train, p.Train.N/5, rng)
+		if err != nil {
+			return nil, err
+		}
+		tp, err := NewFDPClassProblem(p.Name+"/tune", tr, val, p.Public, p.Classes, 3)
+		if err != nil {
+			return nil, err
+		}
+		cfg := base
+		best := -1.0
+		for _, sur := range []string{FDPSurrogateGaussian, FDPSurrogateMean} {
+			for _, a := range alphas {
+				c := base
+				c.Alpha, c.Surrogate = a, sur
+				acc, _, err := FDPClassRun(ctx, tp, mechanisms.FDPAlg1, tuneEps, c, 777)
+				if err != nil {
+					return nil, err
+				}
+				if acc > best {
+					best, cfg.Alpha, cfg.Surrogate = acc, a, sur
+				}
+			}
+		}
+		best = -1
+		for _, cl := range clips {
+			c := base
+			c.DPClip = cl
+			acc, _, err := FDPClassRun(ctx, tp, mechanisms.FDPDP, tuneEps, c, 777)
+			if err != nil {
+				return nil, err
+			}
+			if acc > best {
+				best, cfg.DPClip = acc, cl
+			}
+		}
+		return cfg, nil
+	})
+	if err != nil {
+		return FDPClassConfig{}, err
+	}
+	return v.(FDPClassConfig), nil
+}
+
+// fdpStandardize maps every feature value x to (x − mean)/sd in place.
+func fdpStandardize(d *models.Data, mean, sd float64) {
+	for i, v := range d.X {
+		d.X[i] = (v - mean) / sd
+	}
 }
