@@ -195,6 +195,14 @@ func TestCorrDPAdult(t *testing.T) {
 		t.Skip("long")
 	}
 	dir := corrdpDataDir(t, "adult.data", "adult.test")
+	ds, err := data.LoadAdult(data.Options{Dir: dir, Offline: true, Deduplicate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ds.RawRows != 48842 || ds.RawRows-ds.DroppedMissing != 45222 || ds.Frame.Nrow() != 45175 {
+		t.Errorf("Adult rows: raw %d, after \"?\" %d, after dedup %d; want 48,842 / 45,222 / 45,175",
+			ds.RawRows, ds.RawRows-ds.DroppedMissing, ds.Frame.Nrow())
+	}
 	p, err := NewCorrDPRealPrep(CorrDPRealSpecs["adult"], dir)
 	if err != nil {
 		t.Fatal(err)
@@ -269,5 +277,39 @@ func TestCorrDPCredit(t *testing.T) {
 	}
 	if len(p.Encoded.FeatureNames) != 23 || u != 4 || p.Data.N != 30000 {
 		t.Errorf("Credit: %d raw features, %d insensitive, n = %d", len(p.Encoded.FeatureNames), u, p.Data.N)
+	}
+}
+
+// BenchmarkCorrDPSyntheticRun is one Fig. 1a cell: 4000 full-batch GD
+// steps on the sufficient statistics (m = 100) with CorrDP noise.
+func BenchmarkCorrDPSyntheticRun(b *testing.B) {
+	p, err := NewCorrDPSyntheticPrep(CorrDPSyntheticDefaults(10), 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, _, err := p.Run(context.Background(), CorrDPMethodCorrDP, 1, 1, uint64(i)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkCorrDPAdultSteps is 100 full-batch logistic GD steps on Adult
+// (45,175 × 31) with Standard noise; the paper's T is 5000.
+func BenchmarkCorrDPAdultSteps(b *testing.B) {
+	dir := os.Getenv(data.EnvDataDir)
+	if dir == "" {
+		b.Skip("FEATUREDP_DATA not set")
+	}
+	p, err := NewCorrDPRealPrep(CorrDPRealSpecs["adult"], dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := p.Train(context.Background(), CorrDPMethodStandard, 1, 0.01, nil, 100, uint64(i)); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
