@@ -65,6 +65,7 @@ func init() {
 		Title:  "FDP accounting: Table I, Purchase and Criteo ε grids",
 		XLabel: "epochs",
 		YLabel: "ε",
+		LogX:   true,
 		LogY:   true,
 		Metric: "epsilon",
 		Plot:   LinesSD,
