@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sync"
 )
 
 // FDPLossPart selects which part of the label-DP split of the softmax loss
@@ -249,6 +250,9 @@ func (m *FDPLabelSoftmax) Evaluate(theta []float64, data *Data) Metrics {
 type FDPDiff struct {
 	Full, Pub Model
 	PubData   *Data
+
+	mu   sync.Mutex
+	memo *fdpDiffMemo // last MLP norm pass, reused by WeightedGradSum
 }
 
 // NewFDPDiff validates and returns the difference model. Errors: nil
@@ -341,6 +345,22 @@ func (m *FDPDiff) GradSum(theta []float64, data *Data, idx []int, out []float64)
 func (m *FDPDiff) WeightedGradSum(theta []float64, data *Data, idx []int, w []float64, out []float64) {
 	m.checkRows("WeightedGradSum", data)
 	checkLen("FDPDiff.WeightedGradSum", "w", len(w), numRows(data, idx))
+	if f, p, ok := m.mlpPair(); ok {
+		m.mu.Lock()
+		memo := m.memo
+		m.memo = nil
+		m.mu.Unlock()
+		if memo.matches(theta, idx) {
+			checkLen("FDPDiff.WeightedGradSum", "out", len(out), f.NumParams())
+			fdpDiffWeightedSum(f, p, data, m.PubData, idx, w, out, memo)
+			m.mu.Lock()
+			if m.memo == nil {
+				m.memo = memo
+			}
+			m.mu.Unlock()
+			return
+		}
+	}
 	neg := make([]float64, len(w))
 	for k, v := range w {
 		neg[k] = -v
@@ -367,12 +387,20 @@ func (m *FDPDiff) PerExampleGradNorms(theta []float64, data *Data, idx []int, ou
 	m.checkRows("PerExampleGradNorms", data)
 	n := numRows(data, idx)
 	checkLen("FDPDiff.PerExampleGradNorms", "out", len(out), n)
-	f, ok1 := m.Full.(*MLP)
-	p, ok2 := m.Pub.(*MLP)
-	if ok1 && ok2 && f.D == p.D && f.H == p.H && f.K == p.K {
+	if f, p, ok := m.mlpPair(); ok {
 		checkModel("FDPDiff", "PerExampleGradNorms", theta, f.NumParams(), data, f.D)
 		checkData("FDPDiff.PerExampleGradNorms", m.PubData, p.D)
-		fdpDiffNorms(f, p, theta, data, m.PubData, idx, out)
+		m.mu.Lock()
+		memo := m.memo
+		m.memo = nil
+		m.mu.Unlock()
+		if memo == nil {
+			memo = &fdpDiffMemo{}
+		}
+		fdpDiffNorms(f, p, theta, data, m.PubData, idx, out, memo)
+		m.mu.Lock()
+		m.memo = memo
+		m.mu.Unlock()
 		return
 	}
 	if f, ok := m.Full.(*FDPEmbedLogistic); ok {
@@ -399,6 +427,16 @@ func (m *FDPDiff) PerExampleGradNorms(theta []float64, data *Data, idx []int, ou
 			out[start+r] = math.Sqrt(sumSq(g[r*np : (r+1)*np]))
 		}
 	}
+}
+
+// mlpPair returns Full and Pub as MLPs of the same shape, if they are.
+func (m *FDPDiff) mlpPair() (*MLP, *MLP, bool) {
+	f, ok1 := m.Full.(*MLP)
+	p, ok2 := m.Pub.(*MLP)
+	if ok1 && ok2 && f.D == p.D && f.H == p.H && f.K == p.K {
+		return f, p, true
+	}
+	return nil, nil, false
 }
 
 // FDPGaussianPadding builds the padded public surrogate input of the

@@ -180,17 +180,32 @@ func (m *MLP) fdpGradNorms(theta []float64, data *Data, idx []int, out []float64
 //	‖δxᵀ − δ'x'ᵀ‖²_F = ‖δ‖²‖x‖² + ‖δ'‖²‖x'‖² − 2(δ·δ')(x·x'),
 //
 // and the bias adds ‖δ − δ'‖².
-func fdpDiffNorms(m, pub *MLP, theta []float64, data, pubData *Data, idx []int, out []float64) {
+//
+// If memo is non-nil it receives the back-propagated errors and hidden
+// activations of both passes, so that a following weighted sum at the same
+// θ and rows (the engine's ghost clipping) need not run the passes again.
+func fdpDiffNorms(m, pub *MLP, theta []float64, data, pubData *Data, idx []int, out []float64, memo *fdpDiffMemo) {
 	n := numRows(data, idx)
 	d, hh, kk := m.D, m.H, m.K
 	c := min(n, fdpChunk)
 	bt, bp := m.fdpGetBatch(c), pub.fdpGetBatch(c)
 	defer fdpBatchPool.Put(bt)
 	defer fdpBatchPool.Put(bp)
+	if memo != nil {
+		memo.reset(theta, idx, n, hh, kk)
+	}
 	for start := 0; start < n; start += fdpChunk {
 		b := min(fdpChunk, n-start)
 		m.fdpPass(theta, data, idx, start, b, bt, true)
 		pub.fdpPass(theta, pubData, idx, start, b, bp, true)
+		if memo != nil {
+			copy(memo.d1[start*hh:], bt.d1[:b*hh])
+			copy(memo.d1p[start*hh:], bp.d1[:b*hh])
+			copy(memo.h[start*hh:], bt.h[:b*hh])
+			copy(memo.hp[start*hh:], bp.h[:b*hh])
+			copy(memo.o[start*kk:], bt.o[:b*kk])
+			copy(memo.op[start*kk:], bp.o[:b*kk])
+		}
 		for r := 0; r < b; r++ {
 			x, xp := bt.x[r*d:(r+1)*d], bp.x[r*d:(r+1)*d]
 			e1, e1p := bt.d1[r*hh:(r+1)*hh], bp.d1[r*hh:(r+1)*hh]
@@ -220,6 +235,77 @@ func (m *MLP) fdpForEachOutput(theta []float64, data *Data, idx []int, fn func(k
 		m.fdpPass(theta, data, idx, start, b, bt, false)
 		for r := 0; r < b; r++ {
 			fn(start+r, rowIndex(idx, start+r), bt.o[r*kk:(r+1)*kk])
+		}
+	}
+}
+
+// fdpDiffMemo keeps the per-row errors and hidden activations of the last
+// fdpDiffNorms call (θ and rows copied for an exact match test).
+type fdpDiffMemo struct {
+	theta                 []float64
+	idx                   []int
+	all                   bool // idx was nil
+	n                     int
+	d1, d1p, h, hp, o, op []float64
+}
+
+func (mm *fdpDiffMemo) reset(theta []float64, idx []int, n, hh, kk int) {
+	mm.theta = append(mm.theta[:0], theta...)
+	mm.idx = append(mm.idx[:0], idx...)
+	mm.all = idx == nil
+	mm.n = n
+	mm.d1, mm.d1p = fdpGrow(mm.d1, n*hh), fdpGrow(mm.d1p, n*hh)
+	mm.h, mm.hp = fdpGrow(mm.h, n*hh), fdpGrow(mm.hp, n*hh)
+	mm.o, mm.op = fdpGrow(mm.o, n*kk), fdpGrow(mm.op, n*kk)
+}
+
+// matches reports whether the memo was computed at exactly θ and rows idx.
+func (mm *fdpDiffMemo) matches(theta []float64, idx []int) bool {
+	if mm == nil || len(mm.theta) != len(theta) || mm.all != (idx == nil) || len(mm.idx) != len(idx) {
+		return false
+	}
+	for k, i := range idx {
+		if mm.idx[k] != i {
+			return false
+		}
+	}
+	for j, v := range theta {
+		if math.Float64bits(mm.theta[j]) != math.Float64bits(v) {
+			return false
+		}
+	}
+	return true
+}
+
+// fdpDiffWeightedSum adds Σ_k w_k (∇ℓ(θ; x_k) − ∇ℓ_pub(θ; x'_k)) into out from
+// the memo (same θ and rows as the fdpDiffNorms call that filled it).
+func fdpDiffWeightedSum(m, pub *MLP, data, pubData *Data, idx []int, w []float64, out []float64, mm *fdpDiffMemo) {
+	n := mm.n
+	hh, kk := m.H, m.K
+	c := min(n, fdpChunk)
+	bt := m.fdpGetBatch(c)
+	defer fdpBatchPool.Put(bt)
+	for pass := range 2 {
+		src, d1, h, o := data, mm.d1, mm.h, mm.o
+		sign := 1.0
+		if pass == 1 {
+			src, d1, h, o, sign = pubData, mm.d1p, mm.hp, mm.op, -1
+		}
+		for start := 0; start < n; start += fdpChunk {
+			b := min(fdpChunk, n-start)
+			bt.b = b
+			for r := 0; r < b; r++ {
+				copy(bt.x[r*m.D:(r+1)*m.D], src.Row(rowIndex(idx, start+r)))
+				wr := sign * w[start+r]
+				for j := range hh {
+					bt.d1[r*hh+j] = wr * d1[(start+r)*hh+j]
+				}
+				for j := range kk {
+					bt.o[r*kk+j] = wr * o[(start+r)*kk+j]
+				}
+			}
+			copy(bt.h[:b*hh], h[start*hh:(start+b)*hh])
+			m.fdpAccumulate(bt, out)
 		}
 	}
 }

@@ -295,3 +295,38 @@ func TestFDPEmbedLogistic(t *testing.T) {
 		t.Error("empty vocabulary accepted")
 	}
 }
+
+// The memo of FDPDiff is used only at exactly the same θ and rows.
+func TestFDPDiffMemoExactMatch(t *testing.T) {
+	data := fdpTestData(200, 5, 3, 4)
+	pad, _ := FDPGaussianPadding(data, []int{0, 1}, rand.New(rand.NewPCG(1, 1)))
+	mlp, _ := NewMLP(5, 4, 3, Tanh, HeadSoftmaxCE)
+	diff, _ := NewFDPDiff(mlp, mlp, pad)
+	th1 := make([]float64, mlp.NumParams())
+	mlp.Init(th1, rand.New(rand.NewPCG(2, 2)))
+	th2 := append([]float64(nil), th1...)
+	th2[3] += 1e-3
+	idx := []int{5, 9, 100, 150, 3}
+	w := []float64{0.3, 1, 0.5, 0.2, 0.9}
+	norms := make([]float64, len(idx))
+	fresh := func(theta []float64, rows []int) []float64 {
+		d2, _ := NewFDPDiff(mlp, mlp, pad)
+		out := make([]float64, mlp.NumParams())
+		d2.WeightedGradSum(theta, data, rows, w, out)
+		return out
+	}
+	for _, c := range []struct {
+		theta []float64
+		rows  []int
+	}{{th2, idx}, {th1, []int{5, 9, 100, 150, 4}}, {th1, idx}} {
+		diff.PerExampleGradNorms(th1, data, idx, norms)
+		got := make([]float64, mlp.NumParams())
+		diff.WeightedGradSum(c.theta, data, c.rows, w, got)
+		want := fresh(c.theta, c.rows)
+		for j := range got {
+			if math.Abs(got[j]-want[j]) > 1e-12 {
+				t.Fatalf("memo misuse at %d: %v vs %v", j, got[j], want[j])
+			}
+		}
+	}
+}
