@@ -1122,7 +1122,7 @@ func init() {
 	spec := CorrDPRealSpecs["adult"]
 	MustRegister(Figure{
 		ID: "corrdp-table2", Paper: "corrdp",
-		Title:  "Table 2: Adult TV noise scales — paper vs our estimates (x: 1 race, 2 gender, 3 workclass, 4 fnlwgt)",
+		Title:  "Table 2: Adult TV noise scales, paper vs estimates",
 		XLabel: "insensitive feature (1 race, 2 gender, 3 workclass, 4 fnlwgt)", YLabel: "TV (relative noise variance)",
 		Metric: "tv", Plot: GroupedBars, Datasets: spec.Files,
 		Cells: func(Profile) ([]Cell, error) {
