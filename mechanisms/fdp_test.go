@@ -243,7 +243,7 @@ func TestFDPThm6Bound(t *testing.T) {
 	full, _ := models.NewFDPLabelSoftmax(d, k, models.FDPFull)
 	pub, _ := models.NewFDPLabelSoftmax(d, k, models.FDPPublic)
 	// L* over the ball by long projected full-batch GD.
-	opt, err := Train(context.Background(), Config{Model: full, Data: data, Steps: 20000, Optimizer: SGD{LR: 2}, ProjectRadius: radius})
+	opt, err := Train(context.Background(), Config{Model: full, Data: data, Steps: 4000, Optimizer: Momentum{LR: 1, Beta: 0.9}, ProjectRadius: radius})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,6 +264,34 @@ func TestFDPThm6Bound(t *testing.T) {
 	bound := (radius*radius/c + c*2 + c*dim*sigma*sigma) * (2 + math.Log(T)) / math.Sqrt(T)
 	if !(mean >= -1e-9 && mean <= bound) {
 		t.Errorf("A11: mean excess risk %v, bound %v", mean, bound)
+	}
+
+	// Strongly convex form: L2 λ in ℓ (and in ℓ_pub, which reads no private
+	// data), η_t = 1/(λt); bound 17(τ'² + dσ²)(1 + log T)/(λT) with
+	// τ' = √2 + λM on the ball.
+	const lam = 0.5
+	fullL2 := &models.FDPLabelSoftmax{D: d, K: k, Part: models.FDPFull, L2: lam}
+	pubL2 := &models.FDPLabelSoftmax{D: d, K: k, Part: models.FDPPublic, L2: lam}
+	opt, err = Train(context.Background(), Config{Model: fullL2, Data: data, Steps: 3000, Optimizer: Momentum{LR: 0.3, Beta: 0.9}, ProjectRadius: radius})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lstar = fullL2.Loss(opt.Theta, data, nil)
+	s.Model, s.PubModel = fullL2, pubL2
+	s.Optimizer, s.Schedule = SGD{LR: 1 / lam}, func(t int) float64 { return 1 / float64(t) }
+	mean = 0
+	for seed := range 10 {
+		s.Seed = uint64(seed)
+		res, err := FDPTrain(context.Background(), FDPAlg1, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mean += (fullL2.Loss(res.Theta, data, nil) - lstar) / 10
+	}
+	tau := math.Sqrt2 + lam*radius
+	bound = 17 * (tau*tau + dim*sigma*sigma) * (1 + math.Log(T)) / (lam * T)
+	if !(mean >= -1e-9 && mean <= bound) {
+		t.Errorf("A11 strongly convex: mean excess risk %v, bound %v", mean, bound)
 	}
 }
 

@@ -53,6 +53,11 @@ func (p FDPLossPart) String() string {
 type FDPLabelSoftmax struct {
 	D, K int
 	Part FDPLossPart
+	// L2 is λ ≥ 0: the Full and Public parts carry (λ/2)‖W‖²_F per example
+	// (it reads no private data, so it belongs to ℓ_pub and ℓ_priv is
+	// unchanged); the objective is then λ-strongly convex (Thm 6, second
+	// form). NewFDPLabelSoftmax sets 0.
+	L2 float64
 }
 
 // NewFDPLabelSoftmax returns the model, or an error if d ≤ 0, k < 2 or the
@@ -110,8 +115,24 @@ func (m *FDPLabelSoftmax) logits(theta, x, z []float64) {
 	}
 }
 
-// term computes the loss of row i and, into z, the output error δ with
-// ∇ = x δᵀ.
+// l2Term returns (λ/2)‖W‖² for the Full and Public parts (0 otherwise).
+func (m *FDPLabelSoftmax) l2Term(theta []float64) float64 {
+	if m.L2 == 0 || m.Part == FDPPrivate {
+		return 0
+	}
+	return 0.5 * m.L2 * sumSq(theta)
+}
+
+// addL2 adds c·λ·W into out for the Full and Public parts.
+func (m *FDPLabelSoftmax) addL2(theta, out []float64, c float64) {
+	if m.L2 == 0 || m.Part == FDPPrivate || c == 0 {
+		return
+	}
+	axpy(c*m.L2, theta, out)
+}
+
+// term computes the loss of row i (without the L2 term) and, into z, the
+// output error δ with ∇ = x δᵀ (+ λW).
 func (m *FDPLabelSoftmax) term(theta []float64, data *Data, i int, z []float64) float64 {
 	x := data.Row(i)
 	var c int
@@ -149,7 +170,7 @@ func (m *FDPLabelSoftmax) Loss(theta []float64, data *Data, idx []int) float64 {
 	for k := range n {
 		s += m.term(theta, data, rowIndex(idx, k), z)
 	}
-	return s / float64(n)
+	return s/float64(n) + m.l2Term(theta)
 }
 
 // GradSum adds Σ ∇ℓ_i into out.
@@ -173,6 +194,7 @@ func (m *FDPLabelSoftmax) WeightedGradSum(theta []float64, data *Data, idx []int
 		if w != nil {
 			wk = w[k]
 		}
+		m.addL2(theta, out, wk)
 		for j, v := range data.Row(i) {
 			if v != 0 {
 				a := wk * v
@@ -200,19 +222,35 @@ func (m *FDPLabelSoftmax) PerExampleGrads(theta []float64, data *Data, idx []int
 				g[j*m.K+c] = v * dc
 			}
 		}
+		m.addL2(theta, g, 1)
 	}
 }
 
-// PerExampleGradNorms writes ‖x_i‖·‖δ_i‖ (ghost norm).
+// PerExampleGradNorms writes ‖x_i δ_iᵀ (+ λW)‖ (ghost norm; with L2 > 0
+// ‖xδᵀ + λW‖² = ‖x‖²‖δ‖² + 2λ xᵀWδ + λ²‖W‖²).
 func (m *FDPLabelSoftmax) PerExampleGradNorms(theta []float64, data *Data, idx []int, out []float64) {
 	checkModel("FDPLabelSoftmax", "PerExampleGradNorms", theta, m.NumParams(), data, m.D)
 	n := numRows(data, idx)
 	checkLen("FDPLabelSoftmax.PerExampleGradNorms", "out", len(out), n)
 	z := make([]float64, m.K)
+	lam := m.L2
+	if m.Part == FDPPrivate {
+		lam = 0
+	}
+	ww := sumSq(theta)
 	for k := range n {
 		i := rowIndex(idx, k)
 		m.term(theta, data, i, z)
-		out[k] = math.Sqrt(sumSq(data.Row(i)) * sumSq(z))
+		x := data.Row(i)
+		ss := sumSq(x) * sumSq(z)
+		if lam != 0 {
+			var xwd float64
+			for j, v := range x {
+				xwd += v * dot(theta[j*m.K:(j+1)*m.K], z)
+			}
+			ss += 2*lam*xwd + lam*lam*ww
+		}
+		out[k] = math.Sqrt(math.Max(ss, 0))
 	}
 }
 

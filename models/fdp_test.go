@@ -330,3 +330,38 @@ func TestFDPDiffMemoExactMatch(t *testing.T) {
 		}
 	}
 }
+
+// The L2 term of FDPLabelSoftmax: gradients by finite differences and ghost
+// norms against materialised gradients; the private part ignores it.
+func TestFDPLabelSoftmaxL2(t *testing.T) {
+	data := fdpTestData(20, 3, 3, 8)
+	theta := make([]float64, 9)
+	rng := rand.New(rand.NewPCG(4, 4))
+	for j := range theta {
+		theta[j] = rng.NormFloat64()
+	}
+	for _, part := range []FDPLossPart{FDPFull, FDPPublic, FDPPrivate} {
+		m := &FDPLabelSoftmax{D: 3, K: 3, Part: part, L2: 0.7}
+		g := make([]float64, 9)
+		m.GradSum(theta, data, []int{2}, g)
+		for j := range theta {
+			tp := append([]float64(nil), theta...)
+			tm := append([]float64(nil), theta...)
+			tp[j] += 1e-6
+			tm[j] -= 1e-6
+			fd := (m.Loss(tp, data, []int{2}) - m.Loss(tm, data, []int{2})) / 2e-6
+			if math.Abs(fd-g[j]) > 1e-6 {
+				t.Fatalf("%v: finite differences at %d: %v vs %v", part, j, fd, g[j])
+			}
+		}
+		pe := make([]float64, 20*9)
+		m.PerExampleGrads(theta, data, nil, pe)
+		norms := make([]float64, 20)
+		m.PerExampleGradNorms(theta, data, nil, norms)
+		for r := range 20 {
+			if nr := math.Sqrt(sumSq(pe[r*9 : (r+1)*9])); math.Abs(nr-norms[r]) > 1e-12 {
+				t.Fatalf("%v ghost %v vs %v", part, norms[r], nr)
+			}
+		}
+	}
+}
