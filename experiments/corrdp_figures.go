@@ -989,6 +989,7 @@ func CorrDPFrameFigure(id string, prep *CorrDPRealPrep, c float64, eps []float64
 		return st, stErr
 	}
 	spec.StepsOverride = spec.Steps
+	spec.Files = nil // the data are already in prep
 	return corrdpFigure(id, "", "CorrDP vs Semi vs Standard", spec.Metric, spec, state,
 		func(Profile) []float64 { return eps }, func(Profile) int { return reps }, tvModes)
 }
