@@ -1062,10 +1062,13 @@ func corrdpFigure(id, ref, title, ylabel string, spec CorrDPRealSpec, state func
 			if p != Full && spec.quickRows() > 0 {
 				rows = fmt.Sprintf(" (quick profile: a fixed random subsample of %d rows)", spec.quickRows())
 			}
-			return fmt.Sprintf("%s%s; paper mode σ0² = C(log(1/δ)+1)/ε², δ = %g, C chosen by the Standard-only rule of spec §3.9 (CSV column C); "+
-				"α = %g, T = %d (paper T = %d)%s; ε ∈ %v; %d seeds; method CorrDP uses the paper's TVs %v, "+
-				"\"CorrDP (estimated TV)\" the plug-in TV^ + Def. 4.3 UCB with c2 = 1, capped at 1 (CSV column tv_mode); training-set metric.",
-				spec.Name, rows, spec.Delta, spec.Alpha, spec.StepsFor(p), spec.Steps, corrdpBatchNote(spec), epsFor(p), repsFor(p), spec.PaperTV)
+			tvNote := fmt.Sprintf("method CorrDP uses the given TVs %v, \"CorrDP (estimated TV)\" the plug-in TV^ + Def. 4.3 UCB with c2 = 1, capped at 1", spec.PaperTV)
+			if len(tvModes) == 1 && tvModes[0] == "estimated" {
+				tvNote = "method CorrDP uses the plug-in TV^ + Def. 4.3 UCB with c2 = 1, capped at 1"
+			}
+			return fmt.Sprintf("%s%s; paper mode σ0² = C(log(1/δ)+1)/ε², δ = %g, C chosen by the Standard-only rule of spec §3.9 unless given (CSV column C); "+
+				"α = %g, T = %d (paper T = %d)%s; ε ∈ %v; %d seeds; %s (CSV column tv_mode); training-set metric.",
+				spec.Name, rows, spec.Delta, spec.Alpha, spec.StepsFor(p), spec.Steps, corrdpBatchNote(spec), epsFor(p), repsFor(p), tvNote)
 		},
 		PaperValues: corrdpRealPaperValues(spec),
 		Notes:       corrdpRealNotes[spec.Name],
