@@ -349,17 +349,43 @@ func init() {
 
 // ---------------------------------------------------------------- E3
 
-// fdpFig4Setting is the size of E3 under a profile.
-type fdpFig4Setting struct {
-	purchaseN, purchaseK, fashionTrain, fashionTest, hidden, reps int
-	pretrain                                                      float64
+// FDPFig4Sizes is the scale of E3 (fdp-fig4): Purchase-like rows and
+// classes, Fashion-MNIST training / test images (0 = all), MLP hidden units,
+// seeds and public pre-training epochs.
+type FDPFig4Sizes struct {
+	PurchaseN, PurchaseK, FashionTrain, FashionTest, Hidden, Reps int
+	Pretrain                                                      float64
 }
 
-func fdpFig4Sizes(p Profile) fdpFig4Setting {
+// FDPFig4Profile returns the sizes of a profile: quick (3,000 rows / 20
+// classes, 2,000 / 1,000 images, 16 hidden units, 2 seeds) or full (197,324
+// rows / 100 classes, 60,000 / 10,000 images, 128 hidden units, 3 seeds).
+func FDPFig4Profile(p Profile) FDPFig4Sizes {
 	if p == Full {
-		return fdpFig4Setting{purchaseN: 197324, purchaseK: 100, hidden: 128, reps: 3, pretrain: 5}
+		return FDPFig4Sizes{PurchaseN: 197324, PurchaseK: 100, Hidden: 128, Reps: 3, Pretrain: 5}
 	}
-	return fdpFig4Setting{purchaseN: 3000, purchaseK: 20, fashionTrain: 2000, fashionTest: 1000, hidden: 16, reps: 2, pretrain: 2}
+	return FDPFig4Sizes{PurchaseN: 3000, PurchaseK: 20, FashionTrain: 2000, FashionTest: 1000, Hidden: 16, Reps: 2, Pretrain: 2}
+}
+
+// FDPFig4Cells returns the cells of fdp-fig4 at the given sizes (for runs at
+// another scale than the profiles, e.g. the report's mid-scale run with
+// FDPFig4Sizes{50000, 100, 20000, 5000, 64, 2, 5}); run them with the
+// figure's Run function.
+func FDPFig4Cells(sz FDPFig4Sizes) []Cell {
+	methods := []string{string(mechanisms.FDPDP), string(mechanisms.FDPDPSGD), string(mechanisms.FDPAlg1)}
+	datasets := []string{"purchase-like"}
+	if fdpFashionAvailable("") {
+		datasets = append(datasets, "fashion-mnist")
+	}
+	var cells []Cell
+	for _, ds := range datasets {
+		for _, c := range Grid("fdp-fig4/"+ds, 0, methods, []float64{3, 4, 6, 8}, sz.Reps) {
+			c.Config = fdpFig4Cell{dataset: ds, sizes: sz}
+			c.Seed = CellSeed(0, "fdp-fig4/"+ds, "", c.X, c.Rep) // common random numbers
+			cells = append(cells, c)
+		}
+	}
+	return cells
 }
 
 // fdpFig4Alphas and fdpFig4Clips are the tuning grids of E3 (fdp.md §4.3).
@@ -369,7 +395,10 @@ var (
 )
 
 // fdpFig4Cell is the Config of an fdp-fig4 cell.
-type fdpFig4Cell struct{ dataset string }
+type fdpFig4Cell struct {
+	dataset string
+	sizes   FDPFig4Sizes
+}
 
 func init() {
 	MustRegister(Figure{
@@ -382,40 +411,26 @@ func init() {
 		GroupBy: []string{"dataset"},
 		Plot:    LinesSD,
 		Cells: func(p Profile) ([]Cell, error) {
-			sz := fdpFig4Sizes(p)
-			methods := []string{string(mechanisms.FDPDP), string(mechanisms.FDPDPSGD), string(mechanisms.FDPAlg1)}
-			datasets := []string{"purchase-like"}
-			if fdpFashionAvailable("") {
-				datasets = append(datasets, "fashion-mnist")
-			}
-			var cells []Cell
-			for _, ds := range datasets {
-				for _, c := range Grid("fdp-fig4/"+ds, 0, methods, []float64{3, 4, 6, 8}, sz.reps) {
-					c.Config = fdpFig4Cell{dataset: ds}
-					c.Seed = CellSeed(0, "fdp-fig4/"+ds, "", c.X, c.Rep) // common random numbers
-					cells = append(cells, c)
-				}
-			}
-			return cells, nil
+			return FDPFig4Cells(FDPFig4Profile(p)), nil
 		},
 		Run: func(ctx context.Context, c Cell, env Env) ([]Measurement, error) {
 			cc, ok := c.Config.(fdpFig4Cell)
 			if !ok {
 				return nil, fmt.Errorf("cell config is %T", c.Config)
 			}
-			sz := fdpFig4Sizes(env.Profile)
+			sz := cc.sizes
 			var p *FDPClassProblem
 			var err error
 			if cc.dataset == "purchase-like" {
-				p, err = FDPPurchaseProblem(sz.purchaseN, sz.purchaseK)
+				p, err = FDPPurchaseProblem(sz.PurchaseN, sz.PurchaseK)
 			} else {
-				p, err = FDPFashionProblem(env.DataDir, sz.fashionTrain, sz.fashionTest)
+				p, err = FDPFashionProblem(env.DataDir, sz.FashionTrain, sz.FashionTest)
 			}
 			if err != nil {
 				return nil, err
 			}
 			cfg := FDPDefaultClassConfig()
-			cfg.Hidden, cfg.PretrainEpoch = sz.hidden, sz.pretrain
+			cfg.Hidden, cfg.PretrainEpoch = sz.Hidden, sz.Pretrain
 			cfg, err = FDPTuneClassConfig(ctx, p, cfg, fdpFig4Alphas, fdpFig4Clips, 4)
 			if err != nil {
 				return nil, err
@@ -428,7 +443,7 @@ func init() {
 				"alpha": fdpFmt(cfg.Alpha), "dp_clip": fdpFmt(cfg.DPClip), "surrogate": cfg.Surrogate}}}, nil
 		},
 		Settings: func(p Profile) string {
-			sz := fdpFig4Sizes(p)
+			sz := FDPFig4Profile(p)
 			c := FDPDefaultClassConfig()
 			return fmt.Sprintf("q = 1/16, z = 1, δ = 1e-5; steps 22/55/154/286 for ε = 3/4/6/8 (largest T within ε). "+
 				"MLP D→%d→K tanh; SGD lr %g, momentum %g; FDP-Alg1: C = %g on ∇ℓ − ∇ℓ_pub, α ∈ %v, m' = m, public surrogate "+
@@ -437,8 +452,8 @@ func init() {
 				"alpha, dp_clip). Features standardised with public constants. %g epochs of public pre-training for FDP-DPSGD and FDP-Alg1. "+
 				"Purchase-like: %d rows (80/20 split), %d classes, public = features 0–99 + label. Fashion-MNIST (if installed): %s, public = "+
 				"131 random pixels + label. %d seeds, common random numbers across methods.",
-				sz.hidden, c.LR, c.Momentum, c.Clip, fdpFig4Alphas, fdpFig4Clips, sz.pretrain, sz.purchaseN, sz.purchaseK,
-				map[bool]string{true: "60,000 / 10,000 images", false: fmt.Sprintf("%d / %d images", sz.fashionTrain, sz.fashionTest)}[p == Full], sz.reps)
+				sz.Hidden, c.LR, c.Momentum, c.Clip, fdpFig4Alphas, fdpFig4Clips, sz.Pretrain, sz.PurchaseN, sz.PurchaseK,
+				map[bool]string{true: "60,000 / 10,000 images", false: fmt.Sprintf("%d / %d images", sz.FashionTrain, sz.FashionTest)}[p == Full], sz.Reps)
 		},
 		Notes: "Stand-ins: the real Purchase100 cannot be downloaded here; Purchase-like is synthetic (Beta(0.5, 4) class profiles, " +
 			"600 binary features, 100 classes) and Fashion-MNIST is real data used as a tabular stand-in. The paper does not give " +
