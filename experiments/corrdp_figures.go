@@ -292,6 +292,23 @@ func (p *CorrDPSyntheticPrep) Run(ctx context.Context, method string, eps, c2 fl
 	if method == CorrDPMethodPartial {
 		return p.PartialGap, make([]float64, s.M), nil
 	}
+	if method == CorrDPMethodNonPrivate {
+		// No noise: the same for every ε and seed; computed once per draw.
+		v, err := corrdpCached(fmt.Sprintf("synnp|%p|%d", p, s.Steps), func() (any, error) {
+			res, err := mechanisms.Train(ctx, mechanisms.Config{
+				Model: p.Model, Data: p.Data, Init: make([]float64, s.M), Steps: s.Steps, Optimizer: mechanisms.SGD{LR: s.Alpha},
+				FullGrad: func(theta, out []float64) { p.Stats.GradSum(p.Model, theta, out) },
+			})
+			if err != nil {
+				return nil, err
+			}
+			return p.Stats.Loss(p.Model, res.Theta) - p.FHat, nil
+		})
+		if err != nil {
+			return 0, nil, err
+		}
+		return v.(float64), make([]float64, s.M), nil
+	}
 	var plan *mechanisms.NoisePlan
 	if method != CorrDPMethodNonPrivate {
 		meth, ok := corrdpMethod(method)
