@@ -562,3 +562,47 @@ func FDPMaxSteps(targetEps, q, z, delta float64) (int, error) {
 	}
 	return lo, nil
 }
+
+// FDPStepsRounding selects how epochs become steps (fdp.md §6 item 14: the
+// paper does not say).
+type FDPStepsRounding int
+
+const (
+	// FDPStepsRound is T = round(epochs/q), the spec's resolution (default).
+	FDPStepsRound FDPStepsRounding = iota
+	// FDPStepsFloor is T = int(epochs/q), Opacus' get_noise_multiplier.
+	FDPStepsFloor
+	// FDPStepsLoader is T = epochs·⌈1/q⌉, the Opacus data loader (which
+	// then samples at rate 1/⌈1/q⌉).
+	FDPStepsLoader
+)
+
+// FDPSteps converts epochs at sampling rate q into a number of steps with
+// the given rounding. Example: AFHQ, q = 128/14630, 100 epochs → 11,430
+// (round), 11,429 (floor) or 11,500 (loader).
+//
+// Errors: epochs NaN, negative or infinite; q outside (0, 1]; an unknown
+// rounding; more than 2^31 steps.
+func FDPSteps(epochs, q float64, rounding FDPStepsRounding) (int, error) {
+	if !(epochs >= 0) || math.IsInf(epochs, 1) {
+		return 0, fmt.Errorf("accounting: FDPSteps: epochs = %v, want finite ≥ 0", epochs)
+	}
+	if !(q > 0 && q <= 1) {
+		return 0, fmt.Errorf("accounting: FDPSteps: rate q = %v, want in (0, 1]", q)
+	}
+	var t float64
+	switch rounding {
+	case FDPStepsRound:
+		t = math.Round(epochs / q)
+	case FDPStepsFloor:
+		t = math.Floor(epochs / q)
+	case FDPStepsLoader:
+		t = epochs * math.Ceil(1/q)
+	default:
+		return 0, fmt.Errorf("accounting: FDPSteps: unknown rounding %d", int(rounding))
+	}
+	if t > math.MaxInt32 {
+		return 0, fmt.Errorf("accounting: FDPSteps: %v steps", t)
+	}
+	return int(t), nil
+}

@@ -489,3 +489,23 @@ func ExampleFDPSingleBatchEpsilon() {
 	fmt.Printf("single batch ε = %.2f, two batches (Alg. 1) ε = %.3f\n", sb, a1)
 	// Output: single batch ε = 32.04, two batches (Alg. 1) ε = 7.988
 }
+
+// Spec §6 item 14: the steps conventions.
+func TestFDPSteps(t *testing.T) {
+	q := 128.0 / 14630
+	for _, c := range []struct {
+		r    FDPStepsRounding
+		want int
+	}{{FDPStepsRound, 11430}, {FDPStepsFloor, 11429}, {FDPStepsLoader, 11500}} {
+		got, err := FDPSteps(100, q, c.r)
+		if err != nil || got != c.want {
+			t.Errorf("rounding %d: %d (%v), want %d", c.r, got, err, c.want)
+		}
+	}
+	if _, err := FDPSteps(-1, q, FDPStepsRound); err == nil {
+		t.Error("negative epochs accepted")
+	}
+	if _, err := FDPSteps(1, 0, FDPStepsRound); err == nil {
+		t.Error("q = 0 accepted")
+	}
+}
