@@ -488,19 +488,33 @@ func (m *FDPDiff) mlpPair() (*MLP, *MLP, bool) {
 //
 // Errors: nil data or rng, a public column out of range or repeated.
 func FDPGaussianPadding(data *Data, public []int, rng *rand.Rand) (*Data, error) {
-	if data == nil || data.N <= 0 || data.D <= 0 {
-		return nil, errors.New("models: FDPGaussianPadding: nil or empty data")
-	}
 	if rng == nil {
 		return nil, errors.New("models: FDPGaussianPadding: nil rng")
+	}
+	return fdpSurrogate("FDPGaussianPadding", data, public, rng.NormFloat64)
+}
+
+// FDPZeroMasking is the zero-masking public surrogate input of the Criteo
+// experiment (fdp.md §3.3): the public columns are kept and every other
+// column is set to 0. Errors as FDPGaussianPadding (no rng needed).
+func FDPZeroMasking(data *Data, public []int) (*Data, error) {
+	return fdpSurrogate("FDPZeroMasking", data, public, func() float64 { return 0 })
+}
+
+// fdpSurrogate validates the public column set (in range, no repeats) and
+// returns a copy of data whose public columns are kept and whose other
+// columns are filled by fill(), drawn in row-major order.
+func fdpSurrogate(name string, data *Data, public []int, fill func() float64) (*Data, error) {
+	if data == nil || data.N <= 0 || data.D <= 0 {
+		return nil, fmt.Errorf("models: %s: nil or empty data", name)
 	}
 	keep := make([]bool, data.D)
 	for _, j := range public {
 		if j < 0 || j >= data.D {
-			return nil, fmt.Errorf("models: FDPGaussianPadding: public column %d out of range [0, %d)", j, data.D)
+			return nil, fmt.Errorf("models: %s: public column %d out of range [0, %d)", name, j, data.D)
 		}
 		if keep[j] {
-			return nil, fmt.Errorf("models: FDPGaussianPadding: public column %d repeated", j)
+			return nil, fmt.Errorf("models: %s: public column %d repeated", name, j)
 		}
 		keep[j] = true
 	}
@@ -510,35 +524,7 @@ func FDPGaussianPadding(data *Data, public []int, rng *rand.Rand) (*Data, error)
 			if keep[j] {
 				x[i*data.D+j] = data.X[i*data.D+j]
 			} else {
-				x[i*data.D+j] = rng.NormFloat64()
-			}
-		}
-	}
-	return &Data{X: x, Y: append([]float64(nil), data.Y...), N: data.N, D: data.D}, nil
-}
-
-// FDPZeroMasking is the zero-masking public surrogate input of the Criteo
-// experiment (fdp.md §3.3): the public columns are kept and every other
-// column is set to 0. Errors as FDPGaussianPadding (no rng needed).
-func FDPZeroMasking(data *Data, public []int) (*Data, error) {
-	if data == nil || data.N <= 0 || data.D <= 0 {
-		return nil, errors.New("models: FDPZeroMasking: nil or empty data")
-	}
-	keep := make([]bool, data.D)
-	for _, j := range public {
-		if j < 0 || j >= data.D {
-			return nil, fmt.Errorf("models: FDPZeroMasking: public column %d out of range [0, %d)", j, data.D)
-		}
-		if keep[j] {
-			return nil, fmt.Errorf("models: FDPZeroMasking: public column %d repeated", j)
-		}
-		keep[j] = true
-	}
-	x := make([]float64, len(data.X))
-	for i := range data.N {
-		for j := range data.D {
-			if keep[j] {
-				x[i*data.D+j] = data.X[i*data.D+j]
+				x[i*data.D+j] = fill()
 			}
 		}
 	}
