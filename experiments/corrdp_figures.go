@@ -2,15 +2,16 @@ package experiments
 
 import (
 	"context"
-
+	"errors"
 	"fmt"
-	"github.com/go-gota/gota/dataframe"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
 
+	"github.com/go-gota/gota/dataframe"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/featuredp/featuredp/accounting"
@@ -765,30 +766,142 @@ func (p *CorrDPRealPrep) config(steps int, seed uint64) (mechanisms.Config, erro
 	return cfg, nil
 }
 
+// corrdpRun is one training run of a real-data experiment.
+type corrdpRun struct {
+	method string // CorrDP, Semi, Standard or NonPrivate
+	eps, c float64
+	tv     []float64
+	steps  int
+	seed   uint64
+}
+
+// runConfig returns the Train configuration of one run.
+func (p *CorrDPRealPrep) runConfig(r corrdpRun) (mechanisms.Config, error) {
+	cfg, err := p.config(r.steps, r.seed)
+	if err != nil {
+		return cfg, err
+	}
+	if r.method != CorrDPMethodNonPrivate {
+		meth, ok := corrdpMethod(r.method)
+		if !ok {
+			return cfg, fmt.Errorf("unknown method %q", r.method)
+		}
+		s0, err := corrdpSigma0(r.c, r.eps, p.Spec.Delta)
+		if err != nil {
+			return cfg, err
+		}
+		if cfg.Noise, err = mechanisms.CorrDPPlan(p.Model, meth, p.Sensitive, r.tv, s0, mechanisms.CorrDPPlanOptions{}); err != nil {
+			return cfg, err
+		}
+	}
+	return cfg, nil
+}
+
 // Train runs one method (CorrDP, Semi, Standard, NonPrivate) with C at ε.
+// Logistic models train through the lock-step block gradient
+// (models.LogisticBlock), alone or with other runs: the result is the same.
 func (p *CorrDPRealPrep) Train(ctx context.Context, method string, eps, c float64, tv []float64, steps int, seed uint64) ([]float64, error) {
-	cfg, err := p.config(steps, seed)
+	th, err := p.trainMany(ctx, []corrdpRun{{method: method, eps: eps, c: c, tv: tv, steps: steps, seed: seed}})
 	if err != nil {
 		return nil, err
 	}
-	if method != CorrDPMethodNonPrivate {
-		meth, ok := corrdpMethod(method)
-		if !ok {
-			return nil, fmt.Errorf("unknown method %q", method)
+	return th[0], nil
+}
+
+// trainMany trains every run and returns their final θ. Logistic runs go
+// through mechanisms.TrainLockstep in chunks of 16 (one kernel group),
+// the chunks in parallel up to GOMAXPROCS; a run's θ does not depend on
+// the chunking. Other models train one run at a time.
+func (p *CorrDPRealPrep) trainMany(ctx context.Context, runs []corrdpRun) ([][]float64, error) {
+	cfgs := make([]mechanisms.Config, len(runs))
+	for k, r := range runs {
+		var err error
+		if cfgs[k], err = p.runConfig(r); err != nil {
+			return nil, err
 		}
-		s0, err := corrdpSigma0(c, eps, p.Spec.Delta)
+	}
+	out := make([][]float64, len(runs))
+	if newGrad := p.blockGrad(p.Data); newGrad != nil {
+		return out, corrdpLockstep(ctx, newGrad, cfgs, out)
+	}
+	for k, cfg := range cfgs {
+		res, err := mechanisms.Train(ctx, cfg)
 		if err != nil {
 			return nil, err
 		}
-		if cfg.Noise, err = mechanisms.CorrDPPlan(p.Model, meth, p.Sensitive, tv, s0, mechanisms.CorrDPPlanOptions{}); err != nil {
-			return nil, err
+		out[k] = res.Theta
+	}
+	return out, nil
+}
+
+// blockGrad returns a constructor of the lock-step gradient for the
+// prepared model over data, or nil when the runs must train one at a time:
+// logistic regression (models.LogisticBlock) and the full-batch Softplus
+// MSE network (models.MLPBlock) train in lock-step; linear regression
+// (sufficient statistics) and minibatch networks do not.
+func (p *CorrDPRealPrep) blockGrad(data *models.Data) func() (mechanisms.BlockGrad, error) {
+	switch m := p.Model.(type) {
+	case *models.Logistic:
+		if p.Stats != nil {
+			return nil
+		}
+		return func() (mechanisms.BlockGrad, error) {
+			b, err := models.NewLogisticBlock(m, data)
+			if err != nil {
+				return nil, err
+			}
+			return b.GradSums, nil
+		}
+	case *models.MLP:
+		if m.Act != models.Softplus || m.Head != models.HeadMSE || (p.Spec.Batch > 0 && p.Spec.Batch < data.N) {
+			return nil
+		}
+		return func() (mechanisms.BlockGrad, error) {
+			b, err := models.NewMLPBlock(m, data)
+			if err != nil {
+				return nil, err
+			}
+			return b.GradSums, nil
 		}
 	}
-	res, err := mechanisms.Train(ctx, cfg)
-	if err != nil {
-		return nil, err
+	return nil
+}
+
+// corrdpChunk is the number of lock-step runs per TrainLockstep call.
+const corrdpChunk = 16
+
+// corrdpLockstep trains configurations in lock-step chunks of corrdpChunk
+// runs (the chunks in parallel up to GOMAXPROCS), writing the final θ of
+// cfgs[k] to out[k]. A run's θ does not depend on the chunking.
+func corrdpLockstep(ctx context.Context, newGrad func() (mechanisms.BlockGrad, error), cfgs []mechanisms.Config, out [][]float64) error {
+	nChunks := (len(cfgs) + corrdpChunk - 1) / corrdpChunk
+	errs := make([]error, nChunks)
+	sem := make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))
+	var wg sync.WaitGroup
+	for ch := range nChunks {
+		lo, hi := ch*corrdpChunk, min(len(cfgs), (ch+1)*corrdpChunk)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			grad, err := newGrad()
+			if err != nil {
+				errs[ch] = err
+				return
+			}
+			res, err := mechanisms.TrainLockstep(ctx, cfgs[lo:hi], grad)
+			if err != nil {
+				errs[ch] = err
+				return
+			}
+			for k, r := range res {
+				out[lo+k] = r.Theta
+			}
+		}()
 	}
-	return res.Theta, nil
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // Metric evaluates θ: accuracy (classification), F(θ) − F(θ̂) (linear) or
@@ -821,11 +934,19 @@ func (p *CorrDPRealPrep) PartialMetric(ctx context.Context, steps int) (float64,
 	if err != nil {
 		return 0, err
 	}
-	res, err := mechanisms.Train(ctx, mechanisms.Config{Model: m, Data: du, Init: make([]float64, len(keep)), Steps: steps, Optimizer: mechanisms.SGD{LR: p.Spec.Alpha}})
-	if err != nil {
+	th := make([][]float64, 1)
+	cfg := mechanisms.Config{Model: m, Data: du, Init: make([]float64, len(keep)), Steps: steps, Optimizer: mechanisms.SGD{LR: p.Spec.Alpha}}
+	newGrad := func() (mechanisms.BlockGrad, error) {
+		b, err := models.NewLogisticBlock(m, du)
+		if err != nil {
+			return nil, err
+		}
+		return b.GradSums, nil
+	}
+	if err := corrdpLockstep(ctx, newGrad, []mechanisms.Config{cfg}, th); err != nil {
 		return 0, err
 	}
-	return m.Evaluate(res.Theta, du).Accuracy, nil
+	return m.Evaluate(th[0], du).Accuracy, nil
 }
 
 // CalibrateC applies the Standard-only rule of spec §3.9: the largest C in
@@ -840,9 +961,22 @@ func (p *CorrDPRealPrep) CalibrateC(ctx context.Context, steps int) (float64, er
 		return 0, err
 	}
 	base := p.Metric(np)
-	for _, c := range corrdpCGrid {
-		th, err := p.Train(ctx, CorrDPMethodStandard, 5, c, nil, steps, seed)
-		if err != nil {
+	// Lock-step models train the whole grid together.
+	var grid [][]float64
+	if p.blockGrad(p.Data) != nil {
+		runs := make([]corrdpRun, len(corrdpCGrid))
+		for k, c := range corrdpCGrid {
+			runs[k] = corrdpRun{method: CorrDPMethodStandard, eps: 5, c: c, steps: steps, seed: seed}
+		}
+		if grid, err = p.trainMany(ctx, runs); err != nil {
+			return 0, err
+		}
+	}
+	for k, c := range corrdpCGrid {
+		var th []float64
+		if grid != nil {
+			th = grid[k]
+		} else if th, err = p.Train(ctx, CorrDPMethodStandard, 5, c, nil, steps, seed); err != nil {
 			return 0, err
 		}
 		v := p.Metric(th)
@@ -952,6 +1086,64 @@ func (s *corrdpRealState) metric(ctx context.Context, method string, eps float64
 	return v.(float64), nil
 }
 
+// blockMetric returns the metric of want, training it together with every
+// run of its replicate (all ε, methods and TV modes of the figure) in one
+// lock-step block, cached per replicate; runs with equal noise weights, ε
+// and seed are trained once. Used for the models with a lock-step gradient
+// (CorrDPRealPrep.blockGrad: logistic regression, the full-batch Softplus
+// network), whose runs share each pass over X.
+func (s *corrdpRealState) blockMetric(ctx context.Context, blockKey string, runs []corrdpRun, want corrdpRun) (float64, error) {
+	key := func(r corrdpRun) (string, error) {
+		if r.method == CorrDPMethodNonPrivate {
+			return fmt.Sprintf("nonprivate|%d|%d", r.seed, r.steps), nil
+		}
+		meth, ok := corrdpMethod(r.method)
+		if !ok {
+			return "", fmt.Errorf("unknown method %q", r.method)
+		}
+		w, err := accounting.CorrDPNoiseWeights(meth, s.prep.Sensitive, r.tv, false)
+		if err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("%v|%d|%d|%v", r.eps, r.seed, r.steps, w), nil
+	}
+	v, err := corrdpCached(fmt.Sprintf("block|%p|%s", s, blockKey), func() (any, error) {
+		idx := map[string]int{}
+		var uniq []corrdpRun
+		for _, r := range runs {
+			k, err := key(r)
+			if err != nil {
+				return nil, err
+			}
+			if _, ok := idx[k]; !ok {
+				idx[k] = len(uniq)
+				uniq = append(uniq, r)
+			}
+		}
+		th, err := s.prep.trainMany(ctx, uniq)
+		if err != nil {
+			return nil, err
+		}
+		vals := map[string]float64{}
+		for k, i := range idx {
+			vals[k] = s.prep.Metric(th[i])
+		}
+		return vals, nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	k, err := key(want)
+	if err != nil {
+		return 0, err
+	}
+	val, ok := v.(map[string]float64)[k]
+	if !ok {
+		return 0, fmt.Errorf("run %s/ε=%v is not in its replicate's block", want.method, want.eps)
+	}
+	return val, nil
+}
+
 // nonPrivate returns the NonPrivate metric for a seed (deterministic for
 // GLMs: full batch from 0; NN: the seed's init and batches).
 func (s *corrdpRealState) nonPrivate(ctx context.Context, steps int, seed uint64) (float64, error) {
@@ -1020,6 +1212,44 @@ func corrdpFigure(id, ref, title, ylabel string, spec CorrDPRealSpec, state func
 	}
 	methods = append(methods, CorrDPMethodNonPrivate)
 	metric := spec.Metric
+	nn := strings.HasPrefix(spec.Kind, "mlp")
+	// repRuns lists every training run of replicate rep (all ε, noisy
+	// methods and TV modes; NonPrivate per seed for the networks), which
+	// lock-step models train together (corrdpRealState.blockMetric).
+	repRuns := func(st *corrdpRealState, prof Profile, rep, steps int) []corrdpRun {
+		modes := tvModes
+		if len(modes) == 0 {
+			modes = []string{""}
+		}
+		var runs []corrdpRun
+		for _, x := range epsFor(prof) {
+			seed := CellSeed(corrdpBase, id, "crn", x, rep)
+			for _, m := range []string{CorrDPMethodSemi, CorrDPMethodStandard} {
+				runs = append(runs, corrdpRun{method: m, eps: x, c: st.c, tv: st.prep.TVPaper, steps: steps, seed: seed})
+			}
+			for _, mode := range modes {
+				t := st.prep.TVPaper
+				if mode == "estimated" {
+					t = st.prep.TVEstimated
+				}
+				runs = append(runs, corrdpRun{method: CorrDPMethodCorrDP, eps: x, c: st.c, tv: t, steps: steps, seed: seed})
+			}
+			if nn {
+				runs = append(runs, corrdpRun{method: CorrDPMethodNonPrivate, eps: x, steps: steps, seed: seed})
+			}
+		}
+		return runs
+	}
+	// npMetric is the NonPrivate metric of a cell: from the replicate's
+	// lock-step block for the networks (the init differs per seed), else
+	// the deterministic full-batch run.
+	npMetric := func(ctx context.Context, st *corrdpRealState, prof Profile, rep, steps int, x float64, seed uint64) (float64, error) {
+		if nn && st.prep.blockGrad(st.prep.Data) != nil {
+			want := corrdpRun{method: CorrDPMethodNonPrivate, eps: x, steps: steps, seed: seed}
+			return st.blockMetric(ctx, fmt.Sprintf("%s|%s|%d|%d", id, prof, rep, steps), repRuns(st, prof, rep, steps), want)
+		}
+		return st.nonPrivate(ctx, steps, seed)
+	}
 	return Figure{
 		ID: id, Paper: "corrdp", Title: strings.TrimPrefix(ref+": "+title, ": "), XLabel: "ε", YLabel: ylabel, LogX: true,
 		LogY:   metric == "utility_gap",
@@ -1047,7 +1277,7 @@ func corrdpFigure(id, ref, title, ylabel string, spec CorrDPRealSpec, state func
 			case CorrDPMethodPartial:
 				v = st.partial
 			case CorrDPMethodNonPrivate:
-				if v, err = st.nonPrivate(ctx, steps, c.Seed); err != nil {
+				if v, err = npMetric(ctx, st, prof, cfg.Rep, steps, c.X, c.Seed); err != nil {
 					return nil, err
 				}
 				if metric == "mse_gap" {
@@ -1061,11 +1291,17 @@ func corrdpFigure(id, ref, title, ylabel string, spec CorrDPRealSpec, state func
 				if cfg.TVMode != "" {
 					extra["tv_mode"] = cfg.TVMode
 				}
-				if v, err = st.metric(ctx, corrdpBaseMethod(c.Method), c.X, tv, steps, c.Seed); err != nil {
+				if st.prep.blockGrad(st.prep.Data) != nil {
+					want := corrdpRun{method: corrdpBaseMethod(c.Method), eps: c.X, c: st.c, tv: tv, steps: steps, seed: c.Seed}
+					v, err = st.blockMetric(ctx, fmt.Sprintf("%s|%s|%d|%d", id, prof, cfg.Rep, steps), repRuns(st, prof, cfg.Rep, steps), want)
+				} else {
+					v, err = st.metric(ctx, corrdpBaseMethod(c.Method), c.X, tv, steps, c.Seed)
+				}
+				if err != nil {
 					return nil, err
 				}
 				if metric == "mse_gap" {
-					np, err := st.nonPrivate(ctx, steps, c.Seed)
+					np, err := npMetric(ctx, st, prof, cfg.Rep, steps, c.X, c.Seed)
 					if err != nil {
 						return nil, err
 					}

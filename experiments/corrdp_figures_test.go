@@ -313,3 +313,40 @@ func BenchmarkCorrDPAdultSteps(b *testing.B) {
 		}
 	}
 }
+
+// Lock-step training (the Medical Cost network and Adult logistic
+// regression): every run's θ is bit-identical whether trained alone or in
+// a block with others (different methods, ε and seeds).
+func TestCorrDPLockstepMatchesAlone(t *testing.T) {
+	dir := corrdpDataDir(t, "insurance.csv", "adult.data", "adult.test")
+	for _, name := range []string{"medical-nn", "adult"} {
+		spec := CorrDPRealSpecs[name]
+		spec.Rows = 3000
+		p, err := NewCorrDPRealPrep(spec, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.blockGrad(p.Data) == nil {
+			t.Fatalf("%s: no lock-step gradient", name)
+		}
+		var runs []corrdpRun
+		for k, m := range []string{CorrDPMethodCorrDP, CorrDPMethodSemi, CorrDPMethodStandard, CorrDPMethodNonPrivate, CorrDPMethodStandard} {
+			runs = append(runs, corrdpRun{method: m, eps: 0.5 + float64(k), c: 0.1, tv: p.TVPaper, steps: 40, seed: uint64(10 + k)})
+		}
+		block, err := p.trainMany(context.Background(), runs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, r := range runs {
+			alone, err := p.Train(context.Background(), r.method, r.eps, r.c, r.tv, r.steps, r.seed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for j := range alone {
+				if math.Float64bits(alone[j]) != math.Float64bits(block[k][j]) {
+					t.Fatalf("%s run %d θ[%d]: block %.17g, alone %.17g", name, k, j, block[k][j], alone[j])
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,224 @@
+package models
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+func blockTestData(t testing.TB, n, d int, seed uint64) *Data {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, 1))
+	x := make([]float64, n*d)
+	y := make([]float64, n)
+	for i := range x {
+		x[i] = rng.NormFloat64()
+		if i%3 == 0 {
+			x[i] = float64(rng.IntN(2)) // one-hot-like columns
+		}
+	}
+	for i := range y {
+		y[i] = float64(rng.IntN(2))
+	}
+	data, err := NewData(x, y, n, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+func blockTestThetas(r, p int, scale float64, seed uint64) [][]float64 {
+	rng := rand.New(rand.NewPCG(seed, 2))
+	th := make([][]float64, r)
+	for k := range th {
+		th[k] = make([]float64, p)
+		for j := range th[k] {
+			th[k][j] = scale * rng.NormFloat64()
+		}
+	}
+	return th
+}
+
+// blockExp against math.Exp on its domain, and σ against the model's.
+func TestBlockExpAccuracy(t *testing.T) {
+	worst := 0.0
+	for x := bexpMin; x <= 0; x += 0.00731 {
+		if e := math.Abs(blockExp(x)/math.Exp(x) - 1); e > worst {
+			worst = e
+		}
+	}
+	if worst > 5e-16 {
+		t.Errorf("max relative error of blockExp on [−708, 0] = %g, want ≤ 5e-16 (2 ulp)", worst)
+	}
+	for _, z := range []float64{-1e308, -800, -40, -1, -1e-300, 0, 1e-300, 1, 40, 800, 1e308, math.Inf(1), math.Inf(-1)} {
+		got, want := blockSigmoid(z), sigmoid(z)
+		if math.IsNaN(got) || math.Abs(got-want) > 1e-15*math.Max(want, 1e-300) && math.Abs(got-want) > 1e-300 {
+			t.Errorf("blockSigmoid(%g) = %g, want %g", z, got, want)
+		}
+	}
+}
+
+// The block gradient equals GradSum to rounding, for every model variant.
+func TestLogisticBlockMatchesGradSum(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		n, d      int
+		intercept bool
+		l2        float64
+		lanes     int
+	}{
+		{"plain", 203, 7, false, 0, 5},
+		{"intercept", 64, 3, true, 0, 4},
+		{"ridge", 17, 5, true, 0.3, 9},
+		{"one row", 1, 4, false, 0.1, 1},
+		{"tail only", 3, 2, true, 0, 3},
+		{"binary patterns", 120, 6, true, 0.2, 17},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			data := blockTestData(t, tc.n, tc.d, 3)
+			m, err := NewLogistic(tc.d, tc.intercept, tc.l2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := NewLogisticBlock(m, data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			th := blockTestThetas(tc.lanes, m.NumParams(), 2, 5)
+			outs := blockTestThetas(tc.lanes, m.NumParams(), 1, 6) // overwritten
+			if err := b.GradSums(th, outs); err != nil {
+				t.Fatal(err)
+			}
+			for r := range th {
+				want := make([]float64, m.NumParams())
+				m.GradSum(th[r], data, nil, want)
+				for j := range want {
+					if math.Abs(outs[r][j]-want[j]) > 1e-11*(1+math.Abs(want[j])) {
+						t.Errorf("lane %d coord %d: %.17g, GradSum %.17g", r, j, outs[r][j], want[j])
+					}
+				}
+			}
+		})
+	}
+}
+
+// A lane's result does not depend on the other lanes or on its position.
+func TestLogisticBlockLaneIndependence(t *testing.T) {
+	data := blockTestData(t, 131, 6, 9)
+	m, _ := NewLogistic(6, true, 0)
+	b, _ := NewLogisticBlock(m, data)
+	th := blockTestThetas(11, m.NumParams(), 3, 4)
+	all := blockTestThetas(11, m.NumParams(), 0, 0)
+	if err := b.GradSums(th, all); err != nil {
+		t.Fatal(err)
+	}
+	for r := range th {
+		one := [][]float64{make([]float64, m.NumParams())}
+		if err := b.GradSums([][]float64{th[r]}, one); err != nil {
+			t.Fatal(err)
+		}
+		for j := range one[0] {
+			if math.Float64bits(one[0][j]) != math.Float64bits(all[r][j]) {
+				t.Fatalf("lane %d coord %d: alone %.17g, in the block %.17g", r, j, one[0][j], all[r][j])
+			}
+		}
+	}
+}
+
+// The kernel in use (SIMD where built) is bit-identical to the portable
+// one, on the pattern path (binary columns) and the dense path, including
+// huge |z| (σ saturates) and an odd number of rows.
+func TestLogisticBlockKernelsAgree(t *testing.T) {
+	for _, tc := range []struct {
+		n, d    int
+		wantBin bool
+	}{{77, 9, true}, {77, 7, false}, {1, 3, false}} {
+		for _, scale := range []float64{0.1, 3, 1e3} {
+			data := blockTestData(t, tc.n, tc.d, 11)
+			m, _ := NewLogistic(tc.d, true, 0.01)
+			b, err := NewLogisticBlock(m, data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := len(b.bin) > 0; got != tc.wantBin {
+				t.Fatalf("n=%d d=%d: pattern path %v, want %v", tc.n, tc.d, got, tc.wantBin)
+			}
+			th := blockTestThetas(19, m.NumParams(), scale, 12)
+			got := blockTestThetas(19, m.NumParams(), 0, 0)
+			want := blockTestThetas(19, m.NumParams(), 0, 0)
+			if err := b.GradSums(th, got); err != nil {
+				t.Fatal(err)
+			}
+			saved := logisticBlockKernel
+			logisticBlockKernel = logisticBlockPortable
+			err = b.GradSums(th, want)
+			logisticBlockKernel = saved
+			if err != nil {
+				t.Fatal(err)
+			}
+			for r := range got {
+				for j := range got[r] {
+					if math.Float64bits(got[r][j]) != math.Float64bits(want[r][j]) {
+						t.Fatalf("n=%d d=%d scale %g lane %d coord %d: kernel %.17g, portable %.17g", tc.n, tc.d, scale, r, j, got[r][j], want[r][j])
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestLogisticBlockErrors(t *testing.T) {
+	data := blockTestData(t, 5, 3, 1)
+	m, _ := NewLogistic(3, false, 0)
+	if _, err := NewLogisticBlock(nil, data); err == nil {
+		t.Error("nil model accepted")
+	}
+	m4, _ := NewLogistic(4, false, 0)
+	if _, err := NewLogisticBlock(m4, data); err == nil {
+		t.Error("column mismatch accepted")
+	}
+	b, _ := NewLogisticBlock(m, data)
+	if err := b.GradSums([][]float64{make([]float64, 3)}, nil); err == nil {
+		t.Error("missing output accepted")
+	}
+	if err := b.GradSums([][]float64{make([]float64, 2)}, [][]float64{make([]float64, 3)}); err == nil {
+		t.Error("short θ accepted")
+	}
+}
+
+// BenchmarkLogisticBlockGradSums: one full-batch gradient of R runs on an
+// Adult-sized design (45,175 × 31); ns/op divided by R is the cost per run.
+// "dense": every column continuous; "adult": 27 binary columns with ≈ 1,000
+// distinct patterns and 4 continuous ones, like the encoded Adult data.
+func BenchmarkLogisticBlockGradSums(b *testing.B) {
+	for _, tc := range []struct {
+		name string
+		r    int
+	}{{"dense", 1}, {"dense", 16}, {"dense", 32}, {"adult", 16}, {"adult", 32}} {
+		b.Run(fmt.Sprintf("%s/R=%d", tc.name, tc.r), func(b *testing.B) {
+			r := tc.r
+			data := blockTestData(b, 45175, 31, 1)
+			if tc.name == "adult" {
+				rng := rand.New(rand.NewPCG(7, 7))
+				for i := range data.N {
+					row := data.X[i*31 : i*31+31]
+					p := rng.IntN(1000)
+					for j := 4; j < 31; j++ {
+						row[j] = float64((p >> (j % 10)) & 1)
+					}
+				}
+			}
+			m, _ := NewLogistic(31, false, 0)
+			blk, _ := NewLogisticBlock(m, data)
+			th := blockTestThetas(r, 31, 0.1, 2)
+			outs := blockTestThetas(r, 31, 0, 0)
+			b.ResetTimer()
+			for b.Loop() {
+				if err := blk.GradSums(th, outs); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
