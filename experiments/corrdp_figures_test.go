@@ -350,3 +350,33 @@ func TestCorrDPLockstepMatchesAlone(t *testing.T) {
 		}
 	}
 }
+
+// The balancing report: SMOTE-NC raises the minority to parity, ENN only
+// removes rows, and the best achievable accuracy is a valid accuracy that
+// ENN (which deletes disagreeing neighbours) does not lower.
+func TestCorrDPSepsisBalancing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long")
+	}
+	dir := corrdpDataDir(t, "sepsis_survival_primary_cohort.csv")
+	rows, err := CorrDPSepsisBalancing(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 3 || rows[0].Rows != 110204 {
+		t.Fatalf("rows %+v", rows)
+	}
+	raw, smote, enn := rows[0], rows[1], rows[2]
+	if math.Abs(smote.Positive-0.5) > 1e-9 || smote.Rows <= raw.Rows {
+		t.Errorf("SMOTE-NC: %+v, want parity and more rows", smote)
+	}
+	if enn.Rows >= smote.Rows || enn.BestAccuracy < smote.BestAccuracy {
+		t.Errorf("ENN: %+v after %+v", enn, smote)
+	}
+	for _, r := range rows {
+		if !(r.BestAccuracy >= 0.5 && r.BestAccuracy <= 1) {
+			t.Errorf("%s: best accuracy %v", r.Variant, r.BestAccuracy)
+		}
+		t.Logf("%-32s rows %7d  alive %.3f  distinct inputs %5d  best accuracy %.4f", r.Variant, r.Rows, r.Positive, r.Distinct, r.BestAccuracy)
+	}
+}
