@@ -840,11 +840,18 @@ func (p *CorrDPRealPrep) trainMany(ctx context.Context, runs []corrdpRun) ([][]f
 // MSE network (models.MLPBlock) train in lock-step; linear regression
 // (sufficient statistics) and minibatch networks do not.
 func (p *CorrDPRealPrep) blockGrad(data *models.Data) func() (mechanisms.BlockGrad, error) {
-	switch m := p.Model.(type) {
+	if p.Stats != nil || (p.Spec.Batch > 0 && p.Spec.Batch < data.N) {
+		return nil
+	}
+	return corrdpBlockGrad(p.Model, data)
+}
+
+// corrdpBlockGrad returns a constructor of the block gradient of model over
+// data (models.LogisticBlock, or models.MLPBlock for a Softplus MSE
+// network), or nil for other models.
+func corrdpBlockGrad(model models.Model, data *models.Data) func() (mechanisms.BlockGrad, error) {
+	switch m := model.(type) {
 	case *models.Logistic:
-		if p.Stats != nil {
-			return nil
-		}
 		return func() (mechanisms.BlockGrad, error) {
 			b, err := models.NewLogisticBlock(m, data)
 			if err != nil {
@@ -853,7 +860,7 @@ func (p *CorrDPRealPrep) blockGrad(data *models.Data) func() (mechanisms.BlockGr
 			return b.GradSums, nil
 		}
 	case *models.MLP:
-		if m.Act != models.Softplus || m.Head != models.HeadMSE || (p.Spec.Batch > 0 && p.Spec.Batch < data.N) {
+		if m.Act != models.Softplus || m.Head != models.HeadMSE {
 			return nil
 		}
 		return func() (mechanisms.BlockGrad, error) {
@@ -936,14 +943,7 @@ func (p *CorrDPRealPrep) PartialMetric(ctx context.Context, steps int) (float64,
 	}
 	th := make([][]float64, 1)
 	cfg := mechanisms.Config{Model: m, Data: du, Init: make([]float64, len(keep)), Steps: steps, Optimizer: mechanisms.SGD{LR: p.Spec.Alpha}}
-	newGrad := func() (mechanisms.BlockGrad, error) {
-		b, err := models.NewLogisticBlock(m, du)
-		if err != nil {
-			return nil, err
-		}
-		return b.GradSums, nil
-	}
-	if err := corrdpLockstep(ctx, newGrad, []mechanisms.Config{cfg}, th); err != nil {
+	if err := corrdpLockstep(ctx, corrdpBlockGrad(m, du), []mechanisms.Config{cfg}, th); err != nil {
 		return 0, err
 	}
 	return m.Evaluate(th[0], du).Accuracy, nil
@@ -1240,13 +1240,17 @@ func corrdpFigure(id, ref, title, ylabel string, spec CorrDPRealSpec, state func
 		}
 		return runs
 	}
+	// repMetric is the metric of run want from its replicate's lock-step
+	// block.
+	repMetric := func(ctx context.Context, st *corrdpRealState, prof Profile, rep, steps int, want corrdpRun) (float64, error) {
+		return st.blockMetric(ctx, fmt.Sprintf("%s|%s|%d|%d", id, prof, rep, steps), repRuns(st, prof, rep, steps), want)
+	}
 	// npMetric is the NonPrivate metric of a cell: from the replicate's
 	// lock-step block for the networks (the init differs per seed), else
 	// the deterministic full-batch run.
 	npMetric := func(ctx context.Context, st *corrdpRealState, prof Profile, rep, steps int, x float64, seed uint64) (float64, error) {
 		if nn && st.prep.blockGrad(st.prep.Data) != nil {
-			want := corrdpRun{method: CorrDPMethodNonPrivate, eps: x, steps: steps, seed: seed}
-			return st.blockMetric(ctx, fmt.Sprintf("%s|%s|%d|%d", id, prof, rep, steps), repRuns(st, prof, rep, steps), want)
+			return repMetric(ctx, st, prof, rep, steps, corrdpRun{method: CorrDPMethodNonPrivate, eps: x, steps: steps, seed: seed})
 		}
 		return st.nonPrivate(ctx, steps, seed)
 	}
@@ -1292,8 +1296,7 @@ func corrdpFigure(id, ref, title, ylabel string, spec CorrDPRealSpec, state func
 					extra["tv_mode"] = cfg.TVMode
 				}
 				if st.prep.blockGrad(st.prep.Data) != nil {
-					want := corrdpRun{method: corrdpBaseMethod(c.Method), eps: c.X, c: st.c, tv: tv, steps: steps, seed: c.Seed}
-					v, err = st.blockMetric(ctx, fmt.Sprintf("%s|%s|%d|%d", id, prof, cfg.Rep, steps), repRuns(st, prof, cfg.Rep, steps), want)
+					v, err = repMetric(ctx, st, prof, cfg.Rep, steps, corrdpRun{method: corrdpBaseMethod(c.Method), eps: c.X, c: st.c, tv: tv, steps: steps, seed: c.Seed})
 				} else {
 					v, err = st.metric(ctx, corrdpBaseMethod(c.Method), c.X, tv, steps, c.Seed)
 				}

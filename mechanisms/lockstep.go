@@ -82,7 +82,9 @@ type lockstep struct {
 	active  int   // runs not yet finished
 	waiting []int // runs that have deposited θ this round
 	gen     uint64
-	th, out [][]float64
+	th, out [][]float64 // per run: the θ and gradient buffers deposited
+	bth     [][]float64 // the waiting runs' θ, reused every round
+	bout    [][]float64
 	err     error
 }
 
@@ -115,11 +117,11 @@ func (ls *lockstep) leave() {
 // gradients of that round are set to NaN.
 func (ls *lockstep) flush() {
 	sort.Ints(ls.waiting)
-	th := make([][]float64, len(ls.waiting))
-	out := make([][]float64, len(ls.waiting))
-	for k, r := range ls.waiting {
-		th[k], out[k] = ls.th[r], ls.out[r]
+	th, out := ls.bth[:0], ls.bout[:0]
+	for _, r := range ls.waiting {
+		th, out = append(th, ls.th[r]), append(out, ls.out[r])
 	}
+	ls.bth, ls.bout = th, out
 	if err := ls.grad(th, out); err != nil {
 		if ls.err == nil {
 			ls.err = err
