@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 
 	"github.com/featuredp/featuredp/accounting"
@@ -85,21 +86,45 @@ func FDPDefaultClassConfig() FDPClassConfig {
 // FDPClassRun trains method on the problem for the number of steps that
 // spends (ε, δ) (FDPMaxSteps with the config's q and z; NonPrivate and
 // Public train for the same number of steps) and returns the test accuracy
-// and the spent ε (+Inf for NonPrivate, 0 for Public).
+// and the spent ε (+Inf for NonPrivate, 0 for Public). It is
+// FDPClassRunEps with one ε.
 func FDPClassRun(ctx context.Context, p *FDPClassProblem, method mechanisms.FDPMethod, eps float64, cfg FDPClassConfig, seed uint64) (acc, spent float64, err error) {
-	if p == nil {
-		return 0, 0, errors.New("experiments: FDPClassRun: nil problem")
-	}
-	steps, err := accounting.FDPMaxSteps(eps, cfg.Rate, cfg.Multiplier, cfg.Delta)
+	accs, spents, err := FDPClassRunEps(ctx, p, method, []float64{eps}, cfg, seed)
 	if err != nil {
 		return 0, 0, err
 	}
-	if steps == 0 {
-		return 0, 0, fmt.Errorf("experiments: FDPClassRun: ε = %v allows no step at q = %v, z = %v", eps, cfg.Rate, cfg.Multiplier)
+	return accs[0], spents[0], nil
+}
+
+// FDPClassRunEps returns, for every ε of epss, the test accuracy and spent ε
+// of the run FDPClassRun(ctx, p, method, ε, cfg, seed), from one training
+// run: with q and z fixed, ε only sets the number of private steps T(ε)
+// (FDPMaxSteps), and a run of T steps is the first T steps of a longer run
+// with the same seed (constant learning rate, per-step draws from the
+// seeded streams), so the model is evaluated at step T(ε) of a run for
+// max T(ε). The results are bit-identical to separate runs (tested).
+func FDPClassRunEps(ctx context.Context, p *FDPClassProblem, method mechanisms.FDPMethod, epss []float64, cfg FDPClassConfig, seed uint64) (acc, spent []float64, err error) {
+	if p == nil {
+		return nil, nil, errors.New("experiments: FDPClassRun: nil problem")
+	}
+	if len(epss) == 0 {
+		return nil, nil, errors.New("experiments: FDPClassRun: no ε given")
+	}
+	steps := make([]int, len(epss))
+	maxT := 0
+	for i, eps := range epss {
+		t, err := accounting.FDPMaxSteps(eps, cfg.Rate, cfg.Multiplier, cfg.Delta)
+		if err != nil {
+			return nil, nil, err
+		}
+		if t == 0 {
+			return nil, nil, fmt.Errorf("experiments: FDPClassRun: ε = %v allows no step at q = %v, z = %v", eps, cfg.Rate, cfg.Multiplier)
+		}
+		steps[i], maxT = t, max(maxT, t)
 	}
 	mlp, err := models.NewMLP(p.Train.D, cfg.Hidden, p.Classes, models.Tanh, models.HeadSoftmaxCE)
 	if err != nil {
-		return 0, 0, err
+		return nil, nil, err
 	}
 	m := cfg.Rate * float64(p.Train.N)
 	pre := int(math.Round(cfg.PretrainEpoch * float64(p.Train.N) / math.Max(1, math.Round(m))))
@@ -110,25 +135,54 @@ func FDPClassRun(ctx context.Context, p *FDPClassProblem, method mechanisms.FDPM
 	case FDPSurrogateMean:
 		pub = p.Masked
 	default:
-		return 0, 0, fmt.Errorf("experiments: FDPClassRun: unknown surrogate %q", cfg.Surrogate)
+		return nil, nil, fmt.Errorf("experiments: FDPClassRun: unknown surrogate %q", cfg.Surrogate)
 	}
 	s := mechanisms.FDPSetup{Model: mlp, Data: p.Train, PubData: pub, Rate: cfg.Rate, Multiplier: cfg.Multiplier,
-		Clip: cfg.Clip, DPClip: cfg.DPClip, Steps: steps, Alpha: cfg.Alpha, Optimizer: opt, Seed: seed}
+		Clip: cfg.Clip, DPClip: cfg.DPClip, Steps: maxT, Alpha: cfg.Alpha, Optimizer: opt, Seed: seed}
+	offset := 0 // global step number of private step 0
 	switch method {
 	case mechanisms.FDPDPSGD, mechanisms.FDPAlg1, mechanisms.FDPSingleBatch:
-		s.PretrainSteps = pre
+		s.PretrainSteps, offset = pre, pre
 	case mechanisms.FDPPublicOnly:
-		s.NonPrivateSteps = pre + steps
+		s.NonPrivateSteps = pre + maxT
+		offset = pre
+	}
+	// Snapshot θ at the global step of every checkpoint.
+	snaps := make(map[int][]float64, len(steps))
+	for _, t := range steps {
+		snaps[offset+t] = nil
+	}
+	s.OnStep = func(t int, theta []float64) {
+		if v, ok := snaps[t]; ok && v == nil {
+			snaps[t] = append([]float64(nil), theta...)
+		}
 	}
 	res, err := mechanisms.FDPTrain(ctx, method, s)
 	if err != nil {
-		return 0, 0, err
+		return nil, nil, err
 	}
-	spent, err = mechanisms.FDPEpsilon(method, s, res, cfg.Delta)
-	if err != nil {
-		return 0, 0, err
+	acc, spent = make([]float64, len(epss)), make([]float64, len(epss))
+	for i, t := range steps {
+		theta := snaps[offset+t]
+		if theta == nil {
+			return nil, nil, fmt.Errorf("experiments: FDPClassRun %s: no parameters recorded at step %d", method, offset+t)
+		}
+		// Account the first t private steps: the run's phases with T = t.
+		st, rt := s, *res
+		st.Steps = t
+		rt.Phases = append([]accounting.Phase(nil), res.Phases...)
+		if len(rt.Phases) > 0 {
+			if len(rt.Phases) != 1 || rt.Phases[0].Steps != maxT {
+				return nil, nil, fmt.Errorf("experiments: FDPClassRun %s: unexpected privacy phases %v", method, rt.Phases)
+			}
+			rt.Phases[0].Steps = t
+		}
+		if spent[i], err = mechanisms.FDPEpsilon(method, st, &rt, cfg.Delta); err != nil {
+			return nil, nil, err
+		}
+		acc[i] = mlp.Evaluate(theta, p.Test).Accuracy
 	}
-	return mlp.Evaluate(res.Theta, p.Test).Accuracy, spent, nil
+	return acc, spent, nil
 }
 
 // fdpCacheEntry memoises one expensive, deterministic value (a generated
@@ -228,14 +282,24 @@ func FDPFashionProblem(dataDir string, nTrain, nTest int) (*FDPClassProblem, err
 	return v.(*FDPClassProblem), nil
 }
 
-// FDPTuneClassConfig picks the public surrogate (Gaussian padding or mean
-// imputation) and α ∈ alphas for FDP-Alg1, and the DP clip ∈ clips
-// for DP / FDP-DPSGD (fdp.md §4.3 E3: α ∈ {1, 3, 10, 30, 100}, DP clip ∈
-// {0.01, 0.1, 1}) by validation accuracy at ε = tuneEps: the training rows
-// are split 80/20 into a tuning-training and a validation part; the test
-// rows are never used. The result is cached per (problem, grid, ε).
-func FDPTuneClassConfig(ctx context.Context, p *FDPClassProblem, base FDPClassConfig, alphas, clips []float64, tuneEps float64) (FDPClassConfig, error) {
-	key := fmt.Sprintf("tune/%s/%d/%d/%v/%v/%g/%d", p.Name, p.Train.N, p.Classes, alphas, clips, tuneEps, base.Hidden)
+// FDPTuneClassConfig picks, for every ε of epss, the public surrogate
+// (Gaussian padding or mean imputation) and α ∈ alphas for FDP-Alg1, and
+// the DP clip ∈ clips for DP / FDP-DPSGD (fdp.md §4.3 E3: α ∈ {1, 3, 10,
+// 30, 100}, DP clip ∈ {0.01, 0.1, 1}) by validation accuracy at that ε: the
+// training rows are split 80/20 into a tuning-training and a validation
+// part; the test rows are never used. Every grid point is one run
+// (FDPClassRunEps, seed 777) evaluated at every ε; the runs are spread over
+// GOMAXPROCS goroutines and the choice (the first best in grid order) does
+// not depend on their number. The result, one config per ε, is cached per
+// (problem, grids, epss).
+func FDPTuneClassConfig(ctx context.Context, p *FDPClassProblem, base FDPClassConfig, alphas, clips, epss []float64) ([]FDPClassConfig, error) {
+	if p == nil {
+		return nil, errors.New("experiments: FDPTuneClassConfig: nil problem")
+	}
+	if len(alphas) == 0 || len(clips) == 0 || len(epss) == 0 {
+		return nil, errors.New("experiments: FDPTuneClassConfig: empty α, clip or ε grid")
+	}
+	key := fmt.Sprintf("tune/%s/%d/%d/%v/%v/%v/%+v", p.Name, p.Train.N, p.Classes, alphas, clips, epss, base)
 	v, err := fdpCached(key, func() (any, error) {
 		rng := rand.New(rand.NewPCG(99, uint64(p.Train.N)))
 		tr, val, err := data.FDPSplit(p.Train, p.Train.N/5, rng)
@@ -246,39 +310,64 @@ func FDPTuneClassConfig(ctx context.Context, p *FDPClassProblem, base FDPClassCo
 		if err != nil {
 			return nil, err
 		}
-		cfg := base
-		best := -1.0
+		type job struct {
+			method mechanisms.FDPMethod
+			cfg    FDPClassConfig
+			acc    []float64
+			err    error
+		}
+		var jobs []*job
 		for _, sur := range []string{FDPSurrogateGaussian, FDPSurrogateMean} {
 			for _, a := range alphas {
 				c := base
 				c.Alpha, c.Surrogate = a, sur
-				acc, _, err := FDPClassRun(ctx, tp, mechanisms.FDPAlg1, tuneEps, c, 777)
-				if err != nil {
-					return nil, err
-				}
-				if acc > best {
-					best, cfg.Alpha, cfg.Surrogate = acc, a, sur
-				}
+				jobs = append(jobs, &job{method: mechanisms.FDPAlg1, cfg: c})
 			}
 		}
-		best = -1
 		for _, cl := range clips {
 			c := base
 			c.DPClip = cl
-			acc, _, err := FDPClassRun(ctx, tp, mechanisms.FDPDP, tuneEps, c, 777)
-			if err != nil {
-				return nil, err
-			}
-			if acc > best {
-				best, cfg.DPClip = acc, cl
-			}
+			jobs = append(jobs, &job{method: mechanisms.FDPDP, cfg: c})
 		}
-		return cfg, nil
+		next := make(chan *job)
+		var wg sync.WaitGroup
+		for range min(runtime.GOMAXPROCS(0), len(jobs)) {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for j := range next {
+					j.acc, _, j.err = FDPClassRunEps(ctx, tp, j.method, epss, j.cfg, 777)
+				}
+			}()
+		}
+		for _, j := range jobs {
+			next <- j
+		}
+		close(next)
+		wg.Wait()
+		out := make([]FDPClassConfig, len(epss))
+		for i := range epss {
+			cfg := base
+			bestAlg1, bestDP := -1.0, -1.0
+			for _, j := range jobs {
+				if j.err != nil {
+					return nil, fmt.Errorf("experiments: FDPTuneClassConfig %s %s: %w", p.Name, j.method, j.err)
+				}
+				switch {
+				case j.method == mechanisms.FDPAlg1 && j.acc[i] > bestAlg1:
+					bestAlg1, cfg.Alpha, cfg.Surrogate = j.acc[i], j.cfg.Alpha, j.cfg.Surrogate
+				case j.method == mechanisms.FDPDP && j.acc[i] > bestDP:
+					bestDP, cfg.DPClip = j.acc[i], j.cfg.DPClip
+				}
+			}
+			out[i] = cfg
+		}
+		return out, nil
 	})
 	if err != nil {
-		return FDPClassConfig{}, err
+		return nil, err
 	}
-	return v.(FDPClassConfig), nil
+	return v.([]FDPClassConfig), nil
 }
 
 // fdpStandardize maps every feature value x to (x − mean)/sd in place.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 
 	"github.com/featuredp/featuredp/accounting"
@@ -379,9 +380,11 @@ func FDPFig4Cells(sz FDPFig4Sizes) []Cell {
 	}
 	var cells []Cell
 	for _, ds := range datasets {
-		for _, c := range Grid("fdp-fig4/"+ds, 0, methods, []float64{3, 4, 6, 8}, sz.Reps) {
+		for _, c := range Grid("fdp-fig4/"+ds, 0, methods, fdpFig4Eps, sz.Reps) {
 			c.Config = fdpFig4Cell{dataset: ds, sizes: sz}
-			c.Seed = CellSeed(0, "fdp-fig4/"+ds, "", c.X, c.Rep) // common random numbers
+			// Common random numbers across methods and ε: the ε of a seed are
+			// checkpoints of one run (FDPClassRunEps).
+			c.Seed = CellSeed(0, "fdp-fig4/"+ds, "", 0, c.Rep)
 			cells = append(cells, c)
 		}
 	}
@@ -397,9 +400,36 @@ func FDPFig4Cells(sz FDPFig4Sizes) []Cell {
 // C = 10) at most ε; there α·C_priv = C_DP, so both methods add the same
 // noise and differ only by the public gradient.
 var (
+	fdpFig4Eps    = []float64{3, 4, 6, 8}
 	fdpFig4Alphas = []float64{1, 3, 10, 30, 100, 300, 1000}
 	fdpFig4Clips  = []float64{0.01, 0.1, 1, 10}
 )
+
+// fdpFig4Run returns the test accuracies and spent ε at every ε of
+// fdpFig4Eps of one method, seed and tuned config (FDPClassRunEps), cached
+// so that the cells of the ε that share a config share the run. The fields
+// the method does not use are reset to base first (DP: α and the surrogate;
+// FDP-DPSGD: α; FDP-Alg1: the DP clip), so that they do not split the cache.
+func fdpFig4Run(ctx context.Context, p *FDPClassProblem, method mechanisms.FDPMethod, cfg, base FDPClassConfig, seed uint64) (acc, spent []float64, err error) {
+	switch method {
+	case mechanisms.FDPDP:
+		cfg.Alpha, cfg.Surrogate = base.Alpha, base.Surrogate
+	case mechanisms.FDPDPSGD:
+		cfg.Alpha = base.Alpha
+	case mechanisms.FDPAlg1:
+		cfg.DPClip = base.DPClip
+	}
+	type runOut struct{ acc, spent []float64 }
+	key := fmt.Sprintf("fig4run/%s/%d/%d/%d/%s/%+v/%d", p.Name, p.Train.N, p.Test.N, p.Classes, method, cfg, seed)
+	v, err := fdpCached(key, func() (any, error) {
+		a, e, err := FDPClassRunEps(ctx, p, method, fdpFig4Eps, cfg, seed)
+		return runOut{a, e}, err
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return v.(runOut).acc, v.(runOut).spent, nil
+}
 
 // fdpFig4Cell is the Config of an fdp-fig4 cell.
 type fdpFig4Cell struct {
@@ -436,16 +466,22 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			cfg := FDPDefaultClassConfig()
-			cfg.Hidden, cfg.PretrainEpoch = sz.Hidden, sz.Pretrain
-			cfg, err = FDPTuneClassConfig(ctx, p, cfg, fdpFig4Alphas, fdpFig4Clips, c.X)
+			base := FDPDefaultClassConfig()
+			base.Hidden, base.PretrainEpoch = sz.Hidden, sz.Pretrain
+			cfgs, err := FDPTuneClassConfig(ctx, p, base, fdpFig4Alphas, fdpFig4Clips, fdpFig4Eps)
 			if err != nil {
 				return nil, err
 			}
-			acc, eps, err := FDPClassRun(ctx, p, mechanisms.FDPMethod(c.Method), c.X, cfg, c.Seed)
+			k := slices.Index(fdpFig4Eps, c.X)
+			if k < 0 {
+				return nil, fmt.Errorf("ε = %v is not on the grid %v", c.X, fdpFig4Eps)
+			}
+			cfg := cfgs[k]
+			accs, epss, err := fdpFig4Run(ctx, p, mechanisms.FDPMethod(c.Method), cfg, base, c.Seed)
 			if err != nil {
 				return nil, err
 			}
+			acc, eps := accs[k], epss[k]
 			return []Measurement{{Metric: "accuracy", Value: acc, Extra: map[string]string{"dataset": cc.dataset, "epsilon_spent": fdpFmt(eps),
 				"alpha": fdpFmt(cfg.Alpha), "dp_clip": fdpFmt(cfg.DPClip), "surrogate": cfg.Surrogate}}}, nil
 		},
@@ -458,7 +494,8 @@ func init() {
 				"and the DP clip chosen per dataset and ε by validation accuracy (80/20 split of the training rows, one seed; columns "+
 				"surrogate, alpha, dp_clip). Features standardised with public constants. %g epochs of public pre-training for FDP-DPSGD and FDP-Alg1. "+
 				"Purchase-like: %d rows (80/20 split), %d classes, public = features 0–99 + label. Fashion-MNIST (if installed): %s, public = "+
-				"131 random pixels + label. %d seeds, common random numbers across methods.",
+				"131 random pixels + label. %d seeds, common random numbers across methods and ε: the four ε of a seed and config are "+
+				"checkpoints (steps 22/55/154/286) of one run, bit-identical to separate runs.",
 				sz.Hidden, c.LR, c.Momentum, c.Clip, fdpFig4Alphas, fdpFig4Clips, sz.Pretrain, sz.PurchaseN, sz.PurchaseK,
 				map[bool]string{true: "60,000 / 10,000 images", false: fmt.Sprintf("%d / %d images", sz.FashionTrain, sz.FashionTest)}[p == Full], sz.Reps)
 		},

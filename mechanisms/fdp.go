@@ -92,6 +92,9 @@ type FDPSetup struct {
 	// Seed or Streams select the random streams (see Config).
 	Seed    uint64
 	Streams *Streams
+	// OnStep, if set, is Config.OnStep: called after every step with the
+	// global step number (public pre-training first) and the live θ.
+	OnStep func(t int, theta []float64)
 }
 
 // FDPConfig returns the Train configuration of method for the problem s
@@ -127,7 +130,8 @@ func FDPConfig(method FDPMethod, s FDPSetup) (Config, error) {
 	if n <= 0 {
 		return Config{}, errors.New("mechanisms: FDPConfig: empty data")
 	}
-	base := Config{Schedule: s.Schedule, ProjectRadius: s.ProjectRadius, Init: s.Init, Seed: s.Seed, Streams: s.Streams, Optimizer: s.Optimizer}
+	base := Config{Schedule: s.Schedule, ProjectRadius: s.ProjectRadius, Init: s.Init, Seed: s.Seed, Streams: s.Streams, Optimizer: s.Optimizer,
+		OnStep: s.OnStep}
 	m := s.Rate * float64(n)
 	switch method {
 	case FDPNonPrivate, FDPPublicOnly:

@@ -366,3 +366,45 @@ func TestFDPSparseEmbeddingDenseNoise(t *testing.T) {
 		}
 	}
 }
+
+// A run of T private steps is the first T steps of a longer run with the
+// same seed (every method; the basis of the checkpoint evaluation of E3):
+// the parameters a shorter run returns equal, bit for bit, those FDPSetup.
+// OnStep sees at the same global step of the longer run.
+func TestFDPTrainPrefixConsistent(t *testing.T) {
+	mlp, data, pad := fdpTestProblem(t, 200)
+	for _, m := range FDPMethods() {
+		t.Run(string(m), func(t *testing.T) {
+			long := fdpTestSetup(mlp, data, pad)
+			short := long
+			short.Steps = 7
+			// Pre-training steps come first; NonPrivate and Public run
+			// PretrainSteps + Steps steps of their own; DP has none.
+			offset := long.PretrainSteps
+			if m == FDPDP {
+				offset = 0
+			}
+			res, err := FDPTrain(context.Background(), m, short)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var snap []float64
+			long.OnStep = func(step int, theta []float64) {
+				if step == offset+short.Steps {
+					snap = append([]float64(nil), theta...)
+				}
+			}
+			if _, err := FDPTrain(context.Background(), m, long); err != nil {
+				t.Fatal(err)
+			}
+			if snap == nil {
+				t.Fatalf("OnStep never saw step %d", offset+short.Steps)
+			}
+			for j := range snap {
+				if snap[j] != res.Theta[j] {
+					t.Fatalf("θ[%d]: %v at step %d of the long run, %v after the short run", j, snap[j], offset+short.Steps, res.Theta[j])
+				}
+			}
+		})
+	}
+}

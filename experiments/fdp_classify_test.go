@@ -1,0 +1,77 @@
+package experiments
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/featuredp/featuredp/mechanisms"
+)
+
+// FDPClassRunEps evaluates one run at the step counts of several ε; every
+// (accuracy, ε) pair must equal that of a separate run at that ε.
+func TestFDPClassRunEpsMatchesSeparateRuns(t *testing.T) {
+	p, err := FDPPurchaseProblem(800, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := FDPDefaultClassConfig()
+	cfg.Hidden, cfg.PretrainEpoch, cfg.Alpha, cfg.DPClip = 8, 1, 10, 1
+	epss := []float64{4, 3} // unsorted on purpose
+	for _, m := range []mechanisms.FDPMethod{mechanisms.FDPNonPrivate, mechanisms.FDPPublicOnly, mechanisms.FDPDP,
+		mechanisms.FDPDPSGD, mechanisms.FDPAlg1, mechanisms.FDPSingleBatch} {
+		accs, spent, err := FDPClassRunEps(context.Background(), p, m, epss, cfg, 42)
+		if err != nil {
+			t.Fatalf("%s: %v", m, err)
+		}
+		for i, eps := range epss {
+			a, e, err := FDPClassRun(context.Background(), p, m, eps, cfg, 42)
+			if err != nil {
+				t.Fatalf("%s ε = %v: %v", m, eps, err)
+			}
+			if a != accs[i] || !(e == spent[i] || e > 1e300 && spent[i] > 1e300) {
+				t.Errorf("%s ε = %v: separate run (acc %v, ε %v), checkpoint (acc %v, ε %v)", m, eps, a, e, accs[i], spent[i])
+			}
+			if m == mechanisms.FDPDP && !(e <= eps && e > eps-0.5) {
+				t.Errorf("DP ε = %v: spent %v", eps, e)
+			}
+		}
+	}
+	if _, _, err := FDPClassRunEps(context.Background(), p, mechanisms.FDPDP, nil, cfg, 1); err == nil {
+		t.Error("no ε: want an error")
+	}
+	if _, _, err := FDPClassRunEps(context.Background(), p, mechanisms.FDPDP, []float64{0.01}, cfg, 1); err == nil {
+		t.Error("ε allowing no step: want an error")
+	}
+}
+
+// FDPTuneClassConfig returns one config per ε, each from the grids, and
+// rejects empty grids.
+func TestFDPTuneClassConfigPerEpsilon(t *testing.T) {
+	p, err := FDPPurchaseProblem(800, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := FDPDefaultClassConfig()
+	base.Hidden, base.PretrainEpoch = 8, 1
+	alphas, clips, epss := []float64{1, 100}, []float64{0.1, 10}, []float64{3, 8}
+	cfgs, err := FDPTuneClassConfig(context.Background(), p, base, alphas, clips, epss)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cfgs) != len(epss) {
+		t.Fatalf("%d configs for %d ε", len(cfgs), len(epss))
+	}
+	for i, c := range cfgs {
+		if !slices.Contains(alphas, c.Alpha) || !slices.Contains(clips, c.DPClip) ||
+			(c.Surrogate != FDPSurrogateGaussian && c.Surrogate != FDPSurrogateMean) {
+			t.Errorf("ε = %v: config off the grid: %+v", epss[i], c)
+		}
+		if c.Hidden != base.Hidden || c.Clip != base.Clip || c.Rate != base.Rate {
+			t.Errorf("ε = %v: tuning changed a fixed setting: %+v", epss[i], c)
+		}
+	}
+	if _, err := FDPTuneClassConfig(context.Background(), p, base, nil, clips, epss); err == nil {
+		t.Error("empty α grid: want an error")
+	}
+}
