@@ -282,22 +282,31 @@ func FDPFashionProblem(dataDir string, nTrain, nTest int) (*FDPClassProblem, err
 	return v.(*FDPClassProblem), nil
 }
 
-// FDPTuneClassConfig picks, for every ε of epss, the public surrogate
-// (Gaussian padding or mean imputation) and α ∈ alphas for FDP-Alg1, and
-// the DP clip ∈ clips for DP / FDP-DPSGD (fdp.md §4.3 E3: α ∈ {1, 3, 10,
-// 30, 100}, DP clip ∈ {0.01, 0.1, 1}) by validation accuracy at that ε: the
-// training rows are split 80/20 into a tuning-training and a validation
-// part; the test rows are never used. Every grid point is one run
-// (FDPClassRunEps, seed 777) evaluated at every ε; the runs are spread over
-// GOMAXPROCS goroutines and the choice (the first best in grid order) does
-// not depend on their number. The result, one config per ε, is cached per
-// (problem, grids, epss).
-func FDPTuneClassConfig(ctx context.Context, p *FDPClassProblem, base FDPClassConfig, alphas, clips, epss []float64) ([]FDPClassConfig, error) {
+// FDPTunePoint is one grid point of the E3 validation search: a method
+// (FDP-Alg1 over surrogate × α, DP over the DP clip), its config and its
+// validation accuracy at every ε of the search.
+type FDPTunePoint struct {
+	Method   mechanisms.FDPMethod
+	Config   FDPClassConfig
+	Accuracy []float64 // per ε, in the order of the search's epss
+}
+
+// FDPTuneGrid runs the E3 validation search (fdp.md §4.3 E3: α ∈ {1, 3, 10,
+// 30, 100}, DP clip ∈ {0.01, 0.1, 1} in the spec; the grids are arguments):
+// the training rows are split 80/20 into a tuning-training and a validation
+// part (the test rows are never used), and every grid point — FDP-Alg1 for
+// each public surrogate (Gaussian padding, mean imputation) × α, DP for each
+// DP clip — is one run (FDPClassRunEps, seed 777) evaluated on the
+// validation rows at every ε of epss. The runs are spread over GOMAXPROCS
+// goroutines; the points come back in grid order whatever their number.
+// The result is cached per (problem, grids, epss, base) and shared: do not
+// modify it.
+func FDPTuneGrid(ctx context.Context, p *FDPClassProblem, base FDPClassConfig, alphas, clips, epss []float64) ([]FDPTunePoint, error) {
 	if p == nil {
-		return nil, errors.New("experiments: FDPTuneClassConfig: nil problem")
+		return nil, errors.New("experiments: FDPTuneGrid: nil problem")
 	}
 	if len(alphas) == 0 || len(clips) == 0 || len(epss) == 0 {
-		return nil, errors.New("experiments: FDPTuneClassConfig: empty α, clip or ε grid")
+		return nil, errors.New("experiments: FDPTuneGrid: empty α, clip or ε grid")
 	}
 	key := fmt.Sprintf("tune/%s/%d/%d/%v/%v/%v/%+v", p.Name, p.Train.N, p.Classes, alphas, clips, epss, base)
 	v, err := fdpCached(key, func() (any, error) {
@@ -310,64 +319,74 @@ func FDPTuneClassConfig(ctx context.Context, p *FDPClassProblem, base FDPClassCo
 		if err != nil {
 			return nil, err
 		}
-		type job struct {
-			method mechanisms.FDPMethod
-			cfg    FDPClassConfig
-			acc    []float64
-			err    error
-		}
-		var jobs []*job
+		var pts []FDPTunePoint
 		for _, sur := range []string{FDPSurrogateGaussian, FDPSurrogateMean} {
 			for _, a := range alphas {
 				c := base
 				c.Alpha, c.Surrogate = a, sur
-				jobs = append(jobs, &job{method: mechanisms.FDPAlg1, cfg: c})
+				pts = append(pts, FDPTunePoint{Method: mechanisms.FDPAlg1, Config: c})
 			}
 		}
 		for _, cl := range clips {
 			c := base
 			c.DPClip = cl
-			jobs = append(jobs, &job{method: mechanisms.FDPDP, cfg: c})
+			pts = append(pts, FDPTunePoint{Method: mechanisms.FDPDP, Config: c})
 		}
-		next := make(chan *job)
+		errs := make([]error, len(pts))
+		next := make(chan int)
 		var wg sync.WaitGroup
-		for range min(runtime.GOMAXPROCS(0), len(jobs)) {
+		for range min(runtime.GOMAXPROCS(0), len(pts)) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				for j := range next {
-					j.acc, _, j.err = FDPClassRunEps(ctx, tp, j.method, epss, j.cfg, 777)
+				for i := range next {
+					pts[i].Accuracy, _, errs[i] = FDPClassRunEps(ctx, tp, pts[i].Method, epss, pts[i].Config, 777)
 				}
 			}()
 		}
-		for _, j := range jobs {
-			next <- j
+		for i := range pts {
+			next <- i
 		}
 		close(next)
 		wg.Wait()
-		out := make([]FDPClassConfig, len(epss))
-		for i := range epss {
-			cfg := base
-			bestAlg1, bestDP := -1.0, -1.0
-			for _, j := range jobs {
-				if j.err != nil {
-					return nil, fmt.Errorf("experiments: FDPTuneClassConfig %s %s: %w", p.Name, j.method, j.err)
-				}
-				switch {
-				case j.method == mechanisms.FDPAlg1 && j.acc[i] > bestAlg1:
-					bestAlg1, cfg.Alpha, cfg.Surrogate = j.acc[i], j.cfg.Alpha, j.cfg.Surrogate
-				case j.method == mechanisms.FDPDP && j.acc[i] > bestDP:
-					bestDP, cfg.DPClip = j.acc[i], j.cfg.DPClip
-				}
+		for i, err := range errs {
+			if err != nil {
+				return nil, fmt.Errorf("experiments: FDPTuneGrid %s %s %+v: %w", p.Name, pts[i].Method, pts[i].Config, err)
 			}
-			out[i] = cfg
 		}
-		return out, nil
+		return pts, nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	return v.([]FDPClassConfig), nil
+	return v.([]FDPTunePoint), nil
+}
+
+// FDPTuneClassConfig returns, for every ε of epss, base with the choice of
+// FDPTuneGrid at that ε: the public surrogate and α of the FDP-Alg1 point
+// and the DP clip of the DP point with the best validation accuracy (the
+// first in grid order on ties). DP and FDP-DPSGD use the DP clip, FDP-Alg1
+// the surrogate and α (FDP-DPSGD pre-trains on the chosen surrogate).
+func FDPTuneClassConfig(ctx context.Context, p *FDPClassProblem, base FDPClassConfig, alphas, clips, epss []float64) ([]FDPClassConfig, error) {
+	pts, err := FDPTuneGrid(ctx, p, base, alphas, clips, epss)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]FDPClassConfig, len(epss))
+	for i := range epss {
+		cfg := base
+		bestAlg1, bestDP := -1.0, -1.0
+		for _, pt := range pts {
+			switch {
+			case pt.Method == mechanisms.FDPAlg1 && pt.Accuracy[i] > bestAlg1:
+				bestAlg1, cfg.Alpha, cfg.Surrogate = pt.Accuracy[i], pt.Config.Alpha, pt.Config.Surrogate
+			case pt.Method == mechanisms.FDPDP && pt.Accuracy[i] > bestDP:
+				bestDP, cfg.DPClip = pt.Accuracy[i], pt.Config.DPClip
+			}
+		}
+		out[i] = cfg
+	}
+	return out, nil
 }
 
 // fdpStandardize maps every feature value x to (x − mean)/sd in place.

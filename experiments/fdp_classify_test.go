@@ -71,6 +71,36 @@ func TestFDPTuneClassConfigPerEpsilon(t *testing.T) {
 			t.Errorf("ε = %v: tuning changed a fixed setting: %+v", epss[i], c)
 		}
 	}
+	// The choice is the argmax of the validation grid at each ε.
+	pts, err := FDPTuneGrid(context.Background(), p, base, alphas, clips, epss)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pts) != 2*len(alphas)+len(clips) {
+		t.Fatalf("%d grid points, want %d", len(pts), 2*len(alphas)+len(clips))
+	}
+	for i := range epss {
+		bestAlg1, bestDP := -1.0, -1.0
+		for _, pt := range pts {
+			if len(pt.Accuracy) != len(epss) || pt.Accuracy[i] < 0 || pt.Accuracy[i] > 1 {
+				t.Fatalf("grid point %+v: accuracies %v", pt.Config, pt.Accuracy)
+			}
+			if pt.Method == mechanisms.FDPAlg1 {
+				bestAlg1 = max(bestAlg1, pt.Accuracy[i])
+			} else {
+				bestDP = max(bestDP, pt.Accuracy[i])
+			}
+		}
+		for _, pt := range pts {
+			c := cfgs[i]
+			if pt.Method == mechanisms.FDPAlg1 && pt.Config.Alpha == c.Alpha && pt.Config.Surrogate == c.Surrogate && pt.Accuracy[i] != bestAlg1 {
+				t.Errorf("ε = %v: chose α = %v (%s) with validation accuracy %v < best %v", epss[i], c.Alpha, c.Surrogate, pt.Accuracy[i], bestAlg1)
+			}
+			if pt.Method == mechanisms.FDPDP && pt.Config.DPClip == c.DPClip && pt.Accuracy[i] != bestDP {
+				t.Errorf("ε = %v: chose DP clip %v with validation accuracy %v < best %v", epss[i], c.DPClip, pt.Accuracy[i], bestDP)
+			}
+		}
+	}
 	if _, err := FDPTuneClassConfig(context.Background(), p, base, nil, clips, epss); err == nil {
 		t.Error("empty α grid: want an error")
 	}

@@ -405,6 +405,37 @@ var (
 	fdpFig4Clips  = []float64{0.01, 0.1, 1, 10}
 )
 
+// FDPFig4Tuning returns the validation search of fdp-fig4 (FDPTuneGrid with
+// the figure's grids and its base config at the given sizes) for dataset
+// "purchase-like" or "fashion-mnist" (read from dataDir or the Debian
+// package), and the ε at which its accuracies were taken.
+func FDPFig4Tuning(ctx context.Context, sz FDPFig4Sizes, dataset, dataDir string) ([]FDPTunePoint, []float64, error) {
+	p, base, err := fdpFig4Problem(sz, dataset, dataDir)
+	if err != nil {
+		return nil, nil, err
+	}
+	pts, err := FDPTuneGrid(ctx, p, base, fdpFig4Alphas, fdpFig4Clips, fdpFig4Eps)
+	return pts, slices.Clone(fdpFig4Eps), err
+}
+
+// fdpFig4Problem returns the problem and the untuned config of an fdp-fig4
+// dataset at the given sizes.
+func fdpFig4Problem(sz FDPFig4Sizes, dataset, dataDir string) (*FDPClassProblem, FDPClassConfig, error) {
+	base := FDPDefaultClassConfig()
+	base.Hidden, base.PretrainEpoch = sz.Hidden, sz.Pretrain
+	var p *FDPClassProblem
+	var err error
+	switch dataset {
+	case "purchase-like":
+		p, err = FDPPurchaseProblem(sz.PurchaseN, sz.PurchaseK)
+	case "fashion-mnist":
+		p, err = FDPFashionProblem(dataDir, sz.FashionTrain, sz.FashionTest)
+	default:
+		err = fmt.Errorf("experiments: fdp-fig4: unknown dataset %q (want purchase-like or fashion-mnist)", dataset)
+	}
+	return p, base, err
+}
+
 // fdpFig4Run returns the test accuracies and spent ε at every ε of
 // fdpFig4Eps of one method, seed and tuned config (FDPClassRunEps), cached
 // so that the cells of the ε that share a config share the run. The fields
@@ -455,19 +486,10 @@ func init() {
 			if !ok {
 				return nil, fmt.Errorf("cell config is %T", c.Config)
 			}
-			sz := cc.sizes
-			var p *FDPClassProblem
-			var err error
-			if cc.dataset == "purchase-like" {
-				p, err = FDPPurchaseProblem(sz.PurchaseN, sz.PurchaseK)
-			} else {
-				p, err = FDPFashionProblem(env.DataDir, sz.FashionTrain, sz.FashionTest)
-			}
+			p, base, err := fdpFig4Problem(cc.sizes, cc.dataset, env.DataDir)
 			if err != nil {
 				return nil, err
 			}
-			base := FDPDefaultClassConfig()
-			base.Hidden, base.PretrainEpoch = sz.Hidden, sz.Pretrain
 			cfgs, err := FDPTuneClassConfig(ctx, p, base, fdpFig4Alphas, fdpFig4Clips, fdpFig4Eps)
 			if err != nil {
 				return nil, err
@@ -603,11 +625,16 @@ func fdpCriteoTune(ctx context.Context, g fdpCriteoGrid, p *fdpCriteoProblem, me
 					}
 					for _, c := range g.clips {
 						h := fdpCriteoHyper{clip: c, rate: r, z: z, epochs: e}
-						acc, err := fdpCriteoTrain(ctx, p.vocab, p.tuneTrain, p.tuneVal, method, h, 12345)
+						// A configuration's validation accuracy does not depend on
+						// the target ε (only whether it is admissible), so it is
+						// computed once and shared by the ε it fits.
+						va, err := fdpCached(fmt.Sprintf("criteo-val/%d/%d/%s/%+v", g.n, g.maxVocab, method, h), func() (any, error) {
+							return fdpCriteoTrain(ctx, p.vocab, p.tuneTrain, p.tuneVal, method, h, 12345)
+						})
 						if err != nil {
 							return nil, err
 						}
-						if acc > bestAcc {
+						if acc := va.(float64); acc > bestAcc {
 							best, bestAcc = h, acc
 						}
 					}
