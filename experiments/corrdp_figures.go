@@ -2,11 +2,9 @@ package experiments
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -882,33 +880,21 @@ const corrdpChunk = 16
 // cfgs[k] to out[k]. A run's θ does not depend on the chunking.
 func corrdpLockstep(ctx context.Context, newGrad func() (mechanisms.BlockGrad, error), cfgs []mechanisms.Config, out [][]float64) error {
 	nChunks := (len(cfgs) + corrdpChunk - 1) / corrdpChunk
-	errs := make([]error, nChunks)
-	sem := make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))
-	var wg sync.WaitGroup
-	for ch := range nChunks {
+	return parallelEach(nChunks, func(ch int) error {
 		lo, hi := ch*corrdpChunk, min(len(cfgs), (ch+1)*corrdpChunk)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			grad, err := newGrad()
-			if err != nil {
-				errs[ch] = err
-				return
-			}
-			res, err := mechanisms.TrainLockstep(ctx, cfgs[lo:hi], grad)
-			if err != nil {
-				errs[ch] = err
-				return
-			}
-			for k, r := range res {
-				out[lo+k] = r.Theta
-			}
-		}()
-	}
-	wg.Wait()
-	return errors.Join(errs...)
+		grad, err := newGrad()
+		if err != nil {
+			return err
+		}
+		res, err := mechanisms.TrainLockstep(ctx, cfgs[lo:hi], grad)
+		if err != nil {
+			return err
+		}
+		for k, r := range res {
+			out[lo+k] = r.Theta
+		}
+		return nil
+	})
 }
 
 // Metric evaluates θ: accuracy (classification), F(θ) − F(θ̂) (linear) or

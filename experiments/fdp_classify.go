@@ -8,7 +8,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sync"
 
 	"github.com/featuredp/featuredp/accounting"
@@ -161,21 +160,22 @@ func FDPClassRunEps(ctx context.Context, p *FDPClassProblem, method mechanisms.F
 	if err != nil {
 		return nil, nil, err
 	}
+	if len(res.Phases) > 0 && (len(res.Phases) != 1 || res.Phases[0].Steps != maxT) {
+		return nil, nil, fmt.Errorf("experiments: FDPClassRun %s: unexpected privacy phases %v", method, res.Phases)
+	}
 	acc, spent = make([]float64, len(epss)), make([]float64, len(epss))
 	for i, t := range steps {
 		theta := snaps[offset+t]
 		if theta == nil {
 			return nil, nil, fmt.Errorf("experiments: FDPClassRun %s: no parameters recorded at step %d", method, offset+t)
 		}
-		// Account the first t private steps: the run's phases with T = t.
+		// Account the first t private steps: the run's phase with T = t.
 		st, rt := s, *res
 		st.Steps = t
-		rt.Phases = append([]accounting.Phase(nil), res.Phases...)
-		if len(rt.Phases) > 0 {
-			if len(rt.Phases) != 1 || rt.Phases[0].Steps != maxT {
-				return nil, nil, fmt.Errorf("experiments: FDPClassRun %s: unexpected privacy phases %v", method, rt.Phases)
-			}
-			rt.Phases[0].Steps = t
+		if len(res.Phases) == 1 {
+			ph := res.Phases[0]
+			ph.Steps = t
+			rt.Phases = []accounting.Phase{ph}
 		}
 		if spent[i], err = mechanisms.FDPEpsilon(method, st, &rt, cfg.Delta); err != nil {
 			return nil, nil, err
@@ -298,7 +298,7 @@ type FDPTunePoint struct {
 // each public surrogate (Gaussian padding, mean imputation) × α, DP for each
 // DP clip — is one run (FDPClassRunEps, seed 777) evaluated on the
 // validation rows at every ε of epss. The runs are spread over GOMAXPROCS
-// goroutines; the points come back in grid order whatever their number.
+// goroutines (parallelEach); the points come back in grid order whatever their number.
 // The result is cached per (problem, grids, epss, base) and shared: do not
 // modify it.
 func FDPTuneGrid(ctx context.Context, p *FDPClassProblem, base FDPClassConfig, alphas, clips, epss []float64) ([]FDPTunePoint, error) {
@@ -332,27 +332,15 @@ func FDPTuneGrid(ctx context.Context, p *FDPClassProblem, base FDPClassConfig, a
 			c.DPClip = cl
 			pts = append(pts, FDPTunePoint{Method: mechanisms.FDPDP, Config: c})
 		}
-		errs := make([]error, len(pts))
-		next := make(chan int)
-		var wg sync.WaitGroup
-		for range min(runtime.GOMAXPROCS(0), len(pts)) {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for i := range next {
-					pts[i].Accuracy, _, errs[i] = FDPClassRunEps(ctx, tp, pts[i].Method, epss, pts[i].Config, 777)
-				}
-			}()
-		}
-		for i := range pts {
-			next <- i
-		}
-		close(next)
-		wg.Wait()
-		for i, err := range errs {
-			if err != nil {
-				return nil, fmt.Errorf("experiments: FDPTuneGrid %s %s %+v: %w", p.Name, pts[i].Method, pts[i].Config, err)
+		err = parallelEach(len(pts), func(i int) error {
+			var err error
+			if pts[i].Accuracy, _, err = FDPClassRunEps(ctx, tp, pts[i].Method, epss, pts[i].Config, 777); err != nil {
+				return fmt.Errorf("experiments: FDPTuneGrid %s %s %+v: %w", p.Name, pts[i].Method, pts[i].Config, err)
 			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
 		}
 		return pts, nil
 	})
