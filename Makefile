@@ -72,6 +72,7 @@ nb-clean:
 bench:   # the numbers in BENCHMARKS.md
 	$(SIMD) go test -run '^$$' -bench . -benchmem ./accounting/ ./mechanisms/ ./models/ ./experiments/
 
-fuzz:    # 30 s per fuzz target
+fuzz:    # 30 s per fuzz target (FUZZTIME=5m for the accountant's acceptance run)
+	go test -run '^$$' -fuzz=FuzzRDPInvariants -fuzztime=$(or $(FUZZTIME),30s) ./accounting/
 	go test -run '^$$' -fuzz=FuzzReadCSV -fuzztime=30s ./data/
 	go test -run '^$$' -fuzz=FuzzReadIDX -fuzztime=30s ./data/

@@ -1,6 +1,7 @@
 package accounting
 
 import (
+	"errors"
 	"fmt"
 	"math"
 )
@@ -26,9 +27,21 @@ func (p Phase) Validate() error {
 // no randomness, no clock. The zero value is not usable; call NewAccountant.
 // An Accountant is not safe for concurrent use.
 type Accountant struct {
-	orders []float64
-	rdp    []float64
-	phases []Phase
+	orders  []float64
+	rdp     []float64
+	phases  []Phase
+	notes   []RDPNote
+	leaking bool // a non-trivial phase or an AddRDP curve was composed
+}
+
+// Notes returns the diagnostics of every order whose RDP was replaced by a
+// valid upper bound (see RDPSubsampledGaussian), one per phase and order, in
+// the order they were added; nil when every value was exact.
+func (a *Accountant) Notes() []RDPNote {
+	if a == nil {
+		return nil
+	}
+	return append([]RDPNote(nil), a.notes...)
 }
 
 // NewAccountant returns an empty accountant over the given order grid: nil
@@ -56,8 +69,14 @@ func (a *Accountant) Add(p Phase) error {
 	if err := p.Validate(); err != nil {
 		return err
 	}
-	addRDP(a.rdp, p.SampleRate, p.NoiseMultiplier, p.Steps, a.orders)
+	if a == nil {
+		return errNilAccountant
+	}
+	a.notes = append(a.notes, addRDP(a.rdp, p.SampleRate, p.NoiseMultiplier, p.Steps, a.orders)...)
 	a.phases = append(a.phases, p)
+	if !trivialPhase(p.SampleRate, p.NoiseMultiplier, p.Steps) {
+		a.leaking = true
+	}
 	return nil
 }
 
@@ -66,6 +85,9 @@ func (a *Accountant) Add(p Phase) error {
 // The caller is responsible for its neighbouring relation matching
 // add/remove one record.
 func (a *Accountant) AddRDP(rdp []float64) error {
+	if a == nil {
+		return errNilAccountant
+	}
 	if len(rdp) != len(a.orders) {
 		return fmt.Errorf("accounting: %d RDP values for %d orders", len(rdp), len(a.orders))
 	}
@@ -77,39 +99,87 @@ func (a *Accountant) AddRDP(rdp []float64) error {
 	for k, r := range rdp {
 		a.rdp[k] += r
 	}
+	a.leaking = true
 	return nil
 }
 
 // Orders returns a copy of the order grid.
-func (a *Accountant) Orders() []float64 { return append([]float64(nil), a.orders...) }
+func (a *Accountant) Orders() []float64 {
+	if a == nil {
+		return nil
+	}
+	return append([]float64(nil), a.orders...)
+}
 
 // RDP returns a copy of the accumulated RDP, one value per order.
-func (a *Accountant) RDP() []float64 { return append([]float64(nil), a.rdp...) }
+func (a *Accountant) RDP() []float64 {
+	if a == nil {
+		return nil
+	}
+	return append([]float64(nil), a.rdp...)
+}
 
 // Phases returns a copy of the phases added with Add, in order.
-func (a *Accountant) Phases() []Phase { return append([]Phase(nil), a.phases...) }
+func (a *Accountant) Phases() []Phase {
+	if a == nil {
+		return nil
+	}
+	return append([]Phase(nil), a.phases...)
+}
 
 // Reset forgets every phase, keeping the order grid.
 func (a *Accountant) Reset() {
+	if a == nil {
+		return
+	}
 	for k := range a.rdp {
 		a.rdp[k] = 0
 	}
-	a.phases = nil
+	a.phases, a.notes, a.leaking = nil, nil, false
 }
 
 // Epsilon converts the accumulated RDP to (ε, δ)-DP (add/remove-one
 // neighbours, Poisson sampling) with the chosen conversion and returns ε and
 // the optimal order; see EpsilonFromRDP for the exact formulas and the
-// conventions for zero and infinite privacy loss. Errors: δ not in (0, 1).
+// convention for infinite privacy loss. An accountant that composed only
+// trivial phases (q = 0, z = +Inf or no steps; none at all included) is
+// (0, 0)-DP: ε = 0 at the first order. Errors: δ not in (0, 1), a nil
+// accountant.
 func (a *Accountant) Epsilon(delta float64, conv Conversion) (eps, order float64, err error) {
+	if a == nil {
+		return 0, 0, errNilAccountant
+	}
+	if !a.leaking {
+		if err := conv.valid(); err != nil {
+			return 0, 0, err
+		}
+		if err := checkDelta(delta); err != nil {
+			return 0, 0, err
+		}
+		return 0, a.orders[0], nil
+	}
 	return EpsilonFromRDP(a.orders, a.rdp, delta, conv)
 }
 
 // Delta is the inverse: the δ for which the accumulated RDP implies
 // (ε, δ)-DP, and the optimal order; see DeltaFromRDP.
 func (a *Accountant) Delta(eps float64, conv Conversion) (delta, order float64, err error) {
+	if a == nil {
+		return 0, 0, errNilAccountant
+	}
+	if !a.leaking {
+		if err := conv.valid(); err != nil {
+			return 0, 0, err
+		}
+		if math.IsNaN(eps) || eps < 0 || math.IsInf(eps, 1) {
+			return 0, 0, fmt.Errorf("accounting: epsilon %v is not finite and >= 0", eps)
+		}
+		return 0, a.orders[0], nil
+	}
 	return DeltaFromRDP(a.orders, a.rdp, eps, conv)
 }
+
+var errNilAccountant = errors.New("accounting: nil *Accountant (use NewAccountant)")
 
 // Epsilon is the one-call form of the accountant: it composes the phases
 // (each p.Steps steps of the Poisson-subsampled Gaussian mechanism,

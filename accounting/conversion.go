@@ -102,14 +102,13 @@ func epsAtOrder(a, r, logDelta float64, conv Conversion) float64 {
 // log(1/δ)/(α−1) (Mironov 2017 Prop 3). An order of +Inf contributes r(+Inf)
 // (the limit of both formulas).
 //
-// Zero privacy loss: a mechanism whose RDP is 0 at every order (q = 0,
-// z = +Inf, or no steps) releases nothing about the data and is (0, 0)-DP;
-// the formulas alone would instead give a small positive ε coming from the
-// log δ terms, so this function returns ε = 0 whenever all RDP values are 0
-// (reporting the first order). Otherwise the returned ε is the minimum above
-// clamped at 0 (negative values can only appear for large δ). Orders whose
-// RDP is +Inf never win unless all are +Inf, in which case ε = +Inf and the
-// first order is reported. When several orders tie, the first one wins.
+// Zero privacy loss is decided from the inputs, never from computed values:
+// a curve of zeros gets the formula's small positive ε (a computed zero may
+// be an underflow), while Accountant.Epsilon and Epsilon return ε = 0 when
+// every phase is trivial (q = 0, z = +Inf or no steps). The returned ε is
+// the minimum above clamped at 0 (negative values can only appear for large
+// δ). Orders whose RDP is +Inf never win unless all are +Inf, in which case
+// ε = +Inf and the first order is reported. When several orders tie, the first one wins.
 //
 // Errors: δ not in (0, 1), an invalid order grid, a length mismatch, or an
 // RDP value that is NaN or negative.
@@ -122,16 +121,6 @@ func EpsilonFromRDP(orders, rdp []float64, delta float64, conv Conversion) (eps,
 	}
 	if err := checkRDPVector(orders, rdp); err != nil {
 		return 0, 0, err
-	}
-	allZero := true
-	for _, r := range rdp {
-		if r != 0 {
-			allZero = false
-			break
-		}
-	}
-	if allZero {
-		return 0, orders[0], nil
 	}
 	eps, order = epsilonRaw(orders, rdp, delta, conv)
 	if eps < 0 {
@@ -162,8 +151,10 @@ func epsilonRaw(orders, rdp []float64, delta float64, conv Conversion) (float64,
 //	log δ = min_α (α−1)(r(α) − ε + log1p(−1/α)) − log α,
 //
 // and with ConversionClassic log δ = min_α (α−1)(r(α) − ε). δ is capped at 1.
-// An order of +Inf gives δ = 0 if r(+Inf) < ε and is otherwise ignored. All
-// RDP values 0 (no privacy loss) gives δ = 0. It holds for the neighbouring
+// An order of +Inf gives δ = 0 if r(+Inf) < ε and is otherwise ignored. A
+// curve of zeros gets the formula's (small) δ, not 0: computed zeros may be
+// an underflow, so δ = 0 only comes from the inputs (Accountant.Delta with
+// trivial phases). It holds for the neighbouring
 // relation the RDP curve was computed for.
 //
 // For every order, EpsilonFromRDP(…, DeltaFromRDP(…, ε)) ≤ ε and the two are
@@ -183,12 +174,8 @@ func DeltaFromRDP(orders, rdp []float64, eps float64, conv Conversion) (delta, o
 		return 0, 0, err
 	}
 	best, bestOrder := math.Inf(1), orders[0]
-	allZero := true
 	for k, a := range orders {
 		r := rdp[k]
-		if r != 0 {
-			allZero = false
-		}
 		var ld float64
 		switch {
 		case math.IsInf(r, 1):
@@ -207,9 +194,6 @@ func DeltaFromRDP(orders, rdp []float64, eps float64, conv Conversion) (delta, o
 		if ld < best {
 			best, bestOrder = ld, a
 		}
-	}
-	if allZero {
-		return 0, orders[0], nil
 	}
 	return math.Min(math.Exp(best), 1), bestOrder, nil
 }

@@ -34,23 +34,32 @@
 //
 // # RDP and conversion
 //
-// RDPSubsampledGaussian and ComputeRDP compute the exact RDP of the
-// subsampled Gaussian mechanism (Mironov, Talwar & Zhang 2019): integer
-// orders by the binomial expansion, fractional orders by the signed series
-// exactly as Opacus' _compute_log_a_for_frac_alpha (same terms, same
-// stopping rule: stop after the first term below e^−30; this truncation
-// limits the relative accuracy at orders close to 1 to about 1e-9, as in
-// Opacus). dp_accounting since 2024 sums absolute values of the terms
-// instead, an upper bound that differs at fractional orders.
+// RDPSubsampledGaussian and ComputeRDP compute the RDP of the subsampled
+// Gaussian mechanism (Mironov, Talwar & Zhang 2019) and never return a value
+// below the true one: integer orders by the binomial expansion with its
+// leading 1 removed exactly (positive terms only, so tiny values do not
+// round to 0); fractional orders by the signed series of Opacus'
+// _compute_log_a_for_frac_alpha with a proven tail enclosure and a rounding
+// allowance added, instead of Opacus' absolute stopping rule (which stops at
+// the first term for q = 0.5, z = 20, α = 63.5 and under-reports there). A
+// fractional order whose series cannot be resolved falls back to the
+// convexity bound of the neighbouring integer orders; RDPSubsampledGaussianNote,
+// ComputeRDPNotes and Accountant.Notes say where a bound was used. An
+// independent quadrature of the RDP integral checks the values at random
+// points in the tests and under `make fuzz`. dp_accounting since 2024 sums
+// absolute values of the terms instead, a looser upper bound at fractional
+// orders.
 //
 // An Accountant composes phases (q, z, T) of any mix by adding RDP order by
 // order over a grid: OrdersOpacus (default), OrdersTFP, OrdersDPAccounting, or
 // a user grid checked by ValidateOrders. EpsilonFromRDP converts with
 // ConversionImproved (default; Balle et al. 2020 Thm 21 = Canonne, Kamath &
 // Steinke 2020) or ConversionClassic (Mironov 2017 Prop 3) and reports the
-// optimal order; DeltaFromRDP is the inverse. A curve that is zero at every
-// order (q = 0, z = +Inf, T = 0) is reported as ε = 0 / δ = 0 rather than the
-// small positive value the formulas would give.
+// optimal order; DeltaFromRDP is the inverse. (0, 0)-DP is decided from the
+// inputs only: an Accountant whose phases are all trivial (q = 0, z = +Inf,
+// T = 0) reports ε = 0 / δ = 0; a curve of computed zeros passed to
+// EpsilonFromRDP gets the formulas' small positive value, since a computed
+// zero may be an underflow.
 //
 // # Calibration
 //

@@ -6,11 +6,10 @@ import (
 	"sync"
 )
 
-// maxFracTerms caps the fractional-order series (see logAFrac). Opacus
-// loops without a cap; the series converges for every valid input, but can
-// need very many terms for orders close to 1. An order whose series has not
-// converged after maxFracTerms terms is given the RDP α/(2z²) of the
-// un-subsampled Gaussian mechanism, a valid upper bound.
+// maxFracTerms caps the fractional-order series (see fracSeries). The terms
+// from i = ⌈α⌉ on alternate in sign with decreasing magnitude, so wherever
+// the series is stopped its tail is bounded by the last term added, which is
+// added to the result: stopping early only loosens the upper bound.
 const maxFracTerms = 1 << 20
 
 // maxExactOrder: orders above it (never useful for (ε, δ) conversion, and
@@ -19,14 +18,14 @@ const maxFracTerms = 1 << 20
 // exact series.
 const maxExactOrder = 1 << 16
 
-// fracStopLog is Opacus' stopping rule for the fractional series: stop after
-// the first term whose two parts are both below exp(-30).
-const fracStopLog = -30.0
+// fracRelTol: the fractional series stops once its last term (which bounds
+// the tail) is below fracRelTol × (S − 1), S the partial sum, or below the
+// rounding allowance of the sum.
+const fracRelTol = 0x1p-43
 
 // negligibleLog: a term below exp(−negligibleLog) = 4e-18 relative to the
-// largest term of its sum (or, for the fractional series, in absolute value,
-// since A_α ≥ 1) is not evaluated: it cannot change a double-precision sum of
-// fewer than ~1e3 terms.
+// largest term of its sum is not evaluated: it cannot change a
+// double-precision sum of fewer than ~1e3 terms.
 const negligibleLog = 40.0
 
 // logFactTableSize bounds the precomputed table of log-factorials used for
@@ -102,50 +101,126 @@ func RDPGaussian(z, alpha float64) (float64, error) {
 	if err := checkOrder(alpha); err != nil {
 		return 0, err
 	}
-	return rdpOne(1, z, alpha), nil
+	r, _ := newSGM(1, z).rdp(alpha)
+	return r, nil
 }
 
 // RDPSubsampledGaussian returns the Rényi DP of order alpha of ONE step of
 // the Poisson-subsampled Gaussian mechanism: every record is included
 // independently with probability q, the clipped contributions are summed and
 // Gaussian noise of standard deviation z × the clip norm is added.
-// Neighbouring relation: add/remove one record. The value is the exact RDP
-// of Mironov, Talwar & Zhang 2019 ("Rényi Differential Privacy of the Sampled
-// Gaussian Mechanism"), computed as Opacus and TF Privacy do:
+// Neighbouring relation: add/remove one record. The value is the RDP of
+// Mironov, Talwar & Zhang 2019 ("Rényi Differential Privacy of the Sampled
+// Gaussian Mechanism"), log(A_α)/(α−1), and it is never below the true
+// value (up to the rounding of the last few bits):
 //
-//   - integer orders: the binomial expansion
-//     A_α = Σ_{i=0}^{α} C(α,i) q^i (1−q)^{α−i} exp((i²−i)/(2z²)),
-//     summed in linear space where that is in range and in log space
-//     otherwise;
-//   - fractional orders: the signed series of MTZ 2019 §3.3, term for term
-//     as Opacus' _compute_log_a_for_frac_alpha (its erfc factors rewritten
-//     through the scaled erfcx so that nothing overflows, underflows or
-//     cancels in the tails); summation stops after the first term below
-//     exp(−30), as in Opacus, which bounds the relative accuracy at orders
-//     close to 1 to about 1e-9 (capped at 2^20 terms, after which the
-//     bound α/(2z²) is used).
+//   - integer orders: A_α − 1 = Σ_{i=2}^{α} C(α,i) q^i (1−q)^{α−i}
+//     expm1((i²−i)/(2z²)), a sum of positive terms (the binomial expansion
+//     of Opacus and TF Privacy with its leading 1 subtracted exactly), then
+//     log(A_α) = log1p(A_α − 1): accurate to rounding even when A_α − 1 is
+//     far below 1e-16, where log(A_α) itself would round to 0;
+//   - fractional orders: the signed series of MTZ 2019 §3.3 (the terms of
+//     Opacus' _compute_log_a_for_frac_alpha, through the scaled erfcx so that
+//     nothing overflows or underflows), summed until its last term is below
+//     2^-43 × (A_α − 1) or below the rounding allowance. From i = ⌈α⌉ on the
+//     terms alternate in sign and decrease in magnitude, so the omitted tail
+//     is bounded by the last term, which is added, together with a rounding
+//     allowance of 2^-51 × Σ|terms|: the result is an upper bound. (Opacus
+//     stops at the first term below exp(−30) in absolute value, which for
+//     q = 0.5, z = 20, α = 63.5 is the very first term, and returns a
+//     negative log A_α.)
+//   - log(A_α) is convex in α, so for n < α < n+1 the integer orders give
+//     the upper bound log A_α ≤ (n+1−α) log A_n + (α−n) log A_{n+1}
+//     (log A_1 = 0) and the lower bound RDP(α) ≥ RDP(n). Where the series
+//     gives more than that upper bound, or less than the lower bound (a
+//     numerical failure), or cannot resolve A_α − 1 (orders very
+//     close to 1 with tiny q or large z), the upper bound is returned; RDPSubsampledGaussianNote says
+//     which.
 //
-// Any numerical failure of the series is replaced by the un-subsampled
-// value α/(2z²), which is always a valid upper bound (Poisson subsampling
-// never increases Rényi divergence), so results are never NaN.
+// Every value is also capped by α/(2z²), the RDP of the un-subsampled
+// Gaussian (Poisson subsampling never increases Rényi divergence), which is
+// what orders above 65536 get. A computed value is never 0 when q > 0 and
+// z < ∞: where the true value is below the smallest float64 the smallest
+// positive float64 is returned, so (0, 0)-DP only ever comes from the
+// inputs.
 //
-// The result is log(A_α)/(α−1). Edge cases (as Opacus / dp_accounting):
-// q = 0 → 0; z = 0 → +Inf (for q > 0); q = 1 → α/(2z²); alpha = +Inf →
-// +Inf for q > 0; z = +Inf → 0. Orders above 65536 (finite) get the
-// un-subsampled value α/(2z²), a valid upper bound, instead of the series.
+// Edge cases (as Opacus / dp_accounting): q = 0 → 0; z = 0 → +Inf (for
+// q > 0); q = 1 → α/(2z²); alpha = +Inf → +Inf for q > 0; z = +Inf → 0.
 //
 // Errors: q NaN or outside [0, 1], z NaN or negative, alpha NaN or not > 1.
 func RDPSubsampledGaussian(q, z, alpha float64) (float64, error) {
+	r, _, err := RDPSubsampledGaussianNote(q, z, alpha)
+	return r, err
+}
+
+// RDPMethod says how an RDP value was obtained.
+type RDPMethod int
+
+const (
+	// RDPExact: a closed form, the positive-term integer expansion, or the
+	// fractional series with its tail bound (exact up to rounding and the
+	// series' stated tolerance, never below the true value).
+	RDPExact RDPMethod = iota
+	// RDPInterpolated: a fractional order whose series could not be
+	// evaluated to the needed precision gets the convexity bound from the
+	// neighbouring integer orders (a valid upper bound).
+	RDPInterpolated
+	// RDPSeriesBound: a fractional order whose A_α − 1 is below what the
+	// signed series can resolve to 1e-7 (orders very close to 1 with tiny
+	// q or large z): the series' own upper bound, with its tail and
+	// rounding allowance, tighter there than the interpolation.
+	RDPSeriesBound
+	// RDPUnsubsampled: the RDP α/(2z²) of the un-subsampled Gaussian, a
+	// valid upper bound (orders above 65536, or every other path failed).
+	RDPUnsubsampled
+)
+
+// String returns "exact", "interpolated bound", "series bound" or
+// "unsubsampled bound".
+func (m RDPMethod) String() string {
+	switch m {
+	case RDPExact:
+		return "exact"
+	case RDPInterpolated:
+		return "interpolated bound"
+	case RDPSeriesBound:
+		return "series bound"
+	case RDPUnsubsampled:
+		return "unsubsampled bound"
+	}
+	return fmt.Sprintf("RDPMethod(%d)", int(m))
+}
+
+// RDPNote is the diagnostic of one RDP value: its order, how it was
+// obtained and, for a bound, why the exact evaluation was not used.
+type RDPNote struct {
+	Order  float64
+	Method RDPMethod
+	Reason string // empty for RDPExact
+}
+
+// String renders the note on one line.
+func (n RDPNote) String() string {
+	if n.Method == RDPExact {
+		return fmt.Sprintf("order %v: exact", n.Order)
+	}
+	return fmt.Sprintf("order %v: %s (%s)", n.Order, n.Method, n.Reason)
+}
+
+// RDPSubsampledGaussianNote is RDPSubsampledGaussian with the diagnostic of
+// the value: whether it is exact or which valid upper bound replaced it.
+func RDPSubsampledGaussianNote(q, z, alpha float64) (float64, RDPNote, error) {
 	if err := checkSampleRate(q); err != nil {
-		return 0, err
+		return 0, RDPNote{}, err
 	}
 	if err := checkNoise(z); err != nil {
-		return 0, err
+		return 0, RDPNote{}, err
 	}
 	if err := checkOrder(alpha); err != nil {
-		return 0, err
+		return 0, RDPNote{}, err
 	}
-	return rdpOne(q, z, alpha), nil
+	r, note := newSGM(q, z).rdp(alpha)
+	return r, note, nil
 }
 
 // ComputeRDP returns the RDP of steps compositions of the Poisson-subsampled
@@ -159,449 +234,55 @@ func RDPSubsampledGaussian(q, z, alpha float64) (float64, error) {
 // Errors: invalid q or z (see RDPSubsampledGaussian), negative steps, or an
 // order grid rejected by ValidateOrders.
 func ComputeRDP(q, z float64, steps int, orders []float64) ([]float64, error) {
-	if err := checkSampleRate(q); err != nil {
-		return nil, err
-	}
-	if err := checkNoise(z); err != nil {
-		return nil, err
-	}
-	if err := checkSteps(steps); err != nil {
-		return nil, err
-	}
-	if err := ValidateOrders(orders); err != nil {
-		return nil, err
-	}
-	out := make([]float64, len(orders))
-	addRDP(out, q, z, steps, orders)
-	return out, nil
+	r, _, err := ComputeRDPNotes(q, z, steps, orders)
+	return r, err
 }
 
-// addRDP adds steps × RDP(q, z, α) to out[k] for every order orders[k].
-// Inputs must be valid. The per-(q, z) work that does not depend on the
-// order (log-erfc values, log-factorials, fractional-part tables) is shared
-// across the grid through one sgm context.
-func addRDP(out []float64, q, z float64, steps int, orders []float64) {
-	if steps == 0 || q == 0 || math.IsInf(z, 1) {
-		return
+// ComputeRDPNotes is ComputeRDP with the notes of the orders whose value is
+// a bound rather than exact (none when every order is exact).
+func ComputeRDPNotes(q, z float64, steps int, orders []float64) ([]float64, []RDPNote, error) {
+	if err := checkSampleRate(q); err != nil {
+		return nil, nil, err
+	}
+	if err := checkNoise(z); err != nil {
+		return nil, nil, err
+	}
+	if err := checkSteps(steps); err != nil {
+		return nil, nil, err
+	}
+	if err := ValidateOrders(orders); err != nil {
+		return nil, nil, err
+	}
+	out := make([]float64, len(orders))
+	notes := addRDP(out, q, z, steps, orders)
+	return out, notes, nil
+}
+
+// trivialPhase reports whether (q, z, steps) releases nothing about the
+// data: no steps, no sampling, or infinite noise. Only such inputs are
+// (0, 0)-DP.
+func trivialPhase(q, z float64, steps int) bool {
+	return steps == 0 || q == 0 || math.IsInf(z, 1)
+}
+
+// addRDP adds steps × RDP(q, z, α) to out[k] for every order orders[k] and
+// returns the notes of the orders that got a bound. Inputs must be valid.
+// The per-(q, z) work that does not depend on the order (erfc values,
+// integer-order values, fractional-part tables) is shared across the grid
+// through one sgm context.
+func addRDP(out []float64, q, z float64, steps int, orders []float64) []RDPNote {
+	if trivialPhase(q, z, steps) {
+		return nil
 	}
 	t := float64(steps)
 	c := newSGM(q, z)
+	var notes []RDPNote
 	for k, a := range orders {
-		r := c.rdp(a)
-		if r != 0 {
-			out[k] += t * r
+		r, note := c.rdp(a)
+		out[k] += t * r
+		if note.Method != RDPExact {
+			notes = append(notes, note)
 		}
 	}
-}
-
-// rdpOne is RDPSubsampledGaussian for validated inputs.
-func rdpOne(q, z, alpha float64) float64 {
-	return newSGM(q, z).rdp(alpha)
-}
-
-// sgm holds the order-independent quantities of one (q, z) pair of the
-// Poisson-subsampled Gaussian mechanism, and caches that make evaluating a
-// whole order grid cheap. Not safe for concurrent use.
-//
-// The fractional-order series is organised around one identity. Write
-// L = log(1/q − 1), z0 = z²L + 1/2 (Opacus' z0), K = exp(−z0²/(2z²))/2 and
-// lr = log(q/(1−q)) = −L. For any real t and x = (t − z0)/(√2 z),
-//
-//	t·lr + (t²−t)/(2z²) = x² − z0²/(2z²),
-//
-// so a term q^t (1−q)^{α−t} e^{(t²−t)/(2z²)} erfc(x)/2 of the MTZ series
-// equals (1−q)^α · K · erfcx(x) with erfcx(x) = e^{x²} erfc(x). The factor
-// G(t, x) = (q/(1−q))^t e^{(t²−t)/(2z²)} erfc(x)/2 depends on t only (not on
-// the order), so it is cached; it is computed as K·erfcx(x) when x ≥ 0 (no
-// cancellation between the large exponent and the tiny erfc) and directly
-// when x < 0 (where erfc(x) ∈ (1, 2] and the direct form has no
-// cancellation either).
-type sgm struct {
-	q, z         float64
-	logq, log1mq float64
-	lr           float64 // log(q/(1−q))
-	inv2z2, z0   float64
-	invS         float64 // 1/(√2 z)
-	logK, k      float64 // K = exp(−z0²/(2z²))/2 and its log
-	g0, logG0    signedIndex
-	h            []float64 // H(i) = (q/(1−q))^i e^{(i²−i)/(2z²)}, see logAIntFast
-	fracs        map[int64]*fracTable
-	buf0, buf1   []float64
-	signs        []float64
-	intBuf       []float64
-}
-
-// fracTable caches, for one fractional part f of the order, what depends on
-// j = α − i = f + m only (m = ⌊α⌋ − i runs over ⌊α⌋, ⌊α⌋−1, …): log|f + m|
-// (binomial recurrence) and G1 = G(j, (z0 − j)/(√2 z)) in linear and log
-// form.
-type fracTable struct {
-	f             float64
-	logJ, g1, lg1 signedIndex
-}
-
-// signedIndex is a lazily grown table indexed by any integer; NaN marks an
-// entry not computed yet.
-type signedIndex struct{ pos, neg []float64 }
-
-// slot returns a pointer to the entry for m, growing the table with NaN.
-func (s *signedIndex) slot(m int) *float64 {
-	p, k := &s.pos, m
-	if m < 0 {
-		p, k = &s.neg, -m-1
-	}
-	if k >= len(*p) {
-		n := max(2*len(*p), k+1, 64)
-		grown := make([]float64, n)
-		copy(grown, *p)
-		for i := len(*p); i < n; i++ {
-			grown[i] = math.NaN()
-		}
-		*p = grown
-	}
-	return &(*p)[k]
-}
-
-func newSGM(q, z float64) *sgm {
-	c := &sgm{q: q, z: z}
-	if q > 0 && q < 1 && z > 0 && !math.IsInf(z, 1) {
-		c.logq = math.Log(q)
-		c.log1mq = math.Log1p(-q)
-		c.lr = c.logq - c.log1mq
-		z2 := z * z
-		c.inv2z2 = 1 / (2 * z2)
-		c.z0 = z2*math.Log(1/q-1) + 0.5
-		c.invS = 1 / (sqrt2 * z)
-		c.logK = -c.z0*c.z0*c.inv2z2 - ln2
-		c.k = math.Exp(c.logK)
-	}
-	return c
-}
-
-// rdp is the one-step RDP at order alpha (validated inputs). A numerical
-// failure of the series (NaN, or no convergence) and any value above the
-// RDP α/(2z²) of the un-subsampled Gaussian — a valid upper bound, since
-// Poisson subsampling never increases Rényi divergence (joint
-// quasi-convexity) — are replaced by α/(2z²).
-func (c *sgm) rdp(alpha float64) float64 {
-	q, z := c.q, c.z
-	switch {
-	case q == 0 || math.IsInf(z, 1):
-		return 0
-	case z == 0 || math.IsInf(alpha, 1):
-		return math.Inf(1)
-	}
-	full := alpha / (2 * z * z)
-	if q == 1 || alpha > maxExactOrder {
-		return full
-	}
-	var la float64
-	if alpha == math.Trunc(alpha) {
-		var ok bool
-		if la, ok = c.logAIntFast(int(alpha)); !ok {
-			la = c.logAInt(int(alpha))
-		}
-	} else {
-		la = c.logAFrac(alpha)
-	}
-	r := la / (alpha - 1)
-	switch {
-	case math.IsNaN(r) || r > full:
-		return full
-	case r < 0:
-		// A_α ≥ 1 in exact arithmetic; a rounding-level negative value
-		// means 0.
-		return 0
-	}
-	return r
-}
-
-// logAIntFast evaluates the binomial expansion of logAInt in linear space:
-// A_α = (1−q)^α Σ_i C(α,i) H(i) with H(i) = (q/(1−q))^i e^{(i²−i)/(2z²)}
-// cached across orders and C(α,i) by its multiplicative recurrence. ok is
-// false when a value leaves the float64 range (small z, large orders); the
-// caller then uses logAInt. Only orders up to 1000 are tried.
-func (c *sgm) logAIntFast(alpha int) (float64, bool) {
-	if alpha > 1000 {
-		return 0, false
-	}
-	for len(c.h) <= alpha {
-		t := float64(len(c.h))
-		c.h = append(c.h, math.Exp(t*c.lr+(t*t-t)*c.inv2z2))
-	}
-	fa := float64(alpha)
-	sum, coef := 0.0, 1.0
-	for i := 0; i <= alpha; i++ {
-		sum += coef * c.h[i]
-		coef *= (fa - float64(i)) / float64(i+1)
-	}
-	if !(sum > 0) || math.IsInf(sum, 1) {
-		return 0, false
-	}
-	return fa*c.log1mq + math.Log(sum), true
-}
-
-// logAInt returns log(A_α) for an integer order α ≥ 2 and 0 < q < 1 by the
-// binomial expansion
-//
-//	s_i = log C(α,i) + i log q + (α−i) log(1−q) + (i²−i)/(2z²),
-//	log A_α = log Σ_i exp(s_i),
-//
-// with a max-shifted log-sum-exp (one exp per term that is not negligible).
-// Opacus adds the same terms one by one with _log_add; the results agree to
-// rounding, up to the absolute error (~1e-14) of log C(α,i) taken from a
-// table of log-factorials. This path is only used where logAIntFast
-// overflows, i.e. where the RDP is large and that error negligible.
-func (c *sgm) logAInt(alpha int) float64 {
-	if cap(c.intBuf) < alpha+1 {
-		c.intBuf = make([]float64, alpha+1)
-	}
-	s := c.intBuf[:alpha+1]
-	lfa := logFact(alpha)
-	m := math.Inf(-1)
-	for i := range s {
-		fi := float64(i)
-		v := lfa - logFact(i) - logFact(alpha-i) + fi*c.logq + float64(alpha-i)*c.log1mq + (fi*fi-fi)*c.inv2z2
-		s[i] = v
-		if v > m {
-			m = v
-		}
-	}
-	if math.IsInf(m, 0) || math.IsNaN(m) {
-		return math.NaN()
-	}
-	sum := 0.0
-	for _, v := range s {
-		if d := v - m; d > -negligibleLog {
-			sum += math.Exp(d)
-		} else if math.IsNaN(d) {
-			return math.NaN()
-		}
-	}
-	return m + math.Log(sum)
-}
-
-// gLin returns G(t, x) (see sgm) in linear scale, for x = ±(t − z0)/(√2 z)
-// as the caller's series needs; it may underflow to 0 or overflow to +Inf.
-func (c *sgm) gLin(t, x float64) float64 {
-	if x >= 0 {
-		if c.k > 1e-300 {
-			return c.k * erfcx(x)
-		}
-		return math.Exp(c.logK + logErfcx(x))
-	}
-	return math.Exp(t*c.lr+(t*t-t)*c.inv2z2) * math.Erfc(x) * 0.5
-}
-
-// gLog returns log G(t, x), finite wherever G's parts are.
-func (c *sgm) gLog(t, x float64) float64 {
-	if x >= 0 {
-		return c.logK + logErfcx(x)
-	}
-	return t*c.lr + (t*t-t)*c.inv2z2 + math.Log(math.Erfc(x)) - ln2
-}
-
-// g0 returns G0(i) = G(i, (i − z0)/(√2 z)), linear or log, cached by i.
-func (c *sgm) g0At(i int) float64 {
-	p := c.g0.slot(i)
-	if math.IsNaN(*p) {
-		t := float64(i)
-		*p = c.gLin(t, (t-c.z0)*c.invS)
-	}
-	return *p
-}
-
-func (c *sgm) logG0At(i int) float64 {
-	p := c.logG0.slot(i)
-	if math.IsNaN(*p) {
-		t := float64(i)
-		*p = c.gLog(t, (t-c.z0)*c.invS)
-	}
-	return *p
-}
-
-// g1At returns G1(j) = G(j, (z0 − j)/(√2 z)) for j = f + m, linear or log,
-// cached.
-func (c *sgm) g1At(t *fracTable, m int) float64 {
-	p := t.g1.slot(m)
-	if math.IsNaN(*p) {
-		j := t.f + float64(m)
-		*p = c.gLin(j, (c.z0-j)*c.invS)
-	}
-	return *p
-}
-
-func (c *sgm) logG1At(t *fracTable, m int) float64 {
-	p := t.lg1.slot(m)
-	if math.IsNaN(*p) {
-		j := t.f + float64(m)
-		*p = c.gLog(j, (c.z0-j)*c.invS)
-	}
-	return *p
-}
-
-// table returns the cache for fractional part f. Fractional parts that agree
-// to 1e-13 share a table: the order is then evaluated at ⌊α⌋ + f_shared,
-// within 1e-13 of α (grid orders built as 1 + x/10 differ from each other's
-// fractional parts by a few ulps only).
-func (c *sgm) table(f float64) *fracTable {
-	key := int64(math.Round(f * 1e13))
-	if t, ok := c.fracs[key]; ok {
-		return t
-	}
-	if c.fracs == nil {
-		c.fracs = make(map[int64]*fracTable)
-	}
-	t := &fracTable{f: f}
-	c.fracs[key] = t
-	return t
-}
-
-// logJAt returns log|f+m|, cached.
-func (t *fracTable) logJAt(m int) float64 {
-	p := t.logJ.slot(m)
-	if math.IsNaN(*p) {
-		*p = math.Log(math.Abs(t.f + float64(m)))
-	}
-	return *p
-}
-
-// logAFrac returns log(A_α) for a fractional order α > 1 and 0 < q < 1 by
-// the signed series of Mironov, Talwar & Zhang 2019, §3.3, term for term as
-// Opacus' _compute_log_a_for_frac_alpha: with z0 = z² log(1/q − 1) + 1/2 and
-// j = α − i,
-//
-//	s0_i = log|C(α,i)| + i log q + j log(1−q) + (i²−i)/(2z²) + log(erfc((i−z0)/(√2z))/2)
-//	s1_i = log|C(α,i)| + j log q + i log(1−q) + (j²−j)/(2z²) + log(erfc((z0−j)/(√2z))/2)
-//	A_α  = Σ_i sign(C(α,i)) (exp(s0_i) + exp(s1_i)),
-//
-// stopping after the first i with max(s0_i, s1_i) < −30. Factoring
-// (1−q)^α out, exp(s0_i) = (1−q)^α |C(α,i)| G0(i) and exp(s1_i) =
-// (1−q)^α |C(α,i)| G1(α−i) with G0, G1 cached across orders (see sgm).
-// logAFrac first sums in linear space (logAFracFast) and falls back to log
-// space (logAFracLog) when a value leaves the float64 range. Returns NaN if
-// the signed sum is not positive (Opacus raises there; it does not happen
-// for valid inputs) or if the series has not converged after maxFracTerms
-// terms.
-func (c *sgm) logAFrac(alpha float64) float64 {
-	fl := math.Floor(alpha)
-	t := c.table(alpha - fl)
-	alpha = fl + t.f
-	if alpha <= 200 {
-		if v, ok := c.logAFracFast(alpha, t); ok {
-			return v
-		}
-	}
-	return c.logAFracLog(alpha, t)
-}
-
-// logAFracFast sums the series in linear space; |C(α,i)| follows the
-// recurrence C(α,i+1) = C(α,i)(α−i)/(i+1). ok is false when a value leaves
-// the float64 range (tiny z, large orders, q near 1).
-func (c *sgm) logAFracFast(alpha float64, t *fracTable) (float64, bool) {
-	base := math.Exp(alpha * c.log1mq)
-	if base < 1e-200 {
-		return 0, false
-	}
-	top := int(fl(alpha))
-	thr := math.Exp(fracStopLog)
-	sum, clin, sign := 0.0, 1.0, 1.0
-	for i := 0; i < maxFracTerms; i++ {
-		fi := float64(i)
-		bc := base * clin
-		t0, t1 := bc*c.g0At(i), bc*c.g1At(t, top-i)
-		sum += sign * (t0 + t1)
-		if math.IsInf(sum, 0) || math.IsNaN(sum) {
-			return 0, false
-		}
-		if t0 < thr && t1 < thr {
-			if !(sum > 0) {
-				return 0, false
-			}
-			return math.Log(sum), true
-		}
-		r := (alpha - fi) / (fi + 1)
-		if r < 0 {
-			sign = -sign
-			r = -r
-		}
-		clin *= r
-	}
-	return math.NaN(), true
-}
-
-func fl(x float64) float64 { return math.Floor(x) }
-
-// logAFracLog sums the same series with signed log-space arithmetic (as
-// Opacus does), robust for any z and order.
-func (c *sgm) logAFracLog(alpha float64, t *fracTable) float64 {
-	top := int(fl(alpha))
-	logBase := alpha * c.log1mq
-	s0, s1, sg := c.buf0[:0], c.buf1[:0], c.signs[:0]
-	logCoef, sign := 0.0, 1.0 // C(α,0) = 1
-	converged := false
-	for i := 0; i < maxFracTerms; i++ {
-		fi := float64(i)
-		v0 := logBase + logCoef + c.logG0At(i)
-		v1 := logBase + logCoef + c.logG1At(t, top-i)
-		if math.IsNaN(v0) || math.IsNaN(v1) {
-			return math.NaN()
-		}
-		s0, s1, sg = append(s0, v0), append(s1, v1), append(sg, sign)
-		if math.Max(v0, v1) < fracStopLog {
-			converged = true
-			break
-		}
-		// C(α,i+1) = C(α,i)·(α−i)/(i+1)
-		logCoef += t.logJAt(top-i) - logInt(i+1)
-		if alpha-fi < 0 {
-			sign = -sign
-		}
-	}
-	c.buf0, c.buf1, c.signs = s0, s1, sg
-	if !converged {
-		return math.NaN()
-	}
-	la0 := signedLogSum(s0, sg)
-	la1 := signedLogSum(s1, sg)
-	if math.IsNaN(la0) || math.IsNaN(la1) {
-		return math.NaN()
-	}
-	return logAdd(la0, la1)
-}
-
-// signedLogSum returns log(Σ sg[i]·exp(s[i])), NaN if the sum is negative,
-// -Inf if it is zero.
-func signedLogSum(s, sg []float64) float64 {
-	m := math.Inf(-1)
-	for _, v := range s {
-		if v > m {
-			m = v
-		}
-	}
-	if math.IsInf(m, -1) {
-		return m
-	}
-	if math.IsInf(m, 1) {
-		return math.NaN()
-	}
-	sum := 0.0
-	for i, v := range s {
-		if d := v - m; d > -negligibleLog {
-			sum += sg[i] * math.Exp(d)
-		}
-	}
-	if sum < 0 {
-		return math.NaN()
-	}
-	return m + math.Log(sum)
-}
-
-// logInt returns log(n) for n >= 1, from a table for small n.
-func logInt(n int) float64 {
-	if n < logFactTableSize {
-		logFact(0) // builds the tables once
-		return logIntTable[n]
-	}
-	return math.Log(float64(n))
+	return notes
 }

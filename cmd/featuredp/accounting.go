@@ -138,6 +138,8 @@ func runEpsilon(args []string, stdout, stderr io.Writer) int {
 		"Prints the epsilon of T steps of the Poisson-subsampled Gaussian mechanism (add/remove-one\n"+
 		"neighbours, RDP accountant) and the optimal RDP order. Repeat --phase Q,Z,T to compose\n"+
 		"heterogeneous phases instead of giving --sample-rate/--noise-multiplier/--steps.\n"+
+		"The RDP never under-reports: where an order's value cannot be computed exactly, a valid\n"+
+		"upper bound is used and a note says which (JSON: a \"bounds\" list).\n"+
 		"With --json prints {\"epsilon\":E,\"order\":A} (null when not finite).", stdout, stderr)
 	fs := c.fs
 	q := fs.Float64("sample-rate", 0, "Poisson sampling rate `Q` in [0, 1]")
@@ -185,16 +187,48 @@ func runEpsilon(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return c.fail(err)
 	}
-	eps, order, err := accounting.Epsilon(phases, *delta, grid, cv)
+	acc, err := accounting.NewAccountant(grid)
 	if err != nil {
 		return c.fail(err)
 	}
+	for _, p := range phases {
+		if err := acc.Add(p); err != nil {
+			return c.fail(err)
+		}
+	}
+	eps, order, err := acc.Epsilon(*delta, cv)
+	if err != nil {
+		return c.fail(err)
+	}
+	notes := acc.Notes()
 	if *asJSON {
-		fmt.Fprintf(stdout, "{\"epsilon\":%s,\"order\":%s}\n", jsonNumber(eps), jsonNumber(order))
+		fmt.Fprintf(stdout, "{\"epsilon\":%s,\"order\":%s%s}\n", jsonNumber(eps), jsonNumber(order), notesJSON(notes))
 		return 0
 	}
 	fmt.Fprintf(stdout, "epsilon %s at order %s (delta %s, %s conversion, %d phase(s))\n", num(eps), num(order), num(*delta), cv, len(phases))
+	for _, n := range notes {
+		fmt.Fprintf(stdout, "note: %s — a valid upper bound on the RDP is used at this order\n", n)
+	}
 	return 0
+}
+
+// notesJSON renders the accountant's bound notes as a JSON field
+// ,"bounds":[{"order":A,"method":"…","reason":"…"},…], empty when there are
+// none.
+func notesJSON(notes []accounting.RDPNote) string {
+	if len(notes) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString(`,"bounds":[`)
+	for i, n := range notes {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"order":%s,"method":%q,"reason":%q}`, jsonNumber(n.Order), n.Method.String(), n.Reason)
+	}
+	b.WriteByte(']')
+	return b.String()
 }
 
 func runSigma(args []string, stdout, stderr io.Writer) int {

@@ -1,0 +1,117 @@
+package accounting
+
+import "math"
+
+// sgm holds the order-independent quantities of one (q, z) pair of the
+// Poisson-subsampled Gaussian mechanism, and caches that make evaluating a
+// whole order grid cheap. Not safe for concurrent use.
+//
+// The fractional-order series is organised around one identity. Write
+// L = log(1/q − 1), z0 = z²L + 1/2 (Opacus' z0), K = exp(−z0²/(2z²))/2 and
+// lr = log(q/(1−q)) = −L. For any real t and x = (t − z0)/(√2 z),
+//
+//	t·lr + (t²−t)/(2z²) = x² − z0²/(2z²),
+//
+// so a term q^t (1−q)^{α−t} e^{(t²−t)/(2z²)} erfc(x)/2 of the MTZ series
+// equals (1−q)^α · K · erfcx(x) with erfcx(x) = e^{x²} erfc(x). The factor
+// G(t, x) = (q/(1−q))^t e^{(t²−t)/(2z²)} erfc(x)/2 depends on t only (not on
+// the order), so it is cached; it is computed as K·erfcx(x) when x ≥ 0 (no
+// cancellation between the large exponent and the tiny erfc) and directly
+// when x < 0 (where erfc(x) ∈ (1, 2] and the direct form has no
+// cancellation either).
+//
+// Both G0(i) = G(i, (i−z0)/(√2z)) and G1(α−i) = G(α−i, (z0−α+i)/(√2z)) are
+// decreasing in i: for x ≥ 0 they are K·erfcx(x) with x increasing in i and
+// erfcx decreasing; for x < 0 the exponent's derivative has the sign that
+// makes the factor fall, and erfc(x) falls with x. This is what bounds the
+// series' tail (see fracSeries).
+type sgm struct {
+	q, z         float64
+	logq, log1mq float64
+	lr           float64 // log(q/(1−q))
+	inv2z2, z0   float64
+	invS         float64 // 1/(√2 z)
+	logK, k      float64 // K = exp(−z0²/(2z²))/2 and its log
+	g0, logG0    signedIndex
+	fracs        map[int64]*fracTable
+	buf          []float64
+	signs        []float64
+	// integer orders
+	intLogA map[int]float64 // log A_n, memoised
+	hm1     []float64       // (q/(1−q))^i expm1((i²−i)/(2z²)), see logAIntFast
+	intBuf  []float64
+}
+
+func newSGM(q, z float64) *sgm {
+	c := &sgm{q: q, z: z}
+	if q > 0 && q < 1 && z > 0 && !math.IsInf(z, 1) {
+		c.logq = math.Log(q)
+		c.log1mq = math.Log1p(-q)
+		c.lr = c.logq - c.log1mq
+		z2 := z * z
+		c.inv2z2 = 1 / (2 * z2)
+		c.z0 = z2*math.Log(1/q-1) + 0.5
+		c.invS = 1 / (sqrt2 * z)
+		c.logK = -c.z0*c.z0*c.inv2z2 - ln2
+		c.k = math.Exp(c.logK)
+	}
+	return c
+}
+
+// rdp is the one-step RDP at order alpha (validated inputs) with its note.
+// The value is capped by α/(2z²), the RDP of the un-subsampled Gaussian —
+// a valid upper bound, since Poisson subsampling never increases Rényi
+// divergence (joint quasi-convexity) — and it is at least the smallest
+// positive float64 when q > 0 and z < ∞.
+func (c *sgm) rdp(alpha float64) (float64, RDPNote) {
+	q, z := c.q, c.z
+	note := RDPNote{Order: alpha}
+	switch {
+	case q == 0 || math.IsInf(z, 1):
+		return 0, note
+	case z == 0 || math.IsInf(alpha, 1):
+		return math.Inf(1), note
+	}
+	full := alpha / (2 * z * z)
+	if q == 1 {
+		return full, note
+	}
+	if alpha > maxExactOrder {
+		note.Method, note.Reason = RDPUnsubsampled, "order above 65536"
+		return full, note
+	}
+	var r float64
+	if alpha == math.Trunc(alpha) {
+		r = c.logAInt(int(alpha)) / (alpha - 1)
+	} else {
+		r, note = c.rdpFrac(alpha)
+	}
+	switch {
+	case math.IsNaN(r):
+		note.Method, note.Reason = RDPUnsubsampled, "series failed"
+		return full, note
+	case r > full:
+		// The cap is the tighter valid bound; it is exact to rounding
+		// for q → 1, so the note stays as it was.
+		return full, note
+	case r < math.SmallestNonzeroFloat64:
+		return math.SmallestNonzeroFloat64, note
+	}
+	return r, note
+}
+
+// logA1p returns log(1 + exp(lm)), i.e. log A from lm = log(A − 1).
+func logA1p(lm float64) float64 {
+	if lm > 0 {
+		return lm + math.Log1p(math.Exp(-lm))
+	}
+	return math.Log1p(math.Exp(lm))
+}
+
+// logExpm1 returns log(expm1(d)) for d > 0, accurate for tiny and huge d.
+func logExpm1(d float64) float64 {
+	if d > 1 {
+		return d + math.Log1p(-math.Exp(-d))
+	}
+	return math.Log(math.Expm1(d))
+}
