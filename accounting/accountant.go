@@ -10,13 +10,13 @@ import (
 // NoiseMultiplier >= 0 (+Inf allowed: no privacy loss) and not NaN,
 // Steps >= 0.
 func (p Phase) Validate() error {
-	if err := checkSampleRate(p.SampleRate); err != nil {
+	if err := ValidateSampleRate(p.SampleRate); err != nil {
 		return err
 	}
-	if err := checkNoise(p.NoiseMultiplier); err != nil {
+	if err := ValidateNoiseMultiplier(p.NoiseMultiplier); err != nil {
 		return err
 	}
-	return checkSteps(p.Steps)
+	return ValidateSteps(p.Steps)
 }
 
 // Accountant is an RDP accountant for compositions of Poisson-subsampled
@@ -153,7 +153,7 @@ func (a *Accountant) Epsilon(delta float64, conv Conversion) (eps, order float64
 		if err := conv.valid(); err != nil {
 			return 0, 0, err
 		}
-		if err := checkDelta(delta); err != nil {
+		if err := ValidateDelta(delta); err != nil {
 			return 0, 0, err
 		}
 		return 0, a.orders[0], nil

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/featuredp/featuredp/internal/numeric"
 )
 
 // OpacusEpsilonTolerance is the epsilon_tolerance of Opacus'
@@ -18,7 +20,9 @@ const opacusMaxSigma = 1e6
 // noise multiplier reaches the target.
 var ErrUnreachable = errors.New("accounting: target epsilon unreachable")
 
-func checkTargetEps(eps float64) error {
+// ValidateTargetEpsilon returns an error unless eps is finite and > 0 (a
+// target privacy budget).
+func ValidateTargetEpsilon(eps float64) error {
 	if math.IsNaN(eps) || !(eps > 0) || math.IsInf(eps, 1) {
 		return fmt.Errorf("accounting: target epsilon %v is not finite and > 0", eps)
 	}
@@ -30,10 +34,10 @@ func checkTargetEps(eps float64) error {
 // privacy loss does not depend on the noise and there is nothing to
 // calibrate.
 func calibrationInputs(targetEps, delta, q float64, steps int) error {
-	if err := checkTargetEps(targetEps); err != nil {
+	if err := ValidateTargetEpsilon(targetEps); err != nil {
 		return err
 	}
-	if err := checkDelta(delta); err != nil {
+	if err := ValidateDelta(delta); err != nil {
 		return err
 	}
 	if math.IsNaN(q) || !(q > 0 && q <= 1) {
@@ -189,6 +193,6 @@ func NoiseMultiplier(targetEps, delta, q float64, steps int, orders []float64, c
 	if math.IsNaN(glo) || math.IsNaN(ghi) {
 		return 0, fmt.Errorf("accounting: epsilon is not a number while calibrating")
 	}
-	_, hi = brentDecreasing(g, lo, hi, glo, ghi, 1e-13)
+	_, hi = numeric.BrentDecreasing(g, lo, hi, glo, ghi, 1e-13)
 	return hi, nil
 }

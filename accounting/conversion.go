@@ -55,7 +55,8 @@ func (c Conversion) valid() error {
 	return nil
 }
 
-func checkDelta(delta float64) error {
+// ValidateDelta returns an error unless delta is in (0, 1).
+func ValidateDelta(delta float64) error {
 	if math.IsNaN(delta) || !(delta > 0 && delta < 1) {
 		return fmt.Errorf("accounting: delta %v not in (0, 1)", delta)
 	}
@@ -116,7 +117,7 @@ func EpsilonFromRDP(orders, rdp []float64, delta float64, conv Conversion) (eps,
 	if err := conv.valid(); err != nil {
 		return 0, 0, err
 	}
-	if err := checkDelta(delta); err != nil {
+	if err := ValidateDelta(delta); err != nil {
 		return 0, 0, err
 	}
 	if err := checkRDPVector(orders, rdp); err != nil {
@@ -213,13 +214,13 @@ func DeltaFromRDP(orders, rdp []float64, eps float64, conv Conversion) (delta, o
 //
 // Errors: z NaN or negative, negative steps, δ not in (0, 1).
 func GaussianEpsilonRealOrder(z float64, steps int, delta float64) (eps, order float64, err error) {
-	if err := checkNoise(z); err != nil {
+	if err := ValidateNoiseMultiplier(z); err != nil {
 		return 0, 0, err
 	}
-	if err := checkSteps(steps); err != nil {
+	if err := ValidateSteps(steps); err != nil {
 		return 0, 0, err
 	}
-	if err := checkDelta(delta); err != nil {
+	if err := ValidateDelta(delta); err != nil {
 		return 0, 0, err
 	}
 	if steps == 0 || math.IsInf(z, 1) {

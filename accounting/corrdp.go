@@ -54,7 +54,7 @@ func (m CorrDPMethod) String() string {
 // experiments' σ0² (spec §2.4): 10.210340 for δ = 1e-4 and 12.512925 for
 // δ = 1e-5 (check C1). It returns an error unless δ ∈ (0, 1).
 func CorrDPLogTerm(delta float64) (float64, error) {
-	if err := checkDelta(delta); err != nil {
+	if err := ValidateDelta(delta); err != nil {
 		return 0, fmt.Errorf("accounting: CorrDPLogTerm: %w", err)
 	}
 	return math.Log(1/delta) + 1, nil
@@ -261,7 +261,7 @@ func CorrDPUtilityRate(ms int, tvU []float64, eps, delta float64, n int) (rate, 
 	if err := corrdpCheckEps("CorrDPUtilityRate", eps); err != nil {
 		return 0, 0, 0, err
 	}
-	if err := checkDelta(delta); err != nil {
+	if err := ValidateDelta(delta); err != nil {
 		return 0, 0, 0, fmt.Errorf("accounting: CorrDPUtilityRate: %w", err)
 	}
 	if err := corrdpCheckTV("CorrDPUtilityRate", tvU); err != nil {
@@ -324,7 +324,7 @@ func CorrDPUCBTerm(c2 float64, mU int, delta float64, n int, gamma float64) (flo
 	if mU < 1 || n < 1 {
 		return 0, fmt.Errorf("accounting: CorrDPUCBTerm: m − m_s = %d and n = %d, want ≥ 1", mU, n)
 	}
-	if err := checkDelta(delta); err != nil {
+	if err := ValidateDelta(delta); err != nil {
 		return 0, fmt.Errorf("accounting: CorrDPUCBTerm: %w", err)
 	}
 	if math.IsNaN(gamma) || !(gamma > 0) || gamma > 1 {
@@ -360,7 +360,7 @@ func CorrDPUCB(tvHat []float64, term float64, independenceCheck bool) ([]float64
 // (Thm. 4.4, Lemma A.1): 2δ — δ for the mechanism plus δ for the failure
 // of the UCB event TV~ ≥ TV.
 func CorrDPEstimatedDelta(delta float64) (float64, error) {
-	if err := checkDelta(delta); err != nil {
+	if err := ValidateDelta(delta); err != nil {
 		return 0, fmt.Errorf("accounting: CorrDPEstimatedDelta: %w", err)
 	}
 	return 2 * delta, nil
@@ -427,7 +427,7 @@ func CorrDPHonesty(sigma2 []float64, sensitive []bool, tv []float64, lipschitz f
 	if err := corrdpCheckEps("CorrDPHonesty", claimedEps); err != nil {
 		return nil, err
 	}
-	if err := checkDelta(delta); err != nil {
+	if err := ValidateDelta(delta); err != nil {
 		return nil, fmt.Errorf("accounting: CorrDPHonesty: %w", err)
 	}
 	if math.IsNaN(lipschitz) || !(lipschitz > 0) || math.IsInf(lipschitz, 1) || n < 1 || steps < 1 {

@@ -18,6 +18,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/featuredp/featuredp/internal/numeric"
 )
 
 // fdpCheckUnit returns an error unless x is in [0, 1].
@@ -44,7 +46,7 @@ func fdpNormQuantile(p float64) float64 {
 //
 // Errors: ε NaN or negative, δ or α outside [0, 1].
 func FDPTradeOffApprox(eps, delta, alpha float64) (float64, error) {
-	if err := checkEpsNonNeg(eps); err != nil {
+	if err := ValidateEpsilon(eps); err != nil {
 		return 0, err
 	}
 	if err := fdpCheckUnit("δ", delta); err != nil {
@@ -68,7 +70,7 @@ func FDPTradeOffApprox(eps, delta, alpha float64) (float64, error) {
 //
 // Errors: μ NaN or negative, α outside [0, 1].
 func FDPTradeOffGaussian(mu, alpha float64) (float64, error) {
-	if err := checkMu(mu); err != nil {
+	if err := ValidateMu(mu); err != nil {
 		return 0, err
 	}
 	if err := fdpCheckUnit("α", alpha); err != nil {
@@ -83,7 +85,7 @@ func FDPTradeOffGaussian(mu, alpha float64) (float64, error) {
 //
 // Errors: μ NaN or negative, α outside [0, 1].
 func FDPGaussianPower(mu, alpha float64) (float64, error) {
-	if err := checkMu(mu); err != nil {
+	if err := ValidateMu(mu); err != nil {
 		return 0, err
 	}
 	if err := fdpCheckUnit("α", alpha); err != nil {
@@ -101,7 +103,7 @@ func fdpGaussianPower(mu, alpha float64) float64 {
 	case math.IsInf(mu, 1):
 		return 1
 	}
-	return normCDF(fdpNormQuantile(alpha) + mu)
+	return numeric.NormCDF(fdpNormQuantile(alpha) + mu)
 }
 
 // FDPEpsilonFromPower converts an f-DP guarantee, given by its power
@@ -126,7 +128,7 @@ func FDPEpsilonFromPower(power func(alpha float64) float64, delta float64) (floa
 
 // fdpEpsilonFromPower searches log α on [lo, 0].
 func fdpEpsilonFromPower(power func(alpha float64) float64, delta, lo float64) (float64, error) {
-	if err := checkDelta(delta); err != nil {
+	if err := ValidateDelta(delta); err != nil {
 		return 0, err
 	}
 	var bad error
@@ -204,7 +206,7 @@ func FDPEpsilonFromTradeOff(f func(alpha float64) float64, delta float64) (float
 //
 // Errors: ε NaN, negative or infinite; δ outside [0, 1].
 func FDPProp1(eps, delta float64) (eps2, delta2 float64, err error) {
-	if err := checkEpsNonNeg(eps); err != nil {
+	if err := ValidateEpsilon(eps); err != nil {
 		return 0, 0, err
 	}
 	if math.IsInf(eps, 1) {
@@ -270,7 +272,7 @@ func FDPAttributeInferenceBoundGDP(mu, ball float64) (float64, error) {
 //
 // Errors: ε NaN or negative.
 func FDPRandomizedResponseSuccess(eps float64) (float64, error) {
-	if err := checkEpsNonNeg(eps); err != nil {
+	if err := ValidateEpsilon(eps); err != nil {
 		return 0, err
 	}
 	return 1 / (1 + math.Exp(-eps)), nil
@@ -293,7 +295,7 @@ func FDPGaussianArgmaxSuccess(k int, mu float64) (float64, error) {
 	if k < 1 {
 		return 0, fmt.Errorf("accounting: FDPGaussianArgmaxSuccess: K = %d, want ≥ 1", k)
 	}
-	if err := checkMu(mu); err != nil {
+	if err := ValidateMu(mu); err != nil {
 		return 0, err
 	}
 	if math.IsInf(mu, 1) {
@@ -306,7 +308,7 @@ func FDPGaussianArgmaxSuccess(k int, mu float64) (float64, error) {
 	const n = 24000
 	hstep := (hi - lo) / n
 	f := func(z float64) float64 {
-		lc := logNormCDF(z + mu)
+		lc := numeric.LogNormCDF(z + mu)
 		return math.Exp(-0.5*z*z+float64(k-1)*lc) / math.Sqrt(2*math.Pi)
 	}
 	s := f(lo) + f(hi)
@@ -352,16 +354,16 @@ func FDPAlg1Epsilon(q, z float64, steps int, delta float64) (eps, order float64,
 //
 // Errors: q outside [0, 1], z NaN or ≤ 0, steps < 0, ε NaN or negative.
 func FDPSingleBatchDelta(q, z float64, steps int, eps float64) (float64, error) {
-	if err := checkSampleRate(q); err != nil {
+	if err := ValidateSampleRate(q); err != nil {
 		return 0, err
 	}
 	if !(z > 0) {
 		return 0, fmt.Errorf("accounting: FDPSingleBatchDelta: noise multiplier z = %v, want > 0", z)
 	}
-	if err := checkSteps(steps); err != nil {
+	if err := ValidateSteps(steps); err != nil {
 		return 0, err
 	}
-	if err := checkEpsNonNeg(eps); err != nil {
+	if err := ValidateEpsilon(eps); err != nil {
 		return 0, err
 	}
 	if math.IsInf(z, 1) || q == 0 || steps == 0 {
@@ -371,10 +373,10 @@ func FDPSingleBatchDelta(q, z float64, steps int, eps float64) (float64, error) 
 		return gaussDelta(math.Sqrt(float64(steps))/z, eps), nil
 	}
 	lq, l1q := math.Log(q), math.Log1p(-q)
-	lfT := logFact(steps)
+	lfT := numeric.LogFact(steps)
 	var d float64
 	for k := 1; k <= steps; k++ {
-		lp := lfT - logFact(k) - logFact(steps-k) + float64(k)*lq + float64(steps-k)*l1q
+		lp := lfT - numeric.LogFact(k) - numeric.LogFact(steps-k) + float64(k)*lq + float64(steps-k)*l1q
 		if lp < -745 {
 			continue
 		}
@@ -390,7 +392,7 @@ func FDPSingleBatchDelta(q, z float64, steps int, eps float64) (float64, error) 
 //
 // Errors: as FDPSingleBatchDelta, and δ not in (0, 1).
 func FDPSingleBatchEpsilon(q, z float64, steps int, delta float64) (float64, error) {
-	if err := checkDelta(delta); err != nil {
+	if err := ValidateDelta(delta); err != nil {
 		return 0, err
 	}
 	d0, err := FDPSingleBatchDelta(q, z, steps, 0)
@@ -490,7 +492,7 @@ func FDPProp3MaxRate(eps float64) (float64, error) {
 // Errors: targetEps not finite and > 0, invalid q, T < 1 or δ, or no
 // z ≤ 1e6 reaching the target.
 func FDPSingleBatchNoiseMultiplier(targetEps, q float64, steps int, delta float64) (float64, error) {
-	if err := checkTargetEps(targetEps); err != nil {
+	if err := ValidateTargetEpsilon(targetEps); err != nil {
 		return 0, err
 	}
 	if steps < 1 {
@@ -531,7 +533,7 @@ func FDPSingleBatchNoiseMultiplier(targetEps, q float64, steps int, delta float6
 // Errors: targetEps not finite and > 0, invalid q, z or δ, or more than
 // 1e8 steps.
 func FDPMaxSteps(targetEps, q, z, delta float64) (int, error) {
-	if err := checkTargetEps(targetEps); err != nil {
+	if err := ValidateTargetEpsilon(targetEps); err != nil {
 		return 0, err
 	}
 	if !(z > 0) {

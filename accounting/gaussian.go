@@ -3,6 +3,8 @@ package accounting
 import (
 	"fmt"
 	"math"
+
+	"github.com/featuredp/featuredp/internal/numeric"
 )
 
 // logGaussDelta returns log δ for the Gaussian privacy curve with
@@ -26,12 +28,12 @@ func logGaussDelta(mu, eps float64) float64 {
 	a := mu/2 - eps/mu
 	b := -mu/2 - eps/mu
 	if eps < 700 && b > -37 {
-		if d := normDiff(a, b) - math.Expm1(eps)*normCDF(b); d > 1e-290 {
+		if d := normDiff(a, b) - math.Expm1(eps)*numeric.NormCDF(b); d > 1e-290 {
 			return math.Log(d)
 		}
 	}
-	la := logNormCDF(a)
-	d := eps + logNormCDF(b) - la
+	la := numeric.LogNormCDF(a)
+	d := eps + numeric.LogNormCDF(b) - la
 	if !(d < 0) {
 		return math.Inf(-1)
 	}
@@ -62,14 +64,17 @@ func gaussDelta(mu, eps float64) float64 {
 	return math.Exp(logGaussDelta(mu, eps))
 }
 
-func checkEpsNonNeg(eps float64) error {
+// ValidateEpsilon returns an error unless eps is >= 0 and not NaN (+Inf is
+// allowed: no guarantee).
+func ValidateEpsilon(eps float64) error {
 	if math.IsNaN(eps) || eps < 0 {
 		return fmt.Errorf("accounting: epsilon %v is not >= 0", eps)
 	}
 	return nil
 }
 
-func checkSensitivity(s float64) error {
+// ValidateSensitivity returns an error unless s is finite and > 0.
+func ValidateSensitivity(s float64) error {
 	if math.IsNaN(s) || !(s > 0) || math.IsInf(s, 1) {
 		return fmt.Errorf("accounting: sensitivity %v is not finite and > 0", s)
 	}
@@ -94,10 +99,10 @@ func AnalyticGaussianDelta(sigma, eps, sens float64) (float64, error) {
 	if math.IsNaN(sigma) || !(sigma > 0) {
 		return 0, fmt.Errorf("accounting: sigma %v is not > 0", sigma)
 	}
-	if err := checkEpsNonNeg(eps); err != nil {
+	if err := ValidateEpsilon(eps); err != nil {
 		return 0, err
 	}
-	if err := checkSensitivity(sens); err != nil {
+	if err := ValidateSensitivity(sens); err != nil {
 		return 0, err
 	}
 	return gaussDelta(sens/sigma, eps), nil
@@ -124,7 +129,7 @@ func gaussMuForDelta(eps, delta float64) float64 {
 			glo = g(lo)
 		}
 	}
-	lo, _ = brentDecreasing(g, lo, hi, glo, ghi, 1e-14)
+	lo, _ = numeric.BrentDecreasing(g, lo, hi, glo, ghi, 1e-14)
 	return lo
 }
 
@@ -141,16 +146,16 @@ func gaussMuForDelta(eps, delta float64) float64 {
 // Errors: ε NaN, negative or infinite; δ not in (0, 1); sens NaN, <= 0 or
 // infinite.
 func AnalyticGaussianSigma(eps, delta, sens float64) (float64, error) {
-	if err := checkEpsNonNeg(eps); err != nil {
+	if err := ValidateEpsilon(eps); err != nil {
 		return 0, err
 	}
 	if math.IsInf(eps, 1) {
 		return 0, fmt.Errorf("accounting: epsilon is +Inf")
 	}
-	if err := checkDelta(delta); err != nil {
+	if err := ValidateDelta(delta); err != nil {
 		return 0, err
 	}
-	if err := checkSensitivity(sens); err != nil {
+	if err := ValidateSensitivity(sens); err != nil {
 		return 0, err
 	}
 	return sens / gaussMuForDelta(eps, delta), nil
@@ -169,10 +174,10 @@ func ClassicGaussianSigma(eps, delta, sens float64) (float64, error) {
 	if math.IsNaN(eps) || !(eps > 0 && eps < 1) {
 		return 0, fmt.Errorf("accounting: epsilon %v not in (0, 1) (the classic Gaussian mechanism bound needs epsilon < 1)", eps)
 	}
-	if err := checkDelta(delta); err != nil {
+	if err := ValidateDelta(delta); err != nil {
 		return 0, err
 	}
-	if err := checkSensitivity(sens); err != nil {
+	if err := ValidateSensitivity(sens); err != nil {
 		return 0, err
 	}
 	return sens * math.Sqrt(2*math.Log(1.25/delta)) / eps, nil

@@ -3,9 +3,13 @@ package accounting
 import (
 	"fmt"
 	"math"
+
+	"github.com/featuredp/featuredp/internal/numeric"
 )
 
-func checkMu(mu float64) error {
+// ValidateMu returns an error unless the GDP parameter mu is >= 0 and not
+// NaN (+Inf is allowed).
+func ValidateMu(mu float64) error {
 	if math.IsNaN(mu) || mu < 0 {
 		return fmt.Errorf("accounting: GDP mu %v is not >= 0", mu)
 	}
@@ -24,10 +28,10 @@ func checkMu(mu float64) error {
 //
 // Errors: μ NaN or negative, ε NaN or negative.
 func GDPDelta(mu, eps float64) (float64, error) {
-	if err := checkMu(mu); err != nil {
+	if err := ValidateMu(mu); err != nil {
 		return 0, err
 	}
-	if err := checkEpsNonNeg(eps); err != nil {
+	if err := ValidateEpsilon(eps); err != nil {
 		return 0, err
 	}
 	return gaussDelta(mu, eps), nil
@@ -40,10 +44,10 @@ func GDPDelta(mu, eps float64) (float64, error) {
 //
 // Errors: μ NaN or negative, δ not in (0, 1).
 func GDPEpsilon(mu, delta float64) (float64, error) {
-	if err := checkMu(mu); err != nil {
+	if err := ValidateMu(mu); err != nil {
 		return 0, err
 	}
-	if err := checkDelta(delta); err != nil {
+	if err := ValidateDelta(delta); err != nil {
 		return 0, err
 	}
 	switch {
@@ -65,7 +69,7 @@ func GDPEpsilon(mu, delta float64) (float64, error) {
 		hi *= 2
 		ghi = g(hi)
 	}
-	_, hi = brentDecreasing(g, lo, hi, glo, ghi, 1e-14)
+	_, hi = numeric.BrentDecreasing(g, lo, hi, glo, ghi, 1e-14)
 	return hi, nil
 }
 
@@ -78,7 +82,7 @@ func GDPEpsilon(mu, delta float64) (float64, error) {
 func ComposeGDP(mus ...float64) (float64, error) {
 	scale := 0.0
 	for _, m := range mus {
-		if err := checkMu(m); err != nil {
+		if err := ValidateMu(m); err != nil {
 			return 0, err
 		}
 		scale = math.Max(scale, m)
@@ -108,13 +112,13 @@ func ComposeGDP(mus ...float64) (float64, error) {
 //
 // Errors: q NaN or not in [0, 1], z NaN or negative, steps negative.
 func PoissonCLTMu(q, z float64, steps int) (float64, error) {
-	if err := checkSampleRate(q); err != nil {
+	if err := ValidateSampleRate(q); err != nil {
 		return 0, err
 	}
-	if err := checkNoise(z); err != nil {
+	if err := ValidateNoiseMultiplier(z); err != nil {
 		return 0, err
 	}
-	if err := checkSteps(steps); err != nil {
+	if err := ValidateSteps(steps); err != nil {
 		return 0, err
 	}
 	switch {
@@ -153,13 +157,13 @@ func PoissonCLTMu(q, z float64, steps int) (float64, error) {
 //
 // Errors: q NaN or not in [0, 1], z NaN or negative, ε NaN or negative.
 func SubsampledGaussianDelta(q, z, eps float64) (float64, error) {
-	if err := checkSampleRate(q); err != nil {
+	if err := ValidateSampleRate(q); err != nil {
 		return 0, err
 	}
-	if err := checkNoise(z); err != nil {
+	if err := ValidateNoiseMultiplier(z); err != nil {
 		return 0, err
 	}
-	if err := checkEpsNonNeg(eps); err != nil {
+	if err := ValidateEpsilon(eps); err != nil {
 		return 0, err
 	}
 	switch {

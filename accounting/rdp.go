@@ -3,7 +3,6 @@ package accounting
 import (
 	"fmt"
 	"math"
-	"sync"
 )
 
 // maxFracTerms caps the fractional-order series (see fracSeries). The terms
@@ -28,57 +27,34 @@ const fracRelTol = 0x1p-43
 // double-precision sum of fewer than ~1e3 terms.
 const negligibleLog = 40.0
 
-// logFactTableSize bounds the precomputed table of log-factorials used for
-// the binomial coefficients of integer orders; larger integer orders fall
-// back to math.Lgamma per term.
-const logFactTableSize = 4097
-
-var (
-	logFactOnce  sync.Once
-	logFactTable []float64
-	logIntTable  []float64 // logIntTable[n] = log(n), n >= 1
-)
-
-// logFact returns log(n!) for 0 <= n, from a table built once (each entry
-// from math.Lgamma, so no rounding accumulates).
-func logFact(n int) float64 {
-	logFactOnce.Do(func() {
-		logFactTable = make([]float64, logFactTableSize)
-		logIntTable = make([]float64, logFactTableSize)
-		for i := range logFactTable {
-			logFactTable[i], _ = math.Lgamma(float64(i) + 1)
-			logIntTable[i] = math.Log(float64(i))
-		}
-	})
-	if n < logFactTableSize {
-		return logFactTable[n]
-	}
-	v, _ := math.Lgamma(float64(n) + 1)
-	return v
-}
-
-func checkSampleRate(q float64) error {
+// ValidateSampleRate returns an error unless q is in [0, 1].
+func ValidateSampleRate(q float64) error {
 	if math.IsNaN(q) || q < 0 || q > 1 {
 		return fmt.Errorf("accounting: sample rate %v not in [0, 1]", q)
 	}
 	return nil
 }
 
-func checkNoise(z float64) error {
+// ValidateNoiseMultiplier returns an error unless z is >= 0 (or +Inf) and
+// not NaN.
+func ValidateNoiseMultiplier(z float64) error {
 	if math.IsNaN(z) || z < 0 {
 		return fmt.Errorf("accounting: noise multiplier %v is not >= 0 (or +Inf)", z)
 	}
 	return nil
 }
 
-func checkOrder(alpha float64) error {
+// ValidateOrder returns an error unless the RDP order alpha is > 1 (+Inf is
+// allowed).
+func ValidateOrder(alpha float64) error {
 	if math.IsNaN(alpha) || !(alpha > 1) {
 		return fmt.Errorf("accounting: RDP order %v is not > 1", alpha)
 	}
 	return nil
 }
 
-func checkSteps(steps int) error {
+// ValidateSteps returns an error if the number of steps is negative.
+func ValidateSteps(steps int) error {
 	if steps < 0 {
 		return fmt.Errorf("accounting: number of steps %d is negative", steps)
 	}
@@ -95,10 +71,10 @@ func checkSteps(steps int) error {
 // z = 0 gives +Inf, z = +Inf gives 0, alpha = +Inf gives +Inf (for z < ∞).
 // Errors: z NaN or negative, alpha NaN or not > 1.
 func RDPGaussian(z, alpha float64) (float64, error) {
-	if err := checkNoise(z); err != nil {
+	if err := ValidateNoiseMultiplier(z); err != nil {
 		return 0, err
 	}
-	if err := checkOrder(alpha); err != nil {
+	if err := ValidateOrder(alpha); err != nil {
 		return 0, err
 	}
 	r, _ := newSGM(1, z).rdp(alpha)
@@ -120,7 +96,7 @@ func RDPGaussian(z, alpha float64) (float64, error) {
 //     log(A_α) = log1p(A_α − 1): accurate to rounding even when A_α − 1 is
 //     far below 1e-16, where log(A_α) itself would round to 0;
 //   - fractional orders: the signed series of MTZ 2019 §3.3 (the terms of
-//     Opacus' _compute_log_a_for_frac_alpha, through the scaled erfcx so that
+//     Opacus' _compute_log_a_for_frac_alpha, through the scaled numeric.Erfcx so that
 //     nothing overflows or underflows), summed until its last term is below
 //     2^-43 × (A_α − 1) or below the rounding allowance. From i = ⌈α⌉ on the
 //     terms alternate in sign and decrease in magnitude, so the omitted tail
@@ -210,13 +186,13 @@ func (n RDPNote) String() string {
 // RDPSubsampledGaussianNote is RDPSubsampledGaussian with the diagnostic of
 // the value: whether it is exact or which valid upper bound replaced it.
 func RDPSubsampledGaussianNote(q, z, alpha float64) (float64, RDPNote, error) {
-	if err := checkSampleRate(q); err != nil {
+	if err := ValidateSampleRate(q); err != nil {
 		return 0, RDPNote{}, err
 	}
-	if err := checkNoise(z); err != nil {
+	if err := ValidateNoiseMultiplier(z); err != nil {
 		return 0, RDPNote{}, err
 	}
-	if err := checkOrder(alpha); err != nil {
+	if err := ValidateOrder(alpha); err != nil {
 		return 0, RDPNote{}, err
 	}
 	r, note := newSGM(q, z).rdp(alpha)
@@ -241,13 +217,13 @@ func ComputeRDP(q, z float64, steps int, orders []float64) ([]float64, error) {
 // ComputeRDPNotes is ComputeRDP with the notes of the orders whose value is
 // a bound rather than exact (none when every order is exact).
 func ComputeRDPNotes(q, z float64, steps int, orders []float64) ([]float64, []RDPNote, error) {
-	if err := checkSampleRate(q); err != nil {
+	if err := ValidateSampleRate(q); err != nil {
 		return nil, nil, err
 	}
-	if err := checkNoise(z); err != nil {
+	if err := ValidateNoiseMultiplier(z); err != nil {
 		return nil, nil, err
 	}
-	if err := checkSteps(steps); err != nil {
+	if err := ValidateSteps(steps); err != nil {
 		return nil, nil, err
 	}
 	if err := ValidateOrders(orders); err != nil {

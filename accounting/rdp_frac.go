@@ -1,15 +1,19 @@
 package accounting
 
-import "math"
+import (
+	"math"
+
+	"github.com/featuredp/featuredp/internal/numeric"
+)
 
 // gLin returns G(t, x) (see sgm) in linear scale, for x = ±(t − z0)/(√2 z)
 // as the caller's series needs; it may underflow to 0 or overflow to +Inf.
 func (c *sgm) gLin(t, x float64) float64 {
 	if x >= 0 {
 		if c.k > 1e-300 {
-			return c.k * erfcx(x)
+			return c.k * numeric.Erfcx(x)
 		}
-		return math.Exp(c.logK + logErfcx(x))
+		return math.Exp(c.logK + numeric.LogErfcx(x))
 	}
 	return math.Exp(t*c.lr+(t*t-t)*c.inv2z2) * math.Erfc(x) * 0.5
 }
@@ -17,14 +21,14 @@ func (c *sgm) gLin(t, x float64) float64 {
 // gLog returns log G(t, x), finite wherever G's parts are.
 func (c *sgm) gLog(t, x float64) float64 {
 	if x >= 0 {
-		return c.logK + logErfcx(x)
+		return c.logK + numeric.LogErfcx(x)
 	}
 	return t*c.lr + (t*t-t)*c.inv2z2 + math.Log(math.Erfc(x)) - ln2
 }
 
 // gErr returns a bound, in units of the rounding unit u = 2^-53, on the
 // relative error of G(t, x) as gLin/gLog compute it: an exponential of an
-// argument a carries about |a| u from the rounding of a, and erfc/erfcx a
+// argument a carries about |a| u from the rounding of a, and erfc/numeric.Erfcx a
 // few ulps: 1.5|a| + 8 is used (checked against an independent quadrature
 // at random points in the tests and under fuzzing).
 func (c *sgm) gErr(t, x float64) float64 {
@@ -157,7 +161,7 @@ func (s seriesSum) upper() (logA, logRel float64) {
 		return math.NaN(), math.Inf(1)
 	}
 	if s.logS > 1 {
-		return logAdd(s.logS, s.logSlack), s.logSlack - s.logS
+		return numeric.LogAdd(s.logS, s.logSlack), s.logSlack - s.logS
 	}
 	sm1 := math.Expm1(s.logS)
 	slack := math.Exp(s.logSlack)
@@ -216,7 +220,7 @@ func (c *sgm) rdpFrac(alpha float64) (float64, RDPNote) {
 // G0, G1 as in sgm. For i ≥ ⌈α⌉ the coefficients C(α,i) alternate in sign,
 // and the magnitudes a_i = |t_i| decrease and are convex in i: |C(α,i)| is
 // a constant times Γ(i−α)/Γ(i+1) there, log-convex; G0(i) and G1(α−i) are
-// K·erfcx of a linear function of i, and erfcx(x) = (2/√π)∫_0^∞
+// K·numeric.Erfcx of a linear function of i, and numeric.Erfcx(x) = (2/√π)∫_0^∞
 // e^{−s²−2xs} ds is a Laplace transform, hence log-convex; sums and
 // products of log-convex functions are log-convex, hence convex. For an
 // alternating series with decreasing convex magnitudes the tail after term
@@ -328,19 +332,19 @@ func (c *sgm) fracSeriesLog(alpha float64, t *fracTable) seriesSum {
 		fi := float64(i)
 		j := alpha - fi
 		l0, l1 := logBase+logCoef+c.logG0At(i), logBase+logCoef+c.logG1At(t, top-i)
-		v := logAdd(l0, l1)
+		v := numeric.LogAdd(l0, l1)
 		if math.IsNaN(v) {
 			return seriesSum{logS: math.NaN()}
 		}
 		e0 := l0 + math.Log(c.gErr(fi, (fi-c.z0)*c.invS)+eb+2*fi+4)
 		e1 := l1 + math.Log(c.gErr(j, (c.z0-j)*c.invS)+eb+2*fi+4)
-		logErr = logAdd(logErr, ln2+logAdd(e0, e1))
+		logErr = numeric.LogAdd(logErr, ln2+numeric.LogAdd(e0, e1))
 		if i > first {
 			// Tail after term i−1 (see fracSeries): replace term i by the
 			// enclosure's centre, sign·(a_{i−1}+a_i)/4.
 			logWidth = logSub(prev, v) - 2*ln2
 			if logWidth <= logErr-53*ln2 {
-				s, sg = append(s, logAdd(prev, v)-2*ln2), append(sg, sign)
+				s, sg = append(s, numeric.LogAdd(prev, v)-2*ln2), append(sg, sign)
 				converged = true
 				break
 			}
@@ -348,7 +352,7 @@ func (c *sgm) fracSeriesLog(alpha float64, t *fracTable) seriesSum {
 		s, sg = append(s, v), append(sg, sign)
 		prev = v
 		// C(α,i+1) = C(α,i)·(α−i)/(i+1)
-		logCoef += t.logJAt(top-i) - logInt(i+1)
+		logCoef += t.logJAt(top-i) - numeric.LogInt(i+1)
 		if alpha-fi < 0 {
 			sign = -sign
 		}
@@ -359,11 +363,11 @@ func (c *sgm) fracSeriesLog(alpha float64, t *fracTable) seriesSum {
 	c.buf, c.signs = s, sg
 	logAbs := math.Inf(-1)
 	for _, v := range s {
-		logAbs = logAdd(logAbs, v)
+		logAbs = numeric.LogAdd(logAbs, v)
 	}
 	return seriesSum{
 		logS:      signedLogSum(s, sg),
-		logSlack:  logAdd(logWidth, logAdd(logErr-53*ln2, logAbs+math.Log(float64(len(s))+4)-53*ln2)),
+		logSlack:  numeric.LogAdd(logWidth, numeric.LogAdd(logErr-53*ln2, logAbs+math.Log(float64(len(s))+4)-53*ln2)),
 		converged: converged,
 	}
 }
@@ -396,13 +400,4 @@ func signedLogSum(s, sg []float64) float64 {
 		return math.NaN()
 	}
 	return m + math.Log(sum)
-}
-
-// logInt returns log(n) for n >= 1, from a table for small n.
-func logInt(n int) float64 {
-	if n < logFactTableSize {
-		logFact(0) // builds the tables once
-		return logIntTable[n]
-	}
-	return math.Log(float64(n))
 }

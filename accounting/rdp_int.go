@@ -1,6 +1,10 @@
 package accounting
 
-import "math"
+import (
+	"math"
+
+	"github.com/featuredp/featuredp/internal/numeric"
+)
 
 // logAInt returns log(A_n) for an integer order n ≥ 2 and 0 < q < 1, from
 //
@@ -74,11 +78,11 @@ func (c *sgm) logAm1IntLog(n int) float64 {
 		c.intBuf = make([]float64, n+1)
 	}
 	s := c.intBuf[:n+1]
-	lfn := logFact(n)
+	lfn := numeric.LogFact(n)
 	m := math.Inf(-1)
 	for i := 2; i <= n; i++ {
 		fi := float64(i)
-		v := lfn - logFact(i) - logFact(n-i) + fi*c.logq + float64(n-i)*c.log1mq + logExpm1((fi*fi-fi)*c.inv2z2)
+		v := lfn - numeric.LogFact(i) - numeric.LogFact(n-i) + fi*c.logq + float64(n-i)*c.log1mq + logExpm1((fi*fi-fi)*c.inv2z2)
 		s[i] = v
 		if v > m {
 			m = v

@@ -13,16 +13,16 @@ import "math"
 //	t·lr + (t²−t)/(2z²) = x² − z0²/(2z²),
 //
 // so a term q^t (1−q)^{α−t} e^{(t²−t)/(2z²)} erfc(x)/2 of the MTZ series
-// equals (1−q)^α · K · erfcx(x) with erfcx(x) = e^{x²} erfc(x). The factor
+// equals (1−q)^α · K · numeric.Erfcx(x) with numeric.Erfcx(x) = e^{x²} erfc(x). The factor
 // G(t, x) = (q/(1−q))^t e^{(t²−t)/(2z²)} erfc(x)/2 depends on t only (not on
-// the order), so it is cached; it is computed as K·erfcx(x) when x ≥ 0 (no
+// the order), so it is cached; it is computed as K·numeric.Erfcx(x) when x ≥ 0 (no
 // cancellation between the large exponent and the tiny erfc) and directly
 // when x < 0 (where erfc(x) ∈ (1, 2] and the direct form has no
 // cancellation either).
 //
 // Both G0(i) = G(i, (i−z0)/(√2z)) and G1(α−i) = G(α−i, (z0−α+i)/(√2z)) are
-// decreasing in i: for x ≥ 0 they are K·erfcx(x) with x increasing in i and
-// erfcx decreasing; for x < 0 the exponent's derivative has the sign that
+// decreasing in i: for x ≥ 0 they are K·numeric.Erfcx(x) with x increasing in i and
+// numeric.Erfcx decreasing; for x < 0 the exponent's derivative has the sign that
 // makes the factor fall, and erfc(x) falls with x. This is what bounds the
 // series' tail (see fracSeries).
 type sgm struct {

@@ -631,13 +631,13 @@ func SmoothSGDIterSRDP(n, k int, beta, sigma float64) (SmoothSRDPCurve, error) {
 // composed over T steps as an add/remove curve (spec §10.1, needed by seed
 // 001's pipelines).
 func SmoothSampledGaussianRDP(q, z float64, steps int) (SmoothRDPCurve, error) {
-	if err := checkSampleRate(q); err != nil {
+	if err := ValidateSampleRate(q); err != nil {
 		return SmoothRDPCurve{}, err
 	}
-	if err := checkNoise(z); err != nil {
+	if err := ValidateNoiseMultiplier(z); err != nil {
 		return SmoothRDPCurve{}, err
 	}
-	if err := checkSteps(steps); err != nil {
+	if err := ValidateSteps(steps); err != nil {
 		return SmoothRDPCurve{}, err
 	}
 	t := float64(steps)

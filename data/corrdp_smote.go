@@ -192,7 +192,7 @@ func CorrDPSMOTEENN(df dataframe.DataFrame, schema Schema, opts CorrDPSMOTEOptio
 	cs := df.Col(cont)
 	a := make([]float64, n)
 	for i := 0; i < n; i++ {
-		v, err := numericAt(cs, i)
+		v, err := NumericAt(cs, i)
 		if err != nil {
 			return dataframe.DataFrame{}, fmt.Errorf("data: CorrDPSMOTEENN: %s row %d: %w", cont, i, err)
 		}
@@ -210,7 +210,7 @@ func CorrDPSMOTEENN(df dataframe.DataFrame, schema Schema, opts CorrDPSMOTEOptio
 		idx := map[string]int{}
 		codes[c] = make([]int, n)
 		for i := 0; i < n; i++ {
-			l := levelAt(s, i)
+			l := LevelAt(s, i)
 			j, ok := idx[l]
 			if !ok {
 				j = len(idx)
@@ -233,7 +233,7 @@ func CorrDPSMOTEENN(df dataframe.DataFrame, schema Schema, opts CorrDPSMOTEOptio
 	var clsNames []string
 	cls := make([]int, n)
 	for i := 0; i < n; i++ {
-		l := levelAt(ls, i)
+		l := LevelAt(ls, i)
 		j, ok := clsIdx[l]
 		if !ok {
 			j = len(clsIdx)

@@ -10,6 +10,7 @@ import (
 	"github.com/go-gota/gota/dataframe"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/featuredp/featuredp/design"
 	"github.com/featuredp/featuredp/models"
 )
 
@@ -339,7 +340,7 @@ func CorrDPFitMultinomialLR(u []float64, n, p int, class []int, k int, l2 float6
 		}
 		y[i] = float64(c)
 	}
-	d, err := models.NewData(u, y, n, p)
+	d, err := design.NewData(u, y, n, p)
 	if err != nil {
 		return nil, fmt.Errorf("data: CorrDPFitMultinomialLR: %w", err)
 	}
@@ -575,10 +576,10 @@ func corrdpReadColumn(df dataframe.DataFrame, c Column, discreteLevels int) (*co
 		idx := map[string]int{}
 		col.codes = make([]int, n)
 		for i := 0; i < n; i++ {
-			if isMissing(s, i) {
+			if IsMissing(s, i) {
 				return nil, fmt.Errorf("column %q: missing value at row %d", c.Name, i)
 			}
-			l := levelAt(s, i)
+			l := LevelAt(s, i)
 			k, ok := idx[l]
 			if !ok {
 				k = len(idx)
@@ -593,7 +594,7 @@ func corrdpReadColumn(df dataframe.DataFrame, c Column, discreteLevels int) (*co
 	lo, hi := math.Inf(1), math.Inf(-1)
 	distinct := map[float64]bool{}
 	for i := 0; i < n; i++ {
-		v, err := numericAt(s, i)
+		v, err := NumericAt(s, i)
 		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
 			return nil, fmt.Errorf("column %q: value at row %d is not a finite number", c.Name, i)
 		}
@@ -624,7 +625,7 @@ func corrdpReadColumn(df dataframe.DataFrame, c Column, discreteLevels int) (*co
 		}
 		col.codes = make([]int, n)
 		for i := 0; i < n; i++ {
-			v, _ := numericAt(s, i)
+			v, _ := NumericAt(s, i)
 			col.codes[i] = pos[v]
 		}
 	}

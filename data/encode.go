@@ -6,7 +6,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/featuredp/featuredp/models"
+	"github.com/featuredp/featuredp/design"
 	"github.com/go-gota/gota/dataframe"
 	"github.com/go-gota/gota/series"
 )
@@ -337,7 +337,7 @@ func (e *Encoder) Transform(df dataframe.DataFrame) (*Encoded, error) {
 				width = 0
 			}
 			for i := 0; i < n; i++ {
-				v := levelAt(col, i)
+				v := LevelAt(col, i)
 				k, ok := index[v]
 				if !ok {
 					return nil, fmt.Errorf("data: Transform: column %q, row %d: level %q was not seen when the encoder was fitted (levels: %v): %w",
@@ -374,7 +374,7 @@ func (e *Encoder) Transform(df dataframe.DataFrame) (*Encoded, error) {
 				index[c] = k
 			}
 			for i := 0; i < n; i++ {
-				v := levelAt(col, i)
+				v := LevelAt(col, i)
 				k, ok := index[v]
 				if !ok {
 					return nil, fmt.Errorf("data: Transform: label %q, row %d: class %q was not seen when the encoder was fitted (classes: %v): %w",
@@ -428,12 +428,12 @@ func Encode(df dataframe.DataFrame, schema Schema, opts EncodeOptions) (*Encoded
 	return enc.Transform(df)
 }
 
-// ToModelsData wraps X and Y (not copied) as a models.Data.
-func (e *Encoded) ToModelsData() (*models.Data, error) {
+// ToModelsData wraps X and Y (not copied) as a design.Data.
+func (e *Encoded) ToModelsData() (*design.Data, error) {
 	if e == nil {
 		return nil, errors.New("data: ToModelsData on a nil Encoded")
 	}
-	d, err := models.NewData(e.X, e.Y, e.N, e.D)
+	d, err := design.NewData(e.X, e.Y, e.N, e.D)
 	if err != nil {
 		return nil, fmt.Errorf("data: ToModelsData: %w", err)
 	}
@@ -490,8 +490,8 @@ func (e *Encoded) Subset(idx []int) (*Encoded, error) {
 func distinctLevels(s series.Series) []string {
 	set := map[string]bool{}
 	for i := 0; i < s.Len(); i++ {
-		if !isMissing(s, i) {
-			set[levelAt(s, i)] = true
+		if !IsMissing(s, i) {
+			set[LevelAt(s, i)] = true
 		}
 	}
 	out := make([]string, 0, len(set))
@@ -506,7 +506,7 @@ func distinctLevels(s series.Series) []string {
 func numericColumn(s series.Series, name string) ([]float64, error) {
 	out := make([]float64, s.Len())
 	for i := range out {
-		v, err := numericAt(s, i)
+		v, err := NumericAt(s, i)
 		if err != nil {
 			return nil, fmt.Errorf("column %q, row %d: %v: %w", name, i, err, ErrNotNumeric)
 		}

@@ -6,9 +6,8 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/featuredp/featuredp/design"
 	"gonum.org/v1/gonum/stat/distuv"
-
-	"github.com/featuredp/featuredp/models"
 )
 
 // Stand-in generators of the Feature-DP paper's experiments (fdp.md §4.3).
@@ -23,7 +22,7 @@ import (
 // ‖x‖ ≤ 1). All randomness comes from rng.
 //
 // Errors: n, d ≤ 0, k < 2, noise negative or not finite, nil rng.
-func FDPLabelMixture(n, d, k int, noise float64, rng *rand.Rand) (*models.Data, error) {
+func FDPLabelMixture(n, d, k int, noise float64, rng *rand.Rand) (*design.Data, error) {
 	if n <= 0 || d <= 0 || k < 2 {
 		return nil, fmt.Errorf("data: FDPLabelMixture: n = %d, d = %d, k = %d, want n, d > 0 and k ≥ 2", n, d, k)
 	}
@@ -48,7 +47,7 @@ func FDPLabelMixture(n, d, k int, noise float64, rng *rand.Rand) (*models.Data, 
 		}
 		fdpNormalize(row)
 	}
-	return models.NewData(x, y, n, d)
+	return design.NewData(x, y, n, d)
 }
 
 func fdpFillNormal(v []float64, rng *rand.Rand) []float64 {
@@ -98,7 +97,7 @@ type FDPPurchaseOptions struct {
 //
 // Errors: negative sizes, K < 2, Beta parameters ≤ 0, Mix outside [0, 1],
 // nil rng, or a matrix above MaxEncodedValues entries.
-func FDPPurchaseLike(o FDPPurchaseOptions, rng *rand.Rand) (*models.Data, error) {
+func FDPPurchaseLike(o FDPPurchaseOptions, rng *rand.Rand) (*design.Data, error) {
 	if o.N == 0 {
 		o.N = 197324
 	}
@@ -152,7 +151,7 @@ func FDPPurchaseLike(o FDPPurchaseOptions, rng *rand.Rand) (*models.Data, error)
 			}
 		}
 	}
-	return models.NewData(x, y, o.N, o.D)
+	return design.NewData(x, y, o.N, o.D)
 }
 
 // fdpSource adapts *rand.Rand to rand.Source for gonum's distuv.
@@ -164,7 +163,7 @@ func (s fdpSource) Uint64() uint64 { return s.r.Uint64() }
 // seeded permutation and a test part of the remaining nTest rows.
 //
 // Errors: nil data or rng, nTest not in [1, N−1].
-func FDPSplit(d *models.Data, nTest int, rng *rand.Rand) (train, test *models.Data, err error) {
+func FDPSplit(d *design.Data, nTest int, rng *rand.Rand) (train, test *design.Data, err error) {
 	if d == nil || rng == nil {
 		return nil, nil, errors.New("data: FDPSplit: nil data or rng")
 	}
@@ -172,14 +171,14 @@ func FDPSplit(d *models.Data, nTest int, rng *rand.Rand) (train, test *models.Da
 		return nil, nil, fmt.Errorf("data: FDPSplit: %d test rows of %d, want 1 ≤ nTest < N", nTest, d.N)
 	}
 	perm := rng.Perm(d.N)
-	take := func(rows []int) *models.Data {
+	take := func(rows []int) *design.Data {
 		x := make([]float64, len(rows)*d.D)
 		y := make([]float64, len(rows))
 		for k, i := range rows {
 			copy(x[k*d.D:(k+1)*d.D], d.Row(i))
 			y[k] = d.Y[i]
 		}
-		return &models.Data{X: x, Y: y, N: len(rows), D: d.D}
+		return &design.Data{X: x, Y: y, N: len(rows), D: d.D}
 	}
 	return take(perm[nTest:]), take(perm[:nTest]), nil
 }
@@ -191,14 +190,14 @@ func FDPSplit(d *models.Data, nTest int, rng *rand.Rand) (train, test *models.Da
 // 131 columns), returned sorted.
 //
 // Errors: nil set or rng, sizes out of range, publicFrac outside [0, 1].
-func FDPFashionTabular(fm *FashionMNIST, nTrain, nTest int, publicFrac float64, rng *rand.Rand) (train, test *models.Data, public []int, err error) {
+func FDPFashionTabular(fm *FashionMNIST, nTrain, nTest int, publicFrac float64, rng *rand.Rand) (train, test *design.Data, public []int, err error) {
 	if fm == nil || fm.Train == nil || fm.Test == nil || rng == nil {
 		return nil, nil, nil, errors.New("data: FDPFashionTabular: nil data or rng")
 	}
 	if !(publicFrac >= 0 && publicFrac <= 1) {
 		return nil, nil, nil, fmt.Errorf("data: FDPFashionTabular: public fraction %v, want in [0, 1]", publicFrac)
 	}
-	conv := func(s *ImageSet, n int) (*models.Data, error) {
+	conv := func(s *ImageSet, n int) (*design.Data, error) {
 		if n == 0 {
 			n = s.N
 		}
@@ -214,7 +213,7 @@ func FDPFashionTabular(fm *FashionMNIST, nTrain, nTest int, publicFrac float64, 
 			}
 			y[i] = float64(s.Labels[i])
 		}
-		return models.NewData(x, y, n, d)
+		return design.NewData(x, y, n, d)
 	}
 	if train, err = conv(fm.Train, nTrain); err != nil {
 		return nil, nil, nil, err
@@ -268,7 +267,7 @@ type FDPCriteoOptions struct {
 // Criteo day-0 sample the paper uses.
 //
 // Errors: nil rng, invalid sizes, Zipf ≤ 1, BaseRate outside (0, 1).
-func FDPCriteoLike(o FDPCriteoOptions, rng *rand.Rand) (*models.Data, []int, error) {
+func FDPCriteoLike(o FDPCriteoOptions, rng *rand.Rand) (*design.Data, []int, error) {
 	if o.N == 0 {
 		o.N = 50000
 	}
@@ -358,6 +357,6 @@ func FDPCriteoLike(o FDPCriteoOptions, rng *rand.Rand) (*models.Data, []int, err
 			y[i] = 1
 		}
 	}
-	data, err := models.NewData(x, y, o.N, d)
+	data, err := design.NewData(x, y, o.N, d)
 	return data, vocab, err
 }

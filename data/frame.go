@@ -49,7 +49,7 @@ func DropMissing(df dataframe.DataFrame, columns ...string) (dataframe.DataFrame
 rows:
 	for i := 0; i < n; i++ {
 		for _, c := range cols {
-			if isMissing(c, i) {
+			if IsMissing(c, i) {
 				continue rows
 			}
 		}
@@ -197,11 +197,11 @@ func StratifiedSubsample(df dataframe.DataFrame, k int, by string, rng *rand.Ran
 func levelsOf(s series.Series) []string {
 	out := make([]string, s.Len())
 	for i := range out {
-		if isMissing(s, i) {
+		if IsMissing(s, i) {
 			out[i] = "\x00NA"
 			continue
 		}
-		out[i] = levelAt(s, i)
+		out[i] = LevelAt(s, i)
 	}
 	return out
 }

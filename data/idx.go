@@ -10,7 +10,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/featuredp/featuredp/models"
+	"github.com/featuredp/featuredp/design"
 )
 
 // IDX magic numbers of the unsigned-byte files ReadIDX accepts.
@@ -167,9 +167,9 @@ func (s *ImageSet) Image(i int) []byte {
 	return s.Pixels[i*p : (i+1)*p]
 }
 
-// ToModelsData returns the images as a models.Data with pixels scaled to
+// ToModelsData returns the images as a design.Data with pixels scaled to
 // [0, 1] (x/255) and Y the class index.
-func (s *ImageSet) ToModelsData() (*models.Data, error) {
+func (s *ImageSet) ToModelsData() (*design.Data, error) {
 	x := make([]float64, len(s.Pixels))
 	for i, p := range s.Pixels {
 		x[i] = float64(p) / 255
@@ -178,7 +178,7 @@ func (s *ImageSet) ToModelsData() (*models.Data, error) {
 	for i, l := range s.Labels {
 		y[i] = float64(l)
 	}
-	d, err := models.NewData(x, y, s.N, s.Rows*s.Cols)
+	d, err := design.NewData(x, y, s.N, s.Rows*s.Cols)
 	if err != nil {
 		return nil, fmt.Errorf("data: ImageSet.ToModelsData: %w", err)
 	}

@@ -372,7 +372,7 @@ func checkValues(s series.Series, c Column) error {
 	}
 	n := s.Len()
 	for i := 0; i < n; i++ {
-		if isMissing(s, i) {
+		if IsMissing(s, i) {
 			nMissing++
 			if firstMissing < 0 {
 				firstMissing = i
@@ -381,17 +381,17 @@ func checkValues(s series.Series, c Column) error {
 		}
 		switch c.Kind {
 		case Continuous:
-			if _, err := numericAt(s, i); err != nil {
+			if _, err := NumericAt(s, i); err != nil {
 				nBad++
 				if firstBad < 0 {
 					firstBad, badValue = i, s.Elem(i).String()
 				}
 			}
 		case Categorical:
-			if levels != nil && !levels[levelAt(s, i)] {
+			if levels != nil && !levels[LevelAt(s, i)] {
 				nLevel++
 				if firstLevel < 0 {
-					firstLevel, levelValue = i, levelAt(s, i)
+					firstLevel, levelValue = i, LevelAt(s, i)
 				}
 			}
 		}
@@ -411,11 +411,11 @@ func checkValues(s series.Series, c Column) error {
 	return errors.Join(errs...)
 }
 
-// isMissing reports whether element i of s is missing: NaN / NA in any
+// IsMissing reports whether element i of s is missing: NaN / NA in any
 // series type, or an empty, "?" or "NaN" string (after trimming spaces).
 // "NaN" is included because gota turns a missing string into the literal
 // "NaN" when it copies series element by element (RBind, Concat).
-func isMissing(s series.Series, i int) bool {
+func IsMissing(s series.Series, i int) bool {
 	e := s.Elem(i)
 	if e.IsNA() {
 		return true
@@ -427,8 +427,10 @@ func isMissing(s series.Series, i int) bool {
 	return false
 }
 
-// numericAt returns element i of s as a finite float64.
-func numericAt(s series.Series, i int) (float64, error) {
+// NumericAt returns element i of s as a finite float64: numbers as they
+// are, numeric strings parsed, booleans as 0/1; missing, unparsable or
+// non-finite values are errors.
+func NumericAt(s series.Series, i int) (float64, error) {
 	e := s.Elem(i)
 	if e.IsNA() {
 		return 0, fmt.Errorf("missing value")
@@ -458,10 +460,10 @@ func numericAt(s series.Series, i int) (float64, error) {
 	return v, nil
 }
 
-// levelAt returns element i of s as a category level: the exact string for
+// LevelAt returns element i of s as a category level: the exact string for
 // String series, the shortest round-trip decimal for Float series, the
 // decimal for Int series and "true"/"false" for Bool series.
-func levelAt(s series.Series, i int) string {
+func LevelAt(s series.Series, i int) string {
 	e := s.Elem(i)
 	switch s.Type() {
 	case series.Float:

@@ -11,6 +11,7 @@ import (
 
 	"github.com/featuredp/featuredp/accounting"
 	"github.com/featuredp/featuredp/data"
+	"github.com/featuredp/featuredp/design"
 	"github.com/featuredp/featuredp/experiments"
 	"github.com/featuredp/featuredp/mechanisms"
 	"github.com/featuredp/featuredp/models"
@@ -171,7 +172,7 @@ func FeatureDPvsDP(ctx context.Context, df dataframe.DataFrame, cfg FeatureDPCon
 	if err != nil {
 		return nil, fmt.Errorf("dpnb: FeatureDPvsDP: %w", err)
 	}
-	view := func(idx []int, public bool) (*models.Data, error) {
+	view := func(idx []int, public bool) (*design.Data, error) {
 		x, y := make([]float64, 0, len(idx)*enc.D), make([]float64, len(idx))
 		for k, i := range idx {
 			for j := range enc.D {
@@ -183,7 +184,7 @@ func FeatureDPvsDP(ctx context.Context, df dataframe.DataFrame, cfg FeatureDPCon
 			}
 			y[k] = enc.Y[i]
 		}
-		return models.NewData(x, y, len(idx), enc.D)
+		return design.NewData(x, y, len(idx), enc.D)
 	}
 	train, err := view(trainIdx, false)
 	if err != nil {

@@ -131,8 +131,15 @@ type calibrationSetting struct {
 // 6000) is TF Privacy's MNIST tutorial (batch 150 of 60000, 15 epochs).
 var calibrationSettings = []calibrationSetting{{0.04, 2250}, {0.0025, 6000}}
 
-// calibrators name the two calibration procedures of package accounting.
-var calibrators = []string{"Opacus bisection", "tight"}
+// calibrator names one of the two calibration procedures of package
+// accounting; it is the cell configuration of accounting-calibration.
+type calibrator string
+
+// String returns the calibrator's name.
+func (c calibrator) String() string { return string(c) }
+
+// calibrators are the two calibration procedures of package accounting.
+var calibrators = []calibrator{"Opacus bisection", "tight"}
 
 func calibrationMethod(s calibrationSetting, calibrator string) string {
 	return fmt.Sprintf("q=%g,T=%d %s", s.q, s.steps, calibrator)
@@ -169,7 +176,7 @@ func init() {
 			var cells []Cell
 			for _, s := range calibrationSettings {
 				for _, cal := range calibrators {
-					m := calibrationMethod(s, cal)
+					m := calibrationMethod(s, string(cal))
 					for _, c := range Grid("accounting-calibration", 0, []string{m}, calibrationGrid(p), 1) {
 						c.Params = map[string]float64{"q": s.q, "steps": float64(s.steps), "delta": accountingDelta}
 						c.Config = cal
@@ -186,9 +193,9 @@ func init() {
 				err error
 			)
 			switch c.Config {
-			case "Opacus bisection":
+			case calibrator("Opacus bisection"):
 				z, err = accounting.NoiseMultiplierOpacus(c.X, delta, q, steps)
-			case "tight":
+			case calibrator("tight"):
 				z, err = accounting.NoiseMultiplier(c.X, delta, q, steps, accounting.OrdersOpacus(), accounting.ConversionImproved)
 			default:
 				return nil, fmt.Errorf("unknown calibrator %v", c.Config)

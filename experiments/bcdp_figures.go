@@ -180,6 +180,12 @@ type bcdpMeanCell struct {
 	DataSeed uint64
 }
 
+// String describes the cell configuration for error messages.
+func (c bcdpMeanCell) String() string {
+	type plain bcdpMeanCell // no String method: no recursion
+	return fmt.Sprintf("%+v", plain(c))
+}
+
 var bcdpModes = []string{BCDPModePaper, BCDPModeUnbiased}
 var bcdpMethods = []string{"BCDP", "LDP"}
 
@@ -504,6 +510,11 @@ func BCDPLSDefault(design string, n int) BCDPLSSetting {
 type bcdpLSCell struct {
 	Design   string
 	DataSeed uint64
+}
+
+// String describes the cell configuration for error messages.
+func (c bcdpLSCell) String() string {
+	return fmt.Sprintf("design=%s data seed=%d", c.Design, c.DataSeed)
 }
 
 // BCDPLSPrior returns the exact finite prior of the least-squares design

@@ -14,6 +14,7 @@ import (
 
 	"github.com/featuredp/featuredp/accounting"
 	"github.com/featuredp/featuredp/data"
+	"github.com/featuredp/featuredp/design"
 	"github.com/featuredp/featuredp/mechanisms"
 	"github.com/featuredp/featuredp/models"
 )
@@ -104,6 +105,11 @@ type corrdpCellCfg struct {
 	TVMode string
 }
 
+// String describes the cell configuration for error messages.
+func (c corrdpCellCfg) String() string {
+	return fmt.Sprintf("rep=%d data seed=%d tv=%v", c.Rep, c.DataSeed, c.TVMode)
+}
+
 // corrdpCells builds the cells of a figure: for every rep and ε, one cell
 // per method (+ TV modes of CorrDP). All cells of one (ε, rep) share the
 // seed (common random numbers).
@@ -188,7 +194,7 @@ func CorrDPSyntheticDefaults(ms int) CorrDPSyntheticSettings {
 // methods need.
 type CorrDPSyntheticPrep struct {
 	Settings  CorrDPSyntheticSettings
-	Data      *models.Data
+	Data      *design.Data
 	Stats     *models.LinearStats
 	Model     *models.Linear
 	ThetaHat  []float64 // exact ridge minimiser (X^TX + I)^{-1}X^Ty
@@ -214,7 +220,7 @@ func NewCorrDPSyntheticPrep(s CorrDPSyntheticSettings, seed uint64) (*CorrDPSynt
 	if err != nil {
 		return nil, err
 	}
-	d, err := models.NewData(syn.X, syn.Y, s.N, s.M)
+	d, err := design.NewData(syn.X, syn.Y, s.N, s.M)
 	if err != nil {
 		return nil, err
 	}
@@ -535,7 +541,7 @@ var CorrDPRealSpecs = map[string]CorrDPRealSpec{
 type CorrDPRealPrep struct {
 	Spec      CorrDPRealSpec
 	Encoded   *data.Encoded
-	Data      *models.Data
+	Data      *design.Data
 	Model     models.Model
 	Sensitive []bool // per encoded column
 	// TVPaper, TVEstimated are per encoded column (0 on S); TVReport is
@@ -837,7 +843,7 @@ func (p *CorrDPRealPrep) trainMany(ctx context.Context, runs []corrdpRun) ([][]f
 // logistic regression (models.LogisticBlock) and the full-batch Softplus
 // MSE network (models.MLPBlock) train in lock-step; linear regression
 // (sufficient statistics) and minibatch networks do not.
-func (p *CorrDPRealPrep) blockGrad(data *models.Data) func() (mechanisms.BlockGrad, error) {
+func (p *CorrDPRealPrep) blockGrad(data *design.Data) func() (mechanisms.BlockGrad, error) {
 	if p.Stats != nil || (p.Spec.Batch > 0 && p.Spec.Batch < data.N) {
 		return nil
 	}
@@ -847,7 +853,7 @@ func (p *CorrDPRealPrep) blockGrad(data *models.Data) func() (mechanisms.BlockGr
 // corrdpBlockGrad returns a constructor of the block gradient of model over
 // data (models.LogisticBlock, or models.MLPBlock for a Softplus MSE
 // network), or nil for other models.
-func corrdpBlockGrad(model models.Model, data *models.Data) func() (mechanisms.BlockGrad, error) {
+func corrdpBlockGrad(model models.Model, data *design.Data) func() (mechanisms.BlockGrad, error) {
 	switch m := model.(type) {
 	case *models.Logistic:
 		return func() (mechanisms.BlockGrad, error) {
@@ -880,7 +886,7 @@ const corrdpChunk = 16
 // cfgs[k] to out[k]. A run's θ does not depend on the chunking.
 func corrdpLockstep(ctx context.Context, newGrad func() (mechanisms.BlockGrad, error), cfgs []mechanisms.Config, out [][]float64) error {
 	nChunks := (len(cfgs) + corrdpChunk - 1) / corrdpChunk
-	return parallelEach(nChunks, func(ch int) error {
+	return Parallel(ctx, nChunks, 0, func(ctx context.Context, ch int) error {
 		lo, hi := ch*corrdpChunk, min(len(cfgs), (ch+1)*corrdpChunk)
 		grad, err := newGrad()
 		if err != nil {
@@ -894,7 +900,7 @@ func corrdpLockstep(ctx context.Context, newGrad func() (mechanisms.BlockGrad, e
 			out[lo+k] = r.Theta
 		}
 		return nil
-	})
+	}, nil)
 }
 
 // Metric evaluates θ: accuracy (classification), F(θ) − F(θ̂) (linear) or

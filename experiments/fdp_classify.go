@@ -12,6 +12,7 @@ import (
 
 	"github.com/featuredp/featuredp/accounting"
 	"github.com/featuredp/featuredp/data"
+	"github.com/featuredp/featuredp/design"
 	"github.com/featuredp/featuredp/mechanisms"
 	"github.com/featuredp/featuredp/models"
 )
@@ -25,9 +26,9 @@ import (
 // zero masking the paper uses for Criteo, §3.3).
 type FDPClassProblem struct {
 	Name           string
-	Train, Test    *models.Data
+	Train, Test    *design.Data
 	Public         []int
-	Padded, Masked *models.Data
+	Padded, Masked *design.Data
 	Classes        int
 }
 
@@ -41,7 +42,7 @@ const (
 
 // NewFDPClassProblem pads the training rows (Gaussian padding of the
 // private columns, fdp.md §3.2) with a stream derived from seed.
-func NewFDPClassProblem(name string, train, test *models.Data, public []int, classes int, seed uint64) (*FDPClassProblem, error) {
+func NewFDPClassProblem(name string, train, test *design.Data, public []int, classes int, seed uint64) (*FDPClassProblem, error) {
 	if train == nil || test == nil || train.D != test.D {
 		return nil, errors.New("experiments: FDPClassProblem: missing or mismatched train/test data")
 	}
@@ -298,7 +299,7 @@ type FDPTunePoint struct {
 // each public surrogate (Gaussian padding, mean imputation) × α, DP for each
 // DP clip — is one run (FDPClassRunEps, seed 777) evaluated on the
 // validation rows at every ε of epss. The runs are spread over GOMAXPROCS
-// goroutines (parallelEach); the points come back in grid order whatever their number.
+// goroutines (Parallel); the points come back in grid order whatever their number.
 // The result is cached per (problem, grids, epss, base) and shared: do not
 // modify it.
 func FDPTuneGrid(ctx context.Context, p *FDPClassProblem, base FDPClassConfig, alphas, clips, epss []float64) ([]FDPTunePoint, error) {
@@ -332,13 +333,13 @@ func FDPTuneGrid(ctx context.Context, p *FDPClassProblem, base FDPClassConfig, a
 			c.DPClip = cl
 			pts = append(pts, FDPTunePoint{Method: mechanisms.FDPDP, Config: c})
 		}
-		err = parallelEach(len(pts), func(i int) error {
+		err = Parallel(ctx, len(pts), 0, func(ctx context.Context, i int) error {
 			var err error
 			if pts[i].Accuracy, _, err = FDPClassRunEps(ctx, tp, pts[i].Method, epss, pts[i].Config, 777); err != nil {
 				return fmt.Errorf("experiments: FDPTuneGrid %s %s %+v: %w", p.Name, pts[i].Method, pts[i].Config, err)
 			}
 			return nil
-		})
+		}, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -378,7 +379,7 @@ func FDPTuneClassConfig(ctx context.Context, p *FDPClassProblem, base FDPClassCo
 }
 
 // fdpStandardize maps every feature value x to (x − mean)/sd in place.
-func fdpStandardize(d *models.Data, mean, sd float64) {
+func fdpStandardize(d *design.Data, mean, sd float64) {
 	for i, v := range d.X {
 		d.X[i] = (v - mean) / sd
 	}

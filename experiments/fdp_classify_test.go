@@ -2,7 +2,6 @@ package experiments
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"testing"
 
@@ -104,29 +103,5 @@ func TestFDPTuneClassConfigPerEpsilon(t *testing.T) {
 	}
 	if _, err := FDPTuneClassConfig(context.Background(), p, base, nil, clips, epss); err == nil {
 		t.Error("empty α grid: want an error")
-	}
-}
-
-// parallelEach calls f once per index and joins the errors.
-func TestParallelEach(t *testing.T) {
-	for _, n := range []int{0, 1, 7, 100} {
-		got := make([]int, n)
-		if err := parallelEach(n, func(i int) error { got[i] += i + 1; return nil }); err != nil {
-			t.Fatalf("n = %d: %v", n, err)
-		}
-		for i, v := range got {
-			if v != i+1 {
-				t.Fatalf("n = %d: index %d called to %d, want %d", n, i, v, i+1)
-			}
-		}
-	}
-	err := parallelEach(5, func(i int) error {
-		if i%2 == 1 {
-			return fmt.Errorf("bad %d", i)
-		}
-		return nil
-	})
-	if err == nil || err.Error() != "bad 1\nbad 3" {
-		t.Errorf("joined error %q, want \"bad 1\\nbad 3\"", err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/featuredp/featuredp/accounting"
 	"github.com/featuredp/featuredp/data"
+	"github.com/featuredp/featuredp/design"
 	"github.com/featuredp/featuredp/mechanisms"
 	"github.com/featuredp/featuredp/models"
 )
@@ -253,9 +254,9 @@ func fdpE2Ns(p Profile) []float64 {
 
 // fdpE2Problem returns the E2 data for n rows and L* = min over the ball of
 // the mean cross-entropy (projected momentum GD, cached).
-func fdpE2Problem(n int) (*models.Data, float64, error) {
+func fdpE2Problem(n int) (*design.Data, float64, error) {
 	type prob struct {
-		d     *models.Data
+		d     *design.Data
 		lstar float64
 	}
 	v, err := fdpCached(fmt.Sprintf("labeldp/%d", n), func() (any, error) {
@@ -468,6 +469,9 @@ type fdpFig4Cell struct {
 	sizes   FDPFig4Sizes
 }
 
+// String describes the cell configuration for error messages.
+func (c fdpFig4Cell) String() string { return fmt.Sprintf("dataset=%v", c.dataset) }
+
 func init() {
 	MustRegister(Figure{
 		ID:      "fdp-fig4",
@@ -554,7 +558,7 @@ func fdpFig5Grid(p Profile) fdpCriteoGrid {
 // fdpCriteoProblem is the E4 data: train (80%), test (20%), and the
 // tuning split of the training rows (first 80% / last 20%).
 type fdpCriteoProblem struct {
-	train, test, tuneTrain, tuneVal *models.Data
+	train, test, tuneTrain, tuneVal *design.Data
 	vocab                           []int
 }
 
@@ -586,7 +590,7 @@ type fdpCriteoHyper struct{ clip, rate, z, epochs float64 }
 
 // fdpCriteoTrain trains method with h on train and returns the accuracy on
 // eval.
-func fdpCriteoTrain(ctx context.Context, vocab []int, train, eval *models.Data, method mechanisms.FDPMethod, h fdpCriteoHyper, seed uint64) (float64, error) {
+func fdpCriteoTrain(ctx context.Context, vocab []int, train, eval *design.Data, method mechanisms.FDPMethod, h fdpCriteoHyper, seed uint64) (float64, error) {
 	full, err := models.NewFDPEmbedLogistic(13, vocab, false)
 	if err != nil {
 		return 0, err

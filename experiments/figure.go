@@ -82,23 +82,36 @@ func (k PlotKind) String() string {
 // seed. All randomness of a cell must be derived from Seed so that results do
 // not depend on scheduling.
 type Cell struct {
-	Method string  // method name, as shown in legends
+	Method string  // method label, as shown in legends and the method column
 	X      float64 // the x-axis value (ε, steps, q, n, ...)
 	Seed   uint64  // the cell's seed; see CellSeed
 	Rep    int     // replicate index (0-based) among cells with the same method and x
-	// Params holds numeric parameters of the cell (e.g. "q", "z", "delta").
+	// Params is transitional: figures still being moved to their notion
+	// package read numbers from it. Deprecated: use Config; removed when
+	// the last figure is moved.
 	Params map[string]float64
-	// Config is an optional figure-defined value (e.g. a method
-	// configuration struct) for parameters that are not numbers.
-	Config any
+	// Config is the cell's typed configuration: a struct type defined by
+	// the figure's notion, read back with a type assertion. Figures decide
+	// what to compute from its fields, never from the Method label.
+	Config CellConfig
+}
+
+// CellConfig is a figure's typed cell configuration. String describes it
+// in one line for error messages ("mode=…, q=…").
+type CellConfig interface {
+	String() string
 }
 
 // Measurement is one metric computed by a cell.
 type Measurement struct {
 	Metric string  // metric name, e.g. "epsilon", "mse", "accuracy"
 	Value  float64 // the value (NaN and ±Inf are allowed)
-	// Extra holds optional extra string columns of the tidy table (e.g. the
-	// best RDP order). Keys must not be one of the core column names; empty
+	// Num holds optional extra numeric columns of the tidy table (e.g. the
+	// noise multiplier used); they are written with the shortest
+	// round-trip representation and read back with Row.Number.
+	Num map[string]float64
+	// Extra holds optional extra string columns (labels: a dataset, a
+	// mode). Keys must not be core column names nor keys of Num; empty
 	// values are dropped.
 	Extra map[string]string
 }
@@ -108,6 +121,10 @@ type Env struct {
 	DataDir string  // directory holding the real datasets ("" = none)
 	Workers int     // parallel workers (≤ 0 means runtime.NumCPU())
 	Profile Profile // the profile the cells were generated for
+	// Memo caches deterministic intermediate results (prepared data, tuned
+	// configurations) for the figures run with this Env; nil makes
+	// Execute create one per figure execution.
+	Memo *Memo
 }
 
 // PaperValue is a number the paper reports, and where to find the matching
@@ -263,6 +280,9 @@ func (f Figure) Execute(ctx context.Context, p Profile, env Env, progress func(d
 		return nil, fmt.Errorf("experiments: figure %s: building %s cells: %w", f.ID, p, err)
 	}
 	env.Profile = p
+	if env.Memo == nil {
+		env.Memo = NewMemo(0)
+	}
 	res, err := Run(ctx, cells, func(ctx context.Context, c Cell) ([]Measurement, error) {
 		return f.Run(ctx, c, env)
 	}, RunOptions{Workers: env.Workers, Progress: progress, Figure: f.ID})

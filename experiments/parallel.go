@@ -1,31 +1,103 @@
 package experiments
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"runtime"
+	"runtime/debug"
 	"sync"
 )
 
-// parallelEach calls f(i) for i = 0..n−1 on up to GOMAXPROCS goroutines and
-// returns the errors joined in index order. f must write its results by
-// index, so they do not depend on the number of goroutines.
-func parallelEach(n int, f func(i int) error) error {
+// Parallel is the one worker pool of featuredp: it calls f(ctx, i) for
+// i = 0..n−1 on up to workers goroutines (≤ 0 means GOMAXPROCS). f must
+// write its results by index, so they do not depend on the number of
+// goroutines or on scheduling.
+//
+// The first failure cancels the context passed to the calls still running
+// and no new index starts; Parallel then returns the error of the lowest
+// failing index (deterministic whatever the timing), as f returned it (f
+// adds its own context). A panic in f is recovered and returned as that index's error, with
+// the stack. If ctx is cancelled, Parallel stops starting indices, waits for
+// the running ones and returns an error wrapping ctx.Err(). done, if not
+// nil, is called after each successful index, never concurrently.
+func Parallel(ctx context.Context, n, workers int, f func(ctx context.Context, i int) error, done func(i int)) error {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = max(1, min(workers, n))
+	inner, cancel := context.WithCancel(ctx)
+	defer cancel()
 	errs := make([]error, n)
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range max(1, min(runtime.GOMAXPROCS(0), n)) {
+	var (
+		mu     sync.Mutex // serialises done
+		failed bool
+		next   = make(chan int)
+		wg     sync.WaitGroup
+	)
+	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				errs[i] = f(i)
+				err := callIndex(inner, f, i)
+				mu.Lock()
+				if err != nil {
+					errs[i], failed = err, true
+					cancel()
+				} else if done != nil {
+					done(i)
+				}
+				mu.Unlock()
 			}
 		}()
 	}
+feed:
 	for i := range n {
-		next <- i
+		select {
+		case next <- i:
+		case <-inner.Done():
+			break feed
+		}
 	}
 	close(next)
 	wg.Wait()
-	return errors.Join(errs...)
+	if failed {
+		// The lowest failing index that did not merely see the
+		// cancellation caused by another failure; else the lowest one.
+		var first error
+		for _, err := range errs {
+			if err == nil {
+				continue
+			}
+			if !isContextErr(err) {
+				return err
+			}
+			if first == nil {
+				first = err
+			}
+		}
+		if ctx.Err() == nil {
+			return first
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("cancelled: %w", err)
+	}
+	return nil
+}
+
+func isContextErr(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}
+
+// callIndex calls f, turning a panic into an error that carries the stack,
+// so that a bug in one cell cannot take down a notebook kernel.
+func callIndex(ctx context.Context, f func(context.Context, int) error, i int) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("panic: %v\n%s", r, debug.Stack())
+		}
+	}()
+	return f(ctx, i)
 }

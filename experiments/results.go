@@ -32,7 +32,32 @@ type Row struct {
 	Seed   uint64
 	Metric string
 	Value  float64
-	Extra  map[string]string // optional extra string columns (no empty values)
+	Num    map[string]float64 // optional extra numeric columns
+	Extra  map[string]string  // optional extra string columns (no empty values)
+}
+
+// Number returns the extra column key as a number: from Num, or parsed from
+// Extra (a table read back with ReadCSV holds every extra as text). ok is
+// false when the row has no such column or its text is not a number.
+func (r Row) Number(key string) (v float64, ok bool) {
+	if v, ok := r.Num[key]; ok {
+		return v, true
+	}
+	s, ok := r.Extra[key]
+	if !ok {
+		return 0, false
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	return v, err == nil
+}
+
+// cell returns the text of extra column key: the number formatted as in
+// WriteCSV, or the label ("" when absent).
+func (r Row) cell(key string) string {
+	if v, ok := r.Num[key]; ok {
+		return formatFloat(v)
+	}
+	return r.Extra[key]
 }
 
 // Results is a tidy table: one Row per cell and metric, in cell order.
@@ -40,11 +65,15 @@ type Results struct {
 	Rows []Row
 }
 
-// ExtraColumns returns the sorted names of the extra columns used by any row.
+// ExtraColumns returns the sorted names of the extra columns (numeric and
+// string) used by any row.
 func (r *Results) ExtraColumns() []string {
 	set := map[string]bool{}
 	for _, row := range r.Rows {
 		for k := range row.Extra {
+			set[k] = true
+		}
+		for k := range row.Num {
 			set[k] = true
 		}
 	}
@@ -97,7 +126,7 @@ func (r *Results) DataFrame() dataframe.DataFrame {
 		seed[i] = strconv.FormatUint(row.Seed, 10)
 		x[i], val[i] = row.X, row.Value
 		for j, k := range extras {
-			ex[j][i] = row.Extra[k]
+			ex[j][i] = row.cell(k)
 		}
 	}
 	cols := []series.Series{
@@ -138,7 +167,7 @@ func (r *Results) WriteCSV(w io.Writer) error {
 		rec[0], rec[1], rec[2] = row.Figure, row.Method, formatFloat(row.X)
 		rec[3], rec[4], rec[5] = strconv.FormatUint(row.Seed, 10), row.Metric, formatFloat(row.Value)
 		for j, k := range extras {
-			rec[len(CoreColumns)+j] = row.Extra[k]
+			rec[len(CoreColumns)+j] = row.cell(k)
 		}
 		if err := cw.Write(rec); err != nil {
 			return fmt.Errorf("experiments: writing CSV row %d: %w", i+1, err)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
-	"sync"
 )
 
 // RunOptions configures Run.
@@ -47,71 +46,35 @@ func Run(ctx context.Context, cells []Cell, fn CellFunc, opts RunOptions) (*Resu
 	if workers <= 0 {
 		workers = runtime.NumCPU()
 	}
-	if workers > total {
-		workers = total
-	}
 	if opts.Progress != nil {
 		opts.Progress(0, total)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("experiments: run cancelled before start: %w", err)
 	}
-
-	inner, cancel := context.WithCancel(ctx)
-	defer cancel()
-
 	out := make([][]Row, total)
-	var (
-		mu       sync.Mutex // guards done, firstErr and Progress calls
-		done     int
-		firstErr error
-		next     = make(chan int)
-		wg       sync.WaitGroup
-	)
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				c := cells[i]
-				ms, err := callCell(inner, fn, c)
-				if err == nil {
-					out[i], err = toRows(opts.Figure, c, ms)
-				}
-				mu.Lock()
-				if err != nil {
-					// An error after cancellation is a consequence of it,
-					// not a cause: keep the first real error only.
-					if firstErr == nil && inner.Err() == nil {
-						firstErr = fmt.Errorf("cell %d (method %q, x=%g, seed=%d): %w", i, c.Method, c.X, c.Seed, err)
-						cancel()
-					}
-				} else {
-					done++
-					if opts.Progress != nil {
-						opts.Progress(done, total)
-					}
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-feed:
-	for i := 0; i < total; i++ {
-		select {
-		case next <- i:
-		case <-inner.Done():
-			break feed
+	done := 0
+	err := Parallel(ctx, total, workers, func(ctx context.Context, i int) error {
+		c := cells[i]
+		ms, err := callCell(ctx, fn, c)
+		if err == nil {
+			out[i], err = toRows(opts.Figure, c, ms)
 		}
+		if err != nil {
+			return fmt.Errorf("cell %d (method %q, x=%g, seed=%d%s): %w", i, c.Method, c.X, c.Seed, describeConfig(c.Config), err)
+		}
+		return nil
+	}, func(int) {
+		done++
+		if opts.Progress != nil {
+			opts.Progress(done, total)
+		}
+	})
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("experiments: run cancelled after %d of %d cells: %w", done, total, ctx.Err())
 	}
-	close(next)
-	wg.Wait()
-
-	if firstErr != nil {
-		return nil, fmt.Errorf("experiments: %w", firstErr)
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("experiments: run cancelled after %d of %d cells: %w", done, total, err)
+	if err != nil {
+		return nil, fmt.Errorf("experiments: %w", err)
 	}
 	n := 0
 	for _, rs := range out {
@@ -124,15 +87,12 @@ feed:
 	return res, nil
 }
 
-// callCell calls fn, turning a panic into an error that carries the stack,
-// so that a bug in one cell cannot take down a notebook kernel.
-func callCell(ctx context.Context, fn CellFunc, c Cell) (ms []Measurement, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			ms, err = nil, fmt.Errorf("panic: %v\n%s", r, debug.Stack())
-		}
-	}()
-	return fn(ctx, c)
+// describeConfig renders a cell's configuration for error messages.
+func describeConfig(c CellConfig) string {
+	if c == nil {
+		return ""
+	}
+	return ", " + c.String()
 }
 
 // toRows converts a cell's measurements into rows, validating them.
@@ -155,7 +115,32 @@ func toRows(figure string, c Cell, ms []Measurement) ([]Row, error) {
 			}
 			extra[key] = v
 		}
-		rows[k] = Row{Figure: figure, Method: c.Method, X: c.X, Seed: c.Seed, Metric: m.Metric, Value: m.Value, Extra: extra}
+		var num map[string]float64
+		for key, v := range m.Num {
+			if isCoreColumn(key) || key == "" {
+				return nil, fmt.Errorf("measurement %q: numeric column name %q is empty or reserved", m.Metric, key)
+			}
+			if _, dup := m.Extra[key]; dup {
+				return nil, fmt.Errorf("measurement %q: column %q is both numeric and a label", m.Metric, key)
+			}
+			if num == nil {
+				num = make(map[string]float64, len(m.Num))
+			}
+			num[key] = v
+		}
+		rows[k] = Row{Figure: figure, Method: c.Method, X: c.X, Seed: c.Seed, Metric: m.Metric, Value: m.Value, Num: num, Extra: extra}
 	}
 	return rows, nil
+}
+
+// callCell calls fn, turning a panic into an error that carries the stack,
+// so that a bug in one cell cannot take down a notebook kernel and the
+// error still names the cell.
+func callCell(ctx context.Context, fn CellFunc, c Cell) (ms []Measurement, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			ms, err = nil, fmt.Errorf("panic: %v\n%s", r, debug.Stack())
+		}
+	}()
+	return fn(ctx, c)
 }

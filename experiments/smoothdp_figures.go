@@ -16,6 +16,7 @@ import (
 
 	"github.com/featuredp/featuredp/accounting"
 	"github.com/featuredp/featuredp/data"
+	"github.com/featuredp/featuredp/design"
 	"github.com/featuredp/featuredp/mechanisms"
 	"github.com/featuredp/featuredp/models"
 )
@@ -147,7 +148,7 @@ func init() {
 						}
 						meth := m.String() + " " + f
 						c := Cell{Method: meth, X: float64(i + 1), Seed: CellSeed(0, "smoothdp-table2", meth, float64(i+1), 0)}
-						c.Config = [2]int{int(m), int(pre)}
+						c.Config = mechPre{int(m), int(pre)}
 						c.Params = map[string]float64{"form": float64(smoothdpIndexOf(smoothdpT2Forms, f))}
 						cells = append(cells, c)
 					}
@@ -156,7 +157,7 @@ func init() {
 			return cells, nil
 		},
 		Run: func(ctx context.Context, c Cell, _ Env) ([]Measurement, error) {
-			mp, ok := c.Config.([2]int)
+			mp, ok := c.Config.(mechPre)
 			if !ok {
 				return nil, fmt.Errorf("cell config is %T", c.Config)
 			}
@@ -493,7 +494,7 @@ func init() {
 			for i := range y {
 				y[i] = float64(i % 2)
 			}
-			d, err := models.NewData(x, y, smoothdpPTRN, 4)
+			d, err := design.NewData(x, y, smoothdpPTRN, 4)
 			if err != nil {
 				return nil, err
 			}
@@ -554,7 +555,7 @@ func smoothdpFig3Eps(p Profile) []float64 {
 var smoothdpFig3Methods = []string{"PCA+DP-GD (paper-style)", "PCA+DP-GD (tight)", "DP-PCA+DP-GD", "DP-GD", "PTR+PCA+DP-GD", "PCA-dim+DP-GD (ours)"}
 
 type smoothdpFig3Data struct {
-	raw    *models.Data
+	raw    *design.Data
 	gap    float64
 	fit    *data.SmoothPCAFit // non-private rank reduction
 	dimFit *data.SmoothPCAFit // same basis for dimension reduction
@@ -595,7 +596,7 @@ func smoothdpFig3Dataset(ctx context.Context, set smoothdpFig3Setting, rep int) 
 			y[i] = 1
 		}
 	}
-	raw, err := models.NewData(x, y, set.n, set.d)
+	raw, err := design.NewData(x, y, set.n, set.d)
 	if err != nil {
 		return nil, err
 	}
@@ -819,3 +820,10 @@ func init() {
 			"dimensions, η = 12√2R³/g) — an extension, not in the paper. PTR refusals are reported in metric `refused`." + smoothdpBanner,
 	})
 }
+
+// mechPre is the cell configuration of smoothdp-table2: a mechanism and a
+// pre-processing step, as indices.
+type mechPre [2]int
+
+// String describes the pair for error messages.
+func (m mechPre) String() string { return fmt.Sprintf("mechanism=%d preprocessing=%d", m[0], m[1]) }

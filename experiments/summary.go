@@ -68,7 +68,7 @@ func SummarizeBy(r *Results, extras ...string) []Summary {
 	var keys []summaryKey
 	groupRank := map[string]int{}
 	for _, row := range r.Rows {
-		k := summaryKey{row.Method, groupLabel(row.Extra, extras), row.Metric, row.X}
+		k := summaryKey{row.Method, groupLabel(row, extras), row.Metric, row.X}
 		if _, ok := groupRank[k.group]; !ok {
 			groupRank[k.group] = len(groupRank)
 		}
@@ -98,13 +98,13 @@ func SummarizeBy(r *Results, extras ...string) []Summary {
 }
 
 // groupLabel formats the values of the extra columns as "k=v, k=v".
-func groupLabel(extra map[string]string, keys []string) string {
+func groupLabel(row Row, keys []string) string {
 	if len(keys) == 0 {
 		return ""
 	}
 	parts := make([]string, len(keys))
 	for i, k := range keys {
-		parts[i] = k + "=" + extra[k]
+		parts[i] = k + "=" + row.cell(k)
 	}
 	return strings.Join(parts, ", ")
 }

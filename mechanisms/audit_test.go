@@ -5,7 +5,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/featuredp/featuredp/models"
+	"github.com/featuredp/featuredp/design"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -179,7 +179,7 @@ func TestAuditSubsampledGaussianEngine(t *testing.T) {
 	const q, z, delta = 0.5, 1.0, 1e-5
 	one := mustData(t, []float64{1}, []float64{0}, 1, 1)
 	zero := mustData(t, []float64{0}, []float64{0}, 1, 1)
-	run := func(data *models.Data, plan *NoisePlan, seed uint64) ([]float64, *Result) {
+	run := func(data *design.Data, plan *NoisePlan, seed uint64) ([]float64, *Result) {
 		out := make([]float64, 0, auditSamples)
 		prev := 0.0
 		res, err := Train(context.Background(), Config{Model: linear{d: 1}, Data: data, Steps: auditSamples,

@@ -18,6 +18,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/featuredp/featuredp/accounting"
+	"github.com/featuredp/featuredp/internal/valid"
 )
 
 // BCDPDuchi is the Duchi ℓ2-ball channel of dimension D, input radius R and
@@ -57,7 +58,7 @@ func (c *BCDPDuchi) Sample(rng *rand.Rand, v, out []float64) ([]float64, error) 
 	}
 	nrm := 0.0
 	for i, x := range v {
-		if !finite(x) {
+		if !valid.Finite(x) {
 			return nil, fmt.Errorf("mechanisms: Duchi channel: input[%d] = %v is not finite", i, x)
 		}
 		nrm += x * x
@@ -193,7 +194,7 @@ func NewBCDPMean(c []float64, o BCDPMeanOptions) (*BCDPMean, error) {
 		perm[i] = i
 	}
 	for i, v := range c {
-		if !finite(v) || v < 0 {
+		if !valid.Finite(v) || v < 0 {
 			return nil, fmt.Errorf("mechanisms: BCDP mean: c[%d] = %v must be finite and ≥ 0", i, v)
 		}
 	}
@@ -238,7 +239,7 @@ func NewBCDPBaseline(d int, a float64, o BCDPMeanOptions) (*BCDPMean, error) {
 	if d < 1 {
 		return nil, fmt.Errorf("mechanisms: BCDP baseline: d = %d must be ≥ 1", d)
 	}
-	if !finite(a) || a <= 0 {
+	if !valid.Finite(a) || a <= 0 {
 		return nil, fmt.Errorf("mechanisms: BCDP baseline: level %v must be finite and > 0", a)
 	}
 	c := make([]float64, d)

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/featuredp/featuredp/internal/valid"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -143,15 +144,15 @@ func BCDPTrustRegion(h mat.Symmetric, g []float64, radius float64) ([]float64, e
 	if len(g) != p || p == 0 {
 		return nil, fmt.Errorf("mechanisms: trust region: H is %d×%d but g has %d entries", p, p, len(g))
 	}
-	if !finite(radius) || radius <= 0 {
+	if !valid.Finite(radius) || radius <= 0 {
 		return nil, fmt.Errorf("mechanisms: trust region: radius %v must be finite and > 0", radius)
 	}
 	for i := 0; i < p; i++ {
-		if !finite(g[i]) {
+		if !valid.Finite(g[i]) {
 			return nil, fmt.Errorf("mechanisms: trust region: g[%d] = %v is not finite", i, g[i])
 		}
 		for j := 0; j < p; j++ {
-			if !finite(h.At(i, j)) {
+			if !valid.Finite(h.At(i, j)) {
 				return nil, fmt.Errorf("mechanisms: trust region: H[%d,%d] = %v is not finite", i, j, h.At(i, j))
 			}
 		}

@@ -4,11 +4,12 @@ import (
 	"context"
 	"testing"
 
+	"github.com/featuredp/featuredp/design"
 	"github.com/featuredp/featuredp/models"
 )
 
 // logisticData is a seeded n×d binary classification set.
-func logisticData(tb testing.TB, n, d int) *models.Data {
+func logisticData(tb testing.TB, n, d int) *design.Data {
 	tb.Helper()
 	rng := NewStreams(99).Rand("bench-data")
 	x, y := make([]float64, n*d), make([]float64, n)
@@ -25,7 +26,7 @@ func logisticData(tb testing.TB, n, d int) *models.Data {
 	return mustData(tb, x, y, n, d)
 }
 
-func dpsgdConfig(tb testing.TB, model models.Model, data *models.Data, steps int) Config {
+func dpsgdConfig(tb testing.TB, model models.Model, data *design.Data, steps int) Config {
 	q := 256 / float64(data.N)
 	plan, err := DPSGD(model.NumParams(), 1, 1, 256)
 	if err != nil {

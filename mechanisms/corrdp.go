@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 
 	"github.com/featuredp/featuredp/accounting"
+	"github.com/featuredp/featuredp/design"
+	"github.com/featuredp/featuredp/internal/valid"
 	"github.com/featuredp/featuredp/models"
 )
 
@@ -24,14 +26,14 @@ func CorrDPLaplace(rng *rand.Rand, value, coordSens []float64, sensitive []bool,
 	if rng == nil {
 		return nil, 0, ErrNilRand
 	}
-	if !finite(eps) || eps <= 0 {
+	if !valid.Finite(eps) || eps <= 0 {
 		return nil, 0, fmt.Errorf("mechanisms: CorrDPLaplace: ε = %v, want finite > 0", eps)
 	}
 	if len(value) != len(coordSens) {
 		return nil, 0, fmt.Errorf("mechanisms: CorrDPLaplace: %d values, %d sensitivities", len(value), len(coordSens))
 	}
 	for k, v := range value {
-		if !finite(v) {
+		if !valid.Finite(v) {
 			return nil, 0, fmt.Errorf("mechanisms: CorrDPLaplace: value[%d] = %v", k, v)
 		}
 	}
@@ -91,7 +93,7 @@ type CorrDPPlanOptions struct {
 // to Semi (check C19). Use it with Train (Config.Noise); the guarantee is
 // the notion-specific one of accounting.CorrDPHonesty, not a Phase.
 func CorrDPPlan(model models.Model, method accounting.CorrDPMethod, sensitive []bool, tv []float64, sigma0 float64, opts CorrDPPlanOptions) (*NoisePlan, error) {
-	if isNil(model) {
+	if valid.IsNil(model) {
 		return nil, errors.New("mechanisms: CorrDPPlan: nil model")
 	}
 	if len(sensitive) != model.NumFeatures() {
@@ -147,8 +149,8 @@ func CorrDPNoiseEnergy(p *NoisePlan, sigma0 float64) float64 {
 // CorrDPColumns returns a copy of d restricted to the columns keep (in
 // order): the data of the "Partial" baseline, which drops the sensitive
 // columns and fits a non-private model on the insensitive ones (spec §1.6).
-func CorrDPColumns(d *models.Data, keep []int) (*models.Data, error) {
-	if err := checkData("CorrDPColumns data", d); err != nil {
+func CorrDPColumns(d *design.Data, keep []int) (*design.Data, error) {
+	if err := checkDataArg("CorrDPColumns data", d); err != nil {
 		return nil, err
 	}
 	if len(keep) == 0 {
@@ -167,5 +169,5 @@ func CorrDPColumns(d *models.Data, keep []int) (*models.Data, error) {
 			x[i*k+a] = row[j]
 		}
 	}
-	return models.NewData(x, append([]float64(nil), d.Y...), d.N, k)
+	return design.NewData(x, append([]float64(nil), d.Y...), d.N, k)
 }

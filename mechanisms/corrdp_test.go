@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/featuredp/featuredp/accounting"
+	"github.com/featuredp/featuredp/design"
 	"github.com/featuredp/featuredp/models"
 )
 
@@ -146,7 +147,7 @@ func TestCorrDPPlanShapes(t *testing.T) {
 	}
 }
 
-func corrdpLinearData(t *testing.T, n, d int, seed uint64) *models.Data {
+func corrdpLinearData(t *testing.T, n, d int, seed uint64) *design.Data {
 	t.Helper()
 	r := rand.New(rand.NewPCG(seed, 1))
 	x := make([]float64, n*d)
@@ -159,7 +160,7 @@ func corrdpLinearData(t *testing.T, n, d int, seed uint64) *models.Data {
 		}
 		y[i] = s + r.NormFloat64()
 	}
-	data, err := models.NewData(x, y, n, d)
+	data, err := design.NewData(x, y, n, d)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,9 +6,10 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"reflect"
 
 	"github.com/featuredp/featuredp/accounting"
+	"github.com/featuredp/featuredp/design"
+	"github.com/featuredp/featuredp/internal/valid"
 	"github.com/featuredp/featuredp/models"
 )
 
@@ -84,7 +85,7 @@ type PublicTerm struct {
 	// in the same order (Data.N must match), with the columns Model
 	// expects. nil means Config.Data itself (for a public model that reads
 	// only public columns).
-	Data *models.Data
+	Data *design.Data
 	// Model is the public surrogate loss ℓ_pub; it must have the same
 	// number of parameters as Config.Model. nil means Config.Model.
 	Model models.Model
@@ -120,7 +121,7 @@ type Config struct {
 	Model models.Model
 	// Data holds the training rows (required); Data.D must equal
 	// Model.NumFeatures().
-	Data *models.Data
+	Data *design.Data
 	// Init is the initial θ (len NumParams, finite; copied). nil means the
 	// model's Init (models.Initializer) with the PurposeInit stream, or
 	// zeros if the model has none.
@@ -234,7 +235,7 @@ const exampleChunk = 64
 type trainer struct {
 	cfg      Config
 	model    models.Model
-	data     *models.Data
+	data     *design.Data
 	p, n     int
 	sampler  Sampler
 	full     bool    // FullBatch sampler
@@ -248,7 +249,7 @@ type trainer struct {
 	pubPriv  bool // public term used in private steps
 	subtract bool
 	pubModel models.Model
-	pubData  *models.Data
+	pubData  *design.Data
 	pubM     int
 	same     bool  // PublicTerm.SameBatch in the private steps
 	batch    []int // the last private batch
@@ -261,46 +262,8 @@ type trainer struct {
 	rngS, rngP, rngN                              *rand.Rand
 }
 
-// isNil reports whether v is nil or an interface holding a nil pointer
-// (whose methods would panic).
-func isNil(v any) bool {
-	if v == nil {
-		return true
-	}
-	rv := reflect.ValueOf(v)
-	switch rv.Kind() {
-	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Func, reflect.Interface:
-		return rv.IsNil()
-	}
-	return false
-}
-
-// checkData returns an error if d is nil or malformed.
-func checkData(what string, d *models.Data) error {
-	if d == nil {
-		return fmt.Errorf("mechanisms: %s is nil", what)
-	}
-	if d.N <= 0 || d.D <= 0 {
-		return fmt.Errorf("mechanisms: %s is empty (N=%d, D=%d)", what, d.N, d.D)
-	}
-	if len(d.X) != d.N*d.D || len(d.Y) != d.N {
-		return fmt.Errorf("mechanisms: %s has %d feature values and %d labels, want N·D = %d and N = %d", what, len(d.X), len(d.Y), d.N*d.D, d.N)
-	}
-	for i, v := range d.X {
-		if !finite(v) {
-			return fmt.Errorf("mechanisms: %s: feature value %v at row %d, column %d", what, v, i/d.D, i%d.D)
-		}
-	}
-	for i, v := range d.Y {
-		if !finite(v) {
-			return fmt.Errorf("mechanisms: %s: label %v at row %d", what, v, i)
-		}
-	}
-	return nil
-}
-
 // checkModelData validates a model against its data.
-func checkModelData(what string, m models.Model, d *models.Data) error {
+func checkModelData(what string, m models.Model, d *design.Data) error {
 	if d.D != m.NumFeatures() {
 		return fmt.Errorf("mechanisms: %s has %d features, its model expects %d", what, d.D, m.NumFeatures())
 	}
@@ -315,10 +278,10 @@ func checkModelData(what string, m models.Model, d *models.Data) error {
 // newTrainer validates cfg and resolves its defaults (no buffers yet).
 func newTrainer(cfg Config) (*trainer, error) {
 	t := &trainer{cfg: cfg, model: cfg.Model, data: cfg.Data}
-	if isNil(cfg.Model) {
+	if valid.IsNil(cfg.Model) {
 		return nil, errors.New("mechanisms: Config.Model is nil")
 	}
-	if err := checkData("Config.Data", cfg.Data); err != nil {
+	if err := checkDataArg("Config.Data", cfg.Data); err != nil {
 		return nil, err
 	}
 	t.p, t.n = cfg.Model.NumParams(), cfg.Data.N
@@ -336,7 +299,7 @@ func newTrainer(cfg Config) (*trainer, error) {
 			return nil, fmt.Errorf("mechanisms: Config.Init has length %d, model has %d parameters", len(cfg.Init), t.p)
 		}
 		for j, v := range cfg.Init {
-			if !finite(v) {
+			if !valid.Finite(v) {
 				return nil, fmt.Errorf("mechanisms: Config.Init[%d] = %v, want finite", j, v)
 			}
 		}
@@ -347,7 +310,7 @@ func newTrainer(cfg Config) (*trainer, error) {
 	if t.sampler == nil {
 		t.sampler = FullBatch{}
 	}
-	if isNil(t.sampler) {
+	if valid.IsNil(t.sampler) {
 		return nil, fmt.Errorf("mechanisms: Config.Sampler is a nil %T", t.sampler)
 	}
 	if err := t.sampler.Validate(t.n); err != nil {
@@ -361,7 +324,7 @@ func newTrainer(cfg Config) (*trainer, error) {
 		t.full = true
 	}
 	t.m = t.sampler.Expected(t.n)
-	if !finite(t.m) || t.m <= 0 {
+	if !valid.Finite(t.m) || t.m <= 0 {
 		return nil, fmt.Errorf("mechanisms: expected batch size %v of sampler %T, want finite > 0 (a Poisson rate of 0 samples nothing)", t.m, t.sampler)
 	}
 
@@ -372,7 +335,7 @@ func newTrainer(cfg Config) (*trainer, error) {
 			return nil, fmt.Errorf("mechanisms: Config.ClipNorm = %v with Clip = none (set Clip)", cfg.ClipNorm)
 		}
 	case ClipPerExample, ClipBatch:
-		if !finite(cfg.ClipNorm) || cfg.ClipNorm <= 0 {
+		if !valid.Finite(cfg.ClipNorm) || cfg.ClipNorm <= 0 {
 			return nil, fmt.Errorf("mechanisms: Config.ClipNorm = %v with %v clipping, want finite > 0", cfg.ClipNorm, cfg.Clip)
 		}
 	default:
@@ -389,7 +352,7 @@ func newTrainer(cfg Config) (*trainer, error) {
 	}
 
 	// Optimisation.
-	if isNil(cfg.Optimizer) {
+	if valid.IsNil(cfg.Optimizer) {
 		return nil, errors.New("mechanisms: Config.Optimizer is nil (use SGD{LR: …}, Momentum or Adam)")
 	}
 	if err := cfg.Optimizer.Validate(); err != nil {
@@ -451,7 +414,7 @@ func (t *trainer) setPublic(pt *PublicTerm) error {
 	if pt.PretrainOnly && t.cfg.PublicPretrainSteps == 0 {
 		return errors.New("mechanisms: Public.PretrainOnly with PublicPretrainSteps = 0 would never use the public term")
 	}
-	if !finite(pt.Alpha) || pt.Alpha <= 0 {
+	if !valid.Finite(pt.Alpha) || pt.Alpha <= 0 {
 		return fmt.Errorf("mechanisms: Public.Alpha = %v, want finite > 0 (α weights the private gradient; use PublicPretrainSteps for public-only steps)", pt.Alpha)
 	}
 	t.alpha = pt.Alpha
@@ -459,7 +422,7 @@ func (t *trainer) setPublic(pt *PublicTerm) error {
 	if t.pubModel == nil {
 		t.pubModel = t.cfg.Model
 	}
-	if isNil(t.pubModel) {
+	if valid.IsNil(t.pubModel) {
 		return errors.New("mechanisms: Public.Model is a nil pointer")
 	}
 	if t.pubModel.NumParams() != t.p {
@@ -468,7 +431,7 @@ func (t *trainer) setPublic(pt *PublicTerm) error {
 	t.pubData = pt.Data
 	if t.pubData == nil {
 		t.pubData = t.cfg.Data
-	} else if err := checkData("Public.Data", t.pubData); err != nil {
+	} else if err := checkDataArg("Public.Data", t.pubData); err != nil {
 		return err
 	}
 	if t.pubData.N != t.n {
@@ -628,7 +591,7 @@ func (t *trainer) init(streams *Streams) error {
 		}
 		in.Init(t.theta, streams.Init())
 		for j, v := range t.theta {
-			if !finite(v) {
+			if !valid.Finite(v) {
 				return fmt.Errorf("mechanisms: model Init produced θ[%d] = %v", j, v)
 			}
 		}
@@ -735,7 +698,7 @@ func (t *trainer) run(ctx context.Context) (*Result, error) {
 // projects, and checks for divergence.
 func (t *trainer) update(opt OptimizerState, g []float64, s, global int) error {
 	lr := t.sched(s)
-	if !finite(lr) || lr < 0 {
+	if !valid.Finite(lr) || lr < 0 {
 		return fmt.Errorf("mechanisms: step %d: schedule value %v, want finite ≥ 0", global, lr)
 	}
 	opt.Step(t.theta, g, lr)
@@ -743,7 +706,7 @@ func (t *trainer) update(opt OptimizerState, g []float64, s, global int) error {
 		projectL2(t.theta, t.radius)
 	}
 	for j, v := range t.theta {
-		if !finite(v) {
+		if !valid.Finite(v) {
 			return fmt.Errorf("mechanisms: step %d: θ[%d] = %v (training diverged; lower the learning rate or clip)", global, j, v)
 		}
 	}
@@ -942,3 +905,6 @@ func grow(s []float64, n int) []float64 {
 	}
 	return s[:n]
 }
+
+// checkDataArg returns an error if d is nil or malformed (see design.Data.Check).
+func checkDataArg(what string, d *design.Data) error { return d.Check(what) }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/featuredp/featuredp/design"
 	"github.com/featuredp/featuredp/models"
 )
 
@@ -485,9 +486,9 @@ func TestTrainBadConfig(t *testing.T) {
 	ok := func() Config {
 		return Config{Model: lsq{d: 2}, Data: data, Steps: 3, Optimizer: SGD{LR: 0.1}}
 	}
-	badX := &models.Data{X: []float64{nan, 1}, Y: []float64{0}, N: 1, D: 2}
-	badY := &models.Data{X: []float64{1, 1}, Y: []float64{math.Inf(1)}, N: 1, D: 2}
-	short := &models.Data{X: []float64{1}, Y: []float64{0}, N: 1, D: 2}
+	badX := &design.Data{X: []float64{nan, 1}, Y: []float64{0}, N: 1, D: 2}
+	badY := &design.Data{X: []float64{1, 1}, Y: []float64{math.Inf(1)}, N: 1, D: 2}
+	short := &design.Data{X: []float64{1}, Y: []float64{0}, N: 1, D: 2}
 	logistic, _ := models.NewLogistic(2, false, 0)
 	cases := []struct {
 		name string
@@ -499,7 +500,7 @@ func TestTrainBadConfig(t *testing.T) {
 		{"nil optimizer pointer", func(c *Config) { c.Optimizer = (*SGD)(nil) }},
 		{"nil public model pointer", func(c *Config) { c.Public = &PublicTerm{Alpha: 1, Model: (*models.Logistic)(nil)} }},
 		{"nil data", func(c *Config) { c.Data = nil }},
-		{"empty data", func(c *Config) { c.Data = &models.Data{} }},
+		{"empty data", func(c *Config) { c.Data = &design.Data{} }},
 		{"short data", func(c *Config) { c.Data = short }},
 		{"NaN feature", func(c *Config) { c.Data = badX }},
 		{"Inf label", func(c *Config) { c.Data = badY }},

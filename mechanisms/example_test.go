@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log"
 
+	"github.com/featuredp/featuredp/design"
 	"github.com/featuredp/featuredp/mechanisms"
 	"github.com/featuredp/featuredp/models"
 )
@@ -23,7 +24,7 @@ func ExampleTrain() {
 			y[i] = 1
 		}
 	}
-	data, err := models.NewData(x, y, n, d)
+	data, err := design.NewData(x, y, n, d)
 	if err != nil {
 		log.Fatal(err)
 	}

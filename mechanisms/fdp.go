@@ -8,6 +8,8 @@ import (
 	"math/rand/v2"
 
 	"github.com/featuredp/featuredp/accounting"
+	"github.com/featuredp/featuredp/design"
+	"github.com/featuredp/featuredp/internal/valid"
 	"github.com/featuredp/featuredp/models"
 )
 
@@ -49,11 +51,11 @@ func FDPMethods() []FDPMethod {
 type FDPSetup struct {
 	// Model is ℓ on full records; Data the full records (required).
 	Model models.Model
-	Data  *models.Data
+	Data  *design.Data
 	// PubModel is the public surrogate ℓ_pub (nil: Model) and PubData the
 	// public view Ψ(X) or the padded g(Ψ(X)) (nil: Data), same rows as Data.
 	PubModel models.Model
-	PubData  *models.Data
+	PubData  *design.Data
 
 	// Rate is the Poisson rate q = m/n of the private batches.
 	Rate float64
@@ -113,14 +115,14 @@ type FDPSetup struct {
 // and FDP-Alg1 report one Result.Phases entry (q, z, T) — the same ε for
 // the same (q, z, T) (check A8); FDP-SingleBatch reports none.
 func FDPConfig(method FDPMethod, s FDPSetup) (Config, error) {
-	if isNil(s.Model) || s.Data == nil {
+	if valid.IsNil(s.Model) || s.Data == nil {
 		return Config{}, errors.New("mechanisms: FDPConfig: Model and Data are required")
 	}
-	if isNil(s.Optimizer) {
+	if valid.IsNil(s.Optimizer) {
 		return Config{}, errors.New("mechanisms: FDPConfig: Optimizer is required")
 	}
 	pubModel, pubData := s.PubModel, s.PubData
-	if isNil(pubModel) {
+	if valid.IsNil(pubModel) {
 		pubModel = s.Model
 	}
 	if pubData == nil {
@@ -168,7 +170,7 @@ func FDPConfig(method FDPMethod, s FDPSetup) (Config, error) {
 		if s.DPClip != 0 {
 			clip = s.DPClip
 		}
-		if !isNil(s.DPOptimizer) {
+		if !valid.IsNil(s.DPOptimizer) {
 			base.Optimizer = s.DPOptimizer
 		}
 	}

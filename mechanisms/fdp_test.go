@@ -8,12 +8,13 @@ import (
 	"testing"
 
 	"github.com/featuredp/featuredp/accounting"
+	"github.com/featuredp/featuredp/design"
 	"github.com/featuredp/featuredp/models"
 )
 
 // fdpTestProblem returns a small Purchase-like problem: an MLP, data with
 // ‖x‖ ≤ 2, and the Gaussian-padded public view (first 3 features public).
-func fdpTestProblem(t *testing.T, n int) (*models.MLP, *models.Data, *models.Data) {
+func fdpTestProblem(t *testing.T, n int) (*models.MLP, *design.Data, *design.Data) {
 	t.Helper()
 	const d, k = 6, 3
 	rng := rand.New(rand.NewPCG(uint64(n), 77))
@@ -29,7 +30,7 @@ func fdpTestProblem(t *testing.T, n int) (*models.MLP, *models.Data, *models.Dat
 			}
 		}
 	}
-	data, err := models.NewData(x, y, n, d)
+	data, err := design.NewData(x, y, n, d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +42,7 @@ func fdpTestProblem(t *testing.T, n int) (*models.MLP, *models.Data, *models.Dat
 	return mlp, data, pad
 }
 
-func fdpTestSetup(mlp *models.MLP, data, pad *models.Data) FDPSetup {
+func fdpTestSetup(mlp *models.MLP, data, pad *design.Data) FDPSetup {
 	return FDPSetup{Model: mlp, Data: data, PubData: pad, Rate: 0.1, Multiplier: 1.1, Clip: 0.5, DPClip: 1,
 		Steps: 30, PretrainSteps: 10, Alpha: 2, Optimizer: Momentum{LR: 0.1, Beta: 0.9}, Seed: 5}
 }
@@ -239,7 +240,7 @@ func TestFDPThm6Bound(t *testing.T) {
 			x[i*d+j] /= math.Max(1, math.Sqrt(ss))
 		}
 	}
-	data, _ := models.NewData(x, y, n, d)
+	data, _ := design.NewData(x, y, n, d)
 	full, _ := models.NewFDPLabelSoftmax(d, k, models.FDPFull)
 	pub, _ := models.NewFDPLabelSoftmax(d, k, models.FDPPublic)
 	// L* over the ball by long projected full-batch GD.
@@ -333,7 +334,7 @@ func ExampleFDPConfig() {
 	// Label DP on a toy problem: ℓ_pub = logsumexp, ℓ_priv = −w_yᵀx.
 	x := []float64{0.6, 0.8, -0.6, 0.8, 0.6, -0.8, -0.6, -0.8}
 	y := []float64{0, 1, 0, 1}
-	data, _ := models.NewData(x, y, 4, 2)
+	data, _ := design.NewData(x, y, 4, 2)
 	full, _ := models.NewFDPLabelSoftmax(2, 2, models.FDPFull)
 	pub, _ := models.NewFDPLabelSoftmax(2, 2, models.FDPPublic)
 	s := FDPSetup{Model: full, PubModel: pub, Data: data, Rate: 0.5, Multiplier: 1, Clip: 1, DPClip: math.Sqrt2,
@@ -354,7 +355,7 @@ func TestFDPSparseEmbeddingDenseNoise(t *testing.T) {
 	vocab := []int{50, 200}
 	m, _ := models.NewFDPEmbedLogistic(1, vocab, false)
 	x := []float64{0.5, 0, 0, -0.5, 1, 1}
-	data, _ := models.NewData(x, []float64{1, 0}, 2, 3)
+	data, _ := design.NewData(x, []float64{1, 0}, 2, 3)
 	s := FDPSetup{Model: m, Data: data, Rate: 0.5, Multiplier: 1, Clip: 1, Steps: 1, Optimizer: SGD{LR: 1}, Seed: 3}
 	res, err := FDPTrain(context.Background(), FDPDP, s)
 	if err != nil {

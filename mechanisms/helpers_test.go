@@ -4,7 +4,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/featuredp/featuredp/models"
+	"github.com/featuredp/featuredp/design"
 )
 
 // lsq is least squares ℓ = ½(θ·x − y)² with P = D (no ghost clipping).
@@ -12,20 +12,20 @@ type lsq struct{ d int }
 
 func (m lsq) NumParams() int   { return m.d }
 func (m lsq) NumFeatures() int { return m.d }
-func (m lsq) resid(theta []float64, data *models.Data, i int) float64 {
+func (m lsq) resid(theta []float64, data *design.Data, i int) float64 {
 	var z float64
 	for j, v := range data.Row(i) {
 		z += theta[j] * v
 	}
 	return z - data.Y[i]
 }
-func (m lsq) Loss(theta []float64, data *models.Data, idx []int) float64 {
+func (m lsq) Loss(theta []float64, data *design.Data, idx []int) float64 {
 	var s float64
 	n := 0
 	each(data, idx, func(i int) { r := m.resid(theta, data, i); s += r * r / 2; n++ })
 	return s / float64(n)
 }
-func (m lsq) GradSum(theta []float64, data *models.Data, idx []int, out []float64) {
+func (m lsq) GradSum(theta []float64, data *design.Data, idx []int, out []float64) {
 	each(data, idx, func(i int) {
 		r := m.resid(theta, data, i)
 		for j, v := range data.Row(i) {
@@ -33,7 +33,7 @@ func (m lsq) GradSum(theta []float64, data *models.Data, idx []int, out []float6
 		}
 	})
 }
-func (m lsq) PerExampleGrads(theta []float64, data *models.Data, idx []int, out []float64) {
+func (m lsq) PerExampleGrads(theta []float64, data *design.Data, idx []int, out []float64) {
 	for k, i := range idx {
 		r := m.resid(theta, data, i)
 		for j, v := range data.Row(i) {
@@ -46,7 +46,7 @@ func (m lsq) FeatureParams(j int) []int { return []int{j} }
 // ghostLSQ adds the ghost-clipping interfaces to lsq.
 type ghostLSQ struct{ lsq }
 
-func (m ghostLSQ) PerExampleGradNorms(theta []float64, data *models.Data, idx []int, out []float64) {
+func (m ghostLSQ) PerExampleGradNorms(theta []float64, data *design.Data, idx []int, out []float64) {
 	k := 0
 	each(data, idx, func(i int) {
 		r := m.resid(theta, data, i)
@@ -58,7 +58,7 @@ func (m ghostLSQ) PerExampleGradNorms(theta []float64, data *models.Data, idx []
 		k++
 	})
 }
-func (m ghostLSQ) WeightedGradSum(theta []float64, data *models.Data, idx []int, w []float64, out []float64) {
+func (m ghostLSQ) WeightedGradSum(theta []float64, data *design.Data, idx []int, w []float64, out []float64) {
 	k := 0
 	each(data, idx, func(i int) {
 		r := m.resid(theta, data, i) * w[k]
@@ -75,7 +75,7 @@ type linear struct{ d int }
 
 func (m linear) NumParams() int   { return m.d }
 func (m linear) NumFeatures() int { return m.d }
-func (m linear) Loss(theta []float64, data *models.Data, idx []int) float64 {
+func (m linear) Loss(theta []float64, data *design.Data, idx []int) float64 {
 	var s float64
 	n := 0
 	each(data, idx, func(i int) {
@@ -86,21 +86,21 @@ func (m linear) Loss(theta []float64, data *models.Data, idx []int) float64 {
 	})
 	return s / float64(n)
 }
-func (m linear) GradSum(theta []float64, data *models.Data, idx []int, out []float64) {
+func (m linear) GradSum(theta []float64, data *design.Data, idx []int, out []float64) {
 	each(data, idx, func(i int) {
 		for j, v := range data.Row(i) {
 			out[j] += v
 		}
 	})
 }
-func (m linear) PerExampleGrads(theta []float64, data *models.Data, idx []int, out []float64) {
+func (m linear) PerExampleGrads(theta []float64, data *design.Data, idx []int, out []float64) {
 	for k, i := range idx {
 		copy(out[k*m.d:(k+1)*m.d], data.Row(i))
 	}
 }
 func (m linear) FeatureParams(j int) []int { return []int{j} }
 
-func each(data *models.Data, idx []int, f func(i int)) {
+func each(data *design.Data, idx []int, f func(i int)) {
 	if idx == nil {
 		for i := range data.N {
 			f(i)
@@ -113,7 +113,7 @@ func each(data *models.Data, idx []int, f func(i int)) {
 }
 
 // regression returns a seeded dataset y = x·w* + noise with w* = (1, −2, 0.5, …).
-func regression(t testing.TB, n, d int, seed uint64) (*models.Data, []float64) {
+func regression(t testing.TB, n, d int, seed uint64) (*design.Data, []float64) {
 	t.Helper()
 	rng := NewStreams(seed).Rand("data")
 	w := make([]float64, d)
@@ -131,16 +131,16 @@ func regression(t testing.TB, n, d int, seed uint64) (*models.Data, []float64) {
 		}
 		y[i] = z + 0.1*rng.NormFloat64()
 	}
-	data, err := models.NewData(x, y, n, d)
+	data, err := design.NewData(x, y, n, d)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return data, w
 }
 
-func mustData(t testing.TB, x, y []float64, n, d int) *models.Data {
+func mustData(t testing.TB, x, y []float64, n, d int) *design.Data {
 	t.Helper()
-	data, err := models.NewData(x, y, n, d)
+	data, err := design.NewData(x, y, n, d)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,10 +8,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/featuredp/featuredp/design"
 	"github.com/featuredp/featuredp/models"
 )
 
-func lockstepSetup(t *testing.T) (*models.Logistic, *models.Data) {
+func lockstepSetup(t *testing.T) (*models.Logistic, *design.Data) {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(4, 4))
 	n, d := 150, 5
@@ -28,7 +29,7 @@ func lockstepSetup(t *testing.T) (*models.Logistic, *models.Data) {
 			y[i] = 1
 		}
 	}
-	data, err := models.NewData(x, y, n, d)
+	data, err := design.NewData(x, y, n, d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +40,7 @@ func lockstepSetup(t *testing.T) (*models.Logistic, *models.Data) {
 	return m, data
 }
 
-func lockstepCfg(t *testing.T, m *models.Logistic, data *models.Data, sigma float64, steps int, seed uint64) Config {
+func lockstepCfg(t *testing.T, m *models.Logistic, data *design.Data, sigma float64, steps int, seed uint64) Config {
 	t.Helper()
 	cfg := Config{Model: m, Data: data, Steps: steps, Optimizer: SGD{LR: 0.1}, Seed: seed, Init: make([]float64, m.NumParams())}
 	if sigma > 0 {

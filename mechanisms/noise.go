@@ -5,18 +5,17 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/featuredp/featuredp/internal/valid"
 )
 
 // ErrNilRand is returned when a function that draws randomness is given a
 // nil generator.
 var ErrNilRand = errors.New("mechanisms: nil random generator")
 
-// finite reports whether x is neither NaN nor ±Inf.
-func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
-
 // checkScale returns an error unless s is finite and ≥ 0.
 func checkScale(what string, s float64) error {
-	if !finite(s) || s < 0 {
+	if !valid.Finite(s) || s < 0 {
 		return fmt.Errorf("mechanisms: %s = %v, want finite ≥ 0", what, s)
 	}
 	return nil
@@ -80,12 +79,12 @@ func checkVectors(fn string, rng *rand.Rand, v, scale []float64, scaleName strin
 		return fmt.Errorf("mechanisms: %s: %d %s values for a vector of length %d", fn, len(scale), scaleName, len(v))
 	}
 	for j, x := range v {
-		if !finite(x) {
+		if !valid.Finite(x) {
 			return fmt.Errorf("mechanisms: %s: value %d is %v, want finite", fn, j, x)
 		}
 	}
 	for j, s := range scale {
-		if !finite(s) || s < 0 {
+		if !valid.Finite(s) || s < 0 {
 			return fmt.Errorf("mechanisms: %s: %s[%d] = %v, want finite ≥ 0", fn, scaleName, j, s)
 		}
 	}
@@ -136,14 +135,14 @@ func AddLaplace(rng *rand.Rand, v, scale []float64) error {
 // error for a nil rng, an empty or non-finite value, l1Sens ≤ 0 or
 // non-finite, or eps ≤ 0 or non-finite.
 func LaplaceMechanism(rng *rand.Rand, value []float64, l1Sens, eps float64) ([]float64, error) {
-	if !finite(l1Sens) || l1Sens <= 0 {
+	if !valid.Finite(l1Sens) || l1Sens <= 0 {
 		return nil, fmt.Errorf("mechanisms: LaplaceMechanism: L1 sensitivity = %v, want finite > 0", l1Sens)
 	}
-	if !finite(eps) || eps <= 0 {
+	if !valid.Finite(eps) || eps <= 0 {
 		return nil, fmt.Errorf("mechanisms: LaplaceMechanism: ε = %v, want finite > 0", eps)
 	}
 	b := l1Sens / eps
-	if !finite(b) {
+	if !valid.Finite(b) {
 		return nil, fmt.Errorf("mechanisms: LaplaceMechanism: scale Δ₁/ε = %v/%v overflows", l1Sens, eps)
 	}
 	if len(value) == 0 {
@@ -168,7 +167,7 @@ func LaplaceMechanism(rng *rand.Rand, value []float64, l1Sens, eps float64) ([]f
 // error for a nil rng, an empty or non-finite value, or sigma ≤ 0 or
 // non-finite.
 func GaussianMechanism(rng *rand.Rand, value []float64, sigma float64) ([]float64, error) {
-	if !finite(sigma) || sigma <= 0 {
+	if !valid.Finite(sigma) || sigma <= 0 {
 		return nil, fmt.Errorf("mechanisms: GaussianMechanism: σ = %v, want finite > 0", sigma)
 	}
 	if len(value) == 0 {

@@ -3,12 +3,14 @@ package mechanisms
 import (
 	"math"
 	"testing"
+
+	"github.com/featuredp/featuredp/internal/valid"
 )
 
 func TestLaplaceFromBitsFinite(t *testing.T) {
 	for _, bits := range []uint64{0, 1, 1<<53 - 1, 1 << 63, 1<<63 | (1<<53 - 1), math.MaxUint64} {
 		x := laplaceFromBits(bits, 2)
-		if !finite(x) || math.Abs(x) > 2*54*math.Ln2 {
+		if !valid.Finite(x) || math.Abs(x) > 2*54*math.Ln2 {
 			t.Errorf("bits %#x: %v", bits, x)
 		}
 	}

@@ -3,6 +3,8 @@ package mechanisms
 import (
 	"fmt"
 	"math"
+
+	"github.com/featuredp/featuredp/internal/valid"
 )
 
 // Optimizer turns noisy gradients into parameter updates. All optimizers
@@ -26,7 +28,7 @@ type OptimizerState interface {
 
 // checkLR validates a learning rate.
 func checkLR(name string, lr float64) error {
-	if !finite(lr) || lr <= 0 {
+	if !valid.Finite(lr) || lr <= 0 {
 		return fmt.Errorf("mechanisms: %s: learning rate = %v, want finite > 0", name, lr)
 	}
 	return nil
@@ -138,7 +140,7 @@ func (o Adam) Validate() error {
 	if !(d.Beta2 >= 0 && d.Beta2 < 1) {
 		return fmt.Errorf("mechanisms: Adam: β₂ = %v, want in [0, 1)", o.Beta2)
 	}
-	if !finite(d.Eps) || d.Eps <= 0 {
+	if !valid.Finite(d.Eps) || d.Eps <= 0 {
 		return fmt.Errorf("mechanisms: Adam: ε = %v, want finite > 0", o.Eps)
 	}
 	return nil
@@ -188,15 +190,15 @@ func InverseSqrt() Schedule { return func(t int) float64 { return 1 / math.Sqrt(
 // returns an error if D ≤ 0, L < 0, any σ_j < 0, any is not finite, or
 // L² + Σσ² = 0.
 func CorrDPStepSize(radius, lipschitz float64, std []float64) (Schedule, error) {
-	if !finite(radius) || radius <= 0 {
+	if !valid.Finite(radius) || radius <= 0 {
 		return nil, fmt.Errorf("mechanisms: CorrDPStepSize: radius D = %v, want finite > 0", radius)
 	}
-	if !finite(lipschitz) || lipschitz < 0 {
+	if !valid.Finite(lipschitz) || lipschitz < 0 {
 		return nil, fmt.Errorf("mechanisms: CorrDPStepSize: Lipschitz constant L = %v, want finite ≥ 0", lipschitz)
 	}
 	g2 := lipschitz * lipschitz
 	for j, s := range std {
-		if !finite(s) || s < 0 {
+		if !valid.Finite(s) || s < 0 {
 			return nil, fmt.Errorf("mechanisms: CorrDPStepSize: σ[%d] = %v, want finite ≥ 0", j, s)
 		}
 		g2 += s * s

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/featuredp/featuredp/internal/valid"
 	"github.com/featuredp/featuredp/models"
 )
 
@@ -44,11 +45,11 @@ func (p *NoisePlan) Validate(numParams int) error {
 		return fmt.Errorf("mechanisms: noise plan has %d standard deviations, model has %d parameters", len(p.Std), numParams)
 	}
 	for j, s := range p.Std {
-		if !finite(s) || s < 0 {
+		if !valid.Finite(s) || s < 0 {
 			return fmt.Errorf("mechanisms: noise plan σ[%d] = %v, want finite ≥ 0", j, s)
 		}
 	}
-	if !finite(p.Multiplier) || p.Multiplier < 0 {
+	if !valid.Finite(p.Multiplier) || p.Multiplier < 0 {
 		return fmt.Errorf("mechanisms: noise plan multiplier z = %v, want finite ≥ 0", p.Multiplier)
 	}
 	return nil
@@ -56,7 +57,7 @@ func (p *NoisePlan) Validate(numParams int) error {
 
 // checkSigma validates a base noise std σ.
 func checkSigma(fn string, sigma float64) error {
-	if !finite(sigma) || sigma < 0 {
+	if !valid.Finite(sigma) || sigma < 0 {
 		return fmt.Errorf("mechanisms: %s: σ = %v, want finite ≥ 0", fn, sigma)
 	}
 	return nil
@@ -116,7 +117,7 @@ func Weighted(varianceWeights []float64, sigma float64) (*NoisePlan, error) {
 	}
 	std := make([]float64, len(varianceWeights))
 	for j, w := range varianceWeights {
-		if !finite(w) || w < 0 {
+		if !valid.Finite(w) || w < 0 {
 			return nil, fmt.Errorf("mechanisms: Weighted: variance weight %d = %v, want finite ≥ 0", j, w)
 		}
 		std[j] = sigma * math.Sqrt(w)
@@ -134,17 +135,17 @@ func DPSGD(numParams int, multiplier, clipNorm, expectedBatch float64) (*NoisePl
 	if numParams <= 0 {
 		return nil, fmt.Errorf("mechanisms: DPSGD: %d parameters, want > 0", numParams)
 	}
-	if !finite(multiplier) || multiplier < 0 {
+	if !valid.Finite(multiplier) || multiplier < 0 {
 		return nil, fmt.Errorf("mechanisms: DPSGD: noise multiplier z = %v, want finite ≥ 0", multiplier)
 	}
-	if !finite(clipNorm) || clipNorm <= 0 {
+	if !valid.Finite(clipNorm) || clipNorm <= 0 {
 		return nil, fmt.Errorf("mechanisms: DPSGD: clip norm C = %v, want finite > 0", clipNorm)
 	}
-	if !finite(expectedBatch) || expectedBatch <= 0 {
+	if !valid.Finite(expectedBatch) || expectedBatch <= 0 {
 		return nil, fmt.Errorf("mechanisms: DPSGD: expected batch size m = %v, want finite > 0", expectedBatch)
 	}
 	sigma := multiplier * clipNorm / expectedBatch
-	if !finite(sigma) {
+	if !valid.Finite(sigma) {
 		return nil, fmt.Errorf("mechanisms: DPSGD: σ = zC/m = %v·%v/%v is not finite", multiplier, clipNorm, expectedBatch)
 	}
 	p, err := Standard(numParams, sigma)
@@ -188,14 +189,14 @@ func FeatureWeights(model models.Model, featureWeights []float64, biasWeight, ot
 		return nil, fmt.Errorf("mechanisms: FeatureWeights: %d feature weights for a model with %d features", len(featureWeights), d)
 	}
 	for j, w := range featureWeights {
-		if !finite(w) || w < 0 {
+		if !valid.Finite(w) || w < 0 {
 			return nil, fmt.Errorf("mechanisms: FeatureWeights: weight of feature %d = %v, want finite ≥ 0", j, w)
 		}
 	}
-	if !finite(biasWeight) || biasWeight < 0 {
+	if !valid.Finite(biasWeight) || biasWeight < 0 {
 		return nil, fmt.Errorf("mechanisms: FeatureWeights: bias weight = %v, want finite ≥ 0", biasWeight)
 	}
-	if !finite(otherWeight) || otherWeight < 0 {
+	if !valid.Finite(otherWeight) || otherWeight < 0 {
 		return nil, fmt.Errorf("mechanisms: FeatureWeights: other weight = %v, want finite ≥ 0", otherWeight)
 	}
 	w := make([]float64, p)

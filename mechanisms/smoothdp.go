@@ -16,6 +16,7 @@ import (
 
 	"github.com/featuredp/featuredp/accounting"
 	"github.com/featuredp/featuredp/data"
+	"github.com/featuredp/featuredp/design"
 	"github.com/featuredp/featuredp/models"
 	"gonum.org/v1/gonum/mat"
 )
@@ -79,7 +80,7 @@ type SmoothGD struct {
 	Streams *Streams
 }
 
-func (p SmoothGD) config(model models.Model, d *models.Data) (Config, error) {
+func (p SmoothGD) config(model models.Model, d *design.Data) (Config, error) {
 	if model == nil || d == nil {
 		return Config{}, errors.New("mechanisms: smoothdp: nil model or data")
 	}
@@ -103,7 +104,7 @@ func (p SmoothGD) config(model models.Model, d *models.Data) (Config, error) {
 // (1/n)Σ∇ℓ + N(0, σ²I), no clipping, SGD with step γ, projection onto the
 // ball of radius B and the averaged iterate θ̄ (Result.Average). RDP:
 // accounting.SmoothDPGDRDP (replace-one; the loss must be L-Lipschitz on Θ).
-func SmoothDPGDConfig(model models.Model, d *models.Data, p SmoothGD) (Config, error) {
+func SmoothDPGDConfig(model models.Model, d *design.Data, p SmoothGD) (Config, error) {
 	cfg, err := p.config(model, d)
 	cfg.Sampler = FullBatch{}
 	return cfg, err
@@ -112,7 +113,7 @@ func SmoothDPGDConfig(model models.Model, d *models.Data, p SmoothGD) (Config, e
 // SmoothDPSGDSubConfig is DP-SGD with subsampling as analysed (𝒜^sub_SGD):
 // one uniform index per step (UniformSubset{Size: 1}), g = ∇ℓ(θ; z_i) +
 // N(0, σ²I), projection and averaging. RDP: accounting.SmoothSGDSubRDP.
-func SmoothDPSGDSubConfig(model models.Model, d *models.Data, p SmoothGD) (Config, error) {
+func SmoothDPSGDSubConfig(model models.Model, d *design.Data, p SmoothGD) (Config, error) {
 	cfg, err := p.config(model, d)
 	cfg.Sampler = UniformSubset{Size: 1}
 	return cfg, err
@@ -149,7 +150,7 @@ func (s *SmoothSequential) Fresh() Sampler { return &SmoothSequential{} }
 // SmoothDPFGDConfig is DP-FGD (spec §7.2): one pass in fixed order,
 // θ_t = Π_Θ(θ_{t−1} − γ(∇ℓ(θ_{t−1}; z_t) + N(0, σ²I))), returning the last
 // iterate (Result.Theta) after p.Steps ≤ n steps.
-func SmoothDPFGDConfig(model models.Model, d *models.Data, p SmoothGD) (Config, error) {
+func SmoothDPFGDConfig(model models.Model, d *design.Data, p SmoothGD) (Config, error) {
 	cfg, err := p.config(model, d)
 	if err == nil && (p.Steps > d.N) {
 		err = fmt.Errorf("mechanisms: smoothdp: DP-FGD makes one pass: T = %d > n = %d", p.Steps, d.N)
@@ -164,7 +165,7 @@ func SmoothDPFGDConfig(model models.Model, d *models.Data, p SmoothGD) (Config, 
 // runs DP-FGD for T steps (p.Steps is ignored). It returns the result (last
 // iterate in Theta) and T. RDP: accounting.SmoothSGDIterRDP (convex,
 // β_θ-smooth loss with γ ≤ 2/β_θ).
-func SmoothDPSGDIter(ctx context.Context, model models.Model, d *models.Data, p SmoothGD) (*Result, int, error) {
+func SmoothDPSGDIter(ctx context.Context, model models.Model, d *design.Data, p SmoothGD) (*Result, int, error) {
 	if d == nil || d.N < 1 {
 		return nil, 0, errors.New("mechanisms: smoothdp: DP-SGD-iter needs data")
 	}
@@ -183,7 +184,7 @@ func SmoothDPSGDIter(ctx context.Context, model models.Model, d *models.Data, p 
 }
 
 // smoothdpRows copies the rows of d.
-func smoothdpRows(d *models.Data) [][]float64 {
+func smoothdpRows(d *design.Data) [][]float64 {
 	rows := make([][]float64, d.N)
 	for i := range rows {
 		rows[i] = append([]float64(nil), d.X[i*d.D:(i+1)*d.D]...)
@@ -193,7 +194,7 @@ func smoothdpRows(d *models.Data) [][]float64 {
 
 // SmoothProject applies a fitted pre-processing point-wise to the features of
 // d (labels unchanged). Removed points (⊥) are an error here.
-func SmoothProject(d *models.Data, f data.SmoothFitted) (*models.Data, error) {
+func SmoothProject(d *design.Data, f data.SmoothFitted) (*design.Data, error) {
 	if d == nil || f == nil {
 		return nil, errors.New("mechanisms: smoothdp: nil data or pre-processing")
 	}
@@ -209,7 +210,7 @@ func SmoothProject(d *models.Data, f data.SmoothFitted) (*models.Data, error) {
 		}
 		x = append(x, y...)
 	}
-	return models.NewData(x, append([]float64(nil), d.Y...), d.N, dim)
+	return design.NewData(x, append([]float64(nil), d.Y...), d.N, dim)
 }
 
 // SmoothAnalyzeGauss is Analyze-Gauss DP-PCA (Dwork et al. 2014; spec §8.2
@@ -217,7 +218,7 @@ func SmoothProject(d *models.Data, f data.SmoothFitted) (*models.Data, error) {
 // above the diagonal, mirrored) to (1/n)Σ x_i x_iᵀ — replace-one Frobenius
 // sensitivity 2R²/n, so the release has Gaussian RDP α(2R²/n)²/(2σ²) — and
 // returns the top-s eigenvectors as a rank-reduction fit.
-func SmoothAnalyzeGauss(rng *rand.Rand, d *models.Data, s int, sigma float64) (*data.SmoothPCAFit, error) {
+func SmoothAnalyzeGauss(rng *rand.Rand, d *design.Data, s int, sigma float64) (*data.SmoothPCAFit, error) {
 	if rng == nil {
 		return nil, ErrNilRand
 	}
@@ -258,7 +259,7 @@ func SmoothAnalyzeGauss(rng *rand.Rand, d *models.Data, s int, sigma float64) (*
 // SmoothPTRConfig configures Algorithm 1 (spec §7.6).
 type SmoothPTRConfig struct {
 	Model models.Model
-	Data  *models.Data // features in the ball of radius R
+	Data  *design.Data // features in the ball of radius R
 	Rank  int          // target rank s
 	GHat  float64      // proposed eigengap lower bound ĝ > 0
 	Eps0  float64      // test budget ε₀ > 0
@@ -274,7 +275,7 @@ type SmoothPTRResult struct {
 	Gamma     int     // γ_S (not released)
 	Noisy     float64 // γ_S + Lap(1/ε₀)
 	Threshold float64 // log(1/δ)/ε₀
-	Projected *models.Data
+	Projected *design.Data
 	Train     *Result // nil if refused
 }
 

@@ -9,17 +9,18 @@ import (
 
 	"github.com/featuredp/featuredp/accounting"
 	"github.com/featuredp/featuredp/data"
+	"github.com/featuredp/featuredp/design"
 	"github.com/featuredp/featuredp/models"
 )
 
-func smoothdpLogisticData(rng *rand.Rand, n, d int) *models.Data {
+func smoothdpLogisticData(rng *rand.Rand, n, d int) *design.Data {
 	x := make([]float64, 0, n*d)
 	y := make([]float64, n)
 	for i := 0; i < n; i++ {
 		x = append(x, data.SmoothUniformBall(rng, d, 1)...)
 		y[i] = float64(rng.IntN(2))
 	}
-	m, _ := models.NewData(x, y, n, d)
+	m, _ := design.NewData(x, y, n, d)
 	return m
 }
 
@@ -81,7 +82,7 @@ func TestSmoothDPGradientSensitivity(t *testing.T) {
 	for trial := 0; trial < 200; trial++ {
 		S := smoothdpLogisticData(rng, n, d)
 		init := data.SmoothUniformBall(rng, d, B)
-		run := func(dd *models.Data, mk func(models.Model, *models.Data, SmoothGD) (Config, error)) []float64 {
+		run := func(dd *design.Data, mk func(models.Model, *design.Data, SmoothGD) (Config, error)) []float64 {
 			cfg, err := mk(model, dd, SmoothGD{Sigma: 0.7, Steps: 1, LR: 1, Init: init, Seed: uint64(trial)})
 			if err != nil {
 				t.Fatal(err)
@@ -100,14 +101,14 @@ func TestSmoothDPGradientSensitivity(t *testing.T) {
 			return math.Sqrt(s)
 		}
 		// Replace-one neighbour.
-		S2, _ := models.NewData(append([]float64(nil), S.X...), append([]float64(nil), S.Y...), n, d)
+		S2, _ := design.NewData(append([]float64(nil), S.X...), append([]float64(nil), S.Y...), n, d)
 		i := rng.IntN(n)
 		copy(S2.X[i*d:(i+1)*d], data.SmoothUniformBall(rng, d, 1))
 		if got := diff(run(S, SmoothDPGDConfig), run(S2, SmoothDPGDConfig)); got > 2.0/n*(1+1e-12) {
 			t.Fatalf("C23 neighbours: mean-gradient shift %v > 2L/n = %v", got, 2.0/n)
 		}
 		// η-close pair: every point moves, labels fixed.
-		S3, _ := models.NewData(append([]float64(nil), S.X...), S.Y, n, d)
+		S3, _ := design.NewData(append([]float64(nil), S.X...), S.Y, n, d)
 		eta := 0.0
 		for k := 0; k < n; k++ {
 			off := data.SmoothUniformBall(rng, d, 0.05)
@@ -139,7 +140,7 @@ func TestSmoothDPTrainConfigurations(t *testing.T) {
 	S := smoothdpLogisticData(rng, 40, 3)
 	model, _ := models.NewLogistic(3, false, 0)
 	p := SmoothGD{Sigma: 0.1, Steps: 20, LR: 0.5, Radius: 2, Seed: 9}
-	for name, mk := range map[string]func(models.Model, *models.Data, SmoothGD) (Config, error){
+	for name, mk := range map[string]func(models.Model, *design.Data, SmoothGD) (Config, error){
 		"DP-GD": SmoothDPGDConfig, "DP-SGD-sub": SmoothDPSGDSubConfig, "DP-FGD": SmoothDPFGDConfig,
 	} {
 		cfg, err := mk(model, S, p)
@@ -235,7 +236,7 @@ func TestSmoothDPPTRRefusal(t *testing.T) {
 	for i := range y {
 		y[i] = float64(i % 2)
 	}
-	d, _ := models.NewData(x, y, 60, 4)
+	d, _ := design.NewData(x, y, 60, 4)
 	model, _ := models.NewLogistic(4, false, 0)
 	const trials = 20000
 	released := 0

@@ -3,11 +3,13 @@ package models
 import (
 	"math/rand/v2"
 	"testing"
+
+	"github.com/featuredp/featuredp/design"
 )
 
 // benchData returns an n×d standard-normal matrix with labels from label
 // (no zero entries, unlike randomData).
-func benchData(b *testing.B, n, d int, label func(*rand.Rand) float64) *Data {
+func benchData(b *testing.B, n, d int, label func(*rand.Rand) float64) *design.Data {
 	b.Helper()
 	r := rand.New(rand.NewPCG(42, 42))
 	x := make([]float64, n*d)
@@ -18,7 +20,7 @@ func benchData(b *testing.B, n, d int, label func(*rand.Rand) float64) *Data {
 	for i := range y {
 		y[i] = label(r)
 	}
-	data, err := NewData(x, y, n, d)
+	data, err := design.NewData(x, y, n, d)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/featuredp/featuredp/design"
 	"github.com/featuredp/featuredp/models"
 )
 
@@ -13,7 +14,7 @@ import (
 // on a tiny separable dataset.
 func ExampleLogistic() {
 	// Four rows, one feature; label 1 iff x > 0.
-	data, err := models.NewData([]float64{-2, -1, 1, 2}, []float64{0, 0, 1, 1}, 4, 1)
+	data, err := design.NewData([]float64{-2, -1, 1, 2}, []float64{0, 0, 1, 1}, 4, 1)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -53,7 +54,7 @@ func ExampleMLP() {
 
 	theta := make([]float64, m.NumParams())
 	m.Init(theta, rand.New(rand.NewPCG(1, 2)))
-	data, err := models.NewData([]float64{1, 0, -1, 0.5, 2, 0}, []float64{1, 0}, 2, 3)
+	data, err := design.NewData([]float64{1, 0, -1, 0.5, 2, 0}, []float64{1, 0}, 2, 3)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -73,7 +74,7 @@ func ExampleMLP() {
 // θ̂ = (XᵀX + I)⁻¹Xᵀy and checks that the sufficient-statistics gradient
 // vanishes there.
 func ExampleLinear_Solve() {
-	data, err := models.NewData([]float64{1, 0, 0, 1, 1, 1}, []float64{1, 2, 3}, 3, 2)
+	data, err := design.NewData([]float64{1, 0, 0, 1, 1, 1}, []float64{1, 2, 3}, 3, 2)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -6,6 +6,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"sync"
+
+	"github.com/featuredp/featuredp/design"
 )
 
 // FDPLossPart selects which part of the label-DP split of the softmax loss
@@ -94,7 +96,7 @@ func (m *FDPLabelSoftmax) Init(theta []float64, _ *rand.Rand) {
 
 // CheckLabels returns an error unless data has D features and class labels
 // in [0, K).
-func (m *FDPLabelSoftmax) CheckLabels(data *Data) error {
+func (m *FDPLabelSoftmax) CheckLabels(data *design.Data) error {
 	if err := checkDataErr("FDPLabelSoftmax", data, m.D); err != nil {
 		return err
 	}
@@ -133,7 +135,7 @@ func (m *FDPLabelSoftmax) addL2(theta, out []float64, c float64) {
 
 // term computes the loss of row i (without the L2 term) and, into z, the
 // output error δ with ∇ = x δᵀ (+ λW).
-func (m *FDPLabelSoftmax) term(theta []float64, data *Data, i int, z []float64) float64 {
+func (m *FDPLabelSoftmax) term(theta []float64, data *design.Data, i int, z []float64) float64 {
 	x := data.Row(i)
 	var c int
 	if m.Part != FDPPublic {
@@ -159,7 +161,7 @@ func (m *FDPLabelSoftmax) term(theta []float64, data *Data, i int, z []float64) 
 }
 
 // Loss returns the mean loss of the part over the rows idx.
-func (m *FDPLabelSoftmax) Loss(theta []float64, data *Data, idx []int) float64 {
+func (m *FDPLabelSoftmax) Loss(theta []float64, data *design.Data, idx []int) float64 {
 	checkModel("FDPLabelSoftmax", "Loss", theta, m.NumParams(), data, m.D)
 	n := numRows(data, idx)
 	if n == 0 {
@@ -174,12 +176,12 @@ func (m *FDPLabelSoftmax) Loss(theta []float64, data *Data, idx []int) float64 {
 }
 
 // GradSum adds Σ ∇ℓ_i into out.
-func (m *FDPLabelSoftmax) GradSum(theta []float64, data *Data, idx []int, out []float64) {
+func (m *FDPLabelSoftmax) GradSum(theta []float64, data *design.Data, idx []int, out []float64) {
 	m.WeightedGradSum(theta, data, idx, nil, out)
 }
 
 // WeightedGradSum adds Σ_k w_k x_i δ_iᵀ into out (w nil: all ones).
-func (m *FDPLabelSoftmax) WeightedGradSum(theta []float64, data *Data, idx []int, w []float64, out []float64) {
+func (m *FDPLabelSoftmax) WeightedGradSum(theta []float64, data *design.Data, idx []int, w []float64, out []float64) {
 	checkModel("FDPLabelSoftmax", "WeightedGradSum", theta, m.NumParams(), data, m.D)
 	checkLen("FDPLabelSoftmax.WeightedGradSum", "out", len(out), m.NumParams())
 	n := numRows(data, idx)
@@ -208,7 +210,7 @@ func (m *FDPLabelSoftmax) WeightedGradSum(theta []float64, data *Data, idx []int
 }
 
 // PerExampleGrads writes vec(x_i δ_iᵀ) for each selected row.
-func (m *FDPLabelSoftmax) PerExampleGrads(theta []float64, data *Data, idx []int, out []float64) {
+func (m *FDPLabelSoftmax) PerExampleGrads(theta []float64, data *design.Data, idx []int, out []float64) {
 	checkModel("FDPLabelSoftmax", "PerExampleGrads", theta, m.NumParams(), data, m.D)
 	p, n := m.NumParams(), numRows(data, idx)
 	checkLen("FDPLabelSoftmax.PerExampleGrads", "out", len(out), n*p)
@@ -228,7 +230,7 @@ func (m *FDPLabelSoftmax) PerExampleGrads(theta []float64, data *Data, idx []int
 
 // PerExampleGradNorms writes ‖x_i δ_iᵀ (+ λW)‖ (ghost norm; with L2 > 0
 // ‖xδᵀ + λW‖² = ‖x‖²‖δ‖² + 2λ xᵀWδ + λ²‖W‖²).
-func (m *FDPLabelSoftmax) PerExampleGradNorms(theta []float64, data *Data, idx []int, out []float64) {
+func (m *FDPLabelSoftmax) PerExampleGradNorms(theta []float64, data *design.Data, idx []int, out []float64) {
 	checkModel("FDPLabelSoftmax", "PerExampleGradNorms", theta, m.NumParams(), data, m.D)
 	n := numRows(data, idx)
 	checkLen("FDPLabelSoftmax.PerExampleGradNorms", "out", len(out), n)
@@ -256,7 +258,7 @@ func (m *FDPLabelSoftmax) PerExampleGradNorms(theta []float64, data *Data, idx [
 
 // Evaluate returns the mean cross-entropy (whatever the Part: the metric is
 // always the full loss) and the argmax accuracy.
-func (m *FDPLabelSoftmax) Evaluate(theta []float64, data *Data) Metrics {
+func (m *FDPLabelSoftmax) Evaluate(theta []float64, data *design.Data) Metrics {
 	checkModel("FDPLabelSoftmax", "Evaluate", theta, m.NumParams(), data, m.D)
 	z := make([]float64, m.K)
 	var s float64
@@ -287,7 +289,7 @@ func (m *FDPLabelSoftmax) Evaluate(theta []float64, data *Data) Metrics {
 // with FDPDiff.
 type FDPDiff struct {
 	Full, Pub Model
-	PubData   *Data
+	PubData   *design.Data
 
 	mu   sync.Mutex
 	memo *fdpDiffMemo // last MLP norm pass, reused by WeightedGradSum
@@ -296,7 +298,7 @@ type FDPDiff struct {
 // NewFDPDiff validates and returns the difference model. Errors: nil
 // models or data, different parameter counts, PubData not matching Pub's
 // features, or models lacking WeightedGradSummer.
-func NewFDPDiff(full, pub Model, pubData *Data) (*FDPDiff, error) {
+func NewFDPDiff(full, pub Model, pubData *design.Data) (*FDPDiff, error) {
 	if full == nil || pub == nil {
 		return nil, errors.New("models: FDPDiff: nil model")
 	}
@@ -342,7 +344,7 @@ func (m *FDPDiff) Init(theta []float64, rng *rand.Rand) {
 }
 
 // CheckLabels checks data against Full and that PubData has as many rows.
-func (m *FDPDiff) CheckLabels(data *Data) error {
+func (m *FDPDiff) CheckLabels(data *design.Data) error {
 	if data == nil {
 		return errors.New("models: FDPDiff: nil data")
 	}
@@ -355,20 +357,20 @@ func (m *FDPDiff) CheckLabels(data *Data) error {
 	return nil
 }
 
-func (m *FDPDiff) checkRows(method string, data *Data) {
+func (m *FDPDiff) checkRows(method string, data *design.Data) {
 	if data == nil || data.N != m.PubData.N {
 		panic(fmt.Errorf("%w: FDPDiff.%s: data rows do not match the public data's %d", ErrShape, method, m.PubData.N))
 	}
 }
 
 // Loss returns mean ℓ − mean ℓ_pub over the rows idx.
-func (m *FDPDiff) Loss(theta []float64, data *Data, idx []int) float64 {
+func (m *FDPDiff) Loss(theta []float64, data *design.Data, idx []int) float64 {
 	m.checkRows("Loss", data)
 	return m.Full.Loss(theta, data, idx) - m.Pub.Loss(theta, m.PubData, idx)
 }
 
 // GradSum adds Σ ∇ℓ_priv into out.
-func (m *FDPDiff) GradSum(theta []float64, data *Data, idx []int, out []float64) {
+func (m *FDPDiff) GradSum(theta []float64, data *design.Data, idx []int, out []float64) {
 	m.checkRows("GradSum", data)
 	n := numRows(data, idx)
 	neg := make([]float64, n)
@@ -380,7 +382,7 @@ func (m *FDPDiff) GradSum(theta []float64, data *Data, idx []int, out []float64)
 }
 
 // WeightedGradSum adds Σ_k w_k ∇ℓ_priv(θ; i_k) into out.
-func (m *FDPDiff) WeightedGradSum(theta []float64, data *Data, idx []int, w []float64, out []float64) {
+func (m *FDPDiff) WeightedGradSum(theta []float64, data *design.Data, idx []int, w []float64, out []float64) {
 	m.checkRows("WeightedGradSum", data)
 	checkLen("FDPDiff.WeightedGradSum", "w", len(w), numRows(data, idx))
 	if f, p, ok := m.mlpPair(); ok {
@@ -408,7 +410,7 @@ func (m *FDPDiff) WeightedGradSum(theta []float64, data *Data, idx []int, w []fl
 }
 
 // PerExampleGrads writes ∇ℓ(θ; x_i) − ∇ℓ_pub(θ; Ψ(x_i)).
-func (m *FDPDiff) PerExampleGrads(theta []float64, data *Data, idx []int, out []float64) {
+func (m *FDPDiff) PerExampleGrads(theta []float64, data *design.Data, idx []int, out []float64) {
 	m.checkRows("PerExampleGrads", data)
 	m.Full.PerExampleGrads(theta, data, idx, out)
 	tmp := make([]float64, len(out))
@@ -421,7 +423,7 @@ func (m *FDPDiff) PerExampleGrads(theta []float64, data *Data, idx []int, out []
 // PerExampleGradNorms writes ‖∇ℓ_priv(θ; i)‖: the rank-2 ghost norm for two
 // MLPs of the same shape, else from materialised gradients (64 rows at a
 // time).
-func (m *FDPDiff) PerExampleGradNorms(theta []float64, data *Data, idx []int, out []float64) {
+func (m *FDPDiff) PerExampleGradNorms(theta []float64, data *design.Data, idx []int, out []float64) {
 	m.checkRows("PerExampleGradNorms", data)
 	n := numRows(data, idx)
 	checkLen("FDPDiff.PerExampleGradNorms", "out", len(out), n)
@@ -487,7 +489,7 @@ func (m *FDPDiff) mlpPair() (*MLP, *MLP, bool) {
 // are copied (the label is public in the Purchase100 setting).
 //
 // Errors: nil data or rng, a public column out of range or repeated.
-func FDPGaussianPadding(data *Data, public []int, rng *rand.Rand) (*Data, error) {
+func FDPGaussianPadding(data *design.Data, public []int, rng *rand.Rand) (*design.Data, error) {
 	if rng == nil {
 		return nil, errors.New("models: FDPGaussianPadding: nil rng")
 	}
@@ -497,14 +499,14 @@ func FDPGaussianPadding(data *Data, public []int, rng *rand.Rand) (*Data, error)
 // FDPZeroMasking is the zero-masking public surrogate input of the Criteo
 // experiment (fdp.md §3.3): the public columns are kept and every other
 // column is set to 0. Errors as FDPGaussianPadding (no rng needed).
-func FDPZeroMasking(data *Data, public []int) (*Data, error) {
+func FDPZeroMasking(data *design.Data, public []int) (*design.Data, error) {
 	return fdpSurrogate("FDPZeroMasking", data, public, func() float64 { return 0 })
 }
 
 // fdpSurrogate validates the public column set (in range, no repeats) and
 // returns a copy of data whose public columns are kept and whose other
 // columns are filled by fill(), drawn in row-major order.
-func fdpSurrogate(name string, data *Data, public []int, fill func() float64) (*Data, error) {
+func fdpSurrogate(name string, data *design.Data, public []int, fill func() float64) (*design.Data, error) {
 	if data == nil || data.N <= 0 || data.D <= 0 {
 		return nil, fmt.Errorf("models: %s: nil or empty data", name)
 	}
@@ -528,7 +530,7 @@ func fdpSurrogate(name string, data *Data, public []int, fill func() float64) (*
 			}
 		}
 	}
-	return &Data{X: x, Y: append([]float64(nil), data.Y...), N: data.N, D: data.D}, nil
+	return &design.Data{X: x, Y: append([]float64(nil), data.Y...), N: data.N, D: data.D}, nil
 }
 
 var (

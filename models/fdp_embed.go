@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/featuredp/featuredp/design"
 )
 
 // FDPEmbedLogistic is the Criteo model of the Feature-DP paper (fdp.md
@@ -74,7 +76,7 @@ func (m *FDPEmbedLogistic) Init(theta []float64, _ *rand.Rand) {
 }
 
 // CheckLabels checks the feature count, 0/1 labels and category indices.
-func (m *FDPEmbedLogistic) CheckLabels(data *Data) error {
+func (m *FDPEmbedLogistic) CheckLabels(data *design.Data) error {
 	if err := checkDataErr("FDPEmbedLogistic", data, m.NumFeatures()); err != nil {
 		return err
 	}
@@ -108,14 +110,14 @@ func (m *FDPEmbedLogistic) logit(theta, x []float64) float64 {
 }
 
 // resid returns r = σ(z) − y and the loss of row i.
-func (m *FDPEmbedLogistic) resid(theta []float64, data *Data, i int) (float64, float64) {
+func (m *FDPEmbedLogistic) resid(theta []float64, data *design.Data, i int) (float64, float64) {
 	z := m.logit(theta, data.Row(i))
 	y := data.Y[i]
 	return sigmoid(z) - y, softplus(z) - y*z
 }
 
 // Loss returns the mean logistic loss over idx.
-func (m *FDPEmbedLogistic) Loss(theta []float64, data *Data, idx []int) float64 {
+func (m *FDPEmbedLogistic) Loss(theta []float64, data *design.Data, idx []int) float64 {
 	checkModel("FDPEmbedLogistic", "Loss", theta, m.p, data, m.NumFeatures())
 	n := numRows(data, idx)
 	if n == 0 {
@@ -130,7 +132,7 @@ func (m *FDPEmbedLogistic) Loss(theta []float64, data *Data, idx []int) float64 
 }
 
 // addGrad adds w·∇ℓ_i into out.
-func (m *FDPEmbedLogistic) addGrad(theta []float64, data *Data, i int, w float64, out []float64) {
+func (m *FDPEmbedLogistic) addGrad(theta []float64, data *design.Data, i int, w float64, out []float64) {
 	r, _ := m.resid(theta, data, i)
 	r *= w
 	x := data.Row(i)
@@ -146,7 +148,7 @@ func (m *FDPEmbedLogistic) addGrad(theta []float64, data *Data, i int, w float64
 }
 
 // GradSum adds Σ ∇ℓ_i into out.
-func (m *FDPEmbedLogistic) GradSum(theta []float64, data *Data, idx []int, out []float64) {
+func (m *FDPEmbedLogistic) GradSum(theta []float64, data *design.Data, idx []int, out []float64) {
 	checkModel("FDPEmbedLogistic", "GradSum", theta, m.p, data, m.NumFeatures())
 	checkLen("FDPEmbedLogistic.GradSum", "out", len(out), m.p)
 	for k := range numRows(data, idx) {
@@ -155,7 +157,7 @@ func (m *FDPEmbedLogistic) GradSum(theta []float64, data *Data, idx []int, out [
 }
 
 // WeightedGradSum adds Σ_k w_k ∇ℓ_{idx[k]} into out.
-func (m *FDPEmbedLogistic) WeightedGradSum(theta []float64, data *Data, idx []int, w []float64, out []float64) {
+func (m *FDPEmbedLogistic) WeightedGradSum(theta []float64, data *design.Data, idx []int, w []float64, out []float64) {
 	checkModel("FDPEmbedLogistic", "WeightedGradSum", theta, m.p, data, m.NumFeatures())
 	checkLen("FDPEmbedLogistic.WeightedGradSum", "out", len(out), m.p)
 	checkLen("FDPEmbedLogistic.WeightedGradSum", "w", len(w), numRows(data, idx))
@@ -165,7 +167,7 @@ func (m *FDPEmbedLogistic) WeightedGradSum(theta []float64, data *Data, idx []in
 }
 
 // PerExampleGrads writes each ∇ℓ_i (dense, P values per row).
-func (m *FDPEmbedLogistic) PerExampleGrads(theta []float64, data *Data, idx []int, out []float64) {
+func (m *FDPEmbedLogistic) PerExampleGrads(theta []float64, data *design.Data, idx []int, out []float64) {
 	checkModel("FDPEmbedLogistic", "PerExampleGrads", theta, m.p, data, m.NumFeatures())
 	n := numRows(data, idx)
 	checkLen("FDPEmbedLogistic.PerExampleGrads", "out", len(out), n*m.p)
@@ -185,7 +187,7 @@ func (m *FDPEmbedLogistic) numCats() float64 {
 
 // PerExampleGradNorms writes |r_i|·√(‖x_n‖² + C + 1) (ghost norm; C = the
 // number of categorical terms).
-func (m *FDPEmbedLogistic) PerExampleGradNorms(theta []float64, data *Data, idx []int, out []float64) {
+func (m *FDPEmbedLogistic) PerExampleGradNorms(theta []float64, data *design.Data, idx []int, out []float64) {
 	checkModel("FDPEmbedLogistic", "PerExampleGradNorms", theta, m.p, data, m.NumFeatures())
 	n := numRows(data, idx)
 	checkLen("FDPEmbedLogistic.PerExampleGradNorms", "out", len(out), n)
@@ -200,7 +202,7 @@ func (m *FDPEmbedLogistic) PerExampleGradNorms(theta []float64, data *Data, idx 
 // models with the same layout (Full = m, Pub = pub); false if the layouts
 // differ. The numeric part of the two rows must be equal (zero masking
 // keeps the public numeric columns), which it checks per row.
-func (m *FDPEmbedLogistic) fdpDiffNorms(pub *FDPEmbedLogistic, theta []float64, data, pubData *Data, idx []int, out []float64) bool {
+func (m *FDPEmbedLogistic) fdpDiffNorms(pub *FDPEmbedLogistic, theta []float64, data, pubData *design.Data, idx []int, out []float64) bool {
 	if m.Numeric != pub.Numeric || len(m.Vocab) != len(pub.Vocab) || m.p != pub.p {
 		return false
 	}
@@ -243,7 +245,7 @@ func (m *FDPEmbedLogistic) fdpDiffNorms(pub *FDPEmbedLogistic, theta []float64, 
 }
 
 // Evaluate returns the mean logistic loss and the 0.5-threshold accuracy.
-func (m *FDPEmbedLogistic) Evaluate(theta []float64, data *Data) Metrics {
+func (m *FDPEmbedLogistic) Evaluate(theta []float64, data *design.Data) Metrics {
 	checkModel("FDPEmbedLogistic", "Evaluate", theta, m.p, data, m.NumFeatures())
 	var s float64
 	correct := 0

@@ -4,6 +4,7 @@ import (
 	"math"
 	"sync"
 
+	"github.com/featuredp/featuredp/design"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
 )
@@ -58,7 +59,7 @@ func fdpGrow(s []float64, n int) []float64 {
 // fdpPass runs the forward pass on rows idx[start:start+b] (idx nil: rows
 // start..start+b−1) and, with backward, δ2 (into bt.o) and δ1 (into bt.d1)
 // and the per-row losses.
-func (m *MLP) fdpPass(theta []float64, data *Data, idx []int, start, b int, bt *fdpMLPBatch, backward bool) {
+func (m *MLP) fdpPass(theta []float64, data *design.Data, idx []int, start, b int, bt *fdpMLPBatch, backward bool) {
 	d, hh, kk := m.D, m.H, m.K
 	bt.b = b
 	x, h, o := bt.x[:b*d], bt.h[:b*hh], bt.o[:b*kk]
@@ -139,7 +140,7 @@ func (m *MLP) fdpScaleRows(bt *fdpMLPBatch, w []float64) {
 
 // fdpGradSum adds Σ_k w_k ∇ℓ_{idx[k]} into out (w nil: all ones) with
 // batched passes.
-func (m *MLP) fdpGradSum(theta []float64, data *Data, idx []int, w []float64, out []float64) {
+func (m *MLP) fdpGradSum(theta []float64, data *design.Data, idx []int, w []float64, out []float64) {
 	n := numRows(data, idx)
 	bt := m.fdpGetBatch(min(n, fdpChunk))
 	defer fdpBatchPool.Put(bt)
@@ -155,7 +156,7 @@ func (m *MLP) fdpGradSum(theta []float64, data *Data, idx []int, w []float64, ou
 
 // fdpGradNorms writes the ghost norms ‖∇ℓ_i‖ = √((‖x‖²+1)‖δ1‖² + (‖h‖²+1)‖δ2‖²)
 // with batched passes.
-func (m *MLP) fdpGradNorms(theta []float64, data *Data, idx []int, out []float64) {
+func (m *MLP) fdpGradNorms(theta []float64, data *design.Data, idx []int, out []float64) {
 	n := numRows(data, idx)
 	d, hh, kk := m.D, m.H, m.K
 	bt := m.fdpGetBatch(min(n, fdpChunk))
@@ -184,7 +185,7 @@ func (m *MLP) fdpGradNorms(theta []float64, data *Data, idx []int, out []float64
 // If memo is non-nil it receives the back-propagated errors and hidden
 // activations of both passes, so that a following weighted sum at the same
 // θ and rows (the engine's ghost clipping) need not run the passes again.
-func fdpDiffNorms(m, pub *MLP, theta []float64, data, pubData *Data, idx []int, out []float64, memo *fdpDiffMemo) {
+func fdpDiffNorms(m, pub *MLP, theta []float64, data, pubData *design.Data, idx []int, out []float64, memo *fdpDiffMemo) {
 	n := numRows(data, idx)
 	d, hh, kk := m.D, m.H, m.K
 	c := min(n, fdpChunk)
@@ -225,7 +226,7 @@ func fdpDiffNorms(m, pub *MLP, theta []float64, data, pubData *Data, idx []int, 
 // fdpForEachOutput runs batched forward passes over the rows idx and calls
 // fn(k, i, o) with the outputs o (len K, not softmaxed) of the k-th selected
 // row i, in order.
-func (m *MLP) fdpForEachOutput(theta []float64, data *Data, idx []int, fn func(k, i int, o []float64)) {
+func (m *MLP) fdpForEachOutput(theta []float64, data *design.Data, idx []int, fn func(k, i int, o []float64)) {
 	n := numRows(data, idx)
 	kk := m.K
 	bt := m.fdpGetBatch(min(n, fdpChunk))
@@ -279,7 +280,7 @@ func (mm *fdpDiffMemo) matches(theta []float64, idx []int) bool {
 
 // fdpDiffWeightedSum adds Σ_k w_k (∇ℓ(θ; x_k) − ∇ℓ_pub(θ; x'_k)) into out from
 // the memo (same θ and rows as the fdpDiffNorms call that filled it).
-func fdpDiffWeightedSum(m, pub *MLP, data, pubData *Data, idx []int, w []float64, out []float64, mm *fdpDiffMemo) {
+func fdpDiffWeightedSum(m, pub *MLP, data, pubData *design.Data, idx []int, w []float64, out []float64, mm *fdpDiffMemo) {
 	n := mm.n
 	hh, kk := m.H, m.K
 	c := min(n, fdpChunk)

@@ -5,10 +5,12 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/featuredp/featuredp/design"
 )
 
 // fdpTestData returns n rows of d features with ‖x‖ ≤ 1 and k classes.
-func fdpTestData(n, d, k int, seed uint64) *Data {
+func fdpTestData(n, d, k int, seed uint64) *design.Data {
 	rng := rand.New(rand.NewPCG(seed, 1))
 	x := make([]float64, n*d)
 	y := make([]float64, n)
@@ -25,7 +27,7 @@ func fdpTestData(n, d, k int, seed uint64) *Data {
 		}
 		y[i] = float64(rng.IntN(k))
 	}
-	return &Data{X: x, Y: y, N: n, D: d}
+	return &design.Data{X: x, Y: y, N: n, D: d}
 }
 
 // A6: label-DP loss split — ℓ_pub + ℓ_priv = ℓ, gradients, Lipschitz
@@ -232,7 +234,7 @@ func TestFDPModelsBadInput(t *testing.T) {
 }
 
 func ExampleFDPLabelSoftmax() {
-	data := &Data{X: []float64{0.6, 0.8}, Y: []float64{1}, N: 1, D: 2}
+	data := &design.Data{X: []float64{0.6, 0.8}, Y: []float64{1}, N: 1, D: 2}
 	theta := []float64{1, -1, 0.5, 2} // W = [[1, -1], [0.5, 2]]
 	for _, part := range []FDPLossPart{FDPFull, FDPPublic, FDPPrivate} {
 		m, _ := NewFDPLabelSoftmax(2, 2, part)
@@ -254,7 +256,7 @@ func TestFDPEmbedLogistic(t *testing.T) {
 	}
 	pub, _ := NewFDPEmbedLogistic(2, vocab, true)
 	x := []float64{0.5, -1, 2, 4, 1.5, 0.2, 0, 1, -0.3, 0.7, 1, 3}
-	data, _ := NewData(x, []float64{1, 0, 1}, 3, 4)
+	data, _ := design.NewData(x, []float64{1, 0, 1}, 3, 4)
 	if err := full.CheckLabels(data); err != nil {
 		t.Fatal(err)
 	}
@@ -287,7 +289,7 @@ func TestFDPEmbedLogistic(t *testing.T) {
 			}
 		}
 	}
-	bad, _ := NewData([]float64{0, 0, 3, 0}, []float64{1}, 1, 4)
+	bad, _ := design.NewData([]float64{0, 0, 3, 0}, []float64{1}, 1, 4)
 	if full.CheckLabels(bad) == nil {
 		t.Error("category index 3 of a vocabulary of 3 accepted")
 	}

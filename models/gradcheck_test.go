@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/featuredp/featuredp/design"
 )
 
 // testModel is a model with every method this package provides.
@@ -57,7 +59,7 @@ func modelCases(d int) []modelCase {
 
 // randomData returns n×d Gaussian features (about 20% exact zeros, to
 // exercise the sparse skips) with labels from label.
-func randomData(t testing.TB, r *rand.Rand, n, d int, label func(*rand.Rand) float64) *Data {
+func randomData(t testing.TB, r *rand.Rand, n, d int, label func(*rand.Rand) float64) *design.Data {
 	t.Helper()
 	x := make([]float64, n*d)
 	for i := range x {
@@ -70,7 +72,7 @@ func randomData(t testing.TB, r *rand.Rand, n, d int, label func(*rand.Rand) flo
 	for i := range y {
 		y[i] = label(r)
 	}
-	data, err := NewData(x, y, n, d)
+	data, err := design.NewData(x, y, n, d)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/featuredp/featuredp/design"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -94,7 +95,7 @@ func (m *Linear) Init(theta []float64, rng *rand.Rand) {
 
 // CheckLabels returns an error if data does not have D features or a label
 // is not finite.
-func (m *Linear) CheckLabels(data *Data) error {
+func (m *Linear) CheckLabels(data *design.Data) error {
 	if err := checkDataErr("Linear", data, m.D); err != nil {
 		return err
 	}
@@ -121,17 +122,17 @@ func (m *Linear) predict(theta, x []float64) float64 {
 	return z
 }
 
-func (m *Linear) check(method string, theta []float64, data *Data) {
+func (m *Linear) check(method string, theta []float64, data *design.Data) {
 	checkModel("Linear", method, theta, m.NumParams(), data, m.D)
 }
 
 // regCoef returns c = 2λ/N, the per-example ridge gradient coefficient
 // (∇_w of (λ/N)‖w‖² is c·w).
-func (m *Linear) regCoef(data *Data) float64 { return 2 * m.Ridge / float64(data.N) }
+func (m *Linear) regCoef(data *design.Data) float64 { return 2 * m.Ridge / float64(data.N) }
 
 // Loss returns (1/|idx|) Σ_{i∈idx} (wᵀx_i + b − y_i)² + (λ/N)‖w‖² (idx nil:
 // all rows, giving F(θ)). An empty non-nil idx gives NaN.
-func (m *Linear) Loss(theta []float64, data *Data, idx []int) float64 {
+func (m *Linear) Loss(theta []float64, data *design.Data, idx []int) float64 {
 	m.check("Loss", theta, data)
 	n := numRows(data, idx)
 	if n == 0 {
@@ -147,7 +148,7 @@ func (m *Linear) Loss(theta []float64, data *Data, idx []int) float64 {
 }
 
 // GradSum adds Σ_{i∈idx} ∇ℓ_i = Σ 2r_i x̃_i + |idx|·(2λ/N)[w; 0] into out.
-func (m *Linear) GradSum(theta []float64, data *Data, idx []int, out []float64) {
+func (m *Linear) GradSum(theta []float64, data *design.Data, idx []int, out []float64) {
 	m.check("GradSum", theta, data)
 	checkLen("Linear.GradSum", "out", len(out), m.NumParams())
 	m.gradSum(theta, data, idx, nil, out)
@@ -155,7 +156,7 @@ func (m *Linear) GradSum(theta []float64, data *Data, idx []int, out []float64) 
 
 // WeightedGradSum adds Σ_k w_k ∇ℓ_{idx[k]} into out (len(w) = number of
 // rows selected).
-func (m *Linear) WeightedGradSum(theta []float64, data *Data, idx []int, w []float64, out []float64) {
+func (m *Linear) WeightedGradSum(theta []float64, data *design.Data, idx []int, w []float64, out []float64) {
 	m.check("WeightedGradSum", theta, data)
 	checkLen("Linear.WeightedGradSum", "out", len(out), m.NumParams())
 	checkLen("Linear.WeightedGradSum", "w", len(w), numRows(data, idx))
@@ -163,7 +164,7 @@ func (m *Linear) WeightedGradSum(theta []float64, data *Data, idx []int, w []flo
 }
 
 // gradSum adds Σ_k w_k ∇ℓ_{idx[k]} into out; w nil means all weights 1.
-func (m *Linear) gradSum(theta []float64, data *Data, idx []int, w []float64, out []float64) {
+func (m *Linear) gradSum(theta []float64, data *design.Data, idx []int, w []float64, out []float64) {
 	d := m.D
 	n := numRows(data, idx)
 	outW := out[:d]
@@ -191,7 +192,7 @@ func (m *Linear) gradSum(theta []float64, data *Data, idx []int, w []float64, ou
 
 // PerExampleGrads writes ∇ℓ_i = [2r_i x_i + (2λ/N)w; 2r_i] for i = idx[k]
 // into out[k*P:(k+1)*P].
-func (m *Linear) PerExampleGrads(theta []float64, data *Data, idx []int, out []float64) {
+func (m *Linear) PerExampleGrads(theta []float64, data *design.Data, idx []int, out []float64) {
 	m.check("PerExampleGrads", theta, data)
 	p, d := m.NumParams(), m.D
 	n := numRows(data, idx)
@@ -213,7 +214,7 @@ func (m *Linear) PerExampleGrads(theta []float64, data *Data, idx []int, out []f
 }
 
 // PerExampleGradNorms writes ‖∇ℓ_i‖₂ for i = idx[k] into out[k].
-func (m *Linear) PerExampleGradNorms(theta []float64, data *Data, idx []int, out []float64) {
+func (m *Linear) PerExampleGradNorms(theta []float64, data *design.Data, idx []int, out []float64) {
 	m.check("PerExampleGradNorms", theta, data)
 	n := numRows(data, idx)
 	checkLen("Linear.PerExampleGradNorms", "out", len(out), n)
@@ -237,7 +238,7 @@ func (m *Linear) PerExampleGradNorms(theta []float64, data *Data, idx []int, out
 
 // Evaluate returns Loss = F(θ) (including the ridge term), MSE =
 // (1/N)Σ(wᵀx_i + b − y_i)² and Accuracy = NaN.
-func (m *Linear) Evaluate(theta []float64, data *Data) Metrics {
+func (m *Linear) Evaluate(theta []float64, data *design.Data) Metrics {
 	m.check("Evaluate", theta, data)
 	var s float64
 	for i := range data.N {
@@ -256,7 +257,7 @@ func (m *Linear) Evaluate(theta []float64, data *Data) Metrics {
 // of F (a Cholesky solve on the sufficient statistics). It returns an
 // error if the system is singular or numerically so (for example OLS with
 // collinear features; use Ridge > 0).
-func (m *Linear) Solve(data *Data) ([]float64, error) {
+func (m *Linear) Solve(data *design.Data) ([]float64, error) {
 	if err := m.CheckLabels(data); err != nil {
 		return nil, fmt.Errorf("models: Linear.Solve: %w", err)
 	}
@@ -290,7 +291,7 @@ type LinearStats struct {
 
 // NewLinearStats computes G = X̃ᵀX̃, X̃ᵀy and yᵀy of data in one pass
 // (O(N·D²)). It returns an error for nil or inconsistent data.
-func NewLinearStats(data *Data) (*LinearStats, error) {
+func NewLinearStats(data *design.Data) (*LinearStats, error) {
 	if data == nil {
 		return nil, fmt.Errorf("models: NewLinearStats: nil data")
 	}

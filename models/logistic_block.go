@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"sort"
+
+	"github.com/featuredp/featuredp/design"
 )
 
 // LogisticBlock computes the full-batch logistic gradient sums of many
@@ -28,7 +30,7 @@ import (
 // the same quantity as Logistic.GradSum over all rows.
 type LogisticBlock struct {
 	m    *Logistic
-	data *Data
+	data *design.Data
 	// Column split: bin are the columns whose every value is 0 or 1, cont
 	// the others. When the rows have few distinct binary patterns (fewer
 	// than N/4) the binary part of x_iᵀw is computed once per pattern;
@@ -54,7 +56,7 @@ const (
 // NewLogisticBlock returns a LogisticBlock for model m over data. It
 // returns an error if m is invalid or the data do not have m.D columns.
 // A LogisticBlock holds scratch space: use one per goroutine.
-func NewLogisticBlock(m *Logistic, data *Data) (*LogisticBlock, error) {
+func NewLogisticBlock(m *Logistic, data *design.Data) (*LogisticBlock, error) {
 	if m == nil || data == nil {
 		return nil, fmt.Errorf("models: NewLogisticBlock: nil model or data")
 	}

@@ -5,9 +5,11 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/featuredp/featuredp/design"
 )
 
-func blockTestData(t testing.TB, n, d int, seed uint64) *Data {
+func blockTestData(t testing.TB, n, d int, seed uint64) *design.Data {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, 1))
 	x := make([]float64, n*d)
@@ -21,7 +23,7 @@ func blockTestData(t testing.TB, n, d int, seed uint64) *Data {
 	for i := range y {
 		y[i] = float64(rng.IntN(2))
 	}
-	data, err := NewData(x, y, n, d)
+	data, err := design.NewData(x, y, n, d)
 	if err != nil {
 		t.Fatal(err)
 	}

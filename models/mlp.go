@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/featuredp/featuredp/design"
 )
 
 // Activation is the hidden-layer nonlinearity φ of an MLP.
@@ -204,7 +206,7 @@ func (m *MLP) Init(theta []float64, rng *rand.Rand) {
 // CheckLabels returns an error if data does not have D features, or a
 // label is not an integer in [0, K) (HeadSoftmaxCE) or not finite
 // (HeadMSE).
-func (m *MLP) CheckLabels(data *Data) error {
+func (m *MLP) CheckLabels(data *design.Data) error {
 	if err := checkDataErr("MLP", data, m.D); err != nil {
 		return err
 	}
@@ -277,7 +279,7 @@ const mlpRowLoopMax = 32
 
 // backward runs the forward pass on row i, overwrites s.o with δ2 and s.d1
 // with δ1, and returns ℓ.
-func (m *MLP) backward(theta []float64, data *Data, i int, s *mlpScratch) float64 {
+func (m *MLP) backward(theta []float64, data *design.Data, i int, s *mlpScratch) float64 {
 	m.forward(theta, data.Row(i), s)
 	y := data.Y[i]
 	var loss float64
@@ -324,13 +326,13 @@ func (m *MLP) Predict(theta, x, out []float64) {
 	}
 }
 
-func (m *MLP) check(method string, theta []float64, data *Data) {
+func (m *MLP) check(method string, theta []float64, data *design.Data) {
 	checkModel("MLP", method, theta, m.NumParams(), data, m.D)
 }
 
 // Loss returns (1/|idx|) Σ_{i∈idx} ℓ_i (idx nil: all rows). An empty
 // non-nil idx gives NaN.
-func (m *MLP) Loss(theta []float64, data *Data, idx []int) float64 {
+func (m *MLP) Loss(theta []float64, data *design.Data, idx []int) float64 {
 	m.check("Loss", theta, data)
 	n := numRows(data, idx)
 	if n == 0 {
@@ -352,7 +354,7 @@ func (m *MLP) Loss(theta []float64, data *Data, idx []int) float64 {
 }
 
 // GradSum adds Σ_{i∈idx} ∇ℓ_i into out (len P).
-func (m *MLP) GradSum(theta []float64, data *Data, idx []int, out []float64) {
+func (m *MLP) GradSum(theta []float64, data *design.Data, idx []int, out []float64) {
 	m.check("GradSum", theta, data)
 	checkLen("MLP.GradSum", "out", len(out), m.NumParams())
 	m.gradSum(theta, data, idx, nil, out)
@@ -361,7 +363,7 @@ func (m *MLP) GradSum(theta []float64, data *Data, idx []int, out []float64) {
 // WeightedGradSum adds Σ_k w_k ∇ℓ_{idx[k]} into out (len(w) = number of
 // rows selected). With w_k = min(1, C/‖g_k‖) from PerExampleGradNorms this
 // is the clipped DP-SGD sum without materialising per-example gradients.
-func (m *MLP) WeightedGradSum(theta []float64, data *Data, idx []int, w []float64, out []float64) {
+func (m *MLP) WeightedGradSum(theta []float64, data *design.Data, idx []int, w []float64, out []float64) {
 	m.check("WeightedGradSum", theta, data)
 	checkLen("MLP.WeightedGradSum", "out", len(out), m.NumParams())
 	checkLen("MLP.WeightedGradSum", "w", len(w), numRows(data, idx))
@@ -371,7 +373,7 @@ func (m *MLP) WeightedGradSum(theta []float64, data *Data, idx []int, w []float6
 // gradSum adds Σ_k w_k ∇ℓ_{idx[k]} into out; w nil means all weights 1.
 // Batches of more than mlpRowLoopMax rows use the batched matrix products of
 // fdp_mlp.go; smaller ones the row loop below (same values up to rounding).
-func (m *MLP) gradSum(theta []float64, data *Data, idx []int, w []float64, out []float64) {
+func (m *MLP) gradSum(theta []float64, data *design.Data, idx []int, w []float64, out []float64) {
 	if numRows(data, idx) > mlpRowLoopMax {
 		m.fdpGradSum(theta, data, idx, w, out)
 		return
@@ -418,7 +420,7 @@ func (m *MLP) gradSum(theta []float64, data *Data, idx []int, w []float64, out [
 
 // PerExampleGrads writes ∇ℓ_i = [vec(x_i δ1ᵀ); δ1; vec(h δ2ᵀ); δ2] for
 // i = idx[k] into out[k*P:(k+1)*P].
-func (m *MLP) PerExampleGrads(theta []float64, data *Data, idx []int, out []float64) {
+func (m *MLP) PerExampleGrads(theta []float64, data *design.Data, idx []int, out []float64) {
 	m.check("PerExampleGrads", theta, data)
 	p, hh, kk := m.NumParams(), m.H, m.K
 	n := numRows(data, idx)
@@ -452,7 +454,7 @@ func (m *MLP) PerExampleGrads(theta []float64, data *Data, idx []int, out []floa
 //	‖∇ℓ‖² = (‖x‖² + 1)‖δ1‖² + (‖h‖² + 1)‖δ2‖²,
 //
 // in O(forward pass) per row, without forming the P-vector.
-func (m *MLP) PerExampleGradNorms(theta []float64, data *Data, idx []int, out []float64) {
+func (m *MLP) PerExampleGradNorms(theta []float64, data *design.Data, idx []int, out []float64) {
 	m.check("PerExampleGradNorms", theta, data)
 	n := numRows(data, idx)
 	checkLen("MLP.PerExampleGradNorms", "out", len(out), n)
@@ -473,7 +475,7 @@ func (m *MLP) PerExampleGradNorms(theta []float64, data *Data, idx []int, out []
 // cross-entropy, Accuracy = fraction of rows whose largest output
 // (smallest index on ties) is the label, MSE = NaN; for HeadMSE, Loss =
 // MSE = (1/N)Σ(o_i − y_i)², Accuracy = NaN.
-func (m *MLP) Evaluate(theta []float64, data *Data) Metrics {
+func (m *MLP) Evaluate(theta []float64, data *design.Data) Metrics {
 	m.check("Evaluate", theta, data)
 	var sum float64
 	correct := 0

@@ -3,6 +3,8 @@ package models
 import (
 	"fmt"
 	"math"
+
+	"github.com/featuredp/featuredp/design"
 )
 
 // MLPBlock computes the full-batch gradient sums of a one-hidden-layer
@@ -21,7 +23,7 @@ import (
 // last bits (another exponential, logarithm and summation order).
 type MLPBlock struct {
 	m      *MLP
-	data   *Data
+	data   *design.Data
 	th, g  []float64 // packed P × mlpLanes
 	hs, ds []float64 // per-row scratch: H × mlpLanes activations and derivatives
 }
@@ -33,7 +35,7 @@ const mlpLanes = 4
 // unless m has the Softplus activation and the HeadMSE head, or if the
 // data do not have m.D columns. An MLPBlock holds scratch space: use one
 // per goroutine.
-func NewMLPBlock(m *MLP, data *Data) (*MLPBlock, error) {
+func NewMLPBlock(m *MLP, data *design.Data) (*MLPBlock, error) {
 	if m == nil || data == nil {
 		return nil, fmt.Errorf("models: NewMLPBlock: nil model or data")
 	}

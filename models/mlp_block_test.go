@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/featuredp/featuredp/design"
 )
 
 func TestBlockLog1pSoftplusAccuracy(t *testing.T) {
@@ -41,7 +43,7 @@ func TestBlockLog1pSoftplusAccuracy(t *testing.T) {
 	}
 }
 
-func mlpBlockSetup(t testing.TB, n, d, h int) (*MLP, *Data) {
+func mlpBlockSetup(t testing.TB, n, d, h int) (*MLP, *design.Data) {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(8, 8))
 	x := make([]float64, n*d)
@@ -52,7 +54,7 @@ func mlpBlockSetup(t testing.TB, n, d, h int) (*MLP, *Data) {
 	for i := range y {
 		y[i] = rng.NormFloat64()
 	}
-	data, err := NewData(x, y, n, d)
+	data, err := design.NewData(x, y, n, d)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,47 +41,9 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/featuredp/featuredp/design"
 )
-
-// Data is a dense dataset: N rows of D features stored row-major in X
-// (X[i*D+j] is feature j of row i), and one label per row in Y.
-//
-// Label conventions: regression models read Y as real targets; logistic
-// regression reads Y ∈ {0, 1}; softmax and classification MLPs read Y as a
-// class index 0..K-1 stored as a float64.
-type Data struct {
-	X    []float64
-	Y    []float64
-	N, D int
-}
-
-// NewData validates and wraps a row-major matrix and a label vector.
-// It returns an error for empty data, mismatched lengths, or NaN/Inf values.
-func NewData(x []float64, y []float64, n, d int) (*Data, error) {
-	if n <= 0 || d <= 0 {
-		return nil, fmt.Errorf("models: empty data (n=%d, d=%d)", n, d)
-	}
-	if len(x) != n*d {
-		return nil, fmt.Errorf("models: feature matrix has %d values, want n*d = %d*%d = %d", len(x), n, d, n*d)
-	}
-	if len(y) != n {
-		return nil, fmt.Errorf("models: %d labels for %d rows", len(y), n)
-	}
-	for i, v := range x {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("models: feature matrix has non-finite value %v at row %d, column %d", v, i/d, i%d)
-		}
-	}
-	for i, v := range y {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("models: label %d is non-finite (%v)", i, v)
-		}
-	}
-	return &Data{X: x, Y: y, N: n, D: d}, nil
-}
-
-// Row returns row i of the feature matrix (a slice into X, not a copy).
-func (d *Data) Row(i int) []float64 { return d.X[i*d.D : (i+1)*d.D] }
 
 // ErrShape reports parameters or buffers of the wrong length.
 //
@@ -105,13 +67,13 @@ type Model interface {
 	// NumFeatures is the number of input features D the model expects.
 	NumFeatures() int
 	// Loss returns the mean loss over the rows idx (all rows if idx is nil).
-	Loss(theta []float64, data *Data, idx []int) float64
+	Loss(theta []float64, data *design.Data, idx []int) float64
 	// GradSum adds Σ_{i∈idx} ∇θ ℓ(θ; x_i, y_i) into out (len NumParams).
 	// idx nil means all rows.
-	GradSum(theta []float64, data *Data, idx []int, out []float64)
+	GradSum(theta []float64, data *design.Data, idx []int, out []float64)
 	// PerExampleGrads writes ∇θ ℓ(θ; x_i, y_i) for i = idx[k] into
 	// out[k*P:(k+1)*P], P = NumParams(). len(out) must be len(idx)*P.
-	PerExampleGrads(theta []float64, data *Data, idx []int, out []float64)
+	PerExampleGrads(theta []float64, data *design.Data, idx []int, out []float64)
 	// FeatureParams returns the indices in θ of the parameters that
 	// multiply input feature j directly (for linear models the single
 	// weight of j; for an MLP the first-layer weights leaving input j).
@@ -129,7 +91,7 @@ type Metrics struct {
 // Evaluator is implemented by every model in this package.
 type Evaluator interface {
 	// Evaluate computes metrics over all rows of data.
-	Evaluate(theta []float64, data *Data) Metrics
+	Evaluate(theta []float64, data *design.Data) Metrics
 }
 
 // LabelChecker is implemented by every model in this package. CheckLabels
@@ -139,7 +101,7 @@ type Evaluator interface {
 // MLPs, a finite real for regression). Call it once before training: the
 // hot-path methods assume valid labels.
 type LabelChecker interface {
-	CheckLabels(data *Data) error
+	CheckLabels(data *design.Data) error
 }
 
 // Initializer is implemented by every model in this package. Init writes
@@ -156,7 +118,7 @@ type Initializer interface {
 // dense layers it uses the ghost-norm identity ‖δ xᵀ‖_F = ‖δ‖₂‖x‖₂.
 // Implemented by every model in this package.
 type GradNormer interface {
-	PerExampleGradNorms(theta []float64, data *Data, idx []int, out []float64)
+	PerExampleGradNorms(theta []float64, data *design.Data, idx []int, out []float64)
 }
 
 // WeightedGradSummer computes a weighted gradient sum without materialising
@@ -166,11 +128,11 @@ type GradNormer interface {
 // gradient sum of DP-SGD ("ghost clipping"). Implemented by every model in
 // this package.
 type WeightedGradSummer interface {
-	WeightedGradSum(theta []float64, data *Data, idx []int, w []float64, out []float64)
+	WeightedGradSum(theta []float64, data *design.Data, idx []int, w []float64, out []float64)
 }
 
 // numRows is the number of rows selected by idx (all rows if idx is nil).
-func numRows(data *Data, idx []int) int {
+func numRows(data *design.Data, idx []int) int {
 	if idx == nil {
 		return data.N
 	}
@@ -195,7 +157,7 @@ func checkLen(method, what string, got, want int) {
 // checkModel panics with an ErrShape-wrapping error naming typ.method if
 // len(theta) ≠ p or data does not have d features. It does not allocate
 // when the shapes are right.
-func checkModel(typ, method string, theta []float64, p int, data *Data, d int) {
+func checkModel(typ, method string, theta []float64, p int, data *design.Data, d int) {
 	if len(theta) != p || data == nil || data.D != d {
 		name := typ + "." + method
 		checkLen(name, "theta", len(theta), p)
@@ -205,7 +167,7 @@ func checkModel(typ, method string, theta []float64, p int, data *Data, d int) {
 
 // checkData panics with an ErrShape-wrapping error if data is nil or does
 // not have d features.
-func checkData(method string, data *Data, d int) {
+func checkData(method string, data *design.Data, d int) {
 	if data == nil {
 		panic(fmt.Errorf("%w: %s: nil data", ErrShape, method))
 	}
@@ -216,7 +178,7 @@ func checkData(method string, data *Data, d int) {
 
 // checkDataErr is the error-returning form of checkData used by
 // CheckLabels.
-func checkDataErr(model string, data *Data, d int) error {
+func checkDataErr(model string, data *design.Data, d int) error {
 	if data == nil {
 		return fmt.Errorf("models: %s: nil data", model)
 	}
@@ -231,7 +193,7 @@ func checkDataErr(model string, data *Data, d int) error {
 
 // checkClassLabels returns an error unless every label is an integer in
 // [0, k).
-func checkClassLabels(model string, data *Data, k int) error {
+func checkClassLabels(model string, data *design.Data, k int) error {
 	for i, y := range data.Y {
 		if !(y >= 0 && y < float64(k)) || y != math.Trunc(y) {
 			return fmt.Errorf("models: %s: label %v at row %d is not a class index in [0, %d)", model, y, i, k)

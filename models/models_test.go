@@ -7,11 +7,13 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/featuredp/featuredp/design"
 )
 
-func mustData(t testing.TB, x, y []float64, n, d int) *Data {
+func mustData(t testing.TB, x, y []float64, n, d int) *design.Data {
 	t.Helper()
-	data, err := NewData(x, y, n, d)
+	data, err := design.NewData(x, y, n, d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,10 +155,10 @@ func TestEvaluateHandComputed(t *testing.T) {
 	tests := []struct {
 		name string
 		m    interface {
-			Evaluate([]float64, *Data) Metrics
+			Evaluate([]float64, *design.Data) Metrics
 		}
 		theta []float64
-		data  *Data
+		data  *design.Data
 		want  Metrics
 	}{
 		{
@@ -214,14 +216,14 @@ func TestEvaluateHandComputed(t *testing.T) {
 }
 
 func TestCheckLabels(t *testing.T) {
-	data := func(y ...float64) *Data {
+	data := func(y ...float64) *design.Data {
 		x := make([]float64, 2*len(y))
-		return &Data{X: x, Y: y, N: len(y), D: 2}
+		return &design.Data{X: x, Y: y, N: len(y), D: 2}
 	}
 	tests := []struct {
 		name    string
 		m       LabelChecker
-		data    *Data
+		data    *design.Data
 		wantErr string // "" for no error
 	}{
 		{"Linear/ok", &Linear{D: 2}, data(0.5, -3, 1e9), ""},

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/featuredp/featuredp/design"
 )
 
 // Softmax is multinomial logistic (softmax) regression over K ≥ 2 classes
@@ -85,7 +87,7 @@ func (m *Softmax) Init(theta []float64, rng *rand.Rand) {
 
 // CheckLabels returns an error if data does not have D features or a label
 // is not an integer in [0, K).
-func (m *Softmax) CheckLabels(data *Data) error {
+func (m *Softmax) CheckLabels(data *design.Data) error {
 	if err := checkDataErr("Softmax", data, m.D); err != nil {
 		return err
 	}
@@ -117,13 +119,13 @@ func (m *Softmax) logits(theta, x, z []float64) {
 	}
 }
 
-func (m *Softmax) check(method string, theta []float64, data *Data) {
+func (m *Softmax) check(method string, theta []float64, data *design.Data) {
 	checkModel("Softmax", method, theta, m.NumParams(), data, m.D)
 }
 
 // Loss returns (1/|idx|) Σ_{i∈idx} [lse(z_i) − z_{i,y_i}] + (λ/2)‖W‖²_F
 // (idx nil: all rows). An empty non-nil idx gives NaN.
-func (m *Softmax) Loss(theta []float64, data *Data, idx []int) float64 {
+func (m *Softmax) Loss(theta []float64, data *design.Data, idx []int) float64 {
 	m.check("Loss", theta, data)
 	n := numRows(data, idx)
 	if n == 0 {
@@ -141,7 +143,7 @@ func (m *Softmax) Loss(theta []float64, data *Data, idx []int) float64 {
 
 // delta writes δ = softmax(z) − e_y for row i into z (which holds scratch)
 // and returns the loss term lse(z) − z_y.
-func (m *Softmax) delta(theta []float64, data *Data, i int, z []float64) float64 {
+func (m *Softmax) delta(theta []float64, data *design.Data, i int, z []float64) float64 {
 	m.logits(theta, data.Row(i), z)
 	c := classOf(data.Y[i], m.K, i)
 	zy := z[c]
@@ -151,7 +153,7 @@ func (m *Softmax) delta(theta []float64, data *Data, i int, z []float64) float64
 }
 
 // GradSum adds Σ_{i∈idx} ∇ℓ_i into out (len P).
-func (m *Softmax) GradSum(theta []float64, data *Data, idx []int, out []float64) {
+func (m *Softmax) GradSum(theta []float64, data *design.Data, idx []int, out []float64) {
 	m.check("GradSum", theta, data)
 	checkLen("Softmax.GradSum", "out", len(out), m.NumParams())
 	m.gradSum(theta, data, idx, nil, out)
@@ -159,7 +161,7 @@ func (m *Softmax) GradSum(theta []float64, data *Data, idx []int, out []float64)
 
 // WeightedGradSum adds Σ_k w_k ∇ℓ_{idx[k]} into out (len(w) = number of
 // rows selected).
-func (m *Softmax) WeightedGradSum(theta []float64, data *Data, idx []int, w []float64, out []float64) {
+func (m *Softmax) WeightedGradSum(theta []float64, data *design.Data, idx []int, w []float64, out []float64) {
 	m.check("WeightedGradSum", theta, data)
 	checkLen("Softmax.WeightedGradSum", "out", len(out), m.NumParams())
 	checkLen("Softmax.WeightedGradSum", "w", len(w), numRows(data, idx))
@@ -167,7 +169,7 @@ func (m *Softmax) WeightedGradSum(theta []float64, data *Data, idx []int, w []fl
 }
 
 // gradSum adds Σ_k w_k ∇ℓ_{idx[k]} into out; w nil means all weights 1.
-func (m *Softmax) gradSum(theta []float64, data *Data, idx []int, w []float64, out []float64) {
+func (m *Softmax) gradSum(theta []float64, data *design.Data, idx []int, w []float64, out []float64) {
 	kk, dk := m.K, m.D*m.K
 	n := numRows(data, idx)
 	z := make([]float64, kk)
@@ -204,7 +206,7 @@ func (m *Softmax) gradSum(theta []float64, data *Data, idx []int, w []float64, o
 
 // PerExampleGrads writes ∇ℓ_i = [vec(x_i δ_iᵀ + λW); δ_i] for i = idx[k]
 // into out[k*P:(k+1)*P].
-func (m *Softmax) PerExampleGrads(theta []float64, data *Data, idx []int, out []float64) {
+func (m *Softmax) PerExampleGrads(theta []float64, data *design.Data, idx []int, out []float64) {
 	m.check("PerExampleGrads", theta, data)
 	p, kk, dk := m.NumParams(), m.K, m.D*m.K
 	n := numRows(data, idx)
@@ -227,7 +229,7 @@ func (m *Softmax) PerExampleGrads(theta []float64, data *Data, idx []int, out []
 
 // PerExampleGradNorms writes ‖∇ℓ_i‖₂ for i = idx[k] into out[k]. Without
 // L2 it uses ‖x δᵀ‖²_F + ‖δ‖² = (‖x‖² + 1)‖δ‖² in O(D + K).
-func (m *Softmax) PerExampleGradNorms(theta []float64, data *Data, idx []int, out []float64) {
+func (m *Softmax) PerExampleGradNorms(theta []float64, data *design.Data, idx []int, out []float64) {
 	m.check("PerExampleGradNorms", theta, data)
 	kk := m.K
 	n := numRows(data, idx)
@@ -258,7 +260,7 @@ func (m *Softmax) PerExampleGradNorms(theta []float64, data *Data, idx []int, ou
 // Evaluate returns Loss = F(θ) (mean cross-entropy plus (λ/2)‖W‖²_F),
 // Accuracy = fraction of rows whose largest logit (smallest index on ties)
 // is the label, and MSE = NaN.
-func (m *Softmax) Evaluate(theta []float64, data *Data) Metrics {
+func (m *Softmax) Evaluate(theta []float64, data *design.Data) Metrics {
 	m.check("Evaluate", theta, data)
 	z := make([]float64, m.K)
 	var s float64

@@ -157,7 +157,7 @@ func reproduce(ctx context.Context, figs []experiments.Figure, opts reproduceOpt
 		return 1
 	}
 
-	env := experiments.Env{DataDir: opts.dataDir, Workers: opts.workers}
+	env := experiments.Env{DataDir: opts.dataDir, Workers: opts.workers, Memo: experiments.NewMemo(0)} // one memo for the whole run
 	var skipped, failed []string
 	written := 0
 	for _, f := range figs {

@@ -1,18 +1,16 @@
-package accounting
+package numeric
 
 import "math"
 
-// This file holds the log-space helpers shared by the accountants. None of
-// them is exported: they are numerical building blocks, not privacy
-// statements.
+// This file holds the log-space helpers shared by the accountants.
 
 const (
 	ln2   = math.Ln2
 	sqrt2 = math.Sqrt2
 )
 
-// logAdd returns log(exp(a) + exp(b)) without overflow. -Inf encodes 0.
-func logAdd(a, b float64) float64 {
+// LogAdd returns log(exp(a) + exp(b)) without overflow. -Inf encodes 0.
+func LogAdd(a, b float64) float64 {
 	if a < b {
 		a, b = b, a
 	}
@@ -26,13 +24,13 @@ func logAdd(a, b float64) float64 {
 }
 
 // erfcxAsymCoef are the coefficients (−1)^k (2k−1)!! of the asymptotic
-// series erfcx(x) = 1/(x√π) · Σ_k (−1)^k (2k−1)!! / (2x²)^k, k = 0..14.
+// series Erfcx(x) = 1/(x√π) · Σ_k (−1)^k (2k−1)!! / (2x²)^k, k = 0..14.
 var erfcxAsymCoef = [...]float64{
 	1, -1, 3, -15, 105, -945, 10395, -135135, 2027025, -34459425,
 	654729075, -13749310575, 316234143225, -7905853580625, 213458046676875,
 }
 
-// erfcxAsymMin is where erfcx switches to its asymptotic series: at x = 10
+// erfcxAsymMin is where Erfcx switches to its asymptotic series: at x = 10
 // the first omitted term is 29!!/200^15 ≈ 2e-19 relative.
 const erfcxAsymMin = 10.0
 
@@ -44,10 +42,10 @@ func expSquare(x float64) float64 {
 	return math.Exp(hi) * (1 + lo)
 }
 
-// erfcx returns the scaled complementary error function exp(x²)·erfc(x),
+// Erfcx returns the scaled complementary error function exp(x²)·erfc(x),
 // accurate to a few ulps; it never underflows for finite x and overflows
 // (+Inf) only below x ≈ −26.6.
-func erfcx(x float64) float64 {
+func Erfcx(x float64) float64 {
 	switch {
 	case math.IsNaN(x):
 		return x
@@ -70,24 +68,24 @@ func erfcx(x float64) float64 {
 	case x < -26.7:
 		return math.Inf(1)
 	}
-	return 2*expSquare(x) - erfcx(-x)
+	return 2*expSquare(x) - Erfcx(-x)
 }
 
-// logErfcx returns log(erfcx(x)) = x² + log(erfc(x)) for every real x
+// LogErfcx returns log(Erfcx(x)) = x² + log(erfc(x)) for every real x
 // without overflow (it is +Inf only for x = −Inf).
-func logErfcx(x float64) float64 {
+func LogErfcx(x float64) float64 {
 	if x >= 0 || math.IsNaN(x) {
-		return math.Log(erfcx(x))
+		return math.Log(Erfcx(x))
 	}
 	hi := x * x
 	lo := math.FMA(x, x, -hi)
 	return hi + (lo + math.Log(math.Erfc(x)))
 }
 
-// logErfc returns log(erfc(x)) accurately for every real x, including large
+// LogErfc returns log(erfc(x)) accurately for every real x, including large
 // positive x where erfc(x) underflows (x > 26.5): there it is
-// log(erfcx(x)) − x², with erfcx from its asymptotic series.
-func logErfc(x float64) float64 {
+// log(Erfcx(x)) − x², with Erfcx from its asymptotic series.
+func LogErfc(x float64) float64 {
 	switch {
 	case math.IsNaN(x):
 		return x
@@ -96,20 +94,20 @@ func logErfc(x float64) float64 {
 	case math.IsInf(x, 1):
 		return math.Inf(-1)
 	}
-	return math.Log(erfcx(x)) - x*x
+	return math.Log(Erfcx(x)) - x*x
 }
 
-// logNormCDF returns log Φ(x) for the standard normal CDF Φ, accurate in the
+// LogNormCDF returns log Φ(x) for the standard normal CDF Φ, accurate in the
 // far lower tail (Φ(−40) ≈ 4e-350 is below the float64 range, its log is
 // not).
-func logNormCDF(x float64) float64 {
+func LogNormCDF(x float64) float64 {
 	if x > 5 {
 		// Φ(x) = 1 − Φ(−x); log1p keeps the tiny upper-tail mass.
 		return math.Log1p(-0.5 * math.Erfc(x/sqrt2))
 	}
-	return -ln2 + logErfc(-x/sqrt2)
+	return -ln2 + LogErfc(-x/sqrt2)
 }
 
-// normCDF returns Φ(x), accurate to full relative precision in the lower tail
+// NormCDF returns Φ(x), accurate to full relative precision in the lower tail
 // until it underflows.
-func normCDF(x float64) float64 { return 0.5 * math.Erfc(-x/sqrt2) }
+func NormCDF(x float64) float64 { return 0.5 * math.Erfc(-x/sqrt2) }

@@ -1,4 +1,4 @@
-package accounting
+package numeric
 
 import (
 	"math"
@@ -22,24 +22,24 @@ func TestLogErfcAndErfcx(t *testing.T) {
 		{100, -5.1775851226643325705, -10005.177585122664333},
 		{1e5, -12.085290407944928507, -10000000012.085290408},
 	} {
-		if got := logErfcx(tc.x); !near(got, tc.logErfcx, 1e-13, 1e-15) {
-			t.Errorf("logErfcx(%v) = %.17g, want %.17g", tc.x, got, tc.logErfcx)
+		if got := LogErfcx(tc.x); !near(got, tc.logErfcx, 1e-13, 1e-15) {
+			t.Errorf("LogErfcx(%v) = %.17g, want %.17g", tc.x, got, tc.logErfcx)
 		}
-		if got := logErfc(tc.x); !near(got, tc.logErfc, 1e-13, 1e-15) {
-			t.Errorf("logErfc(%v) = %.17g, want %.17g", tc.x, got, tc.logErfc)
+		if got := LogErfc(tc.x); !near(got, tc.logErfc, 1e-13, 1e-15) {
+			t.Errorf("LogErfc(%v) = %.17g, want %.17g", tc.x, got, tc.logErfc)
 		}
-		if got, want := erfcx(tc.x), math.Exp(tc.logErfcx); !math.IsInf(want, 1) && !near(got, want, 1e-13, 0) {
-			t.Errorf("erfcx(%v) = %.17g, want %.17g", tc.x, got, want)
+		if got, want := Erfcx(tc.x), math.Exp(tc.logErfcx); !math.IsInf(want, 1) && !near(got, want, 1e-13, 0) {
+			t.Errorf("Erfcx(%v) = %.17g, want %.17g", tc.x, got, want)
 		}
 	}
-	if v := erfcx(math.Inf(1)); v != 0 {
-		t.Errorf("erfcx(+Inf) = %v", v)
+	if v := Erfcx(math.Inf(1)); v != 0 {
+		t.Errorf("Erfcx(+Inf) = %v", v)
 	}
-	if v := erfcx(-27); !math.IsInf(v, 1) {
-		t.Errorf("erfcx(-27) = %v", v)
+	if v := Erfcx(-27); !math.IsInf(v, 1) {
+		t.Errorf("Erfcx(-27) = %v", v)
 	}
-	if v := logErfc(math.Inf(1)); !math.IsInf(v, -1) {
-		t.Errorf("logErfc(+Inf) = %v", v)
+	if v := LogErfc(math.Inf(1)); !math.IsInf(v, -1) {
+		t.Errorf("LogErfc(+Inf) = %v", v)
 	}
 }
 
@@ -54,20 +54,28 @@ func TestLogNormCDF(t *testing.T) {
 		{6, -9.8658764552437573169e-10},
 		{40, 0},
 	} {
-		if got := logNormCDF(tc.x); !near(got, tc.want, 1e-13, 1e-300) {
-			t.Errorf("logNormCDF(%v) = %.17g, want %.17g", tc.x, got, tc.want)
+		if got := LogNormCDF(tc.x); !near(got, tc.want, 1e-13, 1e-300) {
+			t.Errorf("LogNormCDF(%v) = %.17g, want %.17g", tc.x, got, tc.want)
 		}
 	}
 }
 
 func TestLogAdd(t *testing.T) {
-	if v := logAdd(math.Log(2), math.Log(3)); !near(v, math.Log(5), 1e-15, 0) {
+	if v := LogAdd(math.Log(2), math.Log(3)); !near(v, math.Log(5), 1e-15, 0) {
 		t.Errorf("logAdd = %v", v)
 	}
-	if v := logAdd(math.Inf(-1), 1); v != 1 {
-		t.Errorf("logAdd(-Inf, 1) = %v", v)
+	if v := LogAdd(math.Inf(-1), 1); v != 1 {
+		t.Errorf("LogAdd(-Inf, 1) = %v", v)
 	}
-	if v := logAdd(1000, 1000); !near(v, 1000+math.Ln2, 1e-15, 0) {
+	if v := LogAdd(1000, 1000); !near(v, 1000+math.Ln2, 1e-15, 0) {
 		t.Errorf("logAdd overflow: %v", v)
 	}
+}
+
+func near(got, want, rel, abs float64) bool {
+	if math.IsInf(want, 0) {
+		return got == want
+	}
+	d := math.Abs(got - want)
+	return d <= abs || d <= rel*math.Abs(want)
 }

@@ -1,15 +1,15 @@
-package accounting
+package numeric
 
 import "math"
 
-// brentDecreasing finds the root of a function g that is decreasing on
+// BrentDecreasing finds the root of a function g that is decreasing on
 // [lo, hi] with g(lo) > 0 >= g(hi), by Brent's method (inverse quadratic
 // interpolation and secant steps, safeguarded by bisection). It returns the
 // final bracket (lo, hi), which still satisfies g(lo) > 0 >= g(hi) and has
 // hi − lo <= rtol·|hi| (or was shrunk for 200 iterations), or lo == hi
 // when g vanishes there exactly. Callers that
 // need a conservative answer take hi (the side where g <= 0).
-func brentDecreasing(g func(float64) float64, lo, hi, glo, ghi, rtol float64) (float64, float64) {
+func BrentDecreasing(g func(float64) float64, lo, hi, glo, ghi, rtol float64) (float64, float64) {
 	// Classic zeroin on the bracket, keeping track of which end has g <= 0.
 	a, b, fa, fb := lo, hi, glo, ghi
 	c, fc := a, fa

@@ -1,0 +1,4 @@
+package main
+
+// Every notion's figures are registered for reproduce.
+import _ "github.com/featuredp/featuredp/notions/all"

@@ -1,0 +1,13 @@
+// Package all registers every notion's figures: importing it (as the
+// featuredp command and dpnb do) makes them available to the experiments
+// registry. A new notion is one new folder under notions/ plus one line
+// here.
+package all
+
+import (
+	_ "github.com/featuredp/featuredp/notions/bcdp"     // BCDP
+	_ "github.com/featuredp/featuredp/notions/corrdp"   // CorrDP
+	_ "github.com/featuredp/featuredp/notions/dpsgd"    // DP-SGD accounting
+	_ "github.com/featuredp/featuredp/notions/fdp"      // feature DP
+	_ "github.com/featuredp/featuredp/notions/smoothdp" // smooth RDP
+)

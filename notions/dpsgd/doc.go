@@ -1,0 +1,4 @@
+// Package dpsgd holds the figures of the RDP accountant of DP-SGD itself:
+// ε versus steps and noise calibration, against the reference values of
+// Opacus and TF Privacy (see docs/accounting.md).
+package dpsgd
