@@ -220,8 +220,10 @@ func (s Schema) WithRole(role Role, names ...string) (Schema, error) {
 
 // DefaultSchema builds a conservative schema for df: label is the Label
 // (pass "" for an Unsupervised task), every other column is Sensitive,
-// String columns are Categorical and numeric columns Continuous. Only the
-// column types are read, never the values. Adjust roles with WithRole.
+// String columns are Categorical and numeric columns Continuous, except
+// that the label of a Classification task is always Categorical (so a 0/1
+// integer label works as it is; its classes are its distinct values). Only
+// the column types are read, never the values. Adjust roles with WithRole.
 func DefaultSchema(df dataframe.DataFrame, label string, task Task) Schema {
 	s := Schema{Task: task}
 	names := df.Names()
@@ -233,6 +235,9 @@ func DefaultSchema(df dataframe.DataFrame, label string, task Task) Schema {
 		}
 		if name == label {
 			c.Role = Label
+			if task == Classification {
+				c.Kind = Categorical
+			}
 		}
 		s.Columns = append(s.Columns, c)
 	}

@@ -191,3 +191,30 @@ func ExampleSchema() {
 	// data: column "age" (sensitive, continuous) has 1 missing value(s) (NaN, empty or "?"), the first at row 1 (0-based); drop them (DropMissing) or mark the column Ignore: missing values
 	// data: continuous column "charges" has 1 non-numeric or non-finite value(s), the first at row 1 (0-based): "n/a"; make it Categorical or clean it: non-numeric value in a continuous column
 }
+
+// A 0/1 integer label works for classification with the default schema:
+// it is Categorical whatever its column type, validates and encodes into
+// the classes 0 and 1.
+func TestDefaultSchemaIntegerLabel(t *testing.T) {
+	df := dataframe.New(
+		series.New([]float64{1.5, 2, 3.5, 4}, series.Float, "x"),
+		series.New([]int{0, 1, 1, 0}, series.Int, "y"),
+	)
+	s := DefaultSchema(df, "y", Classification)
+	if c, _ := s.Lookup("y"); c.Kind != Categorical || c.Role != Label {
+		t.Fatalf("label column %+v, want a Categorical Label", c)
+	}
+	if err := s.Validate(df); err != nil {
+		t.Fatalf("a 0/1 integer label does not validate: %v", err)
+	}
+	enc, err := Encode(df, s, EncodeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := enc.Y; len(got) != 4 || got[0] != 0 || got[1] != 1 || got[2] != 1 || got[3] != 0 {
+		t.Errorf("encoded labels %v, want [0 1 1 0]", got)
+	}
+	if r := DefaultSchema(df, "y", Regression); r.Columns[1].Kind != Continuous {
+		t.Errorf("a regression label stays Continuous: %+v", r.Columns[1])
+	}
+}
