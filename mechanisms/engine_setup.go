@@ -1,0 +1,318 @@
+package mechanisms
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/featuredp/featuredp/accounting"
+	"github.com/featuredp/featuredp/design"
+	"github.com/featuredp/featuredp/internal/valid"
+	"github.com/featuredp/featuredp/models"
+)
+
+// This file validates a Config and builds the trainer (buffers, streams,
+// the public term, the privacy phases).
+
+// exampleChunk is the number of per-example gradients materialised at a
+// time.
+const exampleChunk = 64
+
+// trainer is a validated configuration plus the run's buffers.
+type trainer struct {
+	cfg      Config
+	model    models.Model
+	data     *design.Data
+	p, n     int
+	sampler  Sampler
+	full     bool    // FullBatch sampler
+	m        float64 // expected batch size
+	sched    Schedule
+	radius   float64
+	std      []float64 // nil: no noise
+	ghostN   models.GradNormer
+	ghostW   models.WeightedGradSummer
+	pub      bool // public term present
+	pubPriv  bool // public term used in private steps
+	subtract bool
+	pubModel models.Model
+	pubData  *design.Data
+	pubM     int
+	same     bool  // PublicTerm.SameBatch in the private steps
+	batch    []int // the last private batch
+	alpha    float64
+	phases   []accounting.Phase
+	note     string
+
+	theta, grad, pubGrad, pe, pe2, norms, weights []float64
+	idx, pubIdx, all                              []int
+	rngS, rngP, rngN                              *rand.Rand
+}
+
+// checkModelData validates a model against its data.
+func checkModelData(what string, m models.Model, d *design.Data) error {
+	if d.D != m.NumFeatures() {
+		return fmt.Errorf("mechanisms: %s has %d features, its model expects %d", what, d.D, m.NumFeatures())
+	}
+	if lc, ok := m.(models.LabelChecker); ok {
+		if err := lc.CheckLabels(d); err != nil {
+			return fmt.Errorf("mechanisms: %s: %w", what, err)
+		}
+	}
+	return nil
+}
+
+// newTrainer validates cfg and resolves its defaults (no buffers yet).
+func newTrainer(cfg Config) (*trainer, error) {
+	t := &trainer{cfg: cfg, model: cfg.Model, data: cfg.Data}
+	for _, step := range []func() error{t.setModel, t.setSampler, t.setNoise, t.setOptimisation, t.setPublicTerm, t.setPhases} {
+		if err := step(); err != nil {
+			return nil, err
+		}
+	}
+	return t, nil
+}
+
+// setModel validates the model, the data, the step count and the initial
+// parameters.
+func (t *trainer) setModel() error {
+	cfg := t.cfg
+	if valid.IsNil(cfg.Model) {
+		return errors.New("mechanisms: Config.Model is nil")
+	}
+	if err := checkDataArg("Config.Data", cfg.Data); err != nil {
+		return err
+	}
+	t.p, t.n = cfg.Model.NumParams(), cfg.Data.N
+	if t.p <= 0 {
+		return fmt.Errorf("mechanisms: model has %d parameters, want > 0", t.p)
+	}
+	if err := checkModelData("Config.Data", cfg.Model, cfg.Data); err != nil {
+		return err
+	}
+	if cfg.Steps <= 0 {
+		return fmt.Errorf("mechanisms: Config.Steps = %d, want ≥ 1", cfg.Steps)
+	}
+	if cfg.Init != nil {
+		if len(cfg.Init) != t.p {
+			return fmt.Errorf("mechanisms: Config.Init has length %d, model has %d parameters", len(cfg.Init), t.p)
+		}
+		for j, v := range cfg.Init {
+			if !valid.Finite(v) {
+				return fmt.Errorf("mechanisms: Config.Init[%d] = %v, want finite", j, v)
+			}
+		}
+	}
+	return nil
+}
+
+// setSampler validates the sampler (default FullBatch) and its expected
+// batch size.
+func (t *trainer) setSampler() error {
+	t.sampler = t.cfg.Sampler
+	if t.sampler == nil {
+		t.sampler = FullBatch{}
+	}
+	if valid.IsNil(t.sampler) {
+		return fmt.Errorf("mechanisms: Config.Sampler is a nil %T", t.sampler)
+	}
+	if err := t.sampler.Validate(t.n); err != nil {
+		return fmt.Errorf("mechanisms: Config.Sampler: %w", err)
+	}
+	if st, ok := t.sampler.(Stateful); ok {
+		t.sampler = st.Fresh()
+	}
+	switch t.sampler.(type) {
+	case FullBatch, *FullBatch:
+		t.full = true
+	}
+	t.m = t.sampler.Expected(t.n)
+	if !valid.Finite(t.m) || t.m <= 0 {
+		return fmt.Errorf("mechanisms: expected batch size %v of sampler %T, want finite > 0 (a Poisson rate of 0 samples nothing)", t.m, t.sampler)
+	}
+	return nil
+}
+
+// setNoise validates clipping, the noise plan and the normalisation.
+func (t *trainer) setNoise() error {
+	cfg := t.cfg
+	switch cfg.Clip {
+	case ClipNone:
+		if cfg.ClipNorm != 0 {
+			return fmt.Errorf("mechanisms: Config.ClipNorm = %v with Clip = none (set Clip)", cfg.ClipNorm)
+		}
+	case ClipPerExample, ClipBatch:
+		if !valid.Finite(cfg.ClipNorm) || cfg.ClipNorm <= 0 {
+			return fmt.Errorf("mechanisms: Config.ClipNorm = %v with %v clipping, want finite > 0", cfg.ClipNorm, cfg.Clip)
+		}
+	default:
+		return fmt.Errorf("mechanisms: unknown Config.Clip %v", cfg.Clip)
+	}
+	if err := cfg.Noise.Validate(t.p); err != nil {
+		return fmt.Errorf("mechanisms: Config.Noise: %w", err)
+	}
+	if cfg.Noise != nil {
+		t.std = cfg.Noise.Std
+	}
+	if cfg.Normalize != NormalizeExpected && cfg.Normalize != NormalizeRealised {
+		return fmt.Errorf("mechanisms: unknown Config.Normalize %v", cfg.Normalize)
+	}
+	return nil
+}
+
+// setOptimisation validates the optimizer, the schedule, the projection
+// radius and the trace interval.
+func (t *trainer) setOptimisation() error {
+	cfg := t.cfg
+	if valid.IsNil(cfg.Optimizer) {
+		return errors.New("mechanisms: Config.Optimizer is nil (use SGD{LR: …}, Momentum or Adam)")
+	}
+	if err := cfg.Optimizer.Validate(); err != nil {
+		return fmt.Errorf("mechanisms: Config.Optimizer: %w", err)
+	}
+	t.sched = cfg.Schedule
+	if t.sched == nil {
+		t.sched = Constant()
+	}
+	if !(cfg.ProjectRadius >= 0) || math.IsInf(cfg.ProjectRadius, -1) {
+		return fmt.Errorf("mechanisms: Config.ProjectRadius = %v, want ≥ 0 (0 = no projection)", cfg.ProjectRadius)
+	}
+	t.radius = cfg.ProjectRadius
+	if math.IsInf(t.radius, 1) {
+		t.radius = 0
+	}
+	if cfg.TraceEvery < 0 {
+		return fmt.Errorf("mechanisms: Config.TraceEvery = %d, want ≥ 0", cfg.TraceEvery)
+	}
+	return nil
+}
+
+// setPublicTerm validates public pre-training and the public term, then
+// chooses ghost clipping (the clipped sum from per-example norms, no
+// materialised per-example gradients) where the model supports it.
+func (t *trainer) setPublicTerm() error {
+	cfg := t.cfg
+	if cfg.PublicPretrainSteps < 0 {
+		return fmt.Errorf("mechanisms: Config.PublicPretrainSteps = %d, want ≥ 0", cfg.PublicPretrainSteps)
+	}
+	if cfg.PublicPretrainSteps > 0 && cfg.Public == nil {
+		return errors.New("mechanisms: Config.PublicPretrainSteps > 0 needs Config.Public")
+	}
+	if pt := cfg.Public; pt != nil {
+		if err := t.setPublic(pt); err != nil {
+			return err
+		}
+	}
+	if cfg.Clip == ClipPerExample && !t.subtract {
+		gn, ok1 := cfg.Model.(models.GradNormer)
+		gw, ok2 := cfg.Model.(models.WeightedGradSummer)
+		if ok1 && ok2 {
+			t.ghostN, t.ghostW = gn, gw
+		}
+	}
+	return nil
+}
+
+// setPublic validates and resolves the public term.
+func (t *trainer) setPublic(pt *PublicTerm) error {
+	t.pub = true
+	t.pubPriv = !pt.PretrainOnly
+	t.subtract = pt.SubtractFromPrivate && t.pubPriv
+	if pt.SameBatch && pt.PretrainOnly {
+		return errors.New("mechanisms: Public.SameBatch with PretrainOnly: the private steps have no public term")
+	}
+	t.same = pt.SameBatch
+	if pt.PretrainOnly && t.cfg.PublicPretrainSteps == 0 {
+		return errors.New("mechanisms: Public.PretrainOnly with PublicPretrainSteps = 0 would never use the public term")
+	}
+	if !valid.Finite(pt.Alpha) || pt.Alpha <= 0 {
+		return fmt.Errorf("mechanisms: Public.Alpha = %v, want finite > 0 (α weights the private gradient; use PublicPretrainSteps for public-only steps)", pt.Alpha)
+	}
+	t.alpha = pt.Alpha
+	t.pubModel = pt.Model
+	if t.pubModel == nil {
+		t.pubModel = t.cfg.Model
+	}
+	if valid.IsNil(t.pubModel) {
+		return errors.New("mechanisms: Public.Model is a nil pointer")
+	}
+	if t.pubModel.NumParams() != t.p {
+		return fmt.Errorf("mechanisms: Public.Model has %d parameters, Config.Model has %d", t.pubModel.NumParams(), t.p)
+	}
+	t.pubData = pt.Data
+	if t.pubData == nil {
+		t.pubData = t.cfg.Data
+	} else if err := checkDataArg("Public.Data", t.pubData); err != nil {
+		return err
+	}
+	if t.pubData.N != t.n {
+		return fmt.Errorf("mechanisms: Public.Data has %d rows, Config.Data has %d (Ψ(X) must have the same rows)", t.pubData.N, t.n)
+	}
+	if err := checkModelData("Public.Data", t.pubModel, t.pubData); err != nil {
+		return err
+	}
+	t.pubM = pt.BatchSize
+	if t.pubM < 0 {
+		return fmt.Errorf("mechanisms: Public.BatchSize = %d, want ≥ 0 (0 = expected private batch size)", t.pubM)
+	}
+	if t.pubM == 0 {
+		t.pubM = max(1, int(math.Round(t.m)))
+	}
+	if t.pubM > t.n {
+		return fmt.Errorf("mechanisms: Public.BatchSize m' = %d exceeds the %d rows", t.pubM, t.n)
+	}
+	return nil
+}
+
+// setPhases decides what the accountant may be told, and checks that a
+// plan's Multiplier is delivered.
+func (t *trainer) setPhases() error {
+	cfg := t.cfg
+	switch {
+	case cfg.Noise == nil:
+		t.note = "no noise plan: training is not private"
+		return nil
+	case cfg.Noise.Multiplier == 0:
+		t.note = "the noise plan has no Multiplier (Standard/Semi/Weighted plans need notion-specific accounting)"
+		return nil
+	case cfg.Clip != ClipPerExample:
+		t.note = fmt.Sprintf("clipping is %v: the subsampled-Gaussian accountant needs per-example clipping", cfg.Clip)
+		return nil
+	}
+	// Multiplier with per-example clipping: the noise on the clipped sum
+	// has std ≥ min_j σ_j·m in every direction, i.e. z_eff = min σ_j·m/C.
+	minStd := math.Inf(1)
+	for _, s := range t.std {
+		minStd = min(minStd, s)
+	}
+	zEff := minStd * t.m / cfg.ClipNorm
+	if z := cfg.Noise.Multiplier; z > zEff*(1+1e-9) {
+		return fmt.Errorf("mechanisms: noise plan claims multiplier z = %v but delivers only min σ_j·m/C = %v·%v/%v = %v", z, minStd, t.m, cfg.ClipNorm, zEff)
+	}
+	var q float64
+	switch s := t.sampler.(type) {
+	case FullBatch, *FullBatch:
+		q = 1
+	case Poisson:
+		q = s.Rate
+	case *Poisson:
+		q = s.Rate
+	default:
+		t.note = fmt.Sprintf("sampler %T is not Poisson or FullBatch: the Poisson-subsampled RDP accountant does not cover it", t.sampler)
+		return nil
+	}
+	if q < 1 && cfg.Normalize != NormalizeExpected {
+		t.note = "Poisson batches normalised by the realised size: the noise multiplier is not fixed, no phase"
+		return nil
+	}
+	if t.same && q < 1 {
+		t.note = "Public.SameBatch: the public gradient on the private batch reveals which steps sampled a record, so there is no amplification by subsampling; use accounting.FDPSingleBatchEpsilon"
+		return nil
+	}
+	t.phases = []accounting.Phase{{SampleRate: q, NoiseMultiplier: cfg.Noise.Multiplier, Steps: cfg.Steps}}
+	return nil
+}
+
+// checkDataArg returns an error if d is nil or malformed (see design.Data.Check).
+func checkDataArg(what string, d *design.Data) error { return d.Check(what) }
