@@ -10,9 +10,13 @@
 // comes only from its own Seed (see [CellSeed]). [Summarize] aggregates the
 // rows per (method, x, metric).
 //
-// Figures register themselves in a [Registry] from init functions; the
-// package-level [Register], [Figures], [Lookup] and [Select] use the default
-// registry that the featuredp command and the notebooks read.
+// The package knows no paper: each notion under notions/ defines its
+// figures and registers them in the default [Registry] from its init
+// function (the notions/all package imports every notion, and the featuredp
+// command and dpnb import notions/all). [Register], [Figures], [Lookup],
+// [Select] and [Papers] use that registry. A cell carries a typed
+// [CellConfig] defined by its notion; [Parallel] is the one worker pool and
+// [Memo] the one memo cache (scoped to an [Env]) of the project.
 package experiments
 
 import (
@@ -21,6 +25,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 )
 
@@ -47,8 +52,8 @@ func ParseProfile(s string) (Profile, error) {
 	return "", fmt.Errorf("experiments: unknown profile %q (valid: quick, full)", s)
 }
 
-// Papers lists the valid values of Figure.Paper, in display order.
-var Papers = []string{"corrdp", "fdp", "bcdp", "smoothdp", "accounting"}
+// paperID is the form of a paper id: a lower-case word, e.g. "corrdp".
+var paperID = regexp.MustCompile(`^[a-z][a-z0-9]*$`)
 
 // PlotKind says how a figure is drawn.
 type PlotKind int
@@ -169,7 +174,7 @@ func (pv PaperValue) Ours(sums []Summary) (float64, bool) {
 // Figure is a paper figure as a value.
 type Figure struct {
 	ID     string // unique id, "<paper>-<name>", e.g. "corrdp-fig1a"
-	Paper  string // one of Papers
+	Paper  string // the paper (notion) id, a lower-case word: "corrdp", "fdp", …
 	Title  string
 	XLabel string
 	YLabel string
@@ -206,8 +211,11 @@ func (f Figure) Validate() error {
 	if strings.ContainsAny(f.ID, " \t\n/\\,") {
 		return fmt.Errorf("experiments: figure id %q contains a space, comma or slash", f.ID)
 	}
-	if !validPaper(f.Paper) {
-		return fmt.Errorf("experiments: figure %s: unknown paper %q (valid: %s)", f.ID, f.Paper, strings.Join(Papers, ", "))
+	if !paperID.MatchString(f.Paper) {
+		return fmt.Errorf("experiments: figure %s: paper id %q is not a lower-case word", f.ID, f.Paper)
+	}
+	if !strings.HasPrefix(f.ID, f.Paper+"-") {
+		return fmt.Errorf("experiments: figure %s: id does not start with its paper %q and a dash", f.ID, f.Paper)
 	}
 	if f.Cells == nil || f.Run == nil {
 		return fmt.Errorf("experiments: figure %s: Cells and Run must both be set", f.ID)
@@ -216,15 +224,6 @@ func (f Figure) Validate() error {
 		return fmt.Errorf("experiments: figure %s: invalid plot kind %d", f.ID, int(f.Plot))
 	}
 	return nil
-}
-
-func validPaper(p string) bool {
-	for _, q := range Papers {
-		if p == q {
-			return true
-		}
-	}
-	return false
 }
 
 // MissingDatasets returns the names in f.Datasets that are not regular files

@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -44,6 +45,19 @@ func (r *Registry) Figures() []Figure {
 	return out
 }
 
+// Papers returns the sorted paper ids of the registered figures (each
+// notion registers its own figures, so its paper id comes with them).
+func (r *Registry) Papers() []string {
+	var out []string
+	for _, f := range r.Figures() {
+		if !slices.Contains(out, f.Paper) {
+			out = append(out, f.Paper)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
 // Lookup returns the figure with the given id.
 func (r *Registry) Lookup(id string) (Figure, bool) {
 	r.mu.RLock()
@@ -78,16 +92,11 @@ func (r *Registry) Select(args []string) ([]Figure, error) {
 			for _, f := range all {
 				add(f)
 			}
-		case validPaper(strings.ToLower(a)):
-			n := 0
+		case slices.Contains(r.Papers(), strings.ToLower(a)):
 			for _, f := range all {
 				if f.Paper == strings.ToLower(a) {
 					add(f)
-					n++
 				}
-			}
-			if n == 0 {
-				return nil, fmt.Errorf("experiments: paper %q has no registered figures yet", a)
 			}
 		default:
 			f, ok := r.Lookup(a)
@@ -97,7 +106,7 @@ func (r *Registry) Select(args []string) ([]Figure, error) {
 					ids[i] = g.ID
 				}
 				return nil, fmt.Errorf("experiments: unknown figure or paper %q (valid: all, %s, %s)",
-					a, strings.Join(Papers, ", "), strings.Join(ids, ", "))
+					a, strings.Join(r.Papers(), ", "), strings.Join(ids, ", "))
 			}
 			add(f)
 		}
@@ -129,3 +138,6 @@ func Lookup(id string) (Figure, bool) { return Default.Lookup(id) }
 // Select resolves arguments against the default registry (see
 // Registry.Select).
 func Select(args []string) ([]Figure, error) { return Default.Select(args) }
+
+// Papers returns the paper ids of the default registry's figures.
+func Papers() []string { return Default.Papers() }

@@ -33,9 +33,10 @@ func TestRegistryRegister(t *testing.T) {
 		{"duplicate", dummyFigure("bcdp-fig3", "bcdp"), "already registered"},
 		{"empty id", dummyFigure("", "bcdp"), "empty ID"},
 		{"space in id", dummyFigure("a b", "bcdp"), "space"},
-		{"unknown paper", dummyFigure("x-1", "nature"), "unknown paper"},
-		{"no run", Figure{ID: "x", Paper: "fdp", Cells: dummyFigure("x", "fdp").Cells}, "must both be set"},
-		{"bad plot", func() Figure { f := dummyFigure("y", "fdp"); f.Plot = 9; return f }(), "plot kind"},
+		{"bad paper id", dummyFigure("Nature-1", "Nature"), "not a lower-case word"},
+		{"id without its paper", dummyFigure("x-1", "fdp"), "does not start with its paper"},
+		{"no run", Figure{ID: "fdp-x", Paper: "fdp", Cells: dummyFigure("fdp-x", "fdp").Cells}, "must both be set"},
+		{"bad plot", func() Figure { f := dummyFigure("fdp-y", "fdp"); f.Plot = 9; return f }(), "plot kind"},
 	}
 	for _, tc := range bad {
 		err := r.Register(tc.f)
@@ -68,8 +69,8 @@ func TestRegistrySelect(t *testing.T) {
 		{[]string{"all"}, []string{"bcdp-fig3", "fdp-a", "fdp-b"}, ""},
 		{[]string{"fdp"}, []string{"fdp-a", "fdp-b"}, ""},
 		{[]string{"fdp-b", "bcdp", "fdp"}, []string{"fdp-b", "bcdp-fig3", "fdp-a"}, ""},
-		{[]string{"nope"}, nil, "unknown figure or paper \"nope\" (valid: all, corrdp, fdp, bcdp, smoothdp, accounting, bcdp-fig3, fdp-a, fdp-b)"},
-		{[]string{"corrdp"}, nil, "no registered figures"},
+		{[]string{"nope"}, nil, "unknown figure or paper \"nope\" (valid: all, bcdp, fdp, bcdp-fig3, fdp-a, fdp-b)"},
+		{[]string{"corrdp"}, nil, "unknown figure or paper \"corrdp\""}, // papers come from registered figures
 	}
 	for _, tc := range cases {
 		got, err := r.Select(tc.args)
