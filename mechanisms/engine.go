@@ -109,7 +109,7 @@ type PublicTerm struct {
 	// with m the expected private batch size, instead of on an independent
 	// uniform batch: the single-batch ablation the paper warns against
 	// (fdp.md §2.3). It loses amplification by subsampling, so Result.Phases
-	// is then empty; account with accounting.FDPSingleBatchEpsilon.
+	// is then empty; account with fdp.SingleBatchEpsilon (notions/fdp).
 	// Pre-training steps still use uniform batches of size m'.
 	SameBatch bool
 }
@@ -495,7 +495,7 @@ func (t *trainer) setPhases() error {
 		return nil
 	}
 	if t.same && q < 1 {
-		t.note = "Public.SameBatch: the public gradient on the private batch reveals which steps sampled a record, so there is no amplification by subsampling; use accounting.FDPSingleBatchEpsilon"
+		t.note = "Public.SameBatch: the public gradient on the private batch reveals which steps sampled a record, so there is no amplification by subsampling; use fdp.SingleBatchEpsilon"
 		return nil
 	}
 	t.phases = []accounting.Phase{{SampleRate: q, NoiseMultiplier: cfg.Noise.Multiplier, Steps: cfg.Steps}}

@@ -1,4 +1,4 @@
-package mechanisms
+package fdp
 
 import (
 	"context"
@@ -10,45 +10,46 @@ import (
 	"github.com/featuredp/featuredp/accounting"
 	"github.com/featuredp/featuredp/design"
 	"github.com/featuredp/featuredp/internal/valid"
+	"github.com/featuredp/featuredp/mechanisms"
 	"github.com/featuredp/featuredp/models"
 )
 
-// FDPMethod names one of the methods compared in the Feature-DP paper
+// Method names one of the methods compared in the Feature-DP paper
 // (fdp.md §2.6), plus the single-batch ablation (§2.3). The string values
 // are the method names of the tidy experiment CSVs.
-type FDPMethod string
+type Method string
 
 const (
-	// FDPNonPrivate is ordinary training on full records (no privacy).
-	FDPNonPrivate FDPMethod = "NonPrivate"
-	// FDPPublicOnly trains on the public surrogate ℓ_pub(Ψ(x)) only:
+	// NonPrivate is ordinary training on full records (no privacy).
+	NonPrivate Method = "NonPrivate"
+	// PublicOnly trains on the public surrogate ℓ_pub(Ψ(x)) only:
 	// (0, 0)-FDP.
-	FDPPublicOnly FDPMethod = "Public"
-	// FDPDP is DP-SGD from scratch on full records: (ε, δ)-DP, hence
+	PublicOnly Method = "Public"
+	// DP is DP-SGD from scratch on full records: (ε, δ)-DP, hence
 	// (ε, δ)-FDP for every Ψ (Prop. 2).
-	FDPDP FDPMethod = "DP"
-	// FDPDPSGD is public pre-training followed by plain DP-SGD on full
+	DP Method = "DP"
+	// DPSGD is public pre-training followed by plain DP-SGD on full
 	// records: (ε, δ)-FDP (Prop. 2 + Remark 2), not DP.
-	FDPDPSGD FDPMethod = "FDP-DPSGD"
-	// FDPAlg1 is public pre-training followed by Algorithm 1 (two
+	DPSGD Method = "FDP-DPSGD"
+	// Alg1 is public pre-training followed by Algorithm 1 (two
 	// independent batches, ℓ_priv = ℓ − ℓ_pub clipped and noised):
 	// (ε, δ)-FDP (Thm 5).
-	FDPAlg1 FDPMethod = "FDP-Alg1"
-	// FDPSingleBatch is Algorithm 1 with the public gradient computed on the
+	Alg1 Method = "FDP-Alg1"
+	// SingleBatch is Algorithm 1 with the public gradient computed on the
 	// private batch: no amplification; accounted with
-	// accounting.FDPSingleBatchEpsilon ([ext] ablation, fdp.md §2.3).
-	FDPSingleBatch FDPMethod = "FDP-SingleBatch"
+	// SingleBatchEpsilon ([ext] ablation, fdp.md §2.3).
+	SingleBatch Method = "FDP-SingleBatch"
 )
 
-// FDPMethods lists the methods in the order of fdp.md §2.6.
-func FDPMethods() []FDPMethod {
-	return []FDPMethod{FDPNonPrivate, FDPPublicOnly, FDPDP, FDPDPSGD, FDPAlg1, FDPSingleBatch}
+// Methods lists the methods in the order of fdp.md §2.6.
+func Methods() []Method {
+	return []Method{NonPrivate, PublicOnly, DP, DPSGD, Alg1, SingleBatch}
 }
 
-// FDPSetup is the common description of a feature-DP training problem from
-// which FDPConfig builds the engine configuration of each method. Every
+// Setup is the common description of a feature-DP training problem from
+// which EngineConfig builds the engine configuration of each method. Every
 // method is a configuration of Train, not a new loop.
-type FDPSetup struct {
+type Setup struct {
 	// Model is ℓ on full records; Data the full records (required).
 	Model models.Model
 	Data  *design.Data
@@ -77,9 +78,9 @@ type FDPSetup struct {
 
 	// Optimizer is used by every method (required); DPOptimizer, if set,
 	// replaces it for DP and FDP-DPSGD (the paper tunes the two separately).
-	Optimizer, DPOptimizer Optimizer
+	Optimizer, DPOptimizer mechanisms.Optimizer
 	// Schedule is the learning-rate schedule (nil: constant).
-	Schedule Schedule
+	Schedule mechanisms.Schedule
 	// ProjectRadius > 0 projects onto an L2 ball after every step.
 	ProjectRadius float64
 
@@ -93,13 +94,13 @@ type FDPSetup struct {
 	Init []float64
 	// Seed or Streams select the random streams (see Config).
 	Seed    uint64
-	Streams *Streams
+	Streams *mechanisms.Streams
 	// OnStep, if set, is Config.OnStep: called after every step with the
 	// global step number (public pre-training first) and the live θ.
 	OnStep func(t int, theta []float64)
 }
 
-// FDPConfig returns the Train configuration of method for the problem s
+// EngineConfig returns the Train configuration of method for the problem s
 // (fdp.md §2.3, §2.6):
 //
 //	NonPrivate       Model on Data, shuffled batches, no clipping/noise
@@ -107,19 +108,19 @@ type FDPSetup struct {
 //	DP               Poisson(q), per-example clip DPClip, noise z·DPClip, Steps
 //	FDP-DPSGD        PretrainSteps public steps, then DP
 //	FDP-Alg1         PretrainSteps public steps, then Algorithm 1: private
-//	                 model ℓ_priv = ℓ − ℓ_pub (models.FDPDiff, ghost norms),
+//	                 model ℓ_priv = ℓ − ℓ_pub (models.LossDiff, ghost norms),
 //	                 clip C, noise z·C, independent public batch m', weight α
 //	FDP-SingleBatch  as FDP-Alg1 with PublicTerm.SameBatch
 //
 // Privacy (add/remove neighbours, or FDP_i^Ψ with a simulator): DP, FDP-DPSGD
 // and FDP-Alg1 report one Result.Phases entry (q, z, T) — the same ε for
 // the same (q, z, T) (check A8); FDP-SingleBatch reports none.
-func FDPConfig(method FDPMethod, s FDPSetup) (Config, error) {
+func EngineConfig(method Method, s Setup) (mechanisms.Config, error) {
 	if valid.IsNil(s.Model) || s.Data == nil {
-		return Config{}, errors.New("mechanisms: FDPConfig: Model and Data are required")
+		return mechanisms.Config{}, errors.New("fdp: EngineConfig: Model and Data are required")
 	}
 	if valid.IsNil(s.Optimizer) {
-		return Config{}, errors.New("mechanisms: FDPConfig: Optimizer is required")
+		return mechanisms.Config{}, errors.New("fdp: EngineConfig: Optimizer is required")
 	}
 	pubModel, pubData := s.PubModel, s.PubData
 	if valid.IsNil(pubModel) {
@@ -130,20 +131,20 @@ func FDPConfig(method FDPMethod, s FDPSetup) (Config, error) {
 	}
 	n := s.Data.N
 	if n <= 0 {
-		return Config{}, errors.New("mechanisms: FDPConfig: empty data")
+		return mechanisms.Config{}, errors.New("fdp: EngineConfig: empty data")
 	}
-	base := Config{Schedule: s.Schedule, ProjectRadius: s.ProjectRadius, Init: s.Init, Seed: s.Seed, Streams: s.Streams, Optimizer: s.Optimizer,
+	base := mechanisms.Config{Schedule: s.Schedule, ProjectRadius: s.ProjectRadius, Init: s.Init, Seed: s.Seed, Streams: s.Streams, Optimizer: s.Optimizer,
 		OnStep: s.OnStep}
 	m := s.Rate * float64(n)
 	switch method {
-	case FDPNonPrivate, FDPPublicOnly:
+	case NonPrivate, PublicOnly:
 		b := s.NonPrivateBatch
 		if b == 0 {
 			b = max(1, int(math.Round(m)))
 		}
-		sm, err := NewShuffledEpochs(min(b, n))
+		sm, err := mechanisms.NewShuffledEpochs(min(b, n))
 		if err != nil {
-			return Config{}, fmt.Errorf("mechanisms: FDPConfig %s: %w", method, err)
+			return mechanisms.Config{}, fmt.Errorf("fdp: EngineConfig %s: %w", method, err)
 		}
 		steps := s.NonPrivateSteps
 		if steps == 0 {
@@ -151,22 +152,22 @@ func FDPConfig(method FDPMethod, s FDPSetup) (Config, error) {
 		}
 		cfg := base
 		cfg.Model, cfg.Data, cfg.Sampler, cfg.Steps = s.Model, s.Data, sm, steps
-		if method == FDPPublicOnly {
+		if method == PublicOnly {
 			cfg.Model, cfg.Data = pubModel, pubData
 		}
 		return cfg, nil
-	case FDPDP, FDPDPSGD, FDPAlg1, FDPSingleBatch:
+	case DP, DPSGD, Alg1, SingleBatch:
 	default:
-		return Config{}, fmt.Errorf("mechanisms: FDPConfig: unknown method %q", method)
+		return mechanisms.Config{}, fmt.Errorf("fdp: EngineConfig: unknown method %q", method)
 	}
 	if !(s.Rate > 0 && s.Rate <= 1) {
-		return Config{}, fmt.Errorf("mechanisms: FDPConfig %s: Poisson rate q = %v, want in (0, 1]", method, s.Rate)
+		return mechanisms.Config{}, fmt.Errorf("fdp: EngineConfig %s: Poisson rate q = %v, want in (0, 1]", method, s.Rate)
 	}
 	if !(s.Multiplier > 0) || math.IsInf(s.Multiplier, 0) {
-		return Config{}, fmt.Errorf("mechanisms: FDPConfig %s: noise multiplier z = %v, want finite > 0", method, s.Multiplier)
+		return mechanisms.Config{}, fmt.Errorf("fdp: EngineConfig %s: noise multiplier z = %v, want finite > 0", method, s.Multiplier)
 	}
 	clip := s.Clip
-	if method == FDPDP || method == FDPDPSGD {
+	if method == DP || method == DPSGD {
 		if s.DPClip != 0 {
 			clip = s.DPClip
 		}
@@ -175,15 +176,15 @@ func FDPConfig(method FDPMethod, s FDPSetup) (Config, error) {
 		}
 	}
 	if !(clip > 0) || math.IsInf(clip, 0) {
-		return Config{}, fmt.Errorf("mechanisms: FDPConfig %s: clip norm %v, want finite > 0", method, clip)
+		return mechanisms.Config{}, fmt.Errorf("fdp: EngineConfig %s: clip norm %v, want finite > 0", method, clip)
 	}
 	cfg := base
 	cfg.Model, cfg.Data, cfg.Steps = s.Model, s.Data, s.Steps
-	cfg.Sampler = Poisson{Rate: s.Rate}
-	cfg.Clip, cfg.ClipNorm = ClipPerExample, clip
-	plan, err := DPSGD(s.Model.NumParams(), s.Multiplier, clip, m)
+	cfg.Sampler = mechanisms.Poisson{Rate: s.Rate}
+	cfg.Clip, cfg.ClipNorm = mechanisms.ClipPerExample, clip
+	plan, err := mechanisms.DPSGD(s.Model.NumParams(), s.Multiplier, clip, m)
 	if err != nil {
-		return Config{}, fmt.Errorf("mechanisms: FDPConfig %s: %w", method, err)
+		return mechanisms.Config{}, fmt.Errorf("fdp: EngineConfig %s: %w", method, err)
 	}
 	cfg.Noise = plan
 	alpha := s.Alpha
@@ -191,19 +192,19 @@ func FDPConfig(method FDPMethod, s FDPSetup) (Config, error) {
 		alpha = 1
 	}
 	switch method {
-	case FDPDP:
+	case DP:
 		return cfg, nil
-	case FDPDPSGD:
+	case DPSGD:
 		if s.PretrainSteps > 0 {
-			cfg.Public = &PublicTerm{Model: pubModel, Data: pubData, BatchSize: s.PublicBatch, Alpha: 1, PretrainOnly: true}
+			cfg.Public = &mechanisms.PublicTerm{Model: pubModel, Data: pubData, BatchSize: s.PublicBatch, Alpha: 1, PretrainOnly: true}
 			cfg.PublicPretrainSteps = s.PretrainSteps
 		}
 		return cfg, nil
 	}
 	// Algorithm 1 and the single-batch ablation.
-	cfg.Public = &PublicTerm{Model: pubModel, Data: pubData, BatchSize: s.PublicBatch, Alpha: alpha, SameBatch: method == FDPSingleBatch}
+	cfg.Public = &mechanisms.PublicTerm{Model: pubModel, Data: pubData, BatchSize: s.PublicBatch, Alpha: alpha, SameBatch: method == SingleBatch}
 	cfg.PublicPretrainSteps = s.PretrainSteps
-	if diff, err := models.NewFDPDiff(s.Model, pubModel, pubData); err == nil {
+	if diff, err := models.NewLossDiff(s.Model, pubModel, pubData); err == nil {
 		cfg.Model = diff // ghost norms of ∇ℓ − ∇ℓ_pub
 	} else {
 		cfg.Public.SubtractFromPrivate = true // materialised per-example gradients
@@ -211,57 +212,57 @@ func FDPConfig(method FDPMethod, s FDPSetup) (Config, error) {
 	return cfg, nil
 }
 
-// FDPTrain runs FDPConfig(method, s) and returns the result together with
+// Train runs EngineConfig(method, s) and returns the result together with
 // the final parameters (Result.Theta).
-func FDPTrain(ctx context.Context, method FDPMethod, s FDPSetup) (*Result, error) {
-	cfg, err := FDPConfig(method, s)
+func Train(ctx context.Context, method Method, s Setup) (*mechanisms.Result, error) {
+	cfg, err := EngineConfig(method, s)
 	if err != nil {
 		return nil, err
 	}
-	res, err := Train(ctx, cfg)
+	res, err := mechanisms.Train(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", method, err)
 	}
 	return res, nil
 }
 
-// FDPEpsilon returns the ε at δ of a finished run of method: the
+// Epsilon returns the ε at δ of a finished run of method: the
 // Poisson-subsampled Gaussian RDP (Opacus orders, improved conversion) of
 // Result.Phases for DP, FDP-DPSGD and FDP-Alg1 (Thm 5), the binomial-GDP
 // bound for FDP-SingleBatch, 0 for Public and +Inf for NonPrivate.
-func FDPEpsilon(method FDPMethod, s FDPSetup, res *Result, delta float64) (float64, error) {
+func Epsilon(method Method, s Setup, res *mechanisms.Result, delta float64) (float64, error) {
 	switch method {
-	case FDPNonPrivate:
+	case NonPrivate:
 		return math.Inf(1), nil
-	case FDPPublicOnly:
+	case PublicOnly:
 		return 0, nil
-	case FDPSingleBatch:
-		return accounting.FDPSingleBatchEpsilon(s.Rate, s.Multiplier, s.Steps, delta)
+	case SingleBatch:
+		return SingleBatchEpsilon(s.Rate, s.Multiplier, s.Steps, delta)
 	}
 	if res == nil || len(res.Phases) == 0 {
-		return 0, fmt.Errorf("mechanisms: FDPEpsilon %s: no accountable phases", method)
+		return 0, fmt.Errorf("fdp: Epsilon %s: no accountable phases", method)
 	}
 	eps, _, err := accounting.Epsilon(res.Phases, delta, accounting.OrdersOpacus(), accounting.ConversionImproved)
 	return eps, err
 }
 
-// FDPHistogramAttack simulates the K-ary attribute-inference game of check
+// HistogramAttack simulates the K-ary attribute-inference game of check
 // A13 (Thm 4) trials times: the target's attribute a is uniform on K values,
 // the released histogram of the target's bin plus the others' known counts
 // gets N(0, μ^{-2}) noise per bin (μ-GDP for add/remove of the target), and
 // the adversary guesses the argmax after subtracting the known counts. It
 // returns the empirical success rate, to be compared with
-// accounting.FDPGaussianArgmaxSuccess (exact) and the bound
-// accounting.FDPAttributeInferenceBoundGDP(μ, 1/K).
-func FDPHistogramAttack(rng *rand.Rand, k int, mu float64, trials int) (float64, error) {
+// GaussianArgmaxSuccess (exact) and the bound
+// AttributeInferenceBoundGDP(μ, 1/K).
+func HistogramAttack(rng *rand.Rand, k int, mu float64, trials int) (float64, error) {
 	if rng == nil {
-		return 0, ErrNilRand
+		return 0, mechanisms.ErrNilRand
 	}
 	if k < 1 || trials < 1 {
-		return 0, fmt.Errorf("mechanisms: FDPHistogramAttack: K = %d, trials = %d, want ≥ 1", k, trials)
+		return 0, fmt.Errorf("fdp: HistogramAttack: K = %d, trials = %d, want ≥ 1", k, trials)
 	}
 	if !(mu > 0) || math.IsInf(mu, 0) {
-		return 0, fmt.Errorf("mechanisms: FDPHistogramAttack: μ = %v, want finite > 0", mu)
+		return 0, fmt.Errorf("fdp: HistogramAttack: μ = %v, want finite > 0", mu)
 	}
 	sd := 1 / mu
 	wins := 0
