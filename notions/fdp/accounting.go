@@ -8,8 +8,8 @@ package fdp
 // and FDP_r^Ψ (replacement of x by x' with Ψ(x) = Ψ(x'), Def. 5). By Thm 3
 // (composition of simulators) and Thm 5, Algorithm 1 (two independent
 // batches, Poisson private batch) has exactly the add/remove privacy curve of
-// the Poisson-subsampled Gaussian mechanism, so the RDP accountant of this
-// package applies unchanged (Alg1Epsilon). Trade-off functions are in the
+// the Poisson-subsampled Gaussian mechanism, so the RDP accountant of
+// package accounting applies unchanged (Alg1Epsilon). Trade-off functions are in the
 // f-DP language of Dong, Roth & Su (2019); a "power" function is
 // β(α) = 1 − f(α), the largest probability of any event under M(S) given its
 // probability α under the neighbour (or simulator).

@@ -256,19 +256,9 @@ type CriteoOptions struct {
 	BaseRate float64
 }
 
-// CriteoLike draws the synthetic Criteo-like click data of E4 (fdp.md
-// §4.3): Numeric log1p-transformed log-normal counts (standardised), and
-// Categorical features with Zipf(s) frequencies over vocabularies of
-// log-uniform size in [MinVocab, MaxVocab]. The label is Bernoulli of a
-// logistic model whose categorical part (one N(0,1) weight per category,
-// scaled) carries most of the signal; the intercept is set so that the click
-// rate is about BaseRate. Row layout (D = Numeric + Categorical columns):
-// the numeric values, then the category indices as float64. The
-// vocabulary sizes are returned for the embedding model. A stand-in for the
-// Criteo day-0 sample the paper uses.
-//
-// Errors: nil rng, invalid sizes, Zipf ≤ 1, BaseRate outside (0, 1).
-func CriteoLike(o CriteoOptions, rng *rand.Rand) (*design.Data, []int, error) {
+// withDefaults fills the zero fields with the defaults and validates the
+// options.
+func (o CriteoOptions) withDefaults() (CriteoOptions, error) {
 	if o.N == 0 {
 		o.N = 50000
 	}
@@ -297,16 +287,37 @@ func CriteoLike(o CriteoOptions, rng *rand.Rand) (*design.Data, []int, error) {
 		o.BaseRate = 0.25
 	}
 	switch {
-	case rng == nil:
-		return nil, nil, errors.New("fdp: CriteoLike: nil rng")
 	case o.N < 0 || o.Numeric < 0 || o.Categorical < 0 || o.Numeric+o.Categorical == 0:
-		return nil, nil, fmt.Errorf("fdp: CriteoLike: N = %d, %d numeric, %d categorical", o.N, o.Numeric, o.Categorical)
+		return o, fmt.Errorf("fdp: CriteoLike: N = %d, %d numeric, %d categorical", o.N, o.Numeric, o.Categorical)
 	case o.MinVocab < 2 || o.MaxVocab < o.MinVocab:
-		return nil, nil, fmt.Errorf("fdp: CriteoLike: vocabulary range [%d, %d], want 2 ≤ min ≤ max", o.MinVocab, o.MaxVocab)
+		return o, fmt.Errorf("fdp: CriteoLike: vocabulary range [%d, %d], want 2 ≤ min ≤ max", o.MinVocab, o.MaxVocab)
 	case !(o.Zipf > 1):
-		return nil, nil, fmt.Errorf("fdp: CriteoLike: Zipf exponent %v, want > 1", o.Zipf)
+		return o, fmt.Errorf("fdp: CriteoLike: Zipf exponent %v, want > 1", o.Zipf)
 	case !(o.BaseRate > 0 && o.BaseRate < 1):
-		return nil, nil, fmt.Errorf("fdp: CriteoLike: base rate %v, want in (0, 1)", o.BaseRate)
+		return o, fmt.Errorf("fdp: CriteoLike: base rate %v, want in (0, 1)", o.BaseRate)
+	}
+	return o, nil
+}
+
+// CriteoLike draws the synthetic Criteo-like click data of E4 (fdp.md
+// §4.3): Numeric log1p-transformed log-normal counts (standardised), and
+// Categorical features with Zipf(s) frequencies over vocabularies of
+// log-uniform size in [MinVocab, MaxVocab]. The label is Bernoulli of a
+// logistic model whose categorical part (one N(0,1) weight per category,
+// scaled) carries most of the signal; the intercept is set so that the click
+// rate is about BaseRate. Row layout (D = Numeric + Categorical columns):
+// the numeric values, then the category indices as float64. The
+// vocabulary sizes are returned for the embedding model. A stand-in for the
+// Criteo day-0 sample the paper uses.
+//
+// Errors: nil rng, invalid sizes, Zipf ≤ 1, BaseRate outside (0, 1).
+func CriteoLike(o CriteoOptions, rng *rand.Rand) (*design.Data, []int, error) {
+	if rng == nil {
+		return nil, nil, errors.New("fdp: CriteoLike: nil rng")
+	}
+	o, err := o.withDefaults()
+	if err != nil {
+		return nil, nil, err
 	}
 	vocab := make([]int, o.Categorical)
 	zipfs := make([]*rand.Zipf, o.Categorical)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/rand/v2"
 
 	"github.com/featuredp/featuredp/accounting"
 	"github.com/featuredp/featuredp/design"
@@ -122,44 +121,53 @@ func EngineConfig(method Method, s Setup) (mechanisms.Config, error) {
 	if valid.IsNil(s.Optimizer) {
 		return mechanisms.Config{}, errors.New("fdp: EngineConfig: Optimizer is required")
 	}
-	pubModel, pubData := s.PubModel, s.PubData
-	if valid.IsNil(pubModel) {
-		pubModel = s.Model
+	if valid.IsNil(s.PubModel) {
+		s.PubModel = s.Model
 	}
-	if pubData == nil {
-		pubData = s.Data
+	if s.PubData == nil {
+		s.PubData = s.Data
 	}
-	n := s.Data.N
-	if n <= 0 {
+	if s.Data.N <= 0 {
 		return mechanisms.Config{}, errors.New("fdp: EngineConfig: empty data")
 	}
 	base := mechanisms.Config{Schedule: s.Schedule, ProjectRadius: s.ProjectRadius, Init: s.Init, Seed: s.Seed, Streams: s.Streams, Optimizer: s.Optimizer,
 		OnStep: s.OnStep}
-	m := s.Rate * float64(n)
 	switch method {
 	case NonPrivate, PublicOnly:
-		b := s.NonPrivateBatch
-		if b == 0 {
-			b = max(1, int(math.Round(m)))
-		}
-		sm, err := mechanisms.NewShuffledEpochs(min(b, n))
-		if err != nil {
-			return mechanisms.Config{}, fmt.Errorf("fdp: EngineConfig %s: %w", method, err)
-		}
-		steps := s.NonPrivateSteps
-		if steps == 0 {
-			steps = s.PretrainSteps + s.Steps
-		}
-		cfg := base
-		cfg.Model, cfg.Data, cfg.Sampler, cfg.Steps = s.Model, s.Data, sm, steps
-		if method == PublicOnly {
-			cfg.Model, cfg.Data = pubModel, pubData
-		}
-		return cfg, nil
+		return nonPrivateConfig(method, s, base)
 	case DP, DPSGD, Alg1, SingleBatch:
-	default:
-		return mechanisms.Config{}, fmt.Errorf("fdp: EngineConfig: unknown method %q", method)
+		return privateConfig(method, s, base)
 	}
+	return mechanisms.Config{}, fmt.Errorf("fdp: EngineConfig: unknown method %q", method)
+}
+
+// nonPrivateConfig is EngineConfig of NonPrivate and Public (s.PubModel and
+// s.PubData set): shuffled batches, no clipping, no noise.
+func nonPrivateConfig(method Method, s Setup, base mechanisms.Config) (mechanisms.Config, error) {
+	n := s.Data.N
+	b := s.NonPrivateBatch
+	if b == 0 {
+		b = max(1, int(math.Round(s.Rate*float64(n))))
+	}
+	sm, err := mechanisms.NewShuffledEpochs(min(b, n))
+	if err != nil {
+		return mechanisms.Config{}, fmt.Errorf("fdp: EngineConfig %s: %w", method, err)
+	}
+	steps := s.NonPrivateSteps
+	if steps == 0 {
+		steps = s.PretrainSteps + s.Steps
+	}
+	cfg := base
+	cfg.Model, cfg.Data, cfg.Sampler, cfg.Steps = s.Model, s.Data, sm, steps
+	if method == PublicOnly {
+		cfg.Model, cfg.Data = s.PubModel, s.PubData
+	}
+	return cfg, nil
+}
+
+// privateConfig is EngineConfig of DP, FDP-DPSGD, FDP-Alg1 and
+// FDP-SingleBatch (s.PubModel and s.PubData set).
+func privateConfig(method Method, s Setup, base mechanisms.Config) (mechanisms.Config, error) {
 	if !(s.Rate > 0 && s.Rate <= 1) {
 		return mechanisms.Config{}, fmt.Errorf("fdp: EngineConfig %s: Poisson rate q = %v, want in (0, 1]", method, s.Rate)
 	}
@@ -182,29 +190,29 @@ func EngineConfig(method Method, s Setup) (mechanisms.Config, error) {
 	cfg.Model, cfg.Data, cfg.Steps = s.Model, s.Data, s.Steps
 	cfg.Sampler = mechanisms.Poisson{Rate: s.Rate}
 	cfg.Clip, cfg.ClipNorm = mechanisms.ClipPerExample, clip
-	plan, err := mechanisms.DPSGD(s.Model.NumParams(), s.Multiplier, clip, m)
+	plan, err := mechanisms.DPSGD(s.Model.NumParams(), s.Multiplier, clip, s.Rate*float64(s.Data.N))
 	if err != nil {
 		return mechanisms.Config{}, fmt.Errorf("fdp: EngineConfig %s: %w", method, err)
 	}
 	cfg.Noise = plan
-	alpha := s.Alpha
-	if alpha == 0 {
-		alpha = 1
-	}
 	switch method {
 	case DP:
 		return cfg, nil
 	case DPSGD:
 		if s.PretrainSteps > 0 {
-			cfg.Public = &mechanisms.PublicTerm{Model: pubModel, Data: pubData, BatchSize: s.PublicBatch, Alpha: 1, PretrainOnly: true}
+			cfg.Public = &mechanisms.PublicTerm{Model: s.PubModel, Data: s.PubData, BatchSize: s.PublicBatch, Alpha: 1, PretrainOnly: true}
 			cfg.PublicPretrainSteps = s.PretrainSteps
 		}
 		return cfg, nil
 	}
 	// Algorithm 1 and the single-batch ablation.
-	cfg.Public = &mechanisms.PublicTerm{Model: pubModel, Data: pubData, BatchSize: s.PublicBatch, Alpha: alpha, SameBatch: method == SingleBatch}
+	alpha := s.Alpha
+	if alpha == 0 {
+		alpha = 1
+	}
+	cfg.Public = &mechanisms.PublicTerm{Model: s.PubModel, Data: s.PubData, BatchSize: s.PublicBatch, Alpha: alpha, SameBatch: method == SingleBatch}
 	cfg.PublicPretrainSteps = s.PretrainSteps
-	if diff, err := models.NewLossDiff(s.Model, pubModel, pubData); err == nil {
+	if diff, err := models.NewLossDiff(s.Model, s.PubModel, s.PubData); err == nil {
 		cfg.Model = diff // ghost norms of ∇ℓ − ∇ℓ_pub
 	} else {
 		cfg.Public.SubtractFromPrivate = true // materialised per-example gradients
@@ -244,43 +252,4 @@ func Epsilon(method Method, s Setup, res *mechanisms.Result, delta float64) (flo
 	}
 	eps, _, err := accounting.Epsilon(res.Phases, delta, accounting.OrdersOpacus(), accounting.ConversionImproved)
 	return eps, err
-}
-
-// HistogramAttack simulates the K-ary attribute-inference game of check
-// A13 (Thm 4) trials times: the target's attribute a is uniform on K values,
-// the released histogram of the target's bin plus the others' known counts
-// gets N(0, μ^{-2}) noise per bin (μ-GDP for add/remove of the target), and
-// the adversary guesses the argmax after subtracting the known counts. It
-// returns the empirical success rate, to be compared with
-// GaussianArgmaxSuccess (exact) and the bound
-// AttributeInferenceBoundGDP(μ, 1/K).
-func HistogramAttack(rng *rand.Rand, k int, mu float64, trials int) (float64, error) {
-	if rng == nil {
-		return 0, mechanisms.ErrNilRand
-	}
-	if k < 1 || trials < 1 {
-		return 0, fmt.Errorf("fdp: HistogramAttack: K = %d, trials = %d, want ≥ 1", k, trials)
-	}
-	if !(mu > 0) || math.IsInf(mu, 0) {
-		return 0, fmt.Errorf("fdp: HistogramAttack: μ = %v, want finite > 0", mu)
-	}
-	sd := 1 / mu
-	wins := 0
-	for range trials {
-		a := rng.IntN(k)
-		best, arg := math.Inf(-1), -1
-		for j := range k {
-			v := sd * rng.NormFloat64()
-			if j == a {
-				v++
-			}
-			if v > best {
-				best, arg = v, j
-			}
-		}
-		if arg == a {
-			wins++
-		}
-	}
-	return float64(wins) / float64(trials), nil
 }
