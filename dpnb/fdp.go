@@ -15,6 +15,7 @@ import (
 	"github.com/featuredp/featuredp/experiments"
 	"github.com/featuredp/featuredp/mechanisms"
 	"github.com/featuredp/featuredp/models"
+	"github.com/featuredp/featuredp/notions/fdp"
 	"github.com/go-gota/gota/dataframe"
 	fdpseries "github.com/go-gota/gota/series"
 	"gonum.org/v1/plot"
@@ -55,8 +56,8 @@ type FeatureDPConfig struct {
 	// each sensitive column without the model, for the Thm 4
 	// attribute-inference bound; a column missing here gets 1/(number of
 	// its levels) for a categorical column with levels (a uniform prior:
-	// an assumption, not estimated from the private data) and is skipped
-	// otherwise.
+	// an assumption, not estimated from the private data); a column with
+	// neither gets no bound and is listed in FeatureDPResult.NoBound.
 	Ball map[string]float64
 	// Seed seeds the split and the cells.
 	Seed uint64
@@ -77,16 +78,26 @@ type FeatureDPBound struct {
 	Bound  float64
 }
 
+// FeatureDPSkipped is a sensitive column without a Thm 4 bound, and why.
+type FeatureDPSkipped struct {
+	Column string
+	Reason string
+}
+
 // FeatureDPResult is the outcome of FeatureDPvsDP. It renders itself as a
 // table, a plot and markdown (nb.Renderable).
 type FeatureDPResult struct {
 	Results *experiments.Results
 	Summary []experiments.Summary
-	// Multipliers[k] is the calibrated z for Eps[k].
+	// Multipliers[k] is the calibrated z for Eps[k], used by DP and
+	// FDP-Alg1 (NonPrivate and Public add no noise).
 	Eps, Multipliers []float64
 	Bounds           []FeatureDPBound
-	Public, Private  []string
-	Config           FeatureDPConfig
+	// NoBound lists the sensitive columns left out of Bounds, with the
+	// reason (no Ball given and no levels to assume a uniform prior).
+	NoBound         []FeatureDPSkipped
+	Public, Private []string
+	Config          FeatureDPConfig
 }
 
 // FeatureDPvsDP trains a classifier on df four ways — NonPrivate, Public
@@ -101,54 +112,9 @@ type FeatureDPResult struct {
 // protects the sensitive columns only, treating the public columns and the
 // label as known.
 func FeatureDPvsDP(ctx context.Context, df dataframe.DataFrame, cfg FeatureDPConfig) (*FeatureDPResult, error) {
-	if err := cfg.Schema.Validate(df); err != nil {
+	cfg, err := cfg.withDefaults(df)
+	if err != nil {
 		return nil, fmt.Errorf("dpnb: FeatureDPvsDP: %w", err)
-	}
-	if cfg.Schema.Task != data.Classification {
-		return nil, errors.New("dpnb: FeatureDPvsDP: the schema's task must be classification")
-	}
-	if len(cfg.Eps) == 0 {
-		cfg.Eps = []float64{1, 2, 4, 8}
-	}
-	for _, e := range cfg.Eps {
-		if !(e > 0) || math.IsInf(e, 0) {
-			return nil, fmt.Errorf("dpnb: FeatureDPvsDP: target ε = %v, want finite > 0", e)
-		}
-	}
-	if cfg.Delta == 0 {
-		cfg.Delta = 1e-5
-	}
-	if !(cfg.Delta > 0 && cfg.Delta < 1) {
-		return nil, fmt.Errorf("dpnb: FeatureDPvsDP: δ = %v, want in (0, 1)", cfg.Delta)
-	}
-	if cfg.Steps == 0 {
-		cfg.Steps = 300
-	}
-	if cfg.Clip == 0 {
-		cfg.Clip = 1
-	}
-	if cfg.Alpha == 0 {
-		cfg.Alpha = 1
-	}
-	if cfg.LR == 0 {
-		cfg.LR = 1
-	}
-	if cfg.TestFraction == 0 {
-		cfg.TestFraction = 0.25
-	}
-	if cfg.Seeds == 0 {
-		cfg.Seeds = 3
-	}
-	if cfg.Workers == 0 {
-		cfg.Workers = 2
-	}
-	switch {
-	case cfg.Steps < 1 || cfg.Seeds < 1 || cfg.Hidden < 0:
-		return nil, fmt.Errorf("dpnb: FeatureDPvsDP: steps %d, seeds %d, hidden %d", cfg.Steps, cfg.Seeds, cfg.Hidden)
-	case !(cfg.Clip > 0) || !(cfg.Alpha > 0) || !(cfg.LR > 0) || math.IsInf(cfg.Clip+cfg.Alpha+cfg.LR, 0):
-		return nil, fmt.Errorf("dpnb: FeatureDPvsDP: clip %v, α %v, lr %v, want finite > 0", cfg.Clip, cfg.Alpha, cfg.LR)
-	case !(cfg.TestFraction > 0 && cfg.TestFraction < 1):
-		return nil, fmt.Errorf("dpnb: FeatureDPvsDP: test fraction %v, want in (0, 1)", cfg.TestFraction)
 	}
 	enc, err := data.Encode(df, cfg.Schema, cfg.Encode)
 	if err != nil {
@@ -168,53 +134,109 @@ func FeatureDPvsDP(ctx context.Context, df dataframe.DataFrame, cfg FeatureDPCon
 	if len(res.Private) == 0 {
 		return nil, errors.New("dpnb: FeatureDPvsDP: no sensitive column to protect")
 	}
-	trainIdx, testIdx, err := data.SplitIndices(enc.N, cfg.TestFraction, rand.New(rand.NewPCG(cfg.Seed, 0x66647031)))
-	if err != nil {
+	if err := res.train(ctx, enc); err != nil {
 		return nil, fmt.Errorf("dpnb: FeatureDPvsDP: %w", err)
 	}
-	view := func(idx []int, public bool) (*design.Data, error) {
-		x, y := make([]float64, 0, len(idx)*enc.D), make([]float64, len(idx))
-		for k, i := range idx {
-			for j := range enc.D {
-				v := enc.X[i*enc.D+j]
-				if public && enc.Sensitive[j] {
-					v = 0
-				}
-				x = append(x, v)
-			}
-			y[k] = enc.Y[i]
+	if err := res.bounds(); err != nil {
+		return nil, fmt.Errorf("dpnb: FeatureDPvsDP: %w", err)
+	}
+	return res, nil
+}
+
+// withDefaults validates the configuration against df and fills in the
+// defaults (see FeatureDPConfig).
+func (cfg FeatureDPConfig) withDefaults(df dataframe.DataFrame) (FeatureDPConfig, error) {
+	if err := cfg.Schema.Validate(df); err != nil {
+		return cfg, err
+	}
+	if cfg.Schema.Task != data.Classification {
+		return cfg, errors.New("the schema's task must be classification")
+	}
+	if len(cfg.Eps) == 0 {
+		cfg.Eps = []float64{1, 2, 4, 8}
+	}
+	for _, e := range cfg.Eps {
+		if !(e > 0) || math.IsInf(e, 0) {
+			return cfg, fmt.Errorf("target ε = %v, want finite > 0", e)
 		}
-		return design.NewData(x, y, len(idx), enc.D)
 	}
-	train, err := view(trainIdx, false)
-	if err != nil {
-		return nil, err
+	setDefault := func(v *float64, d float64) {
+		if *v == 0 {
+			*v = d
+		}
 	}
-	test, err := view(testIdx, false)
-	if err != nil {
-		return nil, err
+	setDefault(&cfg.Delta, 1e-5)
+	setDefault(&cfg.Clip, 1)
+	setDefault(&cfg.Alpha, 1)
+	setDefault(&cfg.LR, 1)
+	setDefault(&cfg.TestFraction, 0.25)
+	if cfg.Steps == 0 {
+		cfg.Steps = 300
 	}
-	psi, err := view(trainIdx, true)
+	if cfg.Seeds == 0 {
+		cfg.Seeds = 3
+	}
+	if cfg.Workers == 0 {
+		cfg.Workers = 2
+	}
+	switch {
+	case !(cfg.Delta > 0 && cfg.Delta < 1):
+		return cfg, fmt.Errorf("δ = %v, want in (0, 1)", cfg.Delta)
+	case cfg.Steps < 1 || cfg.Seeds < 1 || cfg.Hidden < 0:
+		return cfg, fmt.Errorf("steps %d, seeds %d, hidden %d", cfg.Steps, cfg.Seeds, cfg.Hidden)
+	case !(cfg.Clip > 0) || !(cfg.Alpha > 0) || !(cfg.LR > 0) || math.IsInf(cfg.Clip+cfg.Alpha+cfg.LR, 0):
+		return cfg, fmt.Errorf("clip %v, α %v, lr %v, want finite > 0", cfg.Clip, cfg.Alpha, cfg.LR)
+	case !(cfg.TestFraction > 0 && cfg.TestFraction < 1):
+		return cfg, fmt.Errorf("test fraction %v, want in (0, 1)", cfg.TestFraction)
+	}
+	return cfg, nil
+}
+
+// featureDPData splits enc into training and test rows and returns them
+// with the public view Ψ of the training rows.
+func featureDPData(enc *data.Encoded, cfg FeatureDPConfig) (train, test, psi *design.Data, err error) {
+	trainIdx, testIdx, err := data.SplitIndices(enc.N, cfg.TestFraction, rand.New(rand.NewPCG(cfg.Seed, 0x66647031)))
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
+	}
+	if train, err = fdp.EncodedRows(enc, trainIdx, false); err != nil {
+		return nil, nil, nil, err
+	}
+	if test, err = fdp.EncodedRows(enc, testIdx, false); err != nil {
+		return nil, nil, nil, err
+	}
+	if psi, err = fdp.EncodedRows(enc, trainIdx, true); err != nil {
+		return nil, nil, nil, err
+	}
+	return train, test, psi, nil
+}
+
+// train calibrates z per ε and runs the cells (method × ε × seed).
+func (r *FeatureDPResult) train(ctx context.Context, enc *data.Encoded) error {
+	cfg := r.Config
+	train, test, psi, err := featureDPData(enc, cfg)
+	if err != nil {
+		return err
 	}
 	q := cfg.Rate
 	if q == 0 {
 		q = math.Min(1, 200/float64(train.N))
 	}
 	if !(q > 0 && q <= 1) {
-		return nil, fmt.Errorf("dpnb: FeatureDPvsDP: rate q = %v, want in (0, 1]", q)
+		return fmt.Errorf("rate q = %v, want in (0, 1]", q)
 	}
-	res.Config.Rate = q
+	r.Config.Rate = q
+	zOf := map[float64]float64{}
 	for _, e := range cfg.Eps {
 		z, err := accounting.NoiseMultiplier(e, cfg.Delta, q, cfg.Steps, accounting.OrdersOpacus(), accounting.ConversionImproved)
 		if err != nil {
-			return nil, fmt.Errorf("dpnb: FeatureDPvsDP: calibrating z for ε = %v: %w", e, err)
+			return fmt.Errorf("calibrating z for ε = %v: %w", e, err)
 		}
-		res.Multipliers = append(res.Multipliers, z)
+		r.Multipliers = append(r.Multipliers, z)
+		zOf[e] = z
 	}
+	k := len(enc.Classes)
 	newModel := func() (models.Model, error) {
-		k := len(enc.Classes)
 		switch {
 		case cfg.Hidden > 0:
 			return models.NewMLP(enc.D, cfg.Hidden, k, models.Tanh, models.HeadSoftmaxCE)
@@ -224,64 +246,83 @@ func FeatureDPvsDP(ctx context.Context, df dataframe.DataFrame, cfg FeatureDPCon
 			return models.NewSoftmax(enc.D, k)
 		}
 	}
-	methods := []string{string(mechanisms.FDPNonPrivate), string(mechanisms.FDPPublicOnly), string(mechanisms.FDPDP), string(mechanisms.FDPAlg1)}
+	methods := []string{string(fdp.NonPrivate), string(fdp.PublicOnly), string(fdp.DP), string(fdp.Alg1)}
 	cells := experiments.Grid("dpnb-featuredp", cfg.Seed, methods, cfg.Eps, cfg.Seeds)
 	for i := range cells {
 		cells[i].Seed = experiments.CellSeed(cfg.Seed, "dpnb-featuredp", "", cells[i].X, cells[i].Rep)
-	}
-	zOf := map[float64]float64{}
-	for k, e := range cfg.Eps {
-		zOf[e] = res.Multipliers[k]
+		cells[i].Config = featureDPCell{Method: fdp.Method(cells[i].Method), Z: zOf[cells[i].X]}
 	}
 	run := func(ctx context.Context, c experiments.Cell) ([]experiments.Measurement, error) {
+		cc := c.Config.(featureDPCell)
 		model, err := newModel()
 		if err != nil {
 			return nil, err
 		}
-		s := mechanisms.FDPSetup{Model: model, Data: train, PubData: psi, Rate: q, Multiplier: zOf[c.X], Clip: cfg.Clip,
+		s := fdp.Setup{Model: model, Data: train, PubData: psi, Rate: q, Multiplier: cc.Z, Clip: cfg.Clip,
 			Steps: cfg.Steps, Alpha: cfg.Alpha, Optimizer: mechanisms.SGD{LR: cfg.LR}, Seed: c.Seed}
-		method := mechanisms.FDPMethod(c.Method)
-		out, err := mechanisms.FDPTrain(ctx, method, s)
+		acc, spent, err := fdp.CompareRun(ctx, cc.Method, s, test, cfg.Delta)
 		if err != nil {
 			return nil, err
 		}
-		spent, err := mechanisms.FDPEpsilon(method, s, out, cfg.Delta)
-		if err != nil {
-			return nil, err
+		num := map[string]float64{"epsilon_spent": spent}
+		if cc.private() {
+			num["z"] = cc.Z // NonPrivate and Public add no noise: no multiplier
 		}
-		acc := model.(models.Evaluator).Evaluate(out.Theta, test).Accuracy
-		return []experiments.Measurement{{Metric: "accuracy", Value: acc, Extra: map[string]string{
-			"epsilon_spent": fmt.Sprintf("%.4g", spent), "z": fmt.Sprintf("%.4g", zOf[c.X])}}}, nil
+		return []experiments.Measurement{{Metric: "accuracy", Value: acc, Num: num}}, nil
 	}
 	rr, err := experiments.Run(ctx, cells, run, experiments.RunOptions{Workers: cfg.Workers, Progress: cfg.Progress, Figure: "dpnb-featuredp"})
 	if err != nil {
-		return nil, fmt.Errorf("dpnb: FeatureDPvsDP: %w", err)
+		return err
 	}
-	res.Results = rr
-	res.Summary = experiments.Summarize(rr)
-	// Thm 4 bounds.
-	for _, name := range res.Private {
+	r.Results = rr
+	r.Summary = experiments.Summarize(rr)
+	return nil
+}
+
+// featureDPCell is the Config of a FeatureDPvsDP cell: the method and the
+// noise multiplier calibrated for the cell's ε.
+type featureDPCell struct {
+	Method fdp.Method
+	Z      float64
+}
+
+// String describes the cell configuration for error messages.
+func (c featureDPCell) String() string { return fmt.Sprintf("method=%s, z=%g", c.Method, c.Z) }
+
+// private reports whether the method adds noise (DP, FDP-Alg1).
+func (c featureDPCell) private() bool {
+	return c.Method != fdp.NonPrivate && c.Method != fdp.PublicOnly
+}
+
+// bounds fills Bounds with the Thm 4 bound of every sensitive column at
+// every ε (Ball from Config.Ball, else a uniform prior over the column's
+// levels) and NoBound with the columns that have neither.
+func (r *FeatureDPResult) bounds() error {
+	cfg := r.Config
+	for _, name := range r.Private {
 		ball, ok := cfg.Ball[name]
 		if !ok {
 			col, _ := cfg.Schema.Lookup(name)
-			if len(col.Levels) == 0 {
+			var why string
+			if ball, why, ok = fdp.UniformBall(col); !ok {
+				r.NoBound = append(r.NoBound, FeatureDPSkipped{Column: name, Reason: why})
 				continue
 			}
-			ball = 1 / float64(len(col.Levels))
 		}
 		for _, e := range cfg.Eps {
-			b, err := accounting.FDPAttributeInferenceBound(e, cfg.Delta, ball)
+			b, err := fdp.AttributeInferenceBound(e, cfg.Delta, ball)
 			if err != nil {
-				return nil, fmt.Errorf("dpnb: FeatureDPvsDP: column %s: %w", name, err)
+				return fmt.Errorf("column %s: %w", name, err)
 			}
-			res.Bounds = append(res.Bounds, FeatureDPBound{Column: name, Ball: ball, Eps: e, Bound: b})
+			r.Bounds = append(r.Bounds, FeatureDPBound{Column: name, Ball: ball, Eps: e, Bound: b})
 		}
 	}
-	return res, nil
+	return nil
 }
 
 // Table returns one row per (method, ε): mean and SD of the test accuracy
-// over seeds, and the calibrated z.
+// over seeds, and the calibrated z of DP and FDP-Alg1 (NaN for NonPrivate
+// and Public, which add no noise).
 func (r *FeatureDPResult) Table() dataframe.DataFrame {
 	var meth []string
 	var eps, mean, sd, z []float64
@@ -294,7 +335,11 @@ func (r *FeatureDPResult) Table() dataframe.DataFrame {
 		eps = append(eps, s.X)
 		mean = append(mean, s.Mean)
 		sd = append(sd, s.SD)
-		z = append(z, zOf[s.X])
+		zs := math.NaN() // NonPrivate and Public add no noise
+		if c := (featureDPCell{Method: fdp.Method(s.Method)}); c.private() {
+			zs = zOf[s.X]
+		}
+		z = append(z, zs)
 	}
 	return dataframe.New(fdpseries.New(meth, fdpseries.String, "method"), fdpseries.New(eps, fdpseries.Float, "target_epsilon"),
 		fdpseries.New(mean, fdpseries.Float, "accuracy_mean"), fdpseries.New(sd, fdpseries.Float, "accuracy_sd"),
@@ -333,6 +378,12 @@ func (r *FeatureDPResult) Markdown() string {
 		sort.SliceStable(bs, func(i, j int) bool { return bs[i].Column < bs[j].Column })
 		for _, x := range bs {
 			fmt.Fprintf(&b, "| %s | %.3g | %g | %.4g |\n", x.Column, x.Ball, x.Eps, x.Bound)
+		}
+	}
+	if len(r.NoBound) > 0 {
+		b.WriteString("\nProtected columns without a bound:\n\n")
+		for _, x := range r.NoBound {
+			fmt.Fprintf(&b, "- %s: %s\n", x.Column, x.Reason)
 		}
 	}
 	return b.String()

@@ -36,7 +36,7 @@ func fdpPatients(n int) (dataframe.DataFrame, data.Schema) {
 	return df, schema
 }
 
-func TestFDPFeatureDPvsDP(t *testing.T) {
+func TestFeatureDPvsDP(t *testing.T) {
 	df, schema := fdpPatients(1200)
 	cfg := FeatureDPConfig{Schema: schema, Encode: data.EncodeOptions{DropFirst: true, Scale: data.MinMax,
 		Bounds: map[string]data.Range{"age": {Lo: 20, Hi: 80}}}, Eps: []float64{1, 8}, Steps: 100, Seeds: 2, Seed: 1}
@@ -60,13 +60,41 @@ func TestFDPFeatureDPvsDP(t *testing.T) {
 	if _, err := res.Plot(); err != nil {
 		t.Fatal(err)
 	}
-	// Equal ε for DP and FDP-Alg1.
+	// Equal ε for DP and FDP-Alg1; only they carry a noise multiplier.
 	for _, row := range res.Results.Rows {
+		_, hasZ := row.Number("z")
 		if row.Method == "DP" || row.Method == "FDP-Alg1" {
-			if row.Extra["epsilon_spent"] == "" {
-				t.Fatal("no ε")
+			if e, ok := row.Number("epsilon_spent"); !ok || !(e > 0 && e <= row.X) {
+				t.Fatalf("%s: ε spent %v (%v) at target %v", row.Method, e, ok, row.X)
 			}
+			if !hasZ {
+				t.Errorf("%s row without z", row.Method)
+			}
+		} else if hasZ {
+			t.Errorf("%s row carries a noise multiplier", row.Method)
 		}
+	}
+	tab := res.Table()
+	for i, m := range tab.Col("method").Records() {
+		z := tab.Col("noise_multiplier").Float()[i]
+		if private := m == "DP" || m == "FDP-Alg1"; private == math.IsNaN(z) {
+			t.Errorf("table row %s: noise_multiplier %v", m, z)
+		}
+	}
+	if len(res.NoBound) != 0 {
+		t.Errorf("NoBound %v, want none", res.NoBound)
+	}
+	// A continuous sensitive column without Ball is reported, not bounded.
+	cont := cfg
+	cont.Schema.Columns = append([]data.Column(nil), cfg.Schema.Columns...)
+	cont.Schema.Columns[0].Role, cont.Schema.Columns[1].Role = data.Sensitive, data.Public
+	cont.Eps, cont.Seeds = []float64{8}, 1
+	r2, err := FeatureDPvsDP(context.Background(), df, cont)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r2.Bounds) != 0 || len(r2.NoBound) != 1 || r2.NoBound[0].Column != "age" || !strings.Contains(r2.Markdown(), "without a bound") {
+		t.Errorf("continuous column: bounds %+v, no bound %+v", r2.Bounds, r2.NoBound)
 	}
 	bad := cfg
 	bad.Eps = []float64{-1}

@@ -106,7 +106,7 @@ type PublicTerm struct {
 	// with m the expected private batch size, instead of on an independent
 	// uniform batch: the single-batch ablation the paper warns against
 	// (fdp.md §2.3). It loses amplification by subsampling, so Result.Phases
-	// is then empty; account with accounting.FDPSingleBatchEpsilon.
+	// is then empty; account with fdp.SingleBatchEpsilon (notions/fdp).
 	// Pre-training steps still use uniform batches of size m'.
 	SameBatch bool
 }

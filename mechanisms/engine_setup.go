@@ -307,7 +307,7 @@ func (t *trainer) setPhases() error {
 		return nil
 	}
 	if t.same && q < 1 {
-		t.note = "Public.SameBatch: the public gradient on the private batch reveals which steps sampled a record, so there is no amplification by subsampling; use accounting.FDPSingleBatchEpsilon"
+		t.note = "Public.SameBatch: the public gradient on the private batch reveals which steps sampled a record, so there is no amplification by subsampling; use fdp.SingleBatchEpsilon"
 		return nil
 	}
 	t.phases = []accounting.Phase{{SampleRate: q, NoiseMultiplier: cfg.Noise.Multiplier, Steps: cfg.Steps}}

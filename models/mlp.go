@@ -274,7 +274,7 @@ func (m *MLP) lossOf(o []float64, y float64, i int) float64 {
 }
 
 // mlpRowLoopMax is the largest number of rows handled by the per-row loops;
-// larger batches use the batched matrix products of fdp_mlp.go.
+// larger batches use the batched matrix products of mlp_batched.go.
 const mlpRowLoopMax = 32
 
 // backward runs the forward pass on row i, overwrites s.o with δ2 and s.d1
@@ -340,7 +340,7 @@ func (m *MLP) Loss(theta []float64, data *design.Data, idx []int) float64 {
 	}
 	if n > mlpRowLoopMax {
 		var sum float64
-		m.fdpForEachOutput(theta, data, idx, func(_, i int, o []float64) { sum += m.lossOf(o, data.Y[i], i) })
+		m.batchedForEachOutput(theta, data, idx, func(_, i int, o []float64) { sum += m.lossOf(o, data.Y[i], i) })
 		return sum / float64(n)
 	}
 	s := m.newScratch()
@@ -372,10 +372,10 @@ func (m *MLP) WeightedGradSum(theta []float64, data *design.Data, idx []int, w [
 
 // gradSum adds Σ_k w_k ∇ℓ_{idx[k]} into out; w nil means all weights 1.
 // Batches of more than mlpRowLoopMax rows use the batched matrix products of
-// fdp_mlp.go; smaller ones the row loop below (same values up to rounding).
+// mlp_batched.go; smaller ones the row loop below (same values up to rounding).
 func (m *MLP) gradSum(theta []float64, data *design.Data, idx []int, w []float64, out []float64) {
 	if numRows(data, idx) > mlpRowLoopMax {
-		m.fdpGradSum(theta, data, idx, w, out)
+		m.batchedGradSum(theta, data, idx, w, out)
 		return
 	}
 	hh, kk := m.H, m.K
@@ -459,7 +459,7 @@ func (m *MLP) PerExampleGradNorms(theta []float64, data *design.Data, idx []int,
 	n := numRows(data, idx)
 	checkLen("MLP.PerExampleGradNorms", "out", len(out), n)
 	if n > mlpRowLoopMax {
-		m.fdpGradNorms(theta, data, idx, out)
+		m.batchedGradNorms(theta, data, idx, out)
 		return
 	}
 	s := m.newScratch()
@@ -480,7 +480,7 @@ func (m *MLP) Evaluate(theta []float64, data *design.Data) Metrics {
 	var sum float64
 	correct := 0
 	if data.N > mlpRowLoopMax {
-		m.fdpForEachOutput(theta, data, nil, func(_, i int, o []float64) {
+		m.batchedForEachOutput(theta, data, nil, func(_, i int, o []float64) {
 			y := data.Y[i]
 			sum += m.lossOf(o, y, i)
 			if m.Head == HeadSoftmaxCE && argmax(o) == int(y) {

@@ -1,24 +1,24 @@
-package mechanisms
+package fdp
 
 import (
 	"context"
 	"math/rand/v2"
 	"testing"
 
-	"github.com/featuredp/featuredp/data"
+	"github.com/featuredp/featuredp/mechanisms"
 	"github.com/featuredp/featuredp/models"
 )
 
-// BenchmarkFDPAlg1Step is one Algorithm 1 step of the E3 (Purchase-like)
+// BenchmarkAlg1Step is one Algorithm 1 step of the E3 (Purchase-like)
 // model, 600→128→100 tanh MLP, with per-example clipping of ∇ℓ − ∇ℓ_pub
 // (rank-2 ghost norms, batched matrix products) on a Poisson batch of about
 // 12,300 rows plus a public batch of the same size. The batch size is what
 // matters: n = 49,331 at q = 1/4 gives the batch of n = 197,324 at q = 1/16
 // with a quarter of the memory.
-func BenchmarkFDPAlg1Step(b *testing.B) {
+func BenchmarkAlg1Step(b *testing.B) {
 	const n, q = 49331, 0.25
 	rng := rand.New(rand.NewPCG(1, 2))
-	d, err := data.FDPPurchaseLike(data.FDPPurchaseOptions{N: n}, rng)
+	d, err := PurchaseLike(PurchaseOptions{N: n}, rng)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -26,23 +26,23 @@ func BenchmarkFDPAlg1Step(b *testing.B) {
 	for j := range public {
 		public[j] = j
 	}
-	pad, err := models.FDPGaussianPadding(d, public, rng)
+	pad, err := GaussianPadding(d, public, rng)
 	if err != nil {
 		b.Fatal(err)
 	}
 	mlp, _ := models.NewMLP(600, 128, 100, models.Tanh, models.HeadSoftmaxCE)
-	s := FDPSetup{Model: mlp, Data: d, PubData: pad, Rate: q, Multiplier: 1, Clip: 0.01, Steps: 1, Alpha: 10,
-		Optimizer: Momentum{LR: 0.1, Beta: 0.9}}
-	for _, m := range []FDPMethod{FDPAlg1, FDPDP} {
+	s := Setup{Model: mlp, Data: d, PubData: pad, Rate: q, Multiplier: 1, Clip: 0.01, Steps: 1, Alpha: 10,
+		Optimizer: mechanisms.Momentum{LR: 0.1, Beta: 0.9}}
+	for _, m := range []Method{Alg1, DP} {
 		b.Run(string(m), func(b *testing.B) {
-			cfg, err := FDPConfig(m, s)
+			cfg, err := EngineConfig(m, s)
 			if err != nil {
 				b.Fatal(err)
 			}
 			var batch float64
 			for i := 0; i < b.N; i++ {
 				cfg.Seed = uint64(i)
-				res, err := Train(context.Background(), cfg)
+				res, err := mechanisms.Train(context.Background(), cfg)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -11,19 +11,19 @@ import (
 
 // Batched (matrix-product) forward/backward passes of the MLP, used by
 // MLP.GradSum / WeightedGradSum / PerExampleGradNorms and by the feature-DP
-// difference model FDPDiff (fdp.md §4.2 item 4). Rows are processed in chunks
-// of fdpChunk; within a chunk the passes are gonum BLAS Dgemm calls, whose
+// difference model LossDiff (fdp.md §4.2 item 4). Rows are processed in chunks
+// of batchChunk; within a chunk the passes are gonum BLAS Dgemm calls, whose
 // result does not depend on GOMAXPROCS (each output block is reduced
 // sequentially along the inner dimension, and the blocking depends only on
 // the matrix sizes), so results stay bitwise reproducible.
 
-// fdpChunk is the number of rows per batched pass.
-const fdpChunk = 1024
+// batchChunk is the number of rows per batched pass.
+const batchChunk = 1024
 
-var fdpBLAS gonum.Implementation
+var batchBLAS gonum.Implementation
 
-// fdpMLPBatch holds the activations of one chunk of rows.
-type fdpMLPBatch struct {
+// mlpBatch holds the activations of one chunk of rows.
+type mlpBatch struct {
 	b     int       // rows in the chunk
 	x     []float64 // b×D inputs
 	h, dh []float64 // b×H: φ(a), φ'(a); h holds a before activation
@@ -32,34 +32,34 @@ type fdpMLPBatch struct {
 	loss  []float64 // b
 }
 
-var fdpBatchPool sync.Pool
+var mlpBatchPool sync.Pool
 
-// fdpGetBatch returns a batch with buffers for up to n rows of m.
-func (m *MLP) fdpGetBatch(n int) *fdpMLPBatch {
-	bt, _ := fdpBatchPool.Get().(*fdpMLPBatch)
+// getBatch returns a batch with buffers for up to n rows of m.
+func (m *MLP) getBatch(n int) *mlpBatch {
+	bt, _ := mlpBatchPool.Get().(*mlpBatch)
 	if bt == nil {
-		bt = &fdpMLPBatch{}
+		bt = &mlpBatch{}
 	}
-	bt.x = fdpGrow(bt.x, n*m.D)
-	bt.h = fdpGrow(bt.h, n*m.H)
-	bt.dh = fdpGrow(bt.dh, n*m.H)
-	bt.d1 = fdpGrow(bt.d1, n*m.H)
-	bt.o = fdpGrow(bt.o, n*m.K)
-	bt.loss = fdpGrow(bt.loss, n)
+	bt.x = growTo(bt.x, n*m.D)
+	bt.h = growTo(bt.h, n*m.H)
+	bt.dh = growTo(bt.dh, n*m.H)
+	bt.d1 = growTo(bt.d1, n*m.H)
+	bt.o = growTo(bt.o, n*m.K)
+	bt.loss = growTo(bt.loss, n)
 	return bt
 }
 
-func fdpGrow(s []float64, n int) []float64 {
+func growTo(s []float64, n int) []float64 {
 	if cap(s) < n {
 		return make([]float64, n)
 	}
 	return s[:n]
 }
 
-// fdpPass runs the forward pass on rows idx[start:start+b] (idx nil: rows
+// batchPass runs the forward pass on rows idx[start:start+b] (idx nil: rows
 // start..start+b−1) and, with backward, δ2 (into bt.o) and δ1 (into bt.d1)
 // and the per-row losses.
-func (m *MLP) fdpPass(theta []float64, data *design.Data, idx []int, start, b int, bt *fdpMLPBatch, backward bool) {
+func (m *MLP) batchPass(theta []float64, data *design.Data, idx []int, start, b int, bt *mlpBatch, backward bool) {
 	d, hh, kk := m.D, m.H, m.K
 	bt.b = b
 	x, h, o := bt.x[:b*d], bt.h[:b*hh], bt.o[:b*kk]
@@ -74,13 +74,13 @@ func (m *MLP) fdpPass(theta []float64, data *design.Data, idx []int, start, b in
 		copy(o[r*kk:(r+1)*kk], b2)
 	}
 	// a = X·W1 + b1.
-	fdpBLAS.Dgemm(blas.NoTrans, blas.NoTrans, b, hh, d, 1, x, d, theta[:d*hh], hh, 1, h, hh)
+	batchBLAS.Dgemm(blas.NoTrans, blas.NoTrans, b, hh, d, 1, x, d, theta[:d*hh], hh, 1, h, hh)
 	dh := bt.dh[:b*hh]
 	for j, a := range h {
 		h[j], dh[j] = m.Act.eval(a)
 	}
 	// o = H·W2 + b2.
-	fdpBLAS.Dgemm(blas.NoTrans, blas.NoTrans, b, kk, hh, 1, h, hh, w2, kk, 1, o, kk)
+	batchBLAS.Dgemm(blas.NoTrans, blas.NoTrans, b, kk, hh, 1, h, hh, w2, kk, 1, o, kk)
 	if !backward {
 		return
 	}
@@ -103,19 +103,19 @@ func (m *MLP) fdpPass(theta []float64, data *design.Data, idx []int, start, b in
 	}
 	// δ1 = φ'(a) ⊙ (δ2·W2ᵀ).
 	d1 := bt.d1[:b*hh]
-	fdpBLAS.Dgemm(blas.NoTrans, blas.Trans, b, hh, kk, 1, o, kk, w2, kk, 0, d1, hh)
+	batchBLAS.Dgemm(blas.NoTrans, blas.Trans, b, hh, kk, 1, o, kk, w2, kk, 0, d1, hh)
 	for j := range d1 {
 		d1[j] *= dh[j]
 	}
 }
 
-// fdpAccumulate adds the (already weighted) gradient of a chunk into out:
+// batchAccumulate adds the (already weighted) gradient of a chunk into out:
 // ∇W1 += Xᵀδ1, ∇b1 += Σδ1, ∇W2 += Hᵀδ2, ∇b2 += Σδ2.
-func (m *MLP) fdpAccumulate(bt *fdpMLPBatch, out []float64) {
+func (m *MLP) batchAccumulate(bt *mlpBatch, out []float64) {
 	d, hh, kk, b := m.D, m.H, m.K, bt.b
 	x, h, d1, o := bt.x[:b*d], bt.h[:b*hh], bt.d1[:b*hh], bt.o[:b*kk]
-	fdpBLAS.Dgemm(blas.Trans, blas.NoTrans, d, hh, b, 1, x, d, d1, hh, 1, out[:d*hh], hh)
-	fdpBLAS.Dgemm(blas.Trans, blas.NoTrans, hh, kk, b, 1, h, hh, o, kk, 1, out[m.offW2():m.offB2()], kk)
+	batchBLAS.Dgemm(blas.Trans, blas.NoTrans, d, hh, b, 1, x, d, d1, hh, 1, out[:d*hh], hh)
+	batchBLAS.Dgemm(blas.Trans, blas.NoTrans, hh, kk, b, 1, h, hh, o, kk, 1, out[m.offW2():m.offB2()], kk)
 	gB1 := out[m.offB1():m.offW2()]
 	gB2 := out[m.offB2():]
 	for r := 0; r < b; r++ {
@@ -124,8 +124,8 @@ func (m *MLP) fdpAccumulate(bt *fdpMLPBatch, out []float64) {
 	}
 }
 
-// fdpScaleRows multiplies δ1 and δ2 of row r by w[r].
-func (m *MLP) fdpScaleRows(bt *fdpMLPBatch, w []float64) {
+// batchScaleRows multiplies δ1 and δ2 of row r by w[r].
+func (m *MLP) batchScaleRows(bt *mlpBatch, w []float64) {
 	hh, kk := m.H, m.K
 	for r := 0; r < bt.b; r++ {
 		wr := w[r]
@@ -138,32 +138,32 @@ func (m *MLP) fdpScaleRows(bt *fdpMLPBatch, w []float64) {
 	}
 }
 
-// fdpGradSum adds Σ_k w_k ∇ℓ_{idx[k]} into out (w nil: all ones) with
+// batchedGradSum adds Σ_k w_k ∇ℓ_{idx[k]} into out (w nil: all ones) with
 // batched passes.
-func (m *MLP) fdpGradSum(theta []float64, data *design.Data, idx []int, w []float64, out []float64) {
+func (m *MLP) batchedGradSum(theta []float64, data *design.Data, idx []int, w []float64, out []float64) {
 	n := numRows(data, idx)
-	bt := m.fdpGetBatch(min(n, fdpChunk))
-	defer fdpBatchPool.Put(bt)
-	for start := 0; start < n; start += fdpChunk {
-		b := min(fdpChunk, n-start)
-		m.fdpPass(theta, data, idx, start, b, bt, true)
+	bt := m.getBatch(min(n, batchChunk))
+	defer mlpBatchPool.Put(bt)
+	for start := 0; start < n; start += batchChunk {
+		b := min(batchChunk, n-start)
+		m.batchPass(theta, data, idx, start, b, bt, true)
 		if w != nil {
-			m.fdpScaleRows(bt, w[start:start+b])
+			m.batchScaleRows(bt, w[start:start+b])
 		}
-		m.fdpAccumulate(bt, out)
+		m.batchAccumulate(bt, out)
 	}
 }
 
-// fdpGradNorms writes the ghost norms ‖∇ℓ_i‖ = √((‖x‖²+1)‖δ1‖² + (‖h‖²+1)‖δ2‖²)
+// batchedGradNorms writes the ghost norms ‖∇ℓ_i‖ = √((‖x‖²+1)‖δ1‖² + (‖h‖²+1)‖δ2‖²)
 // with batched passes.
-func (m *MLP) fdpGradNorms(theta []float64, data *design.Data, idx []int, out []float64) {
+func (m *MLP) batchedGradNorms(theta []float64, data *design.Data, idx []int, out []float64) {
 	n := numRows(data, idx)
 	d, hh, kk := m.D, m.H, m.K
-	bt := m.fdpGetBatch(min(n, fdpChunk))
-	defer fdpBatchPool.Put(bt)
-	for start := 0; start < n; start += fdpChunk {
-		b := min(fdpChunk, n-start)
-		m.fdpPass(theta, data, idx, start, b, bt, true)
+	bt := m.getBatch(min(n, batchChunk))
+	defer mlpBatchPool.Put(bt)
+	for start := 0; start < n; start += batchChunk {
+		b := min(batchChunk, n-start)
+		m.batchPass(theta, data, idx, start, b, bt, true)
 		for r := 0; r < b; r++ {
 			ss := (sumSq(bt.x[r*d:(r+1)*d])+1)*sumSq(bt.d1[r*hh:(r+1)*hh]) +
 				(sumSq(bt.h[r*hh:(r+1)*hh])+1)*sumSq(bt.o[r*kk:(r+1)*kk])
@@ -172,7 +172,7 @@ func (m *MLP) fdpGradNorms(theta []float64, data *design.Data, idx []int, out []
 	}
 }
 
-// fdpDiffNorms writes the norms of the per-example gradients of
+// diffNorms writes the norms of the per-example gradients of
 // ℓ_priv = ℓ(θ; x_i) − ℓ_pub(θ; x'_i), both MLPs of the same shape (m on
 // data, pub on pubData, same row indices), with the rank-2 ghost norm of
 // fdp.md §4.2 item 4: for a dense layer with inputs (x, x') and
@@ -185,20 +185,20 @@ func (m *MLP) fdpGradNorms(theta []float64, data *design.Data, idx []int, out []
 // If memo is non-nil it receives the back-propagated errors and hidden
 // activations of both passes, so that a following weighted sum at the same
 // θ and rows (the engine's ghost clipping) need not run the passes again.
-func fdpDiffNorms(m, pub *MLP, theta []float64, data, pubData *design.Data, idx []int, out []float64, memo *fdpDiffMemo) {
+func diffNorms(m, pub *MLP, theta []float64, data, pubData *design.Data, idx []int, out []float64, memo *diffMemo) {
 	n := numRows(data, idx)
 	d, hh, kk := m.D, m.H, m.K
-	c := min(n, fdpChunk)
-	bt, bp := m.fdpGetBatch(c), pub.fdpGetBatch(c)
-	defer fdpBatchPool.Put(bt)
-	defer fdpBatchPool.Put(bp)
+	c := min(n, batchChunk)
+	bt, bp := m.getBatch(c), pub.getBatch(c)
+	defer mlpBatchPool.Put(bt)
+	defer mlpBatchPool.Put(bp)
 	if memo != nil {
 		memo.reset(theta, idx, n, hh, kk)
 	}
-	for start := 0; start < n; start += fdpChunk {
-		b := min(fdpChunk, n-start)
-		m.fdpPass(theta, data, idx, start, b, bt, true)
-		pub.fdpPass(theta, pubData, idx, start, b, bp, true)
+	for start := 0; start < n; start += batchChunk {
+		b := min(batchChunk, n-start)
+		m.batchPass(theta, data, idx, start, b, bt, true)
+		pub.batchPass(theta, pubData, idx, start, b, bp, true)
 		if memo != nil {
 			copy(memo.d1[start*hh:], bt.d1[:b*hh])
 			copy(memo.d1p[start*hh:], bp.d1[:b*hh])
@@ -223,26 +223,26 @@ func fdpDiffNorms(m, pub *MLP, theta []float64, data, pubData *design.Data, idx 
 	}
 }
 
-// fdpForEachOutput runs batched forward passes over the rows idx and calls
+// batchedForEachOutput runs batched forward passes over the rows idx and calls
 // fn(k, i, o) with the outputs o (len K, not softmaxed) of the k-th selected
 // row i, in order.
-func (m *MLP) fdpForEachOutput(theta []float64, data *design.Data, idx []int, fn func(k, i int, o []float64)) {
+func (m *MLP) batchedForEachOutput(theta []float64, data *design.Data, idx []int, fn func(k, i int, o []float64)) {
 	n := numRows(data, idx)
 	kk := m.K
-	bt := m.fdpGetBatch(min(n, fdpChunk))
-	defer fdpBatchPool.Put(bt)
-	for start := 0; start < n; start += fdpChunk {
-		b := min(fdpChunk, n-start)
-		m.fdpPass(theta, data, idx, start, b, bt, false)
+	bt := m.getBatch(min(n, batchChunk))
+	defer mlpBatchPool.Put(bt)
+	for start := 0; start < n; start += batchChunk {
+		b := min(batchChunk, n-start)
+		m.batchPass(theta, data, idx, start, b, bt, false)
 		for r := 0; r < b; r++ {
 			fn(start+r, rowIndex(idx, start+r), bt.o[r*kk:(r+1)*kk])
 		}
 	}
 }
 
-// fdpDiffMemo keeps the per-row errors and hidden activations of the last
-// fdpDiffNorms call (θ and rows copied for an exact match test).
-type fdpDiffMemo struct {
+// diffMemo keeps the per-row errors and hidden activations of the last
+// diffNorms call (θ and rows copied for an exact match test).
+type diffMemo struct {
 	theta                 []float64
 	idx                   []int
 	all                   bool // idx was nil
@@ -250,18 +250,18 @@ type fdpDiffMemo struct {
 	d1, d1p, h, hp, o, op []float64
 }
 
-func (mm *fdpDiffMemo) reset(theta []float64, idx []int, n, hh, kk int) {
+func (mm *diffMemo) reset(theta []float64, idx []int, n, hh, kk int) {
 	mm.theta = append(mm.theta[:0], theta...)
 	mm.idx = append(mm.idx[:0], idx...)
 	mm.all = idx == nil
 	mm.n = n
-	mm.d1, mm.d1p = fdpGrow(mm.d1, n*hh), fdpGrow(mm.d1p, n*hh)
-	mm.h, mm.hp = fdpGrow(mm.h, n*hh), fdpGrow(mm.hp, n*hh)
-	mm.o, mm.op = fdpGrow(mm.o, n*kk), fdpGrow(mm.op, n*kk)
+	mm.d1, mm.d1p = growTo(mm.d1, n*hh), growTo(mm.d1p, n*hh)
+	mm.h, mm.hp = growTo(mm.h, n*hh), growTo(mm.hp, n*hh)
+	mm.o, mm.op = growTo(mm.o, n*kk), growTo(mm.op, n*kk)
 }
 
 // matches reports whether the memo was computed at exactly θ and rows idx.
-func (mm *fdpDiffMemo) matches(theta []float64, idx []int) bool {
+func (mm *diffMemo) matches(theta []float64, idx []int) bool {
 	if mm == nil || len(mm.theta) != len(theta) || mm.all != (idx == nil) || len(mm.idx) != len(idx) {
 		return false
 	}
@@ -278,22 +278,22 @@ func (mm *fdpDiffMemo) matches(theta []float64, idx []int) bool {
 	return true
 }
 
-// fdpDiffWeightedSum adds Σ_k w_k (∇ℓ(θ; x_k) − ∇ℓ_pub(θ; x'_k)) into out from
-// the memo (same θ and rows as the fdpDiffNorms call that filled it).
-func fdpDiffWeightedSum(m, pub *MLP, data, pubData *design.Data, idx []int, w []float64, out []float64, mm *fdpDiffMemo) {
+// diffWeightedSum adds Σ_k w_k (∇ℓ(θ; x_k) − ∇ℓ_pub(θ; x'_k)) into out from
+// the memo (same θ and rows as the diffNorms call that filled it).
+func diffWeightedSum(m, pub *MLP, data, pubData *design.Data, idx []int, w []float64, out []float64, mm *diffMemo) {
 	n := mm.n
 	hh, kk := m.H, m.K
-	c := min(n, fdpChunk)
-	bt := m.fdpGetBatch(c)
-	defer fdpBatchPool.Put(bt)
+	c := min(n, batchChunk)
+	bt := m.getBatch(c)
+	defer mlpBatchPool.Put(bt)
 	for pass := range 2 {
 		src, d1, h, o := data, mm.d1, mm.h, mm.o
 		sign := 1.0
 		if pass == 1 {
 			src, d1, h, o, sign = pubData, mm.d1p, mm.hp, mm.op, -1
 		}
-		for start := 0; start < n; start += fdpChunk {
-			b := min(fdpChunk, n-start)
+		for start := 0; start < n; start += batchChunk {
+			b := min(batchChunk, n-start)
 			bt.b = b
 			for r := 0; r < b; r++ {
 				copy(bt.x[r*m.D:(r+1)*m.D], src.Row(rowIndex(idx, start+r)))
@@ -306,7 +306,7 @@ func fdpDiffWeightedSum(m, pub *MLP, data, pubData *design.Data, idx []int, w []
 				}
 			}
 			copy(bt.h[:b*hh], h[start*hh:(start+b)*hh])
-			m.fdpAccumulate(bt, out)
+			m.batchAccumulate(bt, out)
 		}
 	}
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/featuredp/featuredp/design"
 )
 
-// FDPEmbedLogistic is the Criteo model of the Feature-DP paper (fdp.md
+// EmbedLogistic is the Criteo model of the Feature-DP paper (fdp.md
 // §3.3): logistic regression in which each categorical feature is a sparse
 // embedding of dimension 1 (one scalar weight per category), plus numeric
 // weights and a bias [ext]:
@@ -19,11 +19,11 @@ import (
 // holding the category index (0..Vocab[c]−1) as a float64. Parameter layout:
 // w (Numeric), then e_0 (Vocab[0]), e_1, …, then b. With PublicOnly the
 // categorical terms are dropped ("zero masking": ℓ_pub(θ; x) =
-// logistic(w·x_n + b, y), the paper's public loss); FDPDiff of a full and a
+// logistic(w·x_n + b, y), the paper's public loss); LossDiff of a full and a
 // PublicOnly model is then ℓ_priv = ℓ − ℓ_pub with ghost norm
 // (r − r')²(‖x_n‖² + 1) + r²·C, r = σ(z) − y, r' = σ(z') − y.
 // It is immutable and safe for concurrent use.
-type FDPEmbedLogistic struct {
+type EmbedLogistic struct {
 	Numeric    int
 	Vocab      []int
 	PublicOnly bool
@@ -31,17 +31,17 @@ type FDPEmbedLogistic struct {
 	p          int
 }
 
-// NewFDPEmbedLogistic returns the model. Errors: negative Numeric, a
+// NewEmbedLogistic returns the model. Errors: negative Numeric, a
 // vocabulary size < 1, or no feature at all.
-func NewFDPEmbedLogistic(numeric int, vocab []int, publicOnly bool) (*FDPEmbedLogistic, error) {
+func NewEmbedLogistic(numeric int, vocab []int, publicOnly bool) (*EmbedLogistic, error) {
 	if numeric < 0 || numeric+len(vocab) == 0 {
-		return nil, fmt.Errorf("models: FDPEmbedLogistic: %d numeric and %d categorical features", numeric, len(vocab))
+		return nil, fmt.Errorf("models: EmbedLogistic: %d numeric and %d categorical features", numeric, len(vocab))
 	}
-	m := &FDPEmbedLogistic{Numeric: numeric, Vocab: append([]int(nil), vocab...), PublicOnly: publicOnly}
+	m := &EmbedLogistic{Numeric: numeric, Vocab: append([]int(nil), vocab...), PublicOnly: publicOnly}
 	off := numeric
 	for c, v := range vocab {
 		if v < 1 {
-			return nil, fmt.Errorf("models: FDPEmbedLogistic: vocabulary %d has size %d", c, v)
+			return nil, fmt.Errorf("models: EmbedLogistic: vocabulary %d has size %d", c, v)
 		}
 		m.offs = append(m.offs, off)
 		off += v
@@ -51,16 +51,16 @@ func NewFDPEmbedLogistic(numeric int, vocab []int, publicOnly bool) (*FDPEmbedLo
 }
 
 // NumParams returns Numeric + Σ Vocab + 1.
-func (m *FDPEmbedLogistic) NumParams() int { return m.p }
+func (m *EmbedLogistic) NumParams() int { return m.p }
 
 // NumFeatures returns Numeric + len(Vocab).
-func (m *FDPEmbedLogistic) NumFeatures() int { return m.Numeric + len(m.Vocab) }
+func (m *EmbedLogistic) NumFeatures() int { return m.Numeric + len(m.Vocab) }
 
 // FeatureParams returns the weight of numeric feature j, or all embedding
 // weights of categorical feature j − Numeric.
-func (m *FDPEmbedLogistic) FeatureParams(j int) []int {
+func (m *EmbedLogistic) FeatureParams(j int) []int {
 	if j < 0 || j >= m.NumFeatures() {
-		panic(fmt.Sprintf("models: FDPEmbedLogistic.FeatureParams: feature %d out of range", j))
+		panic(fmt.Sprintf("models: EmbedLogistic.FeatureParams: feature %d out of range", j))
 	}
 	if j < m.Numeric {
 		return []int{j}
@@ -70,25 +70,25 @@ func (m *FDPEmbedLogistic) FeatureParams(j int) []int {
 }
 
 // Init sets θ = 0.
-func (m *FDPEmbedLogistic) Init(theta []float64, _ *rand.Rand) {
-	checkLen("FDPEmbedLogistic.Init", "theta", len(theta), m.p)
+func (m *EmbedLogistic) Init(theta []float64, _ *rand.Rand) {
+	checkLen("EmbedLogistic.Init", "theta", len(theta), m.p)
 	clear(theta)
 }
 
 // CheckLabels checks the feature count, 0/1 labels and category indices.
-func (m *FDPEmbedLogistic) CheckLabels(data *design.Data) error {
-	if err := checkDataErr("FDPEmbedLogistic", data, m.NumFeatures()); err != nil {
+func (m *EmbedLogistic) CheckLabels(data *design.Data) error {
+	if err := checkDataErr("EmbedLogistic", data, m.NumFeatures()); err != nil {
 		return err
 	}
 	for i, y := range data.Y {
 		if y != 0 && y != 1 {
-			return fmt.Errorf("models: FDPEmbedLogistic: label %v at row %d, want 0 or 1", y, i)
+			return fmt.Errorf("models: EmbedLogistic: label %v at row %d, want 0 or 1", y, i)
 		}
 		row := data.Row(i)
 		for c, v := range m.Vocab {
 			k := row[m.Numeric+c]
 			if !(k >= 0 && k < float64(v)) || k != math.Trunc(k) {
-				return fmt.Errorf("models: FDPEmbedLogistic: row %d, categorical %d: index %v outside [0, %d)", i, c, k, v)
+				return fmt.Errorf("models: EmbedLogistic: row %d, categorical %d: index %v outside [0, %d)", i, c, k, v)
 			}
 		}
 	}
@@ -96,7 +96,7 @@ func (m *FDPEmbedLogistic) CheckLabels(data *design.Data) error {
 }
 
 // logit returns z for row x.
-func (m *FDPEmbedLogistic) logit(theta, x []float64) float64 {
+func (m *EmbedLogistic) logit(theta, x []float64) float64 {
 	z := theta[m.p-1]
 	for j := range m.Numeric {
 		z += theta[j] * x[j]
@@ -110,15 +110,15 @@ func (m *FDPEmbedLogistic) logit(theta, x []float64) float64 {
 }
 
 // resid returns r = σ(z) − y and the loss of row i.
-func (m *FDPEmbedLogistic) resid(theta []float64, data *design.Data, i int) (float64, float64) {
+func (m *EmbedLogistic) resid(theta []float64, data *design.Data, i int) (float64, float64) {
 	z := m.logit(theta, data.Row(i))
 	y := data.Y[i]
 	return sigmoid(z) - y, softplus(z) - y*z
 }
 
 // Loss returns the mean logistic loss over idx.
-func (m *FDPEmbedLogistic) Loss(theta []float64, data *design.Data, idx []int) float64 {
-	checkModel("FDPEmbedLogistic", "Loss", theta, m.p, data, m.NumFeatures())
+func (m *EmbedLogistic) Loss(theta []float64, data *design.Data, idx []int) float64 {
+	checkModel("EmbedLogistic", "Loss", theta, m.p, data, m.NumFeatures())
 	n := numRows(data, idx)
 	if n == 0 {
 		return math.NaN()
@@ -132,7 +132,7 @@ func (m *FDPEmbedLogistic) Loss(theta []float64, data *design.Data, idx []int) f
 }
 
 // addGrad adds w·∇ℓ_i into out.
-func (m *FDPEmbedLogistic) addGrad(theta []float64, data *design.Data, i int, w float64, out []float64) {
+func (m *EmbedLogistic) addGrad(theta []float64, data *design.Data, i int, w float64, out []float64) {
 	r, _ := m.resid(theta, data, i)
 	r *= w
 	x := data.Row(i)
@@ -148,29 +148,29 @@ func (m *FDPEmbedLogistic) addGrad(theta []float64, data *design.Data, i int, w 
 }
 
 // GradSum adds Σ ∇ℓ_i into out.
-func (m *FDPEmbedLogistic) GradSum(theta []float64, data *design.Data, idx []int, out []float64) {
-	checkModel("FDPEmbedLogistic", "GradSum", theta, m.p, data, m.NumFeatures())
-	checkLen("FDPEmbedLogistic.GradSum", "out", len(out), m.p)
+func (m *EmbedLogistic) GradSum(theta []float64, data *design.Data, idx []int, out []float64) {
+	checkModel("EmbedLogistic", "GradSum", theta, m.p, data, m.NumFeatures())
+	checkLen("EmbedLogistic.GradSum", "out", len(out), m.p)
 	for k := range numRows(data, idx) {
 		m.addGrad(theta, data, rowIndex(idx, k), 1, out)
 	}
 }
 
 // WeightedGradSum adds Σ_k w_k ∇ℓ_{idx[k]} into out.
-func (m *FDPEmbedLogistic) WeightedGradSum(theta []float64, data *design.Data, idx []int, w []float64, out []float64) {
-	checkModel("FDPEmbedLogistic", "WeightedGradSum", theta, m.p, data, m.NumFeatures())
-	checkLen("FDPEmbedLogistic.WeightedGradSum", "out", len(out), m.p)
-	checkLen("FDPEmbedLogistic.WeightedGradSum", "w", len(w), numRows(data, idx))
+func (m *EmbedLogistic) WeightedGradSum(theta []float64, data *design.Data, idx []int, w []float64, out []float64) {
+	checkModel("EmbedLogistic", "WeightedGradSum", theta, m.p, data, m.NumFeatures())
+	checkLen("EmbedLogistic.WeightedGradSum", "out", len(out), m.p)
+	checkLen("EmbedLogistic.WeightedGradSum", "w", len(w), numRows(data, idx))
 	for k, wk := range w {
 		m.addGrad(theta, data, rowIndex(idx, k), wk, out)
 	}
 }
 
 // PerExampleGrads writes each ∇ℓ_i (dense, P values per row).
-func (m *FDPEmbedLogistic) PerExampleGrads(theta []float64, data *design.Data, idx []int, out []float64) {
-	checkModel("FDPEmbedLogistic", "PerExampleGrads", theta, m.p, data, m.NumFeatures())
+func (m *EmbedLogistic) PerExampleGrads(theta []float64, data *design.Data, idx []int, out []float64) {
+	checkModel("EmbedLogistic", "PerExampleGrads", theta, m.p, data, m.NumFeatures())
 	n := numRows(data, idx)
-	checkLen("FDPEmbedLogistic.PerExampleGrads", "out", len(out), n*m.p)
+	checkLen("EmbedLogistic.PerExampleGrads", "out", len(out), n*m.p)
 	clear(out)
 	for k := range n {
 		m.addGrad(theta, data, rowIndex(idx, k), 1, out[k*m.p:(k+1)*m.p])
@@ -178,7 +178,7 @@ func (m *FDPEmbedLogistic) PerExampleGrads(theta []float64, data *design.Data, i
 }
 
 // numCats is the number of categorical terms in the logit.
-func (m *FDPEmbedLogistic) numCats() float64 {
+func (m *EmbedLogistic) numCats() float64 {
 	if m.PublicOnly {
 		return 0
 	}
@@ -187,10 +187,10 @@ func (m *FDPEmbedLogistic) numCats() float64 {
 
 // PerExampleGradNorms writes |r_i|·√(‖x_n‖² + C + 1) (ghost norm; C = the
 // number of categorical terms).
-func (m *FDPEmbedLogistic) PerExampleGradNorms(theta []float64, data *design.Data, idx []int, out []float64) {
-	checkModel("FDPEmbedLogistic", "PerExampleGradNorms", theta, m.p, data, m.NumFeatures())
+func (m *EmbedLogistic) PerExampleGradNorms(theta []float64, data *design.Data, idx []int, out []float64) {
+	checkModel("EmbedLogistic", "PerExampleGradNorms", theta, m.p, data, m.NumFeatures())
 	n := numRows(data, idx)
-	checkLen("FDPEmbedLogistic.PerExampleGradNorms", "out", len(out), n)
+	checkLen("EmbedLogistic.PerExampleGradNorms", "out", len(out), n)
 	for k := range n {
 		i := rowIndex(idx, k)
 		r, _ := m.resid(theta, data, i)
@@ -198,11 +198,11 @@ func (m *FDPEmbedLogistic) PerExampleGradNorms(theta []float64, data *design.Dat
 	}
 }
 
-// fdpDiffNorms writes ‖∇ℓ(θ; x_i) − ∇ℓ_pub(θ; x'_i)‖ for two embedding
+// diffNorms writes ‖∇ℓ(θ; x_i) − ∇ℓ_pub(θ; x'_i)‖ for two embedding
 // models with the same layout (Full = m, Pub = pub); false if the layouts
 // differ. The numeric part of the two rows must be equal (zero masking
 // keeps the public numeric columns), which it checks per row.
-func (m *FDPEmbedLogistic) fdpDiffNorms(pub *FDPEmbedLogistic, theta []float64, data, pubData *design.Data, idx []int, out []float64) bool {
+func (m *EmbedLogistic) diffNorms(pub *EmbedLogistic, theta []float64, data, pubData *design.Data, idx []int, out []float64) bool {
 	if m.Numeric != pub.Numeric || len(m.Vocab) != len(pub.Vocab) || m.p != pub.p {
 		return false
 	}
@@ -245,8 +245,8 @@ func (m *FDPEmbedLogistic) fdpDiffNorms(pub *FDPEmbedLogistic, theta []float64, 
 }
 
 // Evaluate returns the mean logistic loss and the 0.5-threshold accuracy.
-func (m *FDPEmbedLogistic) Evaluate(theta []float64, data *design.Data) Metrics {
-	checkModel("FDPEmbedLogistic", "Evaluate", theta, m.p, data, m.NumFeatures())
+func (m *EmbedLogistic) Evaluate(theta []float64, data *design.Data) Metrics {
+	checkModel("EmbedLogistic", "Evaluate", theta, m.p, data, m.NumFeatures())
 	var s float64
 	correct := 0
 	for i := range data.N {
@@ -260,4 +260,4 @@ func (m *FDPEmbedLogistic) Evaluate(theta []float64, data *design.Data) Metrics 
 	return Metrics{Loss: s / float64(data.N), Accuracy: float64(correct) / float64(data.N), MSE: math.NaN()}
 }
 
-var _ fullModel = (*FDPEmbedLogistic)(nil)
+var _ fullModel = (*EmbedLogistic)(nil)

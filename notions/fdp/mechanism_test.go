@@ -1,4 +1,4 @@
-package mechanisms
+package fdp
 
 import (
 	"context"
@@ -9,12 +9,13 @@ import (
 
 	"github.com/featuredp/featuredp/accounting"
 	"github.com/featuredp/featuredp/design"
+	"github.com/featuredp/featuredp/mechanisms"
 	"github.com/featuredp/featuredp/models"
 )
 
-// fdpTestProblem returns a small Purchase-like problem: an MLP, data with
+// testProblem returns a small Purchase-like problem: an MLP, data with
 // ‖x‖ ≤ 2, and the Gaussian-padded public view (first 3 features public).
-func fdpTestProblem(t *testing.T, n int) (*models.MLP, *design.Data, *design.Data) {
+func testProblem(t *testing.T, n int) (*models.MLP, *design.Data, *design.Data) {
 	t.Helper()
 	const d, k = 6, 3
 	rng := rand.New(rand.NewPCG(uint64(n), 77))
@@ -34,7 +35,7 @@ func fdpTestProblem(t *testing.T, n int) (*models.MLP, *design.Data, *design.Dat
 	if err != nil {
 		t.Fatal(err)
 	}
-	pad, err := models.FDPGaussianPadding(data, []int{0, 1, 2}, rand.New(rand.NewPCG(3, 3)))
+	pad, err := GaussianPadding(data, []int{0, 1, 2}, rand.New(rand.NewPCG(3, 3)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,23 +43,23 @@ func fdpTestProblem(t *testing.T, n int) (*models.MLP, *design.Data, *design.Dat
 	return mlp, data, pad
 }
 
-func fdpTestSetup(mlp *models.MLP, data, pad *design.Data) FDPSetup {
-	return FDPSetup{Model: mlp, Data: data, PubData: pad, Rate: 0.1, Multiplier: 1.1, Clip: 0.5, DPClip: 1,
-		Steps: 30, PretrainSteps: 10, Alpha: 2, Optimizer: Momentum{LR: 0.1, Beta: 0.9}, Seed: 5}
+func testSetup(mlp *models.MLP, data, pad *design.Data) Setup {
+	return Setup{Model: mlp, Data: data, PubData: pad, Rate: 0.1, Multiplier: 1.1, Clip: 0.5, DPClip: 1,
+		Steps: 30, PretrainSteps: 10, Alpha: 2, Optimizer: mechanisms.Momentum{LR: 0.1, Beta: 0.9}, Seed: 5}
 }
 
 // A8: DP, FDP-DPSGD and FDP-Alg1 with the same (q, z, T) report the same
 // phases and ε; the E2 noise variances (clip √2 vs 1) differ by exactly 2.
-func TestFDPEqualEpsilon(t *testing.T) {
-	mlp, data, pad := fdpTestProblem(t, 200)
-	s := fdpTestSetup(mlp, data, pad)
+func TestEqualEpsilon(t *testing.T) {
+	mlp, data, pad := testProblem(t, 200)
+	s := testSetup(mlp, data, pad)
 	var eps []float64
-	for _, m := range []FDPMethod{FDPDP, FDPDPSGD, FDPAlg1} {
-		res, err := FDPTrain(context.Background(), m, s)
+	for _, m := range []Method{DP, DPSGD, Alg1} {
+		res, err := Train(context.Background(), m, s)
 		if err != nil {
 			t.Fatal(err)
 		}
-		e, err := FDPEpsilon(m, s, res, 1e-5)
+		e, err := Epsilon(m, s, res, 1e-5)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -72,39 +73,39 @@ func TestFDPEqualEpsilon(t *testing.T) {
 	}
 	// Noise variance ratio at equal (q, z, T): DP clip √2, FDP clip 1.
 	s.DPClip, s.Clip = math.Sqrt2, 1
-	dp, _ := FDPConfig(FDPDP, s)
-	fdp, _ := FDPConfig(FDPAlg1, s)
-	r := dp.Noise.Std[0] * dp.Noise.Std[0] / (fdp.Noise.Std[0] * fdp.Noise.Std[0])
+	dp, _ := EngineConfig(DP, s)
+	alg1, _ := EngineConfig(Alg1, s)
+	r := dp.Noise.Std[0] * dp.Noise.Std[0] / (alg1.Noise.Std[0] * alg1.Noise.Std[0])
 	if math.Abs(r-2) > 1e-14 {
 		t.Errorf("A8: noise variance ratio %v, want 2", r)
 	}
 	// Single batch: no phases, and a much larger ε.
-	res, err := FDPTrain(context.Background(), FDPSingleBatch, s)
+	res, err := Train(context.Background(), SingleBatch, s)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(res.Phases) != 0 || res.PhasesNote == "" {
 		t.Errorf("single batch reported phases %v", res.Phases)
 	}
-	sb, _ := FDPEpsilon(FDPSingleBatch, s, res, 1e-5)
+	sb, _ := Epsilon(SingleBatch, s, res, 1e-5)
 	if !(sb > eps[0]) {
 		t.Errorf("single-batch ε %v not above Alg. 1's %v", sb, eps[0])
 	}
 }
 
-// The ghost FDPDiff path of FDPConfig equals the engine's materialised
+// The ghost models.LossDiff path of EngineConfig equals the engine's materialised
 // SubtractFromPrivate path (same batches, same noise).
-func TestFDPAlg1GhostMatchesMaterialised(t *testing.T) {
-	mlp, data, pad := fdpTestProblem(t, 300)
-	s := fdpTestSetup(mlp, data, pad)
-	cfg, err := FDPConfig(FDPAlg1, s)
+func TestAlg1GhostMatchesMaterialised(t *testing.T) {
+	mlp, data, pad := testProblem(t, 300)
+	s := testSetup(mlp, data, pad)
+	cfg, err := EngineConfig(Alg1, s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := cfg.Model.(*models.FDPDiff); !ok || cfg.Public.SubtractFromPrivate {
+	if _, ok := cfg.Model.(*models.LossDiff); !ok || cfg.Public.SubtractFromPrivate {
 		t.Fatalf("FDP-Alg1 model %T, subtract %v", cfg.Model, cfg.Public.SubtractFromPrivate)
 	}
-	a, err := Train(context.Background(), cfg)
+	a, err := mechanisms.Train(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +114,7 @@ func TestFDPAlg1GhostMatchesMaterialised(t *testing.T) {
 	pt.SubtractFromPrivate = true
 	cfg2.Public = &pt
 	cfg2.Model = mlp
-	b, err := Train(context.Background(), cfg2)
+	b, err := mechanisms.Train(context.Background(), cfg2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,20 +127,20 @@ func TestFDPAlg1GhostMatchesMaterialised(t *testing.T) {
 
 // A5: with no noise, no effective clipping and α = 1, E[g_pub + g̃_priv]
 // = ∇(1/n Σ ℓ) (Monte Carlo over many one-step runs).
-func TestFDPUnbiased(t *testing.T) {
-	mlp, data, pad := fdpTestProblem(t, 40)
+func TestUnbiased(t *testing.T) {
+	mlp, data, pad := testProblem(t, 40)
 	theta0 := make([]float64, mlp.NumParams())
 	mlp.Init(theta0, rand.New(rand.NewPCG(1, 1)))
-	diff, _ := models.NewFDPDiff(mlp, mlp, pad)
+	diff, _ := models.NewLossDiff(mlp, mlp, pad)
 	want := make([]float64, mlp.NumParams())
 	mlp.GradSum(theta0, data, nil, want)
 	const reps = 20000
 	sum := make([]float64, len(want))
 	sum2 := make([]float64, len(want))
 	for r := range reps {
-		res, err := Train(context.Background(), Config{Model: diff, Data: data, Init: theta0, Steps: 1,
-			Optimizer: SGD{LR: 1}, Sampler: Poisson{Rate: 0.2}, Clip: ClipPerExample, ClipNorm: 1e9,
-			Public: &PublicTerm{Model: mlp, Data: pad, BatchSize: 5, Alpha: 1}, Seed: uint64(r)})
+		res, err := mechanisms.Train(context.Background(), mechanisms.Config{Model: diff, Data: data, Init: theta0, Steps: 1,
+			Optimizer: mechanisms.SGD{LR: 1}, Sampler: mechanisms.Poisson{Rate: 0.2}, Clip: mechanisms.ClipPerExample, ClipNorm: 1e9,
+			Public: &mechanisms.PublicTerm{Model: mlp, Data: pad, BatchSize: 5, Alpha: 1}, Seed: uint64(r)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -160,15 +161,15 @@ func TestFDPUnbiased(t *testing.T) {
 
 // Single-batch semantics: with q = 1 and no noise one step is
 // θ − lr·(1/n)Σ[∇ℓ_pub + α·clip_C(∇ℓ − ∇ℓ_pub)].
-func TestFDPSingleBatchStep(t *testing.T) {
-	mlp, data, pad := fdpTestProblem(t, 30)
+func TestSingleBatchStep(t *testing.T) {
+	mlp, data, pad := testProblem(t, 30)
 	theta0 := make([]float64, mlp.NumParams())
 	mlp.Init(theta0, rand.New(rand.NewPCG(2, 2)))
-	diff, _ := models.NewFDPDiff(mlp, mlp, pad)
+	diff, _ := models.NewLossDiff(mlp, mlp, pad)
 	const c, alpha = 0.2, 3.0
-	res, err := Train(context.Background(), Config{Model: diff, Data: data, Init: theta0, Steps: 1,
-		Optimizer: SGD{LR: 1}, Sampler: Poisson{Rate: 1}, Clip: ClipPerExample, ClipNorm: c,
-		Public: &PublicTerm{Model: mlp, Data: pad, Alpha: alpha, SameBatch: true}})
+	res, err := mechanisms.Train(context.Background(), mechanisms.Config{Model: diff, Data: data, Init: theta0, Steps: 1,
+		Optimizer: mechanisms.SGD{LR: 1}, Sampler: mechanisms.Poisson{Rate: 1}, Clip: mechanisms.ClipPerExample, ClipNorm: c,
+		Public: &mechanisms.PublicTerm{Model: mlp, Data: pad, Alpha: alpha, SameBatch: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +179,11 @@ func TestFDPSingleBatchStep(t *testing.T) {
 	mlp.GradSum(theta0, pad, nil, g)
 	for i := range data.N {
 		diff.PerExampleGrads(theta0, data, []int{i}, pe)
-		f := clipFactor(norm2(pe), c)
+		var ss float64
+		for _, v := range pe {
+			ss += v * v
+		}
+		f := math.Min(1, c/math.Sqrt(ss)) // the engine's clip factor
 		for j := range g {
 			g[j] += alpha * f * pe[j]
 		}
@@ -188,8 +193,8 @@ func TestFDPSingleBatchStep(t *testing.T) {
 			t.Fatalf("θ[%d] = %v, want %v", j, res.Theta[j], want)
 		}
 	}
-	_, err = Train(context.Background(), Config{Model: mlp, Data: data, Steps: 1, Optimizer: SGD{LR: 1},
-		PublicPretrainSteps: 1, Public: &PublicTerm{Alpha: 1, SameBatch: true, PretrainOnly: true}})
+	_, err = mechanisms.Train(context.Background(), mechanisms.Config{Model: mlp, Data: data, Steps: 1, Optimizer: mechanisms.SGD{LR: 1},
+		PublicPretrainSteps: 1, Public: &mechanisms.PublicTerm{Alpha: 1, SameBatch: true, PretrainOnly: true}})
 	if err == nil {
 		t.Error("SameBatch with PretrainOnly accepted")
 	}
@@ -198,18 +203,18 @@ func TestFDPSingleBatchStep(t *testing.T) {
 // A13 Monte Carlo: the histogram attack's empirical success matches the
 // exact integral (not the bound) within Monte Carlo error, and stays below
 // the Thm 4 bound.
-func TestFDPHistogramAttack(t *testing.T) {
+func TestHistogramAttack(t *testing.T) {
 	for _, c := range []struct {
 		k      int
 		mu     float64
 		trials int
 	}{{2, 1, 100000}, {100, 2, 20000}} {
-		got, err := FDPHistogramAttack(rand.New(rand.NewChaCha8([32]byte{byte(c.k)})), c.k, c.mu, c.trials)
+		got, err := HistogramAttack(rand.New(rand.NewChaCha8([32]byte{byte(c.k)})), c.k, c.mu, c.trials)
 		if err != nil {
 			t.Fatal(err)
 		}
-		exact, _ := accounting.FDPGaussianArgmaxSuccess(c.k, c.mu)
-		bound, _ := accounting.FDPAttributeInferenceBoundGDP(c.mu, 1/float64(c.k))
+		exact, _ := GaussianArgmaxSuccess(c.k, c.mu)
+		bound, _ := AttributeInferenceBoundGDP(c.mu, 1/float64(c.k))
 		se := math.Sqrt(exact * (1 - exact) / float64(c.trials))
 		if math.Abs(got-exact) > 4*se || exact > bound {
 			t.Errorf("A13 MC (K=%d, μ=%v): %v vs exact %v ± %v (bound %v)", c.k, c.mu, got, exact, se, bound)
@@ -220,7 +225,7 @@ func TestFDPHistogramAttack(t *testing.T) {
 // A11: Thm 6 bound on the convex label-DP problem (projection radius M,
 // η = c/√t, m' = n): the mean excess risk over 10 seeds is ≤
 // (M²/c + cτ'² + c·d·σ²)(2 + log T)/√T, σ the per-coordinate noise std of g_t.
-func TestFDPThm6Bound(t *testing.T) {
+func TestThm6Bound(t *testing.T) {
 	const n, d, k, T = 400, 4, 3, 200
 	const q, z, clip, radius, c = 0.1, 1.0, 1.0, 2.0, 0.5
 	rng := rand.New(rand.NewPCG(8, 8))
@@ -241,20 +246,20 @@ func TestFDPThm6Bound(t *testing.T) {
 		}
 	}
 	data, _ := design.NewData(x, y, n, d)
-	full, _ := models.NewFDPLabelSoftmax(d, k, models.FDPFull)
-	pub, _ := models.NewFDPLabelSoftmax(d, k, models.FDPPublic)
+	full, _ := models.NewLabelSplitSoftmax(d, k, models.PartFull)
+	pub, _ := models.NewLabelSplitSoftmax(d, k, models.PartPublic)
 	// L* over the ball by long projected full-batch GD.
-	opt, err := Train(context.Background(), Config{Model: full, Data: data, Steps: 4000, Optimizer: Momentum{LR: 1, Beta: 0.9}, ProjectRadius: radius})
+	opt, err := mechanisms.Train(context.Background(), mechanisms.Config{Model: full, Data: data, Steps: 4000, Optimizer: mechanisms.Momentum{LR: 1, Beta: 0.9}, ProjectRadius: radius})
 	if err != nil {
 		t.Fatal(err)
 	}
 	lstar := full.Loss(opt.Theta, data, nil)
-	s := FDPSetup{Model: full, PubModel: pub, Rate: q, Multiplier: z, Clip: clip, Steps: T, PublicBatch: n,
-		Alpha: 1, Optimizer: SGD{LR: c}, Schedule: InverseSqrt(), ProjectRadius: radius, Data: data}
+	s := Setup{Model: full, PubModel: pub, Rate: q, Multiplier: z, Clip: clip, Steps: T, PublicBatch: n,
+		Alpha: 1, Optimizer: mechanisms.SGD{LR: c}, Schedule: mechanisms.InverseSqrt(), ProjectRadius: radius, Data: data}
 	var mean float64
 	for seed := range 10 {
 		s.Seed = uint64(seed)
-		res, err := FDPTrain(context.Background(), FDPAlg1, s)
+		res, err := Train(context.Background(), Alg1, s)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -271,19 +276,19 @@ func TestFDPThm6Bound(t *testing.T) {
 	// data), η_t = 1/(λt); bound 17(τ'² + dσ²)(1 + log T)/(λT) with
 	// τ' = √2 + λM on the ball.
 	const lam = 0.5
-	fullL2 := &models.FDPLabelSoftmax{D: d, K: k, Part: models.FDPFull, L2: lam}
-	pubL2 := &models.FDPLabelSoftmax{D: d, K: k, Part: models.FDPPublic, L2: lam}
-	opt, err = Train(context.Background(), Config{Model: fullL2, Data: data, Steps: 3000, Optimizer: Momentum{LR: 0.3, Beta: 0.9}, ProjectRadius: radius})
+	fullL2 := &models.LabelSplitSoftmax{D: d, K: k, Part: models.PartFull, L2: lam}
+	pubL2 := &models.LabelSplitSoftmax{D: d, K: k, Part: models.PartPublic, L2: lam}
+	opt, err = mechanisms.Train(context.Background(), mechanisms.Config{Model: fullL2, Data: data, Steps: 3000, Optimizer: mechanisms.Momentum{LR: 0.3, Beta: 0.9}, ProjectRadius: radius})
 	if err != nil {
 		t.Fatal(err)
 	}
 	lstar = fullL2.Loss(opt.Theta, data, nil)
 	s.Model, s.PubModel = fullL2, pubL2
-	s.Optimizer, s.Schedule = SGD{LR: 1 / lam}, func(t int) float64 { return 1 / float64(t) }
+	s.Optimizer, s.Schedule = mechanisms.SGD{LR: 1 / lam}, func(t int) float64 { return 1 / float64(t) }
 	mean = 0
 	for seed := range 10 {
 		s.Seed = uint64(seed)
-		res, err := FDPTrain(context.Background(), FDPAlg1, s)
+		res, err := Train(context.Background(), Alg1, s)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -296,52 +301,52 @@ func TestFDPThm6Bound(t *testing.T) {
 	}
 }
 
-func TestFDPConfigBadInput(t *testing.T) {
-	mlp, data, pad := fdpTestProblem(t, 20)
-	good := fdpTestSetup(mlp, data, pad)
-	cases := map[string]func(s *FDPSetup){
-		"no model":   func(s *FDPSetup) { s.Model = nil },
-		"no opt":     func(s *FDPSetup) { s.Optimizer = nil },
-		"rate 0":     func(s *FDPSetup) { s.Rate = 0 },
-		"rate NaN":   func(s *FDPSetup) { s.Rate = math.NaN() },
-		"z 0":        func(s *FDPSetup) { s.Multiplier = 0 },
-		"clip -1":    func(s *FDPSetup) { s.Clip = -1 },
-		"clip inf":   func(s *FDPSetup) { s.Clip = math.Inf(1) },
-		"no data":    func(s *FDPSetup) { s.Data = nil },
+func TestConfigBadInput(t *testing.T) {
+	mlp, data, pad := testProblem(t, 20)
+	good := testSetup(mlp, data, pad)
+	cases := map[string]func(s *Setup){
+		"no model":   func(s *Setup) { s.Model = nil },
+		"no opt":     func(s *Setup) { s.Optimizer = nil },
+		"rate 0":     func(s *Setup) { s.Rate = 0 },
+		"rate NaN":   func(s *Setup) { s.Rate = math.NaN() },
+		"z 0":        func(s *Setup) { s.Multiplier = 0 },
+		"clip -1":    func(s *Setup) { s.Clip = -1 },
+		"clip inf":   func(s *Setup) { s.Clip = math.Inf(1) },
+		"no data":    func(s *Setup) { s.Data = nil },
 		"bad method": nil,
 	}
 	for name, mod := range cases {
 		s := good
-		method := FDPAlg1
+		method := Alg1
 		if mod == nil {
 			method = "nope"
 		} else {
 			mod(&s)
 		}
-		if _, err := FDPConfig(method, s); err == nil {
+		if _, err := EngineConfig(method, s); err == nil {
 			t.Errorf("%s: no error", name)
 		}
 	}
-	if _, err := FDPHistogramAttack(nil, 2, 1, 10); err == nil {
+	if _, err := HistogramAttack(nil, 2, 1, 10); err == nil {
 		t.Error("nil rng accepted")
 	}
-	if _, err := FDPHistogramAttack(rand.New(rand.NewPCG(1, 1)), 2, math.NaN(), 10); err == nil {
+	if _, err := HistogramAttack(rand.New(rand.NewPCG(1, 1)), 2, math.NaN(), 10); err == nil {
 		t.Error("NaN μ accepted")
 	}
 }
 
-func ExampleFDPConfig() {
+func ExampleEngineConfig() {
 	// Label DP on a toy problem: ℓ_pub = logsumexp, ℓ_priv = −w_yᵀx.
 	x := []float64{0.6, 0.8, -0.6, 0.8, 0.6, -0.8, -0.6, -0.8}
 	y := []float64{0, 1, 0, 1}
 	data, _ := design.NewData(x, y, 4, 2)
-	full, _ := models.NewFDPLabelSoftmax(2, 2, models.FDPFull)
-	pub, _ := models.NewFDPLabelSoftmax(2, 2, models.FDPPublic)
-	s := FDPSetup{Model: full, PubModel: pub, Data: data, Rate: 0.5, Multiplier: 1, Clip: 1, DPClip: math.Sqrt2,
-		Steps: 100, Alpha: 1, Optimizer: SGD{LR: 0.5}, Seed: 1}
-	for _, m := range []FDPMethod{FDPDP, FDPAlg1} {
-		res, _ := FDPTrain(context.Background(), m, s)
-		eps, _ := FDPEpsilon(m, s, res, 1e-5)
+	full, _ := models.NewLabelSplitSoftmax(2, 2, models.PartFull)
+	pub, _ := models.NewLabelSplitSoftmax(2, 2, models.PartPublic)
+	s := Setup{Model: full, PubModel: pub, Data: data, Rate: 0.5, Multiplier: 1, Clip: 1, DPClip: math.Sqrt2,
+		Steps: 100, Alpha: 1, Optimizer: mechanisms.SGD{LR: 0.5}, Seed: 1}
+	for _, m := range []Method{DP, Alg1} {
+		res, _ := Train(context.Background(), m, s)
+		eps, _ := Epsilon(m, s, res, 1e-5)
 		fmt.Printf("%s: ε = %.2f\n", m, eps)
 	}
 	// Output:
@@ -351,13 +356,13 @@ func ExampleFDPConfig() {
 
 // A9: sparse-embedding DP adds noise to every coordinate, including the
 // embedding rows of categories absent from the batch.
-func TestFDPSparseEmbeddingDenseNoise(t *testing.T) {
+func TestSparseEmbeddingDenseNoise(t *testing.T) {
 	vocab := []int{50, 200}
-	m, _ := models.NewFDPEmbedLogistic(1, vocab, false)
+	m, _ := models.NewEmbedLogistic(1, vocab, false)
 	x := []float64{0.5, 0, 0, -0.5, 1, 1}
 	data, _ := design.NewData(x, []float64{1, 0}, 2, 3)
-	s := FDPSetup{Model: m, Data: data, Rate: 0.5, Multiplier: 1, Clip: 1, Steps: 1, Optimizer: SGD{LR: 1}, Seed: 3}
-	res, err := FDPTrain(context.Background(), FDPDP, s)
+	s := Setup{Model: m, Data: data, Rate: 0.5, Multiplier: 1, Clip: 1, Steps: 1, Optimizer: mechanisms.SGD{LR: 1}, Seed: 3}
+	res, err := Train(context.Background(), DP, s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -370,22 +375,22 @@ func TestFDPSparseEmbeddingDenseNoise(t *testing.T) {
 
 // A run of T private steps is the first T steps of a longer run with the
 // same seed (every method; the basis of the checkpoint evaluation of E3):
-// the parameters a shorter run returns equal, bit for bit, those FDPSetup.
+// the parameters a shorter run returns equal, bit for bit, those Setup.
 // OnStep sees at the same global step of the longer run.
-func TestFDPTrainPrefixConsistent(t *testing.T) {
-	mlp, data, pad := fdpTestProblem(t, 200)
-	for _, m := range FDPMethods() {
+func TestTrainPrefixConsistent(t *testing.T) {
+	mlp, data, pad := testProblem(t, 200)
+	for _, m := range Methods() {
 		t.Run(string(m), func(t *testing.T) {
-			long := fdpTestSetup(mlp, data, pad)
+			long := testSetup(mlp, data, pad)
 			short := long
 			short.Steps = 7
 			// Pre-training steps come first; NonPrivate and Public run
 			// PretrainSteps + Steps steps of their own; DP has none.
 			offset := long.PretrainSteps
-			if m == FDPDP {
+			if m == DP {
 				offset = 0
 			}
-			res, err := FDPTrain(context.Background(), m, short)
+			res, err := Train(context.Background(), m, short)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -395,7 +400,7 @@ func TestFDPTrainPrefixConsistent(t *testing.T) {
 					snap = append([]float64(nil), theta...)
 				}
 			}
-			if _, err := FDPTrain(context.Background(), m, long); err != nil {
+			if _, err := Train(context.Background(), m, long); err != nil {
 				t.Fatal(err)
 			}
 			if snap == nil {

@@ -1,61 +1,62 @@
-package experiments
+package fdp
 
 import (
 	"context"
 	"slices"
 	"testing"
 
-	"github.com/featuredp/featuredp/mechanisms"
+	"github.com/featuredp/featuredp/experiments"
 )
 
-// FDPClassRunEps evaluates one run at the step counts of several ε; every
+// ClassRunEps evaluates one run at the step counts of several ε; every
 // (accuracy, ε) pair must equal that of a separate run at that ε.
-func TestFDPClassRunEpsMatchesSeparateRuns(t *testing.T) {
-	p, err := FDPPurchaseProblem(800, 5)
+func TestClassRunEpsMatchesSeparateRuns(t *testing.T) {
+	p, err := PurchaseProblem(nil, 800, 5)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := FDPDefaultClassConfig()
+	cfg := DefaultClassConfig()
 	cfg.Hidden, cfg.PretrainEpoch, cfg.Alpha, cfg.DPClip = 8, 1, 10, 1
 	epss := []float64{4, 3} // unsorted on purpose
-	for _, m := range []mechanisms.FDPMethod{mechanisms.FDPNonPrivate, mechanisms.FDPPublicOnly, mechanisms.FDPDP,
-		mechanisms.FDPDPSGD, mechanisms.FDPAlg1, mechanisms.FDPSingleBatch} {
-		accs, spent, err := FDPClassRunEps(context.Background(), p, m, epss, cfg, 42)
+	for _, m := range []Method{NonPrivate, PublicOnly, DP,
+		DPSGD, Alg1, SingleBatch} {
+		accs, spent, err := ClassRunEps(context.Background(), p, m, epss, cfg, 42)
 		if err != nil {
 			t.Fatalf("%s: %v", m, err)
 		}
 		for i, eps := range epss {
-			a, e, err := FDPClassRun(context.Background(), p, m, eps, cfg, 42)
+			a, e, err := ClassRun(context.Background(), p, m, eps, cfg, 42)
 			if err != nil {
 				t.Fatalf("%s ε = %v: %v", m, eps, err)
 			}
 			if a != accs[i] || !(e == spent[i] || e > 1e300 && spent[i] > 1e300) {
 				t.Errorf("%s ε = %v: separate run (acc %v, ε %v), checkpoint (acc %v, ε %v)", m, eps, a, e, accs[i], spent[i])
 			}
-			if m == mechanisms.FDPDP && !(e <= eps && e > eps-0.5) {
+			if m == DP && !(e <= eps && e > eps-0.5) {
 				t.Errorf("DP ε = %v: spent %v", eps, e)
 			}
 		}
 	}
-	if _, _, err := FDPClassRunEps(context.Background(), p, mechanisms.FDPDP, nil, cfg, 1); err == nil {
+	if _, _, err := ClassRunEps(context.Background(), p, DP, nil, cfg, 1); err == nil {
 		t.Error("no ε: want an error")
 	}
-	if _, _, err := FDPClassRunEps(context.Background(), p, mechanisms.FDPDP, []float64{0.01}, cfg, 1); err == nil {
+	if _, _, err := ClassRunEps(context.Background(), p, DP, []float64{0.01}, cfg, 1); err == nil {
 		t.Error("ε allowing no step: want an error")
 	}
 }
 
-// FDPTuneClassConfig returns one config per ε, each from the grids, and
+// TuneClassConfig returns one config per ε, each from the grids, and
 // rejects empty grids.
-func TestFDPTuneClassConfigPerEpsilon(t *testing.T) {
-	p, err := FDPPurchaseProblem(800, 5)
+func TestTuneClassConfigPerEpsilon(t *testing.T) {
+	p, err := PurchaseProblem(nil, 800, 5)
 	if err != nil {
 		t.Fatal(err)
 	}
-	base := FDPDefaultClassConfig()
+	base := DefaultClassConfig()
 	base.Hidden, base.PretrainEpoch = 8, 1
+	memo := experiments.NewMemo(0) // TuneGrid below reuses TuneClassConfig's search
 	alphas, clips, epss := []float64{1, 100}, []float64{0.1, 10}, []float64{3, 8}
-	cfgs, err := FDPTuneClassConfig(context.Background(), p, base, alphas, clips, epss)
+	cfgs, err := TuneClassConfig(context.Background(), memo, p, base, alphas, clips, epss)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +65,7 @@ func TestFDPTuneClassConfigPerEpsilon(t *testing.T) {
 	}
 	for i, c := range cfgs {
 		if !slices.Contains(alphas, c.Alpha) || !slices.Contains(clips, c.DPClip) ||
-			(c.Surrogate != FDPSurrogateGaussian && c.Surrogate != FDPSurrogateMean) {
+			(c.Surrogate != SurrogateGaussian && c.Surrogate != SurrogateMean) {
 			t.Errorf("ε = %v: config off the grid: %+v", epss[i], c)
 		}
 		if c.Hidden != base.Hidden || c.Clip != base.Clip || c.Rate != base.Rate {
@@ -72,7 +73,7 @@ func TestFDPTuneClassConfigPerEpsilon(t *testing.T) {
 		}
 	}
 	// The choice is the argmax of the validation grid at each ε.
-	pts, err := FDPTuneGrid(context.Background(), p, base, alphas, clips, epss)
+	pts, err := TuneGrid(context.Background(), memo, p, base, alphas, clips, epss)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +86,7 @@ func TestFDPTuneClassConfigPerEpsilon(t *testing.T) {
 			if len(pt.Accuracy) != len(epss) || pt.Accuracy[i] < 0 || pt.Accuracy[i] > 1 {
 				t.Fatalf("grid point %+v: accuracies %v", pt.Config, pt.Accuracy)
 			}
-			if pt.Method == mechanisms.FDPAlg1 {
+			if pt.Method == Alg1 {
 				bestAlg1 = max(bestAlg1, pt.Accuracy[i])
 			} else {
 				bestDP = max(bestDP, pt.Accuracy[i])
@@ -93,15 +94,15 @@ func TestFDPTuneClassConfigPerEpsilon(t *testing.T) {
 		}
 		for _, pt := range pts {
 			c := cfgs[i]
-			if pt.Method == mechanisms.FDPAlg1 && pt.Config.Alpha == c.Alpha && pt.Config.Surrogate == c.Surrogate && pt.Accuracy[i] != bestAlg1 {
+			if pt.Method == Alg1 && pt.Config.Alpha == c.Alpha && pt.Config.Surrogate == c.Surrogate && pt.Accuracy[i] != bestAlg1 {
 				t.Errorf("ε = %v: chose α = %v (%s) with validation accuracy %v < best %v", epss[i], c.Alpha, c.Surrogate, pt.Accuracy[i], bestAlg1)
 			}
-			if pt.Method == mechanisms.FDPDP && pt.Config.DPClip == c.DPClip && pt.Accuracy[i] != bestDP {
+			if pt.Method == DP && pt.Config.DPClip == c.DPClip && pt.Accuracy[i] != bestDP {
 				t.Errorf("ε = %v: chose DP clip %v with validation accuracy %v < best %v", epss[i], c.DPClip, pt.Accuracy[i], bestDP)
 			}
 		}
 	}
-	if _, err := FDPTuneClassConfig(context.Background(), p, base, nil, clips, epss); err == nil {
+	if _, err := TuneClassConfig(context.Background(), memo, p, base, nil, clips, epss); err == nil {
 		t.Error("empty α grid: want an error")
 	}
 }

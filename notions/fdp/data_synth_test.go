@@ -1,4 +1,4 @@
-package data
+package fdp
 
 import (
 	"math"
@@ -6,9 +6,9 @@ import (
 	"testing"
 )
 
-func TestFDPGenerators(t *testing.T) {
+func TestGenerators(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
-	mix, err := FDPLabelMixture(500, 20, 5, 0.8, rng)
+	mix, err := LabelMixture(500, 20, 5, 0.8, rng)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -21,7 +21,7 @@ func TestFDPGenerators(t *testing.T) {
 			t.Fatalf("row %d has ‖x‖² = %v", i, ss)
 		}
 	}
-	p, err := FDPPurchaseLike(FDPPurchaseOptions{N: 2000}, rng)
+	p, err := PurchaseLike(PurchaseOptions{N: 2000}, rng)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +36,7 @@ func TestFDPGenerators(t *testing.T) {
 	if f := ones / float64(len(p.X)); math.Abs(f-1.0/9) > 0.02 || p.D != 600 {
 		t.Errorf("density %v, D %d", f, p.D)
 	}
-	c, vocab, err := FDPCriteoLike(FDPCriteoOptions{N: 20000}, rng)
+	c, vocab, err := CriteoLike(CriteoOptions{N: 20000}, rng)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,32 +54,32 @@ func TestFDPGenerators(t *testing.T) {
 			}
 		}
 	}
-	tr, te, err := FDPSplit(p, 500, rng)
+	tr, te, err := Split(p, 500, rng)
 	if err != nil || tr.N != 1500 || te.N != 500 {
 		t.Fatalf("split %v", err)
 	}
 }
 
-func TestFDPGeneratorsBadInput(t *testing.T) {
+func TestGeneratorsBadInput(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	var errs []error
-	_, err := FDPLabelMixture(0, 2, 2, 1, rng)
+	_, err := LabelMixture(0, 2, 2, 1, rng)
 	errs = append(errs, err)
-	_, err = FDPLabelMixture(10, 2, 2, math.NaN(), rng)
+	_, err = LabelMixture(10, 2, 2, math.NaN(), rng)
 	errs = append(errs, err)
-	_, err = FDPLabelMixture(10, 2, 2, 1, nil)
+	_, err = LabelMixture(10, 2, 2, 1, nil)
 	errs = append(errs, err)
-	_, err = FDPPurchaseLike(FDPPurchaseOptions{N: 10, Mix: 2}, rng)
+	_, err = PurchaseLike(PurchaseOptions{N: 10, Mix: 2}, rng)
 	errs = append(errs, err)
-	_, err = FDPPurchaseLike(FDPPurchaseOptions{N: 10, BetaA: -1}, rng)
+	_, err = PurchaseLike(PurchaseOptions{N: 10, BetaA: -1}, rng)
 	errs = append(errs, err)
-	_, _, err = FDPCriteoLike(FDPCriteoOptions{N: 10, Zipf: 0.5}, rng)
+	_, _, err = CriteoLike(CriteoOptions{N: 10, Zipf: 0.5}, rng)
 	errs = append(errs, err)
-	_, _, err = FDPCriteoLike(FDPCriteoOptions{N: 10, BaseRate: 1}, rng)
+	_, _, err = CriteoLike(CriteoOptions{N: 10, BaseRate: 1}, rng)
 	errs = append(errs, err)
-	_, _, _, err = FDPFashionTabular(nil, 0, 0, 0.1, rng)
+	_, _, _, err = FashionTabular(nil, 0, 0, 0.1, rng)
 	errs = append(errs, err)
-	_, _, err = FDPSplit(nil, 1, rng)
+	_, _, err = Split(nil, 1, rng)
 	errs = append(errs, err)
 	for i, e := range errs {
 		if e == nil {

@@ -1,24 +1,23 @@
-package experiments
+package fdp
 
 import (
 	"context"
 	"math"
-	"strconv"
 	"testing"
 
-	"github.com/featuredp/featuredp/mechanisms"
+	"github.com/featuredp/featuredp/experiments"
 )
 
-func TestFDPFiguresRegistered(t *testing.T) {
+func TestFiguresRegistered(t *testing.T) {
 	for _, id := range []string{"fdp-table1", "fdp-theory", "fdp-labeldp", "fdp-fig4", "fdp-fig5"} {
-		f, ok := Lookup(id)
+		f, ok := experiments.Lookup(id)
 		if !ok {
 			t.Fatalf("%s not registered", id)
 		}
 		if err := f.Validate(); err != nil {
 			t.Errorf("%s: %v", id, err)
 		}
-		for _, p := range []Profile{Quick, Full} {
+		for _, p := range []experiments.Profile{experiments.Quick, experiments.Full} {
 			cells, err := f.Cells(p)
 			if err != nil || len(cells) == 0 {
 				t.Errorf("%s %s: %d cells, %v", id, p, len(cells), err)
@@ -29,17 +28,17 @@ func TestFDPFiguresRegistered(t *testing.T) {
 
 // P5, P6, P8 through the registered figure: Table I's ε and Opacus noise
 // multipliers, and the theory figure's A12–A14 values.
-func TestFDPTable1AndTheoryFigures(t *testing.T) {
+func TestTable1AndTheoryFigures(t *testing.T) {
 	for _, id := range []string{"fdp-table1", "fdp-theory"} {
-		f, _ := Lookup(id)
-		cells, _ := f.Cells(Quick)
-		res, err := Run(context.Background(), cells, func(ctx context.Context, c Cell) ([]Measurement, error) {
-			return f.Run(ctx, c, Env{Profile: Quick})
-		}, RunOptions{Workers: 2})
+		f, _ := experiments.Lookup(id)
+		cells, _ := f.Cells(experiments.Quick)
+		res, err := experiments.Run(context.Background(), cells, func(ctx context.Context, c experiments.Cell) ([]experiments.Measurement, error) {
+			return f.Run(ctx, c, experiments.Env{Profile: experiments.Quick})
+		}, experiments.RunOptions{Workers: 2})
 		if err != nil {
 			t.Fatal(err)
 		}
-		sums := Summarize(res)
+		sums := experiments.Summarize(res)
 		for _, pv := range f.PaperValues {
 			ours, ok := pv.Ours(sums)
 			if !ok {
@@ -58,20 +57,21 @@ func TestFDPTable1AndTheoryFigures(t *testing.T) {
 
 // A16 (E2, smoke scale): FDP-Alg1's excess risk is below DP's, and the
 // single batch is worst; A8: the noise variances differ by exactly 2.
-func TestFDPLabelDPOrdering(t *testing.T) {
-	f, _ := Lookup("fdp-labeldp")
+func TestLabelDPOrdering(t *testing.T) {
+	f, _ := experiments.Lookup("fdp-labeldp")
 	mean := map[string]float64{}
 	vars := map[string]float64{}
+	env := experiments.Env{Profile: experiments.Quick, Memo: experiments.NewMemo(0)}
 	for rep := range 5 {
-		for _, m := range []string{string(mechanisms.FDPDP), string(mechanisms.FDPAlg1), string(mechanisms.FDPSingleBatch)} {
-			c := Cell{Method: m, X: 1000, Rep: rep, Seed: CellSeed(0, "fdp-labeldp", "", 1000, rep)}
-			ms, err := f.Run(context.Background(), c, Env{Profile: Quick})
+		for _, m := range []Method{DP, Alg1, SingleBatch} {
+			c := experiments.Cell{Method: string(m), X: 1000, Rep: rep, Seed: experiments.CellSeed(0, "fdp-labeldp", "", 1000, rep),
+				Config: labelDPCell{Method: m}}
+			ms, err := f.Run(context.Background(), c, env)
 			if err != nil {
 				t.Fatal(err)
 			}
-			mean[m] += ms[0].Value / 5
-			v, _ := parseFloatFDP(ms[0].Extra["noise_var"])
-			vars[m] = v
+			mean[string(m)] += ms[0].Value / 5
+			vars[string(m)] = ms[0].Num["noise_var"]
 		}
 	}
 	if !(mean["FDP-Alg1"] < mean["DP"] && mean["DP"] < mean["FDP-SingleBatch"]) {
@@ -81,5 +81,3 @@ func TestFDPLabelDPOrdering(t *testing.T) {
 		t.Errorf("A8: noise variance ratio %v, want 2", r)
 	}
 }
-
-func parseFloatFDP(s string) (float64, error) { return strconv.ParseFloat(s, 64) }

@@ -9,8 +9,8 @@ import (
 	"github.com/featuredp/featuredp/design"
 )
 
-// fdpTestData returns n rows of d features with ‖x‖ ≤ 1 and k classes.
-func fdpTestData(n, d, k int, seed uint64) *design.Data {
+// splitTestData returns n rows of d features with ‖x‖ ≤ 1 and k classes.
+func splitTestData(n, d, k int, seed uint64) *design.Data {
 	rng := rand.New(rand.NewPCG(seed, 1))
 	x := make([]float64, n*d)
 	y := make([]float64, n)
@@ -30,14 +30,36 @@ func fdpTestData(n, d, k int, seed uint64) *design.Data {
 	return &design.Data{X: x, Y: y, N: n, D: d}
 }
 
+// padTestData keeps the columns public of data and fills the others with
+// N(0, 1) draws from rng, row by row (the public view of the feature-DP
+// experiments, notions/fdp.GaussianPadding, rebuilt here because the core
+// does not import a notion).
+func padTestData(data *design.Data, public []int, rng *rand.Rand) (*design.Data, error) {
+	keep := make([]bool, data.D)
+	for _, j := range public {
+		keep[j] = true
+	}
+	x := make([]float64, len(data.X))
+	for i := range data.N {
+		for j := range data.D {
+			if keep[j] {
+				x[i*data.D+j] = data.X[i*data.D+j]
+			} else {
+				x[i*data.D+j] = rng.NormFloat64()
+			}
+		}
+	}
+	return &design.Data{X: x, Y: append([]float64(nil), data.Y...), N: data.N, D: data.D}, nil
+}
+
 // A6: label-DP loss split — ℓ_pub + ℓ_priv = ℓ, gradients, Lipschitz
 // constants, ∇ℓ_priv independent of W.
-func TestFDPLabelSoftmaxSplit(t *testing.T) {
+func TestLabelSplitSoftmaxSplit(t *testing.T) {
 	const n, d, k = 50, 6, 4
-	data := fdpTestData(n, d, k, 3)
-	full, _ := NewFDPLabelSoftmax(d, k, FDPFull)
-	pub, _ := NewFDPLabelSoftmax(d, k, FDPPublic)
-	priv, _ := NewFDPLabelSoftmax(d, k, FDPPrivate)
+	data := splitTestData(n, d, k, 3)
+	full, _ := NewLabelSplitSoftmax(d, k, PartFull)
+	pub, _ := NewLabelSplitSoftmax(d, k, PartPublic)
+	priv, _ := NewLabelSplitSoftmax(d, k, PartPrivate)
 	rng := rand.New(rand.NewPCG(5, 5))
 	theta := make([]float64, d*k)
 	for j := range theta {
@@ -98,22 +120,22 @@ func TestFDPLabelSoftmaxSplit(t *testing.T) {
 }
 
 // A6 (Purchase): with the same padding draw ℓ_pub + ℓ_priv = ℓ exactly; and
-// the rank-2 ghost norms of FDPDiff against materialised gradients
+// the rank-2 ghost norms of LossDiff against materialised gradients
 // (fdp.md §4.2 item 4), for chunks that cross the batched threshold.
-func TestFDPDiffRank2GhostNorms(t *testing.T) {
+func TestLossDiffRank2GhostNorms(t *testing.T) {
 	const d, h, k = 12, 7, 5
 	for _, n := range []int{5, 40, 1100} {
-		data := fdpTestData(n, d, k, uint64(n))
+		data := splitTestData(n, d, k, uint64(n))
 		for i := range data.X {
 			data.X[i] *= 3
 		}
-		padded, err := FDPGaussianPadding(data, []int{0, 1, 2, 3}, rand.New(rand.NewPCG(1, 2)))
+		padded, err := padTestData(data, []int{0, 1, 2, 3}, rand.New(rand.NewPCG(1, 2)))
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, act := range []Activation{Tanh, ReLU} {
 			mlp, _ := NewMLP(d, h, k, act, HeadSoftmaxCE)
-			diff, err := NewFDPDiff(mlp, mlp, padded)
+			diff, err := NewLossDiff(mlp, mlp, padded)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -161,9 +183,9 @@ func TestFDPDiffRank2GhostNorms(t *testing.T) {
 }
 
 // The batched MLP paths agree with the per-row loops.
-func TestFDPBatchedMLPMatchesRowLoop(t *testing.T) {
+func TestBatchedMLPMatchesRowLoop(t *testing.T) {
 	const n, d, h, k = 1500, 9, 6, 4
-	data := fdpTestData(n, d, k, 11)
+	data := splitTestData(n, d, k, 11)
 	for _, head := range []Head{HeadSoftmaxCE, HeadMSE} {
 		kk := k
 		if head == HeadMSE {
@@ -199,45 +221,37 @@ func TestFDPBatchedMLPMatchesRowLoop(t *testing.T) {
 	}
 }
 
-func TestFDPModelsBadInput(t *testing.T) {
+func TestSplitModelsBadInput(t *testing.T) {
 	mlp, _ := NewMLP(3, 2, 2, Tanh, HeadSoftmaxCE)
 	other, _ := NewMLP(3, 3, 2, Tanh, HeadSoftmaxCE)
-	data := fdpTestData(4, 3, 2, 1)
+	data := splitTestData(4, 3, 2, 1)
 	cases := []error{}
-	_, err := NewFDPLabelSoftmax(0, 2, FDPFull)
+	_, err := NewLabelSplitSoftmax(0, 2, PartFull)
 	cases = append(cases, err)
-	_, err = NewFDPLabelSoftmax(2, 2, FDPLossPart(7))
+	_, err = NewLabelSplitSoftmax(2, 2, LossPart(7))
 	cases = append(cases, err)
-	_, err = NewFDPDiff(nil, mlp, data)
+	_, err = NewLossDiff(nil, mlp, data)
 	cases = append(cases, err)
-	_, err = NewFDPDiff(mlp, other, data)
+	_, err = NewLossDiff(mlp, other, data)
 	cases = append(cases, err)
-	_, err = NewFDPDiff(mlp, mlp, nil)
-	cases = append(cases, err)
-	_, err = FDPGaussianPadding(data, []int{5}, rand.New(rand.NewPCG(1, 1)))
-	cases = append(cases, err)
-	_, err = FDPGaussianPadding(data, []int{1, 1}, rand.New(rand.NewPCG(1, 1)))
-	cases = append(cases, err)
-	_, err = FDPGaussianPadding(data, nil, nil)
-	cases = append(cases, err)
-	_, err = FDPZeroMasking(nil, nil)
+	_, err = NewLossDiff(mlp, mlp, nil)
 	cases = append(cases, err)
 	for i, e := range cases {
 		if e == nil {
 			t.Errorf("case %d: no error", i)
 		}
 	}
-	diff, _ := NewFDPDiff(mlp, mlp, data)
-	if err := diff.CheckLabels(fdpTestData(5, 3, 2, 1)); err == nil {
+	diff, _ := NewLossDiff(mlp, mlp, data)
+	if err := diff.CheckLabels(splitTestData(5, 3, 2, 1)); err == nil {
 		t.Error("row mismatch not reported")
 	}
 }
 
-func ExampleFDPLabelSoftmax() {
+func ExampleLabelSplitSoftmax() {
 	data := &design.Data{X: []float64{0.6, 0.8}, Y: []float64{1}, N: 1, D: 2}
 	theta := []float64{1, -1, 0.5, 2} // W = [[1, -1], [0.5, 2]]
-	for _, part := range []FDPLossPart{FDPFull, FDPPublic, FDPPrivate} {
-		m, _ := NewFDPLabelSoftmax(2, 2, part)
+	for _, part := range []LossPart{PartFull, PartPublic, PartPrivate} {
+		m, _ := NewLabelSplitSoftmax(2, 2, part)
 		fmt.Printf("%-7s ℓ = %.4f\n", part, m.Loss(theta, data, nil))
 	}
 	// Output:
@@ -246,22 +260,22 @@ func ExampleFDPLabelSoftmax() {
 	// private ℓ = -1.0000
 }
 
-// The embedding model's ghost norms (single and FDPDiff with zero masking)
+// The embedding model's ghost norms (single and LossDiff with zero masking)
 // match materialised gradients, and gradients match finite differences.
-func TestFDPEmbedLogistic(t *testing.T) {
+func TestEmbedLogistic(t *testing.T) {
 	vocab := []int{3, 5}
-	full, err := NewFDPEmbedLogistic(2, vocab, false)
+	full, err := NewEmbedLogistic(2, vocab, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pub, _ := NewFDPEmbedLogistic(2, vocab, true)
+	pub, _ := NewEmbedLogistic(2, vocab, true)
 	x := []float64{0.5, -1, 2, 4, 1.5, 0.2, 0, 1, -0.3, 0.7, 1, 3}
 	data, _ := design.NewData(x, []float64{1, 0, 1}, 3, 4)
 	if err := full.CheckLabels(data); err != nil {
 		t.Fatal(err)
 	}
 	theta := []float64{0.3, -0.2, 0.1, 0.5, -0.4, 0.2, 0.3, -0.1, 0.6, 0.05, -0.25}
-	diff, err := NewFDPDiff(full, pub, data)
+	diff, err := NewLossDiff(full, pub, data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -293,17 +307,17 @@ func TestFDPEmbedLogistic(t *testing.T) {
 	if full.CheckLabels(bad) == nil {
 		t.Error("category index 3 of a vocabulary of 3 accepted")
 	}
-	if _, err := NewFDPEmbedLogistic(1, []int{0}, false); err == nil {
+	if _, err := NewEmbedLogistic(1, []int{0}, false); err == nil {
 		t.Error("empty vocabulary accepted")
 	}
 }
 
-// The memo of FDPDiff is used only at exactly the same θ and rows.
-func TestFDPDiffMemoExactMatch(t *testing.T) {
-	data := fdpTestData(200, 5, 3, 4)
-	pad, _ := FDPGaussianPadding(data, []int{0, 1}, rand.New(rand.NewPCG(1, 1)))
+// The memo of LossDiff is used only at exactly the same θ and rows.
+func TestLossDiffMemoExactMatch(t *testing.T) {
+	data := splitTestData(200, 5, 3, 4)
+	pad, _ := padTestData(data, []int{0, 1}, rand.New(rand.NewPCG(1, 1)))
 	mlp, _ := NewMLP(5, 4, 3, Tanh, HeadSoftmaxCE)
-	diff, _ := NewFDPDiff(mlp, mlp, pad)
+	diff, _ := NewLossDiff(mlp, mlp, pad)
 	th1 := make([]float64, mlp.NumParams())
 	mlp.Init(th1, rand.New(rand.NewPCG(2, 2)))
 	th2 := append([]float64(nil), th1...)
@@ -312,7 +326,7 @@ func TestFDPDiffMemoExactMatch(t *testing.T) {
 	w := []float64{0.3, 1, 0.5, 0.2, 0.9}
 	norms := make([]float64, len(idx))
 	fresh := func(theta []float64, rows []int) []float64 {
-		d2, _ := NewFDPDiff(mlp, mlp, pad)
+		d2, _ := NewLossDiff(mlp, mlp, pad)
 		out := make([]float64, mlp.NumParams())
 		d2.WeightedGradSum(theta, data, rows, w, out)
 		return out
@@ -333,17 +347,17 @@ func TestFDPDiffMemoExactMatch(t *testing.T) {
 	}
 }
 
-// The L2 term of FDPLabelSoftmax: gradients by finite differences and ghost
+// The L2 term of LabelSplitSoftmax: gradients by finite differences and ghost
 // norms against materialised gradients; the private part ignores it.
-func TestFDPLabelSoftmaxL2(t *testing.T) {
-	data := fdpTestData(20, 3, 3, 8)
+func TestLabelSplitSoftmaxL2(t *testing.T) {
+	data := splitTestData(20, 3, 3, 8)
 	theta := make([]float64, 9)
 	rng := rand.New(rand.NewPCG(4, 4))
 	for j := range theta {
 		theta[j] = rng.NormFloat64()
 	}
-	for _, part := range []FDPLossPart{FDPFull, FDPPublic, FDPPrivate} {
-		m := &FDPLabelSoftmax{D: 3, K: 3, Part: part, L2: 0.7}
+	for _, part := range []LossPart{PartFull, PartPublic, PartPrivate} {
+		m := &LabelSplitSoftmax{D: 3, K: 3, Part: part, L2: 0.7}
 		g := make([]float64, 9)
 		m.GradSum(theta, data, []int{2}, g)
 		for j := range theta {

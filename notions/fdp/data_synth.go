@@ -1,4 +1,4 @@
-package data
+package fdp
 
 import (
 	"errors"
@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/featuredp/featuredp/data"
 	"github.com/featuredp/featuredp/design"
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -16,25 +17,25 @@ import (
 // stand-ins, not models of the real data, and their accuracies are not
 // comparable with the paper's.
 
-// FDPLabelMixture draws the label-DP data of E2 (fdp.md §4.3): k class means
+// LabelMixture draws the label-DP data of E2 (fdp.md §4.3): k class means
 // μ_c uniform on the unit sphere of R^d, labels uniform, and
 // x = normalize(μ_y + noise·N(0, I_d)), so ‖x‖₂ = 1 (the case study's
 // ‖x‖ ≤ 1). All randomness comes from rng.
 //
 // Errors: n, d ≤ 0, k < 2, noise negative or not finite, nil rng.
-func FDPLabelMixture(n, d, k int, noise float64, rng *rand.Rand) (*design.Data, error) {
+func LabelMixture(n, d, k int, noise float64, rng *rand.Rand) (*design.Data, error) {
 	if n <= 0 || d <= 0 || k < 2 {
-		return nil, fmt.Errorf("data: FDPLabelMixture: n = %d, d = %d, k = %d, want n, d > 0 and k ≥ 2", n, d, k)
+		return nil, fmt.Errorf("fdp: LabelMixture: n = %d, d = %d, k = %d, want n, d > 0 and k ≥ 2", n, d, k)
 	}
 	if !(noise >= 0) || math.IsInf(noise, 0) {
-		return nil, fmt.Errorf("data: FDPLabelMixture: noise = %v, want finite ≥ 0", noise)
+		return nil, fmt.Errorf("fdp: LabelMixture: noise = %v, want finite ≥ 0", noise)
 	}
 	if rng == nil {
-		return nil, errors.New("data: FDPLabelMixture: nil rng")
+		return nil, errors.New("fdp: LabelMixture: nil rng")
 	}
 	means := make([]float64, k*d)
 	for c := range k {
-		fdpNormalize(fdpFillNormal(means[c*d:(c+1)*d], rng))
+		normalize(fillNormal(means[c*d:(c+1)*d], rng))
 	}
 	x := make([]float64, n*d)
 	y := make([]float64, n)
@@ -45,19 +46,19 @@ func FDPLabelMixture(n, d, k int, noise float64, rng *rand.Rand) (*design.Data, 
 		for j := range row {
 			row[j] = means[c*d+j] + noise*rng.NormFloat64()
 		}
-		fdpNormalize(row)
+		normalize(row)
 	}
 	return design.NewData(x, y, n, d)
 }
 
-func fdpFillNormal(v []float64, rng *rand.Rand) []float64 {
+func fillNormal(v []float64, rng *rand.Rand) []float64 {
 	for j := range v {
 		v[j] = rng.NormFloat64()
 	}
 	return v
 }
 
-func fdpNormalize(v []float64) {
+func normalize(v []float64) {
 	var ss float64
 	for _, a := range v {
 		ss += a * a
@@ -72,9 +73,9 @@ func fdpNormalize(v []float64) {
 	}
 }
 
-// FDPPurchaseOptions configures FDPPurchaseLike. Zero values give the
+// PurchaseOptions configures PurchaseLike. Zero values give the
 // defaults in brackets.
-type FDPPurchaseOptions struct {
+type PurchaseOptions struct {
 	// N rows [197,324], D binary features [600], K classes [100].
 	N, D, K int
 	// BetaA, BetaB are the Beta parameters of the per-class inclusion
@@ -88,7 +89,7 @@ type FDPPurchaseOptions struct {
 	Mix float64
 }
 
-// FDPPurchaseLike draws the synthetic Purchase-like data of E3 (fdp.md
+// PurchaseLike draws the synthetic Purchase-like data of E3 (fdp.md
 // §4.3 (i)): class c has per-feature inclusion probabilities π_cj ~
 // Beta(BetaA, BetaB) (shrunk by Mix), labels are uniform over K classes,
 // and a row of class c has x_j ~ Bernoulli(π_cj) independently. The paper
@@ -96,8 +97,8 @@ type FDPPurchaseOptions struct {
 // (197,324 × 600 binary, 100 classes), which cannot be downloaded here.
 //
 // Errors: negative sizes, K < 2, Beta parameters ≤ 0, Mix outside [0, 1],
-// nil rng, or a matrix above MaxEncodedValues entries.
-func FDPPurchaseLike(o FDPPurchaseOptions, rng *rand.Rand) (*design.Data, error) {
+// nil rng, or a matrix above data.MaxEncodedValues entries.
+func PurchaseLike(o PurchaseOptions, rng *rand.Rand) (*design.Data, error) {
 	if o.N == 0 {
 		o.N = 197324
 	}
@@ -118,17 +119,17 @@ func FDPPurchaseLike(o FDPPurchaseOptions, rng *rand.Rand) (*design.Data, error)
 	}
 	switch {
 	case rng == nil:
-		return nil, errors.New("data: FDPPurchaseLike: nil rng")
+		return nil, errors.New("fdp: PurchaseLike: nil rng")
 	case o.N < 0 || o.D < 0 || o.K < 2:
-		return nil, fmt.Errorf("data: FDPPurchaseLike: N = %d, D = %d, K = %d, want N, D > 0 and K ≥ 2", o.N, o.D, o.K)
+		return nil, fmt.Errorf("fdp: PurchaseLike: N = %d, D = %d, K = %d, want N, D > 0 and K ≥ 2", o.N, o.D, o.K)
 	case !(o.BetaA > 0 && o.BetaB > 0) || math.IsInf(o.BetaA+o.BetaB, 0):
-		return nil, fmt.Errorf("data: FDPPurchaseLike: Beta(%v, %v), want finite positive parameters", o.BetaA, o.BetaB)
+		return nil, fmt.Errorf("fdp: PurchaseLike: Beta(%v, %v), want finite positive parameters", o.BetaA, o.BetaB)
 	case !(o.Mix >= 0 && o.Mix <= 1):
-		return nil, fmt.Errorf("data: FDPPurchaseLike: Mix = %v, want in [0, 1]", o.Mix)
-	case int64(o.N)*int64(o.D) > int64(MaxEncodedValues):
-		return nil, fmt.Errorf("data: FDPPurchaseLike: %d×%d values exceed MaxEncodedValues = %d", o.N, o.D, MaxEncodedValues)
+		return nil, fmt.Errorf("fdp: PurchaseLike: Mix = %v, want in [0, 1]", o.Mix)
+	case int64(o.N)*int64(o.D) > int64(data.MaxEncodedValues):
+		return nil, fmt.Errorf("fdp: PurchaseLike: %d×%d values exceed data.MaxEncodedValues = %d", o.N, o.D, data.MaxEncodedValues)
 	}
-	beta := distuv.Beta{Alpha: o.BetaA, Beta: o.BetaB, Src: fdpSource{rng}}
+	beta := distuv.Beta{Alpha: o.BetaA, Beta: o.BetaB, Src: randSource{rng}}
 	pi := make([]float64, o.K*o.D)
 	mean := make([]float64, o.D)
 	for j := range pi {
@@ -154,21 +155,21 @@ func FDPPurchaseLike(o FDPPurchaseOptions, rng *rand.Rand) (*design.Data, error)
 	return design.NewData(x, y, o.N, o.D)
 }
 
-// fdpSource adapts *rand.Rand to rand.Source for gonum's distuv.
-type fdpSource struct{ r *rand.Rand }
+// randSource adapts *rand.Rand to rand.Source for gonum's distuv.
+type randSource struct{ r *rand.Rand }
 
-func (s fdpSource) Uint64() uint64 { return s.r.Uint64() }
+func (s randSource) Uint64() uint64 { return s.r.Uint64() }
 
-// FDPSplit splits d into a training part of the first n−nTest rows of a
+// Split splits d into a training part of the first n−nTest rows of a
 // seeded permutation and a test part of the remaining nTest rows.
 //
 // Errors: nil data or rng, nTest not in [1, N−1].
-func FDPSplit(d *design.Data, nTest int, rng *rand.Rand) (train, test *design.Data, err error) {
+func Split(d *design.Data, nTest int, rng *rand.Rand) (train, test *design.Data, err error) {
 	if d == nil || rng == nil {
-		return nil, nil, errors.New("data: FDPSplit: nil data or rng")
+		return nil, nil, errors.New("fdp: Split: nil data or rng")
 	}
 	if nTest < 1 || nTest >= d.N {
-		return nil, nil, fmt.Errorf("data: FDPSplit: %d test rows of %d, want 1 ≤ nTest < N", nTest, d.N)
+		return nil, nil, fmt.Errorf("fdp: Split: %d test rows of %d, want 1 ≤ nTest < N", nTest, d.N)
 	}
 	perm := rng.Perm(d.N)
 	take := func(rows []int) *design.Data {
@@ -183,26 +184,26 @@ func FDPSplit(d *design.Data, nTest int, rng *rand.Rand) (train, test *design.Da
 	return take(perm[nTest:]), take(perm[:nTest]), nil
 }
 
-// FDPFashionTabular turns Fashion-MNIST into the tabular stand-in of E3 (ii)
+// FashionTabular turns Fashion-MNIST into the tabular stand-in of E3 (ii)
 // (fdp.md §4.3): the first nTrain training and nTest test images (0 means
 // all), pixels scaled to [0, 1], and a fixed random set of
 // round(publicFrac·784) public pixel columns drawn from rng (the spec's 1/6:
 // 131 columns), returned sorted.
 //
 // Errors: nil set or rng, sizes out of range, publicFrac outside [0, 1].
-func FDPFashionTabular(fm *FashionMNIST, nTrain, nTest int, publicFrac float64, rng *rand.Rand) (train, test *design.Data, public []int, err error) {
+func FashionTabular(fm *data.FashionMNIST, nTrain, nTest int, publicFrac float64, rng *rand.Rand) (train, test *design.Data, public []int, err error) {
 	if fm == nil || fm.Train == nil || fm.Test == nil || rng == nil {
-		return nil, nil, nil, errors.New("data: FDPFashionTabular: nil data or rng")
+		return nil, nil, nil, errors.New("fdp: FashionTabular: nil data or rng")
 	}
 	if !(publicFrac >= 0 && publicFrac <= 1) {
-		return nil, nil, nil, fmt.Errorf("data: FDPFashionTabular: public fraction %v, want in [0, 1]", publicFrac)
+		return nil, nil, nil, fmt.Errorf("fdp: FashionTabular: public fraction %v, want in [0, 1]", publicFrac)
 	}
-	conv := func(s *ImageSet, n int) (*design.Data, error) {
+	conv := func(s *data.ImageSet, n int) (*design.Data, error) {
 		if n == 0 {
 			n = s.N
 		}
 		if n < 0 || n > s.N {
-			return nil, fmt.Errorf("data: FDPFashionTabular: %d images requested of %d", n, s.N)
+			return nil, fmt.Errorf("fdp: FashionTabular: %d images requested of %d", n, s.N)
 		}
 		d := s.Rows * s.Cols
 		x := make([]float64, n*d)
@@ -237,9 +238,9 @@ func FDPFashionTabular(fm *FashionMNIST, nTrain, nTest int, publicFrac float64, 
 	return train, test, public, nil
 }
 
-// FDPCriteoOptions configures FDPCriteoLike. Zero values give the defaults
+// CriteoOptions configures CriteoLike. Zero values give the defaults
 // in brackets.
-type FDPCriteoOptions struct {
+type CriteoOptions struct {
 	// N rows [50,000: the paper's 40k train + 10k validation/test].
 	N int
 	// Numeric features [13] and categorical features [26].
@@ -255,19 +256,9 @@ type FDPCriteoOptions struct {
 	BaseRate float64
 }
 
-// FDPCriteoLike draws the synthetic Criteo-like click data of E4 (fdp.md
-// §4.3): Numeric log1p-transformed log-normal counts (standardised), and
-// Categorical features with Zipf(s) frequencies over vocabularies of
-// log-uniform size in [MinVocab, MaxVocab]. The label is Bernoulli of a
-// logistic model whose categorical part (one N(0,1) weight per category,
-// scaled) carries most of the signal; the intercept is set so that the click
-// rate is about BaseRate. Row layout (D = Numeric + Categorical columns):
-// the numeric values, then the category indices as float64. The
-// vocabulary sizes are returned for the embedding model. A stand-in for the
-// Criteo day-0 sample the paper uses.
-//
-// Errors: nil rng, invalid sizes, Zipf ≤ 1, BaseRate outside (0, 1).
-func FDPCriteoLike(o FDPCriteoOptions, rng *rand.Rand) (*design.Data, []int, error) {
+// withDefaults fills the zero fields with the defaults and validates the
+// options.
+func (o CriteoOptions) withDefaults() (CriteoOptions, error) {
 	if o.N == 0 {
 		o.N = 50000
 	}
@@ -296,16 +287,37 @@ func FDPCriteoLike(o FDPCriteoOptions, rng *rand.Rand) (*design.Data, []int, err
 		o.BaseRate = 0.25
 	}
 	switch {
-	case rng == nil:
-		return nil, nil, errors.New("data: FDPCriteoLike: nil rng")
 	case o.N < 0 || o.Numeric < 0 || o.Categorical < 0 || o.Numeric+o.Categorical == 0:
-		return nil, nil, fmt.Errorf("data: FDPCriteoLike: N = %d, %d numeric, %d categorical", o.N, o.Numeric, o.Categorical)
+		return o, fmt.Errorf("fdp: CriteoLike: N = %d, %d numeric, %d categorical", o.N, o.Numeric, o.Categorical)
 	case o.MinVocab < 2 || o.MaxVocab < o.MinVocab:
-		return nil, nil, fmt.Errorf("data: FDPCriteoLike: vocabulary range [%d, %d], want 2 ≤ min ≤ max", o.MinVocab, o.MaxVocab)
+		return o, fmt.Errorf("fdp: CriteoLike: vocabulary range [%d, %d], want 2 ≤ min ≤ max", o.MinVocab, o.MaxVocab)
 	case !(o.Zipf > 1):
-		return nil, nil, fmt.Errorf("data: FDPCriteoLike: Zipf exponent %v, want > 1", o.Zipf)
+		return o, fmt.Errorf("fdp: CriteoLike: Zipf exponent %v, want > 1", o.Zipf)
 	case !(o.BaseRate > 0 && o.BaseRate < 1):
-		return nil, nil, fmt.Errorf("data: FDPCriteoLike: base rate %v, want in (0, 1)", o.BaseRate)
+		return o, fmt.Errorf("fdp: CriteoLike: base rate %v, want in (0, 1)", o.BaseRate)
+	}
+	return o, nil
+}
+
+// CriteoLike draws the synthetic Criteo-like click data of E4 (fdp.md
+// §4.3): Numeric log1p-transformed log-normal counts (standardised), and
+// Categorical features with Zipf(s) frequencies over vocabularies of
+// log-uniform size in [MinVocab, MaxVocab]. The label is Bernoulli of a
+// logistic model whose categorical part (one N(0,1) weight per category,
+// scaled) carries most of the signal; the intercept is set so that the click
+// rate is about BaseRate. Row layout (D = Numeric + Categorical columns):
+// the numeric values, then the category indices as float64. The
+// vocabulary sizes are returned for the embedding model. A stand-in for the
+// Criteo day-0 sample the paper uses.
+//
+// Errors: nil rng, invalid sizes, Zipf ≤ 1, BaseRate outside (0, 1).
+func CriteoLike(o CriteoOptions, rng *rand.Rand) (*design.Data, []int, error) {
+	if rng == nil {
+		return nil, nil, errors.New("fdp: CriteoLike: nil rng")
+	}
+	o, err := o.withDefaults()
+	if err != nil {
+		return nil, nil, err
 	}
 	vocab := make([]int, o.Categorical)
 	zipfs := make([]*rand.Zipf, o.Categorical)
@@ -314,9 +326,9 @@ func FDPCriteoLike(o FDPCriteoOptions, rng *rand.Rand) (*design.Data, []int, err
 	for c := range vocab {
 		vocab[c] = int(math.Round(math.Exp(lmin + (lmax-lmin)*rng.Float64())))
 		zipfs[c] = rand.NewZipf(rng, o.Zipf, 1, uint64(vocab[c]-1))
-		catW[c] = fdpFillNormal(make([]float64, vocab[c]), rng)
+		catW[c] = fillNormal(make([]float64, vocab[c]), rng)
 	}
-	numW := fdpFillNormal(make([]float64, o.Numeric), rng)
+	numW := fillNormal(make([]float64, o.Numeric), rng)
 	d := o.Numeric + o.Categorical
 	x := make([]float64, o.N*d)
 	logit := make([]float64, o.N)

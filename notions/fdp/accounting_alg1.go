@@ -1,0 +1,241 @@
+package fdp
+
+// The privacy of Algorithm 1 and of its single-batch ablation (fdp.md
+// §2.3–§2.5), and the conversion of epochs into steps.
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/featuredp/featuredp/accounting"
+	"github.com/featuredp/featuredp/internal/numeric"
+)
+
+// Alg1Epsilon is the privacy of Algorithm 1 (Thm 5, fdp.md §2.5): T steps
+// of two-batch noisy SGD with a Poisson private batch of rate q, per-example
+// clipping of ∇ℓ_priv to C and noise z·C on the clipped sum are
+// (ε, δ)-DP_i^Ψ with ε equal to that of DP-SGD with the same (q, z, T):
+// the Poisson-subsampled Gaussian RDP over the Opacus order grid with the
+// improved conversion (Balle et al. 2020, Thm 21). Public-only steps add
+// nothing (Remark 2). It returns ε and the optimal order.
+//
+// Errors: as accounting.Epsilon.
+func Alg1Epsilon(q, z float64, steps int, delta float64) (eps, order float64, err error) {
+	eps, order, err = accounting.Epsilon([]accounting.Phase{{SampleRate: q, NoiseMultiplier: z, Steps: steps}}, delta, accounting.OrdersOpacus(), accounting.ConversionImproved)
+	if err != nil {
+		return 0, 0, fmt.Errorf("fdp: Algorithm 1 accounting: %w", err)
+	}
+	return eps, order, nil
+}
+
+// SingleBatchDelta is the [ext] accounting of the single-batch FDP
+// ablation (fdp.md §2.3, check P15): the public gradient is computed on the
+// private Poisson batch itself, so the unclipped public term reveals which of
+// the T steps included the target. Conditioned on that inclusion pattern
+// (K ~ Bin(T, q) inclusions) the private part is K Gaussian mechanisms with
+// multiplier z, i.e. √K/z-GDP, and joint convexity of the hockey-stick
+// divergence gives
+//
+//	δ(ε) ≤ Σ_{k=0..T} Pr[K = k] · δ_GDP(√k/z; ε).
+//
+// Neighbouring relation: FDP_i^Ψ (add/remove with simulator). q = 1 is the
+// conservative fallback μ = √T/z.
+//
+// Errors: q outside [0, 1], z NaN or ≤ 0, steps < 0, ε NaN or negative.
+func SingleBatchDelta(q, z float64, steps int, eps float64) (float64, error) {
+	if err := accounting.ValidateSampleRate(q); err != nil {
+		return 0, err
+	}
+	if !(z > 0) {
+		return 0, fmt.Errorf("fdp: SingleBatchDelta: noise multiplier z = %v, want > 0", z)
+	}
+	if err := accounting.ValidateSteps(steps); err != nil {
+		return 0, err
+	}
+	if err := accounting.ValidateEpsilon(eps); err != nil {
+		return 0, err
+	}
+	if math.IsInf(z, 1) || q == 0 || steps == 0 {
+		return 0, nil
+	}
+	if q == 1 {
+		return accounting.GDPDelta(math.Sqrt(float64(steps))/z, eps)
+	}
+	lq, l1q := math.Log(q), math.Log1p(-q)
+	lfT := numeric.LogFact(steps)
+	var d float64
+	for k := 1; k <= steps; k++ {
+		lp := lfT - numeric.LogFact(k) - numeric.LogFact(steps-k) + float64(k)*lq + float64(steps-k)*l1q
+		if lp < -745 {
+			continue
+		}
+		dk, _ := accounting.GDPDelta(math.Sqrt(float64(k))/z, eps) // μ = √k/z finite ≥ 0, ε valid: no error
+		d += math.Exp(lp) * dk
+	}
+	return math.Min(d, 1), nil
+}
+
+// SingleBatchEpsilon inverts SingleBatchDelta: the smallest ε ≥ 0 with
+// δ(ε) ≤ δ, by bisection on ε to 1e-10 relative. Example (P15): q = 1/16,
+// z = 1, T = 286, δ = 1e-5 gives ε ≈ 32.04 (Algorithm 1 with amplification:
+// 7.988).
+//
+// Errors: as SingleBatchDelta, and δ not in (0, 1).
+func SingleBatchEpsilon(q, z float64, steps int, delta float64) (float64, error) {
+	if err := accounting.ValidateDelta(delta); err != nil {
+		return 0, err
+	}
+	d0, err := SingleBatchDelta(q, z, steps, 0)
+	if err != nil {
+		return 0, err
+	}
+	if d0 <= delta {
+		return 0, nil
+	}
+	lo, hi := 0.0, 1.0
+	for {
+		d, _ := SingleBatchDelta(q, z, steps, hi)
+		if d <= delta {
+			break
+		}
+		lo, hi = hi, 2*hi
+		if hi > 1e7 {
+			return 0, fmt.Errorf("fdp: SingleBatchEpsilon: no ε ≤ 1e7 reaches δ = %v", delta)
+		}
+	}
+	for hi-lo > 1e-10*hi {
+		mid := 0.5 * (lo + hi)
+		d, _ := SingleBatchDelta(q, z, steps, mid)
+		if d <= delta {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return hi, nil
+}
+
+// SingleBatchNoiseMultiplier is the smallest noise multiplier z (to
+// 1e-6 relative, by bisection) for which SingleBatchEpsilon(q, z, T, δ) ≤
+// targetEps: the calibration of the single-batch ablation (fdp.md §4.3 E2
+// (c); it needs a much larger z than Algorithm 1 at the same ε).
+//
+// Errors: targetEps not finite and > 0, invalid q, T < 1 or δ, or no
+// z ≤ 1e6 reaching the target.
+func SingleBatchNoiseMultiplier(targetEps, q float64, steps int, delta float64) (float64, error) {
+	if err := accounting.ValidateTargetEpsilon(targetEps); err != nil {
+		return 0, err
+	}
+	if steps < 1 {
+		return 0, fmt.Errorf("fdp: SingleBatchNoiseMultiplier: steps = %d, want ≥ 1", steps)
+	}
+	eps := func(z float64) (float64, error) { return SingleBatchEpsilon(q, z, steps, delta) }
+	lo, hi := 0.0, 1.0
+	for {
+		e, err := eps(hi)
+		if err != nil {
+			return 0, err
+		}
+		if e <= targetEps {
+			break
+		}
+		lo, hi = hi, 2*hi
+		if hi > 1e6 {
+			return 0, fmt.Errorf("fdp: SingleBatchNoiseMultiplier: %w", accounting.ErrUnreachable)
+		}
+	}
+	for hi-lo > 1e-6*hi {
+		mid := 0.5 * (lo + hi)
+		e, _ := eps(mid)
+		if e <= targetEps {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return hi, nil
+}
+
+// MaxSteps returns the largest T ≥ 0 for which T steps of Algorithm 1
+// (Alg1Epsilon: rate q, multiplier z) stay within (targetEps, δ). With
+// q = 1/16, z = 1, δ = 1e-5 it gives 22 / 55 / 154 / 286 steps for
+// ε = 3 / 4 / 6 / 8 (check P7).
+//
+// Errors: targetEps not finite and > 0, invalid q, z or δ, or more than
+// 1e8 steps.
+func MaxSteps(targetEps, q, z, delta float64) (int, error) {
+	if err := accounting.ValidateTargetEpsilon(targetEps); err != nil {
+		return 0, err
+	}
+	if !(z > 0) {
+		return 0, fmt.Errorf("fdp: MaxSteps: noise multiplier z = %v, want > 0", z)
+	}
+	f := func(t int) (float64, error) { e, _, err := Alg1Epsilon(q, z, t, delta); return e, err }
+	lo, hi := 0, 1
+	for {
+		e, err := f(hi)
+		if err != nil {
+			return 0, err
+		}
+		if e > targetEps {
+			break
+		}
+		lo, hi = hi, 2*hi
+		if hi > 1e8 {
+			return 0, fmt.Errorf("fdp: MaxSteps: more than 1e8 steps fit in ε = %v", targetEps)
+		}
+	}
+	for hi-lo > 1 {
+		mid := (lo + hi) / 2
+		if e, _ := f(mid); e <= targetEps {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo, nil
+}
+
+// StepsRounding selects how epochs become steps (fdp.md §6 item 14: the
+// paper does not say).
+type StepsRounding int
+
+const (
+	// StepsRound is T = round(epochs/q), the spec's resolution (default).
+	StepsRound StepsRounding = iota
+	// StepsFloor is T = int(epochs/q), Opacus' get_noise_multiplier.
+	StepsFloor
+	// StepsLoader is T = epochs·⌈1/q⌉, the Opacus data loader (which
+	// then samples at rate 1/⌈1/q⌉).
+	StepsLoader
+)
+
+// Steps converts epochs at sampling rate q into a number of steps with
+// the given rounding. Example: AFHQ, q = 128/14630, 100 epochs → 11,430
+// (round), 11,429 (floor) or 11,500 (loader).
+//
+// Errors: epochs NaN, negative or infinite; q outside (0, 1]; an unknown
+// rounding; more than 2^31 steps.
+func Steps(epochs, q float64, rounding StepsRounding) (int, error) {
+	if !(epochs >= 0) || math.IsInf(epochs, 1) {
+		return 0, fmt.Errorf("fdp: Steps: epochs = %v, want finite ≥ 0", epochs)
+	}
+	if !(q > 0 && q <= 1) {
+		return 0, fmt.Errorf("fdp: Steps: rate q = %v, want in (0, 1]", q)
+	}
+	var t float64
+	switch rounding {
+	case StepsRound:
+		t = math.Round(epochs / q)
+	case StepsFloor:
+		t = math.Floor(epochs / q)
+	case StepsLoader:
+		t = epochs * math.Ceil(1/q)
+	default:
+		return 0, fmt.Errorf("fdp: Steps: unknown rounding %d", int(rounding))
+	}
+	if t > math.MaxInt32 {
+		return 0, fmt.Errorf("fdp: Steps: %v steps", t)
+	}
+	return int(t), nil
+}

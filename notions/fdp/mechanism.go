@@ -1,0 +1,255 @@
+package fdp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/featuredp/featuredp/accounting"
+	"github.com/featuredp/featuredp/design"
+	"github.com/featuredp/featuredp/internal/valid"
+	"github.com/featuredp/featuredp/mechanisms"
+	"github.com/featuredp/featuredp/models"
+)
+
+// Method names one of the methods compared in the Feature-DP paper
+// (fdp.md §2.6), plus the single-batch ablation (§2.3). The string values
+// are the method names of the tidy experiment CSVs.
+type Method string
+
+const (
+	// NonPrivate is ordinary training on full records (no privacy).
+	NonPrivate Method = "NonPrivate"
+	// PublicOnly trains on the public surrogate ℓ_pub(Ψ(x)) only:
+	// (0, 0)-FDP.
+	PublicOnly Method = "Public"
+	// DP is DP-SGD from scratch on full records: (ε, δ)-DP, hence
+	// (ε, δ)-FDP for every Ψ (Prop. 2).
+	DP Method = "DP"
+	// DPSGD is public pre-training followed by plain DP-SGD on full
+	// records: (ε, δ)-FDP (Prop. 2 + Remark 2), not DP.
+	DPSGD Method = "FDP-DPSGD"
+	// Alg1 is public pre-training followed by Algorithm 1 (two
+	// independent batches, ℓ_priv = ℓ − ℓ_pub clipped and noised):
+	// (ε, δ)-FDP (Thm 5).
+	Alg1 Method = "FDP-Alg1"
+	// SingleBatch is Algorithm 1 with the public gradient computed on the
+	// private batch: no amplification; accounted with
+	// SingleBatchEpsilon ([ext] ablation, fdp.md §2.3).
+	SingleBatch Method = "FDP-SingleBatch"
+)
+
+// Methods lists the methods in the order of fdp.md §2.6.
+func Methods() []Method {
+	return []Method{NonPrivate, PublicOnly, DP, DPSGD, Alg1, SingleBatch}
+}
+
+// Setup is the common description of a feature-DP training problem from
+// which EngineConfig builds the engine configuration of each method. Every
+// method is a configuration of Train, not a new loop.
+type Setup struct {
+	// Model is ℓ on full records; Data the full records (required).
+	Model models.Model
+	Data  *design.Data
+	// PubModel is the public surrogate ℓ_pub (nil: Model) and PubData the
+	// public view Ψ(X) or the padded g(Ψ(X)) (nil: Data), same rows as Data.
+	PubModel models.Model
+	PubData  *design.Data
+
+	// Rate is the Poisson rate q = m/n of the private batches.
+	Rate float64
+	// Multiplier is the noise multiplier z (std z·C on the clipped sum).
+	Multiplier float64
+	// Clip is the per-example clip norm C of ∇ℓ_priv (FDP-Alg1,
+	// FDP-SingleBatch); DPClip that of ∇ℓ (DP, FDP-DPSGD; 0 means Clip).
+	Clip, DPClip float64
+	// Steps is the number T of private steps.
+	Steps int
+	// PretrainSteps public-only steps run before the private steps of
+	// FDP-DPSGD, FDP-Alg1 and FDP-SingleBatch (free, Remark 2).
+	PretrainSteps int
+	// PublicBatch is m' (0: the expected private batch size, rounded).
+	PublicBatch int
+	// Alpha is the weight α of the noisy private gradient in FDP-Alg1 and
+	// FDP-SingleBatch (0 means 1).
+	Alpha float64
+
+	// Optimizer is used by every method (required); DPOptimizer, if set,
+	// replaces it for DP and FDP-DPSGD (the paper tunes the two separately).
+	Optimizer, DPOptimizer mechanisms.Optimizer
+	// Schedule is the learning-rate schedule (nil: constant).
+	Schedule mechanisms.Schedule
+	// ProjectRadius > 0 projects onto an L2 ball after every step.
+	ProjectRadius float64
+
+	// NonPrivateSteps and NonPrivateBatch configure NonPrivate and Public
+	// training: shuffled epochs of NonPrivateBatch rows (0: the expected
+	// private batch size) for NonPrivateSteps steps (0: PretrainSteps +
+	// Steps).
+	NonPrivateSteps, NonPrivateBatch int
+
+	// Init is θ₀ (nil: the model's initialiser on the Init stream).
+	Init []float64
+	// Seed or Streams select the random streams (see Config).
+	Seed    uint64
+	Streams *mechanisms.Streams
+	// OnStep, if set, is Config.OnStep: called after every step with the
+	// global step number (public pre-training first) and the live θ.
+	OnStep func(t int, theta []float64)
+}
+
+// EngineConfig returns the Train configuration of method for the problem s
+// (fdp.md §2.3, §2.6):
+//
+//	NonPrivate       Model on Data, shuffled batches, no clipping/noise
+//	Public           PubModel on PubData, shuffled batches, no clipping/noise
+//	DP               Poisson(q), per-example clip DPClip, noise z·DPClip, Steps
+//	FDP-DPSGD        PretrainSteps public steps, then DP
+//	FDP-Alg1         PretrainSteps public steps, then Algorithm 1: private
+//	                 model ℓ_priv = ℓ − ℓ_pub (models.LossDiff, ghost norms),
+//	                 clip C, noise z·C, independent public batch m', weight α
+//	FDP-SingleBatch  as FDP-Alg1 with PublicTerm.SameBatch
+//
+// Privacy (add/remove neighbours, or FDP_i^Ψ with a simulator): DP, FDP-DPSGD
+// and FDP-Alg1 report one Result.Phases entry (q, z, T) — the same ε for
+// the same (q, z, T) (check A8); FDP-SingleBatch reports none.
+func EngineConfig(method Method, s Setup) (mechanisms.Config, error) {
+	if valid.IsNil(s.Model) || s.Data == nil {
+		return mechanisms.Config{}, errors.New("fdp: EngineConfig: Model and Data are required")
+	}
+	if valid.IsNil(s.Optimizer) {
+		return mechanisms.Config{}, errors.New("fdp: EngineConfig: Optimizer is required")
+	}
+	if valid.IsNil(s.PubModel) {
+		s.PubModel = s.Model
+	}
+	if s.PubData == nil {
+		s.PubData = s.Data
+	}
+	if s.Data.N <= 0 {
+		return mechanisms.Config{}, errors.New("fdp: EngineConfig: empty data")
+	}
+	base := mechanisms.Config{Schedule: s.Schedule, ProjectRadius: s.ProjectRadius, Init: s.Init, Seed: s.Seed, Streams: s.Streams, Optimizer: s.Optimizer,
+		OnStep: s.OnStep}
+	switch method {
+	case NonPrivate, PublicOnly:
+		return nonPrivateConfig(method, s, base)
+	case DP, DPSGD, Alg1, SingleBatch:
+		return privateConfig(method, s, base)
+	}
+	return mechanisms.Config{}, fmt.Errorf("fdp: EngineConfig: unknown method %q", method)
+}
+
+// nonPrivateConfig is EngineConfig of NonPrivate and Public (s.PubModel and
+// s.PubData set): shuffled batches, no clipping, no noise.
+func nonPrivateConfig(method Method, s Setup, base mechanisms.Config) (mechanisms.Config, error) {
+	n := s.Data.N
+	b := s.NonPrivateBatch
+	if b == 0 {
+		b = max(1, int(math.Round(s.Rate*float64(n))))
+	}
+	sm, err := mechanisms.NewShuffledEpochs(min(b, n))
+	if err != nil {
+		return mechanisms.Config{}, fmt.Errorf("fdp: EngineConfig %s: %w", method, err)
+	}
+	steps := s.NonPrivateSteps
+	if steps == 0 {
+		steps = s.PretrainSteps + s.Steps
+	}
+	cfg := base
+	cfg.Model, cfg.Data, cfg.Sampler, cfg.Steps = s.Model, s.Data, sm, steps
+	if method == PublicOnly {
+		cfg.Model, cfg.Data = s.PubModel, s.PubData
+	}
+	return cfg, nil
+}
+
+// privateConfig is EngineConfig of DP, FDP-DPSGD, FDP-Alg1 and
+// FDP-SingleBatch (s.PubModel and s.PubData set).
+func privateConfig(method Method, s Setup, base mechanisms.Config) (mechanisms.Config, error) {
+	if !(s.Rate > 0 && s.Rate <= 1) {
+		return mechanisms.Config{}, fmt.Errorf("fdp: EngineConfig %s: Poisson rate q = %v, want in (0, 1]", method, s.Rate)
+	}
+	if !(s.Multiplier > 0) || math.IsInf(s.Multiplier, 0) {
+		return mechanisms.Config{}, fmt.Errorf("fdp: EngineConfig %s: noise multiplier z = %v, want finite > 0", method, s.Multiplier)
+	}
+	clip := s.Clip
+	if method == DP || method == DPSGD {
+		if s.DPClip != 0 {
+			clip = s.DPClip
+		}
+		if !valid.IsNil(s.DPOptimizer) {
+			base.Optimizer = s.DPOptimizer
+		}
+	}
+	if !(clip > 0) || math.IsInf(clip, 0) {
+		return mechanisms.Config{}, fmt.Errorf("fdp: EngineConfig %s: clip norm %v, want finite > 0", method, clip)
+	}
+	cfg := base
+	cfg.Model, cfg.Data, cfg.Steps = s.Model, s.Data, s.Steps
+	cfg.Sampler = mechanisms.Poisson{Rate: s.Rate}
+	cfg.Clip, cfg.ClipNorm = mechanisms.ClipPerExample, clip
+	plan, err := mechanisms.DPSGD(s.Model.NumParams(), s.Multiplier, clip, s.Rate*float64(s.Data.N))
+	if err != nil {
+		return mechanisms.Config{}, fmt.Errorf("fdp: EngineConfig %s: %w", method, err)
+	}
+	cfg.Noise = plan
+	switch method {
+	case DP:
+		return cfg, nil
+	case DPSGD:
+		if s.PretrainSteps > 0 {
+			cfg.Public = &mechanisms.PublicTerm{Model: s.PubModel, Data: s.PubData, BatchSize: s.PublicBatch, Alpha: 1, PretrainOnly: true}
+			cfg.PublicPretrainSteps = s.PretrainSteps
+		}
+		return cfg, nil
+	}
+	// Algorithm 1 and the single-batch ablation.
+	alpha := s.Alpha
+	if alpha == 0 {
+		alpha = 1
+	}
+	cfg.Public = &mechanisms.PublicTerm{Model: s.PubModel, Data: s.PubData, BatchSize: s.PublicBatch, Alpha: alpha, SameBatch: method == SingleBatch}
+	cfg.PublicPretrainSteps = s.PretrainSteps
+	if diff, err := models.NewLossDiff(s.Model, s.PubModel, s.PubData); err == nil {
+		cfg.Model = diff // ghost norms of ∇ℓ − ∇ℓ_pub
+	} else {
+		cfg.Public.SubtractFromPrivate = true // materialised per-example gradients
+	}
+	return cfg, nil
+}
+
+// Train runs EngineConfig(method, s) and returns the result together with
+// the final parameters (Result.Theta).
+func Train(ctx context.Context, method Method, s Setup) (*mechanisms.Result, error) {
+	cfg, err := EngineConfig(method, s)
+	if err != nil {
+		return nil, err
+	}
+	res, err := mechanisms.Train(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", method, err)
+	}
+	return res, nil
+}
+
+// Epsilon returns the ε at δ of a finished run of method: the
+// Poisson-subsampled Gaussian RDP (Opacus orders, improved conversion) of
+// Result.Phases for DP, FDP-DPSGD and FDP-Alg1 (Thm 5), the binomial-GDP
+// bound for FDP-SingleBatch, 0 for Public and +Inf for NonPrivate.
+func Epsilon(method Method, s Setup, res *mechanisms.Result, delta float64) (float64, error) {
+	switch method {
+	case NonPrivate:
+		return math.Inf(1), nil
+	case PublicOnly:
+		return 0, nil
+	case SingleBatch:
+		return SingleBatchEpsilon(s.Rate, s.Multiplier, s.Steps, delta)
+	}
+	if res == nil || len(res.Phases) == 0 {
+		return 0, fmt.Errorf("fdp: Epsilon %s: no accountable phases", method)
+	}
+	eps, _, err := accounting.Epsilon(res.Phases, delta, accounting.OrdersOpacus(), accounting.ConversionImproved)
+	return eps, err
+}
