@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strings"
 
@@ -21,13 +22,9 @@ import (
 	"gonum.org/v1/plot"
 )
 
-// FeatureDPConfig configures FeatureDPvsDP. Zero values give the defaults
+// FeatureDPOptions configures FeatureDPvsDP. Zero values give the defaults
 // in brackets.
-type FeatureDPConfig struct {
-	// Schema gives every column a role: Public columns (and the label) form
-	// Ψ(x), what the adversary may know; Sensitive columns are protected by
-	// feature DP. Required; the task must be classification.
-	Schema data.Schema
+type FeatureDPOptions struct {
 	// Encode are the encoding options; give public bounds and levels (see
 	// data.EncodeOptions) so that the encoding does not look at the data.
 	Encode data.EncodeOptions
@@ -97,7 +94,8 @@ type FeatureDPResult struct {
 	// reason (no Ball given and no levels to assume a uniform prior).
 	NoBound         []FeatureDPSkipped
 	Public, Private []string
-	Config          FeatureDPConfig
+	Config          FeatureDPOptions
+	Schema          data.Schema // the schema the run used
 }
 
 // FeatureDPvsDP trains a classifier on df four ways — NonPrivate, Public
@@ -111,7 +109,13 @@ type FeatureDPResult struct {
 // (zero masking). DP protects whole records (add/remove); feature DP
 // protects the sensitive columns only, treating the public columns and the
 // label as known.
-func FeatureDPvsDP(ctx context.Context, df dataframe.DataFrame, cfg FeatureDPConfig) (*FeatureDPResult, error) {
+//
+// schema gives every column a role: Public columns (and the label) form
+// Ψ(x), what the adversary may know; Sensitive columns are protected by
+// feature DP. The task must be classification. The call shape (ctx, df,
+// schema, opts) is the same for every one-call helper.
+func FeatureDPvsDP(ctx context.Context, df dataframe.DataFrame, schema data.Schema, opts FeatureDPOptions) (*FeatureDPResult, error) {
+	cfg := featureDPConfig{FeatureDPOptions: opts, Schema: schema}
 	cfg, err := cfg.withDefaults(df)
 	if err != nil {
 		return nil, fmt.Errorf("dpnb: FeatureDPvsDP: %w", err)
@@ -123,7 +127,7 @@ func FeatureDPvsDP(ctx context.Context, df dataframe.DataFrame, cfg FeatureDPCon
 	if len(enc.Classes) < 2 {
 		return nil, errors.New("dpnb: FeatureDPvsDP: the label has fewer than 2 classes")
 	}
-	res := &FeatureDPResult{Config: cfg, Eps: cfg.Eps}
+	res := &FeatureDPResult{Config: cfg.FeatureDPOptions, Schema: cfg.Schema, Eps: cfg.Eps}
 	for _, c := range cfg.Schema.Features() {
 		if c.Role == data.Public {
 			res.Public = append(res.Public, c.Name)
@@ -144,13 +148,16 @@ func FeatureDPvsDP(ctx context.Context, df dataframe.DataFrame, cfg FeatureDPCon
 }
 
 // withDefaults validates the configuration against df and fills in the
-// defaults (see FeatureDPConfig).
-func (cfg FeatureDPConfig) withDefaults(df dataframe.DataFrame) (FeatureDPConfig, error) {
+// defaults (see FeatureDPOptions).
+func (cfg featureDPConfig) withDefaults(df dataframe.DataFrame) (featureDPConfig, error) {
 	if err := cfg.Schema.Validate(df); err != nil {
 		return cfg, err
 	}
 	if cfg.Schema.Task != data.Classification {
 		return cfg, errors.New("the schema's task must be classification")
+	}
+	if err := checkBallKeys(cfg.Ball, cfg.Schema); err != nil {
+		return cfg, err
 	}
 	if len(cfg.Eps) == 0 {
 		cfg.Eps = []float64{1, 2, 4, 8}
@@ -194,7 +201,7 @@ func (cfg FeatureDPConfig) withDefaults(df dataframe.DataFrame) (FeatureDPConfig
 
 // featureDPData splits enc into training and test rows and returns them
 // with the public view Ψ of the training rows.
-func featureDPData(enc *data.Encoded, cfg FeatureDPConfig) (train, test, psi *design.Data, err error) {
+func featureDPData(enc *data.Encoded, cfg featureDPConfig) (train, test, psi *design.Data, err error) {
 	trainIdx, testIdx, err := data.SplitIndices(enc.N, cfg.TestFraction, rand.New(rand.NewPCG(cfg.Seed, 0x66647031)))
 	if err != nil {
 		return nil, nil, nil, err
@@ -214,7 +221,7 @@ func featureDPData(enc *data.Encoded, cfg FeatureDPConfig) (train, test, psi *de
 // train calibrates z per ε and runs the cells (method × ε × seed).
 func (r *FeatureDPResult) train(ctx context.Context, enc *data.Encoded) error {
 	cfg := r.Config
-	train, test, psi, err := featureDPData(enc, cfg)
+	train, test, psi, err := featureDPData(enc, featureDPConfig{cfg, r.Schema})
 	if err != nil {
 		return err
 	}
@@ -302,7 +309,7 @@ func (r *FeatureDPResult) bounds() error {
 	for _, name := range r.Private {
 		ball, ok := cfg.Ball[name]
 		if !ok {
-			col, _ := cfg.Schema.Lookup(name)
+			col, _ := r.Schema.Lookup(name)
 			var why string
 			if ball, why, ok = fdp.UniformBall(col); !ok {
 				r.NoBound = append(r.NoBound, FeatureDPSkipped{Column: name, Reason: why})
@@ -387,4 +394,35 @@ func (r *FeatureDPResult) Markdown() string {
 		}
 	}
 	return b.String()
+}
+
+// featureDPConfig is the options with the schema they apply to.
+type featureDPConfig struct {
+	FeatureDPOptions
+	Schema data.Schema
+}
+
+// checkBallKeys rejects a Ball key that is not a Sensitive column of the
+// schema (a misspelt key would otherwise be silently ignored).
+func checkBallKeys(ball map[string]float64, schema data.Schema) error {
+	var sens []string
+	for _, c := range schema.Columns {
+		if c.Role == data.Sensitive {
+			sens = append(sens, c.Name)
+		}
+	}
+	keys := make([]string, 0, len(ball))
+	for k := range ball {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if !slices.Contains(sens, k) {
+			return fmt.Errorf("Ball: %q is not a sensitive column (sensitive columns: %s)", k, strings.Join(sens, ", "))
+		}
+		if v := ball[k]; !(v > 0 && v <= 1) {
+			return fmt.Errorf("Ball[%q] = %v, want a prior mass in (0, 1]", k, v)
+		}
+	}
+	return nil
 }

@@ -38,9 +38,9 @@ func fdpPatients(n int) (dataframe.DataFrame, data.Schema) {
 
 func TestFeatureDPvsDP(t *testing.T) {
 	df, schema := fdpPatients(1200)
-	cfg := FeatureDPConfig{Schema: schema, Encode: data.EncodeOptions{DropFirst: true, Scale: data.MinMax,
+	cfg := FeatureDPOptions{Encode: data.EncodeOptions{DropFirst: true, Scale: data.MinMax,
 		Bounds: map[string]data.Range{"age": {Lo: 20, Hi: 80}}}, Eps: []float64{1, 8}, Steps: 100, Seeds: 2, Seed: 1}
-	res, err := FeatureDPvsDP(context.Background(), df, cfg)
+	res, err := FeatureDPvsDP(context.Background(), df, schema, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,11 +85,11 @@ func TestFeatureDPvsDP(t *testing.T) {
 		t.Errorf("NoBound %v, want none", res.NoBound)
 	}
 	// A continuous sensitive column without Ball is reported, not bounded.
-	cont := cfg
-	cont.Schema.Columns = append([]data.Column(nil), cfg.Schema.Columns...)
-	cont.Schema.Columns[0].Role, cont.Schema.Columns[1].Role = data.Sensitive, data.Public
+	cont, contSchema := cfg, schema
+	contSchema.Columns = append([]data.Column(nil), schema.Columns...)
+	contSchema.Columns[0].Role, contSchema.Columns[1].Role = data.Sensitive, data.Public
 	cont.Eps, cont.Seeds = []float64{8}, 1
-	r2, err := FeatureDPvsDP(context.Background(), df, cont)
+	r2, err := FeatureDPvsDP(context.Background(), df, contSchema, cont)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,20 +98,25 @@ func TestFeatureDPvsDP(t *testing.T) {
 	}
 	bad := cfg
 	bad.Eps = []float64{-1}
-	if _, err := FeatureDPvsDP(context.Background(), df, bad); err == nil {
+	if _, err := FeatureDPvsDP(context.Background(), df, schema, bad); err == nil {
 		t.Error("negative ε accepted")
 	}
 	bad = cfg
 	bad.Delta = 2
-	if _, err := FeatureDPvsDP(context.Background(), df, bad); err == nil {
+	if _, err := FeatureDPvsDP(context.Background(), df, schema, bad); err == nil {
 		t.Error("δ = 2 accepted")
+	}
+	// A misspelt Ball key names the key (it used to be silently ignored).
+	bad = cfg
+	bad.Ball = map[string]float64{"smokr": 0.5}
+	if _, err := FeatureDPvsDP(context.Background(), df, schema, bad); err == nil || !strings.Contains(err.Error(), `"smokr"`) {
+		t.Errorf("misspelt Ball key: %v", err)
 	}
 }
 
 func ExampleFeatureDPvsDP() {
 	df, schema := fdpPatients(1000) // age public, smoker sensitive, y the label
-	res, err := FeatureDPvsDP(context.Background(), df, FeatureDPConfig{
-		Schema: schema,
+	res, err := FeatureDPvsDP(context.Background(), df, schema, FeatureDPOptions{
 		Encode: data.EncodeOptions{DropFirst: true, Scale: data.MinMax, Bounds: map[string]data.Range{"age": {Lo: 20, Hi: 80}}},
 		Eps:    []float64{1, 4},
 		Seeds:  2,
