@@ -14,12 +14,13 @@ import (
 
 	"github.com/featuredp/featuredp/data"
 	"github.com/featuredp/featuredp/experiments"
+	"github.com/featuredp/featuredp/notions/corrdp"
 )
 
 // CorrDPOptions configure CorrDPvsSemiVsStandard. Zero values give the
 // defaults in brackets.
 type CorrDPOptions struct {
-	// Eps is the ε grid [experiments.CorrDPEpsGrid].
+	// Eps is the ε grid [corrdp.EpsGrid].
 	Eps []float64
 	// Seeds per (method, ε) [5].
 	Seeds int
@@ -28,7 +29,7 @@ type CorrDPOptions struct {
 	// capped at 1). The estimate is always reported.
 	TV map[string]float64
 	// Neighbours is N-one (one TV per feature) or N-jointU (one TV_max).
-	Neighbours data.CorrDPNeighbourhood
+	Neighbours corrdp.Neighbourhood
 	// C is the paper-mode noise constant of σ0² = C(log(1/δ)+1)/ε²; 0
 	// selects it by the Standard-only rule of spec §3.9 (never by CorrDP).
 	C float64
@@ -51,7 +52,7 @@ type CorrDPOptions struct {
 type CorrDPResult struct {
 	*Result
 	// TVReport is the plug-in estimate (before the UCB).
-	TVReport *data.CorrDPTVReport
+	TVReport *corrdp.TVReport
 	// TVUsed maps each insensitive raw feature to the TV the CorrDP curve
 	// used (given or TV~); TVEstimated to the UCB estimate TV~.
 	TVUsed, TVEstimated map[string]float64
@@ -62,13 +63,13 @@ type CorrDPResult struct {
 // CorrDPvsSemiVsStandard runs the CorrDP paper's comparison on any
 // DataFrame with roles in one call (specs/corrdp.md §2.4, paper mode): it
 // encodes df with schema (Sensitive / Public / Label roles), estimates the
-// TV of every Public feature (data.CorrDPEstimateTV) or takes opts.TV,
+// TV of every Public feature (corrdp.EstimateTV) or takes opts.TV,
 // picks C by the Standard-only rule unless given, and trains logistic
 // (binary classification) or linear (regression) models by full-batch GD
 // with Standard, Semi, CorrDP and no noise over the ε grid × seeds (methods
 // paired on the random numbers). The metric is the training accuracy or the
 // utility gap F(θ) − F(θ̂). No ε is accounted: paper mode calibrates only
-// relative noise (see accounting.CorrDPHonesty for the honest ε), and the
+// relative noise (see corrdp.Honesty for the honest ε), and the
 // TV estimate and the encoder read the data.
 func CorrDPvsSemiVsStandard(ctx context.Context, df dataframe.DataFrame, schema data.Schema, opts CorrDPOptions) (*CorrDPResult, error) {
 	if ctx == nil {
@@ -79,7 +80,7 @@ func CorrDPvsSemiVsStandard(ctx context.Context, df dataframe.DataFrame, schema 
 	}
 	eps := opts.Eps
 	if len(eps) == 0 {
-		eps = experiments.CorrDPEpsGrid
+		eps = corrdp.EpsGrid
 	}
 	for _, e := range eps {
 		if !(e > 0) || e != e || e > 1e6 {
@@ -100,7 +101,7 @@ func CorrDPvsSemiVsStandard(ctx context.Context, df dataframe.DataFrame, schema 
 	if opts.C < 0 || opts.Alpha < 0 || opts.Steps < 0 {
 		return nil, fmt.Errorf("dpnb: CorrDPvsSemiVsStandard: C = %v, α = %v, T = %d must be ≥ 0", opts.C, opts.Alpha, opts.Steps)
 	}
-	spec := experiments.CorrDPRealSpec{Name: "corrdp-user", Delta: delta, Steps: opts.Steps, Alpha: opts.Alpha,
+	spec := corrdp.RealSpec{Name: "corrdp-user", Delta: delta, Steps: opts.Steps, Alpha: opts.Alpha,
 		PaperTV: opts.TV, Neighbours: opts.Neighbours}
 	enc := data.EncodeOptions{Scale: data.MinMax}
 	switch schema.Task {
@@ -124,7 +125,7 @@ func CorrDPvsSemiVsStandard(ctx context.Context, df dataframe.DataFrame, schema 
 	if spec.Steps == 0 {
 		spec.Steps = 1000
 	}
-	prep, err := experiments.NewCorrDPFramePrep(df, schema, spec, enc)
+	prep, err := corrdp.NewFramePrep(df, schema, spec, enc)
 	if err != nil {
 		return nil, fmt.Errorf("dpnb: CorrDPvsSemiVsStandard: %w", err)
 	}
@@ -135,7 +136,7 @@ func CorrDPvsSemiVsStandard(ctx context.Context, df dataframe.DataFrame, schema 
 	if opts.TV != nil {
 		modes = []string{"paper", "estimated"}
 	}
-	fig := experiments.CorrDPFrameFigure("corrdp-user", prep, opts.C, eps, seeds, modes)
+	fig := corrdp.FrameFigure("corrdp-user", prep, opts.C, eps, seeds, modes)
 	fig.Title = "CorrDP vs Semi vs Standard on your data"
 	fig.YLabel = map[string]string{"accuracy": "training accuracy", "utility_gap": "F(θ) − F(θ̂)"}[spec.Metric]
 	workers := opts.Workers
@@ -201,7 +202,7 @@ func (r *CorrDPResult) Markdown() string {
 	b.WriteString(r.Result.Markdown())
 	fmt.Fprintf(&b, "\n**Noise constant** C = %g (σ0² = C(log(1/δ)+1)/ε²).\n\n**TV report** (%s, n = %d):\n\n| feature | TV_disc | TV_cont | TV^ | TV~ (UCB) | TV used |\n|---|---|---|---|---|---|\n",
 		r.C, r.TVReport.Neighbours, r.TVReport.N)
-	feats := append([]data.CorrDPTVFeature(nil), r.TVReport.Features...)
+	feats := append([]corrdp.TVFeature(nil), r.TVReport.Features...)
 	sort.SliceStable(feats, func(i, j int) bool { return feats[i].Name < feats[j].Name })
 	for _, f := range feats {
 		fmt.Fprintf(&b, "| %s | %.3f | %.3f | %.3f | %.3f | %.3f |\n", f.Name, f.TVDisc, f.TVCont, f.TV, r.TVEstimated[f.Name], r.TVUsed[f.Name])

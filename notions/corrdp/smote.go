@@ -1,4 +1,4 @@
-package data
+package corrdp
 
 import (
 	"errors"
@@ -8,15 +8,16 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/featuredp/featuredp/data"
 	"github.com/go-gota/gota/dataframe"
 	"github.com/go-gota/gota/series"
 )
 
-// CorrDPSMOTEOptions configure CorrDPSMOTEENN. Zero values give imblearn's
+// SMOTEOptions configure SMOTEENN. Zero values give imblearn's
 // SMOTEENN defaults (spec §3.3): k = 5 SMOTE neighbours, ENN with 3
 // neighbours and kind_sel = "all" on every class, minority oversampled to
 // parity.
-type CorrDPSMOTEOptions struct {
+type SMOTEOptions struct {
 	// Continuous is the one continuous feature (interpolated). "" means
 	// the first schema feature of Kind Continuous whose name starts with
 	// "age", else the first Continuous feature.
@@ -31,23 +32,23 @@ type CorrDPSMOTEOptions struct {
 	SkipENN bool
 }
 
-// corrdpPoint is one row of the SMOTE/ENN working set.
-type corrdpPoint struct {
+// smotePoint is one row of the SMOTE/ENN working set.
+type smotePoint struct {
 	a      float64 // continuous value
 	bucket int     // categorical configuration
 	class  int
 }
 
-// corrdpBuckets indexes points by categorical configuration, each bucket
+// smoteBuckets indexes points by categorical configuration, each bucket
 // sorted by the continuous value (ties in random order).
-type corrdpBuckets struct {
+type smoteBuckets struct {
 	idx  [][]int     // bucket → point indices sorted by a
 	vals [][]float64 // bucket → sorted a
 	pos  []int       // point → position in its bucket (−1 if absent)
 }
 
-func corrdpIndex(pts []corrdpPoint, members []int, nb int, rng *rand.Rand) *corrdpBuckets {
-	b := &corrdpBuckets{idx: make([][]int, nb), vals: make([][]float64, nb), pos: make([]int, len(pts))}
+func indexBuckets(pts []smotePoint, members []int, nb int, rng *rand.Rand) *smoteBuckets {
+	b := &smoteBuckets{idx: make([][]int, nb), vals: make([][]float64, nb), pos: make([]int, len(pts))}
 	for i := range b.pos {
 		b.pos[i] = -1
 	}
@@ -71,7 +72,7 @@ func corrdpIndex(pts []corrdpPoint, members []int, nb int, rng *rand.Rand) *corr
 // knn returns the k nearest indexed points to point q (excluding q) under
 // d² = (a − a_q)² + pen[bucket_q][bucket], exact: each bucket contributes
 // its nearest candidates by an outward walk from the query value.
-func (b *corrdpBuckets) knn(pts []corrdpPoint, q, k int, pen [][]float64, out []int, dist []float64) []int {
+func (b *smoteBuckets) knn(pts []smotePoint, q, k int, pen [][]float64, out []int, dist []float64) []int {
 	type cand struct {
 		d float64
 		i int
@@ -119,7 +120,7 @@ func (b *corrdpBuckets) knn(pts []corrdpPoint, q, k int, pen [][]float64, out []
 	return out
 }
 
-// CorrDPSMOTEENN balances a binary classification frame with SMOTE-NC
+// SMOTEENN balances a binary classification frame with SMOTE-NC
 // (Chawla et al. 2002, nominal-continuous variant) followed by Edited
 // Nearest Neighbours cleaning (Wilson 1972), like imblearn's SMOTEENN
 // with SMOTENC (spec §3.3, check C21), for one continuous feature and any
@@ -140,16 +141,16 @@ func (b *corrdpBuckets) knn(pts []corrdpPoint, q, k int, pen [][]float64, out []
 // sorted continuous axis; ties are broken in a seeded random order (sklearn
 // breaks them by tree order). The output keeps the schema's feature and
 // label columns (categorical values as strings, the continuous as floats).
-func CorrDPSMOTEENN(df dataframe.DataFrame, schema Schema, opts CorrDPSMOTEOptions, rng *rand.Rand) (dataframe.DataFrame, error) {
+func SMOTEENN(df dataframe.DataFrame, schema data.Schema, opts SMOTEOptions, rng *rand.Rand) (dataframe.DataFrame, error) {
 	if rng == nil {
-		return dataframe.DataFrame{}, ErrNilRand
+		return dataframe.DataFrame{}, data.ErrNilRand
 	}
 	if err := schema.Validate(df); err != nil {
-		return dataframe.DataFrame{}, fmt.Errorf("data: CorrDPSMOTEENN: %w", err)
+		return dataframe.DataFrame{}, fmt.Errorf("corrdp: SMOTEENN: %w", err)
 	}
 	lab, ok := schema.Label()
 	if !ok {
-		return dataframe.DataFrame{}, errors.New("data: CorrDPSMOTEENN: schema has no label")
+		return dataframe.DataFrame{}, errors.New("corrdp: SMOTEENN: schema has no label")
 	}
 	k, ennK := opts.K, opts.ENNK
 	if k <= 0 {
@@ -162,14 +163,14 @@ func CorrDPSMOTEENN(df dataframe.DataFrame, schema Schema, opts CorrDPSMOTEOptio
 	cont := opts.Continuous
 	if cont == "" {
 		for _, c := range feats {
-			if c.Kind == Continuous && len(c.Name) >= 3 && c.Name[:3] == "age" {
+			if c.Kind == data.Continuous && len(c.Name) >= 3 && c.Name[:3] == "age" {
 				cont = c.Name
 				break
 			}
 		}
 		if cont == "" {
 			for _, c := range feats {
-				if c.Kind == Continuous {
+				if c.Kind == data.Continuous {
 					cont = c.Name
 					break
 				}
@@ -177,7 +178,7 @@ func CorrDPSMOTEENN(df dataframe.DataFrame, schema Schema, opts CorrDPSMOTEOptio
 		}
 	}
 	if cont == "" {
-		return dataframe.DataFrame{}, errors.New("data: CorrDPSMOTEENN: no continuous feature")
+		return dataframe.DataFrame{}, errors.New("corrdp: SMOTEENN: no continuous feature")
 	}
 	cats := opts.Categorical
 	if cats == nil {
@@ -192,9 +193,9 @@ func CorrDPSMOTEENN(df dataframe.DataFrame, schema Schema, opts CorrDPSMOTEOptio
 	cs := df.Col(cont)
 	a := make([]float64, n)
 	for i := 0; i < n; i++ {
-		v, err := NumericAt(cs, i)
+		v, err := data.NumericAt(cs, i)
 		if err != nil {
-			return dataframe.DataFrame{}, fmt.Errorf("data: CorrDPSMOTEENN: %s row %d: %w", cont, i, err)
+			return dataframe.DataFrame{}, fmt.Errorf("corrdp: SMOTEENN: %s row %d: %w", cont, i, err)
 		}
 		a[i] = v
 	}
@@ -205,12 +206,12 @@ func CorrDPSMOTEENN(df dataframe.DataFrame, schema Schema, opts CorrDPSMOTEOptio
 	for c, name := range cats {
 		s := df.Col(name)
 		if s.Err != nil {
-			return dataframe.DataFrame{}, fmt.Errorf("data: CorrDPSMOTEENN: %w", s.Err)
+			return dataframe.DataFrame{}, fmt.Errorf("corrdp: SMOTEENN: %w", s.Err)
 		}
 		idx := map[string]int{}
 		codes[c] = make([]int, n)
 		for i := 0; i < n; i++ {
-			l := LevelAt(s, i)
+			l := data.LevelAt(s, i)
 			j, ok := idx[l]
 			if !ok {
 				j = len(idx)
@@ -233,7 +234,7 @@ func CorrDPSMOTEENN(df dataframe.DataFrame, schema Schema, opts CorrDPSMOTEOptio
 	var clsNames []string
 	cls := make([]int, n)
 	for i := 0; i < n; i++ {
-		l := LevelAt(ls, i)
+		l := data.LevelAt(ls, i)
 		j, ok := clsIdx[l]
 		if !ok {
 			j = len(clsIdx)
@@ -243,7 +244,7 @@ func CorrDPSMOTEENN(df dataframe.DataFrame, schema Schema, opts CorrDPSMOTEOptio
 		cls[i] = j
 	}
 	if len(clsNames) != 2 {
-		return dataframe.DataFrame{}, fmt.Errorf("data: CorrDPSMOTEENN: %d classes, want 2", len(clsNames))
+		return dataframe.DataFrame{}, fmt.Errorf("corrdp: SMOTEENN: %d classes, want 2", len(clsNames))
 	}
 	// Buckets = categorical configurations.
 	nb := 1
@@ -252,7 +253,7 @@ func CorrDPSMOTEENN(df dataframe.DataFrame, schema Schema, opts CorrDPSMOTEOptio
 		strides[c] = nb
 		nb *= len(levels[c])
 		if nb > 1e5 {
-			return dataframe.DataFrame{}, errors.New("data: CorrDPSMOTEENN: too many categorical configurations")
+			return dataframe.DataFrame{}, errors.New("corrdp: SMOTEENN: too many categorical configurations")
 		}
 	}
 	bucketOf := func(cc []int) int {
@@ -269,14 +270,14 @@ func CorrDPSMOTEENN(df dataframe.DataFrame, schema Schema, opts CorrDPSMOTEOptio
 		}
 		return cc
 	}
-	pts := make([]corrdpPoint, n, 2*n)
+	pts := make([]smotePoint, n, 2*n)
 	cnt := [2]int{}
 	for i := 0; i < n; i++ {
 		cc := make([]int, nc)
 		for c := range cc {
 			cc[c] = codes[c][i]
 		}
-		pts[i] = corrdpPoint{a: a[i], bucket: bucketOf(cc), class: cls[i]}
+		pts[i] = smotePoint{a: a[i], bucket: bucketOf(cc), class: cls[i]}
 		cnt[cls[i]]++
 	}
 	minC := 0
@@ -290,7 +291,7 @@ func CorrDPSMOTEENN(df dataframe.DataFrame, schema Schema, opts CorrDPSMOTEOptio
 		}
 	}
 	if len(minority) <= k {
-		return dataframe.DataFrame{}, fmt.Errorf("data: CorrDPSMOTEENN: %d minority rows, need > k = %d", len(minority), k)
+		return dataframe.DataFrame{}, fmt.Errorf("corrdp: SMOTEENN: %d minority rows, need > k = %d", len(minority), k)
 	}
 	var mean, ss float64
 	for _, i := range minority {
@@ -318,7 +319,7 @@ func CorrDPSMOTEENN(df dataframe.DataFrame, schema Schema, opts CorrDPSMOTEOptio
 		}
 	}
 	// SMOTE-NC.
-	bm := corrdpIndex(pts, minority, nb, rng)
+	bm := indexBuckets(pts, minority, nb, rng)
 	nbrs := make([][]int, len(pts))
 	need := cnt[1-minC] - cnt[minC]
 	for s := 0; s < need; s++ {
@@ -343,7 +344,7 @@ func CorrDPSMOTEENN(df dataframe.DataFrame, schema Schema, opts CorrDPSMOTEOptio
 			}
 			cc[c] = best
 		}
-		pts = append(pts, corrdpPoint{a: pts[i].a + u*(pts[j].a-pts[i].a), bucket: bucketOf(cc), class: minC})
+		pts = append(pts, smotePoint{a: pts[i].a + u*(pts[j].a-pts[i].a), bucket: bucketOf(cc), class: minC})
 	}
 	keep := make([]bool, len(pts))
 	for i := range keep {
@@ -354,7 +355,7 @@ func CorrDPSMOTEENN(df dataframe.DataFrame, schema Schema, opts CorrDPSMOTEOptio
 		for i := range all {
 			all[i] = i
 		}
-		be := corrdpIndex(pts, all, nb, rng)
+		be := indexBuckets(pts, all, nb, rng)
 		buf := make([]int, 0, ennK)
 		for i := range pts {
 			nn := be.knn(pts, i, ennK, penE, buf, nil)
@@ -382,7 +383,7 @@ func CorrDPSMOTEENN(df dataframe.DataFrame, schema Schema, opts CorrDPSMOTEOptio
 		labv = append(labv, clsNames[p.class])
 	}
 	if len(av) == 0 {
-		return dataframe.DataFrame{}, errors.New("data: CorrDPSMOTEENN: ENN removed every row")
+		return dataframe.DataFrame{}, errors.New("corrdp: SMOTEENN: ENN removed every row")
 	}
 	cols := []series.Series{series.New(av, series.Float, cont)}
 	for c, name := range cats {
@@ -391,7 +392,7 @@ func CorrDPSMOTEENN(df dataframe.DataFrame, schema Schema, opts CorrDPSMOTEOptio
 	cols = append(cols, series.New(labv, series.String, lab.Name))
 	out := dataframe.New(cols...)
 	if out.Err != nil {
-		return dataframe.DataFrame{}, fmt.Errorf("data: CorrDPSMOTEENN: %w", out.Err)
+		return dataframe.DataFrame{}, fmt.Errorf("corrdp: SMOTEENN: %w", out.Err)
 	}
 	return out, nil
 }

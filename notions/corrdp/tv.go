@@ -1,4 +1,4 @@
-package data
+package corrdp
 
 import (
 	"errors"
@@ -10,6 +10,7 @@ import (
 	"github.com/go-gota/gota/dataframe"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/featuredp/featuredp/data"
 	"github.com/featuredp/featuredp/design"
 	"github.com/featuredp/featuredp/models"
 )
@@ -18,29 +19,29 @@ import (
 // TV(P, Q) = sup_A |P(A) − Q(A)| = ½‖p − q‖₁ throughout. All estimators are
 // plug-in statistics of the data and are NOT private: their output feeds the
 // noise calibration, which the paper covers with the UCB of Def. 4.3
-// (accounting.CorrDPUCB) and the extra δ of Lemma A.1.
+// (UCB) and the extra δ of Lemma A.1.
 
-// CorrDPNormalCDF is Φ, the standard normal CDF.
-func CorrDPNormalCDF(x float64) float64 { return 0.5 * math.Erfc(-x/math.Sqrt2) }
+// NormalCDF is Φ, the standard normal CDF.
+func NormalCDF(x float64) float64 { return 0.5 * math.Erfc(-x/math.Sqrt2) }
 
-// CorrDPGaussianTV returns the exact TV between two Gaussians with the same
+// GaussianTV returns the exact TV between two Gaussians with the same
 // covariance whose means are Mahalanobis distance m apart:
 // TV = 2Φ(m/2) − 1 (spec §2.5 item 3; check C4: m = 1 gives 0.3829249).
-func CorrDPGaussianTV(mahalanobis float64) float64 {
+func GaussianTV(mahalanobis float64) float64 {
 	if !(mahalanobis > 0) {
 		return 0
 	}
-	return 2*CorrDPNormalCDF(mahalanobis/2) - 1
+	return 2*NormalCDF(mahalanobis/2) - 1
 }
 
-// CorrDPTVPair is the TV between two conditional laws and the pair of
+// TVPair is the TV between two conditional laws and the pair of
 // conditioning groups that attains it.
-type CorrDPTVPair struct {
+type TVPair struct {
 	TV   float64
 	A, B int // group codes of the maximising pair (−1 if none)
 }
 
-// CorrDPTVDiscrete is the discrete plug-in estimator of Ex. D.1: with
+// TVDiscrete is the discrete plug-in estimator of Ex. D.1: with
 // counts n_{a,b} of sensitive category a in insensitive group b,
 // P^_b(a) = n_{a,b}/n_{·,b} and
 //
@@ -51,14 +52,14 @@ type CorrDPTVPair struct {
 // (App. D.2 item 1). Groups with fewer than minGroup rows are skipped
 // (minGroup ≤ 1 keeps all non-empty groups). Moving one record changes TV^
 // by at most 1/min_b n_b (Ass. 4.2, check C7).
-func CorrDPTVDiscrete(s, u []int, minGroup int) (CorrDPTVPair, error) {
+func TVDiscrete(s, u []int, minGroup int) (TVPair, error) {
 	if len(s) == 0 || len(s) != len(u) {
-		return CorrDPTVPair{A: -1, B: -1}, fmt.Errorf("data: CorrDPTVDiscrete: %d sensitive and %d insensitive codes", len(s), len(u))
+		return TVPair{A: -1, B: -1}, fmt.Errorf("corrdp: TVDiscrete: %d sensitive and %d insensitive codes", len(s), len(u))
 	}
 	ks, ku := 0, 0
 	for r := range s {
 		if s[r] < 0 || u[r] < 0 {
-			return CorrDPTVPair{A: -1, B: -1}, fmt.Errorf("data: CorrDPTVDiscrete: negative code at row %d", r)
+			return TVPair{A: -1, B: -1}, fmt.Errorf("corrdp: TVDiscrete: negative code at row %d", r)
 		}
 		ks, ku = max(ks, s[r]+1), max(ku, u[r]+1)
 	}
@@ -68,13 +69,13 @@ func CorrDPTVDiscrete(s, u []int, minGroup int) (CorrDPTVPair, error) {
 		counts[u[r]*ks+s[r]]++
 		tot[u[r]]++
 	}
-	return corrdpMaxPairTV(counts, tot, ks, ku, minGroup), nil
+	return maxPairTV(counts, tot, ks, ku, minGroup), nil
 }
 
-// corrdpMaxPairTV maximises ½‖p_b1 − p_b2‖₁ over pairs of groups with at
+// maxPairTV maximises ½‖p_b1 − p_b2‖₁ over pairs of groups with at
 // least minGroup rows; counts is ku×ks.
-func corrdpMaxPairTV(counts, tot []float64, ks, ku, minGroup int) CorrDPTVPair {
-	best := CorrDPTVPair{A: -1, B: -1}
+func maxPairTV(counts, tot []float64, ks, ku, minGroup int) TVPair {
+	best := TVPair{A: -1, B: -1}
 	mg := float64(max(minGroup, 1))
 	for b1 := 0; b1 < ku; b1++ {
 		if tot[b1] < mg {
@@ -89,7 +90,7 @@ func corrdpMaxPairTV(counts, tot []float64, ks, ku, minGroup int) CorrDPTVPair {
 				d += math.Abs(counts[b1*ks+a]/tot[b1] - counts[b2*ks+a]/tot[b2])
 			}
 			if d/2 > best.TV || best.A < 0 {
-				best = CorrDPTVPair{TV: math.Min(1, d/2), A: b1, B: b2}
+				best = TVPair{TV: math.Min(1, d/2), A: b1, B: b2}
 			}
 		}
 	}
@@ -99,7 +100,7 @@ func corrdpMaxPairTV(counts, tot []float64, ks, ku, minGroup int) CorrDPTVPair {
 	return best
 }
 
-// CorrDPTVHistogram is the histogram estimator of Ex. D.2 (1-D) and its
+// TVHistogram is the histogram estimator of Ex. D.2 (1-D) and its
 // product-grid version (App. D.2 item 2): the d continuous sensitive values
 // of row r are s[r*d:(r+1)*d], each clipped to [lo_k, hi_k] and cut into
 // bins equal-width bins, and
@@ -109,20 +110,20 @@ func corrdpMaxPairTV(counts, tot []float64, ks, ku, minGroup int) CorrDPTVPair {
 // bins ≤ 0 selects k = max(2, round(n_min^{1/(d+2)})) with n_min the
 // smallest group size (spec §6.10; h = Θ(n^{−1/(d+2)}) of App. D.2, γ =
 // 1/(d+2)). It returns an error for NaN values, lo ≥ hi, or bins^d > 1e7.
-func CorrDPTVHistogram(s []float64, d int, u []int, lo, hi []float64, bins, minGroup int) (CorrDPTVPair, int, error) {
-	none := CorrDPTVPair{A: -1, B: -1}
+func TVHistogram(s []float64, d int, u []int, lo, hi []float64, bins, minGroup int) (TVPair, int, error) {
+	none := TVPair{A: -1, B: -1}
 	if d < 1 || len(u) == 0 || len(s) != len(u)*d || len(lo) != d || len(hi) != d {
-		return none, 0, fmt.Errorf("data: CorrDPTVHistogram: %d values, %d groups, d = %d, %d/%d bounds", len(s), len(u), d, len(lo), len(hi))
+		return none, 0, fmt.Errorf("corrdp: TVHistogram: %d values, %d groups, d = %d, %d/%d bounds", len(s), len(u), d, len(lo), len(hi))
 	}
 	for k := range lo {
 		if !(hi[k] > lo[k]) || math.IsInf(hi[k]-lo[k], 0) {
-			return none, 0, fmt.Errorf("data: CorrDPTVHistogram: bounds [%v, %v] of dimension %d", lo[k], hi[k], k)
+			return none, 0, fmt.Errorf("corrdp: TVHistogram: bounds [%v, %v] of dimension %d", lo[k], hi[k], k)
 		}
 	}
 	ku := 0
 	for r, b := range u {
 		if b < 0 {
-			return none, 0, fmt.Errorf("data: CorrDPTVHistogram: negative group at row %d", r)
+			return none, 0, fmt.Errorf("corrdp: TVHistogram: negative group at row %d", r)
 		}
 		ku = max(ku, b+1)
 	}
@@ -146,7 +147,7 @@ func CorrDPTVHistogram(s []float64, d int, u []int, lo, hi []float64, bins, minG
 	for range d {
 		cells *= bins
 		if cells > 1e7 {
-			return none, 0, fmt.Errorf("data: CorrDPTVHistogram: %d^%d cells is too many", bins, d)
+			return none, 0, fmt.Errorf("corrdp: TVHistogram: %d^%d cells is too many", bins, d)
 		}
 	}
 	// Sparse counts: map from cell to per-group counts is heavy; use a
@@ -157,7 +158,7 @@ func CorrDPTVHistogram(s []float64, d int, u []int, lo, hi []float64, bins, minG
 		for k := range d {
 			v := s[r*d+k]
 			if math.IsNaN(v) {
-				return none, 0, fmt.Errorf("data: CorrDPTVHistogram: NaN at row %d, dimension %d", r, k)
+				return none, 0, fmt.Errorf("corrdp: TVHistogram: NaN at row %d, dimension %d", r, k)
 			}
 			j := int(math.Floor((v - lo[k]) / (hi[k] - lo[k]) * float64(bins)))
 			j = min(max(j, 0), bins-1)
@@ -177,24 +178,24 @@ func CorrDPTVHistogram(s []float64, d int, u []int, lo, hi []float64, bins, minG
 	for r, c := range keys {
 		counts[u[r]*ks+occ[c]]++
 	}
-	return corrdpMaxPairTV(counts, tot, ks, ku, minGroup), bins, nil
+	return maxPairTV(counts, tot, ks, ku, minGroup), bins, nil
 }
 
-// CorrDPTVGaussian1D is the 1-D Gaussian estimator of Ex. D.3: regress s on
+// TVGaussian1D is the 1-D Gaussian estimator of Ex. D.3: regress s on
 // u (φ^ = Σ(u−ū)(s−s̄)/Σ(u−ū)², ψ^ = s̄ − φ^ū, η^² = (1/n)Σ(s − φ^u − ψ^)²)
 // and return TV^ = 2Φ(|φ^|·width/(2η^)) − 1 with width = max(u) − min(u) if
 // width ≤ 0 (the maximising pair of sample points). Check C4: φ = 0.5,
 // η = 1, width 6 gives 2Φ(1.5) − 1.
-func CorrDPTVGaussian1D(s, u []float64, width float64) (tv, phi, eta float64, err error) {
+func TVGaussian1D(s, u []float64, width float64) (tv, phi, eta float64, err error) {
 	n := len(s)
 	if n < 3 || len(u) != n {
-		return 0, 0, 0, fmt.Errorf("data: CorrDPTVGaussian1D: %d and %d values, want ≥ 3 of each", n, len(u))
+		return 0, 0, 0, fmt.Errorf("corrdp: TVGaussian1D: %d and %d values, want ≥ 3 of each", n, len(u))
 	}
 	var su, ss float64
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for i := range s {
 		if math.IsNaN(s[i]) || math.IsNaN(u[i]) || math.IsInf(s[i], 0) || math.IsInf(u[i], 0) {
-			return 0, 0, 0, fmt.Errorf("data: CorrDPTVGaussian1D: non-finite value at row %d", i)
+			return 0, 0, 0, fmt.Errorf("corrdp: TVGaussian1D: non-finite value at row %d", i)
 		}
 		su += u[i]
 		ss += s[i]
@@ -207,7 +208,7 @@ func CorrDPTVGaussian1D(s, u []float64, width float64) (tv, phi, eta float64, er
 		cus += (u[i] - ub) * (s[i] - sb)
 	}
 	if cuu == 0 {
-		return 0, 0, 0, errors.New("data: CorrDPTVGaussian1D: u is constant")
+		return 0, 0, 0, errors.New("corrdp: TVGaussian1D: u is constant")
 	}
 	phi = cus / cuu
 	psi := sb - phi*ub
@@ -226,10 +227,10 @@ func CorrDPTVGaussian1D(s, u []float64, width float64) (tv, phi, eta float64, er
 		}
 		return 1, phi, eta, nil
 	}
-	return CorrDPGaussianTV(math.Abs(phi) * width / eta), phi, eta, nil
+	return GaussianTV(math.Abs(phi) * width / eta), phi, eta, nil
 }
 
-// CorrDPGaussianConditionalTV is eq. (22): for (X^S, X^(i)) jointly Gaussian
+// GaussianConditionalTV is eq. (22): for (X^S, X^(i)) jointly Gaussian
 // with covariance cov (the full m×m matrix; only the S rows/columns and i
 // are read), X^S | X^(i) = x is N(μ_S + Σ_Si Σ_ii⁻¹(x − μ_i), Σ_c) with
 // Σ_c = Σ_SS − Σ_Si Σ_ii⁻¹ Σ_iS independent of x, so conditioning on two
@@ -239,21 +240,21 @@ func CorrDPTVGaussian1D(s, u []float64, width float64) (tv, phi, eta float64, er
 //
 // Use the true Σ for population values (check C5) or the sample covariance
 // for TV^. It returns an error if Σ_c is not positive definite.
-func CorrDPGaussianConditionalTV(cov mat.Symmetric, sIdx []int, i int, width float64) (float64, error) {
+func GaussianConditionalTV(cov mat.Symmetric, sIdx []int, i int, width float64) (float64, error) {
 	m := cov.SymmetricDim()
 	if len(sIdx) == 0 || i < 0 || i >= m {
-		return 0, fmt.Errorf("data: CorrDPGaussianConditionalTV: %d sensitive indices, i = %d, dimension %d", len(sIdx), i, m)
+		return 0, fmt.Errorf("corrdp: GaussianConditionalTV: %d sensitive indices, i = %d, dimension %d", len(sIdx), i, m)
 	}
 	sii := cov.At(i, i)
 	if !(sii > 0) {
-		return 0, fmt.Errorf("data: CorrDPGaussianConditionalTV: Σ_ii = %v, want > 0", sii)
+		return 0, fmt.Errorf("corrdp: GaussianConditionalTV: Σ_ii = %v, want > 0", sii)
 	}
 	k := len(sIdx)
 	sc := mat.NewSymDense(k, nil)
 	delta := mat.NewVecDense(k, nil)
 	for a, sa := range sIdx {
 		if sa < 0 || sa >= m || sa == i {
-			return 0, fmt.Errorf("data: CorrDPGaussianConditionalTV: sensitive index %d (i = %d, m = %d)", sa, i, m)
+			return 0, fmt.Errorf("corrdp: GaussianConditionalTV: sensitive index %d (i = %d, m = %d)", sa, i, m)
 		}
 		delta.SetVec(a, cov.At(sa, i)/sii*width)
 		for b := a; b < k; b++ {
@@ -262,21 +263,21 @@ func CorrDPGaussianConditionalTV(cov mat.Symmetric, sIdx []int, i int, width flo
 	}
 	var ch mat.Cholesky
 	if ok := ch.Factorize(sc); !ok {
-		return 0, errors.New("data: CorrDPGaussianConditionalTV: conditional covariance Σ_c is not positive definite")
+		return 0, errors.New("corrdp: GaussianConditionalTV: conditional covariance Σ_c is not positive definite")
 	}
 	var x mat.VecDense
 	if err := ch.SolveVecTo(&x, delta); err != nil {
-		return 0, fmt.Errorf("data: CorrDPGaussianConditionalTV: %w", err)
+		return 0, fmt.Errorf("corrdp: GaussianConditionalTV: %w", err)
 	}
 	q := mat.Dot(delta, &x)
-	return CorrDPGaussianTV(math.Sqrt(math.Max(q, 0))), nil
+	return GaussianTV(math.Sqrt(math.Max(q, 0))), nil
 }
 
-// CorrDPCovariance returns the sample mean and the (1/n) sample covariance
+// Covariance returns the sample mean and the (1/n) sample covariance
 // of the n×d row-major matrix x.
-func CorrDPCovariance(x []float64, n, d int) ([]float64, *mat.SymDense, error) {
+func Covariance(x []float64, n, d int) ([]float64, *mat.SymDense, error) {
 	if n < 2 || d < 1 || len(x) != n*d {
-		return nil, nil, fmt.Errorf("data: CorrDPCovariance: %d values for %d×%d", len(x), n, d)
+		return nil, nil, fmt.Errorf("corrdp: Covariance: %d values for %d×%d", len(x), n, d)
 	}
 	mu := make([]float64, d)
 	for r := 0; r < n; r++ {
@@ -310,15 +311,15 @@ func CorrDPCovariance(x []float64, n, d int) ([]float64, *mat.SymDense, error) {
 	return mu, cov, nil
 }
 
-// CorrDPMultinomialLR is a fitted multinomial logistic regression
+// MultinomialLR is a fitted multinomial logistic regression
 // P(S = a | u) ∝ exp(w_aᵀu + b_a) (App. D.1, "discrete S, continuous U").
-type CorrDPMultinomialLR struct {
+type MultinomialLR struct {
 	Model *models.Softmax
 	Theta []float64
 	K, P  int
 }
 
-// CorrDPFitMultinomialLR fits P(class | u) by maximum likelihood on inputs
+// FitMultinomialLR fits P(class | u) by maximum likelihood on inputs
 // u (n×p row-major) and class codes in [0, k), with damped Newton steps on
 // the mean negative log-likelihood plus (l2/2)‖θ‖² (weights and biases).
 // l2 ≤ 0 uses 1e-6, just enough to make the over-parametrised softmax
@@ -326,27 +327,27 @@ type CorrDPMultinomialLR struct {
 // unregularised fit; 1e-6 is numerically that). With a one-hot u the fit
 // reproduces the empirical conditional pmfs (the saturated model), i.e. the
 // plug-in. Intended for small p·k (the Hessian is (p+1)k square).
-func CorrDPFitMultinomialLR(u []float64, n, p int, class []int, k int, l2 float64) (*CorrDPMultinomialLR, error) {
+func FitMultinomialLR(u []float64, n, p int, class []int, k int, l2 float64) (*MultinomialLR, error) {
 	if n < 1 || p < 1 || k < 2 || len(u) != n*p || len(class) != n {
-		return nil, fmt.Errorf("data: CorrDPFitMultinomialLR: n = %d, p = %d, k = %d, %d inputs, %d classes", n, p, k, len(u), len(class))
+		return nil, fmt.Errorf("corrdp: FitMultinomialLR: n = %d, p = %d, k = %d, %d inputs, %d classes", n, p, k, len(u), len(class))
 	}
 	if (p+1)*k > 2000 {
-		return nil, fmt.Errorf("data: CorrDPFitMultinomialLR: (p+1)·k = %d parameters is too many for Newton", (p+1)*k)
+		return nil, fmt.Errorf("corrdp: FitMultinomialLR: (p+1)·k = %d parameters is too many for Newton", (p+1)*k)
 	}
 	y := make([]float64, n)
 	for i, c := range class {
 		if c < 0 || c >= k {
-			return nil, fmt.Errorf("data: CorrDPFitMultinomialLR: class %d at row %d not in [0, %d)", c, i, k)
+			return nil, fmt.Errorf("corrdp: FitMultinomialLR: class %d at row %d not in [0, %d)", c, i, k)
 		}
 		y[i] = float64(c)
 	}
 	d, err := design.NewData(u, y, n, p)
 	if err != nil {
-		return nil, fmt.Errorf("data: CorrDPFitMultinomialLR: %w", err)
+		return nil, fmt.Errorf("corrdp: FitMultinomialLR: %w", err)
 	}
 	sm, err := models.NewSoftmax(p, k)
 	if err != nil {
-		return nil, fmt.Errorf("data: CorrDPFitMultinomialLR: %w", err)
+		return nil, fmt.Errorf("corrdp: FitMultinomialLR: %w", err)
 	}
 	if l2 <= 0 {
 		l2 = 1e-6
@@ -424,11 +425,11 @@ func CorrDPFitMultinomialLR(u []float64, n, p int, class []int, k int, l2 float6
 		}
 		var ch mat.Cholesky
 		if ok := ch.Factorize(h); !ok {
-			return nil, errors.New("data: CorrDPFitMultinomialLR: Hessian not positive definite")
+			return nil, errors.New("corrdp: FitMultinomialLR: Hessian not positive definite")
 		}
 		var step mat.VecDense
 		if err := ch.SolveVecTo(&step, mat.NewVecDense(np, g)); err != nil {
-			return nil, fmt.Errorf("data: CorrDPFitMultinomialLR: %w", err)
+			return nil, fmt.Errorf("corrdp: FitMultinomialLR: %w", err)
 		}
 		// Backtracking line search on the damped Newton direction.
 		t := 1.0
@@ -450,14 +451,14 @@ func CorrDPFitMultinomialLR(u []float64, n, p int, class []int, k int, l2 float6
 			break
 		}
 	}
-	return &CorrDPMultinomialLR{Model: sm, Theta: th, K: k, P: p}, nil
+	return &MultinomialLR{Model: sm, Theta: th, K: k, P: p}, nil
 }
 
 // Probs writes P(class | u) for one input u (len P) into out (len K).
-func (m *CorrDPMultinomialLR) Probs(u, out []float64) { m.Model.Predict(m.Theta, u, out) }
+func (m *MultinomialLR) Probs(u, out []float64) { m.Model.Predict(m.Theta, u, out) }
 
 // TV returns ½‖P(·|u1) − P(·|u2)‖₁.
-func (m *CorrDPMultinomialLR) TV(u1, u2 []float64) float64 {
+func (m *MultinomialLR) TV(u1, u2 []float64) float64 {
 	p, q := make([]float64, m.K), make([]float64, m.K)
 	m.Probs(u1, p)
 	m.Probs(u2, q)
@@ -468,33 +469,33 @@ func (m *CorrDPMultinomialLR) TV(u1, u2 []float64) float64 {
 	return math.Min(1, d/2)
 }
 
-// CorrDPNeighbourhood selects the neighbouring relation of a TV estimate
+// Neighbourhood selects the neighbouring relation of a TV estimate
 // (spec §1.2).
-type CorrDPNeighbourhood int
+type Neighbourhood int
 
 const (
-	// CorrDPNOne: a record changes in its sensitive block or in exactly one
+	// NOne: a record changes in its sensitive block or in exactly one
 	// insensitive feature; one TV per insensitive feature (Def. 2.8,
 	// Remark 3.8; synthetic, Adult, Credit).
-	CorrDPNOne CorrDPNeighbourhood = iota
-	// CorrDPJointU: all insensitive features may change together; one
+	NOne Neighbourhood = iota
+	// JointU: all insensitive features may change together; one
 	// TV_max over pairs of joint insensitive configurations, used for
 	// every insensitive feature (Sepsis, Medical Cost).
-	CorrDPJointU
+	JointU
 )
 
 // String names the relation.
-func (n CorrDPNeighbourhood) String() string {
-	if n == CorrDPJointU {
+func (n Neighbourhood) String() string {
+	if n == JointU {
 		return "N-jointU"
 	}
 	return "N-one"
 }
 
-// CorrDPTVOptions configure CorrDPEstimateTV.
-type CorrDPTVOptions struct {
+// TVOptions configure EstimateTV.
+type TVOptions struct {
 	// Neighbours selects N-one (per-feature TV) or N-jointU (one TV_max).
-	Neighbours CorrDPNeighbourhood
+	Neighbours Neighbourhood
 	// Bins per dimension of the continuous-S histogram (0: the rule
 	// k = max(2, round(n_min^{1/(d+2)})) of spec §6.10).
 	Bins int
@@ -509,8 +510,8 @@ type CorrDPTVOptions struct {
 	JointBins int
 }
 
-// CorrDPTVFeature is the estimate for one insensitive raw feature.
-type CorrDPTVFeature struct {
+// TVFeature is the estimate for one insensitive raw feature.
+type TVFeature struct {
 	Name string
 	// Discrete reports whether the feature was conditioned on as discrete
 	// groups (else as a continuous value at its extremes).
@@ -534,12 +535,12 @@ type CorrDPTVFeature struct {
 	Gamma float64
 }
 
-// CorrDPTVReport is the outcome of CorrDPEstimateTV.
-type CorrDPTVReport struct {
-	Neighbours CorrDPNeighbourhood
+// TVReport is the outcome of EstimateTV.
+type TVReport struct {
+	Neighbours Neighbourhood
 	// Features has one entry per insensitive raw feature, in schema order
 	// (under N-jointU all carry the same TV).
-	Features []CorrDPTVFeature
+	Features []TVFeature
 	// N is the number of rows used.
 	N int
 	// Notes explain the estimators used.
@@ -547,7 +548,7 @@ type CorrDPTVReport struct {
 }
 
 // TV returns the map feature name → TV.
-func (r *CorrDPTVReport) TV() map[string]float64 {
+func (r *TVReport) TV() map[string]float64 {
 	out := map[string]float64{}
 	for _, f := range r.Features {
 		out[f.Name] = f.TV
@@ -555,8 +556,8 @@ func (r *CorrDPTVReport) TV() map[string]float64 {
 	return out
 }
 
-// corrdpColumn is one raw feature read from the frame.
-type corrdpColumn struct {
+// rawColumn is one raw feature read from the frame.
+type rawColumn struct {
 	name     string
 	discrete bool
 	codes    []int
@@ -564,22 +565,22 @@ type corrdpColumn struct {
 	vals     []float64 // min–max scaled to [0, 1] (continuous)
 }
 
-func corrdpReadColumn(df dataframe.DataFrame, c Column, discreteLevels int) (*corrdpColumn, error) {
+func readRawColumn(df dataframe.DataFrame, c data.Column, discreteLevels int) (*rawColumn, error) {
 	s := df.Col(c.Name)
 	if s.Err != nil {
 		return nil, fmt.Errorf("column %q: %w", c.Name, s.Err)
 	}
 	n := s.Len()
-	col := &corrdpColumn{name: c.Name}
-	if c.Kind == Categorical {
+	col := &rawColumn{name: c.Name}
+	if c.Kind == data.Categorical {
 		col.discrete = true
 		idx := map[string]int{}
 		col.codes = make([]int, n)
 		for i := 0; i < n; i++ {
-			if IsMissing(s, i) {
+			if data.IsMissing(s, i) {
 				return nil, fmt.Errorf("column %q: missing value at row %d", c.Name, i)
 			}
-			l := LevelAt(s, i)
+			l := data.LevelAt(s, i)
 			k, ok := idx[l]
 			if !ok {
 				k = len(idx)
@@ -594,7 +595,7 @@ func corrdpReadColumn(df dataframe.DataFrame, c Column, discreteLevels int) (*co
 	lo, hi := math.Inf(1), math.Inf(-1)
 	distinct := map[float64]bool{}
 	for i := 0; i < n; i++ {
-		v, err := NumericAt(s, i)
+		v, err := data.NumericAt(s, i)
 		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
 			return nil, fmt.Errorf("column %q: value at row %d is not a finite number", c.Name, i)
 		}
@@ -625,14 +626,14 @@ func corrdpReadColumn(df dataframe.DataFrame, c Column, discreteLevels int) (*co
 		}
 		col.codes = make([]int, n)
 		for i := 0; i < n; i++ {
-			v, _ := NumericAt(s, i)
+			v, _ := data.NumericAt(s, i)
 			col.codes[i] = pos[v]
 		}
 	}
 	return col, nil
 }
 
-// CorrDPEstimateTV estimates the TV weights of the insensitive (Public)
+// EstimateTV estimates the TV weights of the insensitive (Public)
 // features of any DataFrame with roles (spec §2.5, the Adult composite of
 // App. E.2 generalised). Sensitive features are split into a discrete block
 // (Categorical, or numeric with few levels; combined into one joint code)
@@ -650,14 +651,14 @@ func corrdpReadColumn(df dataframe.DataFrame, c Column, discreteLevels int) (*co
 // Under N-jointU the groups are the joint configurations of all insensitive
 // features (continuous ones binned, JointBins) and one TV_max is reported
 // for all. The outputs are the plug-in TV^; add the UCB with
-// accounting.CorrDPUCB. The estimate reads the data and is not private.
-func CorrDPEstimateTV(df dataframe.DataFrame, schema Schema, opts CorrDPTVOptions) (*CorrDPTVReport, error) {
+// UCB. The estimate reads the data and is not private.
+func EstimateTV(df dataframe.DataFrame, schema data.Schema, opts TVOptions) (*TVReport, error) {
 	if err := schema.Validate(df); err != nil {
-		return nil, fmt.Errorf("data: CorrDPEstimateTV: %w", err)
+		return nil, fmt.Errorf("corrdp: EstimateTV: %w", err)
 	}
 	n := df.Nrow()
 	if n < 4 {
-		return nil, fmt.Errorf("data: CorrDPEstimateTV: %d rows, want ≥ 4", n)
+		return nil, fmt.Errorf("corrdp: EstimateTV: %d rows, want ≥ 4", n)
 	}
 	dl := opts.DiscreteLevels
 	if dl <= 0 {
@@ -667,16 +668,16 @@ func CorrDPEstimateTV(df dataframe.DataFrame, schema Schema, opts CorrDPTVOption
 	if jb <= 0 {
 		jb = 4
 	}
-	var sDisc, sCont, us []*corrdpColumn
+	var sDisc, sCont, us []*rawColumn
 	for _, c := range schema.Features() {
-		col, err := corrdpReadColumn(df, c, dl)
+		col, err := readRawColumn(df, c, dl)
 		if err != nil {
-			return nil, fmt.Errorf("data: CorrDPEstimateTV: %w", err)
+			return nil, fmt.Errorf("corrdp: EstimateTV: %w", err)
 		}
 		switch {
-		case c.Role == Public:
+		case c.Role == data.Public:
 			us = append(us, col)
-		case col.discrete && c.Kind == Categorical:
+		case col.discrete && c.Kind == data.Categorical:
 			sDisc = append(sDisc, col)
 		case col.discrete && len(col.levels) <= 2:
 			sDisc = append(sDisc, col)
@@ -685,10 +686,10 @@ func CorrDPEstimateTV(df dataframe.DataFrame, schema Schema, opts CorrDPTVOption
 		}
 	}
 	if len(us) == 0 {
-		return nil, errors.New("data: CorrDPEstimateTV: the schema has no insensitive (Public) feature")
+		return nil, errors.New("corrdp: EstimateTV: the schema has no insensitive (Public) feature")
 	}
 	if len(sDisc)+len(sCont) == 0 {
-		return nil, errors.New("data: CorrDPEstimateTV: the schema has no sensitive feature")
+		return nil, errors.New("corrdp: EstimateTV: the schema has no sensitive feature")
 	}
 	// Joint discrete sensitive code.
 	var joint []int
@@ -722,12 +723,12 @@ func CorrDPEstimateTV(df dataframe.DataFrame, schema Schema, opts CorrDPTVOption
 	for k := range hi {
 		hi[k] = 1 + 1e-12
 	}
-	rep := &CorrDPTVReport{Neighbours: opts.Neighbours, N: n}
-	groupTV := func(groups []int, names func(int) string) (CorrDPTVFeature, error) {
-		f := CorrDPTVFeature{Discrete: true, Gamma: 0.5}
-		var pd, pc CorrDPTVPair
+	rep := &TVReport{Neighbours: opts.Neighbours, N: n}
+	groupTV := func(groups []int, names func(int) string) (TVFeature, error) {
+		f := TVFeature{Discrete: true, Gamma: 0.5}
+		var pd, pc TVPair
 		if joint != nil && kJoint > 1 {
-			p, err := CorrDPTVDiscrete(joint, groups, opts.MinGroup)
+			p, err := TVDiscrete(joint, groups, opts.MinGroup)
 			if err != nil {
 				return f, err
 			}
@@ -735,7 +736,7 @@ func CorrDPEstimateTV(df dataframe.DataFrame, schema Schema, opts CorrDPTVOption
 			f.TVDisc = p.TV
 		}
 		if d > 0 {
-			p, _, err := CorrDPTVHistogram(cont, d, groups, lo, hi, opts.Bins, opts.MinGroup)
+			p, _, err := TVHistogram(cont, d, groups, lo, hi, opts.Bins, opts.MinGroup)
 			if err != nil {
 				return f, err
 			}
@@ -764,7 +765,7 @@ func CorrDPEstimateTV(df dataframe.DataFrame, schema Schema, opts CorrDPTVOption
 		f.Pair = strings.Join(parts, "; ")
 		return f, nil
 	}
-	if opts.Neighbours == CorrDPJointU {
+	if opts.Neighbours == JointU {
 		groups := make([]int, n)
 		idx := map[string]int{}
 		var labels []string
@@ -791,7 +792,7 @@ func CorrDPEstimateTV(df dataframe.DataFrame, schema Schema, opts CorrDPTVOption
 		}
 		f, err := groupTV(groups, func(g int) string { return "(" + labels[g] + ")" })
 		if err != nil {
-			return nil, fmt.Errorf("data: CorrDPEstimateTV: %w", err)
+			return nil, fmt.Errorf("corrdp: EstimateTV: %w", err)
 		}
 		for _, c := range us {
 			g := f
@@ -805,17 +806,17 @@ func CorrDPEstimateTV(df dataframe.DataFrame, schema Schema, opts CorrDPTVOption
 		if c.discrete {
 			f, err := groupTV(c.codes, func(g int) string { return c.levels[g] })
 			if err != nil {
-				return nil, fmt.Errorf("data: CorrDPEstimateTV: feature %q: %w", c.name, err)
+				return nil, fmt.Errorf("corrdp: EstimateTV: feature %q: %w", c.name, err)
 			}
 			f.Name = c.name
 			rep.Features = append(rep.Features, f)
 			continue
 		}
-		f := CorrDPTVFeature{Name: c.name, Gamma: 0.5, Pair: "u = min vs max"}
+		f := TVFeature{Name: c.name, Gamma: 0.5, Pair: "u = min vs max"}
 		if joint != nil && kJoint > 1 {
-			lr, err := CorrDPFitMultinomialLR(c.vals, n, 1, joint, kJoint, 0)
+			lr, err := FitMultinomialLR(c.vals, n, 1, joint, kJoint, 0)
 			if err != nil {
-				return nil, fmt.Errorf("data: CorrDPEstimateTV: feature %q: %w", c.name, err)
+				return nil, fmt.Errorf("corrdp: EstimateTV: feature %q: %w", c.name, err)
 			}
 			f.TVDisc = lr.TV([]float64{0}, []float64{1})
 		}
@@ -825,17 +826,17 @@ func CorrDPEstimateTV(df dataframe.DataFrame, schema Schema, opts CorrDPTVOption
 				copy(x[i*(d+1):], cont[i*d:(i+1)*d])
 				x[i*(d+1)+d] = c.vals[i]
 			}
-			_, cov, err := CorrDPCovariance(x, n, d+1)
+			_, cov, err := Covariance(x, n, d+1)
 			if err != nil {
-				return nil, fmt.Errorf("data: CorrDPEstimateTV: feature %q: %w", c.name, err)
+				return nil, fmt.Errorf("corrdp: EstimateTV: feature %q: %w", c.name, err)
 			}
 			sIdx := make([]int, d)
 			for k := range sIdx {
 				sIdx[k] = k
 			}
-			tv, err := CorrDPGaussianConditionalTV(cov, sIdx, d, 1)
+			tv, err := GaussianConditionalTV(cov, sIdx, d, 1)
 			if err != nil {
-				return nil, fmt.Errorf("data: CorrDPEstimateTV: feature %q: %w", c.name, err)
+				return nil, fmt.Errorf("corrdp: EstimateTV: feature %q: %w", c.name, err)
 			}
 			f.TVCont = tv
 		}
@@ -846,27 +847,27 @@ func CorrDPEstimateTV(df dataframe.DataFrame, schema Schema, opts CorrDPTVOption
 	return rep, nil
 }
 
-// CorrDPTVTilde turns a TV report into the upper-confidence weights of
+// TVTilde turns a TV report into the upper-confidence weights of
 // Def. 4.3: TV~(i) = min{1, TV^(i) + 2·c2·√(log(mU/δ))/n^γ}, with mU the
 // number of insensitive features, n = report.N and γ the estimator's rate
-// (CorrDPTVFeature.Gamma); with independenceCheck, features with
+// (TVFeature.Gamma); with independenceCheck, features with
 // TV^ ≤ c2·√(log(mU/δ))/n^γ get 0 (the pre-check of Thm. 4.4). For the
 // public-data variant (Remark 4.5) estimate the report on a public sample
 // of size ñ from the same covariate law: n is then ñ and the guarantee
 // does not spend the private data. With the in-sample report, CorrDP-SGD is
 // (ε, 2δ)-CorrDP (Lemma A.1).
-func CorrDPTVTilde(report *CorrDPTVReport, c2, delta float64, independenceCheck bool) (map[string]float64, error) {
+func TVTilde(report *TVReport, c2, delta float64, independenceCheck bool) (map[string]float64, error) {
 	if report == nil || len(report.Features) == 0 || report.N < 1 {
-		return nil, errors.New("data: CorrDPTVTilde: empty report")
+		return nil, errors.New("corrdp: TVTilde: empty report")
 	}
 	if math.IsNaN(c2) || c2 < 0 || math.IsInf(c2, 0) || !(delta > 0 && delta < 1) {
-		return nil, fmt.Errorf("data: CorrDPTVTilde: c2 = %v, δ = %v", c2, delta)
+		return nil, fmt.Errorf("corrdp: TVTilde: c2 = %v, δ = %v", c2, delta)
 	}
 	mU := float64(len(report.Features))
 	out := map[string]float64{}
 	for _, f := range report.Features {
 		if !(f.Gamma > 0) {
-			return nil, fmt.Errorf("data: CorrDPTVTilde: feature %q has rate γ = %v", f.Name, f.Gamma)
+			return nil, fmt.Errorf("corrdp: TVTilde: feature %q has rate γ = %v", f.Name, f.Gamma)
 		}
 		term := 2 * c2 * math.Sqrt(math.Log(mU/delta)) / math.Pow(float64(report.N), f.Gamma)
 		switch {
