@@ -2,7 +2,6 @@ package dpnb
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"runtime"
 	"sort"
@@ -75,98 +74,29 @@ func CorrDPvsSemiVsStandard(ctx context.Context, df dataframe.DataFrame, schema 
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	if err := schema.Validate(df); err != nil {
-		return nil, fmt.Errorf("dpnb: CorrDPvsSemiVsStandard: %w", err)
-	}
-	eps := opts.Eps
-	if len(eps) == 0 {
-		eps = corrdp.EpsGrid
-	}
-	for _, e := range eps {
-		if !(e > 0) || e != e || e > 1e6 {
-			return nil, fmt.Errorf("dpnb: CorrDPvsSemiVsStandard: ε = %v, want finite > 0", e)
-		}
-	}
-	seeds := opts.Seeds
-	if seeds <= 0 {
-		seeds = 5
-	}
-	delta := opts.Delta
-	if delta == 0 {
-		delta = 1e-5
-	}
-	if !(delta > 0 && delta < 1) {
-		return nil, fmt.Errorf("dpnb: CorrDPvsSemiVsStandard: δ = %v, want in (0, 1)", delta)
-	}
-	if opts.C < 0 || opts.Alpha < 0 || opts.Steps < 0 {
-		return nil, fmt.Errorf("dpnb: CorrDPvsSemiVsStandard: C = %v, α = %v, T = %d must be ≥ 0", opts.C, opts.Alpha, opts.Steps)
-	}
-	spec := corrdp.RealSpec{Name: "corrdp-user", Delta: delta, Steps: opts.Steps, Alpha: opts.Alpha,
-		PaperTV: opts.TV, Neighbours: opts.Neighbours}
-	enc := data.EncodeOptions{Scale: data.MinMax}
-	switch schema.Task {
-	case data.Classification:
-		spec.Kind, spec.Metric = "logistic", "accuracy"
-		if spec.Alpha == 0 {
-			spec.Alpha = 0.05
-		}
-	case data.Regression:
-		spec.Kind, spec.Metric = "linear", "utility_gap"
-		enc.Intercept = true
-		if spec.Alpha == 0 {
-			spec.Alpha = 0.001
-		}
-	default:
-		return nil, errors.New("dpnb: CorrDPvsSemiVsStandard: the schema's task must be Classification (binary) or Regression")
-	}
-	if opts.Encode != nil {
-		enc = *opts.Encode
-	}
-	if spec.Steps == 0 {
-		spec.Steps = 1000
-	}
-	prep, err := corrdp.NewFramePrep(df, schema, spec, enc)
+	cmp, err := corrdp.NewComparison(df, schema, corrdp.CompareOptions{Eps: opts.Eps, Seeds: opts.Seeds, TV: opts.TV,
+		Neighbours: opts.Neighbours, C: opts.C, Alpha: opts.Alpha, Steps: opts.Steps, Delta: opts.Delta, Encode: opts.Encode})
 	if err != nil {
 		return nil, fmt.Errorf("dpnb: CorrDPvsSemiVsStandard: %w", err)
 	}
-	if len(prep.Encoded.Classes) > 2 {
-		return nil, fmt.Errorf("dpnb: CorrDPvsSemiVsStandard: %d classes; only binary classification is supported", len(prep.Encoded.Classes))
-	}
-	modes := []string{"estimated"}
-	if opts.TV != nil {
-		modes = []string{"paper", "estimated"}
-	}
-	fig := corrdp.FrameFigure("corrdp-user", prep, opts.C, eps, seeds, modes)
-	fig.Title = "CorrDP vs Semi vs Standard on your data"
-	fig.YLabel = map[string]string{"accuracy": "training accuracy", "utility_gap": "F(θ) − F(θ̂)"}[spec.Metric]
 	workers := opts.Workers
 	if workers <= 0 {
 		workers = runtime.NumCPU()
 	}
 	start := time.Now()
-	res, err := fig.Execute(ctx, experiments.Full, experiments.Env{Workers: workers}, opts.Progress)
+	// The comparison's T, grid and seeds are the options, not a profile:
+	// the Result carries no Profile (its report does not say "profile").
+	res, err := cmp.Figure.Execute(ctx, experiments.Full, experiments.Env{Workers: workers}, opts.Progress)
 	if err != nil {
 		return nil, fmt.Errorf("dpnb: CorrDPvsSemiVsStandard: %w", err)
 	}
 	out := &CorrDPResult{
-		Result: &Result{Figure: fig, Results: res, Summary: experiments.SummarizeBy(res, fig.GroupBy...),
-			Profile: experiments.Full, Workers: workers, Elapsed: time.Since(start)},
-		TVReport: prep.TVReport, TVUsed: map[string]float64{}, TVEstimated: map[string]float64{},
+		Result: &Result{Figure: cmp.Figure, Results: res, Summary: experiments.SummarizeBy(res, cmp.Figure.GroupBy...),
+			Workers: workers, Elapsed: time.Since(start)},
+		TVReport: cmp.Prep.TVReport,
 	}
-	for j, fi := range prep.Encoded.Feature {
-		if prep.Encoded.Sensitive[j] {
-			continue
-		}
-		name := prep.Encoded.FeatureNames[fi]
-		out.TVUsed[name] = prep.TVPaper[j]
-		out.TVEstimated[name] = prep.TVEstimated[j]
-	}
-	for _, r := range res.Rows {
-		if c, ok := r.Extra["C"]; ok {
-			fmt.Sscan(c, &out.C)
-			break
-		}
-	}
+	out.TVUsed, out.TVEstimated = cmp.TVs()
+	out.C, _ = corrdp.Constant(res)
 	return out, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/featuredp/featuredp/accounting"
+	"gonum.org/v1/gonum/mat"
 )
 
 // This file holds the deterministic math of CorrDP (Wang, Zhang & Cummings,
@@ -524,4 +525,33 @@ func GaussianRenyi(alpha, mu1, s1, mu2, s2 float64) (float64, error) {
 		return math.Inf(1), nil
 	}
 	return math.Log(s2/s1) + 0.5*math.Log(s2*s2/sa2)/(alpha-1) + alpha*dm*dm/(2*sa2), nil
+}
+
+// StationaryGap returns the expected stationary excess loss of
+// constant-step full-batch GD with additive noise N(0, diag σ²) on a
+// quadratic with Hessian H (m×m row-major): 0.5·α·tr((2I − αH)⁻¹ diag σ²)
+// (spec §3.7), ≈ (α/4)Σσ_i² when αλ_max(H) is small.
+func StationaryGap(hessian []float64, m int, alpha float64, sigma2 []float64) (float64, error) {
+	if m < 1 || len(hessian) != m*m || len(sigma2) != m || !(alpha > 0) {
+		return 0, fmt.Errorf("corrdp: StationaryGap: m = %d, |H| = %d, |σ²| = %d, α = %v", m, len(hessian), len(sigma2), alpha)
+	}
+	a := mat.NewDense(m, m, nil)
+	for i := 0; i < m; i++ {
+		for j := 0; j < m; j++ {
+			v := -alpha * hessian[i*m+j]
+			if i == j {
+				v += 2
+			}
+			a.Set(i, j, v)
+		}
+	}
+	var inv mat.Dense
+	if err := inv.Inverse(a); err != nil {
+		return 0, fmt.Errorf("corrdp: StationaryGap: 2I − αH is singular: %w", err)
+	}
+	var tr float64
+	for i := 0; i < m; i++ {
+		tr += inv.At(i, i) * sigma2[i]
+	}
+	return 0.5 * alpha * tr, nil
 }

@@ -46,12 +46,12 @@ func TestRidgeReference(t *testing.T) {
 			t.Fatalf("stats gradient %v vs rows %v at %d", a[j], b[j], j)
 		}
 	}
-	gap, _, err := p.Run(context.Background(), MethodNonPrivate, 1, 1, 1)
+	gap, _, err := p.Run(context.Background(), nil, VariantNonPrivate, 1, 1, 1)
 	if err != nil || gap > 0.1 || gap < 0 {
 		t.Errorf("non-private GD gap at T = 4000: %v (%v), want in [0, 0.1)", gap, err)
 	}
 	p.Settings.Steps = 12000
-	gap12, _, _ := p.Run(context.Background(), MethodNonPrivate, 1, 1, 1)
+	gap12, _, _ := p.Run(context.Background(), nil, VariantNonPrivate, 1, 1, 1)
 	if !(gap12 < gap/100) {
 		t.Errorf("GD gap does not vanish: %v at T = 12000 vs %v at 4000", gap12, gap)
 	}
@@ -65,9 +65,9 @@ func TestStationaryLaw(t *testing.T) {
 	p := testSyntheticPrep(t, 10, 2)
 	p.Settings.Steps = 12000
 	const seeds = 10
-	mean := func(method string, eps float64, stream uint64) (gap, pred float64) {
+	mean := func(method Variant, eps float64, stream uint64) (gap, pred float64) {
 		for s := 0; s < seeds; s++ {
-			g, s2, err := p.Run(context.Background(), method, eps, 0, stream*1000+uint64(s))
+			g, s2, err := p.Run(context.Background(), nil, method, eps, 0, stream*1000+uint64(s))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -80,12 +80,12 @@ func TestStationaryLaw(t *testing.T) {
 		}
 		return
 	}
-	for _, m := range []string{MethodStandard, MethodCorrDP, MethodSemi} {
+	for _, m := range []Variant{VariantStandard, VariantCorrDP, VariantSemi} {
 		g1, pred := mean(m, 1, 1)
 		if math.Abs(g1-pred) > 0.2*pred {
 			t.Errorf("%s: mean gap %v vs stationary %v (> 20%%)", m, g1, pred)
 		}
-		if m == MethodStandard {
+		if m == VariantStandard {
 			g2, _ := mean(m, 2, 2)
 			if r := g1 / g2; math.Abs(r-4) > 0.2*4 {
 				t.Errorf("%s: gap(ε=1)/gap(ε=2) = %v, want 4 ± 20%%", m, r)
@@ -121,19 +121,19 @@ func TestFig1aOrdering(t *testing.T) {
 		t.Fatalf("no summary for %s %v", method, x)
 		return 0
 	}
-	part := get(MethodPartial, "", 1)
+	part := get(VariantPartial.String(), "", 1)
 	if part < 30 || part > 50 {
 		t.Errorf("Partial gap %v, want ≈ 35–45", part)
 	}
 	for _, x := range EpsGrid {
-		semi, corr, std := get(MethodSemi, "", x), get(MethodCorrDP, "", x), get(MethodStandard, "", x)
+		semi, corr, std := get(VariantSemi.String(), "", x), get(VariantCorrDP.String(), "", x), get(VariantStandard.String(), "", x)
 		if !(semi < corr && corr < std) {
 			t.Errorf("ε = %v: Semi %v, CorrDP %v, Standard %v — ordering violated", x, semi, corr, std)
 		}
 		if std >= part {
 			t.Errorf("ε = %v: Standard %v ≥ Partial %v", x, std, part)
 		}
-		if p := get(MethodPartial, "", x); p != part {
+		if p := get(VariantPartial.String(), "", x); p != part {
 			t.Errorf("Partial not flat: %v vs %v", p, part)
 		}
 	}
@@ -157,9 +157,9 @@ func TestFig2Ordering(t *testing.T) {
 			}
 			m[s.Method][s.X] = s.Mean
 		}
-		for x := range m[MethodSemi] {
-			if !(m[MethodSemi][x] < m[MethodCorrDP][x] && m[MethodCorrDP][x] < m[MethodStandard][x]) {
-				t.Errorf("%s ε = %v: Semi %v CorrDP %v Standard %v", id, x, m[MethodSemi][x], m[MethodCorrDP][x], m[MethodStandard][x])
+		for x := range m[VariantSemi.String()] {
+			if !(m[VariantSemi.String()][x] < m[VariantCorrDP.String()][x] && m[VariantCorrDP.String()][x] < m[VariantStandard.String()][x]) {
+				t.Errorf("%s ε = %v: Semi %v CorrDP %v Standard %v", id, x, m[VariantSemi.String()][x], m[VariantCorrDP.String()][x], m[VariantStandard.String()][x])
 			}
 		}
 	}
@@ -221,7 +221,7 @@ func TestAdult(t *testing.T) {
 	if p.Data.N != 45175 || p.Data.D != 31 || s != 16 || pos != 11202 {
 		t.Fatalf("Adult: n = %d, d = %d, S = %d, positives = %v", p.Data.N, p.Data.D, s, pos)
 	}
-	th, err := p.Train(context.Background(), MethodNonPrivate, 1, 1, nil, 5000, 0)
+	th, err := p.Train(context.Background(), VariantNonPrivate, 1, 1, nil, 5000, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,7 +257,7 @@ func TestSepsis(t *testing.T) {
 	if r := pos / float64(p.Data.N); r < 0.35 || r > 0.65 {
 		t.Errorf("class-1 fraction %v after SMOTE-NC + ENN, want near 1/2", r)
 	}
-	th, err := p.Train(context.Background(), MethodNonPrivate, 1, 1, nil, 200, 7)
+	th, err := p.Train(context.Background(), VariantNonPrivate, 1, 1, nil, 200, 7)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -290,7 +290,7 @@ func BenchmarkSyntheticRun(b *testing.B) {
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, _, err := p.Run(context.Background(), MethodCorrDP, 1, 1, uint64(i)); err != nil {
+		if _, _, err := p.Run(context.Background(), nil, VariantCorrDP, 1, 1, uint64(i)); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -309,7 +309,7 @@ func BenchmarkAdultSteps(b *testing.B) {
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, err := p.Train(context.Background(), MethodStandard, 1, 0.01, nil, 100, uint64(i)); err != nil {
+		if _, err := p.Train(context.Background(), VariantStandard, 1, 0.01, nil, 100, uint64(i)); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -331,15 +331,15 @@ func TestLockstepMatchesAlone(t *testing.T) {
 			t.Fatalf("%s: no lock-step gradient", name)
 		}
 		var runs []trainRun
-		for k, m := range []string{MethodCorrDP, MethodSemi, MethodStandard, MethodNonPrivate, MethodStandard} {
-			runs = append(runs, trainRun{method: m, eps: 0.5 + float64(k), c: 0.1, tv: p.TVPaper, steps: 40, seed: uint64(10 + k)})
+		for k, m := range []Variant{VariantCorrDP, VariantSemi, VariantStandard, VariantNonPrivate, VariantStandard} {
+			runs = append(runs, trainRun{variant: m, eps: 0.5 + float64(k), c: 0.1, tv: p.TVPaper, steps: 40, seed: uint64(10 + k)})
 		}
 		block, err := p.trainMany(context.Background(), runs)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for k, r := range runs {
-			alone, err := p.Train(context.Background(), r.method, r.eps, r.c, r.tv, r.steps, r.seed)
+			alone, err := p.Train(context.Background(), r.variant, r.eps, r.c, r.tv, r.steps, r.seed)
 			if err != nil {
 				t.Fatal(err)
 			}
