@@ -142,15 +142,18 @@ func (b *smoteBuckets) knn(pts []smotePoint, q, k int, pen [][]float64, out []in
 // breaks them by tree order). The output keeps the schema's feature and
 // label columns (categorical values as strings, the continuous as floats).
 func SMOTEENN(df dataframe.DataFrame, schema data.Schema, opts SMOTEOptions, rng *rand.Rand) (dataframe.DataFrame, error) {
+	fail := func(err error) (dataframe.DataFrame, error) {
+		return dataframe.DataFrame{}, fmt.Errorf("corrdp: SMOTEENN: %w", err)
+	}
 	if rng == nil {
 		return dataframe.DataFrame{}, data.ErrNilRand
 	}
 	if err := schema.Validate(df); err != nil {
-		return dataframe.DataFrame{}, fmt.Errorf("corrdp: SMOTEENN: %w", err)
+		return fail(err)
 	}
 	lab, ok := schema.Label()
 	if !ok {
-		return dataframe.DataFrame{}, errors.New("corrdp: SMOTEENN: schema has no label")
+		return fail(errors.New("schema has no label"))
 	}
 	k, ennK := opts.K, opts.ENNK
 	if k <= 0 {
@@ -159,7 +162,37 @@ func SMOTEENN(df dataframe.DataFrame, schema data.Schema, opts SMOTEOptions, rng
 	if ennK <= 0 {
 		ennK = 3
 	}
-	feats := schema.Features()
+	cont, cats, err := smoteColumns(schema.Features(), opts)
+	if err != nil {
+		return fail(err)
+	}
+	sd, err := readSMOTEData(df, cont, cats, lab.Name)
+	if err != nil {
+		return fail(err)
+	}
+	pts, minC, minority, err := sd.points(k)
+	if err != nil {
+		return fail(err)
+	}
+	penS, penE := sd.penalties(minority)
+	bm := indexBuckets(pts, minority, sd.nb, rng)
+	pts = sd.oversample(pts, minC, minority, k, bm, penS, rng)
+	keep := make([]bool, len(pts))
+	for i := range keep {
+		keep[i] = true
+	}
+	if !opts.SkipENN {
+		ennClean(pts, keep, ennK, sd.nb, penE, rng)
+	}
+	out, err := sd.frame(pts, keep, cont, cats, lab.Name)
+	if err != nil {
+		return fail(err)
+	}
+	return out, nil
+}
+
+// smoteColumns returns the continuous feature and the categorical ones.
+func smoteColumns(feats []data.Column, opts SMOTEOptions) (string, []string, error) {
 	cont := opts.Continuous
 	if cont == "" {
 		for _, c := range feats {
@@ -178,7 +211,7 @@ func SMOTEENN(df dataframe.DataFrame, schema data.Schema, opts SMOTEOptions, rng
 		}
 	}
 	if cont == "" {
-		return dataframe.DataFrame{}, errors.New("corrdp: SMOTEENN: no continuous feature")
+		return "", nil, errors.New("no continuous feature")
 	}
 	cats := opts.Categorical
 	if cats == nil {
@@ -188,140 +221,168 @@ func SMOTEENN(df dataframe.DataFrame, schema data.Schema, opts SMOTEOptions, rng
 			}
 		}
 	}
+	return cont, cats, nil
+}
+
+// smoteData is the frame read for SMOTE-NC + ENN: the continuous values,
+// the categorical level codes and the two classes; a bucket is one
+// configuration of the categorical features.
+type smoteData struct {
+	a        []float64
+	codes    [][]int     // categorical → row → level code
+	levels   [][]string  // categorical → level names
+	numVal   [][]float64 // categorical → numeric value of each level (or its code)
+	cls      []int
+	clsNames []string
+	strides  []int
+	nb       int // number of buckets
+}
+
+// levelCodes codes the levels of a column in order of appearance.
+func levelCodes(s series.Series) (codes []int, levels []string) {
+	idx := map[string]int{}
+	codes = make([]int, s.Len())
+	for i := range codes {
+		l := data.LevelAt(s, i)
+		j, ok := idx[l]
+		if !ok {
+			j = len(idx)
+			idx[l] = j
+			levels = append(levels, l)
+		}
+		codes[i] = j
+	}
+	return codes, levels
+}
+
+func readSMOTEData(df dataframe.DataFrame, cont string, cats []string, label string) (*smoteData, error) {
 	n := df.Nrow()
-	// Read columns.
 	cs := df.Col(cont)
-	a := make([]float64, n)
+	sd := &smoteData{a: make([]float64, n)}
 	for i := 0; i < n; i++ {
 		v, err := data.NumericAt(cs, i)
 		if err != nil {
-			return dataframe.DataFrame{}, fmt.Errorf("corrdp: SMOTEENN: %s row %d: %w", cont, i, err)
+			return nil, fmt.Errorf("%s row %d: %w", cont, i, err)
 		}
-		a[i] = v
+		sd.a[i] = v
 	}
 	nc := len(cats)
-	codes := make([][]int, nc)
-	levels := make([][]string, nc)
-	numVal := make([][]float64, nc) // numeric value of each level (or its code)
+	sd.codes, sd.levels, sd.numVal = make([][]int, nc), make([][]string, nc), make([][]float64, nc)
 	for c, name := range cats {
 		s := df.Col(name)
 		if s.Err != nil {
-			return dataframe.DataFrame{}, fmt.Errorf("corrdp: SMOTEENN: %w", s.Err)
+			return nil, s.Err
 		}
-		idx := map[string]int{}
-		codes[c] = make([]int, n)
-		for i := 0; i < n; i++ {
-			l := data.LevelAt(s, i)
-			j, ok := idx[l]
-			if !ok {
-				j = len(idx)
-				idx[l] = j
-				levels[c] = append(levels[c], l)
-			}
-			codes[c][i] = j
-		}
-		numVal[c] = make([]float64, len(levels[c]))
-		for j, l := range levels[c] {
+		sd.codes[c], sd.levels[c] = levelCodes(s)
+		sd.numVal[c] = make([]float64, len(sd.levels[c]))
+		for j, l := range sd.levels[c] {
 			if f, err := strconv.ParseFloat(l, 64); err == nil {
-				numVal[c][j] = f
+				sd.numVal[c][j] = f
 			} else {
-				numVal[c][j] = float64(j)
+				sd.numVal[c][j] = float64(j)
 			}
 		}
 	}
-	ls := df.Col(lab.Name)
-	clsIdx := map[string]int{}
-	var clsNames []string
-	cls := make([]int, n)
-	for i := 0; i < n; i++ {
-		l := data.LevelAt(ls, i)
-		j, ok := clsIdx[l]
-		if !ok {
-			j = len(clsIdx)
-			clsIdx[l] = j
-			clsNames = append(clsNames, l)
-		}
-		cls[i] = j
+	sd.cls, sd.clsNames = levelCodes(df.Col(label))
+	if len(sd.clsNames) != 2 {
+		return nil, fmt.Errorf("%d classes, want 2", len(sd.clsNames))
 	}
-	if len(clsNames) != 2 {
-		return dataframe.DataFrame{}, fmt.Errorf("corrdp: SMOTEENN: %d classes, want 2", len(clsNames))
-	}
-	// Buckets = categorical configurations.
-	nb := 1
-	strides := make([]int, nc)
+	sd.nb = 1
+	sd.strides = make([]int, nc)
 	for c := nc - 1; c >= 0; c-- {
-		strides[c] = nb
-		nb *= len(levels[c])
-		if nb > 1e5 {
-			return dataframe.DataFrame{}, errors.New("corrdp: SMOTEENN: too many categorical configurations")
+		sd.strides[c] = sd.nb
+		sd.nb *= len(sd.levels[c])
+		if sd.nb > 1e5 {
+			return nil, errors.New("too many categorical configurations")
 		}
 	}
-	bucketOf := func(cc []int) int {
-		b := 0
-		for c := range cc {
-			b += cc[c] * strides[c]
-		}
-		return b
+	return sd, nil
+}
+
+// bucketOf returns the bucket of a categorical configuration.
+func (sd *smoteData) bucketOf(cc []int) int {
+	b := 0
+	for c := range cc {
+		b += cc[c] * sd.strides[c]
 	}
-	decode := func(b int) []int {
-		cc := make([]int, nc)
-		for c := range cc {
-			cc[c] = b / strides[c] % len(levels[c])
-		}
-		return cc
+	return b
+}
+
+// decode returns the categorical configuration of a bucket.
+func (sd *smoteData) decode(b int) []int {
+	cc := make([]int, len(sd.strides))
+	for c := range cc {
+		cc[c] = b / sd.strides[c] % len(sd.levels[c])
 	}
-	pts := make([]smotePoint, n, 2*n)
+	return cc
+}
+
+// points returns the working set (capacity for the oversampled rows), the
+// minority class and its rows; it needs more than k minority rows.
+func (sd *smoteData) points(k int) (pts []smotePoint, minC int, minority []int, err error) {
+	n := len(sd.a)
+	pts = make([]smotePoint, n, 2*n)
 	cnt := [2]int{}
 	for i := 0; i < n; i++ {
-		cc := make([]int, nc)
+		cc := make([]int, len(sd.codes))
 		for c := range cc {
-			cc[c] = codes[c][i]
+			cc[c] = sd.codes[c][i]
 		}
-		pts[i] = smotePoint{a: a[i], bucket: bucketOf(cc), class: cls[i]}
-		cnt[cls[i]]++
+		pts[i] = smotePoint{a: sd.a[i], bucket: sd.bucketOf(cc), class: sd.cls[i]}
+		cnt[sd.cls[i]]++
 	}
-	minC := 0
 	if cnt[1] < cnt[0] {
 		minC = 1
 	}
-	var minority []int
 	for i := range pts {
 		if pts[i].class == minC {
 			minority = append(minority, i)
 		}
 	}
 	if len(minority) <= k {
-		return dataframe.DataFrame{}, fmt.Errorf("corrdp: SMOTEENN: %d minority rows, need > k = %d", len(minority), k)
+		return nil, 0, nil, fmt.Errorf("%d minority rows, need > k = %d", len(minority), k)
 	}
+	return pts, minC, minority, nil
+}
+
+// penalties returns the squared distances between buckets: SMOTE-NC's
+// Med² per categorical mismatch (Med the SD of the continuous feature in
+// the minority) and ENN's squared numeric differences of the levels.
+func (sd *smoteData) penalties(minority []int) (penS, penE [][]float64) {
 	var mean, ss float64
 	for _, i := range minority {
-		mean += a[i]
+		mean += sd.a[i]
 	}
 	mean /= float64(len(minority))
 	for _, i := range minority {
-		ss += (a[i] - mean) * (a[i] - mean)
+		ss += (sd.a[i] - mean) * (sd.a[i] - mean)
 	}
 	med := math.Sqrt(ss / float64(len(minority)-1))
-	penS := make([][]float64, nb) // SMOTE-NC: Med² per mismatch
-	penE := make([][]float64, nb) // ENN: squared numeric differences
-	for b1 := 0; b1 < nb; b1++ {
-		penS[b1], penE[b1] = make([]float64, nb), make([]float64, nb)
-		c1 := decode(b1)
-		for b2 := 0; b2 < nb; b2++ {
-			c2 := decode(b2)
+	penS, penE = make([][]float64, sd.nb), make([][]float64, sd.nb)
+	for b1 := 0; b1 < sd.nb; b1++ {
+		penS[b1], penE[b1] = make([]float64, sd.nb), make([]float64, sd.nb)
+		c1 := sd.decode(b1)
+		for b2 := 0; b2 < sd.nb; b2++ {
+			c2 := sd.decode(b2)
 			for c := range c1 {
 				if c1[c] != c2[c] {
 					penS[b1][b2] += med * med
-					d := numVal[c][c1[c]] - numVal[c][c2[c]]
+					d := sd.numVal[c][c1[c]] - sd.numVal[c][c2[c]]
 					penE[b1][b2] += d * d
 				}
 			}
 		}
 	}
-	// SMOTE-NC.
-	bm := indexBuckets(pts, minority, nb, rng)
+	return penS, penE
+}
+
+// oversample appends SMOTE-NC rows of class minC until the classes are at
+// parity: a minority row, one of its k nearest minority neighbours,
+// interpolation of the continuous value and a neighbour vote per
+// categorical feature (ties: the smallest level code).
+func (sd *smoteData) oversample(pts []smotePoint, minC int, minority []int, k int, bm *smoteBuckets, penS [][]float64, rng *rand.Rand) []smotePoint {
 	nbrs := make([][]int, len(pts))
-	need := cnt[1-minC] - cnt[minC]
+	need := len(pts) - 2*len(minority)
 	for s := 0; s < need; s++ {
 		i := minority[rng.IntN(len(minority))]
 		if nbrs[i] == nil {
@@ -330,12 +391,12 @@ func SMOTEENN(df dataframe.DataFrame, schema data.Schema, opts SMOTEOptions, rng
 		nn := nbrs[i]
 		j := nn[rng.IntN(len(nn))]
 		u := rng.Float64()
-		cc := make([]int, nc)
+		cc := make([]int, len(sd.codes))
 		for c := range cc {
 			best, bestN := 0, -1
 			counts := map[int]int{}
 			for _, q := range nn {
-				counts[decode(pts[q].bucket)[c]]++
+				counts[sd.decode(pts[q].bucket)[c]]++
 			}
 			for lv, m := range counts {
 				if m > bestN || (m == bestN && lv < best) {
@@ -344,55 +405,55 @@ func SMOTEENN(df dataframe.DataFrame, schema data.Schema, opts SMOTEOptions, rng
 			}
 			cc[c] = best
 		}
-		pts = append(pts, smotePoint{a: pts[i].a + u*(pts[j].a-pts[i].a), bucket: bucketOf(cc), class: minC})
+		pts = append(pts, smotePoint{a: pts[i].a + u*(pts[j].a-pts[i].a), bucket: sd.bucketOf(cc), class: minC})
 	}
-	keep := make([]bool, len(pts))
-	for i := range keep {
-		keep[i] = true
+	return pts
+}
+
+// ennClean clears keep[i] for every row whose ennK nearest neighbours do
+// not all share its class.
+func ennClean(pts []smotePoint, keep []bool, ennK, nb int, penE [][]float64, rng *rand.Rand) {
+	all := make([]int, len(pts))
+	for i := range all {
+		all[i] = i
 	}
-	if !opts.SkipENN {
-		all := make([]int, len(pts))
-		for i := range all {
-			all[i] = i
-		}
-		be := indexBuckets(pts, all, nb, rng)
-		buf := make([]int, 0, ennK)
-		for i := range pts {
-			nn := be.knn(pts, i, ennK, penE, buf, nil)
-			for _, q := range nn {
-				if pts[q].class != pts[i].class {
-					keep[i] = false
-					break
-				}
+	be := indexBuckets(pts, all, nb, rng)
+	buf := make([]int, 0, ennK)
+	for i := range pts {
+		nn := be.knn(pts, i, ennK, penE, buf, nil)
+		for _, q := range nn {
+			if pts[q].class != pts[i].class {
+				keep[i] = false
+				break
 			}
 		}
 	}
-	// Build the output frame.
+}
+
+// frame builds the output frame of the kept rows.
+func (sd *smoteData) frame(pts []smotePoint, keep []bool, cont string, cats []string, label string) (dataframe.DataFrame, error) {
 	var av []float64
-	catv := make([][]string, nc)
+	catv := make([][]string, len(cats))
 	var labv []string
 	for i, p := range pts {
 		if !keep[i] {
 			continue
 		}
 		av = append(av, p.a)
-		cc := decode(p.bucket)
+		cc := sd.decode(p.bucket)
 		for c := range cc {
-			catv[c] = append(catv[c], levels[c][cc[c]])
+			catv[c] = append(catv[c], sd.levels[c][cc[c]])
 		}
-		labv = append(labv, clsNames[p.class])
+		labv = append(labv, sd.clsNames[p.class])
 	}
 	if len(av) == 0 {
-		return dataframe.DataFrame{}, errors.New("corrdp: SMOTEENN: ENN removed every row")
+		return dataframe.DataFrame{}, errors.New("ENN removed every row")
 	}
 	cols := []series.Series{series.New(av, series.Float, cont)}
 	for c, name := range cats {
 		cols = append(cols, series.New(catv[c], series.String, name))
 	}
-	cols = append(cols, series.New(labv, series.String, lab.Name))
+	cols = append(cols, series.New(labv, series.String, label))
 	out := dataframe.New(cols...)
-	if out.Err != nil {
-		return dataframe.DataFrame{}, fmt.Errorf("corrdp: SMOTEENN: %w", out.Err)
-	}
-	return out, nil
+	return out, out.Err
 }
