@@ -2,7 +2,6 @@ package dpnb
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"runtime"
 	"sort"
@@ -14,12 +13,13 @@ import (
 
 	"github.com/featuredp/featuredp/data"
 	"github.com/featuredp/featuredp/experiments"
+	"github.com/featuredp/featuredp/notions/corrdp"
 )
 
 // CorrDPOptions configure CorrDPvsSemiVsStandard. Zero values give the
 // defaults in brackets.
 type CorrDPOptions struct {
-	// Eps is the ε grid [experiments.CorrDPEpsGrid].
+	// Eps is the ε grid [corrdp.EpsGrid].
 	Eps []float64
 	// Seeds per (method, ε) [5].
 	Seeds int
@@ -28,7 +28,7 @@ type CorrDPOptions struct {
 	// capped at 1). The estimate is always reported.
 	TV map[string]float64
 	// Neighbours is N-one (one TV per feature) or N-jointU (one TV_max).
-	Neighbours data.CorrDPNeighbourhood
+	Neighbours corrdp.Neighbourhood
 	// C is the paper-mode noise constant of σ0² = C(log(1/δ)+1)/ε²; 0
 	// selects it by the Standard-only rule of spec §3.9 (never by CorrDP).
 	C float64
@@ -51,7 +51,7 @@ type CorrDPOptions struct {
 type CorrDPResult struct {
 	*Result
 	// TVReport is the plug-in estimate (before the UCB).
-	TVReport *data.CorrDPTVReport
+	TVReport *corrdp.TVReport
 	// TVUsed maps each insensitive raw feature to the TV the CorrDP curve
 	// used (given or TV~); TVEstimated to the UCB estimate TV~.
 	TVUsed, TVEstimated map[string]float64
@@ -62,110 +62,41 @@ type CorrDPResult struct {
 // CorrDPvsSemiVsStandard runs the CorrDP paper's comparison on any
 // DataFrame with roles in one call (specs/corrdp.md §2.4, paper mode): it
 // encodes df with schema (Sensitive / Public / Label roles), estimates the
-// TV of every Public feature (data.CorrDPEstimateTV) or takes opts.TV,
+// TV of every Public feature (corrdp.EstimateTV) or takes opts.TV,
 // picks C by the Standard-only rule unless given, and trains logistic
 // (binary classification) or linear (regression) models by full-batch GD
 // with Standard, Semi, CorrDP and no noise over the ε grid × seeds (methods
 // paired on the random numbers). The metric is the training accuracy or the
 // utility gap F(θ) − F(θ̂). No ε is accounted: paper mode calibrates only
-// relative noise (see accounting.CorrDPHonesty for the honest ε), and the
+// relative noise (see corrdp.Honesty for the honest ε), and the
 // TV estimate and the encoder read the data.
 func CorrDPvsSemiVsStandard(ctx context.Context, df dataframe.DataFrame, schema data.Schema, opts CorrDPOptions) (*CorrDPResult, error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	if err := schema.Validate(df); err != nil {
-		return nil, fmt.Errorf("dpnb: CorrDPvsSemiVsStandard: %w", err)
-	}
-	eps := opts.Eps
-	if len(eps) == 0 {
-		eps = experiments.CorrDPEpsGrid
-	}
-	for _, e := range eps {
-		if !(e > 0) || e != e || e > 1e6 {
-			return nil, fmt.Errorf("dpnb: CorrDPvsSemiVsStandard: ε = %v, want finite > 0", e)
-		}
-	}
-	seeds := opts.Seeds
-	if seeds <= 0 {
-		seeds = 5
-	}
-	delta := opts.Delta
-	if delta == 0 {
-		delta = 1e-5
-	}
-	if !(delta > 0 && delta < 1) {
-		return nil, fmt.Errorf("dpnb: CorrDPvsSemiVsStandard: δ = %v, want in (0, 1)", delta)
-	}
-	if opts.C < 0 || opts.Alpha < 0 || opts.Steps < 0 {
-		return nil, fmt.Errorf("dpnb: CorrDPvsSemiVsStandard: C = %v, α = %v, T = %d must be ≥ 0", opts.C, opts.Alpha, opts.Steps)
-	}
-	spec := experiments.CorrDPRealSpec{Name: "corrdp-user", Delta: delta, Steps: opts.Steps, Alpha: opts.Alpha,
-		PaperTV: opts.TV, Neighbours: opts.Neighbours}
-	enc := data.EncodeOptions{Scale: data.MinMax}
-	switch schema.Task {
-	case data.Classification:
-		spec.Kind, spec.Metric = "logistic", "accuracy"
-		if spec.Alpha == 0 {
-			spec.Alpha = 0.05
-		}
-	case data.Regression:
-		spec.Kind, spec.Metric = "linear", "utility_gap"
-		enc.Intercept = true
-		if spec.Alpha == 0 {
-			spec.Alpha = 0.001
-		}
-	default:
-		return nil, errors.New("dpnb: CorrDPvsSemiVsStandard: the schema's task must be Classification (binary) or Regression")
-	}
-	if opts.Encode != nil {
-		enc = *opts.Encode
-	}
-	if spec.Steps == 0 {
-		spec.Steps = 1000
-	}
-	prep, err := experiments.NewCorrDPFramePrep(df, schema, spec, enc)
+	cmp, err := corrdp.NewComparison(df, schema, corrdp.CompareOptions{Eps: opts.Eps, Seeds: opts.Seeds, TV: opts.TV,
+		Neighbours: opts.Neighbours, C: opts.C, Alpha: opts.Alpha, Steps: opts.Steps, Delta: opts.Delta, Encode: opts.Encode})
 	if err != nil {
 		return nil, fmt.Errorf("dpnb: CorrDPvsSemiVsStandard: %w", err)
 	}
-	if len(prep.Encoded.Classes) > 2 {
-		return nil, fmt.Errorf("dpnb: CorrDPvsSemiVsStandard: %d classes; only binary classification is supported", len(prep.Encoded.Classes))
-	}
-	modes := []string{"estimated"}
-	if opts.TV != nil {
-		modes = []string{"paper", "estimated"}
-	}
-	fig := experiments.CorrDPFrameFigure("corrdp-user", prep, opts.C, eps, seeds, modes)
-	fig.Title = "CorrDP vs Semi vs Standard on your data"
-	fig.YLabel = map[string]string{"accuracy": "training accuracy", "utility_gap": "F(θ) − F(θ̂)"}[spec.Metric]
 	workers := opts.Workers
 	if workers <= 0 {
 		workers = runtime.NumCPU()
 	}
 	start := time.Now()
-	res, err := fig.Execute(ctx, experiments.Full, experiments.Env{Workers: workers}, opts.Progress)
+	// The comparison's T, grid and seeds are the options, not a profile:
+	// the Result carries no Profile (its report does not say "profile").
+	res, err := cmp.Figure.Execute(ctx, experiments.Full, experiments.Env{Workers: workers}, opts.Progress)
 	if err != nil {
 		return nil, fmt.Errorf("dpnb: CorrDPvsSemiVsStandard: %w", err)
 	}
 	out := &CorrDPResult{
-		Result: &Result{Figure: fig, Results: res, Summary: experiments.SummarizeBy(res, fig.GroupBy...),
-			Profile: experiments.Full, Workers: workers, Elapsed: time.Since(start)},
-		TVReport: prep.TVReport, TVUsed: map[string]float64{}, TVEstimated: map[string]float64{},
+		Result: &Result{Figure: cmp.Figure, Results: res, Summary: experiments.SummarizeBy(res, cmp.Figure.GroupBy...),
+			Workers: workers, Elapsed: time.Since(start)},
+		TVReport: cmp.Prep.TVReport,
 	}
-	for j, fi := range prep.Encoded.Feature {
-		if prep.Encoded.Sensitive[j] {
-			continue
-		}
-		name := prep.Encoded.FeatureNames[fi]
-		out.TVUsed[name] = prep.TVPaper[j]
-		out.TVEstimated[name] = prep.TVEstimated[j]
-	}
-	for _, r := range res.Rows {
-		if c, ok := r.Extra["C"]; ok {
-			fmt.Sscan(c, &out.C)
-			break
-		}
-	}
+	out.TVUsed, out.TVEstimated = cmp.TVs()
+	out.C, _ = corrdp.Constant(res)
 	return out, nil
 }
 
@@ -201,7 +132,7 @@ func (r *CorrDPResult) Markdown() string {
 	b.WriteString(r.Result.Markdown())
 	fmt.Fprintf(&b, "\n**Noise constant** C = %g (σ0² = C(log(1/δ)+1)/ε²).\n\n**TV report** (%s, n = %d):\n\n| feature | TV_disc | TV_cont | TV^ | TV~ (UCB) | TV used |\n|---|---|---|---|---|---|\n",
 		r.C, r.TVReport.Neighbours, r.TVReport.N)
-	feats := append([]data.CorrDPTVFeature(nil), r.TVReport.Features...)
+	feats := append([]corrdp.TVFeature(nil), r.TVReport.Features...)
 	sort.SliceStable(feats, func(i, j int) bool { return feats[i].Name < feats[j].Name })
 	for _, f := range feats {
 		fmt.Fprintf(&b, "| %s | %.3f | %.3f | %.3f | %.3f | %.3f |\n", f.Name, f.TVDisc, f.TVCont, f.TV, r.TVEstimated[f.Name], r.TVUsed[f.Name])

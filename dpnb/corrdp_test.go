@@ -115,3 +115,34 @@ func ExampleCorrDPvsSemiVsStandard() {
 	fmt.Println(res.TVTable().Nrow(), "insensitive features;", len(res.Results.Rows), "rows")
 	// Output: 2 insensitive features; 4 rows
 }
+
+// A label whose rows all fall in one class is rejected with a descriptive
+// error (the old helper accepted it and trained every method).
+func TestCorrDPvsSemiVsStandardSingleClass(t *testing.T) {
+	df, schema := corrdpUserFrame(300)
+	ys := make([]string, df.Nrow())
+	for i := range ys {
+		ys[i] = "no"
+	}
+	df = df.Mutate(corrdpseries.New(ys, corrdpseries.String, "y"))
+	_, err := CorrDPvsSemiVsStandard(context.Background(), df, schema, CorrDPOptions{Eps: []float64{1}, Seeds: 1, Steps: 20, C: 0.01, Workers: 1})
+	if err == nil || !strings.Contains(err.Error(), "fewer than 2 classes") {
+		t.Fatalf("single-class label: err = %v, want a \"fewer than 2 classes\" error", err)
+	}
+}
+
+// The one-call helper's report does not claim a profile: its T, grid and
+// seeds come from the options.
+func TestCorrDPvsSemiVsStandardNoProfile(t *testing.T) {
+	df, schema := corrdpUserFrame(300)
+	res, err := CorrDPvsSemiVsStandard(context.Background(), df, schema, CorrDPOptions{Eps: []float64{1}, Seeds: 1, Steps: 20, C: 0.01, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if md := res.Markdown(); strings.Contains(md, "profile:") {
+		t.Errorf("report mentions a profile:\n%s", md)
+	}
+	if res.C != 0.01 {
+		t.Errorf("C = %v, want 0.01", res.C)
+	}
+}

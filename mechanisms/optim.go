@@ -182,30 +182,3 @@ func Constant() Schedule { return func(int) float64 { return 1 } }
 // InverseSqrt returns s(t) = 1/√t, i.e. η_t = LR/√t (fdp.md Thm 6,
 // η(t) = c/√t).
 func InverseSqrt() Schedule { return func(t int) float64 { return 1 / math.Sqrt(float64(t)) } }
-
-// CorrDPStepSize returns the theory step size of CorrDP-SGD (corrdp.md
-// §2.2, Thm. 3.9): s(t) = D/√((L² + Σ_j σ_j²)·t), with D the radius of the
-// parameter ball, L the Lipschitz constant and σ_j the noise plan's
-// standard deviations. Use it with SGD{LR: 1} so that η_t = s(t). It
-// returns an error if D ≤ 0, L < 0, any σ_j < 0, any is not finite, or
-// L² + Σσ² = 0.
-func CorrDPStepSize(radius, lipschitz float64, std []float64) (Schedule, error) {
-	if !valid.Finite(radius) || radius <= 0 {
-		return nil, fmt.Errorf("mechanisms: CorrDPStepSize: radius D = %v, want finite > 0", radius)
-	}
-	if !valid.Finite(lipschitz) || lipschitz < 0 {
-		return nil, fmt.Errorf("mechanisms: CorrDPStepSize: Lipschitz constant L = %v, want finite ≥ 0", lipschitz)
-	}
-	g2 := lipschitz * lipschitz
-	for j, s := range std {
-		if !valid.Finite(s) || s < 0 {
-			return nil, fmt.Errorf("mechanisms: CorrDPStepSize: σ[%d] = %v, want finite ≥ 0", j, s)
-		}
-		g2 += s * s
-	}
-	if !(g2 > 0) || math.IsInf(g2, 0) {
-		return nil, fmt.Errorf("mechanisms: CorrDPStepSize: L² + Σσ² = %v, want finite > 0", g2)
-	}
-	g := math.Sqrt(g2)
-	return func(t int) float64 { return radius / (g * math.Sqrt(float64(t))) }, nil
-}

@@ -156,11 +156,6 @@ func TestPlanBadInput(t *testing.T) {
 		{"Adam β1 ≥1", func() error { return Adam{LR: 1, Beta1: 1}.Validate() }},
 		{"Adam β2 <0", func() error { return Adam{LR: 1, Beta2: -0.5}.Validate() }},
 		{"Adam ε<0", func() error { return Adam{LR: 1, Eps: -1}.Validate() }},
-		{"CorrDPStepSize D=0", func() error { _, err := CorrDPStepSize(0, 1, nil); return err }},
-		{"CorrDPStepSize L<0", func() error { _, err := CorrDPStepSize(1, -1, nil); return err }},
-		{"CorrDPStepSize σ NaN", func() error { _, err := CorrDPStepSize(1, 1, []float64{nan}); return err }},
-		{"CorrDPStepSize all zero", func() error { _, err := CorrDPStepSize(1, 0, []float64{0}); return err }},
-		{"CorrDPStepSize overflow", func() error { _, err := CorrDPStepSize(1, 1e200, nil); return err }},
 	}
 	for _, c := range cases {
 		if err := c.f(); err == nil {
@@ -212,13 +207,5 @@ func TestOptimizers(t *testing.T) {
 func TestSchedules(t *testing.T) {
 	if Constant()(7) != 1 || InverseSqrt()(4) != 0.5 {
 		t.Error("Constant / InverseSqrt")
-	}
-	s, err := CorrDPStepSize(2, 3, []float64{0, 4})
-	if err != nil {
-		t.Fatal(err)
-	}
-	// D/√((L²+Σσ²)t) = 2/√(25·4) = 0.2.
-	if got := s(4); math.Abs(got-0.2) > 1e-15 {
-		t.Errorf("CorrDPStepSize(4) = %v, want 0.2", got)
 	}
 }

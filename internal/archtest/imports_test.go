@@ -35,18 +35,18 @@ var coreImports = map[string][]string{
 // them moves to its notion (the redesign in progress); each entry names
 // the reason. The list must shrink to empty.
 var transitional = map[string][]string{
-	"data":       {"accounting", "models"}, // smoothdp pre-processing sensitivities; CorrDP's softmax TV fit
-	"mechanisms": {"data"},                 // smoothdp's PTR on a data frame; the FDP benchmark's synthetic data
+	"data":       {"accounting"}, // smoothdp pre-processing sensitivities
+	"mechanisms": {"data"},       // smoothdp's PTR on a data frame; the FDP benchmark's synthetic data
 }
 
 // prefixesLeft lists, per core package, the paper prefixes of exported names
 // that are still there while their notion moves; it must shrink to empty.
 var prefixesLeft = map[string][]string{
-	"accounting":  {"CorrDP", "BCDP", "Smooth"},
-	"data":        {"CorrDP", "BCDP", "Smooth"},
-	"mechanisms":  {"CorrDP", "BCDP", "Smooth"},
-	"models":      {"CorrDP", "BCDP", "Smooth"},
-	"experiments": {"CorrDP", "BCDP", "Smooth"},
+	"accounting":  {"BCDP", "Smooth"},
+	"data":        {"BCDP", "Smooth"},
+	"mechanisms":  {"BCDP", "Smooth"},
+	"models":      {"BCDP", "Smooth"},
+	"experiments": {"BCDP", "Smooth"},
 }
 
 var notionNames = []string{"bcdp", "corrdp", "dpsgd", "fdp", "smoothdp"}

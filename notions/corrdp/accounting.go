@@ -1,10 +1,13 @@
-package accounting
+package corrdp
 
 import (
 	"errors"
 	"fmt"
 	"math"
 	"sort"
+
+	"github.com/featuredp/featuredp/accounting"
+	"gonum.org/v1/gonum/mat"
 )
 
 // This file holds the deterministic math of CorrDP (Wang, Zhang & Cummings,
@@ -22,61 +25,61 @@ import (
 // (N-ERM). The paper's experiments compute no ε (paper mode); the honesty
 // report states what zCDP really gives.
 
-// CorrDPMethod selects a noise allocation of spec §2.4.
-type CorrDPMethod int
+// Method selects a noise allocation of spec §2.4.
+type Method int
 
 const (
-	// CorrDPStandard gives every coordinate weight 1 (standard DP-SGD).
-	CorrDPStandard CorrDPMethod = iota
-	// CorrDPSemi gives sensitive coordinates weight 1 and insensitive
+	// Standard gives every coordinate weight 1 (standard DP-SGD).
+	Standard Method = iota
+	// Semi gives sensitive coordinates weight 1 and insensitive
 	// ones 0 (semi-DP: insensitive features treated as public).
-	CorrDPSemi
-	// CorrDPCorr gives sensitive coordinates weight 1 and insensitive
+	Semi
+	// Corr gives sensitive coordinates weight 1 and insensitive
 	// coordinate i the weight TV(i) (paper mode) or max{TV(i), m_s²/m²}
 	// (theory mode, Algorithm 1 line 1).
-	CorrDPCorr
+	Corr
 )
 
 // String names the method as in the paper's legends.
-func (m CorrDPMethod) String() string {
+func (m Method) String() string {
 	switch m {
-	case CorrDPStandard:
+	case Standard:
 		return "Standard"
-	case CorrDPSemi:
+	case Semi:
 		return "Semi"
-	case CorrDPCorr:
+	case Corr:
 		return "CorrDP"
 	}
-	return fmt.Sprintf("CorrDPMethod(%d)", int(m))
+	return fmt.Sprintf("Method(%d)", int(m))
 }
 
-// CorrDPLogTerm returns log(1/δ) + 1, the factor of eq. (4) and of the
+// LogTerm returns log(1/δ) + 1, the factor of eq. (4) and of the
 // experiments' σ0² (spec §2.4): 10.210340 for δ = 1e-4 and 12.512925 for
 // δ = 1e-5 (check C1). It returns an error unless δ ∈ (0, 1).
-func CorrDPLogTerm(delta float64) (float64, error) {
-	if err := ValidateDelta(delta); err != nil {
-		return 0, fmt.Errorf("accounting: CorrDPLogTerm: %w", err)
+func LogTerm(delta float64) (float64, error) {
+	if err := accounting.ValidateDelta(delta); err != nil {
+		return 0, fmt.Errorf("corrdp: LogTerm: %w", err)
 	}
 	return math.Log(1/delta) + 1, nil
 }
 
-func corrdpCheckEps(fn string, eps float64) error {
+func checkEps(fn string, eps float64) error {
 	if math.IsNaN(eps) || !(eps > 0) || math.IsInf(eps, 1) {
-		return fmt.Errorf("accounting: %s: ε = %v, want finite > 0", fn, eps)
+		return fmt.Errorf("corrdp: %s: ε = %v, want finite > 0", fn, eps)
 	}
 	return nil
 }
 
-func corrdpCheckTV(fn string, tv []float64) error {
+func checkTV(fn string, tv []float64) error {
 	for i, v := range tv {
 		if math.IsNaN(v) || v < 0 || v > 1 {
-			return fmt.Errorf("accounting: %s: TV[%d] = %v, want in [0, 1]", fn, i, v)
+			return fmt.Errorf("corrdp: %s: TV[%d] = %v, want in [0, 1]", fn, i, v)
 		}
 	}
 	return nil
 }
 
-// CorrDPNoiseWeights returns the variance weight w_i of every coordinate
+// NoiseWeights returns the variance weight w_i of every coordinate
 // (σ_i² = base·w_i) for a method of spec §2.4:
 //
 //	Standard: w_i = 1;  Semi: w_i = 1 (i ∈ S), 0 (i ∈ U);
@@ -89,10 +92,10 @@ func corrdpCheckTV(fn string, tv []float64) error {
 // columns should be spread from their raw feature first
 // (data.Encoded.ColumnWeights). It returns an error for an empty mask, a
 // length mismatch or a TV outside [0, 1].
-func CorrDPNoiseWeights(method CorrDPMethod, sensitive []bool, tv []float64, floor bool) ([]float64, error) {
+func NoiseWeights(method Method, sensitive []bool, tv []float64, floor bool) ([]float64, error) {
 	m := len(sensitive)
 	if m == 0 {
-		return nil, errors.New("accounting: CorrDPNoiseWeights: no coordinates")
+		return nil, errors.New("corrdp: NoiseWeights: no coordinates")
 	}
 	w := make([]float64, m)
 	ms := 0
@@ -102,24 +105,24 @@ func CorrDPNoiseWeights(method CorrDPMethod, sensitive []bool, tv []float64, flo
 		}
 	}
 	switch method {
-	case CorrDPStandard:
+	case Standard:
 		for i := range w {
 			w[i] = 1
 		}
 		return w, nil
-	case CorrDPSemi:
+	case Semi:
 		for i, s := range sensitive {
 			if s {
 				w[i] = 1
 			}
 		}
 		return w, nil
-	case CorrDPCorr:
+	case Corr:
 	default:
-		return nil, fmt.Errorf("accounting: CorrDPNoiseWeights: unknown method %v", method)
+		return nil, fmt.Errorf("corrdp: NoiseWeights: unknown method %v", method)
 	}
 	if len(tv) != m {
-		return nil, fmt.Errorf("accounting: CorrDPNoiseWeights: %d TV values for %d coordinates", len(tv), m)
+		return nil, fmt.Errorf("corrdp: NoiseWeights: %d TV values for %d coordinates", len(tv), m)
 	}
 	fl := 0.0
 	if floor {
@@ -131,41 +134,41 @@ func CorrDPNoiseWeights(method CorrDPMethod, sensitive []bool, tv []float64, flo
 			continue
 		}
 		if v := tv[i]; math.IsNaN(v) || v < 0 || v > 1 {
-			return nil, fmt.Errorf("accounting: CorrDPNoiseWeights: TV[%d] = %v, want in [0, 1]", i, v)
+			return nil, fmt.Errorf("corrdp: NoiseWeights: TV[%d] = %v, want in [0, 1]", i, v)
 		}
 		w[i] = math.Max(tv[i], fl)
 	}
 	return w, nil
 }
 
-// CorrDPAlgorithm1Sigma2 returns the base variance of Algorithm 1, eq. (4):
+// Algorithm1Sigma2 returns the base variance of Algorithm 1, eq. (4):
 //
 //	σ² = (log(1/δ) + 1)·L²·T / (n²·ε²),
 //
-// so that σ_i² = σ²·w_i (CorrDPNoiseWeights with floor = true). Check C2:
+// so that σ_i² = σ²·w_i (NoiseWeights with floor = true). Check C2:
 // δ = 1e-5, L = 1, T = n², ε = 1 gives 12.512925. The constant is the
 // paper's (the proof, eq. 12, has extra factors; spec §6.8): the honest ε
-// of this noise is CorrDPHonesty's. It returns an error for ε ≤ 0, δ ∉ (0,1),
+// of this noise is Honesty's. It returns an error for ε ≤ 0, δ ∉ (0,1),
 // L ≤ 0, T < 1 or n < 1.
-func CorrDPAlgorithm1Sigma2(eps, delta, lipschitz float64, steps, n int) (float64, error) {
-	if err := corrdpCheckEps("CorrDPAlgorithm1Sigma2", eps); err != nil {
+func Algorithm1Sigma2(eps, delta, lipschitz float64, steps, n int) (float64, error) {
+	if err := checkEps("Algorithm1Sigma2", eps); err != nil {
 		return 0, err
 	}
-	l, err := CorrDPLogTerm(delta)
+	l, err := LogTerm(delta)
 	if err != nil {
 		return 0, err
 	}
 	if math.IsNaN(lipschitz) || !(lipschitz > 0) || math.IsInf(lipschitz, 1) {
-		return 0, fmt.Errorf("accounting: CorrDPAlgorithm1Sigma2: L = %v, want finite > 0", lipschitz)
+		return 0, fmt.Errorf("corrdp: Algorithm1Sigma2: L = %v, want finite > 0", lipschitz)
 	}
 	if steps < 1 || n < 1 {
-		return 0, fmt.Errorf("accounting: CorrDPAlgorithm1Sigma2: T = %d and n = %d, want ≥ 1", steps, n)
+		return 0, fmt.Errorf("corrdp: Algorithm1Sigma2: T = %d and n = %d, want ≥ 1", steps, n)
 	}
 	nf := float64(n)
 	return l * lipschitz * lipschitz * float64(steps) / (nf * nf * eps * eps), nil
 }
 
-// CorrDPPaperSigma0Sq returns the experiments' base variance (spec §2.4,
+// PaperSigma0Sq returns the experiments' base variance (spec §2.4,
 // Sec. 5 of the paper, "paper mode"):
 //
 //	σ0² = C·(log(1/δ) + 1) / ε²,
@@ -173,21 +176,21 @@ func CorrDPAlgorithm1Sigma2(eps, delta, lipschitz float64, steps, n int) (float6
 // C > 0 being the unspecified constant of the paper (spec §6.1; §3.9 for
 // our choices). No ε is accounted in paper mode. It returns an error for
 // C ≤ 0, ε ≤ 0 or δ ∉ (0, 1).
-func CorrDPPaperSigma0Sq(c, eps, delta float64) (float64, error) {
+func PaperSigma0Sq(c, eps, delta float64) (float64, error) {
 	if math.IsNaN(c) || !(c > 0) || math.IsInf(c, 1) {
-		return 0, fmt.Errorf("accounting: CorrDPPaperSigma0Sq: C = %v, want finite > 0", c)
+		return 0, fmt.Errorf("corrdp: PaperSigma0Sq: C = %v, want finite > 0", c)
 	}
-	if err := corrdpCheckEps("CorrDPPaperSigma0Sq", eps); err != nil {
+	if err := checkEps("PaperSigma0Sq", eps); err != nil {
 		return 0, err
 	}
-	l, err := CorrDPLogTerm(delta)
+	l, err := LogTerm(delta)
 	if err != nil {
 		return 0, err
 	}
 	return c * l / (eps * eps), nil
 }
 
-// CorrDPCorrelatedSensitivity returns Δ_C of Def. 2.8 (spec §2.1):
+// CorrelatedSensitivity returns Δ_C of Def. 2.8 (spec §2.1):
 //
 //	Δ_C = min{ Σ_{j∈S} Δ_j + Σ_{j∈U} Δ_j·TV(j), Δ },
 //
@@ -197,18 +200,18 @@ func CorrDPPaperSigma0Sq(c, eps, delta float64) (float64, error) {
 // Check C9: Δ = (1,1,1,1)/n, S = {1}, TV = (·, 0.2, 0.5, 0) gives 1.7/n.
 // The CorrDP Laplace mechanism built on it is (ε, 0)-CorrDP for N-one
 // neighbours only (spec §6.6).
-func CorrDPCorrelatedSensitivity(coordSens []float64, sensitive []bool, tv []float64, l1Sens float64) (float64, error) {
+func CorrelatedSensitivity(coordSens []float64, sensitive []bool, tv []float64, l1Sens float64) (float64, error) {
 	k := len(coordSens)
 	if k == 0 {
-		return 0, errors.New("accounting: CorrDPCorrelatedSensitivity: no coordinates")
+		return 0, errors.New("corrdp: CorrelatedSensitivity: no coordinates")
 	}
 	if len(sensitive) != k || len(tv) != k {
-		return 0, fmt.Errorf("accounting: CorrDPCorrelatedSensitivity: %d sensitivities, %d S/U flags, %d TV values", k, len(sensitive), len(tv))
+		return 0, fmt.Errorf("corrdp: CorrelatedSensitivity: %d sensitivities, %d S/U flags, %d TV values", k, len(sensitive), len(tv))
 	}
 	var sum, corr float64
 	for j, d := range coordSens {
 		if math.IsNaN(d) || d < 0 || math.IsInf(d, 0) {
-			return 0, fmt.Errorf("accounting: CorrDPCorrelatedSensitivity: Δ_%d = %v, want finite ≥ 0", j, d)
+			return 0, fmt.Errorf("corrdp: CorrelatedSensitivity: Δ_%d = %v, want finite ≥ 0", j, d)
 		}
 		sum += d
 		if sensitive[j] {
@@ -216,12 +219,12 @@ func CorrDPCorrelatedSensitivity(coordSens []float64, sensitive []bool, tv []flo
 			continue
 		}
 		if v := tv[j]; math.IsNaN(v) || v < 0 || v > 1 {
-			return 0, fmt.Errorf("accounting: CorrDPCorrelatedSensitivity: TV[%d] = %v, want in [0, 1]", j, v)
+			return 0, fmt.Errorf("corrdp: CorrelatedSensitivity: TV[%d] = %v, want in [0, 1]", j, v)
 		}
 		corr += d * tv[j]
 	}
 	if math.IsNaN(l1Sens) || math.IsInf(l1Sens, 0) {
-		return 0, fmt.Errorf("accounting: CorrDPCorrelatedSensitivity: Δ = %v", l1Sens)
+		return 0, fmt.Errorf("corrdp: CorrelatedSensitivity: Δ = %v", l1Sens)
 	}
 	if l1Sens <= 0 {
 		l1Sens = sum
@@ -229,23 +232,23 @@ func CorrDPCorrelatedSensitivity(coordSens []float64, sensitive []bool, tv []flo
 	return math.Min(corr, l1Sens), nil
 }
 
-// CorrDPLaplaceAccuracy returns the accuracy radius of the (CorrDP)
+// LaplaceAccuracy returns the accuracy radius of the (CorrDP)
 // Laplace mechanism (Thm. 2.10): with probability ≥ 1 − β,
 // ‖f(D) − output‖_∞ ≤ Δ_C·log(K/β)/ε. Pass Δ for the standard mechanism.
-func CorrDPLaplaceAccuracy(sens, eps, beta float64, k int) (float64, error) {
-	if err := corrdpCheckEps("CorrDPLaplaceAccuracy", eps); err != nil {
+func LaplaceAccuracy(sens, eps, beta float64, k int) (float64, error) {
+	if err := checkEps("LaplaceAccuracy", eps); err != nil {
 		return 0, err
 	}
 	if math.IsNaN(beta) || !(beta > 0) || beta > 1 {
-		return 0, fmt.Errorf("accounting: CorrDPLaplaceAccuracy: β = %v, want in (0, 1]", beta)
+		return 0, fmt.Errorf("corrdp: LaplaceAccuracy: β = %v, want in (0, 1]", beta)
 	}
 	if k < 1 || math.IsNaN(sens) || sens < 0 || math.IsInf(sens, 0) {
-		return 0, fmt.Errorf("accounting: CorrDPLaplaceAccuracy: K = %d, Δ = %v", k, sens)
+		return 0, fmt.Errorf("corrdp: LaplaceAccuracy: K = %d, Δ = %v", k, sens)
 	}
 	return sens * math.Log(float64(k)/beta) / eps, nil
 }
 
-// CorrDPUtilityRate returns the rate of Thm. 3.9 with the corrected sum of
+// UtilityRate returns the rate of Thm. 3.9 with the corrected sum of
 // spec §6.7 (the printed min{…} is a typo):
 //
 //	R = √( (m_s + Σ_{i∈U} max{TV(i), m_s²/m²}) · log(1/δ) ) / (n ε)
@@ -254,22 +257,22 @@ func CorrDPLaplaceAccuracy(sens, eps, beta float64, k int) (float64, error) {
 // with Σ_U TV(i) + m_s/4 in place of the sum, and the standard-DP rate
 // √(m·log(1/δ))/(nε). tvU holds the TVs of the m − m_s insensitive
 // coordinates.
-func CorrDPUtilityRate(ms int, tvU []float64, eps, delta float64, n int) (rate, bound, standard float64, err error) {
+func UtilityRate(ms int, tvU []float64, eps, delta float64, n int) (rate, bound, standard float64, err error) {
 	if ms < 0 || n < 1 {
-		return 0, 0, 0, fmt.Errorf("accounting: CorrDPUtilityRate: m_s = %d, n = %d", ms, n)
+		return 0, 0, 0, fmt.Errorf("corrdp: UtilityRate: m_s = %d, n = %d", ms, n)
 	}
-	if err := corrdpCheckEps("CorrDPUtilityRate", eps); err != nil {
+	if err := checkEps("UtilityRate", eps); err != nil {
 		return 0, 0, 0, err
 	}
-	if err := ValidateDelta(delta); err != nil {
-		return 0, 0, 0, fmt.Errorf("accounting: CorrDPUtilityRate: %w", err)
+	if err := accounting.ValidateDelta(delta); err != nil {
+		return 0, 0, 0, fmt.Errorf("corrdp: UtilityRate: %w", err)
 	}
-	if err := corrdpCheckTV("CorrDPUtilityRate", tvU); err != nil {
+	if err := checkTV("UtilityRate", tvU); err != nil {
 		return 0, 0, 0, err
 	}
 	m := ms + len(tvU)
 	if m == 0 {
-		return 0, 0, 0, errors.New("accounting: CorrDPUtilityRate: no coordinates")
+		return 0, 0, 0, errors.New("corrdp: UtilityRate: no coordinates")
 	}
 	fl := float64(ms*ms) / float64(m*m)
 	var sumMax, sumTV float64
@@ -285,20 +288,20 @@ func CorrDPUtilityRate(ms int, tvU []float64, eps, delta float64, n int) (rate, 
 	return rate, bound, standard, nil
 }
 
-// CorrDPLowerBound returns the lower bound of Thm. 3.12,
+// LowerBound returns the lower bound of Thm. 3.12,
 //
 //	min{ 1, √(m_s + max_k k·(TV_(k))²) / (n ε) },
 //
 // with TV_(1) ≥ TV_(2) ≥ … the sorted insensitive TVs, and the middle term
 // M = max_k k·TV_(k)², which satisfies TV_(1)² ≤ M ≤ Σ_U TV(i) (check C12).
-func CorrDPLowerBound(ms int, tvU []float64, eps float64, n int) (bound, mid float64, err error) {
+func LowerBound(ms int, tvU []float64, eps float64, n int) (bound, mid float64, err error) {
 	if ms < 0 || n < 1 {
-		return 0, 0, fmt.Errorf("accounting: CorrDPLowerBound: m_s = %d, n = %d", ms, n)
+		return 0, 0, fmt.Errorf("corrdp: LowerBound: m_s = %d, n = %d", ms, n)
 	}
-	if err := corrdpCheckEps("CorrDPLowerBound", eps); err != nil {
+	if err := checkEps("LowerBound", eps); err != nil {
 		return 0, 0, err
 	}
-	if err := corrdpCheckTV("CorrDPLowerBound", tvU); err != nil {
+	if err := checkTV("LowerBound", tvU); err != nil {
 		return 0, 0, err
 	}
 	s := append([]float64(nil), tvU...)
@@ -309,7 +312,7 @@ func CorrDPLowerBound(ms int, tvU []float64, eps float64, n int) (bound, mid flo
 	return math.Min(1, math.Sqrt(float64(ms)+mid)/(float64(n)*eps)), mid, nil
 }
 
-// CorrDPUCBTerm returns the confidence term of Def. 4.3,
+// UCBTerm returns the confidence term of Def. 4.3,
 //
 //	2·c2·√(log(mU/δ)) / n^γ,
 //
@@ -317,33 +320,33 @@ func CorrDPLowerBound(ms int, tvU []float64, eps float64, n int) (bound, mid flo
 // sample, Remark 4.5) and rate γ ∈ (0, 1/2] (1/2 for the Gaussian and
 // discrete plug-in estimators, 1/3 or 1/(m_s+2) for histograms). Check C6:
 // (n, mU, δ, γ) = (2000, 90, 1e-4, 1/2) gives 0.16559 for c2 = 1.
-func CorrDPUCBTerm(c2 float64, mU int, delta float64, n int, gamma float64) (float64, error) {
+func UCBTerm(c2 float64, mU int, delta float64, n int, gamma float64) (float64, error) {
 	if math.IsNaN(c2) || c2 < 0 || math.IsInf(c2, 0) {
-		return 0, fmt.Errorf("accounting: CorrDPUCBTerm: c2 = %v, want finite ≥ 0", c2)
+		return 0, fmt.Errorf("corrdp: UCBTerm: c2 = %v, want finite ≥ 0", c2)
 	}
 	if mU < 1 || n < 1 {
-		return 0, fmt.Errorf("accounting: CorrDPUCBTerm: m − m_s = %d and n = %d, want ≥ 1", mU, n)
+		return 0, fmt.Errorf("corrdp: UCBTerm: m − m_s = %d and n = %d, want ≥ 1", mU, n)
 	}
-	if err := ValidateDelta(delta); err != nil {
-		return 0, fmt.Errorf("accounting: CorrDPUCBTerm: %w", err)
+	if err := accounting.ValidateDelta(delta); err != nil {
+		return 0, fmt.Errorf("corrdp: UCBTerm: %w", err)
 	}
 	if math.IsNaN(gamma) || !(gamma > 0) || gamma > 1 {
-		return 0, fmt.Errorf("accounting: CorrDPUCBTerm: γ = %v, want in (0, 1]", gamma)
+		return 0, fmt.Errorf("corrdp: UCBTerm: γ = %v, want in (0, 1]", gamma)
 	}
 	return 2 * c2 * math.Sqrt(math.Log(float64(mU)/delta)) / math.Pow(float64(n), gamma), nil
 }
 
-// CorrDPUCB returns TV~(i) = min{1, TV^(i) + term} (Def. 4.3, capped at 1
+// UCB returns TV~(i) = min{1, TV^(i) + term} (Def. 4.3, capped at 1
 // because TV ≤ 1), with the independence pre-check of the proof of
 // Thm. 4.4: when independenceCheck is set and TV^(i) ≤ term/2 (i.e.
 // TV^ ≤ c2√(log(mU/δ))/n^γ) the feature is treated as independent and gets
-// 0. term is CorrDPUCBTerm's value. The guarantee with estimated TVs is
-// (ε, 2δ)-CorrDP (Lemma A.1; CorrDPEstimatedDelta).
-func CorrDPUCB(tvHat []float64, term float64, independenceCheck bool) ([]float64, error) {
+// 0. term is UCBTerm's value. The guarantee with estimated TVs is
+// (ε, 2δ)-CorrDP (Lemma A.1; EstimatedDelta).
+func UCB(tvHat []float64, term float64, independenceCheck bool) ([]float64, error) {
 	if math.IsNaN(term) || term < 0 || math.IsInf(term, 0) {
-		return nil, fmt.Errorf("accounting: CorrDPUCB: term = %v, want finite ≥ 0", term)
+		return nil, fmt.Errorf("corrdp: UCB: term = %v, want finite ≥ 0", term)
 	}
-	if err := corrdpCheckTV("CorrDPUCB", tvHat); err != nil {
+	if err := checkTV("UCB", tvHat); err != nil {
 		return nil, err
 	}
 	out := make([]float64, len(tvHat))
@@ -356,29 +359,29 @@ func CorrDPUCB(tvHat []float64, term float64, independenceCheck bool) ([]float64
 	return out, nil
 }
 
-// CorrDPEstimatedDelta returns the δ of CorrDP-SGD with estimated TVs
+// EstimatedDelta returns the δ of CorrDP-SGD with estimated TVs
 // (Thm. 4.4, Lemma A.1): 2δ — δ for the mechanism plus δ for the failure
 // of the UCB event TV~ ≥ TV.
-func CorrDPEstimatedDelta(delta float64) (float64, error) {
-	if err := ValidateDelta(delta); err != nil {
-		return 0, fmt.Errorf("accounting: CorrDPEstimatedDelta: %w", err)
+func EstimatedDelta(delta float64) (float64, error) {
+	if err := accounting.ValidateDelta(delta); err != nil {
+		return 0, fmt.Errorf("corrdp: EstimatedDelta: %w", err)
 	}
 	return 2 * delta, nil
 }
 
-// CorrDPNeighbour is the neighbouring relation of a zCDP honesty report.
-type CorrDPNeighbour int
+// Neighbour is the neighbouring relation of a zCDP honesty report.
+type Neighbour int
 
 const (
-	// CorrDPReplaceOne: one record replaced; a per-example L2 clip L gives
+	// ReplaceOne: one record replaced; a per-example L2 clip L gives
 	// the batch-mean gradient (full batch of n) L2 sensitivity 2L/n.
-	CorrDPReplaceOne CorrDPNeighbour = iota
-	// CorrDPAddRemove: one record added or removed; sensitivity L/n.
-	CorrDPAddRemove
+	ReplaceOne Neighbour = iota
+	// AddRemove: one record added or removed; sensitivity L/n.
+	AddRemove
 )
 
-// CorrDPHonestyRow is the zCDP accounting of one neighbour type.
-type CorrDPHonestyRow struct {
+// HonestyRow is the zCDP accounting of one neighbour type.
+type HonestyRow struct {
 	// Change names the neighbour type: "sensitive", or "insensitive j"
 	// (coordinate j changed alone).
 	Change string
@@ -400,7 +403,7 @@ type CorrDPHonestyRow struct {
 	Holds bool
 }
 
-// CorrDPHonesty reports the zCDP guarantee each neighbour type actually
+// Honesty reports the zCDP guarantee each neighbour type actually
 // gets from heterogeneous Gaussian noise N(0, diag σ²) added at each of T
 // full-batch steps to a batch-mean gradient whose per-example contributions
 // are clipped to L2 norm L (spec §2.6, check C18), next to the ε and ε/TV(i)
@@ -419,36 +422,36 @@ type CorrDPHonestyRow struct {
 // (add/remove) at δ = 1e-5. sigma2 is the per-coordinate variance, tv the
 // per-coordinate TV (ignored on S), claimedEps the paper's ε. Minibatch
 // subsampling is not modelled (the full-batch bound is an upper bound).
-func CorrDPHonesty(sigma2 []float64, sensitive []bool, tv []float64, lipschitz float64, n, steps int, claimedEps, delta float64, nb CorrDPNeighbour, leakage bool) ([]CorrDPHonestyRow, error) {
+func Honesty(sigma2 []float64, sensitive []bool, tv []float64, lipschitz float64, n, steps int, claimedEps, delta float64, nb Neighbour, leakage bool) ([]HonestyRow, error) {
 	m := len(sigma2)
 	if m == 0 || len(sensitive) != m || len(tv) != m {
-		return nil, fmt.Errorf("accounting: CorrDPHonesty: %d variances, %d S/U flags, %d TVs", m, len(sensitive), len(tv))
+		return nil, fmt.Errorf("corrdp: Honesty: %d variances, %d S/U flags, %d TVs", m, len(sensitive), len(tv))
 	}
-	if err := corrdpCheckEps("CorrDPHonesty", claimedEps); err != nil {
+	if err := checkEps("Honesty", claimedEps); err != nil {
 		return nil, err
 	}
-	if err := ValidateDelta(delta); err != nil {
-		return nil, fmt.Errorf("accounting: CorrDPHonesty: %w", err)
+	if err := accounting.ValidateDelta(delta); err != nil {
+		return nil, fmt.Errorf("corrdp: Honesty: %w", err)
 	}
 	if math.IsNaN(lipschitz) || !(lipschitz > 0) || math.IsInf(lipschitz, 1) || n < 1 || steps < 1 {
-		return nil, fmt.Errorf("accounting: CorrDPHonesty: L = %v, n = %d, T = %d", lipschitz, n, steps)
+		return nil, fmt.Errorf("corrdp: Honesty: L = %v, n = %d, T = %d", lipschitz, n, steps)
 	}
 	for i, s := range sigma2 {
 		if math.IsNaN(s) || s < 0 || math.IsInf(s, 0) {
-			return nil, fmt.Errorf("accounting: CorrDPHonesty: σ²[%d] = %v, want finite ≥ 0", i, s)
+			return nil, fmt.Errorf("corrdp: Honesty: σ²[%d] = %v, want finite ≥ 0", i, s)
 		}
 	}
-	if err := corrdpCheckTV("CorrDPHonesty", tv); err != nil {
+	if err := checkTV("Honesty", tv); err != nil {
 		return nil, err
 	}
 	var sens float64
 	switch nb {
-	case CorrDPReplaceOne:
+	case ReplaceOne:
 		sens = 2 * lipschitz / float64(n)
-	case CorrDPAddRemove:
+	case AddRemove:
 		sens = lipschitz / float64(n)
 	default:
-		return nil, fmt.Errorf("accounting: CorrDPHonesty: unknown neighbour relation %d", nb)
+		return nil, fmt.Errorf("corrdp: Honesty: unknown neighbour relation %d", nb)
 	}
 	l := math.Log(1 / delta)
 	minAll := math.Inf(1)
@@ -461,8 +464,8 @@ func CorrDPHonesty(sigma2 []float64, sensitive []bool, tv []float64, lipschitz f
 			minS = math.Min(minS, s)
 		}
 	}
-	row := func(change string, coord int, d, minVar float64) CorrDPHonestyRow {
-		r := CorrDPHonestyRow{Change: change, Coord: coord, TV: d}
+	row := func(change string, coord int, d, minVar float64) HonestyRow {
+		r := HonestyRow{Change: change, Coord: coord, TV: d}
 		if minVar == 0 {
 			r.Rho, r.Eps = math.Inf(1), math.Inf(1)
 		} else {
@@ -477,7 +480,7 @@ func CorrDPHonesty(sigma2 []float64, sensitive []bool, tv []float64, lipschitz f
 		r.Holds = r.Eps <= r.Claimed*(1+1e-12)
 		return r
 	}
-	var rows []CorrDPHonestyRow
+	var rows []HonestyRow
 	if hasS {
 		v := minS
 		if leakage {
@@ -498,7 +501,7 @@ func CorrDPHonesty(sigma2 []float64, sensitive []bool, tv []float64, lipschitz f
 	return rows, nil
 }
 
-// CorrDPGaussianRenyi returns the Rényi divergence of order α > 0, α ≠ 1,
+// GaussianRenyi returns the Rényi divergence of order α > 0, α ≠ 1,
 // between the univariate Gaussians N(μ1, s1²) and N(μ2, s2²) (Lemma A.3;
 // Gil et al. 2013):
 //
@@ -506,12 +509,12 @@ func CorrDPHonesty(sigma2 []float64, sensitive []bool, tv []float64, lipschitz f
 //
 // which requires s_α² > 0 (else +Inf); α → 1 gives the KL divergence (use α = 1 to get
 // it directly). Check C10.
-func CorrDPGaussianRenyi(alpha, mu1, s1, mu2, s2 float64) (float64, error) {
+func GaussianRenyi(alpha, mu1, s1, mu2, s2 float64) (float64, error) {
 	if math.IsNaN(alpha) || !(alpha > 0) || math.IsInf(alpha, 1) {
-		return 0, fmt.Errorf("accounting: CorrDPGaussianRenyi: α = %v, want finite > 0", alpha)
+		return 0, fmt.Errorf("corrdp: GaussianRenyi: α = %v, want finite > 0", alpha)
 	}
 	if !(s1 > 0) || !(s2 > 0) || math.IsInf(s1, 1) || math.IsInf(s2, 1) || math.IsNaN(mu1) || math.IsNaN(mu2) {
-		return 0, fmt.Errorf("accounting: CorrDPGaussianRenyi: N(%v, %v²) vs N(%v, %v²)", mu1, s1, mu2, s2)
+		return 0, fmt.Errorf("corrdp: GaussianRenyi: N(%v, %v²) vs N(%v, %v²)", mu1, s1, mu2, s2)
 	}
 	dm := mu1 - mu2
 	if alpha == 1 {
@@ -522,4 +525,33 @@ func CorrDPGaussianRenyi(alpha, mu1, s1, mu2, s2 float64) (float64, error) {
 		return math.Inf(1), nil
 	}
 	return math.Log(s2/s1) + 0.5*math.Log(s2*s2/sa2)/(alpha-1) + alpha*dm*dm/(2*sa2), nil
+}
+
+// StationaryGap returns the expected stationary excess loss of
+// constant-step full-batch GD with additive noise N(0, diag σ²) on a
+// quadratic with Hessian H (m×m row-major): 0.5·α·tr((2I − αH)⁻¹ diag σ²)
+// (spec §3.7), ≈ (α/4)Σσ_i² when αλ_max(H) is small.
+func StationaryGap(hessian []float64, m int, alpha float64, sigma2 []float64) (float64, error) {
+	if m < 1 || len(hessian) != m*m || len(sigma2) != m || !(alpha > 0) {
+		return 0, fmt.Errorf("corrdp: StationaryGap: m = %d, |H| = %d, |σ²| = %d, α = %v", m, len(hessian), len(sigma2), alpha)
+	}
+	a := mat.NewDense(m, m, nil)
+	for i := 0; i < m; i++ {
+		for j := 0; j < m; j++ {
+			v := -alpha * hessian[i*m+j]
+			if i == j {
+				v += 2
+			}
+			a.Set(i, j, v)
+		}
+	}
+	var inv mat.Dense
+	if err := inv.Inverse(a); err != nil {
+		return 0, fmt.Errorf("corrdp: StationaryGap: 2I − αH is singular: %w", err)
+	}
+	var tr float64
+	for i := 0; i < m; i++ {
+		tr += inv.At(i, i) * sigma2[i]
+	}
+	return 0.5 * alpha * tr, nil
 }

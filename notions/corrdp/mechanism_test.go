@@ -1,4 +1,4 @@
-package mechanisms
+package corrdp
 
 import (
 	"context"
@@ -7,20 +7,20 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/featuredp/featuredp/accounting"
 	"github.com/featuredp/featuredp/design"
+	"github.com/featuredp/featuredp/mechanisms"
 	"github.com/featuredp/featuredp/models"
 )
 
 // C9: scale, accuracy and the per-neighbour privacy ratio of the CorrDP
 // Laplace mechanism.
-func TestCorrDPLaplace(t *testing.T) {
+func TestLaplace(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	n := 100.0
 	sens := []bool{true, false, false, false}
 	tv := []float64{0, 0.2, 0.5, 0}
 	d := []float64{1 / n, 1 / n, 1 / n, 1 / n}
-	_, b, err := CorrDPLaplace(rng, []float64{0, 0, 0, 0}, d, sens, tv, 0, 2)
+	_, b, err := Laplace(rng, []float64{0, 0, 0, 0}, d, sens, tv, 0, 2)
 	if err != nil || math.Abs(b-1.7/n/2) > 1e-15 {
 		t.Fatalf("scale %v, %v; want Δ_C/ε = %v", b, err, 1.7/n/2)
 	}
@@ -34,7 +34,7 @@ func TestCorrDPLaplace(t *testing.T) {
 	const draws = 100000
 	hit := 0
 	for r := 0; r < draws; r++ {
-		out, b, _ := CorrDPLaplace(rng, make([]float64, k), dk, sk, make([]float64, k), 0, 1)
+		out, b, _ := Laplace(rng, make([]float64, k), dk, sk, make([]float64, k), 0, 1)
 		mx := 0.0
 		for _, v := range out {
 			mx = math.Max(mx, math.Abs(v))
@@ -65,7 +65,7 @@ func TestCorrDPLaplace(t *testing.T) {
 			return m
 		}
 		dd := []float64{1.0 / float64(rows), 1.0 / float64(rows), 1.0 / float64(rows), 1.0 / float64(rows)}
-		dc, _ := accounting.CorrDPCorrelatedSensitivity(dd, sens, tv, 0)
+		dc, _ := CorrelatedSensitivity(dd, sens, tv, 0)
 		bb := dc / eps
 		f := mean(x)
 		// Change: the sensitive block (d = 1) or one U feature j (d = TV(j)).
@@ -95,16 +95,16 @@ func TestCorrDPLaplace(t *testing.T) {
 			}
 		}
 	}
-	if _, _, err := CorrDPLaplace(nil, nil, nil, nil, nil, 0, 1); err == nil {
+	if _, _, err := Laplace(nil, nil, nil, nil, nil, 0, 1); err == nil {
 		t.Error("nil rng accepted")
 	}
-	if _, _, err := CorrDPLaplace(rng, []float64{0}, []float64{1}, []bool{true}, []float64{0}, 0, 0); err == nil {
+	if _, _, err := Laplace(rng, []float64{0}, []float64{1}, []bool{true}, []float64{0}, 0, 0); err == nil {
 		t.Error("ε = 0 accepted")
 	}
 }
 
 // C17: parameter counts and noise energies of the paper's NNs.
-func TestCorrDPPlanShapes(t *testing.T) {
+func TestPlanShapes(t *testing.T) {
 	sep, _ := models.NewMLP(3, 5, 2, models.Softplus, models.HeadSoftmaxCE)
 	med, _ := models.NewMLP(8, 20, 1, models.Softplus, models.HeadMSE)
 	for _, c := range []struct {
@@ -126,28 +126,28 @@ func TestCorrDPPlanShapes(t *testing.T) {
 				tv[j] = c.tv
 			}
 		}
-		for k, meth := range []accounting.CorrDPMethod{accounting.CorrDPStandard, accounting.CorrDPSemi, accounting.CorrDPCorr} {
-			p, err := CorrDPPlan(c.m, meth, c.sens, tv, 2, CorrDPPlanOptions{})
+		for k, meth := range []Method{Standard, Semi, Corr} {
+			p, err := Plan(c.m, meth, c.sens, tv, 2, PlanOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if e := CorrDPNoiseEnergy(p, 2); math.Abs(e-c.wants[k]) > 1e-9 {
+			if e := NoiseEnergy(p, 2); math.Abs(e-c.wants[k]) > 1e-9 {
 				t.Errorf("%v: energy %v, want %v", meth, e, c.wants[k])
 			}
 		}
 		// Full-noise bias policy adds H·(1 − w_b).
-		p, _ := CorrDPPlan(c.m, accounting.CorrDPSemi, c.sens, tv, 1, CorrDPPlanOptions{Bias: CorrDPBiasFull})
+		p, _ := Plan(c.m, Semi, c.sens, tv, 1, PlanOptions{Bias: BiasFull})
 		h := c.m.(*models.MLP).H
-		if e := CorrDPNoiseEnergy(p, 1); math.Abs(e-(c.wants[1]+float64(h))) > 1e-9 {
+		if e := NoiseEnergy(p, 1); math.Abs(e-(c.wants[1]+float64(h))) > 1e-9 {
 			t.Errorf("Semi with full b1 noise: %v", e)
 		}
 	}
-	if _, err := CorrDPPlan(sep, accounting.CorrDPCorr, []bool{true}, nil, 1, CorrDPPlanOptions{}); err == nil {
+	if _, err := Plan(sep, Corr, []bool{true}, nil, 1, PlanOptions{}); err == nil {
 		t.Error("wrong mask length accepted")
 	}
 }
 
-func corrdpLinearData(t *testing.T, n, d int, seed uint64) *design.Data {
+func linearTestData(t *testing.T, n, d int, seed uint64) *design.Data {
 	t.Helper()
 	r := rand.New(rand.NewPCG(seed, 1))
 	x := make([]float64, n*d)
@@ -169,37 +169,37 @@ func corrdpLinearData(t *testing.T, n, d int, seed uint64) *design.Data {
 
 // C19: with common random numbers, CorrDP with TV ≡ 1 is bit-identical to
 // Standard and with TV ≡ 0 to Semi (GLM and MLP).
-func TestCorrDPPlanRegression(t *testing.T) {
-	data := corrdpLinearData(t, 200, 6, 3)
+func TestPlanRegression(t *testing.T) {
+	data := linearTestData(t, 200, 6, 3)
 	lin, _ := models.NewLinear(6, false, 1)
 	mlp, _ := models.NewMLP(6, 4, 1, models.Softplus, models.HeadMSE)
 	sens := []bool{true, true, false, false, true, false}
 	for _, m := range []models.Model{lin, mlp} {
-		run := func(meth accounting.CorrDPMethod, tvVal float64) []float64 {
+		run := func(meth Method, tvVal float64) []float64 {
 			tv := make([]float64, 6)
 			for j := range tv {
 				tv[j] = tvVal
 			}
-			plan, err := CorrDPPlan(m, meth, sens, tv, 0.5, CorrDPPlanOptions{})
+			plan, err := Plan(m, meth, sens, tv, 0.5, PlanOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			cfg := Config{Model: m, Data: data, Steps: 30, Optimizer: SGD{LR: 0.01}, Noise: plan, Seed: 42}
+			cfg := mechanisms.Config{Model: m, Data: data, Steps: 30, Optimizer: mechanisms.SGD{LR: 0.01}, Noise: plan, Seed: 42}
 			if _, ok := m.(*models.MLP); ok {
-				cfg.Sampler, _ = NewShuffledEpochs(50)
-				cfg.Clip, cfg.ClipNorm = ClipBatch, 5
+				cfg.Sampler, _ = mechanisms.NewShuffledEpochs(50)
+				cfg.Clip, cfg.ClipNorm = mechanisms.ClipBatch, 5
 			}
-			res, err := Train(context.Background(), cfg)
+			res, err := mechanisms.Train(context.Background(), cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
 			return res.Theta
 		}
 		same := func(a, b []float64) bool { return fmt.Sprint(a) == fmt.Sprint(b) }
-		if !same(run(accounting.CorrDPCorr, 1), run(accounting.CorrDPStandard, 0)) {
+		if !same(run(Corr, 1), run(Standard, 0)) {
 			t.Errorf("%T: CorrDP(TV=1) ≠ Standard", m)
 		}
-		if !same(run(accounting.CorrDPCorr, 0), run(accounting.CorrDPSemi, 0)) {
+		if !same(run(Corr, 0), run(Semi, 0)) {
 			t.Errorf("%T: CorrDP(TV=0) ≠ Semi", m)
 		}
 	}
@@ -208,14 +208,14 @@ func TestCorrDPPlanRegression(t *testing.T) {
 // C20: batch clipping bounds the pre-noise gradient and noise comes after
 // clipping: with σ = 0 the step is ≤ lr·C; with noise the step minus the
 // clipped step is exactly lr·b.
-func TestCorrDPClipThenNoise(t *testing.T) {
-	data := corrdpLinearData(t, 100, 3, 5)
+func TestClipThenNoise(t *testing.T) {
+	data := linearTestData(t, 100, 3, 5)
 	m, _ := models.NewMLP(3, 4, 1, models.Softplus, models.HeadMSE)
 	init := make([]float64, m.NumParams())
 	m.Init(init, rand.New(rand.NewPCG(1, 1)))
 	const lr, c = 1.0, 0.01
-	step := func(plan *NoisePlan) []float64 {
-		res, err := Train(context.Background(), Config{Model: m, Data: data, Init: init, Steps: 1, Optimizer: SGD{LR: lr}, Clip: ClipBatch, ClipNorm: c, Noise: plan, Seed: 9})
+	step := func(plan *mechanisms.NoisePlan) []float64 {
+		res, err := mechanisms.Train(context.Background(), mechanisms.Config{Model: m, Data: data, Init: init, Steps: 1, Optimizer: mechanisms.SGD{LR: lr}, Clip: mechanisms.ClipBatch, ClipNorm: c, Noise: plan, Seed: 9})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -233,14 +233,16 @@ func TestCorrDPClipThenNoise(t *testing.T) {
 	if math.Sqrt(nrm) > lr*c*(1+1e-12) {
 		t.Errorf("clipped step norm %v > lr·C = %v", math.Sqrt(nrm), lr*c)
 	}
-	plan, _ := Standard(m.NumParams(), 3)
+	plan, _ := mechanisms.Standard(m.NumParams(), 3)
 	noisy := step(plan)
 	z := make([]float64, m.NumParams())
 	std := make([]float64, len(z))
 	for j := range std {
 		std[j] = 3
 	}
-	addGaussian(NewStreams(9).Noise(), z, std)
+	if err := mechanisms.AddGaussian(mechanisms.NewStreams(9).Noise(), z, std); err != nil {
+		t.Fatal(err)
+	}
 	for j := range z {
 		if math.Abs(noisy[j]-clean[j]-lr*z[j]) > 1e-9 {
 			t.Fatalf("coordinate %d: noise not added after clipping (%v vs %v)", j, noisy[j]-clean[j], z[j])
@@ -248,28 +250,51 @@ func TestCorrDPClipThenNoise(t *testing.T) {
 	}
 }
 
-func TestCorrDPColumns(t *testing.T) {
-	data := corrdpLinearData(t, 10, 4, 1)
-	sub, err := CorrDPColumns(data, []int{3, 1})
+func TestColumns(t *testing.T) {
+	data := linearTestData(t, 10, 4, 1)
+	sub, err := Columns(data, []int{3, 1})
 	if err != nil || sub.D != 2 || sub.X[0] != data.X[3] || sub.X[1] != data.X[1] {
 		t.Errorf("%+v %v", sub, err)
 	}
-	if _, err := CorrDPColumns(data, []int{4}); err == nil {
+	if _, err := Columns(data, []int{4}); err == nil {
 		t.Error("out-of-range column accepted")
 	}
 }
 
-func ExampleCorrDPPlan() {
+func ExamplePlan() {
 	mlp, _ := models.NewMLP(3, 5, 2, models.Softplus, models.HeadSoftmaxCE)
 	sensitive := []bool{true, false, false} // age; sex, episode
 	tv := []float64{0, 0.3, 0.3}
-	s0sq, _ := accounting.CorrDPPaperSigma0Sq(1e-3, 1, 1e-5)
-	for _, meth := range []accounting.CorrDPMethod{accounting.CorrDPStandard, accounting.CorrDPSemi, accounting.CorrDPCorr} {
-		plan, _ := CorrDPPlan(mlp, meth, sensitive, tv, math.Sqrt(s0sq), CorrDPPlanOptions{})
-		fmt.Printf("%-8s noise energy %.1f σ0²\n", meth, CorrDPNoiseEnergy(plan, math.Sqrt(s0sq)))
+	s0sq, _ := PaperSigma0Sq(1e-3, 1, 1e-5)
+	for _, meth := range []Method{Standard, Semi, Corr} {
+		plan, _ := Plan(mlp, meth, sensitive, tv, math.Sqrt(s0sq), PlanOptions{})
+		fmt.Printf("%-8s noise energy %.1f σ0²\n", meth, NoiseEnergy(plan, math.Sqrt(s0sq)))
 	}
 	// Output:
 	// Standard noise energy 32.0 σ0²
 	// Semi     noise energy 17.0 σ0²
 	// CorrDP   noise energy 21.5 σ0²
+}
+
+func TestStepSize(t *testing.T) {
+	s, err := StepSize(2, 3, []float64{0, 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// D/√((L²+Σσ²)t) = 2/√(25·4) = 0.2.
+	if got := s(4); math.Abs(got-0.2) > 1e-15 {
+		t.Errorf("StepSize(4) = %v, want 0.2", got)
+	}
+	nan := math.NaN()
+	for name, f := range map[string]func() error{
+		"D=0":      func() error { _, err := StepSize(0, 1, nil); return err },
+		"L<0":      func() error { _, err := StepSize(1, -1, nil); return err },
+		"σ NaN":    func() error { _, err := StepSize(1, 1, []float64{nan}); return err },
+		"all zero": func() error { _, err := StepSize(1, 0, []float64{0}); return err },
+		"overflow": func() error { _, err := StepSize(1, 1e200, nil); return err },
+	} {
+		if f() == nil {
+			t.Errorf("StepSize %s: no error", name)
+		}
+	}
 }

@@ -1,4 +1,4 @@
-package data
+package corrdp
 
 import (
 	"fmt"
@@ -6,15 +6,16 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/featuredp/featuredp/data"
 	"github.com/go-gota/gota/dataframe"
 	"github.com/go-gota/gota/series"
 	"gonum.org/v1/gonum/mat"
 )
 
 // C4.
-func TestCorrDPGaussianTV(t *testing.T) {
+func TestGaussianTV(t *testing.T) {
 	for _, c := range []struct{ m, want float64 }{{1, 0.3829249}, {2, 0.6826895}, {0, 0}} {
-		if got := CorrDPGaussianTV(c.m); math.Abs(got-c.want) > 1e-7 {
+		if got := GaussianTV(c.m); math.Abs(got-c.want) > 1e-7 {
 			t.Errorf("TV(m=%v) = %v, want %v", c.m, got, c.want)
 		}
 	}
@@ -26,14 +27,14 @@ func TestCorrDPGaussianTV(t *testing.T) {
 		u[i] = -3 + 6*r.Float64()
 		s[i] = 0.5*u[i] + r.NormFloat64()
 	}
-	tv, phi, eta, err := CorrDPTVGaussian1D(s, u, 6)
+	tv, phi, eta, err := TVGaussian1D(s, u, 6)
 	if err != nil || math.Abs(tv-0.8663856) > 0.01 || math.Abs(phi-0.5) > 0.01 || math.Abs(eta-1) > 0.01 {
 		t.Errorf("1-D Gaussian TV^ = %v (φ %v, η %v, %v), want ≈ 0.8663856", tv, phi, eta, err)
 	}
 	// Multivariate eq. (22) vs Monte Carlo E_P[max(0, 1 − q/p)].
 	cov := mat.NewSymDense(3, []float64{1, 0.4, 0.3, 0.4, 1.5, 0.6, 0.3, 0.6, 2})
 	const width = 2.5
-	got, err := CorrDPGaussianConditionalTV(cov, []int{0, 1}, 2, width)
+	got, err := GaussianConditionalTV(cov, []int{0, 1}, 2, width)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,17 +63,17 @@ func TestCorrDPGaussianTV(t *testing.T) {
 }
 
 // C5: population TV of the synthetic design and the plug-in estimator.
-func TestCorrDPSyntheticTV(t *testing.T) {
+func TestSyntheticTV(t *testing.T) {
 	for _, c := range []struct {
 		ms   int
 		want float64
 	}{{5, 0.33998}, {10, 0.36396}, {20, 0.38156}, {50, 0.39906}, {80, 0.40656}} {
-		cov, err := CorrDPSyntheticCov(100, c.ms)
+		cov, err := SyntheticCov(100, c.ms)
 		if err != nil {
 			t.Fatal(err)
 		}
-		w, _ := CorrDPSyntheticWidth(c.ms, 1e-4)
-		tv, err := CorrDPSyntheticTV(cov, c.ms, w)
+		w, _ := SyntheticWidth(c.ms, 1e-4)
+		tv, err := SyntheticTV(cov, c.ms, w)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -84,7 +85,7 @@ func TestCorrDPSyntheticTV(t *testing.T) {
 	}
 	// Plug-in with the sample covariance: biased upwards at n = 2000,
 	// consistent at n = 200,000.
-	w, _ := CorrDPSyntheticWidth(10, 1e-4)
+	w, _ := SyntheticWidth(10, 1e-4)
 	for _, c := range []struct {
 		n      int
 		lo, hi float64
@@ -92,15 +93,15 @@ func TestCorrDPSyntheticTV(t *testing.T) {
 		if testing.Short() && c.n > 10000 {
 			continue
 		}
-		syn, err := NewCorrDPSynthetic(c.n, 100, 10, 5, rand.New(rand.NewPCG(7, uint64(c.n))))
+		syn, err := NewSynthetic(c.n, 100, 10, 5, rand.New(rand.NewPCG(7, uint64(c.n))))
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, cov, err := CorrDPCovariance(syn.X, syn.N, syn.M)
+		_, cov, err := Covariance(syn.X, syn.N, syn.M)
 		if err != nil {
 			t.Fatal(err)
 		}
-		tv, err := CorrDPSyntheticTV(cov, 10, w)
+		tv, err := SyntheticTV(cov, 10, w)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -112,16 +113,16 @@ func TestCorrDPSyntheticTV(t *testing.T) {
 			t.Errorf("n = %d: mean TV^ over U = %v, want in [%v, %v]", c.n, mean, c.lo, c.hi)
 		}
 	}
-	if _, err := CorrDPSyntheticCov(10, 10); err == nil {
+	if _, err := SyntheticCov(10, 10); err == nil {
 		t.Error("m_s = m accepted")
 	}
-	if _, err := NewCorrDPSynthetic(10, 10, 2, 1, nil); err == nil {
+	if _, err := NewSynthetic(10, 10, 2, 1, nil); err == nil {
 		t.Error("nil rng accepted")
 	}
 }
 
 // C7.
-func TestCorrDPTVDiscrete(t *testing.T) {
+func TestTVDiscrete(t *testing.T) {
 	// P(S|U=1) = (.7,.3), (.4,.6), (.5,.5) from exact counts of 10 per group.
 	var s, u []int
 	for b, p := range []int{7, 4, 5} {
@@ -134,14 +135,14 @@ func TestCorrDPTVDiscrete(t *testing.T) {
 			}
 		}
 	}
-	got, err := CorrDPTVDiscrete(s, u, 0)
+	got, err := TVDiscrete(s, u, 0)
 	if err != nil || math.Abs(got.TV-0.3) > 1e-12 || got.A != 0 || got.B != 1 {
 		t.Errorf("TV^ = %+v, %v; want 0.3 between groups 0 and 1", got, err)
 	}
 	// Example 2.6: Bernoulli(1/3) vs Bernoulli(2/3) → 1/3.
 	s = []int{1, 0, 0, 1, 1, 0}
 	u = []int{0, 0, 0, 1, 1, 1}
-	got, _ = CorrDPTVDiscrete(s, u, 0)
+	got, _ = TVDiscrete(s, u, 0)
 	if math.Abs(got.TV-1.0/3) > 1e-12 {
 		t.Errorf("Example 2.6: %v", got.TV)
 	}
@@ -155,23 +156,23 @@ func TestCorrDPTVDiscrete(t *testing.T) {
 			u[i] = i % ku // every group non-empty
 			s[i] = r.IntN(ks)
 		}
-		a, _ := CorrDPTVDiscrete(s, u, 0)
+		a, _ := TVDiscrete(s, u, 0)
 		i := r.IntN(n)
 		s2 := append([]int(nil), s...)
 		s2[i] = (s2[i] + 1 + r.IntN(ks-1)) % ks
-		b, _ := CorrDPTVDiscrete(s2, u, 0)
+		b, _ := TVDiscrete(s2, u, 0)
 		minB := n / ku
 		if math.Abs(a.TV-b.TV) > 1/float64(minB)+1e-12 {
 			t.Fatalf("|ΔTV^| = %v > 1/%d", math.Abs(a.TV-b.TV), minB)
 		}
 	}
-	if _, err := CorrDPTVDiscrete([]int{0}, []int{0, 1}, 0); err == nil {
+	if _, err := TVDiscrete([]int{0}, []int{0, 1}, 0); err == nil {
 		t.Error("length mismatch accepted")
 	}
 }
 
 // C8.
-func TestCorrDPTVHistogram(t *testing.T) {
+func TestTVHistogram(t *testing.T) {
 	r := rand.New(rand.NewPCG(4, 5))
 	n := 400
 	vals := make([]float64, n)
@@ -184,7 +185,7 @@ func TestCorrDPTVHistogram(t *testing.T) {
 		u[i] = 1
 	}
 	lo, hi := []float64{0}, []float64{1}
-	got, _, err := CorrDPTVHistogram(s, 1, u, lo, hi, 10, 0)
+	got, _, err := TVHistogram(s, 1, u, lo, hi, 10, 0)
 	if err != nil || got.TV != 0 {
 		t.Errorf("identical groups: %v, %v", got.TV, err)
 	}
@@ -195,7 +196,7 @@ func TestCorrDPTVHistogram(t *testing.T) {
 			disj[i] += 0.7
 		}
 	}
-	got, _, _ = CorrDPTVHistogram(disj, 1, u, lo, hi, 8, 0)
+	got, _, _ = TVHistogram(disj, 1, u, lo, hi, 8, 0)
 	if got.TV != 1 {
 		t.Errorf("disjoint supports: %v", got.TV)
 	}
@@ -208,21 +209,21 @@ func TestCorrDPTVHistogram(t *testing.T) {
 	for i := range uu {
 		uu[i] = r.IntN(3)
 	}
-	a, _, _ := CorrDPTVHistogram(s2, 2, uu, []float64{0, 0}, []float64{1, 1}, 0, 0)
+	a, _, _ := TVHistogram(s2, 2, uu, []float64{0, 0}, []float64{1, 1}, 0, 0)
 	swapped := make([]int, len(uu))
 	for i, g := range uu {
 		swapped[i] = 2 - g
 	}
-	b, _, _ := CorrDPTVHistogram(s2, 2, swapped, []float64{0, 0}, []float64{1, 1}, 0, 0)
+	b, _, _ := TVHistogram(s2, 2, swapped, []float64{0, 0}, []float64{1, 1}, 0, 0)
 	if math.Abs(a.TV-b.TV) > 1e-12 {
 		t.Errorf("group order changes TV: %v vs %v", a.TV, b.TV)
 	}
-	if _, _, err := CorrDPTVHistogram(s, 1, u, []float64{1}, []float64{0}, 4, 0); err == nil {
+	if _, _, err := TVHistogram(s, 1, u, []float64{1}, []float64{0}, 4, 0); err == nil {
 		t.Error("inverted bounds accepted")
 	}
 }
 
-func TestCorrDPMultinomialLR(t *testing.T) {
+func TestMultinomialLR(t *testing.T) {
 	// Saturated model on one-hot u reproduces the plug-in pmfs.
 	r := rand.New(rand.NewPCG(8, 9))
 	n := 3000
@@ -239,7 +240,7 @@ func TestCorrDPMultinomialLR(t *testing.T) {
 			cls[i] = 1
 		}
 	}
-	lr, err := CorrDPFitMultinomialLR(u, n, 2, cls, 2, 0)
+	lr, err := FitMultinomialLR(u, n, 2, cls, 2, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,8 +258,8 @@ func TestCorrDPMultinomialLR(t *testing.T) {
 	}
 }
 
-// corrdpStandIn is a small Adult-like frame with S–U dependence.
-func corrdpStandIn(n int, r *rand.Rand) dataframe.DataFrame {
+// standInFrame is a small Adult-like frame with S–U dependence.
+func standInFrame(n int, r *rand.Rand) dataframe.DataFrame {
 	gender := make([]string, n)
 	rel := make([]string, n)
 	race := make([]string, n)
@@ -284,18 +285,18 @@ func corrdpStandIn(n int, r *rand.Rand) dataframe.DataFrame {
 		series.New(w, series.Float, "w"), series.New(y, series.String, "y"))
 }
 
-func TestCorrDPEstimateTV(t *testing.T) {
+func TestEstimateTV(t *testing.T) {
 	r := rand.New(rand.NewPCG(10, 11))
-	df := corrdpStandIn(4000, r)
-	schema := Schema{Columns: []Column{
-		{Name: "gender", Role: Public, Kind: Categorical},
-		{Name: "race", Role: Public, Kind: Categorical},
-		{Name: "w", Role: Public},
-		{Name: "rel", Role: Sensitive, Kind: Categorical},
-		{Name: "age", Role: Sensitive},
-		{Name: "y", Role: Label, Kind: Categorical},
+	df := standInFrame(4000, r)
+	schema := data.Schema{Columns: []data.Column{
+		{Name: "gender", Role: data.Public, Kind: data.Categorical},
+		{Name: "race", Role: data.Public, Kind: data.Categorical},
+		{Name: "w", Role: data.Public},
+		{Name: "rel", Role: data.Sensitive, Kind: data.Categorical},
+		{Name: "age", Role: data.Sensitive},
+		{Name: "y", Role: data.Label, Kind: data.Categorical},
 	}}
-	rep, err := CorrDPEstimateTV(df, schema, CorrDPTVOptions{})
+	rep, err := EstimateTV(df, schema, TVOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -310,7 +311,7 @@ func TestCorrDPEstimateTV(t *testing.T) {
 			t.Errorf("%+v", f)
 		}
 	}
-	rep, err = CorrDPEstimateTV(df, schema, CorrDPTVOptions{Neighbours: CorrDPJointU})
+	rep, err = EstimateTV(df, schema, TVOptions{Neighbours: JointU})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -320,15 +321,15 @@ func TestCorrDPEstimateTV(t *testing.T) {
 			t.Errorf("N-jointU: TVs differ: %+v", rep.Features)
 		}
 	}
-	bad := Schema{Columns: []Column{{Name: "age"}, {Name: "y", Role: Label, Kind: Categorical}}}
-	if _, err := CorrDPEstimateTV(df.Select([]string{"age", "y"}), bad, CorrDPTVOptions{}); err == nil {
+	bad := data.Schema{Columns: []data.Column{{Name: "age"}, {Name: "y", Role: data.Label, Kind: data.Categorical}}}
+	if _, err := EstimateTV(df.Select([]string{"age", "y"}), bad, TVOptions{}); err == nil {
 		t.Error("no insensitive feature accepted")
 	}
 }
 
-func TestCorrDPTVTilde(t *testing.T) {
-	rep := &CorrDPTVReport{N: 10000, Features: []CorrDPTVFeature{{Name: "a", TV: 0.5, Gamma: 0.5}, {Name: "b", TV: 0.01, Gamma: 0.5}, {Name: "c", TV: 0.9, Gamma: 1.0 / 3}}}
-	got, err := CorrDPTVTilde(rep, 1, 1e-5, true)
+func TestTVTilde(t *testing.T) {
+	rep := &TVReport{N: 10000, Features: []TVFeature{{Name: "a", TV: 0.5, Gamma: 0.5}, {Name: "b", TV: 0.01, Gamma: 0.5}, {Name: "c", TV: 0.9, Gamma: 1.0 / 3}}}
+	got, err := TVTilde(rep, 1, 1e-5, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -336,22 +337,22 @@ func TestCorrDPTVTilde(t *testing.T) {
 	if math.Abs(got["a"]-(0.5+term)) > 1e-12 || got["b"] != 0 || got["c"] != 1 {
 		t.Errorf("TV~ = %v (term %v)", got, term)
 	}
-	if _, err := CorrDPTVTilde(nil, 1, 1e-5, false); err == nil {
+	if _, err := TVTilde(nil, 1, 1e-5, false); err == nil {
 		t.Error("nil report accepted")
 	}
 }
 
-func ExampleCorrDPEstimateTV() {
+func ExampleEstimateTV() {
 	r := rand.New(rand.NewPCG(1, 2))
-	df := corrdpStandIn(2000, r)
-	schema := Schema{Columns: []Column{
-		{Name: "gender", Role: Public, Kind: Categorical},
-		{Name: "rel", Role: Sensitive, Kind: Categorical},
-		{Name: "age", Role: Sensitive},
-		{Name: "race", Role: Ignore}, {Name: "w", Role: Ignore},
-		{Name: "y", Role: Label, Kind: Categorical},
+	df := standInFrame(2000, r)
+	schema := data.Schema{Columns: []data.Column{
+		{Name: "gender", Role: data.Public, Kind: data.Categorical},
+		{Name: "rel", Role: data.Sensitive, Kind: data.Categorical},
+		{Name: "age", Role: data.Sensitive},
+		{Name: "race", Role: data.Ignore}, {Name: "w", Role: data.Ignore},
+		{Name: "y", Role: data.Label, Kind: data.Categorical},
 	}}
-	rep, err := CorrDPEstimateTV(df, schema, CorrDPTVOptions{})
+	rep, err := EstimateTV(df, schema, TVOptions{})
 	if err != nil {
 		panic(err)
 	}

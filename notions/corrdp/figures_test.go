@@ -1,4 +1,4 @@
-package experiments
+package corrdp
 
 import (
 	"context"
@@ -8,11 +8,12 @@ import (
 	"testing"
 
 	"github.com/featuredp/featuredp/data"
+	"github.com/featuredp/featuredp/experiments"
 )
 
-func corrdpTestPrep(t *testing.T, ms int, seed uint64) *CorrDPSyntheticPrep {
+func testSyntheticPrep(t *testing.T, ms int, seed uint64) *SyntheticPrep {
 	t.Helper()
-	p, err := NewCorrDPSyntheticPrep(CorrDPSyntheticDefaults(ms), seed)
+	p, err := NewSyntheticPrep(SyntheticDefaults(ms), seed)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -20,8 +21,8 @@ func corrdpTestPrep(t *testing.T, ms int, seed uint64) *CorrDPSyntheticPrep {
 }
 
 // C13: ridge reference and the non-private GD residual.
-func TestCorrDPRidgeReference(t *testing.T) {
-	p := corrdpTestPrep(t, 10, 1)
+func TestRidgeReference(t *testing.T) {
+	p := testSyntheticPrep(t, 10, 1)
 	g := make([]float64, 100)
 	p.Stats.GradSum(p.Model, p.ThetaHat, g)
 	var gn, tn float64
@@ -45,32 +46,32 @@ func TestCorrDPRidgeReference(t *testing.T) {
 			t.Fatalf("stats gradient %v vs rows %v at %d", a[j], b[j], j)
 		}
 	}
-	gap, _, err := p.Run(context.Background(), CorrDPMethodNonPrivate, 1, 1, 1)
+	gap, _, err := p.Run(context.Background(), nil, VariantNonPrivate, 1, 1, 1)
 	if err != nil || gap > 0.1 || gap < 0 {
 		t.Errorf("non-private GD gap at T = 4000: %v (%v), want in [0, 0.1)", gap, err)
 	}
 	p.Settings.Steps = 12000
-	gap12, _, _ := p.Run(context.Background(), CorrDPMethodNonPrivate, 1, 1, 1)
+	gap12, _, _ := p.Run(context.Background(), nil, VariantNonPrivate, 1, 1, 1)
 	if !(gap12 < gap/100) {
 		t.Errorf("GD gap does not vanish: %v at T = 12000 vs %v at 4000", gap12, gap)
 	}
 }
 
 // C14: stationary noise law and the 1/ε² scaling (independent streams).
-func TestCorrDPStationaryLaw(t *testing.T) {
+func TestStationaryLaw(t *testing.T) {
 	if testing.Short() {
 		t.Skip("long")
 	}
-	p := corrdpTestPrep(t, 10, 2)
+	p := testSyntheticPrep(t, 10, 2)
 	p.Settings.Steps = 12000
 	const seeds = 10
-	mean := func(method string, eps float64, stream uint64) (gap, pred float64) {
+	mean := func(method Variant, eps float64, stream uint64) (gap, pred float64) {
 		for s := 0; s < seeds; s++ {
-			g, s2, err := p.Run(context.Background(), method, eps, 0, stream*1000+uint64(s))
+			g, s2, err := p.Run(context.Background(), nil, method, eps, 0, stream*1000+uint64(s))
 			if err != nil {
 				t.Fatal(err)
 			}
-			pr, err := CorrDPStationaryGap(p.Hessian, 100, p.Settings.Alpha, s2)
+			pr, err := StationaryGap(p.Hessian, 100, p.Settings.Alpha, s2)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -79,12 +80,12 @@ func TestCorrDPStationaryLaw(t *testing.T) {
 		}
 		return
 	}
-	for _, m := range []string{CorrDPMethodStandard, CorrDPMethodCorrDP, CorrDPMethodSemi} {
+	for _, m := range []Variant{VariantStandard, VariantCorrDP, VariantSemi} {
 		g1, pred := mean(m, 1, 1)
 		if math.Abs(g1-pred) > 0.2*pred {
 			t.Errorf("%s: mean gap %v vs stationary %v (> 20%%)", m, g1, pred)
 		}
-		if m == CorrDPMethodStandard {
+		if m == VariantStandard {
 			g2, _ := mean(m, 2, 2)
 			if r := g1 / g2; math.Abs(r-4) > 0.2*4 {
 				t.Errorf("%s: gap(ε=1)/gap(ε=2) = %v, want 4 ± 20%%", m, r)
@@ -98,19 +99,19 @@ func TestCorrDPStationaryLaw(t *testing.T) {
 }
 
 // C15: Fig. 1a ordering over 10 seeds at every ε of the grid; Partial flat.
-func TestCorrDPFig1aOrdering(t *testing.T) {
+func TestFig1aOrdering(t *testing.T) {
 	if testing.Short() {
 		t.Skip("long")
 	}
-	fig, ok := Lookup("corrdp-fig1a")
+	fig, ok := experiments.Lookup("corrdp-fig1a")
 	if !ok {
 		t.Fatal("corrdp-fig1a not registered")
 	}
-	res, err := fig.Execute(context.Background(), Full, Env{Workers: 2}, nil)
+	res, err := fig.Execute(context.Background(), experiments.Full, experiments.Env{Workers: 2}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sums := Summarize(res)
+	sums := experiments.Summarize(res)
 	get := func(method, _ string, x float64) float64 {
 		for _, s := range sums {
 			if s.Method == method && s.Metric == "utility_gap" && s.X == x {
@@ -120,34 +121,34 @@ func TestCorrDPFig1aOrdering(t *testing.T) {
 		t.Fatalf("no summary for %s %v", method, x)
 		return 0
 	}
-	part := get(CorrDPMethodPartial, "", 1)
+	part := get(VariantPartial.String(), "", 1)
 	if part < 30 || part > 50 {
 		t.Errorf("Partial gap %v, want ≈ 35–45", part)
 	}
-	for _, x := range CorrDPEpsGrid {
-		semi, corr, std := get(CorrDPMethodSemi, "", x), get(CorrDPMethodCorrDP, "", x), get(CorrDPMethodStandard, "", x)
+	for _, x := range EpsGrid {
+		semi, corr, std := get(VariantSemi.String(), "", x), get(VariantCorrDP.String(), "", x), get(VariantStandard.String(), "", x)
 		if !(semi < corr && corr < std) {
 			t.Errorf("ε = %v: Semi %v, CorrDP %v, Standard %v — ordering violated", x, semi, corr, std)
 		}
 		if std >= part {
 			t.Errorf("ε = %v: Standard %v ≥ Partial %v", x, std, part)
 		}
-		if p := get(CorrDPMethodPartial, "", x); p != part {
+		if p := get(VariantPartial.String(), "", x); p != part {
 			t.Errorf("Partial not flat: %v vs %v", p, part)
 		}
 	}
 }
 
 // C15 (Fig. 2): Semi < CorrDP < Standard in every panel (quick profile).
-func TestCorrDPFig2Ordering(t *testing.T) {
+func TestFig2Ordering(t *testing.T) {
 	for _, id := range []string{"corrdp-fig2a", "corrdp-fig2b", "corrdp-fig2c", "corrdp-fig2d"} {
-		fig, _ := Lookup(id)
-		res, err := fig.Execute(context.Background(), Quick, Env{Workers: 2}, nil)
+		fig, _ := experiments.Lookup(id)
+		res, err := fig.Execute(context.Background(), experiments.Quick, experiments.Env{Workers: 2}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		m := map[string]map[float64]float64{}
-		for _, s := range Summarize(res) {
+		for _, s := range experiments.Summarize(res) {
 			if s.Metric != "utility_gap" {
 				continue
 			}
@@ -156,25 +157,25 @@ func TestCorrDPFig2Ordering(t *testing.T) {
 			}
 			m[s.Method][s.X] = s.Mean
 		}
-		for x := range m[CorrDPMethodSemi] {
-			if !(m[CorrDPMethodSemi][x] < m[CorrDPMethodCorrDP][x] && m[CorrDPMethodCorrDP][x] < m[CorrDPMethodStandard][x]) {
-				t.Errorf("%s ε = %v: Semi %v CorrDP %v Standard %v", id, x, m[CorrDPMethodSemi][x], m[CorrDPMethodCorrDP][x], m[CorrDPMethodStandard][x])
+		for x := range m[VariantSemi.String()] {
+			if !(m[VariantSemi.String()][x] < m[VariantCorrDP.String()][x] && m[VariantCorrDP.String()][x] < m[VariantStandard.String()][x]) {
+				t.Errorf("%s ε = %v: Semi %v CorrDP %v Standard %v", id, x, m[VariantSemi.String()][x], m[VariantCorrDP.String()][x], m[VariantStandard.String()][x])
 			}
 		}
 	}
 }
 
-func TestCorrDPStationaryGapErrors(t *testing.T) {
-	if _, err := CorrDPStationaryGap([]float64{1}, 2, 0.1, []float64{1, 1}); err == nil {
+func TestStationaryGapErrors(t *testing.T) {
+	if _, err := StationaryGap([]float64{1}, 2, 0.1, []float64{1, 1}); err == nil {
 		t.Error("shape mismatch accepted")
 	}
-	g, err := CorrDPStationaryGap([]float64{2, 0, 0, 2}, 2, 0.1, []float64{1, 3})
+	g, err := StationaryGap([]float64{2, 0, 0, 2}, 2, 0.1, []float64{1, 3})
 	if err != nil || math.Abs(g-0.5*0.1*(1+3)/1.8) > 1e-12 {
 		t.Errorf("gap %v, %v", g, err)
 	}
 }
 
-func corrdpDataDir(t *testing.T, files ...string) string {
+func testDataDir(t *testing.T, files ...string) string {
 	dir := os.Getenv(data.EnvDataDir)
 	if dir == "" {
 		t.Skip("FEATUREDP_DATA not set")
@@ -190,11 +191,11 @@ func corrdpDataDir(t *testing.T, files ...string) string {
 // C16 and the Adult acceptance: 45,175 rows, 31 columns (16 S, 15 U),
 // non-private full-batch GD (α = 0.05, T = 5000) within 1.5 points of 83%;
 // Partial near the majority rate. C17: Credit has 23 raw features, 4 U.
-func TestCorrDPAdult(t *testing.T) {
+func TestAdult(t *testing.T) {
 	if testing.Short() {
 		t.Skip("long")
 	}
-	dir := corrdpDataDir(t, "adult.data", "adult.test")
+	dir := testDataDir(t, "adult.data", "adult.test")
 	ds, err := data.LoadAdult(data.Options{Dir: dir, Offline: true, Deduplicate: true})
 	if err != nil {
 		t.Fatal(err)
@@ -203,7 +204,7 @@ func TestCorrDPAdult(t *testing.T) {
 		t.Errorf("Adult rows: raw %d, after \"?\" %d, after dedup %d; want 48,842 / 45,222 / 45,175",
 			ds.RawRows, ds.RawRows-ds.DroppedMissing, ds.Frame.Nrow())
 	}
-	p, err := NewCorrDPRealPrep(CorrDPRealSpecs["adult"], dir)
+	p, err := NewRealPrep(RealSpecs["adult"], dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,7 +221,7 @@ func TestCorrDPAdult(t *testing.T) {
 	if p.Data.N != 45175 || p.Data.D != 31 || s != 16 || pos != 11202 {
 		t.Fatalf("Adult: n = %d, d = %d, S = %d, positives = %v", p.Data.N, p.Data.D, s, pos)
 	}
-	th, err := p.Train(context.Background(), CorrDPMethodNonPrivate, 1, 1, nil, 5000, 0)
+	th, err := p.Train(context.Background(), VariantNonPrivate, 1, 1, nil, 5000, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,12 +238,12 @@ func TestCorrDPAdult(t *testing.T) {
 
 // C21 (Sepsis): balanced classes after SMOTE-NC + ENN, 10,000 rows, 32
 // NN parameters; the non-private accuracy is logged next to the paper's 69%.
-func TestCorrDPSepsis(t *testing.T) {
+func TestSepsis(t *testing.T) {
 	if testing.Short() {
 		t.Skip("long")
 	}
-	dir := corrdpDataDir(t, "sepsis_survival_primary_cohort.csv")
-	p, err := NewCorrDPRealPrep(CorrDPRealSpecs["sepsis"], dir)
+	dir := testDataDir(t, "sepsis_survival_primary_cohort.csv")
+	p, err := NewRealPrep(RealSpecs["sepsis"], dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -256,16 +257,16 @@ func TestCorrDPSepsis(t *testing.T) {
 	if r := pos / float64(p.Data.N); r < 0.35 || r > 0.65 {
 		t.Errorf("class-1 fraction %v after SMOTE-NC + ENN, want near 1/2", r)
 	}
-	th, err := p.Train(context.Background(), CorrDPMethodNonPrivate, 1, 1, nil, 200, 7)
+	th, err := p.Train(context.Background(), VariantNonPrivate, 1, 1, nil, 200, 7)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("Sepsis non-private accuracy %.4f (paper 0.69; see the fig1c notes for why ours is higher)", p.Metric(th))
 }
 
-func TestCorrDPCredit(t *testing.T) {
-	dir := corrdpDataDir(t, "UCI_Credit_Card.csv")
-	p, err := NewCorrDPRealPrep(CorrDPRealSpecs["credit"], dir)
+func TestCredit(t *testing.T) {
+	dir := testDataDir(t, "UCI_Credit_Card.csv")
+	p, err := NewRealPrep(RealSpecs["credit"], dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -280,35 +281,35 @@ func TestCorrDPCredit(t *testing.T) {
 	}
 }
 
-// BenchmarkCorrDPSyntheticRun is one Fig. 1a cell: 4000 full-batch GD
+// BenchmarkSyntheticRun is one Fig. 1a cell: 4000 full-batch GD
 // steps on the sufficient statistics (m = 100) with CorrDP noise.
-func BenchmarkCorrDPSyntheticRun(b *testing.B) {
-	p, err := NewCorrDPSyntheticPrep(CorrDPSyntheticDefaults(10), 1)
+func BenchmarkSyntheticRun(b *testing.B) {
+	p, err := NewSyntheticPrep(SyntheticDefaults(10), 1)
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, _, err := p.Run(context.Background(), CorrDPMethodCorrDP, 1, 1, uint64(i)); err != nil {
+		if _, _, err := p.Run(context.Background(), nil, VariantCorrDP, 1, 1, uint64(i)); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
 
-// BenchmarkCorrDPAdultSteps is 100 full-batch logistic GD steps on Adult
+// BenchmarkAdultSteps is 100 full-batch logistic GD steps on Adult
 // (45,175 × 31) with Standard noise; the paper's T is 5000.
-func BenchmarkCorrDPAdultSteps(b *testing.B) {
+func BenchmarkAdultSteps(b *testing.B) {
 	dir := os.Getenv(data.EnvDataDir)
 	if dir == "" {
 		b.Skip("FEATUREDP_DATA not set")
 	}
-	p, err := NewCorrDPRealPrep(CorrDPRealSpecs["adult"], dir)
+	p, err := NewRealPrep(RealSpecs["adult"], dir)
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, err := p.Train(context.Background(), CorrDPMethodStandard, 1, 0.01, nil, 100, uint64(i)); err != nil {
+		if _, err := p.Train(context.Background(), VariantStandard, 1, 0.01, nil, 100, uint64(i)); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -317,28 +318,28 @@ func BenchmarkCorrDPAdultSteps(b *testing.B) {
 // Lock-step training (the Medical Cost network and Adult logistic
 // regression): every run's θ is bit-identical whether trained alone or in
 // a block with others (different methods, ε and seeds).
-func TestCorrDPLockstepMatchesAlone(t *testing.T) {
-	dir := corrdpDataDir(t, "insurance.csv", "adult.data", "adult.test")
+func TestLockstepMatchesAlone(t *testing.T) {
+	dir := testDataDir(t, "insurance.csv", "adult.data", "adult.test")
 	for _, name := range []string{"medical-nn", "adult"} {
-		spec := CorrDPRealSpecs[name]
+		spec := RealSpecs[name]
 		spec.Rows = 3000
-		p, err := NewCorrDPRealPrep(spec, dir)
+		p, err := NewRealPrep(spec, dir)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if p.blockGrad(p.Data) == nil {
 			t.Fatalf("%s: no lock-step gradient", name)
 		}
-		var runs []corrdpRun
-		for k, m := range []string{CorrDPMethodCorrDP, CorrDPMethodSemi, CorrDPMethodStandard, CorrDPMethodNonPrivate, CorrDPMethodStandard} {
-			runs = append(runs, corrdpRun{method: m, eps: 0.5 + float64(k), c: 0.1, tv: p.TVPaper, steps: 40, seed: uint64(10 + k)})
+		var runs []trainRun
+		for k, m := range []Variant{VariantCorrDP, VariantSemi, VariantStandard, VariantNonPrivate, VariantStandard} {
+			runs = append(runs, trainRun{variant: m, eps: 0.5 + float64(k), c: 0.1, tv: p.TVPaper, steps: 40, seed: uint64(10 + k)})
 		}
 		block, err := p.trainMany(context.Background(), runs)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for k, r := range runs {
-			alone, err := p.Train(context.Background(), r.method, r.eps, r.c, r.tv, r.steps, r.seed)
+			alone, err := p.Train(context.Background(), r.variant, r.eps, r.c, r.tv, r.steps, r.seed)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -354,12 +355,12 @@ func TestCorrDPLockstepMatchesAlone(t *testing.T) {
 // The balancing report: SMOTE-NC raises the minority to parity, ENN only
 // removes rows, and the best achievable accuracy is a valid accuracy that
 // ENN (which deletes disagreeing neighbours) does not lower.
-func TestCorrDPSepsisBalancing(t *testing.T) {
+func TestSepsisBalancing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("long")
 	}
-	dir := corrdpDataDir(t, "sepsis_survival_primary_cohort.csv")
-	rows, err := CorrDPSepsisBalancing(dir)
+	dir := testDataDir(t, "sepsis_survival_primary_cohort.csv")
+	rows, err := SepsisBalancing(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

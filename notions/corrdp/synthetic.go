@@ -1,4 +1,4 @@
-package data
+package corrdp
 
 import (
 	"errors"
@@ -6,12 +6,13 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/featuredp/featuredp/data"
 	"gonum.org/v1/gonum/mat"
 )
 
-// CorrDPSynthetic is the synthetic ridge-regression data of the CorrDP
+// Synthetic is the synthetic ridge-regression data of the CorrDP
 // paper (Sec. 5.1, App. E.1; spec §3.1).
-type CorrDPSynthetic struct {
+type Synthetic struct {
 	// X is n×m row-major, Y the n responses.
 	X, Y []float64
 	N, M int
@@ -24,12 +25,12 @@ type CorrDPSynthetic struct {
 	ThetaStar []float64
 }
 
-// CorrDPSyntheticCov returns the covariance of spec §3.1: diagonal 1 on S
+// SyntheticCov returns the covariance of spec §3.1: diagonal 1 on S
 // (the first ms indices) and 2 on U, 0.5 between two distinct S features,
 // 0.5 between two distinct U features, 0.1 between an S and a U feature.
-func CorrDPSyntheticCov(m, ms int) (*mat.SymDense, error) {
+func SyntheticCov(m, ms int) (*mat.SymDense, error) {
 	if m < 2 || ms < 1 || ms >= m {
-		return nil, fmt.Errorf("data: CorrDPSyntheticCov: m = %d, m_s = %d, want 1 ≤ m_s < m", m, ms)
+		return nil, fmt.Errorf("corrdp: SyntheticCov: m = %d, m_s = %d, want 1 ≤ m_s < m", m, ms)
 	}
 	c := mat.NewSymDense(m, nil)
 	for a := 0; a < m; a++ {
@@ -52,27 +53,27 @@ func CorrDPSyntheticCov(m, ms int) (*mat.SymDense, error) {
 	return c, nil
 }
 
-// NewCorrDPSynthetic draws the synthetic data of spec §3.1: X ~ N(μ, Σ) in
-// R^m with μ_i = (−1)^{i+1} (1-based i), Σ of CorrDPSyntheticCov,
+// NewSynthetic draws the synthetic data of spec §3.1: X ~ N(μ, Σ) in
+// R^m with μ_i = (−1)^{i+1} (1-based i), Σ of SyntheticCov,
 // Y = θ*ᵀX + η with θ*_i = (−1)^{i+1}√(i+1) and η ~ N(0, noiseSD²). The
 // paper uses n = 2000, m = 100, m_s ∈ {5, 10, 20, 50, 80}, noiseSD = 5.
-func NewCorrDPSynthetic(n, m, ms int, noiseSD float64, rng *rand.Rand) (*CorrDPSynthetic, error) {
+func NewSynthetic(n, m, ms int, noiseSD float64, rng *rand.Rand) (*Synthetic, error) {
 	if rng == nil {
-		return nil, ErrNilRand
+		return nil, data.ErrNilRand
 	}
 	if n < 1 {
-		return nil, fmt.Errorf("data: NewCorrDPSynthetic: n = %d, want ≥ 1", n)
+		return nil, fmt.Errorf("corrdp: NewSynthetic: n = %d, want ≥ 1", n)
 	}
 	if math.IsNaN(noiseSD) || noiseSD < 0 || math.IsInf(noiseSD, 0) {
-		return nil, fmt.Errorf("data: NewCorrDPSynthetic: noise SD %v, want finite ≥ 0", noiseSD)
+		return nil, fmt.Errorf("corrdp: NewSynthetic: noise SD %v, want finite ≥ 0", noiseSD)
 	}
-	cov, err := CorrDPSyntheticCov(m, ms)
+	cov, err := SyntheticCov(m, ms)
 	if err != nil {
 		return nil, err
 	}
 	var ch mat.Cholesky
 	if !ch.Factorize(cov) {
-		return nil, errors.New("data: NewCorrDPSynthetic: Σ is not positive definite")
+		return nil, errors.New("corrdp: NewSynthetic: Σ is not positive definite")
 	}
 	var l mat.TriDense
 	ch.LTo(&l)
@@ -109,29 +110,29 @@ func NewCorrDPSynthetic(n, m, ms int, noiseSD float64, rng *rand.Rand) (*CorrDPS
 		}
 		y[r] = t + noiseSD*rng.NormFloat64()
 	}
-	return &CorrDPSynthetic{X: x, Y: y, N: n, M: m, Ms: ms, Mu: mu, Cov: cov, ThetaStar: th}, nil
+	return &Synthetic{X: x, Y: y, N: n, M: m, Ms: ms, Mu: mu, Cov: cov, ThetaStar: th}, nil
 }
 
-// CorrDPSyntheticWidth returns the width of the paper's interval for an
+// SyntheticWidth returns the width of the paper's interval for an
 // insensitive feature, 4√(log(2·k/δ)) (App. E.1: [μ_i − 2√(log(2m_s/δ)),
 // μ_i + 2√(log(2m_s/δ))], k = m_s). Spec §6.15: an honest union bound over
 // the insensitive features would use k = m − m_s.
-func CorrDPSyntheticWidth(k int, delta float64) (float64, error) {
+func SyntheticWidth(k int, delta float64) (float64, error) {
 	if k < 1 || !(delta > 0 && delta < 1) {
-		return 0, fmt.Errorf("data: CorrDPSyntheticWidth: k = %d, δ = %v", k, delta)
+		return 0, fmt.Errorf("corrdp: SyntheticWidth: k = %d, δ = %v", k, delta)
 	}
 	return 4 * math.Sqrt(math.Log(2*float64(k)/delta)), nil
 }
 
-// CorrDPSyntheticTV returns TV(i) for every insensitive feature i of the
+// SyntheticTV returns TV(i) for every insensitive feature i of the
 // synthetic design (spec §3.1): eq. (22) with covariance cov (the population
 // Σ gives the population TV of check C5; the sample covariance of the data
 // gives the plug-in TV^), evaluated at the two ends of an interval of the
 // given width. The result has one entry per feature (0 on S).
-func CorrDPSyntheticTV(cov mat.Symmetric, ms int, width float64) ([]float64, error) {
+func SyntheticTV(cov mat.Symmetric, ms int, width float64) ([]float64, error) {
 	m := cov.SymmetricDim()
 	if ms < 1 || ms >= m {
-		return nil, fmt.Errorf("data: CorrDPSyntheticTV: m_s = %d, m = %d", ms, m)
+		return nil, fmt.Errorf("corrdp: SyntheticTV: m_s = %d, m = %d", ms, m)
 	}
 	sIdx := make([]int, ms)
 	for k := range sIdx {
@@ -139,9 +140,9 @@ func CorrDPSyntheticTV(cov mat.Symmetric, ms int, width float64) ([]float64, err
 	}
 	tv := make([]float64, m)
 	for i := ms; i < m; i++ {
-		v, err := CorrDPGaussianConditionalTV(cov, sIdx, i, width)
+		v, err := GaussianConditionalTV(cov, sIdx, i, width)
 		if err != nil {
-			return nil, fmt.Errorf("data: CorrDPSyntheticTV: feature %d: %w", i, err)
+			return nil, fmt.Errorf("corrdp: SyntheticTV: feature %d: %w", i, err)
 		}
 		tv[i] = v
 	}

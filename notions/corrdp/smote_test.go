@@ -1,4 +1,4 @@
-package data
+package corrdp
 
 import (
 	"math"
@@ -6,11 +6,12 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/featuredp/featuredp/data"
 	"github.com/go-gota/gota/dataframe"
 	"github.com/go-gota/gota/series"
 )
 
-func corrdpImbalanced(n int, r *rand.Rand) (dataframe.DataFrame, Schema) {
+func imbalancedFrame(n int, r *rand.Rand) (dataframe.DataFrame, data.Schema) {
 	age := make([]float64, n)
 	sex := make([]string, n)
 	ep := make([]string, n)
@@ -29,17 +30,17 @@ func corrdpImbalanced(n int, r *rand.Rand) (dataframe.DataFrame, Schema) {
 	}
 	df := dataframe.New(series.New(age, series.Float, "age"), series.New(sex, series.String, "sex"),
 		series.New(ep, series.String, "episode"), series.New(y, series.String, "y"))
-	schema := Schema{Columns: []Column{
-		{Name: "age"}, {Name: "sex", Role: Public, Kind: Categorical}, {Name: "episode", Role: Public, Kind: Categorical},
-		{Name: "y", Role: Label, Kind: Categorical, Levels: []string{"0", "1"}},
+	schema := data.Schema{Columns: []data.Column{
+		{Name: "age"}, {Name: "sex", Role: data.Public, Kind: data.Categorical}, {Name: "episode", Role: data.Public, Kind: data.Categorical},
+		{Name: "y", Role: data.Label, Kind: data.Categorical, Levels: []string{"0", "1"}},
 	}}
 	return df, schema
 }
 
 // C21: class ratio, interpolation range, valid levels, determinism.
-func TestCorrDPSMOTEENN(t *testing.T) {
+func TestSMOTEENN(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	df, schema := corrdpImbalanced(3000, r)
+	df, schema := imbalancedFrame(3000, r)
 	minLo, minHi := math.Inf(1), math.Inf(-1)
 	ys, as := df.Col("y"), df.Col("age")
 	for i := 0; i < df.Nrow(); i++ {
@@ -48,7 +49,7 @@ func TestCorrDPSMOTEENN(t *testing.T) {
 			minLo, minHi = math.Min(minLo, a), math.Max(minHi, a)
 		}
 	}
-	sm, err := CorrDPSMOTEENN(df, schema, CorrDPSMOTEOptions{SkipENN: true}, rand.New(rand.NewPCG(3, 4)))
+	sm, err := SMOTEENN(df, schema, SMOTEOptions{SkipENN: true}, rand.New(rand.NewPCG(3, 4)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +87,7 @@ func TestCorrDPSMOTEENN(t *testing.T) {
 	if err := schema.Validate(sm); err != nil {
 		t.Errorf("output fails the schema: %v", err)
 	}
-	enn, err := CorrDPSMOTEENN(df, schema, CorrDPSMOTEOptions{}, rand.New(rand.NewPCG(3, 4)))
+	enn, err := SMOTEENN(df, schema, SMOTEOptions{}, rand.New(rand.NewPCG(3, 4)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,11 +98,11 @@ func TestCorrDPSMOTEENN(t *testing.T) {
 	if ratio := float64(e0) / float64(e1); ratio < 0.5 || ratio > 2 {
 		t.Errorf("class ratio after ENN %v, want near 1", ratio)
 	}
-	again, _ := CorrDPSMOTEENN(df, schema, CorrDPSMOTEOptions{}, rand.New(rand.NewPCG(3, 4)))
+	again, _ := SMOTEENN(df, schema, SMOTEOptions{}, rand.New(rand.NewPCG(3, 4)))
 	if again.Nrow() != enn.Nrow() {
 		t.Error("not deterministic for a fixed seed")
 	}
-	if _, err := CorrDPSMOTEENN(df, schema, CorrDPSMOTEOptions{}, nil); err == nil {
+	if _, err := SMOTEENN(df, schema, SMOTEOptions{}, nil); err == nil {
 		t.Error("nil rng accepted")
 	}
 }

@@ -1,0 +1,237 @@
+package corrdp
+
+import (
+	"fmt"
+	"math"
+	"testing"
+)
+
+func approxEqual(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
+
+// C1.
+func TestLogTerm(t *testing.T) {
+	for _, c := range []struct{ delta, want float64 }{{1e-4, 10.210340}, {1e-5, 12.512925}} {
+		got, err := LogTerm(c.delta)
+		if err != nil || !approxEqual(got, c.want, 1e-6) {
+			t.Errorf("LogTerm(%g) = %v, %v; want %v", c.delta, got, err, c.want)
+		}
+	}
+	for _, d := range []float64{0, 1, -1, math.NaN()} {
+		if _, err := LogTerm(d); err == nil {
+			t.Errorf("LogTerm(%v): no error", d)
+		}
+	}
+}
+
+// C2.
+func TestAlgorithm1Sigma2(t *testing.T) {
+	n := 100
+	base, err := Algorithm1Sigma2(1, 1e-5, 1, n*n, n)
+	if err != nil || !approxEqual(base, 12.512925, 1e-6) {
+		t.Fatalf("base σ² = %v, %v; want 12.512925", base, err)
+	}
+	sens := []bool{true, true, false, false, false, false, false, false, false, false}
+	tv := make([]float64, 10)
+	tv[2], tv[3] = 0.3, 0.01
+	w, err := NoiseWeights(Corr, sens, tv, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		i    int
+		want float64
+	}{{0, 12.512925}, {2, 3.753878}, {3, 0.500517}} {
+		if got := base * w[c.i]; !approxEqual(got, c.want, 1e-6) {
+			t.Errorf("σ²[%d] = %v, want %v", c.i, got, c.want)
+		}
+	}
+	// Scaling: ∝ 1/ε², ∝ T, ∝ 1/n².
+	s2, _ := Algorithm1Sigma2(2, 1e-5, 1, n*n, n)
+	s3, _ := Algorithm1Sigma2(1, 1e-5, 1, 2*n*n, n)
+	s4, _ := Algorithm1Sigma2(1, 1e-5, 1, n*n, 2*n)
+	if !approxEqual(s2, base/4, 1e-12) || !approxEqual(s3, 2*base, 1e-9) || !approxEqual(s4, base/4, 1e-12) {
+		t.Errorf("scaling: %v %v %v vs base %v", s2, s3, s4, base)
+	}
+	for _, c := range []struct {
+		eps, delta, l float64
+		T, n          int
+	}{{0, 1e-5, 1, 1, 1}, {1, 0, 1, 1, 1}, {1, 1e-5, 0, 1, 1}, {1, 1e-5, 1, 0, 1}, {1, 1e-5, 1, 1, 0}, {math.NaN(), 1e-5, 1, 1, 1}} {
+		if _, err := Algorithm1Sigma2(c.eps, c.delta, c.l, c.T, c.n); err == nil {
+			t.Errorf("Algorithm1Sigma2(%+v): no error", c)
+		}
+	}
+}
+
+// §2.4 paper-mode base variance.
+func TestPaperSigma0Sq(t *testing.T) {
+	got, err := PaperSigma0Sq(1, 1, 1e-4)
+	if err != nil || !approxEqual(got, 10.210340, 1e-6) {
+		t.Errorf("σ0² = %v, %v", got, err)
+	}
+	got, _ = PaperSigma0Sq(0.5, 0.1, 1e-5)
+	if !approxEqual(got, 0.5*12.512925/0.01, 1e-4) {
+		t.Errorf("σ0² = %v", got)
+	}
+	for _, c := range [][3]float64{{0, 1, 1e-5}, {1, 0, 1e-5}, {1, 1, 2}, {math.Inf(1), 1, 1e-5}} {
+		if _, err := PaperSigma0Sq(c[0], c[1], c[2]); err == nil {
+			t.Errorf("%v accepted", c)
+		}
+	}
+}
+
+// C6.
+func TestUCB(t *testing.T) {
+	for _, c := range []struct {
+		n, mU        int
+		delta, gamma float64
+		want         float64
+	}{
+		{2000, 90, 1e-4, 0.5, 0.16559},
+		{45175, 4, 1e-5, 0.5, 0.03380},
+		{45175, 4, 1e-5, 1.0 / 3, 0.20169},
+		{10000, 2, 1e-5, 1.0 / 3, 0.32433},
+	} {
+		got, err := UCBTerm(1, c.mU, c.delta, c.n, c.gamma)
+		if err != nil || !approxEqual(got, c.want, 1e-5) {
+			t.Errorf("UCB term %+v = %v, %v", c, got, err)
+		}
+	}
+	tv, err := UCB([]float64{0.9, 0.5, 0.05}, 0.2, true)
+	if err != nil || !approxEqual(tv[0], 1, 0) || !approxEqual(tv[1], 0.7, 1e-12) || tv[2] != 0 {
+		t.Errorf("UCB = %v, %v; want [1 0.7 0]", tv, err)
+	}
+	tv, _ = UCB([]float64{0.05}, 0.2, false)
+	if !approxEqual(tv[0], 0.25, 1e-12) {
+		t.Errorf("UCB without pre-check = %v", tv)
+	}
+	if _, err := UCBTerm(1, 0, 1e-5, 10, 0.5); err == nil {
+		t.Error("mU = 0 accepted")
+	}
+	if _, err := UCB([]float64{math.NaN()}, 0.1, false); err == nil {
+		t.Error("NaN TV accepted")
+	}
+	if d, _ := EstimatedDelta(1e-5); d != 2e-5 {
+		t.Errorf("2δ = %v", d)
+	}
+}
+
+// C9 (sensitivity part).
+func TestCorrelatedSensitivity(t *testing.T) {
+	n := 1000.0
+	d := []float64{1 / n, 1 / n, 1 / n, 1 / n}
+	got, err := CorrelatedSensitivity(d, []bool{true, false, false, false}, []float64{0, 0.2, 0.5, 0}, 0)
+	if err != nil || !approxEqual(got, 1.7/n, 1e-15) {
+		t.Errorf("Δ_C = %v, %v; want %v", got, err, 1.7/n)
+	}
+	got, _ = CorrelatedSensitivity(d, []bool{true, false, false, false}, []float64{0, 1, 1, 1}, 2/n)
+	if !approxEqual(got, 2/n, 1e-15) {
+		t.Errorf("Δ_C capped by Δ = %v", got)
+	}
+	if _, err := CorrelatedSensitivity(d, []bool{true}, nil, 0); err == nil {
+		t.Error("mismatch accepted")
+	}
+	acc, _ := LaplaceAccuracy(1.7/n, 1, 0.05, 4)
+	if !approxEqual(acc, 1.7/n*math.Log(80), 1e-15) {
+		t.Errorf("accuracy radius %v", acc)
+	}
+}
+
+// C10.
+func TestGaussianRenyi(t *testing.T) {
+	for _, a := range []float64{0.5, 2, 3.5, 10} {
+		got, _ := GaussianRenyi(a, 0, 1, 1, 1)
+		if !approxEqual(got, a/2, 1e-12) {
+			t.Errorf("D_%v(N(0,1)||N(1,1)) = %v", a, got)
+		}
+	}
+	got, _ := GaussianRenyi(2, 0, 1, 0, math.Sqrt2)
+	if !approxEqual(got, 0.1438410, 1e-7) {
+		t.Errorf("D_2 = %v", got)
+	}
+	kl, _ := GaussianRenyi(1, 0, 1, 0, math.Sqrt2)
+	near1, _ := GaussianRenyi(1+1e-6, 0, 1, 0, math.Sqrt2)
+	if !approxEqual(kl, 0.0965736, 1e-7) || !approxEqual(near1, kl, 1e-6) {
+		t.Errorf("KL = %v, D_{1+1e-6} = %v", kl, near1)
+	}
+	// λ·D_{λ+1} = λ(λ+1)/2 Σ (Δμ_i/σ_i)² for diagonal equal covariances.
+	dm, sig := []float64{0.3, -1, 2}, []float64{1, 2, 0.5}
+	lam := 4.0
+	var sum, want float64
+	for i := range dm {
+		d, _ := GaussianRenyi(lam+1, dm[i], sig[i], 0, sig[i])
+		sum += d
+		want += dm[i] * dm[i] / (sig[i] * sig[i])
+	}
+	if !approxEqual(lam*sum, lam*(lam+1)/2*want, 1e-9) {
+		t.Errorf("λD = %v, want %v", lam*sum, lam*(lam+1)/2*want)
+	}
+	if _, err := GaussianRenyi(0, 0, 1, 0, 1); err == nil {
+		t.Error("α = 0 accepted")
+	}
+}
+
+// C18: the honest zCDP ε of Algorithm 1's noise; TV scaling suffices, TV²
+// scaling does not.
+func TestHonesty(t *testing.T) {
+	const delta = 1e-5
+	n := 1000
+	for _, eps := range []float64{0.1, 0.5, 1, 2, 5} {
+		T := 500
+		s2, _ := Algorithm1Sigma2(eps, delta, 1, T, n)
+		for _, c := range []struct {
+			nb   Neighbour
+			a, b float64
+		}{{ReplaceOne, 2.7131, 0.1598}, {AddRemove, 1.3565, 0.0400}} {
+			rows, err := Honesty([]float64{s2}, []bool{true}, []float64{0}, 1, n, T, eps, delta, c.nb, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := c.a*eps + c.b*eps*eps
+			if !approxEqual(rows[0].Eps, want, 2e-4*math.Max(1, want)) {
+				t.Errorf("ε=%v %v: ε_actual %v, want %v", eps, c.nb, rows[0].Eps, want)
+			}
+			if rows[0].Holds {
+				t.Errorf("ε=%v: the paper's constant cannot give ε_actual ≤ ε", eps)
+			}
+		}
+	}
+	// TV scaling: ε_U(i) ≤ ε_S/TV(i); TV² scaling violates it for TV < 1.
+	for _, tv := range []float64{0.01, 0.1, 0.3, 0.7, 0.99, 1} {
+		s0 := 3.0
+		for _, pow := range []float64{1, 2} {
+			rows, err := Honesty([]float64{s0, s0 * math.Pow(tv, pow)}, []bool{true, false}, []float64{0, tv}, 1, 100, 50, 1, delta, AddRemove, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			epsS, epsU := rows[0].Eps, rows[1].Eps
+			ok := epsU <= epsS/tv*(1+1e-12)
+			if pow == 1 && !ok {
+				t.Errorf("TV=%v: variance ∝ TV gives ε_U %v > ε_S/TV %v", tv, epsU, epsS/tv)
+			}
+			if pow == 2 && tv < 1 && ok {
+				t.Errorf("TV=%v: variance ∝ TV² should violate ε_U ≤ ε_S/TV (%v vs %v)", tv, epsU, epsS/tv)
+			}
+		}
+	}
+	// Leakage model: Semi has ρ = +Inf.
+	rows, _ := Honesty([]float64{1, 0}, []bool{true, false}, []float64{0, 0}, 1, 10, 1, 1, delta, ReplaceOne, true)
+	if !math.IsInf(rows[0].Eps, 1) {
+		t.Errorf("Semi with leakage: %+v", rows[0])
+	}
+	if _, err := Honesty(nil, nil, nil, 1, 1, 1, 1, delta, ReplaceOne, false); err == nil {
+		t.Error("empty accepted")
+	}
+}
+
+func ExampleNoiseWeights() {
+	sensitive := []bool{true, true, false, false}
+	tv := []float64{0, 0, 0.3, 0.01}
+	paper, _ := NoiseWeights(Corr, sensitive, tv, false)
+	theory, _ := NoiseWeights(Corr, sensitive, tv, true)
+	s0, _ := PaperSigma0Sq(1, 1, 1e-5)
+	fmt.Println(paper, theory)
+	fmt.Printf("σ0² = %.6f\n", s0)
+	// Output:
+	// [1 1 0.3 0.01] [1 1 0.3 0.25]
+	// σ0² = 12.512925
+}
