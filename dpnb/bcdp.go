@@ -7,9 +7,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/featuredp/featuredp/accounting"
 	"github.com/featuredp/featuredp/experiments"
 	"github.com/featuredp/featuredp/mechanisms"
+	"github.com/featuredp/featuredp/notions/bcdp"
 	"github.com/go-gota/gota/dataframe"
 	bcdpseries "github.com/go-gota/gota/series"
 	"gonum.org/v1/plot"
@@ -43,7 +43,7 @@ type BCDPMeanConfig struct {
 	// biased; spec §6.1). Default: the unbiased constant.
 	PaperConstant bool
 	// Projection of the server estimate (default: clip to the box [−1,1]).
-	Projection mechanisms.BCDPProjection
+	Projection bcdp.Projection
 }
 
 // BCDPMeanResult is the output of BCDPMeanEstimation. Errors are squared
@@ -57,7 +57,7 @@ type BCDPMeanResult struct {
 	C          []float64
 	LDPLevel   float64 // c_d ≤ ε: the LDP level actually spent by BCDP
 	Baseline   float64
-	Allocation accounting.BCDPAllocation
+	Allocation bcdp.Allocation
 	N          int
 	TrueMean   []float64
 	// Estimate and BaselineEstimate are the first trial's server
@@ -102,7 +102,7 @@ func BCDPMeanEstimation(df dataframe.DataFrame, cfg BCDPMeanConfig) (*BCDPMeanRe
 	}
 	zeta := cfg.Zeta
 	if zeta == 0 {
-		zeta = accounting.BCDPZetaHeuristic(cfg.Q)
+		zeta = bcdp.ZetaHeuristic(cfg.Q)
 	}
 	cols := make([]string, 0, len(cfg.Levels))
 	for c := range cfg.Levels {
@@ -145,20 +145,20 @@ func BCDPMeanEstimation(df dataframe.DataFrame, cfg BCDPMeanConfig) (*BCDPMeanRe
 			x[i*d+j] = math.Max(-1, math.Min(1, (v-b[0])/half[j]-1))
 		}
 	}
-	alloc, err := accounting.BCDPAllocate(delta, cfg.Eps, cfg.Q, zeta)
+	alloc, err := bcdp.Allocate(delta, cfg.Eps, cfg.Q, zeta)
 	if err != nil {
 		return nil, fmt.Errorf("dpnb: BCDP mean: %w", err)
 	}
-	uni, err := accounting.BCDPUniformAllocation(delta, cfg.Eps)
+	uni, err := bcdp.UniformAllocation(delta, cfg.Eps)
 	if err != nil {
 		return nil, fmt.Errorf("dpnb: BCDP mean: %w", err)
 	}
-	o := mechanisms.BCDPMeanOptions{PaperConstant: cfg.PaperConstant}
-	mB, err := mechanisms.NewBCDPMean(alloc.C, o)
+	o := bcdp.MeanOptions{PaperConstant: cfg.PaperConstant}
+	mB, err := bcdp.NewMean(alloc.C, o)
 	if err != nil {
 		return nil, fmt.Errorf("dpnb: BCDP mean: %w", err)
 	}
-	mL, err := mechanisms.NewBCDPBaseline(d, uni.DeltaTilde[0], o)
+	mL, err := bcdp.NewBaseline(d, uni.DeltaTilde[0], o)
 	if err != nil {
 		return nil, fmt.Errorf("dpnb: BCDP mean: %w", err)
 	}
@@ -178,12 +178,12 @@ func BCDPMeanEstimation(df dataframe.DataFrame, cfg BCDPMeanConfig) (*BCDPMeanRe
 		r.TrueMean[j] = lo[j] + half[j]*(scaledMean[j]+1)
 	}
 	// Predicted (sorted order → caller order; second moments sorted too).
-	pred := func(a accounting.BCDPAllocation) ([]float64, error) {
+	pred := func(a bcdp.Allocation) ([]float64, error) {
 		sm := make([]float64, d)
 		for k, j := range a.Perm {
 			sm[k] = m2[j]
 		}
-		_, per, err := accounting.BCDPPredictedMSE(a.Sorted, n, accounting.BCDPMSEOptions{PaperConstant: cfg.PaperConstant, SecondMoment: sm})
+		_, per, err := bcdp.PredictedMSE(a.Sorted, n, bcdp.MSEOptions{PaperConstant: cfg.PaperConstant, SecondMoment: sm})
 		if err != nil {
 			return nil, err
 		}
@@ -201,7 +201,7 @@ func BCDPMeanEstimation(df dataframe.DataFrame, cfg BCDPMeanConfig) (*BCDPMeanRe
 	}
 	root := mechanisms.NewStreams(cfg.Seed).Derive("dpnb-bcdp-mean")
 	for t := 0; t < cfg.Trials; t++ {
-		for mi, m := range []*mechanisms.BCDPMean{mB, mL} {
+		for mi, m := range []*bcdp.Mean{mB, mL} {
 			rng := root.Split(t).Derive([]string{"BCDP", "LDP"}[mi]).Noise()
 			s := m.NewSums()
 			for i := 0; i < n; i++ {

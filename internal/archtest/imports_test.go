@@ -42,11 +42,11 @@ var transitional = map[string][]string{
 // prefixesLeft lists, per core package, the paper prefixes of exported names
 // that are still there while their notion moves; it must shrink to empty.
 var prefixesLeft = map[string][]string{
-	"accounting":  {"CorrDP", "FDP", "BCDP", "Smooth"},
-	"data":        {"CorrDP", "FDP", "BCDP", "Smooth"},
-	"mechanisms":  {"CorrDP", "FDP", "BCDP", "Smooth"},
-	"models":      {"CorrDP", "FDP", "BCDP", "Smooth"},
-	"experiments": {"CorrDP", "FDP", "BCDP", "Smooth"},
+	"accounting":  {"CorrDP", "FDP", "Smooth"},
+	"data":        {"CorrDP", "FDP", "Smooth"},
+	"mechanisms":  {"CorrDP", "FDP", "Smooth"},
+	"models":      {"CorrDP", "FDP", "Smooth"},
+	"experiments": {"CorrDP", "FDP", "Smooth"},
 }
 
 var notionNames = []string{"bcdp", "corrdp", "dpsgd", "fdp", "smoothdp"}

@@ -1,4 +1,4 @@
-package mechanisms
+package bcdp
 
 import (
 	"errors"
@@ -12,11 +12,11 @@ import (
 // of Rounds()), Y^k ∈ R^{D_k} estimating the sorted suffix x_{k:d}. This is
 // the object whose privacy Theorem 2 accounts for (spec §6.11); the per-user
 // estimate ν̂ is post-processing of it.
-func (m *BCDPMean) Release(rng *rand.Rand, x []float64) ([][]float64, error) {
+func (m *Mean) Release(rng *rand.Rand, x []float64) ([][]float64, error) {
 	if rng == nil {
 		return nil, errors.New("mechanisms: BCDP release: nil random source")
 	}
-	if err := bcdpCheckRecord(x, m.d); err != nil {
+	if err := checkRecord(x, m.d); err != nil {
 		return nil, err
 	}
 	xs := make([]float64, m.d)
@@ -43,7 +43,7 @@ func (m *BCDPMean) Release(rng *rand.Rand, x []float64) ([][]float64, error) {
 // on the half-sphere ⟨Y^k, x_{k:d}⟩ > 0 and to 1/(e^{α_k}+1) on the other;
 // hence log p(y|x) = Σ_k [α_k·1{⟨Y^k, x_{k:d}⟩ > 0}] + const. Ratios of these
 // likelihoods are exact likelihood ratios of the mechanism.
-func (m *BCDPMean) SignLogLikelihood(y [][]float64, x []float64) (float64, error) {
+func (m *Mean) SignLogLikelihood(y [][]float64, x []float64) (float64, error) {
 	if len(y) != len(m.rounds) {
 		return 0, fmt.Errorf("mechanisms: BCDP likelihood: release has %d rounds, want %d", len(y), len(m.rounds))
 	}
@@ -71,7 +71,7 @@ func (m *BCDPMean) SignLogLikelihood(y [][]float64, x []float64) (float64, error
 	return ll, nil
 }
 
-// BCDPMeanAuditMC is a Monte Carlo LOWER bound on the BCDP levels δ_i* of
+// MeanAuditMC is a Monte Carlo LOWER bound on the BCDP levels δ_i* of
 // Mechanism 1 under a prior on {−1,+1}^d [ext, spec §2.7, check 21]: it
 // draws n releases (records from the prior, mechanism noise from rng), and for
 // every release y and coordinate i computes the exact log ratio
@@ -79,7 +79,7 @@ func (m *BCDPMean) SignLogLikelihood(y [][]float64, x []float64) (float64, error
 // p(y|x) (SignLogLikelihood); the maximum absolute value over the sampled
 // outputs is ≤ δ_i*. domain lists ±1 records (caller's order) and prior their
 // probabilities. Cost: n · |domain| · (rounds · d).
-func BCDPMeanAuditMC(m *BCDPMean, domain [][]float64, prior []float64, n int, rng *rand.Rand) ([]float64, error) {
+func MeanAuditMC(m *Mean, domain [][]float64, prior []float64, n int, rng *rand.Rand) ([]float64, error) {
 	if rng == nil {
 		return nil, errors.New("mechanisms: BCDP audit: nil random source")
 	}

@@ -1,4 +1,4 @@
-package experiments
+package bcdp
 
 import (
 	"context"
@@ -6,19 +6,19 @@ import (
 	"sort"
 	"testing"
 
-	"github.com/featuredp/featuredp/accounting"
+	"github.com/featuredp/featuredp/experiments"
 )
 
-// bcdpMedian returns the type-7 median of v.
-func bcdpMedian(v []float64) float64 {
+// median returns the type-7 median of v.
+func median(v []float64) float64 {
 	s := append([]float64(nil), v...)
 	sort.Float64s(s)
-	return QuantileSorted(s, 0.5)
+	return experiments.QuantileSorted(s, 0.5)
 }
 
 // C23: Figure 3 sanity in unbiased mode: the baseline median is ≈ 1.4 and
 // does not depend on q; BCDP is much better at small q; at q = 1 both agree.
-func TestBCDPFig3Sanity(t *testing.T) {
+func TestFig3Sanity(t *testing.T) {
 	if testing.Short() {
 		t.Skip("Monte Carlo")
 	}
@@ -27,13 +27,13 @@ func TestBCDPFig3Sanity(t *testing.T) {
 	med := func(method string, q float64) float64 {
 		var v []float64
 		for r := 0; r < trials; r++ {
-			e, err := BCDPMeanTrial(ctx, BCDPFig3Setting(BCDPModeUnbiased, q), method, uint64(1000+r), uint64(5000+r))
+			e, err := MeanTrial(ctx, Fig3Setting(ModeUnbiased, q), method, uint64(1000+r), uint64(5000+r))
 			if err != nil {
 				t.Fatal(err)
 			}
 			v = append(v, e)
 		}
-		return bcdpMedian(v)
+		return median(v)
 	}
 	base := med("LDP", 0.01)
 	if base < 1.1 || base > 1.8 {
@@ -55,30 +55,30 @@ func TestBCDPFig3Sanity(t *testing.T) {
 
 // Determinism: same seeds ⇒ identical rows and medians with 1 and 2
 // workers (subset of the quick Figure 3 and Figure 4 cells).
-func TestBCDPDeterminismWorkers(t *testing.T) {
+func TestDeterminismWorkers(t *testing.T) {
 	for _, id := range []string{"bcdp-fig3", "bcdp-fig4-dimension", "bcdp-least-squares"} {
-		fig, ok := Lookup(id)
+		fig, ok := experiments.Lookup(id)
 		if !ok {
 			t.Fatalf("%s not registered", id)
 		}
-		cells, err := fig.Cells(Quick)
+		cells, err := fig.Cells(experiments.Quick)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var sub []Cell
+		var sub []experiments.Cell
 		for _, c := range cells {
 			if c.Rep < 2 && (c.X == cells[0].X || c.X == 1 || c.X == 10) {
 				sub = append(sub, c)
 			}
 		}
-		run := func(w int) []Summary {
-			res, err := Run(context.Background(), sub, func(ctx context.Context, c Cell) ([]Measurement, error) {
-				return fig.Run(ctx, c, Env{})
-			}, RunOptions{Workers: w, Figure: id})
+		run := func(w int) []experiments.Summary {
+			res, err := experiments.Run(context.Background(), sub, func(ctx context.Context, c experiments.Cell) ([]experiments.Measurement, error) {
+				return fig.Run(ctx, c, experiments.Env{})
+			}, experiments.RunOptions{Workers: w, Figure: id})
 			if err != nil {
 				t.Fatal(err)
 			}
-			return SummarizeBy(res, fig.GroupBy...)
+			return experiments.SummarizeBy(res, fig.GroupBy...)
 		}
 		a, b := run(1), run(2)
 		if len(a) != len(b) || len(a) == 0 {
@@ -92,16 +92,16 @@ func TestBCDPDeterminismWorkers(t *testing.T) {
 	}
 }
 
-func TestBCDPNotionsFigure(t *testing.T) {
-	fig, _ := Lookup("bcdp-notions")
-	cells, _ := fig.Cells(Quick)
-	res, err := Run(context.Background(), cells, func(ctx context.Context, c Cell) ([]Measurement, error) {
-		return fig.Run(ctx, c, Env{})
-	}, RunOptions{Workers: 1, Figure: fig.ID})
+func TestNotionsFigure(t *testing.T) {
+	fig, _ := experiments.Lookup("bcdp-notions")
+	cells, _ := fig.Cells(experiments.Quick)
+	res, err := experiments.Run(context.Background(), cells, func(ctx context.Context, c experiments.Cell) ([]experiments.Measurement, error) {
+		return fig.Run(ctx, c, experiments.Env{})
+	}, experiments.RunOptions{Workers: 1, Figure: fig.ID})
 	if err != nil {
 		t.Fatal(err)
 	}
-	sums := Summarize(res)
+	sums := experiments.Summarize(res)
 	for _, pv := range fig.PaperValues {
 		v, ok := pv.Ours(sums)
 		if !ok || math.Abs(v-pv.Value) > 1e-12 {
@@ -115,31 +115,31 @@ func TestBCDPNotionsFigure(t *testing.T) {
 	}
 }
 
-func TestBCDPLeastSquaresTrial(t *testing.T) {
-	_, q, err := BCDPLSPrior(BCDPLSDefault("spec-beta", 1))
+func TestLeastSquaresTrial(t *testing.T) {
+	_, q, err := LSPrior(LSDefault("spec-beta", 1))
 	if err != nil || q <= 0.1 || q >= 1 {
 		t.Fatalf("Assumption-1 q = %v (%v), want in (q0, 1)", q, err)
 	}
-	ex, pe, err := BCDPLSTrial(context.Background(), BCDPLSDefault("spec-beta", 20000), "BCDP", 1, 2)
+	ex, pe, err := LSTrial(context.Background(), LSDefault("spec-beta", 20000), "BCDP", 1, 2)
 	if err != nil || ex < 0 || math.IsNaN(pe) {
 		t.Fatalf("excess %v, param error %v, %v", ex, pe, err)
 	}
-	if _, _, err := BCDPLSTrial(context.Background(), BCDPLSDefault("spec-beta", 10), "nope", 1, 2); err == nil {
+	if _, _, err := LSTrial(context.Background(), LSDefault("spec-beta", 10), "nope", 1, 2); err == nil {
 		t.Error("unknown method accepted")
 	}
-	if _, err := BCDPMeanTrial(context.Background(), BCDPFig3Setting("weird", 0.5), "BCDP", 1, 2); err == nil {
+	if _, err := MeanTrial(context.Background(), Fig3Setting("weird", 0.5), "BCDP", 1, 2); err == nil {
 		t.Error("unknown mode accepted")
 	}
 }
 
-// BenchmarkBCDPFig3Trial is one Figure 3 trial (n = 10 000 users, d = 10)
+// BenchmarkFig3Trial is one Figure 3 trial (n = 10 000 users, d = 10)
 // per method and mode at q = 0.5.
-func BenchmarkBCDPFig3Trial(b *testing.B) {
-	for _, mode := range bcdpModes {
-		for _, meth := range bcdpMethods {
+func BenchmarkFig3Trial(b *testing.B) {
+	for _, mode := range modes {
+		for _, meth := range meanMethods {
 			b.Run(meth+"-"+mode, func(b *testing.B) {
 				for i := 0; i < b.N; i++ {
-					if _, err := BCDPMeanTrial(context.Background(), BCDPFig3Setting(mode, 0.5), meth, uint64(i), uint64(i+7)); err != nil {
+					if _, err := MeanTrial(context.Background(), Fig3Setting(mode, 0.5), meth, uint64(i), uint64(i+7)); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -148,21 +148,21 @@ func BenchmarkBCDPFig3Trial(b *testing.B) {
 	}
 }
 
-// BenchmarkBCDPFig3Full runs the whole Figure 3 in one mode at the paper's
+// BenchmarkFig3Full runs the whole Figure 3 in one mode at the paper's
 // size (10 q × 1000 trials × 10 000 users × 2 methods) with all cores.
-func BenchmarkBCDPFig3Full(b *testing.B) {
-	fig, _ := Lookup("bcdp-fig3")
-	cells, _ := fig.Cells(Full)
-	var one []Cell
+func BenchmarkFig3Full(b *testing.B) {
+	fig, _ := experiments.Lookup("bcdp-fig3")
+	cells, _ := fig.Cells(experiments.Full)
+	var one []experiments.Cell
 	for _, c := range cells {
-		if c.Config.(bcdpMeanCell).Setting.Mode == BCDPModeUnbiased {
+		if c.Config.(meanCell).Setting.Mode == ModeUnbiased {
 			one = append(one, c)
 		}
 	}
 	for i := 0; i < b.N; i++ {
-		if _, err := Run(context.Background(), one, func(ctx context.Context, c Cell) ([]Measurement, error) {
-			return fig.Run(ctx, c, Env{})
-		}, RunOptions{Figure: fig.ID}); err != nil {
+		if _, err := experiments.Run(context.Background(), one, func(ctx context.Context, c experiments.Cell) ([]experiments.Measurement, error) {
+			return fig.Run(ctx, c, experiments.Env{})
+		}, experiments.RunOptions{Figure: fig.ID}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -172,18 +172,18 @@ func BenchmarkBCDPFig3Full(b *testing.B) {
 // seeds the authors' projection (BCDP in paper mode) can only lower the
 // error of the unprojected Figure 3 baseline (projection onto a convex set
 // containing x̄), and in unbiased mode both are identical.
-func TestBCDPPairedProjection(t *testing.T) {
+func TestPairedProjection(t *testing.T) {
 	ctx := context.Background()
 	for r := 0; r < 20; r++ {
-		for _, mode := range bcdpModes {
-			s := BCDPFig3Setting(mode, 1)
+		for _, mode := range modes {
+			s := Fig3Setting(mode, 1)
 			s.N = 500
-			b, err := BCDPMeanTrial(ctx, s, "BCDP", uint64(r), uint64(r+50))
+			b, err := MeanTrial(ctx, s, "BCDP", uint64(r), uint64(r+50))
 			if err != nil {
 				t.Fatal(err)
 			}
-			l, _ := BCDPMeanTrial(ctx, s, "LDP", uint64(r), uint64(r+50))
-			if b > l*(1+1e-9) || (mode == BCDPModeUnbiased && math.Abs(b-l) > 1e-9*l) {
+			l, _ := MeanTrial(ctx, s, "LDP", uint64(r), uint64(r+50))
+			if b > l*(1+1e-9) || (mode == ModeUnbiased && math.Abs(b-l) > 1e-9*l) {
 				t.Errorf("%s trial %d: BCDP %v vs LDP %v", mode, r, b, l)
 			}
 		}
@@ -193,19 +193,19 @@ func TestBCDPPairedProjection(t *testing.T) {
 // C11 at the experiment level: the unprojected Figure 3 error matches the
 // exact §2.4 formula (mean over trials within 4 s.e.), for the heuristic ζ,
 // ζ = 1/2, ζ-opt and the baseline.
-func TestBCDPUnprojectedMatchesPrediction(t *testing.T) {
+func TestUnprojectedMatchesPrediction(t *testing.T) {
 	if testing.Short() {
 		t.Skip("Monte Carlo")
 	}
 	const trials = 80
 	q := 0.34
-	for _, meth := range []string{"BCDP", BCDPMethodZetaHalf, BCDPMethodZetaOpt, "LDP"} {
-		s := BCDPFig3Setting(BCDPModeUnbiased, q)
+	for _, meth := range []string{"BCDP", MethodZetaHalf, MethodZetaOpt, "LDP"} {
+		s := Fig3Setting(ModeUnbiased, q)
 		s.Unprojected = true
 		s.N = 2000
 		var sum, sum2 float64
 		for r := 0; r < trials; r++ {
-			e, err := BCDPMeanTrial(context.Background(), s, meth, uint64(r), uint64(7000+r))
+			e, err := MeanTrial(context.Background(), s, meth, uint64(r), uint64(7000+r))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -214,9 +214,9 @@ func TestBCDPUnprojectedMatchesPrediction(t *testing.T) {
 		}
 		mean := sum / trials
 		se := math.Sqrt((sum2/trials - mean*mean) / trials)
-		m, _, _ := bcdpMechanism(s, meth)
+		m, _, _ := mechanismFor(s, meth)
 		c, _ := m.Sorted()
-		pred, _, _ := accounting.BCDPPredictedMSE(c, s.N, accounting.BCDPMSEOptions{})
+		pred, _, _ := PredictedMSE(c, s.N, MSEOptions{})
 		if math.Abs(mean-pred) > 4*se {
 			t.Errorf("%s: MC %v ± %v, predicted %v", meth, mean, se, pred)
 		}
