@@ -7,6 +7,18 @@ import (
 	"github.com/featuredp/featuredp/experiments"
 )
 
+// lsCell is the Config of a least-squares cell.
+type lsCell struct {
+	Method   Method
+	Design   string
+	DataSeed uint64
+}
+
+// String describes the cell configuration for error messages.
+func (c lsCell) String() string {
+	return fmt.Sprintf("method=%v design=%s data seed=%d", c.Method, c.Design, c.DataSeed)
+}
+
 func registerLeastSquares() {
 	ns := func(p experiments.Profile) []float64 {
 		if p == experiments.Full {
@@ -37,9 +49,9 @@ func registerLeastSquares() {
 				for _, meth := range meanMethods {
 					for _, n := range ns(p) {
 						for r := 0; r < trials(p); r++ {
-							cells = append(cells, experiments.Cell{Method: meth, X: n, Rep: r,
-								Seed:   experiments.CellSeed(0, "bcdp-least-squares", meth+"|"+des, n, r),
-								Config: lsCell{Design: des, DataSeed: experiments.CellSeed(0, "bcdp-least-squares", "data|"+des, n, r)}})
+							cells = append(cells, experiments.Cell{Method: meth.String(), X: n, Rep: r,
+								Seed:   experiments.CellSeed(0, "bcdp-least-squares", meth.String()+"|"+des, n, r),
+								Config: lsCell{Method: meth, Design: des, DataSeed: experiments.CellSeed(0, "bcdp-least-squares", "data|"+des, n, r)}})
 						}
 					}
 				}
@@ -52,7 +64,7 @@ func registerLeastSquares() {
 				return nil, fmt.Errorf("bcdp-least-squares: cell config is %T, want lsCell", c.Config)
 			}
 			s := LSDefault(cfg.Design, int(c.X))
-			ex, pe, err := LSTrial(ctx, s, c.Method, cfg.DataSeed, c.Seed)
+			ex, pe, err := LSTrial(ctx, s, cfg.Method, cfg.DataSeed, c.Seed)
 			if err != nil {
 				return nil, err
 			}

@@ -10,6 +10,7 @@ import (
 
 // meanCell is the Config of a mean-estimation cell.
 type meanCell struct {
+	Method   Method
 	Setting  MeanSetting
 	DataSeed uint64
 }
@@ -17,11 +18,11 @@ type meanCell struct {
 // String describes the cell configuration for error messages.
 func (c meanCell) String() string {
 	type plain meanCell // no String method: no recursion
-	return fmt.Sprintf("%+v", plain(c))
+	return fmt.Sprintf("method=%v %+v", c.Method, plain(c))
 }
 
 var modes = []string{ModePaper, ModeUnbiased}
-var meanMethods = []string{"BCDP", "LDP"}
+var meanMethods = []Method{MethodBCDP, MethodLDP}
 
 // meanCells expands (modes × methods × xs × trials) cells; setting maps
 // (mode, x) to the trial's setting. The data seed depends only on (figure,
@@ -34,10 +35,9 @@ func meanCells(fig string, xs []float64, trials int, setting func(mode string, x
 				st := setting(mode, x)
 				for r := 0; r < trials; r++ {
 					cells = append(cells, experiments.Cell{
-						Method: meth, X: x, Rep: r,
-						Seed:   experiments.CellSeed(0, fig, meth+"|"+mode, x, r),
-						Params: map[string]float64{"n": float64(st.N), "d": float64(len(st.Delta)), "eps": st.Eps, "q": st.Q},
-						Config: meanCell{Setting: st, DataSeed: experiments.CellSeed(0, fig, "data", x, r)},
+						Method: meth.String(), X: x, Rep: r,
+						Seed:   experiments.CellSeed(0, fig, meth.String()+"|"+mode, x, r),
+						Config: meanCell{Method: meth, Setting: st, DataSeed: experiments.CellSeed(0, fig, "data", x, r)},
 					})
 				}
 			}
@@ -53,7 +53,7 @@ func runMean(ctx context.Context, c experiments.Cell, _ experiments.Env) ([]expe
 	if !ok {
 		return nil, fmt.Errorf("bcdp: cell config is %T, want meanCell", c.Config)
 	}
-	e, err := MeanTrial(ctx, cfg.Setting, c.Method, cfg.DataSeed, c.Seed)
+	e, err := MeanTrial(ctx, cfg.Setting, cfg.Method, cfg.DataSeed, c.Seed)
 	if err != nil {
 		return nil, err
 	}

@@ -24,7 +24,7 @@ func TestFig3Sanity(t *testing.T) {
 	}
 	ctx := context.Background()
 	const trials = 60
-	med := func(method string, q float64) float64 {
+	med := func(method Method, q float64) float64 {
 		var v []float64
 		for r := 0; r < trials; r++ {
 			e, err := MeanTrial(ctx, Fig3Setting(ModeUnbiased, q), method, uint64(1000+r), uint64(5000+r))
@@ -35,19 +35,19 @@ func TestFig3Sanity(t *testing.T) {
 		}
 		return median(v)
 	}
-	base := med("LDP", 0.01)
+	base := med(MethodLDP, 0.01)
 	if base < 1.1 || base > 1.8 {
 		t.Errorf("baseline median %v, want ≈ 1.4", base)
 	}
-	b01 := med("BCDP", 0.01)
+	b01 := med(MethodBCDP, 0.01)
 	if b01 > 0.7 || b01 > base/2 {
 		t.Errorf("BCDP median at q = 0.01: %v (baseline %v), want ≈ 0.43", b01, base)
 	}
-	b1, l1 := med("BCDP", 1), med("LDP", 1)
+	b1, l1 := med(MethodBCDP, 1), med(MethodLDP, 1)
 	if math.Abs(b1-l1) > 0.35 {
 		t.Errorf("q = 1: BCDP %v vs LDP %v should agree", b1, l1)
 	}
-	b9 := med("BCDP", 0.89)
+	b9 := med(MethodBCDP, 0.89)
 	if b9 < base {
 		t.Errorf("q = 0.89: BCDP %v below the baseline %v; spec §3.2 predicts ≈ 2.8", b9, base)
 	}
@@ -120,14 +120,14 @@ func TestLeastSquaresTrial(t *testing.T) {
 	if err != nil || q <= 0.1 || q >= 1 {
 		t.Fatalf("Assumption-1 q = %v (%v), want in (q0, 1)", q, err)
 	}
-	ex, pe, err := LSTrial(context.Background(), LSDefault("spec-beta", 20000), "BCDP", 1, 2)
+	ex, pe, err := LSTrial(context.Background(), LSDefault("spec-beta", 20000), MethodBCDP, 1, 2)
 	if err != nil || ex < 0 || math.IsNaN(pe) {
 		t.Fatalf("excess %v, param error %v, %v", ex, pe, err)
 	}
-	if _, _, err := LSTrial(context.Background(), LSDefault("spec-beta", 10), "nope", 1, 2); err == nil {
+	if _, _, err := LSTrial(context.Background(), LSDefault("spec-beta", 10), MethodZetaHalf, 1, 2); err == nil {
 		t.Error("unknown method accepted")
 	}
-	if _, err := MeanTrial(context.Background(), Fig3Setting("weird", 0.5), "BCDP", 1, 2); err == nil {
+	if _, err := MeanTrial(context.Background(), Fig3Setting("weird", 0.5), MethodBCDP, 1, 2); err == nil {
 		t.Error("unknown mode accepted")
 	}
 }
@@ -137,7 +137,7 @@ func TestLeastSquaresTrial(t *testing.T) {
 func BenchmarkFig3Trial(b *testing.B) {
 	for _, mode := range modes {
 		for _, meth := range meanMethods {
-			b.Run(meth+"-"+mode, func(b *testing.B) {
+			b.Run(meth.String()+"-"+mode, func(b *testing.B) {
 				for i := 0; i < b.N; i++ {
 					if _, err := MeanTrial(context.Background(), Fig3Setting(mode, 0.5), meth, uint64(i), uint64(i+7)); err != nil {
 						b.Fatal(err)
@@ -178,11 +178,11 @@ func TestPairedProjection(t *testing.T) {
 		for _, mode := range modes {
 			s := Fig3Setting(mode, 1)
 			s.N = 500
-			b, err := MeanTrial(ctx, s, "BCDP", uint64(r), uint64(r+50))
+			b, err := MeanTrial(ctx, s, MethodBCDP, uint64(r), uint64(r+50))
 			if err != nil {
 				t.Fatal(err)
 			}
-			l, _ := MeanTrial(ctx, s, "LDP", uint64(r), uint64(r+50))
+			l, _ := MeanTrial(ctx, s, MethodLDP, uint64(r), uint64(r+50))
 			if b > l*(1+1e-9) || (mode == ModeUnbiased && math.Abs(b-l) > 1e-9*l) {
 				t.Errorf("%s trial %d: BCDP %v vs LDP %v", mode, r, b, l)
 			}
@@ -199,7 +199,7 @@ func TestUnprojectedMatchesPrediction(t *testing.T) {
 	}
 	const trials = 80
 	q := 0.34
-	for _, meth := range []string{"BCDP", MethodZetaHalf, MethodZetaOpt, "LDP"} {
+	for _, meth := range []Method{MethodBCDP, MethodZetaHalf, MethodZetaOpt, MethodLDP} {
 		s := Fig3Setting(ModeUnbiased, q)
 		s.Unprojected = true
 		s.N = 2000
@@ -217,6 +217,9 @@ func TestUnprojectedMatchesPrediction(t *testing.T) {
 		m, _, _ := mechanismFor(s, meth)
 		c, _ := m.Sorted()
 		pred, _, _ := PredictedMSE(c, s.N, MSEOptions{})
+		if p2, err := s.PredictedMSE(meth); err != nil || p2 != pred {
+			t.Errorf("%v: MeanSetting.PredictedMSE = %v (%v), want %v", meth, p2, err, pred)
+		}
 		if math.Abs(mean-pred) > 4*se {
 			t.Errorf("%s: MC %v ± %v, predicted %v", meth, mean, se, pred)
 		}

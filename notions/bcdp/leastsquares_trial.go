@@ -9,8 +9,8 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// ---------------------------------------------------------------------------
-// Least squares: OUR extension (Sec. 5 of the paper has no experiment).
+// Least squares with Algorithm 3: OUR extension (Sec. 5 of the paper has no
+// experiment).
 
 // LSSetting is the least-squares design of spec §4.4: d = 6 (five ±1
 // features from prior (60) with parameter Q0 and a ±1 label last, P(l = 1 |
@@ -39,17 +39,6 @@ func LSDefault(design string, n int) LSSetting {
 		return LSSetting{N: n, Q0: 0.01, Beta: []float64{0.05, 0.1, 0.05, 0.05, 0.05}, DeltaS: 1, Eps: 4, Radius: 2}
 	}
 	return LSSetting{N: n, Q0: 0.1, Beta: []float64{0.1, 0.3, 0.2, 0.1, 0.1}, DeltaS: 1, Eps: 4, Radius: 2}
-}
-
-// lsCell is the Config of a least-squares cell.
-type lsCell struct {
-	Design   string
-	DataSeed uint64
-}
-
-// String describes the cell configuration for error messages.
-func (c lsCell) String() string {
-	return fmt.Sprintf("design=%s data seed=%d", c.Design, c.DataSeed)
 }
 
 // LSPrior returns the exact finite prior of the least-squares design
@@ -96,53 +85,79 @@ func LSPrior(s LSSetting) (Finite, float64, error) {
 	return m, q, nil
 }
 
-// LSTrial runs one least-squares trial for method "BCDP" (Theorem 2
-// allocation, ζ = (1+q)/2) or "LDP" (c = min δ·1), both through Algorithm 3,
-// and returns the excess empirical risk f(θ̂) − f* and ‖θ̂ − θ*‖ (θ* = the
-// non-private minimiser over Θ).
-func LSTrial(ctx context.Context, s LSSetting, method string, dataSeed, noiseSeed uint64) (excess, paramErr float64, err error) {
-	_, q, err := LSPrior(s)
-	if err != nil {
-		return 0, 0, err
-	}
-	p := len(s.Beta)
-	d := p + 1
-	delta := make([]float64, d)
+// Levels returns the per-coordinate levels c that method m (MethodBCDP:
+// Theorem 2 allocation with ζ = (1+q)/2; MethodLDP: c = min δ·1) gives the
+// design, whose demand is δ = (DeltaS, ε, …, ε), at the Assumption-1 q.
+func (s LSSetting) Levels(m Method, q float64) ([]float64, error) {
+	delta := make([]float64, len(s.Beta)+1)
 	for i := range delta {
 		delta[i] = s.Eps
 	}
 	delta[0] = s.DeltaS
-	var c []float64
-	switch method {
-	case "BCDP":
+	switch m {
+	case MethodBCDP:
 		a, err := Allocate(delta, s.Eps, q, ZetaHeuristic(q))
-		if err != nil {
-			return 0, 0, err
-		}
-		c = a.C
-	case "LDP":
+		return a.C, err
+	case MethodLDP:
 		u, err := UniformAllocation(delta, s.Eps)
-		if err != nil {
-			return 0, 0, err
-		}
-		c = u.C
-	default:
-		return 0, 0, fmt.Errorf("bcdp least squares: unknown method %q", method)
+		return u.C, err
+	}
+	return nil, fmt.Errorf("bcdp least squares: unknown method %v (want BCDP or LDP)", m)
+}
+
+// LSTrial runs one least-squares trial for MethodBCDP (Theorem 2
+// allocation, ζ = (1+q)/2) or MethodLDP (c = min δ·1), both through
+// Algorithm 3, and returns the excess empirical risk f(θ̂) − f* and ‖θ̂ − θ*‖
+// (θ* = the non-private minimiser over Θ).
+func LSTrial(ctx context.Context, s LSSetting, method Method, dataSeed, noiseSeed uint64) (excess, paramErr float64, err error) {
+	_, q, err := LSPrior(s)
+	if err != nil {
+		return 0, 0, err
+	}
+	c, err := s.Levels(method, q)
+	if err != nil {
+		return 0, 0, err
 	}
 	ls, err := NewLeastSquares(c, MeanOptions{})
 	if err != nil {
 		return 0, 0, err
 	}
+	hs, g, err := lsStream(ctx, s, ls, dataSeed, noiseSeed)
+	if err != nil {
+		return 0, 0, err
+	}
+	thetaStar, err := TrustRegion(hs, g, s.Radius)
+	if err != nil {
+		return 0, 0, err
+	}
+	theta, err := ls.Solve(s.Radius)
+	if err != nil {
+		return 0, 0, err
+	}
+	n := float64(s.N)
+	l2 := n // Σ l² for ±1 labels
+	f := func(th []float64) float64 { return Quadratic(hs, g, th) + l2/(2*n) }
+	excess = f(theta) - f(thetaStar)
+	for i := range theta {
+		paramErr += (theta[i] - thetaStar[i]) * (theta[i] - thetaStar[i])
+	}
+	return excess, math.Sqrt(paramErr), nil
+}
+
+// lsStream draws the design's s.N users (data from dataSeed), adds each to
+// ls (noise from noiseSeed) and returns the non-private quadratic (H, g)
+// of the empirical risk: H = (1/n) Σ z zᵀ, g = (1/n) Σ l z.
+func lsStream(ctx context.Context, s LSSetting, ls *LeastSquares, dataSeed, noiseSeed uint64) (*mat.SymDense, []float64, error) {
+	p := len(s.Beta)
 	drng := mechanisms.NewStreams(dataSeed).Sampling()
 	nrng := mechanisms.NewStreams(noiseSeed).Noise()
-	x := make([]float64, d)
+	x := make([]float64, p+1)
 	H := make([]float64, p*p)
 	g := make([]float64, p)
-	l2 := float64(s.N) // Σ l² for ±1 labels
 	for j := 0; j < s.N; j++ {
 		if j%4096 == 0 {
 			if err := ctx.Err(); err != nil {
-				return 0, 0, err
+				return nil, nil, err
 			}
 		}
 		drawRecord(drng, s.Q0, x[:p])
@@ -169,19 +184,5 @@ func LSTrial(ctx context.Context, s LSSetting, method string, dataSeed, noiseSee
 	for i := range g {
 		g[i] /= n
 	}
-	hs := mat.NewSymDense(p, H)
-	thetaStar, err := TrustRegion(hs, g, s.Radius)
-	if err != nil {
-		return 0, 0, err
-	}
-	theta, err := ls.Solve(s.Radius)
-	if err != nil {
-		return 0, 0, err
-	}
-	f := func(th []float64) float64 { return Quadratic(hs, g, th) + l2/(2*n) }
-	excess = f(theta) - f(thetaStar)
-	for i := range theta {
-		paramErr += (theta[i] - thetaStar[i]) * (theta[i] - thetaStar[i])
-	}
-	return excess, math.Sqrt(paramErr), nil
+	return mat.NewSymDense(p, H), g, nil
 }

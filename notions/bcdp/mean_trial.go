@@ -39,18 +39,95 @@ type MeanSetting struct {
 	Unprojected bool
 }
 
-// BCDP mean-estimation methods beyond the paper's two ("BCDP" with ζ =
-// (1+q)/2 and "LDP" at min δ): Corollary 1's ζ = 1/2, and OUR ζ-opt
-// (ZetaOptimal: ζ minimising the exact predicted error, a
-// public computation; not in the paper).
+// Method is a mean-estimation method: how the per-coordinate levels c of
+// Mechanism 1 are chosen from a setting. Its String is the label of the
+// figures' method column.
+type Method int
+
 const (
-	MethodZetaHalf = "BCDP ζ=1/2"
-	MethodZetaOpt  = "BCDP ζ-opt (ours)"
+	// MethodBCDP is the paper's method: the Theorem 2 allocation with the
+	// heuristic ζ = (1+q)/2 (label "BCDP").
+	MethodBCDP Method = iota
+	// MethodLDP is the min-δ LDP baseline: the Duchi channel at min_i δ̃_i on
+	// every coordinate (label "LDP").
+	MethodLDP
+	// MethodZetaHalf is the Theorem 2 allocation with Corollary 1's ζ = 1/2.
+	MethodZetaHalf
+	// MethodZetaOpt is OUR ζ-opt (ZetaOptimal: ζ minimising the exact
+	// predicted error over a 200-point grid, a public computation; not in
+	// the paper).
+	MethodZetaOpt
 )
+
+// String returns the method's label: "BCDP", "LDP", "BCDP ζ=1/2" or
+// "BCDP ζ-opt (ours)".
+func (m Method) String() string {
+	switch m {
+	case MethodBCDP:
+		return "BCDP"
+	case MethodLDP:
+		return "LDP"
+	case MethodZetaHalf:
+		return "BCDP ζ=1/2"
+	case MethodZetaOpt:
+		return "BCDP ζ-opt (ours)"
+	}
+	return fmt.Sprintf("Method(%d)", int(m))
+}
+
+// paperMode reports whether s is in paper mode, and errors on an unknown
+// mode.
+func (s MeanSetting) paperMode() (bool, error) {
+	switch s.Mode {
+	case ModePaper:
+		return true, nil
+	case ModeUnbiased:
+		return false, nil
+	}
+	return false, fmt.Errorf("bcdp: unknown mode %q (want %q or %q)", s.Mode, ModePaper, ModeUnbiased)
+}
+
+// Allocation returns the levels method m gives in setting s (for
+// MethodLDP the uniform min-δ allocation).
+func (s MeanSetting) Allocation(m Method) (Allocation, error) {
+	paper, err := s.paperMode()
+	if err != nil {
+		return Allocation{}, err
+	}
+	switch m {
+	case MethodBCDP:
+		return Allocate(s.Delta, s.Eps, s.Q, ZetaHeuristic(s.Q))
+	case MethodZetaHalf:
+		return Allocate(s.Delta, s.Eps, s.Q, ZetaCorollary1)
+	case MethodZetaOpt:
+		a, _, err := ZetaOptimal(s.Delta, s.Eps, s.Q, s.N, 200, MSEOptions{PaperConstant: paper})
+		return a, err
+	case MethodLDP:
+		return UniformAllocation(s.Delta, s.Eps)
+	}
+	return Allocation{}, fmt.Errorf("bcdp: unknown method %v", m)
+}
+
+// PredictedMSE returns the exact expected squared error of the
+// UNPROJECTED server mean of method m in setting s for ±1 data
+// (PredictedMSE of the package; with the paper constant, the variance
+// around 2x̄).
+func (s MeanSetting) PredictedMSE(m Method) (float64, error) {
+	paper, err := s.paperMode()
+	if err != nil {
+		return 0, err
+	}
+	a, err := s.Allocation(m)
+	if err != nil {
+		return 0, err
+	}
+	mse, _, err := PredictedMSE(a.Sorted, s.N, MSEOptions{PaperConstant: paper})
+	return mse, err
+}
 
 // mechanismFor builds the mechanism and projection of a method in a
 // setting.
-func mechanismFor(s MeanSetting, method string) (*Mean, Projection, error) {
+func mechanismFor(s MeanSetting, method Method) (*Mean, Projection, error) {
 	m, p, err := mechanismProj(s, method)
 	if s.Unprojected {
 		p = ProjectNone
@@ -58,50 +135,29 @@ func mechanismFor(s MeanSetting, method string) (*Mean, Projection, error) {
 	return m, p, err
 }
 
-func mechanismProj(s MeanSetting, method string) (*Mean, Projection, error) {
-	paper := s.Mode == ModePaper
-	if !paper && s.Mode != ModeUnbiased {
-		return nil, 0, fmt.Errorf("bcdp: unknown mode %q (want %q or %q)", s.Mode, ModePaper, ModeUnbiased)
+func mechanismProj(s MeanSetting, method Method) (*Mean, Projection, error) {
+	paper, err := s.paperMode()
+	if err != nil {
+		return nil, 0, err
+	}
+	a, err := s.Allocation(method)
+	if err != nil {
+		return nil, 0, err
 	}
 	o := MeanOptions{PaperConstant: paper}
 	proj := ProjectBox
 	if paper {
 		proj = ProjectAuthors
 	}
-	switch method {
-	case "BCDP":
-		a, err := Allocate(s.Delta, s.Eps, s.Q, ZetaHeuristic(s.Q))
-		if err != nil {
-			return nil, 0, err
-		}
-		m, err := NewMean(a.C, o)
-		return m, proj, err
-	case MethodZetaHalf:
-		a, err := Allocate(s.Delta, s.Eps, s.Q, ZetaCorollary1)
-		if err != nil {
-			return nil, 0, err
-		}
-		m, err := NewMean(a.C, o)
-		return m, proj, err
-	case MethodZetaOpt:
-		a, _, err := ZetaOptimal(s.Delta, s.Eps, s.Q, s.N, 200, MSEOptions{PaperConstant: paper})
-		if err != nil {
-			return nil, 0, err
-		}
-		m, err := NewMean(a.C, o)
-		return m, proj, err
-	case "LDP":
-		u, err := UniformAllocation(s.Delta, s.Eps)
-		if err != nil {
-			return nil, 0, err
-		}
+	if method == MethodLDP {
 		if paper && !s.BaselineProjected {
 			proj = ProjectNone
 		}
-		m, err := NewBaseline(len(s.Delta), u.DeltaTilde[0], o)
+		m, err := NewBaseline(len(s.Delta), a.DeltaTilde[0], o)
 		return m, proj, err
 	}
-	return nil, 0, fmt.Errorf("bcdp: unknown method %q (want BCDP, LDP, %q or %q)", method, MethodZetaHalf, MethodZetaOpt)
+	m, err := NewMean(a.C, o)
+	return m, proj, err
 }
 
 // drawRecord draws one ±1 record from prior (60) into x.
@@ -128,7 +184,7 @@ func drawRecord(rng *rand.Rand, q float64, x []float64) {
 // noise from noiseSeed), never storing the n×d releases, and returns the
 // squared ℓ2 distance between the server's (projected) estimate and the
 // users' empirical mean (the error of the authors' scripts and of Thm. 2).
-func MeanTrial(ctx context.Context, s MeanSetting, method string, dataSeed, noiseSeed uint64) (float64, error) {
+func MeanTrial(ctx context.Context, s MeanSetting, method Method, dataSeed, noiseSeed uint64) (float64, error) {
 	if s.N < 1 {
 		return 0, fmt.Errorf("bcdp: trial: n = %d must be ≥ 1", s.N)
 	}
