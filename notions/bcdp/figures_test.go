@@ -225,3 +225,27 @@ func TestUnprojectedMatchesPrediction(t *testing.T) {
 		}
 	}
 }
+
+func TestCompareZetaAndPredictedCurves(t *testing.T) {
+	z, err := CompareZeta(context.Background(), []float64{0.5}, 2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(z.Rows) != len(ZetaMethods) {
+		t.Fatalf("%d rows", len(z.Rows))
+	}
+	for _, r := range z.Rows {
+		if !(r.Simulated > 0) || !(r.Predicted > 0) {
+			t.Errorf("%+v", r)
+		}
+	}
+	sums, err := PredictedCurves(func(q float64) MeanSetting { return Fig3Setting(ModeUnbiased, q) }, ZetaMethods, []float64{0.5})
+	if err != nil || len(sums) != len(ZetaMethods) {
+		t.Fatalf("%v %v", sums, err)
+	}
+	for i, s := range sums {
+		if s.Mean != z.Rows[i].Predicted || s.Method != ZetaMethods[i].String() {
+			t.Errorf("curve %+v, row %+v", s, z.Rows[i])
+		}
+	}
+}
