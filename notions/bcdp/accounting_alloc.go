@@ -20,7 +20,7 @@ const ZetaCorollary1 = 0.5
 // (where ζ does not matter) and 1 at q = 1.
 func ZetaStar(delta1 float64, q float64) (float64, error) {
 	if math.IsNaN(delta1) || delta1 <= 0 || math.IsInf(delta1, 0) {
-		return 0, fmt.Errorf("accounting: BCDP ζ*: δ̃_1 = %v must be finite and > 0", delta1)
+		return 0, fmt.Errorf("bcdp: ζ*: δ̃_1 = %v must be finite and > 0", delta1)
 	}
 	if err := checkQ(q); err != nil {
 		return 0, err
@@ -63,13 +63,13 @@ func Allocate(delta []float64, eps, q, zeta float64) (Allocation, error) {
 		return Allocation{}, err
 	}
 	if math.IsNaN(eps) || eps <= 0 || math.IsInf(eps, 0) {
-		return Allocation{}, fmt.Errorf("accounting: BCDP allocation: ε = %v must be finite and > 0", eps)
+		return Allocation{}, fmt.Errorf("bcdp: allocation: ε = %v must be finite and > 0", eps)
 	}
 	if err := checkQ(q); err != nil {
 		return Allocation{}, err
 	}
 	if math.IsNaN(zeta) || zeta <= 0 || zeta > 1 {
-		return Allocation{}, fmt.Errorf("accounting: BCDP allocation: ζ = %v must lie in (0, 1]", zeta)
+		return Allocation{}, fmt.Errorf("bcdp: allocation: ζ = %v must lie in (0, 1]", zeta)
 	}
 	d := len(delta)
 	perm := make([]int, d)
@@ -164,13 +164,13 @@ func (w Weights) String() string {
 // (e^α+1)/(e^α−1). Reference: D=10, r=√10, α=0.2 gives 122.6492.
 func DuchiB(D int, r, alpha float64, paperConstant bool) (float64, error) {
 	if D < 1 {
-		return 0, fmt.Errorf("accounting: Duchi B: dimension %d must be ≥ 1", D)
+		return 0, fmt.Errorf("bcdp: Duchi B: dimension %d must be ≥ 1", D)
 	}
 	if math.IsNaN(r) || r <= 0 || math.IsInf(r, 0) {
-		return 0, fmt.Errorf("accounting: Duchi B: radius r = %v must be finite and > 0", r)
+		return 0, fmt.Errorf("bcdp: Duchi B: radius r = %v must be finite and > 0", r)
 	}
 	if math.IsNaN(alpha) || alpha <= 0 || math.IsInf(alpha, 0) {
-		return 0, fmt.Errorf("accounting: Duchi B: α = %v must be finite and > 0 (α = 0 means infinite noise)", alpha)
+		return 0, fmt.Errorf("bcdp: Duchi B: α = %v must be finite and > 0 (α = 0 means infinite noise)", alpha)
 	}
 	lg1, _ := math.Lgamma(float64(D+1) / 2)
 	lg2, _ := math.Lgamma(float64(D)/2 + 1)
@@ -204,7 +204,7 @@ func RoundWeights(c []float64, paperConstant bool, w Weights) (alpha, B, wt []fl
 	prev := 0.0
 	for k := 0; k < d; k++ {
 		if c[k] < prev-1e-15 {
-			return nil, nil, nil, fmt.Errorf("accounting: BCDP: sorted levels must be non-decreasing, c[%d] = %v < c[%d] = %v", k, c[k], k-1, prev)
+			return nil, nil, nil, fmt.Errorf("bcdp: sorted levels must be non-decreasing, c[%d] = %v < c[%d] = %v", k, c[k], k-1, prev)
 		}
 		a := c[k] - prev
 		prev = math.Max(prev, c[k])
@@ -223,7 +223,7 @@ func RoundWeights(c []float64, paperConstant bool, w Weights) (alpha, B, wt []fl
 		case WeightsInverseVariance:
 			wt[k] = float64(D) / (b * b)
 		default:
-			return nil, nil, nil, fmt.Errorf("accounting: BCDP: unknown weights %v", w)
+			return nil, nil, nil, fmt.Errorf("bcdp: unknown weights %v", w)
 		}
 	}
 	return alpha, B, wt, nil
@@ -243,7 +243,7 @@ func RoundWeights(c []float64, paperConstant bool, w Weights) (alpha, B, wt []fl
 // A coordinate with W_i = 0 (c_i = 0) has infinite error.
 func PredictedMSE(c []float64, n int, o MSEOptions) (total float64, perCoord []float64, err error) {
 	if n < 1 {
-		return 0, nil, fmt.Errorf("accounting: BCDP predicted MSE: n = %d must be ≥ 1", n)
+		return 0, nil, fmt.Errorf("bcdp: predicted MSE: n = %d must be ≥ 1", n)
 	}
 	_, B, w, err := RoundWeights(c, o.PaperConstant, o.Weights)
 	if err != nil {
@@ -251,7 +251,7 @@ func PredictedMSE(c []float64, n int, o MSEOptions) (total float64, perCoord []f
 	}
 	d := len(c)
 	if o.SecondMoment != nil && len(o.SecondMoment) != d {
-		return 0, nil, fmt.Errorf("accounting: BCDP predicted MSE: %d second moments, want %d", len(o.SecondMoment), d)
+		return 0, nil, fmt.Errorf("bcdp: predicted MSE: %d second moments, want %d", len(o.SecondMoment), d)
 	}
 	perCoord = make([]float64, d)
 	bias := 1.0 // E[Z] = bias·v
@@ -270,7 +270,7 @@ func PredictedMSE(c []float64, n int, o MSEOptions) (total float64, perCoord []f
 		if o.SecondMoment != nil {
 			m = o.SecondMoment[i]
 			if math.IsNaN(m) || m < 0 || m > 1 {
-				return 0, nil, fmt.Errorf("accounting: BCDP predicted MSE: second moment %v of coordinate %d must lie in [0, 1]", m, i)
+				return 0, nil, fmt.Errorf("bcdp: predicted MSE: second moment %v of coordinate %d must lie in [0, 1]", m, i)
 			}
 		}
 		s := 0.0
@@ -300,7 +300,7 @@ func Thm2Proxy(c []float64) (float64, error) {
 	for i := 0; i < d; i++ {
 		a := c[i] - prev
 		if a < -1e-15 {
-			return 0, errors.New("accounting: BCDP Thm 2 proxy: levels must be sorted non-decreasing")
+			return 0, errors.New("bcdp: Thm 2 proxy: levels must be sorted non-decreasing")
 		}
 		prev = c[i]
 		acc += a * a / float64(d-i)
@@ -322,10 +322,10 @@ func Thm2Proxy(c []float64) (float64, error) {
 // with c_d = log((e^{δ/2}+q−1)/q).
 func Corollary1Bound(d, k, n int, delta, eps, q float64) (float64, error) {
 	if d < 1 || k < 0 || k > d || n < 1 {
-		return 0, fmt.Errorf("accounting: BCDP Corollary 1: need d ≥ 1, 0 ≤ k ≤ d, n ≥ 1 (got %d, %d, %d)", d, k, n)
+		return 0, fmt.Errorf("bcdp: Corollary 1: need d ≥ 1, 0 ≤ k ≤ d, n ≥ 1 (got %d, %d, %d)", d, k, n)
 	}
 	if math.IsNaN(delta) || delta <= 0 || math.IsNaN(eps) || eps <= 2*delta || math.IsInf(eps, 0) {
-		return 0, fmt.Errorf("accounting: BCDP Corollary 1: need 0 < 2δ < ε < ∞ (δ = %v, ε = %v)", delta, eps)
+		return 0, fmt.Errorf("bcdp: Corollary 1: need 0 < 2δ < ε < ∞ (δ = %v, ε = %v)", delta, eps)
 	}
 	if err := checkQ(q); err != nil {
 		return 0, err
@@ -349,7 +349,7 @@ func Corollary1Bound(d, k, n int, delta, eps, q float64) (float64, error) {
 // candidate it is never worse than the baseline in predicted MSE.
 func ZetaOptimal(delta []float64, eps, q float64, n, grid int, o MSEOptions) (Allocation, float64, error) {
 	if grid < 1 {
-		return Allocation{}, 0, fmt.Errorf("accounting: BCDP ζ-opt: grid = %d must be ≥ 1", grid)
+		return Allocation{}, 0, fmt.Errorf("bcdp: ζ-opt: grid = %d must be ≥ 1", grid)
 	}
 	base, err := Allocate(delta, eps, q, 1)
 	if err != nil {

@@ -41,51 +41,51 @@ type Finite struct {
 func (m Finite) Validate() error {
 	n := len(m.Domain)
 	if n == 0 {
-		return errors.New("accounting: BCDP finite mechanism: empty domain")
+		return errors.New("bcdp: finite mechanism: empty domain")
 	}
 	if len(m.Prior) != n || len(m.Channel) != n {
-		return fmt.Errorf("accounting: BCDP finite mechanism: %d domain points but %d prior weights and %d channel rows", n, len(m.Prior), len(m.Channel))
+		return fmt.Errorf("bcdp: finite mechanism: %d domain points but %d prior weights and %d channel rows", n, len(m.Prior), len(m.Channel))
 	}
 	d := len(m.Domain[0])
 	if d == 0 {
-		return errors.New("accounting: BCDP finite mechanism: domain points have no coordinates")
+		return errors.New("bcdp: finite mechanism: domain points have no coordinates")
 	}
 	ny := len(m.Channel[0])
 	if ny == 0 {
-		return errors.New("accounting: BCDP finite mechanism: empty output space")
+		return errors.New("bcdp: finite mechanism: empty output space")
 	}
 	seen := make(map[string]bool, n)
 	total := 0.0
 	for x := 0; x < n; x++ {
 		if len(m.Domain[x]) != d {
-			return fmt.Errorf("accounting: BCDP finite mechanism: point %d has %d coordinates, want %d", x, len(m.Domain[x]), d)
+			return fmt.Errorf("bcdp: finite mechanism: point %d has %d coordinates, want %d", x, len(m.Domain[x]), d)
 		}
 		key := fmt.Sprint(m.Domain[x])
 		if seen[key] {
-			return fmt.Errorf("accounting: BCDP finite mechanism: domain point %v repeated", m.Domain[x])
+			return fmt.Errorf("bcdp: finite mechanism: domain point %v repeated", m.Domain[x])
 		}
 		seen[key] = true
 		p := m.Prior[x]
 		if math.IsNaN(p) || p < 0 || math.IsInf(p, 0) {
-			return fmt.Errorf("accounting: BCDP finite mechanism: prior weight %v of point %d is not a finite non-negative number", p, x)
+			return fmt.Errorf("bcdp: finite mechanism: prior weight %v of point %d is not a finite non-negative number", p, x)
 		}
 		total += p
 		if len(m.Channel[x]) != ny {
-			return fmt.Errorf("accounting: BCDP finite mechanism: channel row %d has %d outputs, want %d", x, len(m.Channel[x]), ny)
+			return fmt.Errorf("bcdp: finite mechanism: channel row %d has %d outputs, want %d", x, len(m.Channel[x]), ny)
 		}
 		row := 0.0
 		for y, v := range m.Channel[x] {
 			if math.IsNaN(v) || v < 0 || v > 1+1e-12 {
-				return fmt.Errorf("accounting: BCDP finite mechanism: P(y=%d | x=%d) = %v is not a probability", y, x, v)
+				return fmt.Errorf("bcdp: finite mechanism: P(y=%d | x=%d) = %v is not a probability", y, x, v)
 			}
 			row += v
 		}
 		if math.Abs(row-1) > 1e-9 {
-			return fmt.Errorf("accounting: BCDP finite mechanism: channel row %d sums to %v, want 1", x, row)
+			return fmt.Errorf("bcdp: finite mechanism: channel row %d sums to %v, want 1", x, row)
 		}
 	}
 	if math.Abs(total-1) > 1e-9 {
-		return fmt.Errorf("accounting: BCDP finite mechanism: prior sums to %v, want 1", total)
+		return fmt.Errorf("bcdp: finite mechanism: prior sums to %v, want 1", total)
 	}
 	return nil
 }
@@ -119,7 +119,7 @@ func (m Finite) values(i int) []int {
 // π(x_i = a) for every output y (spec §1.4). It errors if π(x_i = a) = 0.
 func (m Finite) ConditionalOutput(i, a int) ([]float64, error) {
 	if i < 0 || i >= m.Dim() {
-		return nil, fmt.Errorf("accounting: BCDP: coordinate %d out of range [0,%d)", i, m.Dim())
+		return nil, fmt.Errorf("bcdp: coordinate %d out of range [0,%d)", i, m.Dim())
 	}
 	ny := len(m.Channel[0])
 	out := make([]float64, ny)
@@ -134,7 +134,7 @@ func (m Finite) ConditionalOutput(i, a int) ([]float64, error) {
 		}
 	}
 	if mass == 0 {
-		return nil, fmt.Errorf("accounting: BCDP: value %d of coordinate %d has zero prior mass", a, i)
+		return nil, fmt.Errorf("bcdp: value %d of coordinate %d has zero prior mass", a, i)
 	}
 	for y := range out {
 		out[y] /= mass
@@ -252,7 +252,7 @@ func CoordinateTV(m Finite, i int) (float64, error) {
 		return 0, err
 	}
 	if i < 0 || i >= m.Dim() {
-		return 0, fmt.Errorf("accounting: BCDP: coordinate %d out of range [0,%d)", i, m.Dim())
+		return 0, fmt.Errorf("bcdp: coordinate %d out of range [0,%d)", i, m.Dim())
 	}
 	vals := m.values(i)
 	cond := make([]map[string]float64, len(vals))
@@ -309,11 +309,11 @@ func TradeoffMin(m Finite, i int, delta float64) (float64, error) {
 		return 0, err
 	}
 	if math.IsNaN(delta) || delta < 0 {
-		return 0, fmt.Errorf("accounting: BCDP trade-off: δ = %v must be ≥ 0", delta)
+		return 0, fmt.Errorf("bcdp: trade-off: δ = %v must be ≥ 0", delta)
 	}
 	ny := len(m.Channel[0])
 	if ny > 20 {
-		return 0, fmt.Errorf("accounting: BCDP trade-off: %d outputs, at most 20 allowed (2^|Y| regions)", ny)
+		return 0, fmt.Errorf("bcdp: trade-off: %d outputs, at most 20 allowed (2^|Y| regions)", ny)
 	}
 	vals := m.values(i)
 	conds := make([][]float64, len(vals))
@@ -360,7 +360,7 @@ func PostProcess(m Finite, k [][]float64) (Finite, error) {
 	}
 	ny := len(m.Channel[0])
 	if len(k) != ny || len(k[0]) == 0 {
-		return Finite{}, fmt.Errorf("accounting: BCDP post-processing: kernel has %d rows, want %d", len(k), ny)
+		return Finite{}, fmt.Errorf("bcdp: post-processing: kernel has %d rows, want %d", len(k), ny)
 	}
 	nz := len(k[0])
 	ch := make([][]float64, len(m.Channel))
@@ -368,7 +368,7 @@ func PostProcess(m Finite, k [][]float64) (Finite, error) {
 		ch[x] = make([]float64, nz)
 		for y, p := range row {
 			if len(k[y]) != nz {
-				return Finite{}, fmt.Errorf("accounting: BCDP post-processing: kernel row %d has %d columns, want %d", y, len(k[y]), nz)
+				return Finite{}, fmt.Errorf("bcdp: post-processing: kernel row %d has %d columns, want %d", y, len(k[y]), nz)
 			}
 			for z, v := range k[y] {
 				ch[x][z] += p * v
@@ -382,7 +382,7 @@ func PostProcess(m Finite, k [][]float64) (Finite, error) {
 // checkQ validates a correlation level q ∈ [0, 1].
 func checkQ(q float64) error {
 	if math.IsNaN(q) || q < 0 || q > 1 {
-		return fmt.Errorf("accounting: BCDP: q = %v must lie in [0, 1]", q)
+		return fmt.Errorf("bcdp: q = %v must lie in [0, 1]", q)
 	}
 	return nil
 }
@@ -395,7 +395,7 @@ func checkQ(q float64) error {
 // experiments). d ≤ 16.
 func MixturePrior(d int, q float64) ([][]int, []float64, error) {
 	if d < 1 || d > 16 {
-		return nil, nil, fmt.Errorf("accounting: BCDP mixture prior: d = %d must lie in [1, 16]", d)
+		return nil, nil, fmt.Errorf("bcdp: mixture prior: d = %d must lie in [1, 16]", d)
 	}
 	if err := checkQ(q); err != nil {
 		return nil, nil, err
@@ -424,11 +424,11 @@ func MixturePrior(d int, q float64) ([][]int, []float64, error) {
 func RandomizedResponse(c []float64, q float64) (Finite, error) {
 	d := len(c)
 	if d < 1 || d > 8 {
-		return Finite{}, fmt.Errorf("accounting: BCDP randomized response: d = %d must lie in [1, 8]", d)
+		return Finite{}, fmt.Errorf("bcdp: randomized response: d = %d must lie in [1, 8]", d)
 	}
 	for i, v := range c {
 		if math.IsNaN(v) || v < 0 || math.IsInf(v, 0) {
-			return Finite{}, fmt.Errorf("accounting: BCDP randomized response: c[%d] = %v must be finite and ≥ 0", i, v)
+			return Finite{}, fmt.Errorf("bcdp: randomized response: c[%d] = %v must be finite and ≥ 0", i, v)
 		}
 	}
 	dom, pr, err := MixturePrior(d, q)
@@ -462,7 +462,7 @@ func RandomizedResponse(c []float64, q float64) (Finite, error) {
 func Example1(a, b, c float64) (Finite, error) {
 	for _, v := range []float64{a, b, c} {
 		if math.IsNaN(v) || v <= 0 || v > 1 {
-			return Finite{}, fmt.Errorf("accounting: BCDP Example 1: parameters (%v, %v, %v) must lie in (0, 1]", a, b, c)
+			return Finite{}, fmt.Errorf("bcdp: Example 1: parameters (%v, %v, %v) must lie in (0, 1]", a, b, c)
 		}
 	}
 	p1 := map[[2]int]float64{{0, 0}: a, {1, 0}: b, {0, 1}: 0, {1, 1}: c}
@@ -504,7 +504,7 @@ func Example1Closed(a, b, c float64) (d1, d2 float64) {
 // BCDP does not compose. copies ≤ 3.
 func Example2(copies int) (Finite, error) {
 	if copies < 1 || copies > 3 {
-		return Finite{}, fmt.Errorf("accounting: BCDP Example 2: copies = %d must lie in [1, 3]", copies)
+		return Finite{}, fmt.Errorf("bcdp: Example 2: copies = %d must lie in [1, 3]", copies)
 	}
 	// one copy: output = (y1, y2) only; the branch is not released.
 	one := func(x [3]int) []float64 {
@@ -538,7 +538,7 @@ func Example2(copies int) (Finite, error) {
 // +Inf when allowInf).
 func checkVector(name string, v []float64, allowInf, positive bool) error {
 	if len(v) == 0 {
-		return fmt.Errorf("accounting: BCDP: %s is empty", name)
+		return fmt.Errorf("bcdp: %s is empty", name)
 	}
 	for i, x := range v {
 		if math.IsNaN(x) || x < 0 || (positive && x == 0) || (!allowInf && math.IsInf(x, 1)) {
@@ -549,7 +549,7 @@ func checkVector(name string, v []float64, allowInf, positive bool) error {
 			if !allowInf {
 				want += " and finite"
 			}
-			return fmt.Errorf("accounting: BCDP: %s[%d] = %v must be %s", name, i, x, want)
+			return fmt.Errorf("bcdp: %s[%d] = %v must be %s", name, i, x, want)
 		}
 	}
 	return nil
@@ -566,7 +566,7 @@ func Prop4Part1(c, q []float64) ([]float64, error) {
 		return nil, err
 	}
 	if len(q) != len(c) {
-		return nil, fmt.Errorf("accounting: BCDP Prop. 4: len(q) = %d, want %d", len(q), len(c))
+		return nil, fmt.Errorf("bcdp: Prop. 4: len(q) = %d, want %d", len(q), len(c))
 	}
 	sum := 0.0
 	for _, v := range c {
@@ -591,10 +591,10 @@ func Prop4Part2(c, q []float64, eps float64) ([]float64, error) {
 		return nil, err
 	}
 	if math.IsNaN(eps) || eps < 0 || math.IsInf(eps, 0) {
-		return nil, fmt.Errorf("accounting: BCDP Prop. 4: ε = %v must be finite and ≥ 0", eps)
+		return nil, fmt.Errorf("bcdp: Prop. 4: ε = %v must be finite and ≥ 0", eps)
 	}
 	if len(q) != len(c) {
-		return nil, fmt.Errorf("accounting: BCDP Prop. 4: len(q) = %d, want %d", len(q), len(c))
+		return nil, fmt.Errorf("bcdp: Prop. 4: len(q) = %d, want %d", len(q), len(c))
 	}
 	out := make([]float64, len(c))
 	for i := range c {
@@ -615,7 +615,7 @@ func Prop6Matrix(delta, q []float64) ([][]float64, error) {
 		return nil, err
 	}
 	if len(q) != len(delta) {
-		return nil, fmt.Errorf("accounting: BCDP Prop. 6: len(q) = %d, want %d", len(q), len(delta))
+		return nil, fmt.Errorf("bcdp: Prop. 6: len(q) = %d, want %d", len(q), len(delta))
 	}
 	d := len(delta)
 	a := make([][]float64, d)
@@ -649,7 +649,7 @@ func Prop6Holds(delta, q, c []float64) (bool, []float64, error) {
 		return false, nil, err
 	}
 	if len(c) != len(delta) {
-		return false, nil, fmt.Errorf("accounting: BCDP Prop. 6: len(c) = %d, want %d", len(c), len(delta))
+		return false, nil, fmt.Errorf("bcdp: Prop. 6: len(c) = %d, want %d", len(c), len(delta))
 	}
 	ac := make([]float64, len(c))
 	ok := true

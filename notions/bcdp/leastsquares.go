@@ -36,18 +36,18 @@ type LeastSquares struct {
 // label last; c is halved internally). d ≥ 2.
 func NewLeastSquares(c []float64, o MeanOptions) (*LeastSquares, error) {
 	if len(c) < 2 {
-		return nil, fmt.Errorf("mechanisms: BCDP least squares: need d ≥ 2 (features and a label), got %d", len(c))
+		return nil, fmt.Errorf("bcdp: least squares: need d ≥ 2 (features and a label), got %d", len(c))
 	}
 	half := make([]float64, len(c))
 	for i, v := range c {
 		if !(v > 0) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("mechanisms: BCDP least squares: c[%d] = %v must be finite and > 0 (a zero level leaves its coordinate without an estimate)", i, v)
+			return nil, fmt.Errorf("bcdp: least squares: c[%d] = %v must be finite and > 0 (a zero level leaves its coordinate without an estimate)", i, v)
 		}
 		half[i] = v / 2
 	}
 	m, err := NewMean(half, o)
 	if err != nil {
-		return nil, fmt.Errorf("mechanisms: BCDP least squares: %w", err)
+		return nil, fmt.Errorf("bcdp: least squares: %w", err)
 	}
 	d := len(c)
 	return &LeastSquares{m: m, d: d, h: make([]float64, (d-1)*(d-1)), g: make([]float64, d-1),
@@ -58,10 +58,10 @@ func NewLeastSquares(c []float64, o MeanOptions) (*LeastSquares, error) {
 // terms to Ĥ and ĝ.
 func (ls *LeastSquares) Add(rng *rand.Rand, x []float64) error {
 	if rng == nil {
-		return errors.New("mechanisms: BCDP least squares: nil random source")
+		return errors.New("bcdp: least squares: nil random source")
 	}
 	if err := checkRecord(x, ls.d); err != nil {
-		return fmt.Errorf("mechanisms: BCDP least squares: %w", err)
+		return fmt.Errorf("bcdp: least squares: %w", err)
 	}
 	ls.AddUnchecked(rng, x)
 	return nil
@@ -107,7 +107,7 @@ func (s *MeanSums) estimateInto(out []float64) {
 // Objective returns (Ĥ, ĝ) of the users added so far.
 func (ls *LeastSquares) Objective() (*mat.SymDense, []float64, error) {
 	if ls.n == 0 {
-		return nil, nil, errors.New("mechanisms: BCDP least squares: no users added")
+		return nil, nil, errors.New("bcdp: least squares: no users added")
 	}
 	p := ls.d - 1
 	h := mat.NewSymDense(p, nil)

@@ -41,7 +41,7 @@ type Duchi struct {
 func NewDuchi(D int, r, alpha float64, paperConstant bool) (*Duchi, error) {
 	b, err := DuchiB(D, r, alpha, paperConstant)
 	if err != nil {
-		return nil, fmt.Errorf("mechanisms: Duchi channel: %w", err)
+		return nil, fmt.Errorf("bcdp: Duchi channel: %w", err)
 	}
 	return &Duchi{D: D, R: r, Alpha: alpha, B: b, PaperConstant: paperConstant, pKeep: 1 / (1 + math.Exp(-alpha))}, nil
 }
@@ -50,25 +50,25 @@ func NewDuchi(D int, r, alpha float64, paperConstant bool) (*Duchi, error) {
 // (len D; nil allocates) and returns it.
 func (c *Duchi) Sample(rng *rand.Rand, v, out []float64) ([]float64, error) {
 	if rng == nil {
-		return nil, errors.New("mechanisms: Duchi channel: nil random source")
+		return nil, errors.New("bcdp: Duchi channel: nil random source")
 	}
 	if len(v) != c.D {
-		return nil, fmt.Errorf("mechanisms: Duchi channel: input has %d coordinates, want %d", len(v), c.D)
+		return nil, fmt.Errorf("bcdp: Duchi channel: input has %d coordinates, want %d", len(v), c.D)
 	}
 	nrm := 0.0
 	for i, x := range v {
 		if !valid.Finite(x) {
-			return nil, fmt.Errorf("mechanisms: Duchi channel: input[%d] = %v is not finite", i, x)
+			return nil, fmt.Errorf("bcdp: Duchi channel: input[%d] = %v is not finite", i, x)
 		}
 		nrm += x * x
 	}
 	if math.Sqrt(nrm) > c.R*(1+1e-9) {
-		return nil, fmt.Errorf("mechanisms: Duchi channel: ‖v‖ = %v exceeds the radius %v", math.Sqrt(nrm), c.R)
+		return nil, fmt.Errorf("bcdp: Duchi channel: ‖v‖ = %v exceeds the radius %v", math.Sqrt(nrm), c.R)
 	}
 	if out == nil {
 		out = make([]float64, c.D)
 	} else if len(out) != c.D {
-		return nil, fmt.Errorf("mechanisms: Duchi channel: output has %d coordinates, want %d", len(out), c.D)
+		return nil, fmt.Errorf("bcdp: Duchi channel: output has %d coordinates, want %d", len(out), c.D)
 	}
 	for i := range out {
 		out[i] = 0
@@ -186,7 +186,7 @@ type meanRound struct {
 func NewMean(c []float64, o MeanOptions) (*Mean, error) {
 	d := len(c)
 	if d == 0 {
-		return nil, errors.New("mechanisms: BCDP mean: empty level vector")
+		return nil, errors.New("bcdp: mean: empty level vector")
 	}
 	perm := make([]int, d)
 	for i := range perm {
@@ -194,7 +194,7 @@ func NewMean(c []float64, o MeanOptions) (*Mean, error) {
 	}
 	for i, v := range c {
 		if !valid.Finite(v) || v < 0 {
-			return nil, fmt.Errorf("mechanisms: BCDP mean: c[%d] = %v must be finite and ≥ 0", i, v)
+			return nil, fmt.Errorf("bcdp: mean: c[%d] = %v must be finite and ≥ 0", i, v)
 		}
 	}
 	// stable insertion sort by c (d is small)
@@ -209,7 +209,7 @@ func NewMean(c []float64, o MeanOptions) (*Mean, error) {
 	}
 	alpha, _, w, err := RoundWeights(sorted, o.PaperConstant, o.Weights)
 	if err != nil {
-		return nil, fmt.Errorf("mechanisms: BCDP mean: %w", err)
+		return nil, fmt.Errorf("bcdp: mean: %w", err)
 	}
 	m := &Mean{d: d, perm: perm, sorted: sorted, cum: make([]float64, d), opts: o}
 	acc := 0.0
@@ -218,7 +218,7 @@ func NewMean(c []float64, o MeanOptions) (*Mean, error) {
 			D := d - k
 			ch, err := NewDuchi(D, math.Sqrt(float64(D)), alpha[k], o.PaperConstant)
 			if err != nil {
-				return nil, fmt.Errorf("mechanisms: BCDP mean: round %d: %w", k+1, err)
+				return nil, fmt.Errorf("bcdp: mean: round %d: %w", k+1, err)
 			}
 			m.rounds = append(m.rounds, meanRound{k: k, ch: ch, w: w[k]})
 		}
@@ -226,7 +226,7 @@ func NewMean(c []float64, o MeanOptions) (*Mean, error) {
 		m.cum[k] = acc
 	}
 	if len(m.rounds) == 0 {
-		return nil, errors.New("mechanisms: BCDP mean: every level is 0 (no round can run)")
+		return nil, errors.New("bcdp: mean: every level is 0 (no round can run)")
 	}
 	return m, nil
 }
@@ -236,10 +236,10 @@ func NewMean(c []float64, o MeanOptions) (*Mean, error) {
 // with c = a·1.
 func NewBaseline(d int, a float64, o MeanOptions) (*Mean, error) {
 	if d < 1 {
-		return nil, fmt.Errorf("mechanisms: BCDP baseline: d = %d must be ≥ 1", d)
+		return nil, fmt.Errorf("bcdp: baseline: d = %d must be ≥ 1", d)
 	}
 	if !valid.Finite(a) || a <= 0 {
-		return nil, fmt.Errorf("mechanisms: BCDP baseline: level %v must be finite and > 0", a)
+		return nil, fmt.Errorf("bcdp: baseline: level %v must be finite and > 0", a)
 	}
 	c := make([]float64, d)
 	for i := range c {
@@ -300,11 +300,11 @@ func (s *MeanSums) Reset() {
 // checkRecord validates a record in [−1, 1]^d.
 func checkRecord(x []float64, d int) error {
 	if len(x) != d {
-		return fmt.Errorf("mechanisms: BCDP mean: record has %d coordinates, want %d", len(x), d)
+		return fmt.Errorf("bcdp: mean: record has %d coordinates, want %d", len(x), d)
 	}
 	for i, v := range x {
 		if math.IsNaN(v) || v < -1 || v > 1 {
-			return fmt.Errorf("mechanisms: BCDP mean: x[%d] = %v must lie in [−1, 1]", i, v)
+			return fmt.Errorf("bcdp: mean: x[%d] = %v must lie in [−1, 1]", i, v)
 		}
 	}
 	return nil
@@ -314,7 +314,7 @@ func checkRecord(x []float64, d int) error {
 // with randomness from rng and adds the release (Y^1, …, Y^d) to the sums.
 func (s *MeanSums) Add(rng *rand.Rand, x []float64) error {
 	if rng == nil {
-		return errors.New("mechanisms: BCDP mean: nil random source")
+		return errors.New("bcdp: mean: nil random source")
 	}
 	if err := checkRecord(x, s.m.d); err != nil {
 		return err
@@ -350,7 +350,7 @@ func (s *MeanSums) AddUnchecked(rng *rand.Rand, x []float64) {
 // the ball of radius √d, as the authors' code does, spec §7).
 func (s *MeanSums) Estimate(p Projection) ([]float64, error) {
 	if s.N == 0 {
-		return nil, errors.New("mechanisms: BCDP mean: no users added")
+		return nil, errors.New("bcdp: mean: no users added")
 	}
 	m := s.m
 	means := make([][]float64, len(m.rounds))
@@ -366,7 +366,7 @@ func (s *MeanSums) Estimate(p Projection) ([]float64, error) {
 	est := make([]float64, m.d)
 	for i := 0; i < m.d; i++ {
 		if m.cum[i] == 0 {
-			return nil, fmt.Errorf("mechanisms: BCDP mean: coordinate %d has zero total weight (c = 0)", m.perm[i])
+			return nil, fmt.Errorf("bcdp: mean: coordinate %d has zero total weight (c = 0)", m.perm[i])
 		}
 		v := 0.0
 		for ri, r := range m.rounds {
@@ -386,7 +386,7 @@ func (s *MeanSums) Estimate(p Projection) ([]float64, error) {
 		projectBall(est, math.Sqrt(float64(m.d)))
 	case ProjectNone:
 	default:
-		return nil, fmt.Errorf("mechanisms: BCDP mean: unknown projection %v", p)
+		return nil, fmt.Errorf("bcdp: mean: unknown projection %v", p)
 	}
 	out := make([]float64, m.d)
 	for k, i := range m.perm {

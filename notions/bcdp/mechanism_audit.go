@@ -14,7 +14,7 @@ import (
 // estimate ν̂ is post-processing of it.
 func (m *Mean) Release(rng *rand.Rand, x []float64) ([][]float64, error) {
 	if rng == nil {
-		return nil, errors.New("mechanisms: BCDP release: nil random source")
+		return nil, errors.New("bcdp: release: nil random source")
 	}
 	if err := checkRecord(x, m.d); err != nil {
 		return nil, err
@@ -45,20 +45,20 @@ func (m *Mean) Release(rng *rand.Rand, x []float64) ([][]float64, error) {
 // likelihoods are exact likelihood ratios of the mechanism.
 func (m *Mean) SignLogLikelihood(y [][]float64, x []float64) (float64, error) {
 	if len(y) != len(m.rounds) {
-		return 0, fmt.Errorf("mechanisms: BCDP likelihood: release has %d rounds, want %d", len(y), len(m.rounds))
+		return 0, fmt.Errorf("bcdp: likelihood: release has %d rounds, want %d", len(y), len(m.rounds))
 	}
 	if len(x) != m.d {
-		return 0, fmt.Errorf("mechanisms: BCDP likelihood: record has %d coordinates, want %d", len(x), m.d)
+		return 0, fmt.Errorf("bcdp: likelihood: record has %d coordinates, want %d", len(x), m.d)
 	}
 	for i, v := range x {
 		if v != 1 && v != -1 {
-			return 0, fmt.Errorf("mechanisms: BCDP likelihood: x[%d] = %v, the sign likelihood needs ±1 data", i, v)
+			return 0, fmt.Errorf("bcdp: likelihood: x[%d] = %v, the sign likelihood needs ±1 data", i, v)
 		}
 	}
 	ll := 0.0
 	for ri, r := range m.rounds {
 		if len(y[ri]) != r.ch.D {
-			return 0, fmt.Errorf("mechanisms: BCDP likelihood: round %d has %d coordinates, want %d", ri, len(y[ri]), r.ch.D)
+			return 0, fmt.Errorf("bcdp: likelihood: round %d has %d coordinates, want %d", ri, len(y[ri]), r.ch.D)
 		}
 		dot := 0.0
 		for j, t := range y[ri] {
@@ -81,22 +81,22 @@ func (m *Mean) SignLogLikelihood(y [][]float64, x []float64) (float64, error) {
 // probabilities. Cost: n · |domain| · (rounds · d).
 func MeanAuditMC(m *Mean, domain [][]float64, prior []float64, n int, rng *rand.Rand) ([]float64, error) {
 	if rng == nil {
-		return nil, errors.New("mechanisms: BCDP audit: nil random source")
+		return nil, errors.New("bcdp: audit: nil random source")
 	}
 	if n < 1 || len(domain) == 0 || len(domain) != len(prior) {
-		return nil, fmt.Errorf("mechanisms: BCDP audit: need n ≥ 1 and a non-empty domain with one probability per point (n=%d, %d points, %d probabilities)", n, len(domain), len(prior))
+		return nil, fmt.Errorf("bcdp: audit: need n ≥ 1 and a non-empty domain with one probability per point (n=%d, %d points, %d probabilities)", n, len(domain), len(prior))
 	}
 	cum := make([]float64, len(prior))
 	total := 0.0
 	for i, p := range prior {
 		if math.IsNaN(p) || p < 0 {
-			return nil, fmt.Errorf("mechanisms: BCDP audit: prior[%d] = %v", i, p)
+			return nil, fmt.Errorf("bcdp: audit: prior[%d] = %v", i, p)
 		}
 		total += p
 		cum[i] = total
 	}
 	if math.Abs(total-1) > 1e-9 {
-		return nil, fmt.Errorf("mechanisms: BCDP audit: prior sums to %v, want 1", total)
+		return nil, fmt.Errorf("bcdp: audit: prior sums to %v, want 1", total)
 	}
 	d := m.d
 	// marginal masses of x_i = ±1

@@ -19,96 +19,33 @@ import (
 // "hard case" (g orthogonal to the bottom eigenspace), θ(−λ_min) plus the
 // bottom eigenvector scaled to reach the boundary (Moré & Sorensen 1983).
 func TrustRegion(h mat.Symmetric, g []float64, radius float64) ([]float64, error) {
-	p := h.SymmetricDim()
-	if len(g) != p || p == 0 {
-		return nil, fmt.Errorf("mechanisms: trust region: H is %d×%d but g has %d entries", p, p, len(g))
+	if err := checkTrustRegion(h, g, radius); err != nil {
+		return nil, err
 	}
-	if !valid.Finite(radius) || radius <= 0 {
-		return nil, fmt.Errorf("mechanisms: trust region: radius %v must be finite and > 0", radius)
-	}
-	for i := 0; i < p; i++ {
-		if !valid.Finite(g[i]) {
-			return nil, fmt.Errorf("mechanisms: trust region: g[%d] = %v is not finite", i, g[i])
-		}
-		for j := 0; j < p; j++ {
-			if !valid.Finite(h.At(i, j)) {
-				return nil, fmt.Errorf("mechanisms: trust region: H[%d,%d] = %v is not finite", i, j, h.At(i, j))
-			}
-		}
-	}
-	lam, q := jacobiEigen(h)
-	gq := make([]float64, p) // Qᵀg
-	for j := 0; j < p; j++ {
-		for i := 0; i < p; i++ {
-			gq[j] += q[i*p+j] * g[i]
-		}
-	}
-	norm := func(l float64) float64 {
-		s := 0.0
-		for j := range gq {
-			t := gq[j] / (lam[j] + l)
-			s += t * t
-		}
-		return math.Sqrt(s)
-	}
-	back := func(coef []float64) []float64 {
-		th := make([]float64, p)
-		for j := 0; j < p; j++ {
-			for i := 0; i < p; i++ {
-				th[i] += q[i*p+j] * coef[j]
-			}
-		}
-		return th
-	}
-	coefAt := func(l float64) []float64 {
-		c := make([]float64, p)
-		for j := range c {
-			c[j] = gq[j] / (lam[j] + l)
-		}
-		return c
-	}
-	lmin := lam[0]
+	e := newEigenQuadratic(h, g)
+	lmin := e.lam[0]
 	scale := 0.0
-	for _, v := range lam {
+	for _, v := range e.lam {
 		scale = math.Max(scale, math.Abs(v))
 	}
 	tol := 1e-12 * math.Max(scale, 1)
-	if lmin > tol && norm(0) <= radius {
-		return back(coefAt(0)), nil
+	if lmin > tol && e.norm(0) <= radius {
+		return e.back(e.coefAt(0)), nil
 	}
 	lo := math.Max(0, -lmin)
-	// hard case: g has (numerically) no component on the bottom eigenspace
-	// and even λ = −λ_min stays inside the ball.
 	gn := 0.0
-	for _, v := range gq {
+	for _, v := range e.gq {
 		gn += v * v
 	}
 	gn = math.Sqrt(gn)
-	bottom := 0.0
-	for j := range gq {
-		if lam[j]-lmin <= tol {
-			bottom += gq[j] * gq[j]
-		}
+	if th, ok := e.hardCase(radius, tol, gn, lo); ok {
+		return th, nil
 	}
-	if math.Sqrt(bottom) <= 1e-12*math.Max(gn, 1) && lo == -lmin {
-		c := make([]float64, p)
-		s := 0.0
-		for j := range gq {
-			if lam[j]-lmin > tol {
-				c[j] = gq[j] / (lam[j] - lmin)
-				s += c[j] * c[j]
-			}
-		}
-		if math.Sqrt(s) <= radius {
-			c[0] += math.Sqrt(math.Max(radius*radius-s, 0))
-			return back(c), nil
-		}
-	}
-	if norm(lo) <= radius && lo == 0 { // H ⪰ 0 singular-ish, interior
-		return back(coefAt(0)), nil
+	if e.norm(lo) <= radius && lo == 0 { // H ⪰ 0 singular-ish, interior
+		return e.back(e.coefAt(0)), nil
 	}
 	hi := lo + gn/radius + scale + 1
-	for norm(hi) > radius {
+	for e.norm(hi) > radius {
 		hi = 2*hi + 1
 	}
 	lo2 := lo
@@ -117,13 +54,115 @@ func TrustRegion(h mat.Symmetric, g []float64, radius float64) ([]float64, error
 		if mid == lo2 || mid == hi {
 			break
 		}
-		if norm(mid) > radius {
+		if e.norm(mid) > radius {
 			lo2 = mid
 		} else {
 			hi = mid
 		}
 	}
-	return back(coefAt(hi)), nil
+	return e.back(e.coefAt(hi)), nil
+}
+
+// checkTrustRegion validates the inputs of TrustRegion.
+func checkTrustRegion(h mat.Symmetric, g []float64, radius float64) error {
+	p := h.SymmetricDim()
+	if len(g) != p || p == 0 {
+		return fmt.Errorf("bcdp: trust region: H is %d×%d but g has %d entries", p, p, len(g))
+	}
+	if !valid.Finite(radius) || radius <= 0 {
+		return fmt.Errorf("bcdp: trust region: radius %v must be finite and > 0", radius)
+	}
+	for i := 0; i < p; i++ {
+		if !valid.Finite(g[i]) {
+			return fmt.Errorf("bcdp: trust region: g[%d] = %v is not finite", i, g[i])
+		}
+		for j := 0; j < p; j++ {
+			if !valid.Finite(h.At(i, j)) {
+				return fmt.Errorf("bcdp: trust region: H[%d,%d] = %v is not finite", i, j, h.At(i, j))
+			}
+		}
+	}
+	return nil
+}
+
+// eigenQuadratic is ½θᵀHθ − gᵀθ in the eigenbasis of H = QΛQᵀ: lam are
+// the eigenvalues (ascending), q the eigenvectors (columns, row-major
+// p×p) and gq = Qᵀg.
+type eigenQuadratic struct {
+	p          int
+	lam, q, gq []float64
+}
+
+func newEigenQuadratic(h mat.Symmetric, g []float64) eigenQuadratic {
+	p := h.SymmetricDim()
+	lam, q := jacobiEigen(h)
+	gq := make([]float64, p) // Qᵀg
+	for j := 0; j < p; j++ {
+		for i := 0; i < p; i++ {
+			gq[j] += q[i*p+j] * g[i]
+		}
+	}
+	return eigenQuadratic{p: p, lam: lam, q: q, gq: gq}
+}
+
+// norm returns ‖(H+lI)⁻¹g‖.
+func (e eigenQuadratic) norm(l float64) float64 {
+	s := 0.0
+	for j := range e.gq {
+		t := e.gq[j] / (e.lam[j] + l)
+		s += t * t
+	}
+	return math.Sqrt(s)
+}
+
+// back returns Q·coef.
+func (e eigenQuadratic) back(coef []float64) []float64 {
+	th := make([]float64, e.p)
+	for j := 0; j < e.p; j++ {
+		for i := 0; i < e.p; i++ {
+			th[i] += e.q[i*e.p+j] * coef[j]
+		}
+	}
+	return th
+}
+
+// coefAt returns the coefficients of (H+lI)⁻¹g in the eigenbasis.
+func (e eigenQuadratic) coefAt(l float64) []float64 {
+	c := make([]float64, e.p)
+	for j := range c {
+		c[j] = e.gq[j] / (e.lam[j] + l)
+	}
+	return c
+}
+
+// hardCase handles the "hard case": g has (numerically) no component on
+// the bottom eigenspace and even λ = −λ_min stays inside the ball; it
+// returns θ(−λ_min) plus the bottom eigenvector scaled to reach the
+// boundary, and false when the case does not apply.
+func (e eigenQuadratic) hardCase(radius, tol, gn, lo float64) ([]float64, bool) {
+	lmin := e.lam[0]
+	bottom := 0.0
+	for j := range e.gq {
+		if e.lam[j]-lmin <= tol {
+			bottom += e.gq[j] * e.gq[j]
+		}
+	}
+	if !(math.Sqrt(bottom) <= 1e-12*math.Max(gn, 1) && lo == -lmin) {
+		return nil, false
+	}
+	c := make([]float64, e.p)
+	s := 0.0
+	for j := range e.gq {
+		if e.lam[j]-lmin > tol {
+			c[j] = e.gq[j] / (e.lam[j] - lmin)
+			s += c[j] * c[j]
+		}
+	}
+	if math.Sqrt(s) > radius {
+		return nil, false
+	}
+	c[0] += math.Sqrt(math.Max(radius*radius-s, 0))
+	return e.back(c), true
 }
 
 // Quadratic evaluates ½θᵀHθ − gᵀθ.
