@@ -1,12 +1,14 @@
 package dpnb
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
 
+	"github.com/featuredp/featuredp/data"
 	"github.com/go-gota/gota/dataframe"
 	bcdpseries "github.com/go-gota/gota/series"
 )
@@ -39,17 +41,31 @@ func bcdpTestFrame(n int, q float64) dataframe.DataFrame {
 		bcdpseries.New(cols[4], bcdpseries.Float, "income"))
 }
 
-func bcdpTestConfig() BCDPMeanConfig {
-	return BCDPMeanConfig{
-		Levels: map[string]float64{"hiv": 0.2, "smoker": 0.2, "age": 2, "bmi": 2, "income": 2},
+// bcdpTestSchema: the two ±1 columns are Sensitive, the three others
+// Public (no coordinate-specific demand beyond ε).
+func bcdpTestSchema() data.Schema {
+	s := data.Schema{Task: data.Unsupervised}
+	for _, c := range []string{"hiv", "smoker"} {
+		s.Columns = append(s.Columns, data.Column{Name: c, Role: data.Sensitive})
+	}
+	for _, c := range []string{"age", "bmi", "income"} {
+		s.Columns = append(s.Columns, data.Column{Name: c, Role: data.Public})
+	}
+	return s
+}
+
+func bcdpTestOptions() BCDPMeanOptions {
+	return BCDPMeanOptions{
+		Levels: map[string]float64{"hiv": 0.2, "smoker": 0.2},
 		Eps:    2, Q: 0.01, Trials: 60, Seed: 1,
-		Bounds: map[string][2]float64{"age": {0, 10}, "bmi": {0, 10}, "income": {0, 10}},
+		Bounds: map[string]data.Range{"age": {Lo: 0, Hi: 10}, "bmi": {Lo: 0, Hi: 10}, "income": {Lo: 0, Hi: 10}},
 	}
 }
 
 func TestBCDPMeanEstimation(t *testing.T) {
+	ctx := context.Background()
 	df := bcdpTestFrame(4000, 0.01)
-	r, err := BCDPMeanEstimation(df, bcdpTestConfig())
+	r, err := BCDPMeanEstimation(ctx, df, bcdpTestSchema(), bcdpTestOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,44 +87,83 @@ func TestBCDPMeanEstimation(t *testing.T) {
 	if _, err := r.Plot(); err != nil {
 		t.Error(err)
 	}
-	if md := r.Markdown(); !strings.Contains(md, "Allocation") {
+	if md := r.Markdown(); !strings.Contains(md, "Allocation") || !strings.Contains(md, "simulation from seed 1, not a private release") {
 		t.Error(md)
 	}
-	r2, _ := BCDPMeanEstimation(df, bcdpTestConfig())
+	one := bcdpTestOptions()
+	one.Workers = 1
+	r2, _ := BCDPMeanEstimation(ctx, df, bcdpTestSchema(), one)
 	for j := range r.MC {
-		if r.MC[j] != r2.MC[j] {
-			t.Fatal("not deterministic")
+		if r.MC[j] != r2.MC[j] || r.Estimate[j] != r2.Estimate[j] {
+			t.Fatal("not deterministic (or depends on the number of workers)")
 		}
 	}
-	// Bad input.
-	bad := []func(c *BCDPMeanConfig){
-		func(c *BCDPMeanConfig) { c.Levels = nil },
-		func(c *BCDPMeanConfig) { c.Levels = map[string]float64{"nope": 1} },
-		func(c *BCDPMeanConfig) { c.Eps = 0 },
-		func(c *BCDPMeanConfig) { c.Q = 2 },
-		func(c *BCDPMeanConfig) { delete(c.Bounds, "age") }, // age is outside [−1, 1]
-		func(c *BCDPMeanConfig) { c.Bounds["age"] = [2]float64{3, 1} },
-		func(c *BCDPMeanConfig) { c.Trials = -1 },
+}
+
+// A misspelt or unknown key in Levels or Bounds is an error naming the key
+// (it used to be silently ignored for Bounds).
+func TestBCDPMeanEstimationUnknownKeys(t *testing.T) {
+	df := bcdpTestFrame(200, 0.01)
+	cases := []struct {
+		name string
+		edit func(o *BCDPMeanOptions, s *data.Schema)
+		key  string
+	}{
+		{"misspelt bound", func(o *BCDPMeanOptions, _ *data.Schema) { o.Bounds["incom"] = data.Range{Lo: 0, Hi: 10} }, `"incom"`},
+		{"misspelt level", func(o *BCDPMeanOptions, _ *data.Schema) { o.Levels["smokr"] = 0.2 }, `"smokr"`},
+		{"level on a Public column", func(o *BCDPMeanOptions, _ *data.Schema) { o.Levels["age"] = 1 }, `"age"`},
+		{"bound on an ignored column", func(o *BCDPMeanOptions, s *data.Schema) {
+			*s, _ = s.WithRole(data.Ignore, "bmi")
+		}, `"bmi"`},
+		{"Sensitive column without a level", func(o *BCDPMeanOptions, _ *data.Schema) { delete(o.Levels, "smoker") }, `"smoker"`},
+	}
+	for _, tc := range cases {
+		o, s := bcdpTestOptions(), bcdpTestSchema()
+		tc.edit(&o, &s)
+		_, err := BCDPMeanEstimation(context.Background(), df, s, o)
+		if err == nil || !strings.Contains(err.Error(), tc.key) {
+			t.Errorf("%s: error %v, want one naming %s", tc.name, err, tc.key)
+		}
+	}
+}
+
+func TestBCDPMeanEstimationBadInput(t *testing.T) {
+	df := bcdpTestFrame(200, 0.01)
+	bad := []func(c *BCDPMeanOptions){
+		func(c *BCDPMeanOptions) { c.Levels = nil },
+		func(c *BCDPMeanOptions) { c.Eps = 0 },
+		func(c *BCDPMeanOptions) { c.Q = 2 },
+		func(c *BCDPMeanOptions) { delete(c.Bounds, "age") }, // age is outside [−1, 1]
+		func(c *BCDPMeanOptions) { c.Bounds["age"] = data.Range{Lo: 3, Hi: 1} },
+		func(c *BCDPMeanOptions) { c.Trials = -1 },
 	}
 	for i, f := range bad {
-		c := bcdpTestConfig()
+		c := bcdpTestOptions()
 		f(&c)
-		if _, err := BCDPMeanEstimation(df, c); err == nil {
-			t.Errorf("bad config %d accepted", i)
+		if _, err := BCDPMeanEstimation(context.Background(), df, bcdpTestSchema(), c); err == nil {
+			t.Errorf("bad options %d accepted", i)
 		}
 	}
 	nan := dataframe.New(bcdpseries.New([]float64{0.5, math.NaN()}, bcdpseries.Float, "hiv"))
-	if _, err := BCDPMeanEstimation(nan, BCDPMeanConfig{Levels: map[string]float64{"hiv": 1}, Eps: 1}); err == nil {
+	s := data.Schema{Task: data.Unsupervised, Columns: []data.Column{{Name: "hiv"}}}
+	if _, err := BCDPMeanEstimation(context.Background(), nan, s, BCDPMeanOptions{Levels: map[string]float64{"hiv": 1}, Eps: 1}); err == nil {
 		t.Error("NaN accepted")
+	}
+	if _, err := BCDPMeanEstimation(context.Background(), df, data.Schema{Task: data.Unsupervised}, bcdpTestOptions()); err == nil {
+		t.Error("empty schema accepted")
 	}
 }
 
 func ExampleBCDPMeanEstimation() {
 	df := bcdpTestFrame(2000, 0.01)
-	r, err := BCDPMeanEstimation(df, BCDPMeanConfig{
-		Levels: map[string]float64{"hiv": 0.2, "smoker": 0.2, "age": 2, "bmi": 2, "income": 2},
+	schema := data.Schema{Task: data.Unsupervised, Columns: []data.Column{
+		{Name: "hiv", Role: data.Sensitive}, {Name: "smoker", Role: data.Sensitive},
+		{Name: "age", Role: data.Public}, {Name: "bmi", Role: data.Public}, {Name: "income", Role: data.Public},
+	}}
+	r, err := BCDPMeanEstimation(context.Background(), df, schema, BCDPMeanOptions{
+		Levels: map[string]float64{"hiv": 0.2, "smoker": 0.2},
 		Eps:    2, Q: 0.01, Trials: 20, Seed: 1,
-		Bounds: map[string][2]float64{"age": {0, 10}, "bmi": {0, 10}, "income": {0, 10}},
+		Bounds: map[string]data.Range{"age": {Lo: 0, Hi: 10}, "bmi": {Lo: 0, Hi: 10}, "income": {Lo: 0, Hi: 10}},
 	})
 	if err != nil {
 		fmt.Println(err)

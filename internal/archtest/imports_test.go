@@ -42,11 +42,11 @@ var transitional = map[string][]string{
 // prefixesLeft lists, per core package, the paper prefixes of exported names
 // that are still there while their notion moves; it must shrink to empty.
 var prefixesLeft = map[string][]string{
-	"accounting":  {"BCDP", "Smooth"},
-	"data":        {"BCDP", "Smooth"},
-	"mechanisms":  {"BCDP", "Smooth"},
-	"models":      {"BCDP", "Smooth"},
-	"experiments": {"BCDP", "Smooth"},
+	"accounting":  {"Smooth"},
+	"data":        {"Smooth"},
+	"mechanisms":  {"Smooth"},
+	"models":      {"Smooth"},
+	"experiments": {"Smooth"},
 }
 
 var notionNames = []string{"bcdp", "corrdp", "dpsgd", "fdp", "smoothdp"}

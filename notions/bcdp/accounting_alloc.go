@@ -1,4 +1,4 @@
-package accounting
+package bcdp
 
 import (
 	"errors"
@@ -7,29 +7,29 @@ import (
 	"sort"
 )
 
-// BCDPZetaHeuristic is the paper's heuristic ζ = (1+q)/2 (App. B.1, spec
+// ZetaHeuristic is the paper's heuristic ζ = (1+q)/2 (App. B.1, spec
 // §2.3), used in Figures 3–4 and the authors' code.
-func BCDPZetaHeuristic(q float64) float64 { return (1 + q) / 2 }
+func ZetaHeuristic(q float64) float64 { return (1 + q) / 2 }
 
-// BCDPZetaCorollary1 is the ζ = 1/2 of Corollary 1 (spec §2.5).
-const BCDPZetaCorollary1 = 0.5
+// ZetaCorollary1 is the ζ = 1/2 of Corollary 1 (spec §2.5).
+const ZetaCorollary1 = 0.5
 
-// BCDPZetaStar returns ζ* = log(1 + q(e^{δ̃_1} − 1))/δ̃_1, the ζ at which the
+// ZetaStar returns ζ* = log(1 + q(e^{δ̃_1} − 1))/δ̃_1, the ζ at which the
 // Theorem 2 rule returns the min-δ baseline c = δ̃_1·1 [derived, spec §2.3]
 // (δ̃_1 = min(δ_1, ε) > 0 is the smallest demanded level). It is 0 at q = 0
 // (where ζ does not matter) and 1 at q = 1.
-func BCDPZetaStar(delta1 float64, q float64) (float64, error) {
+func ZetaStar(delta1 float64, q float64) (float64, error) {
 	if math.IsNaN(delta1) || delta1 <= 0 || math.IsInf(delta1, 0) {
-		return 0, fmt.Errorf("accounting: BCDP ζ*: δ̃_1 = %v must be finite and > 0", delta1)
+		return 0, fmt.Errorf("bcdp: ζ*: δ̃_1 = %v must be finite and > 0", delta1)
 	}
-	if err := bcdpCheckQ(q); err != nil {
+	if err := checkQ(q); err != nil {
 		return 0, err
 	}
 	return math.Log1p(q*math.Expm1(delta1)) / delta1, nil
 }
 
-// BCDPAllocation is the result of the Theorem 2 allocation rule.
-type BCDPAllocation struct {
+// Allocation is the result of the Theorem 2 allocation rule.
+type Allocation struct {
 	// C are the per-coordinate CDP levels in the caller's coordinate order.
 	C []float64
 	// Sorted are the levels in the sorted order (δ non-decreasing, most
@@ -44,7 +44,7 @@ type BCDPAllocation struct {
 	LDP float64
 }
 
-// BCDPAllocate is the allocation rule of Theorem 2 (spec §2.3): given demanded
+// Allocate is the allocation rule of Theorem 2 (spec §2.3): given demanded
 // BCDP levels δ (any order; +Inf allowed = no coordinate-specific demand), an
 // LDP level ε > 0, the correlation bound q ∈ [0,1] of Assumption 1 and ζ ∈
 // (0,1], it sorts δ non-decreasingly (stable), sets δ̃ = min(δ, ε) and
@@ -56,20 +56,20 @@ type BCDPAllocation struct {
 //
 // Mechanism 1 with these c is c-CDP, c_d-LDP (c_d ≤ ε) and, by Prop. 4 part 2
 // with ε := c_d under Assumption 1 with q, δ-BCDP. Returns the levels in both
-// orders. Use BCDPZetaHeuristic(q) for the paper's figures, BCDPZetaCorollary1
+// orders. Use ZetaHeuristic(q) for the paper's figures, ZetaCorollary1
 // for Corollary 1.
-func BCDPAllocate(delta []float64, eps, q, zeta float64) (BCDPAllocation, error) {
-	if err := bcdpCheckVector("δ", delta, true, true); err != nil {
-		return BCDPAllocation{}, err
+func Allocate(delta []float64, eps, q, zeta float64) (Allocation, error) {
+	if err := checkVector("δ", delta, true, true); err != nil {
+		return Allocation{}, err
 	}
 	if math.IsNaN(eps) || eps <= 0 || math.IsInf(eps, 0) {
-		return BCDPAllocation{}, fmt.Errorf("accounting: BCDP allocation: ε = %v must be finite and > 0", eps)
+		return Allocation{}, fmt.Errorf("bcdp: allocation: ε = %v must be finite and > 0", eps)
 	}
-	if err := bcdpCheckQ(q); err != nil {
-		return BCDPAllocation{}, err
+	if err := checkQ(q); err != nil {
+		return Allocation{}, err
 	}
 	if math.IsNaN(zeta) || zeta <= 0 || zeta > 1 {
-		return BCDPAllocation{}, fmt.Errorf("accounting: BCDP allocation: ζ = %v must lie in (0, 1]", zeta)
+		return Allocation{}, fmt.Errorf("bcdp: allocation: ζ = %v must lie in (0, 1]", zeta)
 	}
 	d := len(delta)
 	perm := make([]int, d)
@@ -110,16 +110,16 @@ func BCDPAllocate(delta []float64, eps, q, zeta float64) (BCDPAllocation, error)
 	for k, i := range perm {
 		orig[i] = c[k]
 	}
-	return BCDPAllocation{C: orig, Sorted: c, Perm: perm, DeltaTilde: dt, Eps: eps, Q: q, Zeta: zeta, LDP: cd}, nil
+	return Allocation{C: orig, Sorted: c, Perm: perm, DeltaTilde: dt, Eps: eps, Q: q, Zeta: zeta, LDP: cd}, nil
 }
 
-// BCDPUniformAllocation returns the min-δ LDP baseline as an allocation: c =
+// UniformAllocation returns the min-δ LDP baseline as an allocation: c =
 // min_i min(δ_i, ε)·1 (Prop. 3: an ε-LDP mechanism is (ε·1)-BCDP for every
-// prior), with the same sorting as BCDPAllocate.
-func BCDPUniformAllocation(delta []float64, eps float64) (BCDPAllocation, error) {
-	a, err := BCDPAllocate(delta, eps, 1, 1)
+// prior), with the same sorting as Allocate.
+func UniformAllocation(delta []float64, eps float64) (Allocation, error) {
+	a, err := Allocate(delta, eps, 1, 1)
 	if err != nil {
-		return BCDPAllocation{}, err
+		return Allocation{}, err
 	}
 	for k := range a.Sorted {
 		a.Sorted[k] = a.DeltaTilde[0]
@@ -129,31 +129,31 @@ func BCDPUniformAllocation(delta []float64, eps float64) (BCDPAllocation, error)
 	return a, nil
 }
 
-// BCDPWeights selects the per-round combination weights of Mechanism 1.
-type BCDPWeights int
+// Weights selects the per-round combination weights of Mechanism 1.
+type Weights int
 
 const (
-	// BCDPWeightsPaper are the paper's w_k = (c_k − c_{k−1})²/(d−k+1)
+	// WeightsPaper are the paper's w_k = (c_k − c_{k−1})²/(d−k+1)
 	// (Mechanism 1), inverse variances only for small α (spec §2.4, §6.6).
-	BCDPWeightsPaper BCDPWeights = iota
-	// BCDPWeightsInverseVariance are the data-free w_k = D_k/B_k², the exact
+	WeightsPaper Weights = iota
+	// WeightsInverseVariance are the data-free w_k = D_k/B_k², the exact
 	// inverse of the per-coordinate second moment B_k²/D_k of round k
 	// [ext, spec §2.4] — not in the paper.
-	BCDPWeightsInverseVariance
+	WeightsInverseVariance
 )
 
 // String names the weights.
-func (w BCDPWeights) String() string {
+func (w Weights) String() string {
 	switch w {
-	case BCDPWeightsPaper:
+	case WeightsPaper:
 		return "paper"
-	case BCDPWeightsInverseVariance:
+	case WeightsInverseVariance:
 		return "inverse-variance"
 	}
-	return fmt.Sprintf("BCDPWeights(%d)", int(w))
+	return fmt.Sprintf("Weights(%d)", int(w))
 }
 
-// BCDPDuchiB returns the radius B of the Duchi–Jordan–Wainwright ℓ2-ball
+// DuchiB returns the radius B of the Duchi–Jordan–Wainwright ℓ2-ball
 // channel (Mechanism 2, spec §2.2) in dimension D ≥ 1, input radius r > 0 and
 // level α > 0:
 //
@@ -162,15 +162,15 @@ func (w BCDPWeights) String() string {
 // or, with paperConstant, the value printed in the paper (no 1/2), which is
 // exactly twice as large and makes E[Z] = 2v (spec §6.1). coth(α/2) =
 // (e^α+1)/(e^α−1). Reference: D=10, r=√10, α=0.2 gives 122.6492.
-func BCDPDuchiB(D int, r, alpha float64, paperConstant bool) (float64, error) {
+func DuchiB(D int, r, alpha float64, paperConstant bool) (float64, error) {
 	if D < 1 {
-		return 0, fmt.Errorf("accounting: Duchi B: dimension %d must be ≥ 1", D)
+		return 0, fmt.Errorf("bcdp: Duchi B: dimension %d must be ≥ 1", D)
 	}
 	if math.IsNaN(r) || r <= 0 || math.IsInf(r, 0) {
-		return 0, fmt.Errorf("accounting: Duchi B: radius r = %v must be finite and > 0", r)
+		return 0, fmt.Errorf("bcdp: Duchi B: radius r = %v must be finite and > 0", r)
 	}
 	if math.IsNaN(alpha) || alpha <= 0 || math.IsInf(alpha, 0) {
-		return 0, fmt.Errorf("accounting: Duchi B: α = %v must be finite and > 0 (α = 0 means infinite noise)", alpha)
+		return 0, fmt.Errorf("bcdp: Duchi B: α = %v must be finite and > 0 (α = 0 means infinite noise)", alpha)
 	}
 	lg1, _ := math.Lgamma(float64(D+1) / 2)
 	lg2, _ := math.Lgamma(float64(D)/2 + 1)
@@ -182,21 +182,21 @@ func BCDPDuchiB(D int, r, alpha float64, paperConstant bool) (float64, error) {
 	return b, nil
 }
 
-// BCDPMSEOptions configures BCDPPredictedMSE.
-type BCDPMSEOptions struct {
-	PaperConstant bool        // Duchi radius as printed (2×, biased), see BCDPDuchiB
-	Weights       BCDPWeights // combination weights (default: the paper's)
+// MSEOptions configures PredictedMSE.
+type MSEOptions struct {
+	PaperConstant bool    // Duchi radius as printed (2×, biased), see DuchiB
+	Weights       Weights // combination weights (default: the paper's)
 	// SecondMoment[i] is the average over users of x_i² in the SORTED
 	// coordinate order (nil means ±1 data: all ones).
 	SecondMoment []float64
 }
 
-// BCDPRoundWeights returns, for the sorted levels c (non-decreasing, ≥ 0),
+// RoundWeights returns, for the sorted levels c (non-decreasing, ≥ 0),
 // the per-round budgets α_k = c_k − c_{k−1} (c_0 = 0), dimensions D_k = d−k+1,
 // Duchi radii B_k (r = √D_k; 0 when α_k = 0: the round is skipped) and
 // weights w_k (0 when α_k = 0). Spec §2.4.
-func BCDPRoundWeights(c []float64, paperConstant bool, w BCDPWeights) (alpha, B, wt []float64, err error) {
-	if err = bcdpCheckVector("c", c, false, false); err != nil {
+func RoundWeights(c []float64, paperConstant bool, w Weights) (alpha, B, wt []float64, err error) {
+	if err = checkVector("c", c, false, false); err != nil {
 		return nil, nil, nil, err
 	}
 	d := len(c)
@@ -204,7 +204,7 @@ func BCDPRoundWeights(c []float64, paperConstant bool, w BCDPWeights) (alpha, B,
 	prev := 0.0
 	for k := 0; k < d; k++ {
 		if c[k] < prev-1e-15 {
-			return nil, nil, nil, fmt.Errorf("accounting: BCDP: sorted levels must be non-decreasing, c[%d] = %v < c[%d] = %v", k, c[k], k-1, prev)
+			return nil, nil, nil, fmt.Errorf("bcdp: sorted levels must be non-decreasing, c[%d] = %v < c[%d] = %v", k, c[k], k-1, prev)
 		}
 		a := c[k] - prev
 		prev = math.Max(prev, c[k])
@@ -212,24 +212,24 @@ func BCDPRoundWeights(c []float64, paperConstant bool, w BCDPWeights) (alpha, B,
 			continue
 		}
 		D := d - k
-		b, e := BCDPDuchiB(D, math.Sqrt(float64(D)), a, paperConstant)
+		b, e := DuchiB(D, math.Sqrt(float64(D)), a, paperConstant)
 		if e != nil {
 			return nil, nil, nil, e
 		}
 		alpha[k], B[k] = a, b
 		switch w {
-		case BCDPWeightsPaper:
+		case WeightsPaper:
 			wt[k] = a * a / float64(D)
-		case BCDPWeightsInverseVariance:
+		case WeightsInverseVariance:
 			wt[k] = float64(D) / (b * b)
 		default:
-			return nil, nil, nil, fmt.Errorf("accounting: BCDP: unknown weights %v", w)
+			return nil, nil, nil, fmt.Errorf("bcdp: unknown weights %v", w)
 		}
 	}
 	return alpha, B, wt, nil
 }
 
-// BCDPPredictedMSE returns the exact expected squared error of the
+// PredictedMSE returns the exact expected squared error of the
 // UNPROJECTED server mean ν̄ = (1/n)Σ_j ν̂^(j) of Mechanism 1 with sorted
 // levels c, per coordinate (sorted order) and in total [derived, spec §2.4]:
 //
@@ -241,17 +241,17 @@ func BCDPRoundWeights(c []float64, paperConstant bool, w BCDPWeights) (alpha, B,
 // around 2x̄, (1/n) Σ_k (w_k/W_i)² (B_k²/D_k − 4 m_i); the full MSE adds the
 // squared bias Σ_i x̄_i², which needs the data (spec §6.1).
 // A coordinate with W_i = 0 (c_i = 0) has infinite error.
-func BCDPPredictedMSE(c []float64, n int, o BCDPMSEOptions) (total float64, perCoord []float64, err error) {
+func PredictedMSE(c []float64, n int, o MSEOptions) (total float64, perCoord []float64, err error) {
 	if n < 1 {
-		return 0, nil, fmt.Errorf("accounting: BCDP predicted MSE: n = %d must be ≥ 1", n)
+		return 0, nil, fmt.Errorf("bcdp: predicted MSE: n = %d must be ≥ 1", n)
 	}
-	_, B, w, err := BCDPRoundWeights(c, o.PaperConstant, o.Weights)
+	_, B, w, err := RoundWeights(c, o.PaperConstant, o.Weights)
 	if err != nil {
 		return 0, nil, err
 	}
 	d := len(c)
 	if o.SecondMoment != nil && len(o.SecondMoment) != d {
-		return 0, nil, fmt.Errorf("accounting: BCDP predicted MSE: %d second moments, want %d", len(o.SecondMoment), d)
+		return 0, nil, fmt.Errorf("bcdp: predicted MSE: %d second moments, want %d", len(o.SecondMoment), d)
 	}
 	perCoord = make([]float64, d)
 	bias := 1.0 // E[Z] = bias·v
@@ -270,7 +270,7 @@ func BCDPPredictedMSE(c []float64, n int, o BCDPMSEOptions) (total float64, perC
 		if o.SecondMoment != nil {
 			m = o.SecondMoment[i]
 			if math.IsNaN(m) || m < 0 || m > 1 {
-				return 0, nil, fmt.Errorf("accounting: BCDP predicted MSE: second moment %v of coordinate %d must lie in [0, 1]", m, i)
+				return 0, nil, fmt.Errorf("bcdp: predicted MSE: second moment %v of coordinate %d must lie in [0, 1]", m, i)
 			}
 		}
 		s := 0.0
@@ -288,11 +288,11 @@ func BCDPPredictedMSE(c []float64, n int, o BCDPMSEOptions) (total float64, perC
 	return total, perCoord, nil
 }
 
-// BCDPThm2Proxy returns S(c) = Σ_i 1/Σ_{k≤i} (c_k − c_{k−1})²/(d−k+1), the
+// Thm2Proxy returns S(c) = Σ_i 1/Σ_{k≤i} (c_k − c_{k−1})²/(d−k+1), the
 // quantity of Theorem 2's bound (17) without the 1/n, the O(1) and the ∧ d
 // (spec §2.5, check 13). +Inf if some c_i = 0.
-func BCDPThm2Proxy(c []float64) (float64, error) {
-	if err := bcdpCheckVector("c", c, false, false); err != nil {
+func Thm2Proxy(c []float64) (float64, error) {
+	if err := checkVector("c", c, false, false); err != nil {
 		return 0, err
 	}
 	d := len(c)
@@ -300,7 +300,7 @@ func BCDPThm2Proxy(c []float64) (float64, error) {
 	for i := 0; i < d; i++ {
 		a := c[i] - prev
 		if a < -1e-15 {
-			return 0, errors.New("accounting: BCDP Thm 2 proxy: levels must be sorted non-decreasing")
+			return 0, errors.New("bcdp: Thm 2 proxy: levels must be sorted non-decreasing")
 		}
 		prev = c[i]
 		acc += a * a / float64(d-i)
@@ -312,7 +312,7 @@ func BCDPThm2Proxy(c []float64) (float64, error) {
 	return s, nil
 }
 
-// BCDPCorollary1Bound returns the Corollary 1 rate without its O(1) (spec
+// Corollary1Bound returns the Corollary 1 rate without its O(1) (spec
 // §2.5): with k coordinates at level δ, d−k at ε > 2δ and ζ = 1/2, q* =
 // (e^{δ/2}−1)/(e^ε−1);
 //
@@ -320,14 +320,14 @@ func BCDPThm2Proxy(c []float64) (float64, error) {
 //	q > q*: (1/n)(dk/δ² + (d−k)²/(((d−k)/d)δ² + (c_d − δ/2)²)),     (19)
 //
 // with c_d = log((e^{δ/2}+q−1)/q).
-func BCDPCorollary1Bound(d, k, n int, delta, eps, q float64) (float64, error) {
+func Corollary1Bound(d, k, n int, delta, eps, q float64) (float64, error) {
 	if d < 1 || k < 0 || k > d || n < 1 {
-		return 0, fmt.Errorf("accounting: BCDP Corollary 1: need d ≥ 1, 0 ≤ k ≤ d, n ≥ 1 (got %d, %d, %d)", d, k, n)
+		return 0, fmt.Errorf("bcdp: Corollary 1: need d ≥ 1, 0 ≤ k ≤ d, n ≥ 1 (got %d, %d, %d)", d, k, n)
 	}
 	if math.IsNaN(delta) || delta <= 0 || math.IsNaN(eps) || eps <= 2*delta || math.IsInf(eps, 0) {
-		return 0, fmt.Errorf("accounting: BCDP Corollary 1: need 0 < 2δ < ε < ∞ (δ = %v, ε = %v)", delta, eps)
+		return 0, fmt.Errorf("bcdp: Corollary 1: need 0 < 2δ < ε < ∞ (δ = %v, ε = %v)", delta, eps)
 	}
-	if err := bcdpCheckQ(q); err != nil {
+	if err := checkQ(q); err != nil {
 		return 0, err
 	}
 	fd, fk := float64(d), float64(k)
@@ -340,38 +340,38 @@ func BCDPCorollary1Bound(d, k, n int, delta, eps, q float64) (float64, error) {
 	return (fd*fk/(delta*delta) + (fd-fk)*(fd-fk)/den) / float64(n), nil
 }
 
-// BCDPZetaOptimal is OUR extension (not in the paper; spec §2.3, §6.2): it
+// ZetaOptimal is OUR extension (not in the paper; spec §2.3, §6.2): it
 // picks ζ ∈ (0, 1] minimising the exact predicted unprojected MSE
-// (BCDPPredictedMSE, ±1 data) of Mechanism 1 over a grid of `grid` points,
+// (PredictedMSE, ±1 data) of Mechanism 1 over a grid of `grid` points,
 // the paper's heuristic (1+q)/2, Corollary 1's 1/2 and ζ* (which recovers the
 // min-δ baseline), and returns the best allocation. It uses only public
 // quantities (δ, ε, q, n), so it costs no privacy; because ζ* is a
 // candidate it is never worse than the baseline in predicted MSE.
-func BCDPZetaOptimal(delta []float64, eps, q float64, n, grid int, o BCDPMSEOptions) (BCDPAllocation, float64, error) {
+func ZetaOptimal(delta []float64, eps, q float64, n, grid int, o MSEOptions) (Allocation, float64, error) {
 	if grid < 1 {
-		return BCDPAllocation{}, 0, fmt.Errorf("accounting: BCDP ζ-opt: grid = %d must be ≥ 1", grid)
+		return Allocation{}, 0, fmt.Errorf("bcdp: ζ-opt: grid = %d must be ≥ 1", grid)
 	}
-	base, err := BCDPAllocate(delta, eps, q, 1)
+	base, err := Allocate(delta, eps, q, 1)
 	if err != nil {
-		return BCDPAllocation{}, 0, err
+		return Allocation{}, 0, err
 	}
-	cands := []float64{BCDPZetaHeuristic(q), BCDPZetaCorollary1}
-	if zs, err := BCDPZetaStar(base.DeltaTilde[0], q); err == nil && zs > 0 {
+	cands := []float64{ZetaHeuristic(q), ZetaCorollary1}
+	if zs, err := ZetaStar(base.DeltaTilde[0], q); err == nil && zs > 0 {
 		cands = append(cands, math.Min(zs, 1))
 	}
 	for g := 1; g <= grid; g++ {
 		cands = append(cands, float64(g)/float64(grid))
 	}
-	var best BCDPAllocation
+	var best Allocation
 	bestMSE := math.Inf(1)
 	for _, z := range cands {
-		a, err := BCDPAllocate(delta, eps, q, z)
+		a, err := Allocate(delta, eps, q, z)
 		if err != nil {
-			return BCDPAllocation{}, 0, err
+			return Allocation{}, 0, err
 		}
-		mse, _, err := BCDPPredictedMSE(a.Sorted, n, o)
+		mse, _, err := PredictedMSE(a.Sorted, n, o)
 		if err != nil {
-			return BCDPAllocation{}, 0, err
+			return Allocation{}, 0, err
 		}
 		if mse < bestMSE || best.C == nil {
 			best, bestMSE = a, mse

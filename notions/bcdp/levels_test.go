@@ -1,4 +1,4 @@
-package accounting
+package bcdp
 
 import (
 	"fmt"
@@ -7,27 +7,27 @@ import (
 	"testing"
 )
 
-func bcdpClose(a, b, tol float64) bool {
+func approxEqual(a, b, tol float64) bool {
 	if math.IsInf(a, 1) && math.IsInf(b, 1) {
 		return true
 	}
 	return math.Abs(a-b) <= tol
 }
 
-func bcdpVecClose(t *testing.T, name string, got, want []float64, tol float64) {
+func vecClose(t *testing.T, name string, got, want []float64, tol float64) {
 	t.Helper()
 	if len(got) != len(want) {
 		t.Fatalf("%s: len %d, want %d", name, len(got), len(want))
 	}
 	for i := range got {
-		if !bcdpClose(got[i], want[i], tol) {
+		if !approxEqual(got[i], want[i], tol) {
 			t.Errorf("%s[%d] = %.6f, want %.6f (tol %g)", name, i, got[i], want[i], tol)
 		}
 	}
 }
 
 // C1: Duchi radius table of spec §2.2; the paper constant is exactly 2×.
-func TestBCDPDuchiBTable(t *testing.T) {
+func TestDuchiBTable(t *testing.T) {
 	for _, tc := range []struct {
 		D        int
 		r, alpha float64
@@ -39,11 +39,11 @@ func TestBCDPDuchiBTable(t *testing.T) {
 		{10, math.Sqrt(10), 1, 26.4526},
 		{10, math.Sqrt(10), 0.2, 122.6492},
 	} {
-		b, err := BCDPDuchiB(tc.D, tc.r, tc.alpha, false)
+		b, err := DuchiB(tc.D, tc.r, tc.alpha, false)
 		if err != nil || math.Abs(b-tc.want) > 1e-4*math.Max(1, tc.want/10) {
 			t.Errorf("B(%d,%v,%v) = %v, %v; want %v", tc.D, tc.r, tc.alpha, b, err, tc.want)
 		}
-		p, _ := BCDPDuchiB(tc.D, tc.r, tc.alpha, true)
+		p, _ := DuchiB(tc.D, tc.r, tc.alpha, true)
 		if p != 2*b {
 			t.Errorf("paper constant %v != 2×%v", p, b)
 		}
@@ -52,17 +52,17 @@ func TestBCDPDuchiBTable(t *testing.T) {
 		D        int
 		r, alpha float64
 	}{{0, 1, 1}, {1, 0, 1}, {1, 1, 0}, {1, 1, -1}, {1, math.NaN(), 1}, {1, 1, math.Inf(1)}} {
-		if _, err := BCDPDuchiB(bad.D, bad.r, bad.alpha, false); err == nil {
-			t.Errorf("BCDPDuchiB(%v) accepted bad input", bad)
+		if _, err := DuchiB(bad.D, bad.r, bad.alpha, false); err == nil {
+			t.Errorf("DuchiB(%v) accepted bad input", bad)
 		}
 	}
 }
 
-var bcdpFig3Delta = []float64{0.2, 0.2, 2, 2, 2, 2, 2, 2, 2, 2}
+var fig3Delta = []float64{0.2, 0.2, 2, 2, 2, 2, 2, 2, 2, 2}
 
 // C6: (c_1, c_d) of the §3.2 table, heuristic ζ; also the predicted
 // unprojected MSE column (n = 1e4) of the same table (C11's prediction side).
-func TestBCDPAllocationTable(t *testing.T) {
+func TestAllocationTable(t *testing.T) {
 	for _, tc := range []struct{ q, c1, cd, mse, mse1 float64 }{
 		{0, 0.2, 2, 0.31804, 0.15033},
 		{0.01, 0.138067, 2, 0.64568, 0.31445},
@@ -73,7 +73,7 @@ func TestBCDPAllocationTable(t *testing.T) {
 		{0.9, 0.01, 0.209044, 120.504, 59.7733},
 		{1, 0.2, 0.2, 1.50328, 0.15033},
 	} {
-		a, err := BCDPAllocate(bcdpFig3Delta, 2, tc.q, BCDPZetaHeuristic(tc.q))
+		a, err := Allocate(fig3Delta, 2, tc.q, ZetaHeuristic(tc.q))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -85,7 +85,7 @@ func TestBCDPAllocationTable(t *testing.T) {
 				t.Errorf("q=%v: c[%d] = %v != c_d", tc.q, k, a.C[k])
 			}
 		}
-		mse, per, err := BCDPPredictedMSE(a.Sorted, 10000, BCDPMSEOptions{})
+		mse, per, err := PredictedMSE(a.Sorted, 10000, MSEOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -94,20 +94,20 @@ func TestBCDPAllocationTable(t *testing.T) {
 		}
 	}
 	// Baseline (B² − 10)/n.
-	u, _ := BCDPUniformAllocation(bcdpFig3Delta, 2)
-	mse, _, _ := BCDPPredictedMSE(u.Sorted, 10000, BCDPMSEOptions{})
+	u, _ := UniformAllocation(fig3Delta, 2)
+	mse, _, _ := PredictedMSE(u.Sorted, 10000, MSEOptions{})
 	if math.Abs(mse-1.50328) > 1e-5 {
 		t.Errorf("baseline predicted MSE %v, want 1.50328", mse)
 	}
 	// Paper constant: 4B² − 4·10 variance around 2x̄ → 4× 1.50328.
-	mp, _, _ := BCDPPredictedMSE(u.Sorted, 10000, BCDPMSEOptions{PaperConstant: true})
+	mp, _, _ := PredictedMSE(u.Sorted, 10000, MSEOptions{PaperConstant: true})
 	if math.Abs(mp-6.01313) > 1e-3 {
 		t.Errorf("paper-constant baseline variance %v, want 4·1.50328", mp)
 	}
 }
 
 // C7: allocation invariants over random inputs.
-func TestBCDPAllocationInvariants(t *testing.T) {
+func TestAllocationInvariants(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 11))
 	for trial := 0; trial < 3000; trial++ {
 		d := 1 + rng.IntN(8)
@@ -127,7 +127,7 @@ func TestBCDPAllocationInvariants(t *testing.T) {
 			q = 1
 		}
 		zeta := 0.01 + 0.99*rng.Float64()
-		a, err := BCDPAllocate(delta, eps, q, zeta)
+		a, err := Allocate(delta, eps, q, zeta)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -149,7 +149,7 @@ func TestBCDPAllocationInvariants(t *testing.T) {
 			}
 		}
 		if q == 0 {
-			bcdpVecClose(t, "q=0 ⇒ c=δ̃", c, dt, 1e-12)
+			vecClose(t, "q=0 ⇒ c=δ̃", c, dt, 1e-12)
 		}
 		if q > 0 && cd > dt[0] {
 			lt := math.Log((math.Exp(zeta*dt[0]) + q - 1) / q)
@@ -158,9 +158,9 @@ func TestBCDPAllocationInvariants(t *testing.T) {
 			}
 		}
 		if q > 0 {
-			zs, _ := BCDPZetaStar(dt[0], q)
+			zs, _ := ZetaStar(dt[0], q)
 			if zs > 1e-9 {
-				b, _ := BCDPAllocate(delta, eps, q, math.Min(zs, 1))
+				b, _ := Allocate(delta, eps, q, math.Min(zs, 1))
 				for k := range b.Sorted {
 					if math.Abs(b.Sorted[k]-dt[0]) > 1e-9 {
 						t.Fatalf("ζ* does not give the baseline: %v vs %v", b.Sorted, dt[0])
@@ -169,17 +169,17 @@ func TestBCDPAllocationInvariants(t *testing.T) {
 			}
 		}
 	}
-	a, _ := BCDPAllocate([]float64{0.3, 1, 2}, 2, 1, 1)
-	bcdpVecClose(t, "q=1,ζ=1", a.Sorted, []float64{0.3, 0.3, 0.3}, 1e-12)
+	a, _ := Allocate([]float64{0.3, 1, 2}, 2, 1, 1)
+	vecClose(t, "q=1,ζ=1", a.Sorted, []float64{0.3, 0.3, 0.3}, 1e-12)
 	inf := math.Inf(1)
-	a, _ = BCDPAllocate([]float64{inf, inf, inf}, 1.5, 0.4, 0.7)
-	bcdpVecClose(t, "δ=∞", a.Sorted, []float64{1.5, 1.5, 1.5}, 1e-12)
+	a, _ = Allocate([]float64{inf, inf, inf}, 1.5, 0.4, 0.7)
+	vecClose(t, "δ=∞", a.Sorted, []float64{1.5, 1.5, 1.5}, 1e-12)
 	// Sorting and un-sorting.
-	a, _ = BCDPAllocate([]float64{2, 0.2, 2, 0.2}, 2, 0, 0.5)
-	bcdpVecClose(t, "unsorted", a.C, []float64{2, 0.2, 2, 0.2}, 1e-12)
+	a, _ = Allocate([]float64{2, 0.2, 2, 0.2}, 2, 0, 0.5)
+	vecClose(t, "unsorted", a.C, []float64{2, 0.2, 2, 0.2}, 1e-12)
 }
 
-func TestBCDPAllocationBadInput(t *testing.T) {
+func TestAllocationBadInput(t *testing.T) {
 	for _, tc := range []struct {
 		delta        []float64
 		eps, q, zeta float64
@@ -194,27 +194,27 @@ func TestBCDPAllocationBadInput(t *testing.T) {
 		{[]float64{1}, 1, 0.5, 0},
 		{[]float64{1}, 1, 0.5, 1.5},
 	} {
-		if _, err := BCDPAllocate(tc.delta, tc.eps, tc.q, tc.zeta); err == nil {
-			t.Errorf("BCDPAllocate(%v) accepted bad input", tc)
+		if _, err := Allocate(tc.delta, tc.eps, tc.q, tc.zeta); err == nil {
+			t.Errorf("Allocate(%v) accepted bad input", tc)
 		}
 	}
-	if _, _, err := BCDPPredictedMSE([]float64{0.2}, 0, BCDPMSEOptions{}); err == nil {
+	if _, _, err := PredictedMSE([]float64{0.2}, 0, MSEOptions{}); err == nil {
 		t.Error("n = 0 accepted")
 	}
-	if _, _, err := BCDPPredictedMSE([]float64{0.5, 0.2}, 10, BCDPMSEOptions{}); err == nil {
+	if _, _, err := PredictedMSE([]float64{0.5, 0.2}, 10, MSEOptions{}); err == nil {
 		t.Error("decreasing levels accepted")
 	}
 }
 
 // C8: switch points q* = (e^{δ/2}−1)/(e^ε−1) (ζ=1/2) and the root of
 // e^{0.1(1+q)} − 1 = q(e²−1) (heuristic ζ).
-func TestBCDPSwitchPoints(t *testing.T) {
+func TestSwitchPoints(t *testing.T) {
 	qs := math.Expm1(0.1) / math.Expm1(2)
 	if math.Abs(qs-0.016461) > 1e-6 {
 		t.Errorf("q* = %v", qs)
 	}
 	check := func(q float64, zeta func(float64) float64) bool { // true: c_d = ε
-		a, _ := BCDPAllocate(bcdpFig3Delta, 2, q, zeta(q))
+		a, _ := Allocate(fig3Delta, 2, q, zeta(q))
 		return a.Sorted[9] >= 2-1e-12
 	}
 	for _, tc := range []struct {
@@ -223,7 +223,7 @@ func TestBCDPSwitchPoints(t *testing.T) {
 		want float64
 	}{
 		{"ζ=1/2", func(float64) float64 { return 0.5 }, 0.016461},
-		{"ζ=(1+q)/2", BCDPZetaHeuristic, 0.016751},
+		{"ζ=(1+q)/2", ZetaHeuristic, 0.016751},
 	} {
 		lo, hi := 0.001, 0.5
 		for it := 0; it < 60; it++ {
@@ -241,10 +241,10 @@ func TestBCDPSwitchPoints(t *testing.T) {
 }
 
 // C13: the Theorem 2 proxy.
-func TestBCDPThm2Proxy(t *testing.T) {
+func TestThm2Proxy(t *testing.T) {
 	for _, tc := range []struct{ q, want float64 }{{0, 519.56}, {0.01, 1067.55}, {0.1, 2605.08}, {0.5, 9161.79}} {
-		a, _ := BCDPAllocate(bcdpFig3Delta, 2, tc.q, BCDPZetaHeuristic(tc.q))
-		s, err := BCDPThm2Proxy(a.Sorted)
+		a, _ := Allocate(fig3Delta, 2, tc.q, ZetaHeuristic(tc.q))
+		s, err := Thm2Proxy(a.Sorted)
 		if err != nil || math.Abs(s-tc.want) > 0.01 {
 			t.Errorf("q=%v: proxy %v, %v; want %v", tc.q, s, err, tc.want)
 		}
@@ -253,13 +253,13 @@ func TestBCDPThm2Proxy(t *testing.T) {
 	for i := range u {
 		u[i] = 0.2
 	}
-	if s, _ := BCDPThm2Proxy(u); math.Abs(s-2500) > 1e-9 {
+	if s, _ := Thm2Proxy(u); math.Abs(s-2500) > 1e-9 {
 		t.Errorf("uniform proxy %v, want 2500", s)
 	}
 }
 
 // C14: Example 1, exact calculator vs closed form, and LDP ε* = ∞.
-func TestBCDPExample1(t *testing.T) {
+func TestExample1(t *testing.T) {
 	for _, tc := range []struct {
 		a, b, c float64
 		want    []float64
@@ -267,33 +267,33 @@ func TestBCDPExample1(t *testing.T) {
 		{0.5, 0.5, 0.5, []float64{math.Log(2), math.Log(2)}},
 		{0.3, 0.9, 0.6, []float64{math.Log(5), math.Log(2)}},
 	} {
-		m, err := BCDPExample1(tc.a, tc.b, tc.c)
+		m, err := Example1(tc.a, tc.b, tc.c)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := BCDPExact(m)
+		got, err := Exact(m)
 		if err != nil {
 			t.Fatal(err)
 		}
-		bcdpVecClose(t, "Example 1", got, tc.want, 1e-12)
-		d1, d2 := BCDPExample1Closed(tc.a, tc.b, tc.c)
-		bcdpVecClose(t, "Example 1 closed form", []float64{d1, d2}, tc.want, 1e-12)
-		if e, _ := BCDPLDPExact(m); !math.IsInf(e, 1) {
+		vecClose(t, "Example 1", got, tc.want, 1e-12)
+		d1, d2 := Example1Closed(tc.a, tc.b, tc.c)
+		vecClose(t, "Example 1 closed form", []float64{d1, d2}, tc.want, 1e-12)
+		if e, _ := LDPExact(m); !math.IsInf(e, 1) {
 			t.Errorf("Example 1 LDP ε* = %v, want +Inf", e)
 		}
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	for i := 0; i < 200; i++ {
 		a, b, c := 0.01+0.99*rng.Float64(), 0.01+0.99*rng.Float64(), 0.01+0.99*rng.Float64()
-		m, _ := BCDPExample1(a, b, c)
-		got, _ := BCDPExact(m)
-		d1, d2 := BCDPExample1Closed(a, b, c)
-		bcdpVecClose(t, fmt.Sprintf("closed form (%v,%v,%v)", a, b, c), got, []float64{d1, d2}, 1e-9)
+		m, _ := Example1(a, b, c)
+		got, _ := Exact(m)
+		d1, d2 := Example1Closed(a, b, c)
+		vecClose(t, fmt.Sprintf("closed form (%v,%v,%v)", a, b, c), got, []float64{d1, d2}, 1e-9)
 	}
 }
 
 // C15: Example 2 — BCDP does not compose.
-func TestBCDPExample2(t *testing.T) {
+func TestExample2(t *testing.T) {
 	for _, tc := range []struct {
 		copies int
 		want   []float64
@@ -301,28 +301,28 @@ func TestBCDPExample2(t *testing.T) {
 		{1, []float64{0, math.Log(3), math.Log(3)}},
 		{2, []float64{math.Inf(1), math.Log(5), math.Log(5)}},
 	} {
-		m, err := BCDPExample2(tc.copies)
+		m, err := Example2(tc.copies)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := BCDPExact(m)
+		got, err := Exact(m)
 		if err != nil {
 			t.Fatal(err)
 		}
-		bcdpVecClose(t, fmt.Sprintf("Example 2, %d copies", tc.copies), got, tc.want, 1e-12)
+		vecClose(t, fmt.Sprintf("Example 2, %d copies", tc.copies), got, tc.want, 1e-12)
 	}
-	m, _ := BCDPExample2(1)
-	if e, _ := BCDPLDPExact(m); !math.IsInf(e, 1) {
+	m, _ := Example2(1)
+	if e, _ := LDPExact(m); !math.IsInf(e, 1) {
 		t.Errorf("Example 2 LDP ε* = %v, want +Inf", e)
 	}
 }
 
 // C16: the conditional TV of prior (60) is exactly q.
-func TestBCDPMixturePriorTV(t *testing.T) {
+func TestMixturePriorTV(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for d := 2; d <= 10; d++ {
 		q := rng.Float64()
-		dom, pr, err := BCDPMixturePrior(d, q)
+		dom, pr, err := MixturePrior(d, q)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -330,9 +330,9 @@ func TestBCDPMixturePriorTV(t *testing.T) {
 		for x := range ch {
 			ch[x] = []float64{1}
 		}
-		m := BCDPFinite{Domain: dom, Prior: pr, Channel: ch}
+		m := Finite{Domain: dom, Prior: pr, Channel: ch}
 		for _, i := range []int{0, d - 1} {
-			tv, err := BCDPCoordinateTV(m, i)
+			tv, err := CoordinateTV(m, i)
 			if err != nil || math.Abs(tv-q) > 1e-12 {
 				t.Errorf("d=%d i=%d: TV %v, %v; want q = %v", d, i, tv, err, q)
 			}
@@ -341,7 +341,7 @@ func TestBCDPMixturePriorTV(t *testing.T) {
 }
 
 // C17: randomized response under prior (60): exact δ* vs Prop. 4.
-func TestBCDPProp4Tightness(t *testing.T) {
+func TestProp4Tightness(t *testing.T) {
 	for _, tc := range []struct {
 		c               []float64
 		q               float64
@@ -352,35 +352,35 @@ func TestBCDPProp4Tightness(t *testing.T) {
 		{[]float64{0.5, 1, 1}, 1, []float64{2.5, 2.5, 2.5}, []float64{2.5, 2.5, 2.5}, nil},
 		{[]float64{0.2, 0.2, 1, 1, 1}, 0.1, []float64{0.5080, 0.5080, 1.2268, 1.2268, 1.2268}, []float64{1.4099, 1.4099, 1.6943, 1.6943, 1.6943}, nil},
 	} {
-		m, err := BCDPRandomizedResponse(tc.c, tc.q)
+		m, err := RandomizedResponse(tc.c, tc.q)
 		if err != nil {
 			t.Fatal(err)
 		}
-		ex, err := BCDPExact(m)
+		ex, err := Exact(m)
 		if err != nil {
 			t.Fatal(err)
 		}
-		bcdpVecClose(t, fmt.Sprintf("exact %v q=%v", tc.c, tc.q), ex, tc.exact, 1e-4)
+		vecClose(t, fmt.Sprintf("exact %v q=%v", tc.c, tc.q), ex, tc.exact, 1e-4)
 		qv := make([]float64, len(tc.c))
 		sum := 0.0
 		for i := range qv {
 			qv[i] = tc.q
 			sum += tc.c[i]
 		}
-		p1, _ := BCDPProp4Part1(tc.c, qv)
-		bcdpVecClose(t, "Prop 4.1", p1, tc.p41, 1e-4)
-		p2, _ := BCDPProp4Part2(tc.c, qv, sum)
+		p1, _ := Prop4Part1(tc.c, qv)
+		vecClose(t, "Prop 4.1", p1, tc.p41, 1e-4)
+		p2, _ := Prop4Part2(tc.c, qv, sum)
 		if tc.p42 != nil {
-			bcdpVecClose(t, "Prop 4.2", p2, tc.p42, 1e-4)
+			vecClose(t, "Prop 4.2", p2, tc.p42, 1e-4)
 		}
 		for i := range ex {
 			if ex[i] > p1[i]+1e-12 || ex[i] > p2[i]+1e-12 {
 				t.Errorf("exact %v exceeds a Prop 4 bound (%v, %v)", ex, p1, p2)
 			}
 		}
-		cdp, _ := BCDPCDPExact(m)
-		bcdpVecClose(t, "CDP", cdp, tc.c, 1e-12)
-		ldp, _ := BCDPLDPExact(m)
+		cdp, _ := CDPExact(m)
+		vecClose(t, "CDP", cdp, tc.c, 1e-12)
+		ldp, _ := LDPExact(m)
 		if math.Abs(ldp-sum) > 1e-12 {
 			t.Errorf("LDP %v, want Σc = %v", ldp, sum)
 		}
@@ -388,16 +388,16 @@ func TestBCDPProp4Tightness(t *testing.T) {
 }
 
 // C18: Prop. 6 linear sufficient condition.
-func TestBCDPProp6(t *testing.T) {
+func TestProp6(t *testing.T) {
 	delta := []float64{0.5, 1, 2}
 	q := []float64{0.2, 0.2, 0.2}
-	ok, ac, err := BCDPProp6Holds(delta, q, []float64{0.2, 0.15, 0.15})
+	ok, ac, err := Prop6Holds(delta, q, []float64{0.2, 0.15, 0.15})
 	if err != nil || !ok {
 		t.Fatalf("example: %v %v", ok, err)
 	}
-	bcdpVecClose(t, "A c", ac, []float64{0.608, 0.305, 0.175}, 1e-3)
-	rhs, _ := BCDPProp4Part1([]float64{0.2, 0.15, 0.15}, q)
-	bcdpVecClose(t, "rhs", rhs, []float64{0.268, 0.230, 0.230}, 1e-3)
+	vecClose(t, "A c", ac, []float64{0.608, 0.305, 0.175}, 1e-3)
+	rhs, _ := Prop4Part1([]float64{0.2, 0.15, 0.15}, q)
+	vecClose(t, "rhs", rhs, []float64{0.268, 0.230, 0.230}, 1e-3)
 	rng := rand.New(rand.NewPCG(5, 6))
 	n := 0
 	for trial := 0; trial < 20000 && n < 2000; trial++ {
@@ -408,7 +408,7 @@ func TestBCDPProp6(t *testing.T) {
 			qq[i] = rng.Float64()
 			c[i] = rng.Float64() * dl[i] / float64(d)
 		}
-		ok, _, err := BCDPProp6Holds(dl, qq, c)
+		ok, _, err := Prop6Holds(dl, qq, c)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -416,7 +416,7 @@ func TestBCDPProp6(t *testing.T) {
 			continue
 		}
 		n++
-		r, _ := BCDPProp4Part1(c, qq)
+		r, _ := Prop4Part1(c, qq)
 		for i := range r {
 			if r[i] > dl[i]+1e-12 {
 				t.Fatalf("Prop 6 holds but Prop 4.1 gives %v > δ = %v", r, dl)
@@ -430,14 +430,14 @@ func TestBCDPProp6(t *testing.T) {
 
 // C19: Theorem 1 (hypothesis testing) on finite mechanisms; equality for
 // Example 1, coordinate 1, R = {1}: α = 1/4, β = 1/2.
-func TestBCDPTheorem1(t *testing.T) {
-	m1, _ := BCDPExample1(0.5, 0.5, 0.5)
-	rr, _ := BCDPRandomizedResponse([]float64{0.5, 1, 1}, 0.3)
-	m2, _ := BCDPExample2(1)
-	for name, m := range map[string]BCDPFinite{"ex1": m1, "rr": rr, "ex2": m2} {
-		ds, _ := BCDPExact(m)
+func TestTheorem1(t *testing.T) {
+	m1, _ := Example1(0.5, 0.5, 0.5)
+	rr, _ := RandomizedResponse([]float64{0.5, 1, 1}, 0.3)
+	m2, _ := Example2(1)
+	for name, m := range map[string]Finite{"ex1": m1, "rr": rr, "ex2": m2} {
+		ds, _ := Exact(m)
 		for i, d := range ds {
-			v, err := BCDPTradeoffMin(m, i, d)
+			v, err := TradeoffMin(m, i, d)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -448,14 +448,14 @@ func TestBCDPTheorem1(t *testing.T) {
 				t.Errorf("%s coord %d: trade-off not tight (%v) at δ*", name, i, v)
 			}
 			if d > 0.01 && !math.IsInf(d, 1) {
-				if w, _ := BCDPTradeoffMin(m, i, d-0.01); w >= 1 {
+				if w, _ := TradeoffMin(m, i, d-0.01); w >= 1 {
 					t.Errorf("%s coord %d: trade-off ≥ 1 below δ*", name, i)
 				}
 			}
 		}
 	}
-	c0, _ := m1.BCDPConditionalOutput(0, 0)
-	c1, _ := m1.BCDPConditionalOutput(0, 1)
+	c0, _ := m1.ConditionalOutput(0, 0)
+	c1, _ := m1.ConditionalOutput(0, 1)
 	alpha, beta := c0[1], c1[0]
 	if alpha != 0.25 || beta != 0.5 || math.Abs(2*alpha+beta-1) > 1e-15 {
 		t.Errorf("Example 1 α = %v, β = %v", alpha, beta)
@@ -463,12 +463,12 @@ func TestBCDPTheorem1(t *testing.T) {
 }
 
 // C20: post-processing never increases δ*.
-func TestBCDPPostProcessing(t *testing.T) {
+func TestPostProcessing(t *testing.T) {
 	rng := rand.New(rand.NewPCG(8, 9))
-	rr, _ := BCDPRandomizedResponse([]float64{0.3, 0.8, 1.2}, 0.4)
-	e1, _ := BCDPExample1(0.3, 0.9, 0.6)
-	for _, m := range []BCDPFinite{rr, e1} {
-		before, _ := BCDPExact(m)
+	rr, _ := RandomizedResponse([]float64{0.3, 0.8, 1.2}, 0.4)
+	e1, _ := Example1(0.3, 0.9, 0.6)
+	for _, m := range []Finite{rr, e1} {
+		before, _ := Exact(m)
 		ny := len(m.Channel[0])
 		for trial := 0; trial < 50; trial++ {
 			nz := 1 + rng.IntN(4)
@@ -484,11 +484,11 @@ func TestBCDPPostProcessing(t *testing.T) {
 					k[y][z] /= s
 				}
 			}
-			pm, err := BCDPPostProcess(m, k)
+			pm, err := PostProcess(m, k)
 			if err != nil {
 				t.Fatal(err)
 			}
-			after, _ := BCDPExact(pm)
+			after, _ := Exact(pm)
 			for i := range after {
 				if after[i] > before[i]+1e-12 {
 					t.Fatalf("post-processing increased δ*: %v → %v", before, after)
@@ -498,9 +498,9 @@ func TestBCDPPostProcessing(t *testing.T) {
 	}
 }
 
-func TestBCDPFiniteValidate(t *testing.T) {
-	good, _ := BCDPExample1(0.5, 0.5, 0.5)
-	bad := []BCDPFinite{
+func TestFiniteValidate(t *testing.T) {
+	good, _ := Example1(0.5, 0.5, 0.5)
+	bad := []Finite{
 		{},
 		{Domain: good.Domain, Prior: []float64{1}, Channel: good.Channel},
 		{Domain: good.Domain, Prior: []float64{0.5, 0.5, 0.5, -0.5}, Channel: good.Channel},
@@ -509,32 +509,32 @@ func TestBCDPFiniteValidate(t *testing.T) {
 		{Domain: [][]int{{0}, {0}}, Prior: []float64{0.5, 0.5}, Channel: [][]float64{{1}, {1}}},
 	}
 	for i, m := range bad {
-		if _, err := BCDPExact(m); err == nil {
+		if _, err := Exact(m); err == nil {
 			t.Errorf("bad mechanism %d accepted", i)
 		}
 	}
 }
 
 // Corollary 1 bound and ζ-opt (ours): never worse than the baseline.
-func TestBCDPZetaOptimal(t *testing.T) {
-	u, _ := BCDPUniformAllocation(bcdpFig3Delta, 2)
-	base, _, _ := BCDPPredictedMSE(u.Sorted, 10000, BCDPMSEOptions{})
+func TestZetaOptimal(t *testing.T) {
+	u, _ := UniformAllocation(fig3Delta, 2)
+	base, _, _ := PredictedMSE(u.Sorted, 10000, MSEOptions{})
 	for _, q := range []float64{0, 0.01, 0.1, 0.3, 0.5, 0.9, 0.99, 1} {
-		a, mse, err := BCDPZetaOptimal(bcdpFig3Delta, 2, q, 10000, 100, BCDPMSEOptions{})
+		a, mse, err := ZetaOptimal(fig3Delta, 2, q, 10000, 100, MSEOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		h, _ := BCDPAllocate(bcdpFig3Delta, 2, q, BCDPZetaHeuristic(q))
-		hm, _, _ := BCDPPredictedMSE(h.Sorted, 10000, BCDPMSEOptions{})
+		h, _ := Allocate(fig3Delta, 2, q, ZetaHeuristic(q))
+		hm, _, _ := PredictedMSE(h.Sorted, 10000, MSEOptions{})
 		if mse > base+1e-9 || mse > hm+1e-9 {
 			t.Errorf("q=%v: ζ-opt %v (ζ=%v) worse than baseline %v or heuristic %v", q, mse, a.Zeta, base, hm)
 		}
 	}
-	b1, err := BCDPCorollary1Bound(10, 2, 10000, 0.2, 2, 0.01)
+	b1, err := Corollary1Bound(10, 2, 10000, 0.2, 2, 0.01)
 	if err != nil || math.Abs(b1-(10*2/0.04+64/4.0)/1e4) > 1e-12 {
 		t.Errorf("Cor 1 (18): %v %v", b1, err)
 	}
-	if _, err := BCDPCorollary1Bound(10, 2, 10000, 0.2, 0.3, 0.01); err == nil {
+	if _, err := Corollary1Bound(10, 2, 10000, 0.2, 0.3, 0.01); err == nil {
 		t.Error("ε ≤ 2δ accepted")
 	}
 }

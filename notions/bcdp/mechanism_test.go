@@ -1,15 +1,15 @@
-package mechanisms
+package bcdp
 
 import (
 	"math"
 	"math/rand/v2"
 	"testing"
 
-	"github.com/featuredp/featuredp/accounting"
+	"github.com/featuredp/featuredp/mechanisms"
 	"gonum.org/v1/gonum/mat"
 )
 
-func bcdpTestVec(D int) []float64 {
+func testVec(D int) []float64 {
 	v := make([]float64, D)
 	for i := range v {
 		v[i] = 0.6
@@ -21,9 +21,9 @@ func bcdpTestVec(D int) []float64 {
 }
 
 // C2: ‖Z‖ = B always and P(⟨Z, ṽ⟩ > 0) = e^α/(e^α+1).
-func TestBCDPDuchiNormAndSide(t *testing.T) {
-	rng := NewStreams(1).Noise()
-	ch, err := NewBCDPDuchi(3, math.Sqrt(3), 1, false)
+func TestDuchiNormAndSide(t *testing.T) {
+	rng := mechanisms.NewStreams(1).Noise()
+	ch, err := NewDuchi(3, math.Sqrt(3), 1, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,19 +50,19 @@ func TestBCDPDuchiNormAndSide(t *testing.T) {
 
 // C3, C4: E[Z] = v (unbiased constant), E[Z] = 2v (paper constant),
 // E[Z_i²] = B²/D, E[Z_i Z_j] = 0.
-func TestBCDPDuchiMoments(t *testing.T) {
+func TestDuchiMoments(t *testing.T) {
 	for _, D := range []int{1, 2, 3, 10} {
 		for _, paper := range []bool{false, true} {
 			N := 2000000
 			if paper {
 				N = 200000
 			}
-			ch, err := NewBCDPDuchi(D, math.Sqrt(float64(D)), 1, paper)
+			ch, err := NewDuchi(D, math.Sqrt(float64(D)), 1, paper)
 			if err != nil {
 				t.Fatal(err)
 			}
-			v := bcdpTestVec(D)
-			rng := NewStreams(uint64(D)).Derive("moments").Noise()
+			v := testVec(D)
+			rng := mechanisms.NewStreams(uint64(D)).Derive("moments").Noise()
 			sum := make([]float64, D)
 			sq := make([]float64, D)
 			cross := 0.0
@@ -100,10 +100,10 @@ func TestBCDPDuchiMoments(t *testing.T) {
 }
 
 // C5: v = 0 and D = 1 work; bad input is rejected.
-func TestBCDPDuchiEdgeCases(t *testing.T) {
-	rng := NewStreams(2).Noise()
+func TestDuchiEdgeCases(t *testing.T) {
+	rng := mechanisms.NewStreams(2).Noise()
 	for _, D := range []int{1, 4} {
-		ch, err := NewBCDPDuchi(D, 1, 0.5, false)
+		ch, err := NewDuchi(D, 1, 0.5, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -118,11 +118,11 @@ func TestBCDPDuchiEdgeCases(t *testing.T) {
 		}
 	}
 	for _, a := range []float64{0, -1, math.NaN()} {
-		if _, err := NewBCDPDuchi(2, 1, a, false); err == nil {
+		if _, err := NewDuchi(2, 1, a, false); err == nil {
 			t.Errorf("α = %v accepted", a)
 		}
 	}
-	ch, _ := NewBCDPDuchi(2, 1, 1, false)
+	ch, _ := NewDuchi(2, 1, 1, false)
 	for _, v := range [][]float64{{1, 1}, {math.NaN(), 0}, {0}} {
 		if _, err := ch.Sample(rng, v, nil); err == nil {
 			t.Errorf("bad input %v accepted", v)
@@ -131,28 +131,28 @@ func TestBCDPDuchiEdgeCases(t *testing.T) {
 	if _, err := ch.Sample(nil, []float64{0, 0}, nil); err == nil {
 		t.Error("nil rng accepted")
 	}
-	if _, err := NewBCDPMean([]float64{0, 0}, BCDPMeanOptions{}); err == nil {
+	if _, err := NewMean([]float64{0, 0}, MeanOptions{}); err == nil {
 		t.Error("all-zero levels accepted")
 	}
-	if _, err := NewBCDPMean([]float64{-1, 1}, BCDPMeanOptions{}); err == nil {
+	if _, err := NewMean([]float64{-1, 1}, MeanOptions{}); err == nil {
 		t.Error("negative level accepted")
 	}
-	m, _ := NewBCDPMean([]float64{0.5, 1}, BCDPMeanOptions{})
+	m, _ := NewMean([]float64{0.5, 1}, MeanOptions{})
 	if _, err := m.Privatize(rng, []float64{2, 0}); err == nil {
 		t.Error("record outside [−1,1] accepted")
 	}
-	if _, err := m.NewSums().Estimate(BCDPProjectBox); err == nil {
+	if _, err := m.NewSums().Estimate(ProjectBox); err == nil {
 		t.Error("empty sums accepted")
 	}
 }
 
-var bcdpMechDelta = []float64{0.2, 0.2, 2, 2, 2, 2, 2, 2, 2, 2}
+var mechDelta = []float64{0.2, 0.2, 2, 2, 2, 2, 2, 2, 2, 2}
 
 // C9: in the B.1 setting only rounds 1 and 3 run.
-func TestBCDPMeanRounds(t *testing.T) {
+func TestMeanRounds(t *testing.T) {
 	for _, q := range []float64{0.05, 0.1, 0.5, 0.9} {
-		a, _ := accounting.BCDPAllocate(bcdpMechDelta, 2, q, accounting.BCDPZetaHeuristic(q))
-		m, err := NewBCDPMean(a.C, BCDPMeanOptions{})
+		a, _ := Allocate(mechDelta, 2, q, ZetaHeuristic(q))
+		m, err := NewMean(a.C, MeanOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -169,23 +169,23 @@ func TestBCDPMeanRounds(t *testing.T) {
 // C10, C11: ν̂ is unbiased and the exact §2.4 MSE formula matches Monte Carlo
 // within 3% (and within 3 standard errors), for ±1 data and in a non-sorted
 // coordinate order.
-func TestBCDPMeanUnbiasedAndMSE(t *testing.T) {
+func TestMeanUnbiasedAndMSE(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		delta []float64
 		q     float64
-		w     accounting.BCDPWeights
+		w     Weights
 	}{
-		{"B.1 q=0.1", bcdpMechDelta, 0.1, accounting.BCDPWeightsPaper},
-		{"B.1 q=0.3 inverse-variance", bcdpMechDelta, 0.3, accounting.BCDPWeightsInverseVariance},
-		{"unsorted 4-dim", []float64{1.5, 0.3, 0.8, 3}, 0, accounting.BCDPWeightsPaper},
+		{"B.1 q=0.1", mechDelta, 0.1, WeightsPaper},
+		{"B.1 q=0.3 inverse-variance", mechDelta, 0.3, WeightsInverseVariance},
+		{"unsorted 4-dim", []float64{1.5, 0.3, 0.8, 3}, 0, WeightsPaper},
 	} {
-		a, err := accounting.BCDPAllocate(tc.delta, 2, tc.q, accounting.BCDPZetaHeuristic(tc.q))
+		a, err := Allocate(tc.delta, 2, tc.q, ZetaHeuristic(tc.q))
 		if err != nil {
 			t.Fatal(err)
 		}
-		o := BCDPMeanOptions{Weights: tc.w}
-		m, err := NewBCDPMean(a.C, o)
+		o := MeanOptions{Weights: tc.w}
+		m, err := NewMean(a.C, o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -194,11 +194,11 @@ func TestBCDPMeanUnbiasedAndMSE(t *testing.T) {
 		for i := range x {
 			x[i] = float64(1 - 2*(i%2))
 		}
-		pred, _, err := accounting.BCDPPredictedMSE(a.Sorted, 1, accounting.BCDPMSEOptions{Weights: tc.w})
+		pred, _, err := PredictedMSE(a.Sorted, 1, MSEOptions{Weights: tc.w})
 		if err != nil {
 			t.Fatal(err)
 		}
-		rng := NewStreams(11).Derive(tc.name).Noise()
+		rng := mechanisms.NewStreams(11).Derive(tc.name).Noise()
 		s := m.NewSums()
 		const N = 200000
 		sum := make([]float64, d)
@@ -206,7 +206,7 @@ func TestBCDPMeanUnbiasedAndMSE(t *testing.T) {
 		for k := 0; k < N; k++ {
 			s.Reset()
 			s.AddUnchecked(rng, x)
-			nu, _ := s.Estimate(BCDPProjectNone)
+			nu, _ := s.Estimate(ProjectNone)
 			e := 0.0
 			for i := range nu {
 				sum[i] += nu[i]
@@ -231,14 +231,14 @@ func TestBCDPMeanUnbiasedAndMSE(t *testing.T) {
 
 // C12: with c = a·1 Mechanism 1 is the baseline M_LDP(x, a, √d), draw for
 // draw; the baseline constructor agrees.
-func TestBCDPMeanUniformIsBaseline(t *testing.T) {
+func TestMeanUniformIsBaseline(t *testing.T) {
 	d := 5
 	c := []float64{0.7, 0.7, 0.7, 0.7, 0.7}
-	m, _ := NewBCDPMean(c, BCDPMeanOptions{})
-	b, _ := NewBCDPBaseline(d, 0.7, BCDPMeanOptions{})
-	ch, _ := NewBCDPDuchi(d, math.Sqrt(float64(d)), 0.7, false)
+	m, _ := NewMean(c, MeanOptions{})
+	b, _ := NewBaseline(d, 0.7, MeanOptions{})
+	ch, _ := NewDuchi(d, math.Sqrt(float64(d)), 0.7, false)
 	x := []float64{1, -1, 0.5, 0, -0.2}
-	r1, r2, r3 := NewStreams(5).Noise(), NewStreams(5).Noise(), NewStreams(5).Noise()
+	r1, r2, r3 := mechanisms.NewStreams(5).Noise(), mechanisms.NewStreams(5).Noise(), mechanisms.NewStreams(5).Noise()
 	for k := 0; k < 100; k++ {
 		a, _ := m.Privatize(r1, x)
 		bb, _ := b.Privatize(r2, x)
@@ -252,11 +252,11 @@ func TestBCDPMeanUniformIsBaseline(t *testing.T) {
 }
 
 // Determinism: the same stream gives bit-identical estimates; projections.
-func TestBCDPMeanDeterminismAndProjection(t *testing.T) {
-	a, _ := accounting.BCDPAllocate(bcdpMechDelta, 2, 0.5, 0.75)
-	m, _ := NewBCDPMean(a.C, BCDPMeanOptions{PaperConstant: true})
-	run := func(p BCDPProjection) []float64 {
-		rng := NewStreams(99).Noise()
+func TestMeanDeterminismAndProjection(t *testing.T) {
+	a, _ := Allocate(mechDelta, 2, 0.5, 0.75)
+	m, _ := NewMean(a.C, MeanOptions{PaperConstant: true})
+	run := func(p Projection) []float64 {
+		rng := mechanisms.NewStreams(99).Noise()
 		s := m.NewSums()
 		x := make([]float64, 10)
 		for j := 0; j < 50; j++ {
@@ -271,19 +271,19 @@ func TestBCDPMeanDeterminismAndProjection(t *testing.T) {
 		}
 		return e
 	}
-	e1, e2 := run(BCDPProjectNone), run(BCDPProjectNone)
+	e1, e2 := run(ProjectNone), run(ProjectNone)
 	for i := range e1 {
 		if e1[i] != e2[i] {
 			t.Fatal("not deterministic")
 		}
 	}
-	box := run(BCDPProjectBox)
+	box := run(ProjectBox)
 	for i, v := range box {
 		if v < -1 || v > 1 || (math.Abs(e1[i]) <= 1 && v != e1[i]) {
 			t.Errorf("box projection: %v from %v", v, e1[i])
 		}
 	}
-	ball := run(BCDPProjectAuthors)
+	ball := run(ProjectAuthors)
 	n2 := 0.0
 	for _, v := range ball {
 		n2 += v * v
@@ -295,7 +295,7 @@ func TestBCDPMeanDeterminismAndProjection(t *testing.T) {
 
 // C25: the trust-region solver returns the global minimiser (dense grid in
 // 2D), also for indefinite H and the hard case.
-func TestBCDPTrustRegion(t *testing.T) {
+func TestTrustRegion(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 3))
 	cases := [][]float64{{-1, 0, 0, 2, 0, 0}, {2, 0, 1, 1, 0, 0.3}} // hard case; interior
 	for k := 0; k < 40; k++ {
@@ -308,39 +308,39 @@ func TestBCDPTrustRegion(t *testing.T) {
 		if R == 0 {
 			R = 1
 		}
-		th, err := BCDPTrustRegion(h, g, R)
+		th, err := TrustRegion(h, g, R)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if math.Hypot(th[0], th[1]) > R*(1+1e-9) {
 			t.Fatalf("solution %v outside radius %v", th, R)
 		}
-		f := BCDPQuadratic(h, g, th)
+		f := Quadratic(h, g, th)
 		best := math.Inf(1)
 		const G = 400
 		for i := 0; i <= G; i++ {
 			for j := 0; j <= G; j++ {
 				p := []float64{R * (2*float64(i)/G - 1), R * (2*float64(j)/G - 1)}
 				if math.Hypot(p[0], p[1]) <= R {
-					best = math.Min(best, BCDPQuadratic(h, g, p))
+					best = math.Min(best, Quadratic(h, g, p))
 				}
 			}
 			a := 2 * math.Pi * float64(i) / G
-			best = math.Min(best, BCDPQuadratic(h, g, []float64{R * math.Cos(a), R * math.Sin(a)}))
+			best = math.Min(best, Quadratic(h, g, []float64{R * math.Cos(a), R * math.Sin(a)}))
 		}
 		if f > best+1e-9 {
 			t.Errorf("H=%v g=%v R=%v: f(θ̂) = %v > grid min %v", cse[:3], g, R, f, best)
 		}
 	}
-	if _, err := BCDPTrustRegion(mat.NewSymDense(2, nil), []float64{1}, 1); err == nil {
+	if _, err := TrustRegion(mat.NewSymDense(2, nil), []float64{1}, 1); err == nil {
 		t.Error("dimension mismatch accepted")
 	}
 }
 
 // C24, C26: E f̂(θ) = f(θ) − (1/2n)Σ l² by Monte Carlo; with a huge budget θ̂
 // → the OLS solution.
-func TestBCDPLeastSquares(t *testing.T) {
-	rng := NewStreams(21).Noise()
+func TestLeastSquares(t *testing.T) {
+	rng := mechanisms.NewStreams(21).Noise()
 	n := 200
 	data := make([][]float64, n)
 	for i := range data {
@@ -358,21 +358,21 @@ func TestBCDPLeastSquares(t *testing.T) {
 		f += 0.5 * r * r / float64(n)
 		l2 += x[2] * x[2]
 	}
-	ls, err := NewBCDPLeastSquares([]float64{3, 3, 4}, BCDPMeanOptions{})
+	ls, err := NewLeastSquares([]float64{3, 3, 4}, MeanOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	const reps = 400
 	var s, s2 float64
 	for r := 0; r < reps; r++ {
-		ls2, _ := NewBCDPLeastSquares([]float64{3, 3, 4}, BCDPMeanOptions{})
+		ls2, _ := NewLeastSquares([]float64{3, 3, 4}, MeanOptions{})
 		for _, x := range data {
 			if err := ls2.Add(rng, x); err != nil {
 				t.Fatal(err)
 			}
 		}
 		h, g, _ := ls2.Objective()
-		v := BCDPQuadratic(h, g, theta)
+		v := Quadratic(h, g, theta)
 		s += v
 		s2 += v * v
 	}
@@ -387,7 +387,7 @@ func TestBCDPLeastSquares(t *testing.T) {
 	// (B → r·(√π/2)·D·Γ((D+1)/2)/Γ(D/2+1) > r, spec §6.7), so θ̂ → OLS needs
 	// n → ∞ as well: with a huge budget and n = 50 000 users θ̂ is close to
 	// the OLS solution of the same data.
-	big, _ := NewBCDPLeastSquares([]float64{200, 200, 200}, BCDPMeanOptions{})
+	big, _ := NewLeastSquares([]float64{200, 200, 200}, MeanOptions{})
 	var hx [4]float64
 	var gx [2]float64
 	const nBig = 50000
@@ -401,7 +401,7 @@ func TestBCDPLeastSquares(t *testing.T) {
 		gx[1] += x[2] * x[1] / nBig
 	}
 	hx[2] = hx[1]
-	ols, _ := BCDPTrustRegion(mat.NewSymDense(2, hx[:]), gx[:], 2)
+	ols, _ := TrustRegion(mat.NewSymDense(2, hx[:]), gx[:], 2)
 	th, err := big.Solve(2)
 	if err != nil {
 		t.Fatal(err)
@@ -409,17 +409,17 @@ func TestBCDPLeastSquares(t *testing.T) {
 	if math.Hypot(th[0]-ols[0], th[1]-ols[1]) > 0.1 {
 		t.Errorf("huge budget: θ̂ = %v, OLS = %v", th, ols)
 	}
-	if _, err := NewBCDPLeastSquares([]float64{1}, BCDPMeanOptions{}); err == nil {
+	if _, err := NewLeastSquares([]float64{1}, MeanOptions{}); err == nil {
 		t.Error("d = 1 accepted")
 	}
-	if _, err := NewBCDPLeastSquares([]float64{0, 1, 1}, BCDPMeanOptions{}); err == nil {
+	if _, err := NewLeastSquares([]float64{0, 1, 1}, MeanOptions{}); err == nil {
 		t.Error("zero level accepted")
 	}
 }
 
-// bcdpMixtureDomain returns {−1,+1}^d and the prior (60) with parameter q.
-func bcdpMixtureDomain(d int, q float64) ([][]float64, []float64) {
-	dom01, pr, _ := accounting.BCDPMixturePrior(d, q)
+// mixtureDomain returns {−1,+1}^d and the prior (60) with parameter q.
+func mixtureDomain(d int, q float64) ([][]float64, []float64) {
+	dom01, pr, _ := MixturePrior(d, q)
 	dom := make([][]float64, len(dom01))
 	for x, v := range dom01 {
 		dom[x] = make([]float64, d)
@@ -433,7 +433,7 @@ func bcdpMixtureDomain(d int, q float64) ([][]float64, []float64) {
 // C21: Monte Carlo privacy audit of Mechanism 1 (d = 4, δ = (0.2, 0.2, 2, 2),
 // ε = 2, heuristic ζ, prior (60)): the MC lower bound on δ* never exceeds the
 // Prop. 4.2 guarantee, which never exceeds δ̃; tight at q = 0 and q = 1.
-func TestBCDPMeanPrivacyAudit(t *testing.T) {
+func TestMeanPrivacyAudit(t *testing.T) {
 	delta := []float64{0.2, 0.2, 2, 2}
 	for _, tc := range []struct {
 		q     float64
@@ -444,15 +444,15 @@ func TestBCDPMeanPrivacyAudit(t *testing.T) {
 		{0.5, []float64{0.165, 0.165, 0.280, 0.280}},
 		{1, []float64{0.2, 0.2, 0.2, 0.2}},
 	} {
-		a, _ := accounting.BCDPAllocate(delta, 2, tc.q, accounting.BCDPZetaHeuristic(tc.q))
-		m, err := NewBCDPMean(a.C, BCDPMeanOptions{})
+		a, _ := Allocate(delta, 2, tc.q, ZetaHeuristic(tc.q))
+		m, err := NewMean(a.C, MeanOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		q4 := []float64{tc.q, tc.q, tc.q, tc.q}
-		guar, _ := accounting.BCDPProp4Part2(a.C, q4, a.LDP)
-		dom, pr := bcdpMixtureDomain(4, tc.q)
-		lb, err := BCDPMeanAuditMC(m, dom, pr, 40000, NewStreams(31).Derive("audit").Noise())
+		guar, _ := Prop4Part2(a.C, q4, a.LDP)
+		dom, pr := mixtureDomain(4, tc.q)
+		lb, err := MeanAuditMC(m, dom, pr, 40000, mechanisms.NewStreams(31).Derive("audit").Noise())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -472,11 +472,11 @@ func TestBCDPMeanPrivacyAudit(t *testing.T) {
 
 // C22: the exact LDP level of Mechanism 1 is c_d: the largest likelihood
 // ratio over records is e^{c_d}, reached between x and −x.
-func TestBCDPMeanExactLDP(t *testing.T) {
-	a, _ := accounting.BCDPAllocate([]float64{0.2, 0.2, 2, 2}, 2, 0.1, 0.55)
-	m, _ := NewBCDPMean(a.C, BCDPMeanOptions{})
-	dom, _ := bcdpMixtureDomain(4, 0)
-	rng := NewStreams(41).Noise()
+func TestMeanExactLDP(t *testing.T) {
+	a, _ := Allocate([]float64{0.2, 0.2, 2, 2}, 2, 0.1, 0.55)
+	m, _ := NewMean(a.C, MeanOptions{})
+	dom, _ := mixtureDomain(4, 0)
+	rng := mechanisms.NewStreams(41).Noise()
 	best := 0.0
 	for s := 0; s < 2000; s++ {
 		y, err := m.Release(rng, dom[rng.IntN(len(dom))])

@@ -1,4 +1,4 @@
-package mechanisms
+package bcdp
 
 import (
 	"errors"
@@ -12,11 +12,11 @@ import (
 // of Rounds()), Y^k ∈ R^{D_k} estimating the sorted suffix x_{k:d}. This is
 // the object whose privacy Theorem 2 accounts for (spec §6.11); the per-user
 // estimate ν̂ is post-processing of it.
-func (m *BCDPMean) Release(rng *rand.Rand, x []float64) ([][]float64, error) {
+func (m *Mean) Release(rng *rand.Rand, x []float64) ([][]float64, error) {
 	if rng == nil {
-		return nil, errors.New("mechanisms: BCDP release: nil random source")
+		return nil, errors.New("bcdp: release: nil random source")
 	}
-	if err := bcdpCheckRecord(x, m.d); err != nil {
+	if err := checkRecord(x, m.d); err != nil {
 		return nil, err
 	}
 	xs := make([]float64, m.d)
@@ -43,22 +43,22 @@ func (m *BCDPMean) Release(rng *rand.Rand, x []float64) ([][]float64, error) {
 // on the half-sphere ⟨Y^k, x_{k:d}⟩ > 0 and to 1/(e^{α_k}+1) on the other;
 // hence log p(y|x) = Σ_k [α_k·1{⟨Y^k, x_{k:d}⟩ > 0}] + const. Ratios of these
 // likelihoods are exact likelihood ratios of the mechanism.
-func (m *BCDPMean) SignLogLikelihood(y [][]float64, x []float64) (float64, error) {
+func (m *Mean) SignLogLikelihood(y [][]float64, x []float64) (float64, error) {
 	if len(y) != len(m.rounds) {
-		return 0, fmt.Errorf("mechanisms: BCDP likelihood: release has %d rounds, want %d", len(y), len(m.rounds))
+		return 0, fmt.Errorf("bcdp: likelihood: release has %d rounds, want %d", len(y), len(m.rounds))
 	}
 	if len(x) != m.d {
-		return 0, fmt.Errorf("mechanisms: BCDP likelihood: record has %d coordinates, want %d", len(x), m.d)
+		return 0, fmt.Errorf("bcdp: likelihood: record has %d coordinates, want %d", len(x), m.d)
 	}
 	for i, v := range x {
 		if v != 1 && v != -1 {
-			return 0, fmt.Errorf("mechanisms: BCDP likelihood: x[%d] = %v, the sign likelihood needs ±1 data", i, v)
+			return 0, fmt.Errorf("bcdp: likelihood: x[%d] = %v, the sign likelihood needs ±1 data", i, v)
 		}
 	}
 	ll := 0.0
 	for ri, r := range m.rounds {
 		if len(y[ri]) != r.ch.D {
-			return 0, fmt.Errorf("mechanisms: BCDP likelihood: round %d has %d coordinates, want %d", ri, len(y[ri]), r.ch.D)
+			return 0, fmt.Errorf("bcdp: likelihood: round %d has %d coordinates, want %d", ri, len(y[ri]), r.ch.D)
 		}
 		dot := 0.0
 		for j, t := range y[ri] {
@@ -71,7 +71,7 @@ func (m *BCDPMean) SignLogLikelihood(y [][]float64, x []float64) (float64, error
 	return ll, nil
 }
 
-// BCDPMeanAuditMC is a Monte Carlo LOWER bound on the BCDP levels δ_i* of
+// MeanAuditMC is a Monte Carlo LOWER bound on the BCDP levels δ_i* of
 // Mechanism 1 under a prior on {−1,+1}^d [ext, spec §2.7, check 21]: it
 // draws n releases (records from the prior, mechanism noise from rng), and for
 // every release y and coordinate i computes the exact log ratio
@@ -79,24 +79,24 @@ func (m *BCDPMean) SignLogLikelihood(y [][]float64, x []float64) (float64, error
 // p(y|x) (SignLogLikelihood); the maximum absolute value over the sampled
 // outputs is ≤ δ_i*. domain lists ±1 records (caller's order) and prior their
 // probabilities. Cost: n · |domain| · (rounds · d).
-func BCDPMeanAuditMC(m *BCDPMean, domain [][]float64, prior []float64, n int, rng *rand.Rand) ([]float64, error) {
+func MeanAuditMC(m *Mean, domain [][]float64, prior []float64, n int, rng *rand.Rand) ([]float64, error) {
 	if rng == nil {
-		return nil, errors.New("mechanisms: BCDP audit: nil random source")
+		return nil, errors.New("bcdp: audit: nil random source")
 	}
 	if n < 1 || len(domain) == 0 || len(domain) != len(prior) {
-		return nil, fmt.Errorf("mechanisms: BCDP audit: need n ≥ 1 and a non-empty domain with one probability per point (n=%d, %d points, %d probabilities)", n, len(domain), len(prior))
+		return nil, fmt.Errorf("bcdp: audit: need n ≥ 1 and a non-empty domain with one probability per point (n=%d, %d points, %d probabilities)", n, len(domain), len(prior))
 	}
 	cum := make([]float64, len(prior))
 	total := 0.0
 	for i, p := range prior {
 		if math.IsNaN(p) || p < 0 {
-			return nil, fmt.Errorf("mechanisms: BCDP audit: prior[%d] = %v", i, p)
+			return nil, fmt.Errorf("bcdp: audit: prior[%d] = %v", i, p)
 		}
 		total += p
 		cum[i] = total
 	}
 	if math.Abs(total-1) > 1e-9 {
-		return nil, fmt.Errorf("mechanisms: BCDP audit: prior sums to %v, want 1", total)
+		return nil, fmt.Errorf("bcdp: audit: prior sums to %v, want 1", total)
 	}
 	d := m.d
 	// marginal masses of x_i = ±1

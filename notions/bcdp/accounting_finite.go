@@ -1,4 +1,4 @@
-package accounting
+package bcdp
 
 // Bayesian Coordinate Differential Privacy (BCDP), Aliakbarpour, Chaudhuri,
 // Courtade, Fallah & Jordan (2024), "Enhancing Feature-Specific Data
@@ -23,14 +23,14 @@ import (
 	"sort"
 )
 
-// BCDPFinite is a mechanism with finite input domain and finite output
+// Finite is a mechanism with finite input domain and finite output
 // space, together with a prior over the domain (spec §1.4, §2.7).
 //
 // Domain[x] is the x-th input point as a vector of d integer coordinate
 // values; Prior[x] = π(x) (non-negative, summing to 1; zero-mass points are
 // part of the domain for LDP/CDP but invisible to BCDP); Channel[x][y] =
 // P(M(x) = y) (each row a probability vector).
-type BCDPFinite struct {
+type Finite struct {
 	Domain  [][]int
 	Prior   []float64
 	Channel [][]float64
@@ -38,69 +38,69 @@ type BCDPFinite struct {
 
 // Validate checks shapes, finiteness, probabilities and that no domain point
 // is repeated.
-func (m BCDPFinite) Validate() error {
+func (m Finite) Validate() error {
 	n := len(m.Domain)
 	if n == 0 {
-		return errors.New("accounting: BCDP finite mechanism: empty domain")
+		return errors.New("bcdp: finite mechanism: empty domain")
 	}
 	if len(m.Prior) != n || len(m.Channel) != n {
-		return fmt.Errorf("accounting: BCDP finite mechanism: %d domain points but %d prior weights and %d channel rows", n, len(m.Prior), len(m.Channel))
+		return fmt.Errorf("bcdp: finite mechanism: %d domain points but %d prior weights and %d channel rows", n, len(m.Prior), len(m.Channel))
 	}
 	d := len(m.Domain[0])
 	if d == 0 {
-		return errors.New("accounting: BCDP finite mechanism: domain points have no coordinates")
+		return errors.New("bcdp: finite mechanism: domain points have no coordinates")
 	}
 	ny := len(m.Channel[0])
 	if ny == 0 {
-		return errors.New("accounting: BCDP finite mechanism: empty output space")
+		return errors.New("bcdp: finite mechanism: empty output space")
 	}
 	seen := make(map[string]bool, n)
 	total := 0.0
 	for x := 0; x < n; x++ {
 		if len(m.Domain[x]) != d {
-			return fmt.Errorf("accounting: BCDP finite mechanism: point %d has %d coordinates, want %d", x, len(m.Domain[x]), d)
+			return fmt.Errorf("bcdp: finite mechanism: point %d has %d coordinates, want %d", x, len(m.Domain[x]), d)
 		}
 		key := fmt.Sprint(m.Domain[x])
 		if seen[key] {
-			return fmt.Errorf("accounting: BCDP finite mechanism: domain point %v repeated", m.Domain[x])
+			return fmt.Errorf("bcdp: finite mechanism: domain point %v repeated", m.Domain[x])
 		}
 		seen[key] = true
 		p := m.Prior[x]
 		if math.IsNaN(p) || p < 0 || math.IsInf(p, 0) {
-			return fmt.Errorf("accounting: BCDP finite mechanism: prior weight %v of point %d is not a finite non-negative number", p, x)
+			return fmt.Errorf("bcdp: finite mechanism: prior weight %v of point %d is not a finite non-negative number", p, x)
 		}
 		total += p
 		if len(m.Channel[x]) != ny {
-			return fmt.Errorf("accounting: BCDP finite mechanism: channel row %d has %d outputs, want %d", x, len(m.Channel[x]), ny)
+			return fmt.Errorf("bcdp: finite mechanism: channel row %d has %d outputs, want %d", x, len(m.Channel[x]), ny)
 		}
 		row := 0.0
 		for y, v := range m.Channel[x] {
 			if math.IsNaN(v) || v < 0 || v > 1+1e-12 {
-				return fmt.Errorf("accounting: BCDP finite mechanism: P(y=%d | x=%d) = %v is not a probability", y, x, v)
+				return fmt.Errorf("bcdp: finite mechanism: P(y=%d | x=%d) = %v is not a probability", y, x, v)
 			}
 			row += v
 		}
 		if math.Abs(row-1) > 1e-9 {
-			return fmt.Errorf("accounting: BCDP finite mechanism: channel row %d sums to %v, want 1", x, row)
+			return fmt.Errorf("bcdp: finite mechanism: channel row %d sums to %v, want 1", x, row)
 		}
 	}
 	if math.Abs(total-1) > 1e-9 {
-		return fmt.Errorf("accounting: BCDP finite mechanism: prior sums to %v, want 1", total)
+		return fmt.Errorf("bcdp: finite mechanism: prior sums to %v, want 1", total)
 	}
 	return nil
 }
 
 // Dim returns the number of coordinates d.
-func (m BCDPFinite) Dim() int {
+func (m Finite) Dim() int {
 	if len(m.Domain) == 0 {
 		return 0
 	}
 	return len(m.Domain[0])
 }
 
-// bcdpValues returns the distinct values of coordinate i with positive
+// values returns the distinct values of coordinate i with positive
 // prior mass, sorted.
-func (m BCDPFinite) bcdpValues(i int) []int {
+func (m Finite) values(i int) []int {
 	set := map[int]bool{}
 	for x, p := range m.Prior {
 		if p > 0 {
@@ -115,11 +115,11 @@ func (m BCDPFinite) bcdpValues(i int) []int {
 	return vals
 }
 
-// BCDPConditionalOutput returns P(y | x_i = a) = Σ_{x: x_i=a} π(x) P(y|x) /
+// ConditionalOutput returns P(y | x_i = a) = Σ_{x: x_i=a} π(x) P(y|x) /
 // π(x_i = a) for every output y (spec §1.4). It errors if π(x_i = a) = 0.
-func (m BCDPFinite) BCDPConditionalOutput(i, a int) ([]float64, error) {
+func (m Finite) ConditionalOutput(i, a int) ([]float64, error) {
 	if i < 0 || i >= m.Dim() {
-		return nil, fmt.Errorf("accounting: BCDP: coordinate %d out of range [0,%d)", i, m.Dim())
+		return nil, fmt.Errorf("bcdp: coordinate %d out of range [0,%d)", i, m.Dim())
 	}
 	ny := len(m.Channel[0])
 	out := make([]float64, ny)
@@ -134,7 +134,7 @@ func (m BCDPFinite) BCDPConditionalOutput(i, a int) ([]float64, error) {
 		}
 	}
 	if mass == 0 {
-		return nil, fmt.Errorf("accounting: BCDP: value %d of coordinate %d has zero prior mass", a, i)
+		return nil, fmt.Errorf("bcdp: value %d of coordinate %d has zero prior mass", a, i)
 	}
 	for y := range out {
 		out[y] /= mass
@@ -142,9 +142,9 @@ func (m BCDPFinite) BCDPConditionalOutput(i, a int) ([]float64, error) {
 	return out, nil
 }
 
-// bcdpMaxLogRatio returns max_y log(p[y]/q[y]) over y with p[y] > 0 or q[y]
+// maxLogRatio returns max_y log(p[y]/q[y]) over y with p[y] > 0 or q[y]
 // > 0 (+Inf when p[y] > 0 = q[y]), and 0 when p = q.
-func bcdpMaxLogRatio(p, q []float64) float64 {
+func maxLogRatio(p, q []float64) float64 {
 	best := 0.0
 	for y := range p {
 		switch {
@@ -160,7 +160,7 @@ func bcdpMaxLogRatio(p, q []float64) float64 {
 	return best
 }
 
-// BCDPExact returns the tightest BCDP vector δ* of (π, M) (Def. 4, spec §1.4):
+// Exact returns the tightest BCDP vector δ* of (π, M) (Def. 4, spec §1.4):
 //
 //	δ_i* = max_{y, a, a'} log( P(y | x_i=a) / P(y | x_i=a') ),
 //
@@ -169,17 +169,17 @@ func bcdpMaxLogRatio(p, q []float64) float64 {
 // under the other. For finite outputs the supremum over events R is attained
 // at single outputs, and for finite X_i the supremum over sets S_i, S_i' at
 // single values (a ratio of sums is at most the largest ratio of terms).
-func BCDPExact(m BCDPFinite) ([]float64, error) {
+func Exact(m Finite) ([]float64, error) {
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
 	d := m.Dim()
 	out := make([]float64, d)
 	for i := 0; i < d; i++ {
-		vals := m.bcdpValues(i)
+		vals := m.values(i)
 		conds := make([][]float64, len(vals))
 		for k, a := range vals {
-			c, err := m.BCDPConditionalOutput(i, a)
+			c, err := m.ConditionalOutput(i, a)
 			if err != nil {
 				return nil, err
 			}
@@ -188,7 +188,7 @@ func BCDPExact(m BCDPFinite) ([]float64, error) {
 		for k := range conds {
 			for l := range conds {
 				if k != l {
-					out[i] = math.Max(out[i], bcdpMaxLogRatio(conds[k], conds[l]))
+					out[i] = math.Max(out[i], maxLogRatio(conds[k], conds[l]))
 				}
 			}
 		}
@@ -196,11 +196,11 @@ func BCDPExact(m BCDPFinite) ([]float64, error) {
 	return out, nil
 }
 
-// BCDPLDPExact returns the tightest ε of ε-LDP (Def. 1): the maximum over all
+// LDPExact returns the tightest ε of ε-LDP (Def. 1): the maximum over all
 // domain points x, x' (including zero-prior points) and outputs y of
 // log(P(y|x)/P(y|x')), +Inf when some output has probability zero under one
 // input only.
-func BCDPLDPExact(m BCDPFinite) (float64, error) {
+func LDPExact(m Finite) (float64, error) {
 	if err := m.Validate(); err != nil {
 		return 0, err
 	}
@@ -208,18 +208,18 @@ func BCDPLDPExact(m BCDPFinite) (float64, error) {
 	for x := range m.Channel {
 		for x2 := range m.Channel {
 			if x != x2 {
-				best = math.Max(best, bcdpMaxLogRatio(m.Channel[x], m.Channel[x2]))
+				best = math.Max(best, maxLogRatio(m.Channel[x], m.Channel[x2]))
 			}
 		}
 	}
 	return best, nil
 }
 
-// BCDPCDPExact returns the tightest c of c-CDP (Def. 3): c_i is the maximum of
+// CDPExact returns the tightest c of c-CDP (Def. 3): c_i is the maximum of
 // log(P(y|x)/P(y|x')) over domain points x, x' that differ only in
 // coordinate i, and over outputs y. Pairs whose partner is not in the domain
 // are not constrained.
-func BCDPCDPExact(m BCDPFinite) ([]float64, error) {
+func CDPExact(m Finite) ([]float64, error) {
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
@@ -235,26 +235,26 @@ func BCDPCDPExact(m BCDPFinite) ([]float64, error) {
 				}
 			}
 			if diff == 1 {
-				out[at] = math.Max(out[at], bcdpMaxLogRatio(m.Channel[x], m.Channel[x2]))
+				out[at] = math.Max(out[at], maxLogRatio(m.Channel[x], m.Channel[x2]))
 			}
 		}
 	}
 	return out, nil
 }
 
-// BCDPCoordinateTV returns q_i = max_{a,a'} TV(π_{x_{-i} | x_i=a},
+// CoordinateTV returns q_i = max_{a,a'} TV(π_{x_{-i} | x_i=a},
 // π_{x_{-i} | x_i=a'}) over values of positive mass: the quantity bounded in
 // eq. (13) of Prop. 4 and in Assumption 1 (spec §1.6, §2.1). Conditioning on
 // single values gives the supremum over sets for binary coordinates (spec
 // §6.12).
-func BCDPCoordinateTV(m BCDPFinite, i int) (float64, error) {
+func CoordinateTV(m Finite, i int) (float64, error) {
 	if err := m.Validate(); err != nil {
 		return 0, err
 	}
 	if i < 0 || i >= m.Dim() {
-		return 0, fmt.Errorf("accounting: BCDP: coordinate %d out of range [0,%d)", i, m.Dim())
+		return 0, fmt.Errorf("bcdp: coordinate %d out of range [0,%d)", i, m.Dim())
 	}
-	vals := m.bcdpValues(i)
+	vals := m.values(i)
 	cond := make([]map[string]float64, len(vals))
 	for k, a := range vals {
 		cond[k] = map[string]float64{}
@@ -297,28 +297,28 @@ func BCDPCoordinateTV(m BCDPFinite, i int) (float64, error) {
 	return best, nil
 }
 
-// BCDPTradeoffMin checks the hypothesis-testing characterisation (Thm. 1,
+// TradeoffMin checks the hypothesis-testing characterisation (Thm. 1,
 // spec §1.5) of coordinate i at level delta: it enumerates every rejection
 // region R ⊆ Y and every ordered pair of values (a, a') of positive mass, with
 // α = P(M(x) ∈ R | x_i=a) and β = P(M(x) ∉ R | x_i=a'), and returns the
 // minimum of min(e^δ α + β, α + e^δ β). Thm. 1: (π, M) is δ-BCDP in
 // coordinate i iff this is ≥ 1 (it is exactly 1 at δ = δ_i* when the bound is
 // tight). |Y| must be at most 20.
-func BCDPTradeoffMin(m BCDPFinite, i int, delta float64) (float64, error) {
+func TradeoffMin(m Finite, i int, delta float64) (float64, error) {
 	if err := m.Validate(); err != nil {
 		return 0, err
 	}
 	if math.IsNaN(delta) || delta < 0 {
-		return 0, fmt.Errorf("accounting: BCDP trade-off: δ = %v must be ≥ 0", delta)
+		return 0, fmt.Errorf("bcdp: trade-off: δ = %v must be ≥ 0", delta)
 	}
 	ny := len(m.Channel[0])
 	if ny > 20 {
-		return 0, fmt.Errorf("accounting: BCDP trade-off: %d outputs, at most 20 allowed (2^|Y| regions)", ny)
+		return 0, fmt.Errorf("bcdp: trade-off: %d outputs, at most 20 allowed (2^|Y| regions)", ny)
 	}
-	vals := m.bcdpValues(i)
+	vals := m.values(i)
 	conds := make([][]float64, len(vals))
 	for k, a := range vals {
-		c, err := m.BCDPConditionalOutput(i, a)
+		c, err := m.ConditionalOutput(i, a)
 		if err != nil {
 			return 0, err
 		}
@@ -351,16 +351,16 @@ func BCDPTradeoffMin(m BCDPFinite, i int, delta float64) (float64, error) {
 	return best, nil
 }
 
-// BCDPPostProcess returns K∘M: Channel'[x][z] = Σ_y P(y|x) K[y][z], with the
+// PostProcess returns K∘M: Channel'[x][z] = Σ_y P(y|x) K[y][z], with the
 // same domain and prior (Prop. 5: δ*(K∘M) ⪯ δ*(M)). K must be a
 // row-stochastic |Y|×|Z| matrix.
-func BCDPPostProcess(m BCDPFinite, k [][]float64) (BCDPFinite, error) {
+func PostProcess(m Finite, k [][]float64) (Finite, error) {
 	if err := m.Validate(); err != nil {
-		return BCDPFinite{}, err
+		return Finite{}, err
 	}
 	ny := len(m.Channel[0])
 	if len(k) != ny || len(k[0]) == 0 {
-		return BCDPFinite{}, fmt.Errorf("accounting: BCDP post-processing: kernel has %d rows, want %d", len(k), ny)
+		return Finite{}, fmt.Errorf("bcdp: post-processing: kernel has %d rows, want %d", len(k), ny)
 	}
 	nz := len(k[0])
 	ch := make([][]float64, len(m.Channel))
@@ -368,36 +368,36 @@ func BCDPPostProcess(m BCDPFinite, k [][]float64) (BCDPFinite, error) {
 		ch[x] = make([]float64, nz)
 		for y, p := range row {
 			if len(k[y]) != nz {
-				return BCDPFinite{}, fmt.Errorf("accounting: BCDP post-processing: kernel row %d has %d columns, want %d", y, len(k[y]), nz)
+				return Finite{}, fmt.Errorf("bcdp: post-processing: kernel row %d has %d columns, want %d", y, len(k[y]), nz)
 			}
 			for z, v := range k[y] {
 				ch[x][z] += p * v
 			}
 		}
 	}
-	out := BCDPFinite{Domain: m.Domain, Prior: m.Prior, Channel: ch}
+	out := Finite{Domain: m.Domain, Prior: m.Prior, Channel: ch}
 	return out, out.Validate()
 }
 
-// bcdpCheckQ validates a correlation level q ∈ [0, 1].
-func bcdpCheckQ(q float64) error {
+// checkQ validates a correlation level q ∈ [0, 1].
+func checkQ(q float64) error {
 	if math.IsNaN(q) || q < 0 || q > 1 {
-		return fmt.Errorf("accounting: BCDP: q = %v must lie in [0, 1]", q)
+		return fmt.Errorf("bcdp: q = %v must lie in [0, 1]", q)
 	}
 	return nil
 }
 
-// BCDPMixturePrior returns the domain {0,1}^d and the prior of eq. (60) of the
+// MixturePrior returns the domain {0,1}^d and the prior of eq. (60) of the
 // paper (App. B.1, spec §3.1): with probability q all coordinates equal one
 // Bern(1/2) bit Z, otherwise they are i.i.d. Bern(1/2). So π(x) = (1−q)2^{−d}
 // + q/2·[x constant]. Its conditional TV (Assumption 1) is exactly q for
 // every coordinate. Values are 0/1 (map to ±1 by 2x−1 for the mean
 // experiments). d ≤ 16.
-func BCDPMixturePrior(d int, q float64) ([][]int, []float64, error) {
+func MixturePrior(d int, q float64) ([][]int, []float64, error) {
 	if d < 1 || d > 16 {
-		return nil, nil, fmt.Errorf("accounting: BCDP mixture prior: d = %d must lie in [1, 16]", d)
+		return nil, nil, fmt.Errorf("bcdp: mixture prior: d = %d must lie in [1, 16]", d)
 	}
-	if err := bcdpCheckQ(q); err != nil {
+	if err := checkQ(q); err != nil {
 		return nil, nil, err
 	}
 	n := 1 << d
@@ -416,24 +416,24 @@ func BCDPMixturePrior(d int, q float64) ([][]int, []float64, error) {
 	return dom, pr, nil
 }
 
-// BCDPRandomizedResponse returns the mechanism that applies binary
+// RandomizedResponse returns the mechanism that applies binary
 // randomized response with level c_i to each coordinate independently
 // (P(y_i = x_i) = e^{c_i}/(1+e^{c_i})) under the prior (60) with parameter q:
 // the Prop. 4 tightness example of spec §4.3(f), check 17. It is exactly
 // c-CDP and (Σ c_i)-LDP. d ≤ 8.
-func BCDPRandomizedResponse(c []float64, q float64) (BCDPFinite, error) {
+func RandomizedResponse(c []float64, q float64) (Finite, error) {
 	d := len(c)
 	if d < 1 || d > 8 {
-		return BCDPFinite{}, fmt.Errorf("accounting: BCDP randomized response: d = %d must lie in [1, 8]", d)
+		return Finite{}, fmt.Errorf("bcdp: randomized response: d = %d must lie in [1, 8]", d)
 	}
 	for i, v := range c {
 		if math.IsNaN(v) || v < 0 || math.IsInf(v, 0) {
-			return BCDPFinite{}, fmt.Errorf("accounting: BCDP randomized response: c[%d] = %v must be finite and ≥ 0", i, v)
+			return Finite{}, fmt.Errorf("bcdp: randomized response: c[%d] = %v must be finite and ≥ 0", i, v)
 		}
 	}
-	dom, pr, err := BCDPMixturePrior(d, q)
+	dom, pr, err := MixturePrior(d, q)
 	if err != nil {
-		return BCDPFinite{}, err
+		return Finite{}, err
 	}
 	n := len(dom)
 	ch := make([][]float64, n)
@@ -452,21 +452,21 @@ func BCDPRandomizedResponse(c []float64, q float64) (BCDPFinite, error) {
 			ch[x][y] = p
 		}
 	}
-	return BCDPFinite{Domain: dom, Prior: pr, Channel: ch}, nil
+	return Finite{Domain: dom, Prior: pr, Channel: ch}, nil
 }
 
-// BCDPExample1 returns Example 1 of the paper (spec §1.6): x1, x2 i.i.d.
+// Example1 returns Example 1 of the paper (spec §1.6): x1, x2 i.i.d.
 // Bern(1/2), Y = {0,1}, P(M=1 | x) = a, b, 0, c at (x1,x2) = (0,0), (1,0),
 // (0,1), (1,1). It is not LDP for any finite ε (input (0,1) never outputs 1),
 // yet BCDP: (log 2, log 2) at a = b = c = 1/2. a, b, c ∈ (0, 1].
-func BCDPExample1(a, b, c float64) (BCDPFinite, error) {
+func Example1(a, b, c float64) (Finite, error) {
 	for _, v := range []float64{a, b, c} {
 		if math.IsNaN(v) || v <= 0 || v > 1 {
-			return BCDPFinite{}, fmt.Errorf("accounting: BCDP Example 1: parameters (%v, %v, %v) must lie in (0, 1]", a, b, c)
+			return Finite{}, fmt.Errorf("bcdp: Example 1: parameters (%v, %v, %v) must lie in (0, 1]", a, b, c)
 		}
 	}
 	p1 := map[[2]int]float64{{0, 0}: a, {1, 0}: b, {0, 1}: 0, {1, 1}: c}
-	m := BCDPFinite{}
+	m := Finite{}
 	for _, x := range [][2]int{{0, 0}, {1, 0}, {0, 1}, {1, 1}} {
 		m.Domain = append(m.Domain, []int{x[0], x[1]})
 		m.Prior = append(m.Prior, 0.25)
@@ -475,13 +475,13 @@ func BCDPExample1(a, b, c float64) (BCDPFinite, error) {
 	return m, nil
 }
 
-// BCDPExample1Closed is the closed form of Example 1 [derived, spec §1.6]:
+// Example1Closed is the closed form of Example 1 [derived, spec §1.6]:
 //
 //	δ1* = max(|log((b+c)/a)|, |log((2−b−c)/(2−a))|),
 //	δ2* = max(|log((a+b)/c)|, |log((2−a−b)/(2−c))|),
 //
 // with log(0/0) treated as 0 and log(x/0) as +Inf.
-func BCDPExample1Closed(a, b, c float64) (d1, d2 float64) {
+func Example1Closed(a, b, c float64) (d1, d2 float64) {
 	al := func(u, v float64) float64 {
 		if u == v {
 			return 0
@@ -496,15 +496,15 @@ func BCDPExample1Closed(a, b, c float64) (d1, d2 float64) {
 	return
 }
 
-// BCDPExample2 returns Example 2 of the paper (spec §1.6): x ∈ {0,1}^3 i.i.d.
+// Example2 returns Example 2 of the paper (spec §1.6): x ∈ {0,1}^3 i.i.d.
 // Bern(1/2) and M(x) = [x1⊕x2, x3] or [x2, x1⊕x3] with probability 1/2 each;
 // copies ≥ 1 independent releases are concatenated (outputs indexed in
 // base 8, one 3-bit digit per copy: the branch bit and the two output bits).
 // One copy: δ* = (0, log 3, log 3); two copies: (+Inf, log 5, log 5) —
 // BCDP does not compose. copies ≤ 3.
-func BCDPExample2(copies int) (BCDPFinite, error) {
+func Example2(copies int) (Finite, error) {
 	if copies < 1 || copies > 3 {
-		return BCDPFinite{}, fmt.Errorf("accounting: BCDP Example 2: copies = %d must lie in [1, 3]", copies)
+		return Finite{}, fmt.Errorf("bcdp: Example 2: copies = %d must lie in [1, 3]", copies)
 	}
 	// one copy: output = (y1, y2) only; the branch is not released.
 	one := func(x [3]int) []float64 {
@@ -513,7 +513,7 @@ func BCDPExample2(copies int) (BCDPFinite, error) {
 		p[x[1]*2+(x[0]^x[2])] += 0.5
 		return p
 	}
-	m := BCDPFinite{}
+	m := Finite{}
 	for v := 0; v < 8; v++ {
 		x := [3]int{v & 1, (v >> 1) & 1, (v >> 2) & 1}
 		m.Domain = append(m.Domain, []int{x[0], x[1], x[2]})
@@ -534,11 +534,11 @@ func BCDPExample2(copies int) (BCDPFinite, error) {
 	return m, nil
 }
 
-// bcdpCheckVector validates a non-negative level vector (entries may be
+// checkVector validates a non-negative level vector (entries may be
 // +Inf when allowInf).
-func bcdpCheckVector(name string, v []float64, allowInf, positive bool) error {
+func checkVector(name string, v []float64, allowInf, positive bool) error {
 	if len(v) == 0 {
-		return fmt.Errorf("accounting: BCDP: %s is empty", name)
+		return fmt.Errorf("bcdp: %s is empty", name)
 	}
 	for i, x := range v {
 		if math.IsNaN(x) || x < 0 || (positive && x == 0) || (!allowInf && math.IsInf(x, 1)) {
@@ -549,24 +549,24 @@ func bcdpCheckVector(name string, v []float64, allowInf, positive bool) error {
 			if !allowInf {
 				want += " and finite"
 			}
-			return fmt.Errorf("accounting: BCDP: %s[%d] = %v must be %s", name, i, x, want)
+			return fmt.Errorf("bcdp: %s[%d] = %v must be %s", name, i, x, want)
 		}
 	}
 	return nil
 }
 
-// BCDPProp4Part1 returns the BCDP levels that Prop. 4 part 1 guarantees for a
+// Prop4Part1 returns the BCDP levels that Prop. 4 part 1 guarantees for a
 // c-CDP mechanism under a prior satisfying eq. (13) with levels q (spec §1.6):
 //
 //	δ_i = c_i + log(1 + q_i (e^{Σ_{j≠i} c_j} − 1)).
 //
 // (The paper's Σ_{i=1}^n is a typo for Σ_{i=1}^d, spec §6.8.)
-func BCDPProp4Part1(c, q []float64) ([]float64, error) {
-	if err := bcdpCheckVector("c", c, false, false); err != nil {
+func Prop4Part1(c, q []float64) ([]float64, error) {
+	if err := checkVector("c", c, false, false); err != nil {
 		return nil, err
 	}
 	if len(q) != len(c) {
-		return nil, fmt.Errorf("accounting: BCDP Prop. 4: len(q) = %d, want %d", len(q), len(c))
+		return nil, fmt.Errorf("bcdp: Prop. 4: len(q) = %d, want %d", len(q), len(c))
 	}
 	sum := 0.0
 	for _, v := range c {
@@ -574,7 +574,7 @@ func BCDPProp4Part1(c, q []float64) ([]float64, error) {
 	}
 	out := make([]float64, len(c))
 	for i := range c {
-		if err := bcdpCheckQ(q[i]); err != nil {
+		if err := checkQ(q[i]); err != nil {
 			return nil, err
 		}
 		out[i] = c[i] + math.Log1p(q[i]*math.Expm1(sum-c[i]))
@@ -582,23 +582,23 @@ func BCDPProp4Part1(c, q []float64) ([]float64, error) {
 	return out, nil
 }
 
-// BCDPProp4Part2 returns the BCDP levels of Prop. 4 part 2 for a mechanism
+// Prop4Part2 returns the BCDP levels of Prop. 4 part 2 for a mechanism
 // that is c-CDP and also ε-LDP (spec §1.6):
 //
 //	δ'_i = min{ c_i + log(1 + q_i (e^ε − 1)), ε }.
-func BCDPProp4Part2(c, q []float64, eps float64) ([]float64, error) {
-	if err := bcdpCheckVector("c", c, false, false); err != nil {
+func Prop4Part2(c, q []float64, eps float64) ([]float64, error) {
+	if err := checkVector("c", c, false, false); err != nil {
 		return nil, err
 	}
 	if math.IsNaN(eps) || eps < 0 || math.IsInf(eps, 0) {
-		return nil, fmt.Errorf("accounting: BCDP Prop. 4: ε = %v must be finite and ≥ 0", eps)
+		return nil, fmt.Errorf("bcdp: Prop. 4: ε = %v must be finite and ≥ 0", eps)
 	}
 	if len(q) != len(c) {
-		return nil, fmt.Errorf("accounting: BCDP Prop. 4: len(q) = %d, want %d", len(q), len(c))
+		return nil, fmt.Errorf("bcdp: Prop. 4: len(q) = %d, want %d", len(q), len(c))
 	}
 	out := make([]float64, len(c))
 	for i := range c {
-		if err := bcdpCheckQ(q[i]); err != nil {
+		if err := checkQ(q[i]); err != nil {
 			return nil, err
 		}
 		out[i] = math.Min(c[i]+math.Log1p(q[i]*math.Expm1(eps)), eps)
@@ -606,21 +606,21 @@ func BCDPProp4Part2(c, q []float64, eps float64) ([]float64, error) {
 	return out, nil
 }
 
-// BCDPProp6Matrix returns the matrix A_δ of Prop. 6 (App. A.5, spec §1.6):
+// Prop6Matrix returns the matrix A_δ of Prop. 6 (App. A.5, spec §1.6):
 // A[i][i] = 1/δ_i and A[i][j] = 1/log(1 + (e^{δ_i} − 1)/q_i) for j ≠ i
 // (0 when q_i = 0). If c ⪰ 0 and A_δ c ⪯ 1, a c-CDP mechanism is δ-BCDP by
 // Prop. 4 part 1. δ_i > 0 finite.
-func BCDPProp6Matrix(delta, q []float64) ([][]float64, error) {
-	if err := bcdpCheckVector("δ", delta, false, true); err != nil {
+func Prop6Matrix(delta, q []float64) ([][]float64, error) {
+	if err := checkVector("δ", delta, false, true); err != nil {
 		return nil, err
 	}
 	if len(q) != len(delta) {
-		return nil, fmt.Errorf("accounting: BCDP Prop. 6: len(q) = %d, want %d", len(q), len(delta))
+		return nil, fmt.Errorf("bcdp: Prop. 6: len(q) = %d, want %d", len(q), len(delta))
 	}
 	d := len(delta)
 	a := make([][]float64, d)
 	for i := range a {
-		if err := bcdpCheckQ(q[i]); err != nil {
+		if err := checkQ(q[i]); err != nil {
 			return nil, err
 		}
 		a[i] = make([]float64, d)
@@ -638,18 +638,18 @@ func BCDPProp6Matrix(delta, q []float64) ([][]float64, error) {
 	return a, nil
 }
 
-// BCDPProp6Holds reports whether A_δ c ⪯ 1 (Prop. 6's linear sufficient
+// Prop6Holds reports whether A_δ c ⪯ 1 (Prop. 6's linear sufficient
 // condition) and returns A_δ c.
-func BCDPProp6Holds(delta, q, c []float64) (bool, []float64, error) {
-	a, err := BCDPProp6Matrix(delta, q)
+func Prop6Holds(delta, q, c []float64) (bool, []float64, error) {
+	a, err := Prop6Matrix(delta, q)
 	if err != nil {
 		return false, nil, err
 	}
-	if err := bcdpCheckVector("c", c, false, false); err != nil {
+	if err := checkVector("c", c, false, false); err != nil {
 		return false, nil, err
 	}
 	if len(c) != len(delta) {
-		return false, nil, fmt.Errorf("accounting: BCDP Prop. 6: len(c) = %d, want %d", len(c), len(delta))
+		return false, nil, fmt.Errorf("bcdp: Prop. 6: len(c) = %d, want %d", len(c), len(delta))
 	}
 	ac := make([]float64, len(c))
 	ok := true

@@ -1,17 +1,17 @@
-package mechanisms_test
+package bcdp_test
 
 import (
 	"fmt"
 
-	"github.com/featuredp/featuredp/accounting"
 	"github.com/featuredp/featuredp/mechanisms"
+	"github.com/featuredp/featuredp/notions/bcdp"
 )
 
 // Mechanism 1 streamed over 1000 users with ±1 data, server estimate
 // clipped to the box.
-func ExampleNewBCDPMean() {
-	a, _ := accounting.BCDPAllocate([]float64{0.5, 2, 2}, 2, 0.05, accounting.BCDPZetaHeuristic(0.05))
-	m, err := mechanisms.NewBCDPMean(a.C, mechanisms.BCDPMeanOptions{})
+func ExampleNewMean() {
+	a, _ := bcdp.Allocate([]float64{0.5, 2, 2}, 2, 0.05, bcdp.ZetaHeuristic(0.05))
+	m, err := bcdp.NewMean(a.C, bcdp.MeanOptions{})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -24,7 +24,7 @@ func ExampleNewBCDPMean() {
 			return
 		}
 	}
-	est, _ := sums.Estimate(mechanisms.BCDPProjectBox)
+	est, _ := sums.Estimate(bcdp.ProjectBox)
 	fmt.Println("rounds:", m.Rounds(), "users:", sums.N, "estimates in [-1,1]:", len(est) == 3)
 	// Output:
 	// rounds: [1 2] users: 1000 estimates in [-1,1]: true

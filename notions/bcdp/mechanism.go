@@ -1,4 +1,4 @@
-package mechanisms
+package bcdp
 
 // BCDP mechanisms (spec shared/specs/bcdp.md §2): the Duchi–Jordan–Wainwright
 // ℓ2-ball LDP channel (Mechanism 2), the per-user BCDP mean mechanism
@@ -8,7 +8,7 @@ package mechanisms
 // there is no neighbouring dataset and no subsampling. The Duchi channel with
 // level α is α-LDP (pure, any radius B). Mechanism 1 with sorted levels c is
 // c-CDP and c_d-LDP (sequential composition of its rounds), and δ-BCDP under
-// Assumption 1 when c comes from accounting.BCDPAllocate (Prop. 4 part 2 with
+// Assumption 1 when c comes from Allocate (Prop. 4 part 2 with
 // ε := c_d); the server estimate is post-processing.
 
 import (
@@ -17,11 +17,10 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"github.com/featuredp/featuredp/accounting"
 	"github.com/featuredp/featuredp/internal/valid"
 )
 
-// BCDPDuchi is the Duchi ℓ2-ball channel of dimension D, input radius R and
+// Duchi is the Duchi ℓ2-ball channel of dimension D, input radius R and
 // level Alpha (Mechanism 2, spec §2.2):
 //
 //	S ~ Bern(1/2 + ‖v‖/(2R)),  ṽ = (2S−1) R v/‖v‖  (v = 0: a fixed unit vector, S ~ Bern(1/2)),
@@ -30,46 +29,46 @@ import (
 // Z is drawn exactly without rejection: z = B g/‖g‖ with g ~ N(0, I_D), negated
 // when its side is wrong (the sphere measure is symmetric). With the
 // unbiased B (default) E[Z] = v, E[ZZᵀ] = (B²/D) I, ‖Z‖ = B. It is α-LDP.
-type BCDPDuchi struct {
+type Duchi struct {
 	D             int
 	R, Alpha, B   float64
 	PaperConstant bool
 	pKeep         float64 // e^α/(e^α+1)
 }
 
-// NewBCDPDuchi returns the channel; B comes from accounting.BCDPDuchiB
+// NewDuchi returns the channel; B comes from DuchiB
 // (paperConstant: the printed, 2× biased value; spec §6.1).
-func NewBCDPDuchi(D int, r, alpha float64, paperConstant bool) (*BCDPDuchi, error) {
-	b, err := accounting.BCDPDuchiB(D, r, alpha, paperConstant)
+func NewDuchi(D int, r, alpha float64, paperConstant bool) (*Duchi, error) {
+	b, err := DuchiB(D, r, alpha, paperConstant)
 	if err != nil {
-		return nil, fmt.Errorf("mechanisms: Duchi channel: %w", err)
+		return nil, fmt.Errorf("bcdp: Duchi channel: %w", err)
 	}
-	return &BCDPDuchi{D: D, R: r, Alpha: alpha, B: b, PaperConstant: paperConstant, pKeep: 1 / (1 + math.Exp(-alpha))}, nil
+	return &Duchi{D: D, R: r, Alpha: alpha, B: b, PaperConstant: paperConstant, pKeep: 1 / (1 + math.Exp(-alpha))}, nil
 }
 
 // Sample writes one draw Z of the channel on v (‖v‖ ≤ R, finite) into out
 // (len D; nil allocates) and returns it.
-func (c *BCDPDuchi) Sample(rng *rand.Rand, v, out []float64) ([]float64, error) {
+func (c *Duchi) Sample(rng *rand.Rand, v, out []float64) ([]float64, error) {
 	if rng == nil {
-		return nil, errors.New("mechanisms: Duchi channel: nil random source")
+		return nil, errors.New("bcdp: Duchi channel: nil random source")
 	}
 	if len(v) != c.D {
-		return nil, fmt.Errorf("mechanisms: Duchi channel: input has %d coordinates, want %d", len(v), c.D)
+		return nil, fmt.Errorf("bcdp: Duchi channel: input has %d coordinates, want %d", len(v), c.D)
 	}
 	nrm := 0.0
 	for i, x := range v {
 		if !valid.Finite(x) {
-			return nil, fmt.Errorf("mechanisms: Duchi channel: input[%d] = %v is not finite", i, x)
+			return nil, fmt.Errorf("bcdp: Duchi channel: input[%d] = %v is not finite", i, x)
 		}
 		nrm += x * x
 	}
 	if math.Sqrt(nrm) > c.R*(1+1e-9) {
-		return nil, fmt.Errorf("mechanisms: Duchi channel: ‖v‖ = %v exceeds the radius %v", math.Sqrt(nrm), c.R)
+		return nil, fmt.Errorf("bcdp: Duchi channel: ‖v‖ = %v exceeds the radius %v", math.Sqrt(nrm), c.R)
 	}
 	if out == nil {
 		out = make([]float64, c.D)
 	} else if len(out) != c.D {
-		return nil, fmt.Errorf("mechanisms: Duchi channel: output has %d coordinates, want %d", len(out), c.D)
+		return nil, fmt.Errorf("bcdp: Duchi channel: output has %d coordinates, want %d", len(out), c.D)
 	}
 	for i := range out {
 		out[i] = 0
@@ -79,7 +78,7 @@ func (c *BCDPDuchi) Sample(rng *rand.Rand, v, out []float64) ([]float64, error) 
 }
 
 // add adds scale·Z (one draw on v, whose norm is nrm) to acc. No checks.
-func (c *BCDPDuchi) add(rng *rand.Rand, v []float64, nrm float64, acc []float64, scale float64) {
+func (c *Duchi) add(rng *rand.Rand, v []float64, nrm float64, acc []float64, scale float64) {
 	// Side of ṽ relative to v's direction: +1 if S=1.
 	side := 1.0
 	if nrm < c.R {
@@ -125,69 +124,69 @@ func (c *BCDPDuchi) add(rng *rand.Rand, v []float64, nrm float64, acc []float64,
 	}
 }
 
-// BCDPProjection is the server's projection of the mean estimate.
-type BCDPProjection int
+// Projection is the server's projection of the mean estimate.
+type Projection int
 
 const (
-	// BCDPProjectBox clips every coordinate to [−1, 1] (the Π of Theorem 2,
+	// ProjectBox clips every coordinate to [−1, 1] (the Π of Theorem 2,
 	// spec §2.4; the library default).
-	BCDPProjectBox BCDPProjection = iota
-	// BCDPProjectAuthors is the projection of the authors' code (spec §7):
+	ProjectBox Projection = iota
+	// ProjectAuthors is the projection of the authors' code (spec §7):
 	// each round's mean onto the ℓ2 ball of radius √D_k, then the combined
 	// estimate onto the ℓ2 ball of radius √d.
-	BCDPProjectAuthors
-	// BCDPProjectNone returns the unprojected (unbiased) mean ν̄.
-	BCDPProjectNone
+	ProjectAuthors
+	// ProjectNone returns the unprojected (unbiased) mean ν̄.
+	ProjectNone
 )
 
 // String names the projection.
-func (p BCDPProjection) String() string {
+func (p Projection) String() string {
 	switch p {
-	case BCDPProjectBox:
+	case ProjectBox:
 		return "box"
-	case BCDPProjectAuthors:
+	case ProjectAuthors:
 		return "authors-balls"
-	case BCDPProjectNone:
+	case ProjectNone:
 		return "none"
 	}
-	return fmt.Sprintf("BCDPProjection(%d)", int(p))
+	return fmt.Sprintf("Projection(%d)", int(p))
 }
 
-// BCDPMeanOptions configures a BCDPMean mechanism.
-type BCDPMeanOptions struct {
-	PaperConstant bool                   // Duchi radius as printed (2×); spec §6.1
-	Weights       accounting.BCDPWeights // combination weights (default: the paper's)
+// MeanOptions configures a Mean mechanism.
+type MeanOptions struct {
+	PaperConstant bool    // Duchi radius as printed (2×); spec §6.1
+	Weights       Weights // combination weights (default: the paper's)
 }
 
-// BCDPMean is Mechanism 1 (spec §2.4) for levels c (caller's coordinate
+// Mean is Mechanism 1 (spec §2.4) for levels c (caller's coordinate
 // order) together with the server side. Round k (1-based, sorted order)
 // privatises the suffix x_{k:d} with the Duchi channel at α_k = c_k − c_{k−1},
 // r = √D_k, D_k = d−k+1; rounds with α_k = 0 are skipped. The per-user estimate
 // is ν̂_i = Σ_{k≤i} w_k Y^k_{i−k+1} / Σ_{k≤i} w_k. It is c-CDP and c_d-LDP.
-type BCDPMean struct {
+type Mean struct {
 	d      int
 	perm   []int // sorted position → caller coordinate
 	sorted []float64
-	rounds []bcdpRound
+	rounds []meanRound
 	// cum[i] = Σ_{k≤i} w_k (sorted order).
 	cum  []float64
-	opts BCDPMeanOptions
+	opts MeanOptions
 }
 
-type bcdpRound struct {
+type meanRound struct {
 	k  int // 0-based start position in sorted order
-	ch *BCDPDuchi
+	ch *Duchi
 	w  float64
 }
 
-// NewBCDPMean builds Mechanism 1 for per-coordinate levels c (caller's
-// order, finite, ≥ 0; typically accounting.BCDPAllocation.C). The most
+// NewMean builds Mechanism 1 for per-coordinate levels c (caller's
+// order, finite, ≥ 0; typically Allocation.C). The most
 // sensitive coordinates (smallest c) run first; ties keep the caller's order.
 // It errors if every level is 0.
-func NewBCDPMean(c []float64, o BCDPMeanOptions) (*BCDPMean, error) {
+func NewMean(c []float64, o MeanOptions) (*Mean, error) {
 	d := len(c)
 	if d == 0 {
-		return nil, errors.New("mechanisms: BCDP mean: empty level vector")
+		return nil, errors.New("bcdp: mean: empty level vector")
 	}
 	perm := make([]int, d)
 	for i := range perm {
@@ -195,7 +194,7 @@ func NewBCDPMean(c []float64, o BCDPMeanOptions) (*BCDPMean, error) {
 	}
 	for i, v := range c {
 		if !valid.Finite(v) || v < 0 {
-			return nil, fmt.Errorf("mechanisms: BCDP mean: c[%d] = %v must be finite and ≥ 0", i, v)
+			return nil, fmt.Errorf("bcdp: mean: c[%d] = %v must be finite and ≥ 0", i, v)
 		}
 	}
 	// stable insertion sort by c (d is small)
@@ -208,52 +207,52 @@ func NewBCDPMean(c []float64, o BCDPMeanOptions) (*BCDPMean, error) {
 	for k, i := range perm {
 		sorted[k] = c[i]
 	}
-	alpha, _, w, err := accounting.BCDPRoundWeights(sorted, o.PaperConstant, o.Weights)
+	alpha, _, w, err := RoundWeights(sorted, o.PaperConstant, o.Weights)
 	if err != nil {
-		return nil, fmt.Errorf("mechanisms: BCDP mean: %w", err)
+		return nil, fmt.Errorf("bcdp: mean: %w", err)
 	}
-	m := &BCDPMean{d: d, perm: perm, sorted: sorted, cum: make([]float64, d), opts: o}
+	m := &Mean{d: d, perm: perm, sorted: sorted, cum: make([]float64, d), opts: o}
 	acc := 0.0
 	for k := 0; k < d; k++ {
 		if alpha[k] > 0 {
 			D := d - k
-			ch, err := NewBCDPDuchi(D, math.Sqrt(float64(D)), alpha[k], o.PaperConstant)
+			ch, err := NewDuchi(D, math.Sqrt(float64(D)), alpha[k], o.PaperConstant)
 			if err != nil {
-				return nil, fmt.Errorf("mechanisms: BCDP mean: round %d: %w", k+1, err)
+				return nil, fmt.Errorf("bcdp: mean: round %d: %w", k+1, err)
 			}
-			m.rounds = append(m.rounds, bcdpRound{k: k, ch: ch, w: w[k]})
+			m.rounds = append(m.rounds, meanRound{k: k, ch: ch, w: w[k]})
 		}
 		acc += w[k]
 		m.cum[k] = acc
 	}
 	if len(m.rounds) == 0 {
-		return nil, errors.New("mechanisms: BCDP mean: every level is 0 (no round can run)")
+		return nil, errors.New("bcdp: mean: every level is 0 (no round can run)")
 	}
 	return m, nil
 }
 
-// NewBCDPBaseline returns the min-δ LDP baseline of App. B.1: one Duchi round
+// NewBaseline returns the min-δ LDP baseline of App. B.1: one Duchi round
 // on the whole d-dimensional vector at level a (r = √d), i.e. Mechanism 1
 // with c = a·1.
-func NewBCDPBaseline(d int, a float64, o BCDPMeanOptions) (*BCDPMean, error) {
+func NewBaseline(d int, a float64, o MeanOptions) (*Mean, error) {
 	if d < 1 {
-		return nil, fmt.Errorf("mechanisms: BCDP baseline: d = %d must be ≥ 1", d)
+		return nil, fmt.Errorf("bcdp: baseline: d = %d must be ≥ 1", d)
 	}
 	if !valid.Finite(a) || a <= 0 {
-		return nil, fmt.Errorf("mechanisms: BCDP baseline: level %v must be finite and > 0", a)
+		return nil, fmt.Errorf("bcdp: baseline: level %v must be finite and > 0", a)
 	}
 	c := make([]float64, d)
 	for i := range c {
 		c[i] = a
 	}
-	return NewBCDPMean(c, o)
+	return NewMean(c, o)
 }
 
 // Dim returns d.
-func (m *BCDPMean) Dim() int { return m.d }
+func (m *Mean) Dim() int { return m.d }
 
 // Rounds returns the 1-based indices k of the rounds that run (α_k > 0).
-func (m *BCDPMean) Rounds() []int {
+func (m *Mean) Rounds() []int {
 	out := make([]int, len(m.rounds))
 	for i, r := range m.rounds {
 		out[i] = r.k + 1
@@ -262,26 +261,26 @@ func (m *BCDPMean) Rounds() []int {
 }
 
 // LDP returns c_d, the LDP level of the mechanism (Σ_k α_k).
-func (m *BCDPMean) LDP() float64 { return m.sorted[m.d-1] }
+func (m *Mean) LDP() float64 { return m.sorted[m.d-1] }
 
 // Sorted returns the levels in the mechanism's (sorted) order and the
 // permutation (sorted position → caller coordinate).
-func (m *BCDPMean) Sorted() ([]float64, []int) {
+func (m *Mean) Sorted() ([]float64, []int) {
 	return append([]float64(nil), m.sorted...), append([]int(nil), m.perm...)
 }
 
-// BCDPMeanSums accumulates the per-round sums Σ_j Y^{k,(j)} of the users'
+// MeanSums accumulates the per-round sums Σ_j Y^{k,(j)} of the users'
 // releases: all the server needs (the estimator is linear before projection).
-type BCDPMeanSums struct {
-	m    *BCDPMean
+type MeanSums struct {
+	m    *Mean
 	sums [][]float64 // per active round, length D_k
 	xs   []float64   // scratch: sorted record
 	N    int         // number of users added
 }
 
 // NewSums returns an empty accumulator for m.
-func (m *BCDPMean) NewSums() *BCDPMeanSums {
-	s := &BCDPMeanSums{m: m, sums: make([][]float64, len(m.rounds)), xs: make([]float64, m.d)}
+func (m *Mean) NewSums() *MeanSums {
+	s := &MeanSums{m: m, sums: make([][]float64, len(m.rounds)), xs: make([]float64, m.d)}
 	for i, r := range m.rounds {
 		s.sums[i] = make([]float64, r.ch.D)
 	}
@@ -289,7 +288,7 @@ func (m *BCDPMean) NewSums() *BCDPMeanSums {
 }
 
 // Reset empties the accumulator.
-func (s *BCDPMeanSums) Reset() {
+func (s *MeanSums) Reset() {
 	for _, v := range s.sums {
 		for i := range v {
 			v[i] = 0
@@ -298,14 +297,14 @@ func (s *BCDPMeanSums) Reset() {
 	s.N = 0
 }
 
-// bcdpCheckRecord validates a record in [−1, 1]^d.
-func bcdpCheckRecord(x []float64, d int) error {
+// checkRecord validates a record in [−1, 1]^d.
+func checkRecord(x []float64, d int) error {
 	if len(x) != d {
-		return fmt.Errorf("mechanisms: BCDP mean: record has %d coordinates, want %d", len(x), d)
+		return fmt.Errorf("bcdp: mean: record has %d coordinates, want %d", len(x), d)
 	}
 	for i, v := range x {
 		if math.IsNaN(v) || v < -1 || v > 1 {
-			return fmt.Errorf("mechanisms: BCDP mean: x[%d] = %v must lie in [−1, 1]", i, v)
+			return fmt.Errorf("bcdp: mean: x[%d] = %v must lie in [−1, 1]", i, v)
 		}
 	}
 	return nil
@@ -313,11 +312,11 @@ func bcdpCheckRecord(x []float64, d int) error {
 
 // Add runs Mechanism 1 on one user's record x ∈ [−1,1]^d (caller's order)
 // with randomness from rng and adds the release (Y^1, …, Y^d) to the sums.
-func (s *BCDPMeanSums) Add(rng *rand.Rand, x []float64) error {
+func (s *MeanSums) Add(rng *rand.Rand, x []float64) error {
 	if rng == nil {
-		return errors.New("mechanisms: BCDP mean: nil random source")
+		return errors.New("bcdp: mean: nil random source")
 	}
-	if err := bcdpCheckRecord(x, s.m.d); err != nil {
+	if err := checkRecord(x, s.m.d); err != nil {
 		return err
 	}
 	s.AddUnchecked(rng, x)
@@ -326,7 +325,7 @@ func (s *BCDPMeanSums) Add(rng *rand.Rand, x []float64) error {
 
 // AddUnchecked is Add without input validation (x must be in [−1,1]^d): the
 // hot loop of the experiments.
-func (s *BCDPMeanSums) AddUnchecked(rng *rand.Rand, x []float64) {
+func (s *MeanSums) AddUnchecked(rng *rand.Rand, x []float64) {
 	m := s.m
 	xs := s.xs
 	for k, i := range m.perm {
@@ -346,12 +345,12 @@ func (s *BCDPMeanSums) AddUnchecked(rng *rand.Rand, x []float64) {
 
 // Estimate returns the server's estimate of the users' mean in the caller's
 // coordinate order: the per-round means Ȳ^k = sums/N, combined per coordinate
-// with the weights, then projected (spec §2.4; BCDPProjectAuthors projects
+// with the weights, then projected (spec §2.4; ProjectAuthors projects
 // each Ȳ^k onto the ball of radius √D_k before combining and the result onto
 // the ball of radius √d, as the authors' code does, spec §7).
-func (s *BCDPMeanSums) Estimate(p BCDPProjection) ([]float64, error) {
+func (s *MeanSums) Estimate(p Projection) ([]float64, error) {
 	if s.N == 0 {
-		return nil, errors.New("mechanisms: BCDP mean: no users added")
+		return nil, errors.New("bcdp: mean: no users added")
 	}
 	m := s.m
 	means := make([][]float64, len(m.rounds))
@@ -360,14 +359,14 @@ func (s *BCDPMeanSums) Estimate(p BCDPProjection) ([]float64, error) {
 		for i, v := range s.sums[ri] {
 			means[ri][i] = v / float64(s.N)
 		}
-		if p == BCDPProjectAuthors {
-			bcdpProjectBall(means[ri], math.Sqrt(float64(r.ch.D)))
+		if p == ProjectAuthors {
+			projectBall(means[ri], math.Sqrt(float64(r.ch.D)))
 		}
 	}
 	est := make([]float64, m.d)
 	for i := 0; i < m.d; i++ {
 		if m.cum[i] == 0 {
-			return nil, fmt.Errorf("mechanisms: BCDP mean: coordinate %d has zero total weight (c = 0)", m.perm[i])
+			return nil, fmt.Errorf("bcdp: mean: coordinate %d has zero total weight (c = 0)", m.perm[i])
 		}
 		v := 0.0
 		for ri, r := range m.rounds {
@@ -379,15 +378,15 @@ func (s *BCDPMeanSums) Estimate(p BCDPProjection) ([]float64, error) {
 		est[i] = v / m.cum[i]
 	}
 	switch p {
-	case BCDPProjectBox:
+	case ProjectBox:
 		for i, v := range est {
 			est[i] = math.Max(-1, math.Min(1, v))
 		}
-	case BCDPProjectAuthors:
-		bcdpProjectBall(est, math.Sqrt(float64(m.d)))
-	case BCDPProjectNone:
+	case ProjectAuthors:
+		projectBall(est, math.Sqrt(float64(m.d)))
+	case ProjectNone:
 	default:
-		return nil, fmt.Errorf("mechanisms: BCDP mean: unknown projection %v", p)
+		return nil, fmt.Errorf("bcdp: mean: unknown projection %v", p)
 	}
 	out := make([]float64, m.d)
 	for k, i := range m.perm {
@@ -396,8 +395,8 @@ func (s *BCDPMeanSums) Estimate(p BCDPProjection) ([]float64, error) {
 	return out, nil
 }
 
-// bcdpProjectBall projects v onto the ℓ2 ball of radius r in place.
-func bcdpProjectBall(v []float64, r float64) {
+// projectBall projects v onto the ℓ2 ball of radius r in place.
+func projectBall(v []float64, r float64) {
 	n2 := 0.0
 	for _, x := range v {
 		n2 += x * x
@@ -414,10 +413,10 @@ func bcdpProjectBall(v []float64, r float64) {
 // the per-user estimate ν̂ (caller's order): the release (Y^1, …, Y^d)
 // post-processed by the weighted combination (spec §2.4, §6.11). Unprojected
 // and unbiased (with the unbiased constant).
-func (m *BCDPMean) Privatize(rng *rand.Rand, x []float64) ([]float64, error) {
+func (m *Mean) Privatize(rng *rand.Rand, x []float64) ([]float64, error) {
 	s := m.NewSums()
 	if err := s.Add(rng, x); err != nil {
 		return nil, err
 	}
-	return s.Estimate(BCDPProjectNone)
+	return s.Estimate(ProjectNone)
 }
