@@ -35,18 +35,18 @@ var coreImports = map[string][]string{
 // them moves to its notion (the redesign in progress); each entry names
 // the reason. The list must shrink to empty.
 var transitional = map[string][]string{
-	"data":       {"accounting", "models"}, // smoothdp pre-processing sensitivities; CorrDP's softmax TV fit
-	"mechanisms": {"data"},                 // smoothdp's PTR on a data frame; the FDP benchmark's synthetic data
+	"data":       {"models"}, // CorrDP's softmax TV fit
+	"mechanisms": {"data"},   // smoothdp's PTR on a data frame; the FDP benchmark's synthetic data
 }
 
 // prefixesLeft lists, per core package, the paper prefixes of exported names
 // that are still there while their notion moves; it must shrink to empty.
 var prefixesLeft = map[string][]string{
-	"accounting":  {"CorrDP", "FDP", "BCDP", "Smooth"},
-	"data":        {"CorrDP", "FDP", "BCDP", "Smooth"},
-	"mechanisms":  {"CorrDP", "FDP", "BCDP", "Smooth"},
-	"models":      {"CorrDP", "FDP", "BCDP", "Smooth"},
-	"experiments": {"CorrDP", "FDP", "BCDP", "Smooth"},
+	"accounting":  {"CorrDP", "FDP", "BCDP"},
+	"data":        {"CorrDP", "FDP", "BCDP"},
+	"mechanisms":  {"CorrDP", "FDP", "BCDP"},
+	"models":      {"CorrDP", "FDP", "BCDP"},
+	"experiments": {"CorrDP", "FDP", "BCDP"},
 }
 
 var notionNames = []string{"bcdp", "corrdp", "dpsgd", "fdp", "smoothdp"}

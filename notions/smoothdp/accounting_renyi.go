@@ -1,4 +1,4 @@
-package accounting
+package smoothdp
 
 import (
 	"errors"
@@ -8,7 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// SmoothGaussianRenyi returns the Rényi divergence of order α > 1 between
+// GaussianRenyi returns the Rényi divergence of order α > 1 between
 // multivariate Gaussians (Lemma C; Gil, Alajaji & Linder 2013) [S]:
 //
 //	D_α(N(μ₁,Σ₁)‖N(μ₂,Σ₂)) = (α/2)(μ₁−μ₂)ᵀΣ_α⁻¹(μ₁−μ₂) − ln(|Σ_α| / (|Σ₁|^{1−α}|Σ₂|^α)) / (2(α−1)),
@@ -18,7 +18,7 @@ import (
 // α‖μ₁−μ₂‖²/(2σ²), the Gaussian mechanism's RDP (spec §10.2 shared
 // primitive). Errors: α ≤ 1, mismatched dimensions, non-finite input, or a
 // covariance that is not positive definite.
-func SmoothGaussianRenyi(mu1, mu2 []float64, s1, s2 mat.Symmetric, alpha float64) (float64, error) {
+func GaussianRenyi(mu1, mu2 []float64, s1, s2 mat.Symmetric, alpha float64) (float64, error) {
 	if !(alpha > 1) || math.IsInf(alpha, 1) {
 		return 0, fmt.Errorf("accounting: smoothdp: order α = %v must be finite and > 1", alpha)
 	}

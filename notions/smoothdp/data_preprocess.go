@@ -1,4 +1,4 @@
-package data
+package smoothdp
 
 // Non-private pre-processing with sensitivities (specs/smoothdp.md §5, §7.3):
 // r-approximate deduplication and quantization, mean / median / trimmed-mean /
@@ -6,9 +6,9 @@ package data
 // reduction). Each pre-processing π is fitted on a dataset S (giving π_S) and
 // applied point-wise; it reports its theoretical sensitivity (k_π, η_π) of
 // Definition 4 (replace-one neighbours, conditional on a collection described
-// by SmoothCollection) and can measure an empirical lower bound on a pair of
-// neighbouring datasets (SmoothEmpiricalSensitivity). The closed forms of η
-// live in package accounting (SmoothEta…), each with its confidence label.
+// by Collection) and can measure an empirical lower bound on a pair of
+// neighbouring datasets (EmpiricalSensitivity). The closed forms of η
+// live in package accounting (Eta…), each with its confidence label.
 //
 // A dataset is a slice of rows (n points in R^d, ‖x‖₂ ≤ R); NaN marks a
 // missing value (imputation only).
@@ -19,15 +19,14 @@ import (
 	"math"
 	"sort"
 
-	"github.com/featuredp/featuredp/accounting"
 	"gonum.org/v1/gonum/mat"
 )
 
-// SmoothCollection describes the dataset collection 𝒮 over which a
+// Collection describes the dataset collection 𝒮 over which a
 // theoretical sensitivity holds (spec §5): the quantities are maxima or
 // minima over every dataset of the collection. Use Describe on each dataset
 // and Merge the results (sensitivities are monotone in 𝒮, spec D5).
-type SmoothCollection struct {
+type Collection struct {
 	N          int     // dataset size n (fixed)
 	D          int     // dimension d
 	R          float64 // radius of the instance ball
@@ -46,7 +45,7 @@ type SmoothCollection struct {
 // Merge returns the collection covering both c and o (maxima of the maxima,
 // minima of the minima). Zero-valued fields of an empty collection are
 // neutral.
-func (c SmoothCollection) Merge(o SmoothCollection) SmoothCollection {
+func (c Collection) Merge(o Collection) Collection {
 	if c.N == 0 {
 		return o
 	}
@@ -64,30 +63,30 @@ func (c SmoothCollection) Merge(o SmoothCollection) SmoothCollection {
 	return out
 }
 
-// SmoothFitted is a fitted pre-processing function π_S : X → X (or R^s).
-type SmoothFitted interface {
+// Fitted is a fitted pre-processing function π_S : X → X (or R^s).
+type Fitted interface {
 	// Apply returns π_S(x) (a new slice); ok = false means x is removed
 	// (deduplication's ⊥).
 	Apply(x []float64) (y []float64, ok bool)
 }
 
-// SmoothPreprocessor is a deterministic pre-processing algorithm π (spec D4).
-type SmoothPreprocessor interface {
+// Preprocessor is a deterministic pre-processing algorithm π (spec D4).
+type Preprocessor interface {
 	// Name describes the pre-processing.
 	Name() string
 	// Fit returns π_S.
-	Fit(S [][]float64) (SmoothFitted, error)
+	Fit(S [][]float64) (Fitted, error)
 	// Describe returns the collection quantities of one dataset.
-	Describe(S [][]float64) (SmoothCollection, error)
+	Describe(S [][]float64) (Collection, error)
 	// Theory returns the theoretical (k_π, η_π) over collection c
 	// (replace-one, Definition 4), with the confidence label of the bound.
-	Theory(c SmoothCollection) (k int, eta float64, err error)
+	Theory(c Collection) (k int, eta float64, err error)
 }
 
-// SmoothCheckDataset validates a dataset: n ≥ 2 rows of equal length d ≥ 1,
+// CheckDataset validates a dataset: n ≥ 2 rows of equal length d ≥ 1,
 // no ±Inf, NaN only if allowNaN, and every row (ignoring NaN) in the ball of
 // radius R (if R > 0; a relative slack of 1e-9 is allowed).
-func SmoothCheckDataset(S [][]float64, radius float64, allowNaN bool) (n, d int, err error) {
+func CheckDataset(S [][]float64, radius float64, allowNaN bool) (n, d int, err error) {
 	n = len(S)
 	if n < 2 {
 		return 0, 0, fmt.Errorf("data: smoothdp: need at least 2 rows, got %d", n)
@@ -120,7 +119,7 @@ func SmoothCheckDataset(S [][]float64, radius float64, allowNaN bool) (n, d int,
 	return n, d, nil
 }
 
-func smoothdpDist(a, b []float64) float64 {
+func dist(a, b []float64) float64 {
 	s := 0.0
 	for j := range a {
 		d := a[j] - b[j]
@@ -132,7 +131,7 @@ func smoothdpDist(a, b []float64) float64 {
 // ---------------------------------------------------------------------------
 // Deduplication and quantization (spec §5.1).
 
-// SmoothDedup is r-approximate deduplication (or quantization with Quantize)
+// Dedup is r-approximate deduplication (or quantization with Quantize)
 // [V/R]: a good cluster is B(x, r) = {y ∈ S : ‖y − x‖ ≤ r} with B(x, r) =
 // B(x, Outer·r) and at least 2 points; good clusters are taken in order of
 // size (descending, ties by index), each claiming its members; π_S(x) = x if
@@ -142,7 +141,7 @@ func smoothdpDist(a, b []float64) float64 {
 //
 // Apply is value-based: every exact copy of a representative is kept (use
 // Transform for the dataset-level rule keeping exactly one copy).
-type SmoothDedup struct {
+type Dedup struct {
 	// Radius is r > 0.
 	Radius float64
 	// Outer is the outer factor of the good-cluster rule; 0 means 3 (spec
@@ -157,7 +156,7 @@ type SmoothDedup struct {
 	DoubledQuantEta bool
 }
 
-func (p SmoothDedup) outer() float64 {
+func (p Dedup) outer() float64 {
 	if p.Outer == 0 {
 		return 3
 	}
@@ -165,14 +164,14 @@ func (p SmoothDedup) outer() float64 {
 }
 
 // Name describes the pre-processing.
-func (p SmoothDedup) Name() string {
+func (p Dedup) Name() string {
 	if p.Quantize {
 		return fmt.Sprintf("quantization r=%g", p.Radius)
 	}
 	return fmt.Sprintf("deduplication r=%g", p.Radius)
 }
 
-func (p SmoothDedup) check() error {
+func (p Dedup) check() error {
 	if !(p.Radius > 0) || math.IsInf(p.Radius, 0) {
 		return fmt.Errorf("data: smoothdp: dedup radius r = %v must be finite and > 0", p.Radius)
 	}
@@ -185,14 +184,14 @@ func (p SmoothDedup) check() error {
 	return nil
 }
 
-// SmoothGoodClusters returns the good clusters of S (member indices, each
+// GoodClusters returns the good clusters of S (member indices, each
 // sorted; the centre first in Centres) in claiming order, with their
 // centres. Clusters claimed by a larger one are dropped.
-func (p SmoothDedup) SmoothGoodClusters(S [][]float64) (clusters [][]int, centres []int, err error) {
+func (p Dedup) GoodClusters(S [][]float64) (clusters [][]int, centres []int, err error) {
 	if err := p.check(); err != nil {
 		return nil, nil, err
 	}
-	n, _, err := SmoothCheckDataset(S, p.R, false)
+	n, _, err := CheckDataset(S, p.R, false)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -206,7 +205,7 @@ func (p SmoothDedup) SmoothGoodClusters(S [][]float64) (clusters [][]int, centre
 		var in []int
 		outer := 0
 		for j := 0; j < n; j++ {
-			d := smoothdpDist(S[i], S[j])
+			d := dist(S[i], S[j])
 			if d <= r {
 				in = append(in, j)
 			}
@@ -238,15 +237,15 @@ func (p SmoothDedup) SmoothGoodClusters(S [][]float64) (clusters [][]int, centre
 	return clusters, centres, nil
 }
 
-type smoothdpDedupFit struct {
+type dedupFit struct {
 	reps     [][]float64
 	r        float64
 	quantize bool
 }
 
-func (f *smoothdpDedupFit) Apply(x []float64) ([]float64, bool) {
+func (f *dedupFit) Apply(x []float64) ([]float64, bool) {
 	for _, c := range f.reps {
-		if smoothdpDist(x, c) <= f.r {
+		if dist(x, c) <= f.r {
 			if f.quantize {
 				return append([]float64(nil), c...), true
 			}
@@ -267,12 +266,12 @@ func (f *smoothdpDedupFit) Apply(x []float64) ([]float64, bool) {
 }
 
 // Fit returns π_S.
-func (p SmoothDedup) Fit(S [][]float64) (SmoothFitted, error) {
-	_, centres, err := p.SmoothGoodClusters(S)
+func (p Dedup) Fit(S [][]float64) (Fitted, error) {
+	_, centres, err := p.GoodClusters(S)
 	if err != nil {
 		return nil, err
 	}
-	f := &smoothdpDedupFit{r: p.Radius, quantize: p.Quantize}
+	f := &dedupFit{r: p.Radius, quantize: p.Quantize}
 	for _, c := range centres {
 		f.reps = append(f.reps, append([]float64(nil), S[c]...))
 	}
@@ -282,12 +281,12 @@ func (p SmoothDedup) Fit(S [][]float64) (SmoothFitted, error) {
 // Transform applies π_S to S at the dataset level: for deduplication it keeps
 // exactly one copy of each representative (the first) and marks the other
 // removed rows; quantization replaces rows by their representative.
-func (p SmoothDedup) Transform(S [][]float64) (out [][]float64, removed []bool, err error) {
-	clusters, centres, err := p.SmoothGoodClusters(S)
+func (p Dedup) Transform(S [][]float64) (out [][]float64, removed []bool, err error) {
+	clusters, centres, err := p.GoodClusters(S)
 	if err != nil {
 		return nil, nil, err
 	}
-	f := &smoothdpDedupFit{r: p.Radius, quantize: p.Quantize}
+	f := &dedupFit{r: p.Radius, quantize: p.Quantize}
 	for _, c := range centres {
 		f.reps = append(f.reps, S[c])
 	}
@@ -300,7 +299,7 @@ func (p SmoothDedup) Transform(S [][]float64) (out [][]float64, removed []bool, 
 		if ok && !p.Quantize {
 			// x equals a representative value: keep the first copy only.
 			for ri, c := range f.reps {
-				if smoothdpDist(x, c) <= p.Radius {
+				if dist(x, c) <= p.Radius {
 					if keptRep[ri] {
 						ok = false
 					}
@@ -318,72 +317,72 @@ func (p SmoothDedup) Transform(S [][]float64) (out [][]float64, removed []bool, 
 }
 
 // Describe returns N, D, R and the largest good cluster of S.
-func (p SmoothDedup) Describe(S [][]float64) (SmoothCollection, error) {
-	cl, _, err := p.SmoothGoodClusters(S)
+func (p Dedup) Describe(S [][]float64) (Collection, error) {
+	cl, _, err := p.GoodClusters(S)
 	if err != nil {
-		return SmoothCollection{}, err
+		return Collection{}, err
 	}
 	mc := 0
 	for _, c := range cl {
 		mc = max(mc, len(c))
 	}
-	return SmoothCollection{N: len(S), D: len(S[0]), R: p.R, MaxCluster: mc, GMin: math.Inf(1), ZLo: math.Inf(1), ZHi: math.Inf(-1), LamMin: math.Inf(1)}, nil
+	return Collection{N: len(S), D: len(S[0]), R: p.R, MaxCluster: mc, GMin: math.Inf(1), ZLo: math.Inf(1), ZHi: math.Inf(-1), LamMin: math.Inf(1)}, nil
 }
 
 // Theory returns k = 2·max cluster (Proposition 3) [V/R] and η = 2Rk
 // (dedup) or rk (quantization) [R].
-func (p SmoothDedup) Theory(c SmoothCollection) (int, float64, error) {
+func (p Dedup) Theory(c Collection) (int, float64, error) {
 	if err := p.check(); err != nil {
 		return 0, 0, err
 	}
-	k := accounting.SmoothKDedup(c.MaxCluster, accounting.SmoothReplaceOne)
+	k := KDedup(c.MaxCluster, ReplaceOne)
 	if p.Quantize {
-		return k, accounting.SmoothEtaQuant(p.Radius, k, p.DoubledQuantEta), nil
+		return k, EtaQuant(p.Radius, k, p.DoubledQuantEta), nil
 	}
-	return k, accounting.SmoothEtaDedup(p.R, k), nil
+	return k, EtaDedup(p.R, k), nil
 }
 
 // ---------------------------------------------------------------------------
 // Imputation (spec §5.2).
 
-// SmoothImputeMethod selects the imputation model.
-type SmoothImputeMethod int
+// ImputeMethod selects the imputation model.
+type ImputeMethod int
 
 const (
-	// SmoothImputeMean fills the per-feature mean of the observed values.
-	SmoothImputeMean SmoothImputeMethod = iota
-	// SmoothImputeMedian fills the lower median of the observed values.
-	SmoothImputeMedian
-	// SmoothImputeTrimmed fills the t-trimmed mean.
-	SmoothImputeTrimmed
-	// SmoothImputeLR fills an OLS prediction (no intercept) from the other
+	// ImputeMean fills the per-feature mean of the observed values.
+	ImputeMean ImputeMethod = iota
+	// ImputeMedian fills the lower median of the observed values.
+	ImputeMedian
+	// ImputeTrimmed fills the t-trimmed mean.
+	ImputeTrimmed
+	// ImputeLR fills an OLS prediction (no intercept) from the other
 	// features, fitted on the complete rows; missing predictors are
 	// mean-imputed first (spec §12 A7).
-	SmoothImputeLR
+	ImputeLR
 )
 
 // String names the method.
-func (m SmoothImputeMethod) String() string {
+func (m ImputeMethod) String() string {
 	switch m {
-	case SmoothImputeMean:
+	case ImputeMean:
 		return "mean"
-	case SmoothImputeMedian:
+	case ImputeMedian:
 		return "median"
-	case SmoothImputeTrimmed:
+	case ImputeTrimmed:
 		return "trimmed mean"
-	case SmoothImputeLR:
+	case ImputeLR:
 		return "linear regression"
 	}
-	return fmt.Sprintf("SmoothImputeMethod(%d)", int(m))
+	return fmt.Sprintf("ImputeMethod(%d)", int(m))
 }
 
-// SmoothImpute is model-based imputation (Corollary 4, Proposition 15, Table
+// Impute is model-based imputation (Corollary 4, Proposition 15, Table
 // 3): π_S fills every missing coordinate j of x with h_S^{(j)}(x); observed
 // coordinates are never changed. k = m (points with at least one missing
 // value) [V/R]; η: mean 2Rm/(n − m) [R], median, trimmed mean and linear
-// regression as in Table 3 [D] (accounting.SmoothEta…Impute).
-type SmoothImpute struct {
-	Method SmoothImputeMethod
+// regression as in Table 3 [D] (Eta…Impute).
+type Impute struct {
+	Method ImputeMethod
 	// Trim is t ≥ 0 values dropped at each end (trimmed mean).
 	Trim int
 	// R is the radius of the instance ball.
@@ -391,19 +390,19 @@ type SmoothImpute struct {
 }
 
 // Name describes the pre-processing.
-func (p SmoothImpute) Name() string {
-	if p.Method == SmoothImputeTrimmed {
+func (p Impute) Name() string {
+	if p.Method == ImputeTrimmed {
 		return fmt.Sprintf("trimmed-mean imputation t=%d", p.Trim)
 	}
 	return p.Method.String() + " imputation"
 }
 
-type smoothdpImputeFit struct {
+type imputeFit struct {
 	fill []float64   // per-feature fill (mean / median / trimmed mean)
 	beta [][]float64 // LR: per target j, coefficients over all d features (β_j[j] = 0)
 }
 
-func (f *smoothdpImputeFit) Apply(x []float64) ([]float64, bool) {
+func (f *imputeFit) Apply(x []float64) ([]float64, bool) {
 	y := append([]float64(nil), x...)
 	if f.beta == nil {
 		for j, v := range y {
@@ -433,7 +432,7 @@ func (f *smoothdpImputeFit) Apply(x []float64) ([]float64, bool) {
 	return y, true
 }
 
-func smoothdpObserved(S [][]float64, j int) []float64 {
+func observed(S [][]float64, j int) []float64 {
 	var v []float64
 	for _, x := range S {
 		if !math.IsNaN(x[j]) {
@@ -445,34 +444,34 @@ func smoothdpObserved(S [][]float64, j int) []float64 {
 
 // Fit returns π_S. Every feature needs at least one observed value (and
 // more than 2t for the trimmed mean).
-func (p SmoothImpute) Fit(S [][]float64) (SmoothFitted, error) {
+func (p Impute) Fit(S [][]float64) (Fitted, error) {
 	if !(p.R > 0) || math.IsInf(p.R, 0) {
 		return nil, fmt.Errorf("data: smoothdp: ball radius R = %v must be finite and > 0", p.R)
 	}
 	if p.Trim < 0 {
 		return nil, fmt.Errorf("data: smoothdp: trim t = %d must be ≥ 0", p.Trim)
 	}
-	_, d, err := SmoothCheckDataset(S, p.R, true)
+	_, d, err := CheckDataset(S, p.R, true)
 	if err != nil {
 		return nil, err
 	}
-	f := &smoothdpImputeFit{fill: make([]float64, d)}
+	f := &imputeFit{fill: make([]float64, d)}
 	for j := 0; j < d; j++ {
-		v := smoothdpObserved(S, j)
+		v := observed(S, j)
 		if len(v) == 0 {
 			return nil, fmt.Errorf("data: smoothdp: feature %d has no observed value", j)
 		}
 		switch p.Method {
-		case SmoothImputeMean, SmoothImputeLR:
+		case ImputeMean, ImputeLR:
 			s := 0.0
 			for _, x := range v {
 				s += x
 			}
 			f.fill[j] = s / float64(len(v))
-		case SmoothImputeMedian:
+		case ImputeMedian:
 			sort.Float64s(v)
 			f.fill[j] = v[(len(v)+1)/2-1] // lower median, rank ⌈n_j/2⌉
-		case SmoothImputeTrimmed:
+		case ImputeTrimmed:
 			if len(v) <= 2*p.Trim {
 				return nil, fmt.Errorf("data: smoothdp: feature %d has %d observed values, ≤ 2t = %d", j, len(v), 2*p.Trim)
 			}
@@ -486,7 +485,7 @@ func (p SmoothImpute) Fit(S [][]float64) (SmoothFitted, error) {
 			return nil, fmt.Errorf("data: smoothdp: unknown imputation method %d", int(p.Method))
 		}
 	}
-	if p.Method == SmoothImputeLR {
+	if p.Method == ImputeLR {
 		var rows [][]float64
 		for _, x := range S {
 			ok := true
@@ -539,12 +538,12 @@ func (p SmoothImpute) Fit(S [][]float64) (SmoothFitted, error) {
 
 // Describe returns m, the Table 3 order statistics and the XᵀX eigenvalues
 // of S.
-func (p SmoothImpute) Describe(S [][]float64) (SmoothCollection, error) {
-	n, d, err := SmoothCheckDataset(S, p.R, true)
+func (p Impute) Describe(S [][]float64) (Collection, error) {
+	n, d, err := CheckDataset(S, p.R, true)
 	if err != nil {
-		return SmoothCollection{}, err
+		return Collection{}, err
 	}
-	c := SmoothCollection{N: n, D: d, R: p.R, GMin: math.Inf(1), ZLo: math.Inf(1), ZHi: math.Inf(-1), LamMin: math.Inf(1)}
+	c := Collection{N: n, D: d, R: p.R, GMin: math.Inf(1), ZLo: math.Inf(1), ZHi: math.Inf(-1), LamMin: math.Inf(1)}
 	var complete [][]float64
 	for _, x := range S {
 		miss := false
@@ -560,7 +559,7 @@ func (p SmoothImpute) Describe(S [][]float64) (SmoothCollection, error) {
 		}
 	}
 	for j := 0; j < d; j++ {
-		v := smoothdpObserved(S, j)
+		v := observed(S, j)
 		sort.Float64s(v)
 		nj := len(v)
 		at := func(rank int) float64 { // 1-based, clamped
@@ -570,15 +569,15 @@ func (p SmoothImpute) Describe(S [][]float64) (SmoothCollection, error) {
 			continue
 		}
 		switch p.Method {
-		case SmoothImputeMedian:
+		case ImputeMedian:
 			c.ZLo = math.Min(c.ZLo, at((nj+1)/2-1))
 			c.ZHi = math.Max(c.ZHi, at((nj+1)/2+1))
-		case SmoothImputeTrimmed:
+		case ImputeTrimmed:
 			c.ZLo = math.Min(c.ZLo, at(p.Trim))
 			c.ZHi = math.Max(c.ZHi, at(nj-p.Trim+1))
 		}
 	}
-	if p.Method == SmoothImputeLR && len(complete) > 0 && d > 1 {
+	if p.Method == ImputeLR && len(complete) > 0 && d > 1 {
 		// Extreme eigenvalues over the predictor submatrices (drop one
 		// feature each); interlacing bounds them by the full XᵀX.
 		X := mat.NewDense(len(complete), d, nil)
@@ -604,7 +603,7 @@ func (p SmoothImpute) Describe(S [][]float64) (SmoothCollection, error) {
 			}
 			var es mat.EigenSym
 			if !es.Factorize(A, false) {
-				return SmoothCollection{}, errors.New("data: smoothdp: eigen-decomposition of XᵀX failed")
+				return Collection{}, errors.New("data: smoothdp: eigen-decomposition of XᵀX failed")
 			}
 			vals := es.Values(nil)
 			c.LamMin = math.Min(c.LamMin, vals[0])
@@ -615,17 +614,17 @@ func (p SmoothImpute) Describe(S [][]float64) (SmoothCollection, error) {
 }
 
 // Theory returns k = m and the Table 3 η of the method.
-func (p SmoothImpute) Theory(c SmoothCollection) (int, float64, error) {
+func (p Impute) Theory(c Collection) (int, float64, error) {
 	m := c.Missing
 	switch p.Method {
-	case SmoothImputeMean:
-		return m, accounting.SmoothEtaMeanImpute(p.R, m, c.N), nil
-	case SmoothImputeMedian:
-		return m, accounting.SmoothEtaMedianImpute(m, c.D, c.ZLo, c.ZHi), nil
-	case SmoothImputeTrimmed:
-		return m, accounting.SmoothEtaTrimmedImpute(m, c.D, c.N, p.Trim, c.ZLo, c.ZHi), nil
-	case SmoothImputeLR:
-		return m, accounting.SmoothEtaLRImpute(m, c.D, c.N, p.R, c.LamMax, c.LamMin), nil
+	case ImputeMean:
+		return m, EtaMeanImpute(p.R, m, c.N), nil
+	case ImputeMedian:
+		return m, EtaMedianImpute(m, c.D, c.ZLo, c.ZHi), nil
+	case ImputeTrimmed:
+		return m, EtaTrimmedImpute(m, c.D, c.N, p.Trim, c.ZLo, c.ZHi), nil
+	case ImputeLR:
+		return m, EtaLRImpute(m, c.D, c.N, p.R, c.LamMax, c.LamMin), nil
 	}
 	return 0, 0, fmt.Errorf("data: smoothdp: unknown imputation method %d", int(p.Method))
 }
@@ -633,14 +632,14 @@ func (p SmoothImpute) Theory(c SmoothCollection) (int, float64, error) {
 // ---------------------------------------------------------------------------
 // PCA (spec §5.3).
 
-// SmoothPCA is PCA pre-processing with target rank s (Proposition 5): the
+// PCA is PCA pre-processing with target rank s (Proposition 5): the
 // covariance Σ_S = (1/n)Σ(x_i − μ)(x_i − μ)ᵀ, V_s its top-s eigenvectors
 // (gonum EigenSym, sorted descending); rank reduction π_S(x) = V_sV_sᵀx ∈ R^d,
 // dimension reduction (Dim) π_S(x) = V_sᵀx ∈ R^s. The data are not
 // re-centred in π (spec §12 A8). k = n [V]; η_rank = 12R³/g_min when
 // n > 24R²/g_min (Zwald–Blanchard), else the unconditional 12√2·R³/g_min;
 // η_dim = 12√2·R³/g_min for Procrustes-aligned bases [R].
-type SmoothPCA struct {
+type PCA struct {
 	// Rank is s ≥ 1 (< d).
 	Rank int
 	// Dim selects dimension reduction instead of rank reduction.
@@ -650,23 +649,23 @@ type SmoothPCA struct {
 }
 
 // Name describes the pre-processing.
-func (p SmoothPCA) Name() string {
+func (p PCA) Name() string {
 	if p.Dim {
 		return fmt.Sprintf("PCA dimension reduction s=%d", p.Rank)
 	}
 	return fmt.Sprintf("PCA rank reduction s=%d", p.Rank)
 }
 
-// SmoothPCAFit is a fitted PCA: the top-s eigenvectors V (d×s) and the
+// PCAFit is a fitted PCA: the top-s eigenvectors V (d×s) and the
 // eigenvalues (descending).
-type SmoothPCAFit struct {
+type PCAFit struct {
 	V      *mat.Dense
 	Values []float64
 	Dim    bool
 }
 
 // Apply returns V Vᵀx (rank) or Vᵀx (dimension).
-func (f *SmoothPCAFit) Apply(x []float64) ([]float64, bool) {
+func (f *PCAFit) Apply(x []float64) ([]float64, bool) {
 	xv := mat.NewVecDense(len(x), append([]float64(nil), x...))
 	var z mat.VecDense
 	z.MulVec(f.V.T(), xv)
@@ -682,7 +681,7 @@ func (f *SmoothPCAFit) Apply(x []float64) ([]float64, bool) {
 // Procrustes solution Q = argmin ‖V Q − ref.V‖_F (Q = UWᵀ from the SVD
 // Vᵀ ref.V = UΣWᵀ), removing the sign / rotation ambiguity of V_s before
 // comparing dimension-reduction outputs (spec §12 A8).
-func (f *SmoothPCAFit) AlignedTo(ref *SmoothPCAFit) (*SmoothPCAFit, error) {
+func (f *PCAFit) AlignedTo(ref *PCAFit) (*PCAFit, error) {
 	var m mat.Dense
 	m.Mul(f.V.T(), ref.V)
 	var svd mat.SVD
@@ -695,13 +694,13 @@ func (f *SmoothPCAFit) AlignedTo(ref *SmoothPCAFit) (*SmoothPCAFit, error) {
 	q.Mul(&u, w.T())
 	var v mat.Dense
 	v.Mul(f.V, &q)
-	return &SmoothPCAFit{V: &v, Values: f.Values, Dim: f.Dim}, nil
+	return &PCAFit{V: &v, Values: f.Values, Dim: f.Dim}, nil
 }
 
-// SmoothCovariance returns Σ_S = (1/n)Σ(x_i − μ)(x_i − μ)ᵀ and its
+// Covariance returns Σ_S = (1/n)Σ(x_i − μ)(x_i − μ)ᵀ and its
 // eigenvalues and eigenvectors in descending order.
-func SmoothCovariance(S [][]float64) (*mat.SymDense, []float64, *mat.Dense, error) {
-	n, d, err := SmoothCheckDataset(S, 0, false)
+func Covariance(S [][]float64) (*mat.SymDense, []float64, *mat.Dense, error) {
+	n, d, err := CheckDataset(S, 0, false)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -737,9 +736,9 @@ func SmoothCovariance(S [][]float64) (*mat.SymDense, []float64, *mat.Dense, erro
 	return cov, vals, out, nil
 }
 
-// SmoothEigengap returns λ_s − λ_{s+1} of S's covariance.
-func SmoothEigengap(S [][]float64, s int) (float64, error) {
-	_, vals, _, err := SmoothCovariance(S)
+// Eigengap returns λ_s − λ_{s+1} of S's covariance.
+func Eigengap(S [][]float64, s int) (float64, error) {
+	_, vals, _, err := Covariance(S)
 	if err != nil {
 		return 0, err
 	}
@@ -749,17 +748,17 @@ func SmoothEigengap(S [][]float64, s int) (float64, error) {
 	return vals[s-1] - vals[s], nil
 }
 
-// Fit returns π_S (*SmoothPCAFit).
-func (p SmoothPCA) Fit(S [][]float64) (SmoothFitted, error) {
+// Fit returns π_S (*PCAFit).
+func (p PCA) Fit(S [][]float64) (Fitted, error) {
 	return p.FitPCA(S)
 }
 
 // FitPCA is Fit with the concrete type.
-func (p SmoothPCA) FitPCA(S [][]float64) (*SmoothPCAFit, error) {
-	if _, _, err := SmoothCheckDataset(S, p.R, false); err != nil {
+func (p PCA) FitPCA(S [][]float64) (*PCAFit, error) {
+	if _, _, err := CheckDataset(S, p.R, false); err != nil {
 		return nil, err
 	}
-	_, vals, vecs, err := SmoothCovariance(S)
+	_, vals, vecs, err := Covariance(S)
 	if err != nil {
 		return nil, err
 	}
@@ -768,38 +767,38 @@ func (p SmoothPCA) FitPCA(S [][]float64) (*SmoothPCAFit, error) {
 		return nil, fmt.Errorf("data: smoothdp: PCA rank s = %d must be in [1, d−1 = %d]", p.Rank, d-1)
 	}
 	v := mat.DenseCopyOf(vecs.Slice(0, d, 0, p.Rank))
-	return &SmoothPCAFit{V: v, Values: vals, Dim: p.Dim}, nil
+	return &PCAFit{V: v, Values: vals, Dim: p.Dim}, nil
 }
 
 // Describe returns the eigengap of S.
-func (p SmoothPCA) Describe(S [][]float64) (SmoothCollection, error) {
-	n, d, err := SmoothCheckDataset(S, p.R, false)
+func (p PCA) Describe(S [][]float64) (Collection, error) {
+	n, d, err := CheckDataset(S, p.R, false)
 	if err != nil {
-		return SmoothCollection{}, err
+		return Collection{}, err
 	}
-	g, err := SmoothEigengap(S, p.Rank)
+	g, err := Eigengap(S, p.Rank)
 	if err != nil {
-		return SmoothCollection{}, err
+		return Collection{}, err
 	}
-	return SmoothCollection{N: n, D: d, R: p.R, GMin: g, ZLo: math.Inf(1), ZHi: math.Inf(-1), LamMin: math.Inf(1)}, nil
+	return Collection{N: n, D: d, R: p.R, GMin: g, ZLo: math.Inf(1), ZHi: math.Inf(-1), LamMin: math.Inf(1)}, nil
 }
 
-// Theory returns k = n and η (see SmoothPCA).
-func (p SmoothPCA) Theory(c SmoothCollection) (int, float64, error) {
+// Theory returns k = n and η (see PCA).
+func (p PCA) Theory(c Collection) (int, float64, error) {
 	if !(c.GMin > 0) {
 		return c.N, math.Inf(1), nil
 	}
 	if p.Dim || !(float64(c.N) > 24*p.R*p.R/c.GMin) {
-		return c.N, accounting.SmoothEtaPCADim(p.R, c.GMin), nil
+		return c.N, EtaPCADim(p.R, c.GMin), nil
 	}
-	return c.N, accounting.SmoothEtaPCARank(p.R, c.GMin), nil
+	return c.N, EtaPCARank(p.R, c.GMin), nil
 }
 
 // ---------------------------------------------------------------------------
 // Empirical sensitivity (spec §7.3).
 
-// SmoothEmpirical is a measured lower bound on (k_π, η_π).
-type SmoothEmpirical struct {
+// Empirical is a measured lower bound on (k_π, η_π).
+type Empirical struct {
 	K   int     // max #{i : π_S(x_i) ≠ π_{S'}(x_i)} over the bases S and S'
 	Eta float64 // max Σ_i ‖π_S(x_i) − π_{S'}(x_i)‖₂ (⊥ at distance 2R)
 	// MaxPoint is max_i ‖π_S(x_i) − π_{S'}(x_i)‖₂: on the hybrid pair
@@ -808,35 +807,35 @@ type SmoothEmpirical struct {
 	MaxPoint float64
 }
 
-// SmoothEmpiricalSensitivity measures the pre-processing sensitivity of
+// EmpiricalSensitivity measures the pre-processing sensitivity of
 // Definition 4 on one pair of neighbouring datasets: π_S and π_{S'} are
 // fitted, then applied to every point of S and of S' (spec §7.3); the larger
 // count and sum are returned. ⊥ vs a point counts 2R, ⊥ vs ⊥ zero. With
 // align (PCA dimension reduction only) π_{S'}'s basis is Procrustes-aligned
 // to π_S's first. Differences below tol (absolute, per point) are ignored.
-func SmoothEmpiricalSensitivity(p SmoothPreprocessor, S, S2 [][]float64, radius float64, align bool, tol float64) (SmoothEmpirical, error) {
+func EmpiricalSensitivity(p Preprocessor, S, S2 [][]float64, radius float64, align bool, tol float64) (Empirical, error) {
 	if len(S) != len(S2) {
-		return SmoothEmpirical{}, fmt.Errorf("data: smoothdp: neighbours must have the same size (%d vs %d)", len(S), len(S2))
+		return Empirical{}, fmt.Errorf("data: smoothdp: neighbours must have the same size (%d vs %d)", len(S), len(S2))
 	}
 	f1, err := p.Fit(S)
 	if err != nil {
-		return SmoothEmpirical{}, fmt.Errorf("fit on S: %w", err)
+		return Empirical{}, fmt.Errorf("fit on S: %w", err)
 	}
 	f2, err := p.Fit(S2)
 	if err != nil {
-		return SmoothEmpirical{}, fmt.Errorf("fit on S': %w", err)
+		return Empirical{}, fmt.Errorf("fit on S': %w", err)
 	}
 	if align {
-		a, ok1 := f1.(*SmoothPCAFit)
-		b, ok2 := f2.(*SmoothPCAFit)
+		a, ok1 := f1.(*PCAFit)
+		b, ok2 := f2.(*PCAFit)
 		if !ok1 || !ok2 {
-			return SmoothEmpirical{}, errors.New("data: smoothdp: alignment applies to PCA only")
+			return Empirical{}, errors.New("data: smoothdp: alignment applies to PCA only")
 		}
 		if f2, err = b.AlignedTo(a); err != nil {
-			return SmoothEmpirical{}, err
+			return Empirical{}, err
 		}
 	}
-	var out SmoothEmpirical
+	var out Empirical
 	for _, base := range [][][]float64{S, S2} {
 		k, eta := 0, 0.0
 		for _, x := range base {
@@ -845,7 +844,7 @@ func SmoothEmpiricalSensitivity(p SmoothPreprocessor, S, S2 [][]float64, radius 
 			var d float64
 			switch {
 			case ok1 && ok2:
-				d = smoothdpDist(y1, y2)
+				d = dist(y1, y2)
 			case ok1 != ok2:
 				d = 2 * radius
 			}
@@ -861,9 +860,9 @@ func SmoothEmpiricalSensitivity(p SmoothPreprocessor, S, S2 [][]float64, radius 
 	return out, nil
 }
 
-// SmoothReplace returns a copy of S with row i replaced by x (a replace-one
+// Replace returns a copy of S with row i replaced by x (a replace-one
 // neighbour).
-func SmoothReplace(S [][]float64, i int, x []float64) [][]float64 {
+func Replace(S [][]float64, i int, x []float64) [][]float64 {
 	out := make([][]float64, len(S))
 	copy(out, S)
 	out[i] = append([]float64(nil), x...)
