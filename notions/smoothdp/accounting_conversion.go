@@ -81,10 +81,10 @@ func ToApproxDPImproved(c RDPCurve, delta float64) (eps, alpha float64, err erro
 // and is +Inf where no t is valid. base is A's SRDP curve on m points.
 func SubsampleSRDP(base SRDPCurve, n, m int, omega, radius float64) (SRDPCurve, error) {
 	if n < 1 || m < 1 || m > 10000 {
-		return SRDPCurve{}, fmt.Errorf("accounting: smoothdp: subsampling needs n ≥ 1 and 1 ≤ m ≤ 10000 (n=%d, m=%d)", n, m)
+		return SRDPCurve{}, fmt.Errorf("smoothdp: subsampling needs n ≥ 1 and 1 ≤ m ≤ 10000 (n=%d, m=%d)", n, m)
 	}
 	if !(omega > 0 && omega <= 1) {
-		return SRDPCurve{}, fmt.Errorf("accounting: smoothdp: ω = %v must be in (0, 1]", omega)
+		return SRDPCurve{}, fmt.Errorf("smoothdp: ω = %v must be in (0, 1]", omega)
 	}
 	if err := checkPos("R", radius); err != nil {
 		return SRDPCurve{}, err

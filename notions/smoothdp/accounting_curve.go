@@ -104,7 +104,7 @@ func (c RDPCurve) atInf() float64 {
 // (k·ε(α), Mironov 2017 Prop 1) [S]. k must be finite and ≥ 0.
 func (c RDPCurve) Scale(k float64) (RDPCurve, error) {
 	if !(k >= 0) || math.IsInf(k, 0) {
-		return RDPCurve{}, fmt.Errorf("accounting: smoothdp: scale factor %v must be finite and ≥ 0", k)
+		return RDPCurve{}, fmt.Errorf("smoothdp: scale factor %v must be finite and ≥ 0", k)
 	}
 	out := c
 	out.Name = fmt.Sprintf("%g×(%s)", k, c.Name)
@@ -121,12 +121,12 @@ func (c RDPCurve) Scale(k float64) (RDPCurve, error) {
 // spec §3.1, Lemma F) [S]. All curves must share one neighbouring relation.
 func Compose(curves ...RDPCurve) (RDPCurve, error) {
 	if len(curves) == 0 {
-		return RDPCurve{}, errors.New("accounting: smoothdp: compose needs at least one curve")
+		return RDPCurve{}, errors.New("smoothdp: compose needs at least one curve")
 	}
 	out := RDPCurve{Relation: curves[0].Relation, AlphaMin: 1, AlphaMax: math.Inf(1), Pure: true, Linear: true}
 	for i, c := range curves {
 		if c.Relation != out.Relation {
-			return RDPCurve{}, fmt.Errorf("accounting: smoothdp: compose: curve %d is %v, curve 0 is %v", i, c.Relation, out.Relation)
+			return RDPCurve{}, fmt.Errorf("smoothdp: compose: curve %d is %v, curve 0 is %v", i, c.Relation, out.Relation)
 		}
 		out.AlphaMin = math.Max(out.AlphaMin, c.AlphaMin)
 		out.AlphaMax = math.Min(out.AlphaMax, c.AlphaMax)
@@ -150,7 +150,7 @@ func Compose(curves ...RDPCurve) (RDPCurve, error) {
 		}
 	}
 	if out.AlphaMin > out.AlphaMax {
-		return RDPCurve{}, fmt.Errorf("accounting: smoothdp: compose: validity intervals do not intersect ([%g, %g])", out.AlphaMin, out.AlphaMax)
+		return RDPCurve{}, fmt.Errorf("smoothdp: compose: validity intervals do not intersect ([%g, %g])", out.AlphaMin, out.AlphaMax)
 	}
 	return out, nil
 }
@@ -212,7 +212,7 @@ func (c SRDPCurve) atInf(eta float64) float64 {
 // by the RDP chain rule, spec §12 A18) [V/R].
 func (c SRDPCurve) Scale(k float64) (SRDPCurve, error) {
 	if !(k >= 0) || math.IsInf(k, 0) {
-		return SRDPCurve{}, fmt.Errorf("accounting: smoothdp: scale factor %v must be finite and ≥ 0", k)
+		return SRDPCurve{}, fmt.Errorf("smoothdp: scale factor %v must be finite and ≥ 0", k)
 	}
 	out := c
 	out.Name = fmt.Sprintf("%g×(%s)", k, c.Name)
@@ -226,7 +226,7 @@ func (c SRDPCurve) Scale(k float64) (SRDPCurve, error) {
 // any collection; adaptive, spec §12 A18) [V/R].
 func ComposeSRDP(curves ...SRDPCurve) (SRDPCurve, error) {
 	if len(curves) == 0 {
-		return SRDPCurve{}, errors.New("accounting: smoothdp: compose needs at least one SRDP curve")
+		return SRDPCurve{}, errors.New("smoothdp: compose needs at least one SRDP curve")
 	}
 	cs := append([]SRDPCurve(nil), curves...)
 	out := SRDPCurve{AlphaMin: 1, AlphaMax: math.Inf(1), Pure: true, LinearInAlpha: true}
@@ -241,7 +241,7 @@ func ComposeSRDP(curves ...SRDPCurve) (SRDPCurve, error) {
 		out.Name += c.Name
 	}
 	if out.AlphaMin > out.AlphaMax {
-		return SRDPCurve{}, fmt.Errorf("accounting: smoothdp: compose: SRDP validity intervals do not intersect")
+		return SRDPCurve{}, fmt.Errorf("smoothdp: compose: SRDP validity intervals do not intersect")
 	}
 	out.F = func(a, e float64) float64 {
 		s := 0.0

@@ -12,7 +12,7 @@ import (
 // and lower-bounds the number of replacements needed to bring the gap to ĝ.
 func PTRGamma(n int, gap, ghat, radius float64) (int, error) {
 	if n < 1 || math.IsNaN(gap) || math.IsInf(gap, 0) || !(ghat > 0) || !(radius > 0) {
-		return 0, fmt.Errorf("accounting: smoothdp: PTR γ_S needs n ≥ 1, finite gap, ĝ > 0, R > 0 (n=%d gap=%v ĝ=%v R=%v)", n, gap, ghat, radius)
+		return 0, fmt.Errorf("smoothdp: PTR γ_S needs n ≥ 1, finite gap, ĝ > 0, R > 0 (n=%d gap=%v ĝ=%v R=%v)", n, gap, ghat, radius)
 	}
 	v := math.Floor(float64(n) * (gap - ghat) / (12 * radius * radius))
 	if v <= 0 {
@@ -31,7 +31,7 @@ func PTRThreshold(eps0, delta float64) float64 { return -math.Log(delta) / eps0 
 // check 20) [S]: ½e^{−ε₀(γ − thr)} if γ ≥ thr, else 1 − ½e^{−ε₀(thr − γ)}.
 func PTRRefusal(gamma int, eps0, delta float64) (float64, error) {
 	if !(eps0 > 0) || math.IsInf(eps0, 0) || !(delta > 0 && delta < 1) || gamma < 0 {
-		return 0, fmt.Errorf("accounting: smoothdp: PTR refusal needs ε₀ > 0, δ ∈ (0,1), γ ≥ 0 (got %v, %v, %d)", eps0, delta, gamma)
+		return 0, fmt.Errorf("smoothdp: PTR refusal needs ε₀ > 0, δ ∈ (0,1), γ ≥ 0 (got %v, %v, %d)", eps0, delta, gamma)
 	}
 	thr := PTRThreshold(eps0, delta)
 	x := float64(gamma) - thr
@@ -53,7 +53,7 @@ func PTRRefusal(gamma int, eps0, delta float64) (float64, error) {
 // caller should report δ_total = max(δ, ½e^{ε₀}δ) (PTRDeltaTotal).
 func PTREpsilon(n, steps int, sigma, l, beta, radius, ghat, eps0, delta float64) (epsPrime, total float64, err error) {
 	if !(eps0 > 0) || math.IsInf(eps0, 0) {
-		return 0, 0, fmt.Errorf("accounting: smoothdp: ε₀ = %v must be finite and > 0", eps0)
+		return 0, 0, fmt.Errorf("smoothdp: ε₀ = %v must be finite and > 0", eps0)
 	}
 	e, err := Table2(MechDPGD, PrePCA, Table2Params{R: radius, L: l, Beta: beta, Sigma: sigma, N: n, T: steps, GMin: ghat})
 	if err != nil {

@@ -14,14 +14,14 @@ import (
 
 func checkPos(name string, v float64) error {
 	if !(v > 0) || math.IsInf(v, 0) {
-		return fmt.Errorf("accounting: smoothdp: %s = %v must be finite and > 0", name, v)
+		return fmt.Errorf("smoothdp: %s = %v must be finite and > 0", name, v)
 	}
 	return nil
 }
 
 func checkNonNeg(name string, v float64) error {
 	if !(v >= 0) || math.IsInf(v, 0) {
-		return fmt.Errorf("accounting: smoothdp: %s = %v must be finite and ≥ 0", name, v)
+		return fmt.Errorf("smoothdp: %s = %v must be finite and ≥ 0", name, v)
 	}
 	return nil
 }
@@ -93,7 +93,7 @@ func ExponentialSRDP(eps, l, delta float64) (SRDPCurve, error) {
 // ε(α) = 2αTL²/(n²σ²) (Theorem 12) [R, high confidence].
 func DPGDRDP(n, steps int, l, sigma float64) (RDPCurve, error) {
 	if n < 1 || steps < 0 {
-		return RDPCurve{}, fmt.Errorf("accounting: smoothdp: DP-GD needs n ≥ 1 and T ≥ 0 (got n=%d, T=%d)", n, steps)
+		return RDPCurve{}, fmt.Errorf("smoothdp: DP-GD needs n ≥ 1 and T ≥ 0 (got n=%d, T=%d)", n, steps)
 	}
 	if err := checkNonNeg("L", l); err != nil {
 		return RDPCurve{}, err
@@ -109,7 +109,7 @@ func DPGDRDP(n, steps int, l, sigma float64) (RDPCurve, error) {
 // (Definition 6): ε̃(α, η) = αTβ²η²/(2n²σ²) (Theorem 12) [R].
 func DPGDSRDP(n, steps int, beta, sigma float64) (SRDPCurve, error) {
 	if n < 1 || steps < 0 {
-		return SRDPCurve{}, fmt.Errorf("accounting: smoothdp: DP-GD needs n ≥ 1 and T ≥ 0 (got n=%d, T=%d)", n, steps)
+		return SRDPCurve{}, fmt.Errorf("smoothdp: DP-GD needs n ≥ 1 and T ≥ 0 (got n=%d, T=%d)", n, steps)
 	}
 	if err := checkNonNeg("β", beta); err != nil {
 		return SRDPCurve{}, err
@@ -129,7 +129,7 @@ func DPGDSRDP(n, steps int, beta, sigma float64) (SRDPCurve, error) {
 // otherwise) and the validity interval α − 1 ≤ (σ/2L)² ln(2Ln/σ).
 func SGDSubRDP(n, steps int, l, sigma float64) (RDPCurve, error) {
 	if n < 2 || steps < 0 {
-		return RDPCurve{}, fmt.Errorf("accounting: smoothdp: DP-SGD-sub needs n ≥ 2 and T ≥ 0 (got n=%d, T=%d)", n, steps)
+		return RDPCurve{}, fmt.Errorf("smoothdp: DP-SGD-sub needs n ≥ 2 and T ≥ 0 (got n=%d, T=%d)", n, steps)
 	}
 	if err := checkPos("L", l); err != nil {
 		return RDPCurve{}, err
@@ -138,10 +138,10 @@ func SGDSubRDP(n, steps int, l, sigma float64) (RDPCurve, error) {
 		return RDPCurve{}, err
 	}
 	if sigma < 2*l {
-		return RDPCurve{}, fmt.Errorf("accounting: smoothdp: DP-SGD-sub needs σ ≥ 2L (σ=%g, L=%g; Abadi et al. Lemma 3)", sigma, l)
+		return RDPCurve{}, fmt.Errorf("smoothdp: DP-SGD-sub needs σ ≥ 2L (σ=%g, L=%g; Abadi et al. Lemma 3)", sigma, l)
 	}
 	if float64(n) <= 8*sigma/l {
-		return RDPCurve{}, fmt.Errorf("accounting: smoothdp: DP-SGD-sub needs n > 8σ/L = %g (n=%d; Abadi et al. Lemma 3)", 8*sigma/l, n)
+		return RDPCurve{}, fmt.Errorf("smoothdp: DP-SGD-sub needs n > 8σ/L = %g (n=%d; Abadi et al. Lemma 3)", 8*sigma/l, n)
 	}
 	st := sigma / (2 * l)
 	amax := 1 + st*st*math.Log(float64(n)/st)
@@ -154,13 +154,13 @@ func SGDSubRDP(n, steps int, l, sigma float64) (RDPCurve, error) {
 // (Theorem 13) [R]. ω = 1/n for PCA rank reduction.
 func SGDSubSRDP(steps int, beta, omega, sigma float64) (SRDPCurve, error) {
 	if steps < 0 {
-		return SRDPCurve{}, fmt.Errorf("accounting: smoothdp: T=%d must be ≥ 0", steps)
+		return SRDPCurve{}, fmt.Errorf("smoothdp: T=%d must be ≥ 0", steps)
 	}
 	if err := checkNonNeg("β", beta); err != nil {
 		return SRDPCurve{}, err
 	}
 	if !(omega > 0 && omega <= 1) {
-		return SRDPCurve{}, fmt.Errorf("accounting: smoothdp: ω = %v must be in (0, 1]", omega)
+		return SRDPCurve{}, fmt.Errorf("smoothdp: ω = %v must be in (0, 1]", omega)
 	}
 	if err := checkPos("σ", sigma); err != nil {
 		return SRDPCurve{}, err
@@ -182,7 +182,7 @@ func SGDIterAlphaMax(l, sigma float64) float64 {
 // (Theorem 14 = Feldman et al. 2018 Thm 26, re-derived) [S].
 func SGDIterRDP(n int, l, sigma float64) (RDPCurve, error) {
 	if n < 1 {
-		return RDPCurve{}, fmt.Errorf("accounting: smoothdp: n=%d must be ≥ 1", n)
+		return RDPCurve{}, fmt.Errorf("smoothdp: n=%d must be ≥ 1", n)
 	}
 	if err := checkPos("L", l); err != nil {
 		return RDPCurve{}, err
@@ -200,7 +200,7 @@ func SGDIterRDP(n int, l, sigma float64) (RDPCurve, error) {
 // (spec §4 derivation 6) [D].
 func SGDIterSRDP(n, k int, beta, sigma float64) (SRDPCurve, error) {
 	if n < 1 || k < 1 || k > n {
-		return SRDPCurve{}, fmt.Errorf("accounting: smoothdp: DP-SGD-iter SRDP needs 1 ≤ K ≤ n (n=%d, K=%d)", n, k)
+		return SRDPCurve{}, fmt.Errorf("smoothdp: DP-SGD-iter SRDP needs 1 ≤ K ≤ n (n=%d, K=%d)", n, k)
 	}
 	if err := checkNonNeg("β", beta); err != nil {
 		return SRDPCurve{}, err
@@ -246,7 +246,7 @@ func SampledGaussianRDP(q, z float64, steps int) (RDPCurve, error) {
 // (4·ε(α)) is tighter; construct that curve directly.
 func ReplaceOneFromAddRemove(c RDPCurve) (RDPCurve, error) {
 	if c.Relation != AddRemove {
-		return RDPCurve{}, fmt.Errorf("accounting: smoothdp: curve %q is already %v", c.Name, c.Relation)
+		return RDPCurve{}, fmt.Errorf("smoothdp: curve %q is already %v", c.Name, c.Relation)
 	}
 	if c.Pure {
 		out := c
@@ -264,7 +264,7 @@ func ReplaceOneFromAddRemove(c RDPCurve) (RDPCurve, error) {
 // datasets differing in g entries, αg²Δ²/(2σ²) [S].
 func GroupGaussian(delta, sigma float64, g int) (RDPCurve, error) {
 	if g < 1 {
-		return RDPCurve{}, fmt.Errorf("accounting: smoothdp: group size %d must be ≥ 1", g)
+		return RDPCurve{}, fmt.Errorf("smoothdp: group size %d must be ≥ 1", g)
 	}
 	c, err := GaussianRDP(float64(g)*delta, sigma, ReplaceOne)
 	c.Name = fmt.Sprintf("group g=%d Gaussian Δ=%g σ=%g", g, delta, sigma)
@@ -274,7 +274,7 @@ func GroupGaussian(delta, sigma float64, g int) (RDPCurve, error) {
 // GroupDPGD is the group RDP of DP-GD, 2αTg²L²/(n²σ²) (g ≤ n) [S].
 func GroupDPGD(n, steps int, l, sigma float64, g int) (RDPCurve, error) {
 	if g < 1 || g > n {
-		return RDPCurve{}, fmt.Errorf("accounting: smoothdp: group size %d must be in [1, n=%d]", g, n)
+		return RDPCurve{}, fmt.Errorf("smoothdp: group size %d must be in [1, n=%d]", g, n)
 	}
 	c, err := DPGDRDP(n, steps, float64(g)*l, sigma)
 	c.Name = fmt.Sprintf("group g=%d DP-GD n=%d T=%d L=%g σ=%g", g, n, steps, l, sigma)
@@ -284,7 +284,7 @@ func GroupDPGD(n, steps int, l, sigma float64, g int) (RDPCurve, error) {
 // GroupPure is g·ε for a pure ε-DP mechanism [S].
 func GroupPure(eps float64, g int) (RDPCurve, error) {
 	if g < 1 {
-		return RDPCurve{}, fmt.Errorf("accounting: smoothdp: group size %d must be ≥ 1", g)
+		return RDPCurve{}, fmt.Errorf("smoothdp: group size %d must be ≥ 1", g)
 	}
 	return PureRDP(float64(g)*eps, ReplaceOne)
 }
@@ -293,7 +293,7 @@ func GroupPure(eps float64, g int) (RDPCurve, error) {
 // (g ≤ 2^c): ε'(α) = 3^c·ε(2^c·α), valid for α ≥ 2 [S].
 func GroupMironov(curve RDPCurve, c int) (RDPCurve, error) {
 	if c < 0 || c > 60 {
-		return RDPCurve{}, fmt.Errorf("accounting: smoothdp: stability exponent c=%d must be in [0, 60]", c)
+		return RDPCurve{}, fmt.Errorf("smoothdp: stability exponent c=%d must be in [0, 60]", c)
 	}
 	pc, tc := math.Pow(2, float64(c)), math.Pow(3, float64(c))
 	return RDPCurve{Name: fmt.Sprintf("group 2^%d (Mironov Prop 2) of %s", c, curve.Name), Relation: curve.Relation,

@@ -143,12 +143,12 @@ func Table2Eta(pre Preprocessing, p Table2Params) (eta float64, k int, err error
 		return EtaQuant(p.QuantR, p.K, p.QuantDoubled), p.K, nil
 	case PreMeanImpute:
 		if p.K >= p.N {
-			return 0, 0, fmt.Errorf("accounting: smoothdp: mean imputation needs m = K < n (K=%d, n=%d)", p.K, p.N)
+			return 0, 0, fmt.Errorf("smoothdp: mean imputation needs m = K < n (K=%d, n=%d)", p.K, p.N)
 		}
 		return EtaMeanImpute(p.R, p.K, p.N), p.K, nil
 	case PrePCA:
 		if !(p.GMin > 0) {
-			return 0, 0, fmt.Errorf("accounting: smoothdp: PCA needs an eigengap g_min > 0 (got %v)", p.GMin)
+			return 0, 0, fmt.Errorf("smoothdp: PCA needs an eigengap g_min > 0 (got %v)", p.GMin)
 		}
 		if !(float64(p.N) > 24*p.R*p.R/p.GMin) {
 			// Zwald–Blanchard needs n > 24R²/g_min; otherwise the
@@ -159,7 +159,7 @@ func Table2Eta(pre Preprocessing, p Table2Params) (eta float64, k int, err error
 	case PreGeneric:
 		return p.Eta, p.K, nil
 	}
-	return 0, 0, fmt.Errorf("accounting: smoothdp: unknown pre-processing %d", int(pre))
+	return 0, 0, fmt.Errorf("smoothdp: unknown pre-processing %d", int(pre))
 }
 
 // table2Closed is the closed form of the paper-style Table 2 entry
@@ -236,7 +236,7 @@ func BaseCurves(m Mechanism, p Table2Params, k int) (RDPCurve, SRDPCurve, error)
 			s, err = SGDIterSRDP(p.N, max(k, 1), p.Beta, p.Sigma)
 		}
 	default:
-		err = fmt.Errorf("accounting: smoothdp: unknown mechanism %d", int(m))
+		err = fmt.Errorf("smoothdp: unknown mechanism %d", int(m))
 	}
 	return r, s, err
 }
@@ -253,19 +253,19 @@ func Table2(m Mechanism, pre Preprocessing, p Table2Params) (Table2Entry, error)
 		return Table2Entry{}, err
 	}
 	if !(eta >= 0) || math.IsInf(eta, 1) {
-		return Table2Entry{}, fmt.Errorf("accounting: smoothdp: η = %v must be finite and ≥ 0", eta)
+		return Table2Entry{}, fmt.Errorf("smoothdp: η = %v must be finite and ≥ 0", eta)
 	}
 	if m == MechSGDSub && pre != PrePCA && pre != PreNone {
-		return Table2Entry{}, fmt.Errorf("accounting: smoothdp: Table 2 has no DP-SGD (subsampling) entry for %v (ω is only known for PCA)", pre)
+		return Table2Entry{}, fmt.Errorf("smoothdp: Table 2 has no DP-SGD (subsampling) entry for %v (ω is only known for PCA)", pre)
 	}
 	if m == MechSGDIter && pre == PrePCA {
-		return Table2Entry{}, fmt.Errorf("accounting: smoothdp: Table 2 has no DP-SGD (iteration) entry for PCA (K = n)")
+		return Table2Entry{}, fmt.Errorf("smoothdp: Table 2 has no DP-SGD (iteration) entry for PCA (K = n)")
 	}
 	if pre == PreDedup && (m == MechDPGD || m == MechSGDSub || m == MechSGDIter) && p.L > 2*p.R*p.Beta {
 		// A removed point ⊥ has zero gradient: its change is charged β·2R
 		// by the SRDP bookkeeping, which bounds the true change L only if
 		// L ≤ 2Rβ (spec §12 A5).
-		return Table2Entry{}, fmt.Errorf("accounting: smoothdp: dedup × %v needs L ≤ 2Rβ (L=%g, R=%g, β=%g; spec §12 A5)", m, p.L, p.R, p.Beta)
+		return Table2Entry{}, fmt.Errorf("smoothdp: dedup × %v needs L ≤ 2Rβ (L=%g, R=%g, β=%g; spec §12 A5)", m, p.L, p.R, p.Beta)
 	}
 	base, srdp, err := BaseCurves(m, p, k)
 	if err != nil {

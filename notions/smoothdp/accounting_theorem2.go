@@ -17,10 +17,10 @@ import (
 //	D_α(P‖Q) ≤ c·D_{a1}(P‖M) + D_{a2}(M‖Q),  c = (α − 1/p)/(α − 1), a1 = pα, a2 = q(α − 1/p).
 func WeakTriangle(alpha, p float64) (c, a1, a2 float64, err error) {
 	if !(alpha > 1) || math.IsInf(alpha, 1) {
-		return 0, 0, 0, fmt.Errorf("accounting: smoothdp: order α = %v must be finite and > 1", alpha)
+		return 0, 0, 0, fmt.Errorf("smoothdp: order α = %v must be finite and > 1", alpha)
 	}
 	if !(p > 1) || math.IsInf(p, 1) {
-		return 0, 0, 0, fmt.Errorf("accounting: smoothdp: Hölder exponent p = %v must be finite and > 1", p)
+		return 0, 0, 0, fmt.Errorf("smoothdp: Hölder exponent p = %v must be finite and > 1", p)
 	}
 	q := p / (p - 1)
 	return (alpha - 1/p) / (alpha - 1), p * alpha, q * (alpha - 1/p), nil
@@ -28,10 +28,10 @@ func WeakTriangle(alpha, p float64) (c, a1, a2 float64, err error) {
 
 func theorem2Check(rdp RDPCurve, eta float64) error {
 	if rdp.Relation != ReplaceOne {
-		return fmt.Errorf("accounting: smoothdp: Theorem 2 needs a replace-one RDP curve, %q is %v (use ReplaceOneFromAddRemove)", rdp.Name, rdp.Relation)
+		return fmt.Errorf("smoothdp: Theorem 2 needs a replace-one RDP curve, %q is %v (use ReplaceOneFromAddRemove)", rdp.Name, rdp.Relation)
 	}
 	if !(eta >= 0) || math.IsInf(eta, 1) {
-		return fmt.Errorf("accounting: smoothdp: η = %v must be finite and ≥ 0", eta)
+		return fmt.Errorf("smoothdp: η = %v must be finite and ≥ 0", eta)
 	}
 	return nil
 }
@@ -110,7 +110,7 @@ func Theorem2Tight(rdp RDPCurve, srdp SRDPCurve, eta, alpha float64) (val, pOpt 
 		return 0, 0, err
 	}
 	if !(alpha > 1) || math.IsInf(alpha, 1) {
-		return 0, 0, fmt.Errorf("accounting: smoothdp: order α = %v must be finite and > 1", alpha)
+		return 0, 0, fmt.Errorf("smoothdp: order α = %v must be finite and > 1", alpha)
 	}
 	best, pOpt := math.Inf(1), math.NaN()
 	// p → 1 limits.
@@ -167,7 +167,7 @@ func Theorem2PaperStyle(rdp RDPCurve, srdp SRDPCurve, eta, alpha float64) (float
 		return 0, err
 	}
 	if !(alpha >= 1.5) || math.IsInf(alpha, 1) {
-		return 0, fmt.Errorf("accounting: smoothdp: the paper-style Theorem 2 needs finite α ≥ 3/2 (got %v)", alpha)
+		return 0, fmt.Errorf("smoothdp: the paper-style Theorem 2 needs finite α ≥ 3/2 (got %v)", alpha)
 	}
 	return 2*rdp.At(2*alpha) + 2*srdp.At(2*alpha, eta), nil
 }
@@ -181,7 +181,7 @@ func Theorem2MinForm(rdp RDPCurve, srdp SRDPCurve, eta, alpha float64) (float64,
 		return 0, err
 	}
 	if !(alpha >= 1.5) || math.IsInf(alpha, 1) {
-		return 0, fmt.Errorf("accounting: smoothdp: the min-form Theorem 2 needs finite α ≥ 3/2 (got %v)", alpha)
+		return 0, fmt.Errorf("smoothdp: the min-form Theorem 2 needs finite α ≥ 3/2 (got %v)", alpha)
 	}
 	e, et := rdp.At(2*alpha), srdp.At(2*alpha, eta)
 	return math.Min(2*e+et, e+2*et), nil
@@ -195,7 +195,7 @@ func PurePipeline(rdp RDPCurve, srdp SRDPCurve, eta float64) (float64, error) {
 		return 0, err
 	}
 	if !rdp.Pure || !srdp.Pure {
-		return 0, fmt.Errorf("accounting: smoothdp: the pure pipeline needs pure curves (%q pure=%v, %q pure=%v)", rdp.Name, rdp.Pure, srdp.Name, srdp.Pure)
+		return 0, fmt.Errorf("smoothdp: the pure pipeline needs pure curves (%q pure=%v, %q pure=%v)", rdp.Name, rdp.Pure, srdp.Name, srdp.Pure)
 	}
 	return rdp.PureEps + srdp.atInf(eta), nil
 }
@@ -285,7 +285,7 @@ func PipelineCurve(rdp RDPCurve, srdp SRDPCurve, eta float64, form Theorem2Form)
 			out.Linear, out.Coef, out.F = true, v/2, nil
 		}
 	default:
-		return RDPCurve{}, fmt.Errorf("accounting: smoothdp: unknown Theorem 2 form %d", int(form))
+		return RDPCurve{}, fmt.Errorf("smoothdp: unknown Theorem 2 form %d", int(form))
 	}
 	return out, nil
 }

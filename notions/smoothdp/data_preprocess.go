@@ -89,31 +89,31 @@ type Preprocessor interface {
 func CheckDataset(S [][]float64, radius float64, allowNaN bool) (n, d int, err error) {
 	n = len(S)
 	if n < 2 {
-		return 0, 0, fmt.Errorf("data: smoothdp: need at least 2 rows, got %d", n)
+		return 0, 0, fmt.Errorf("smoothdp: need at least 2 rows, got %d", n)
 	}
 	d = len(S[0])
 	if d < 1 {
-		return 0, 0, errors.New("data: smoothdp: rows have no columns")
+		return 0, 0, errors.New("smoothdp: rows have no columns")
 	}
 	for i, x := range S {
 		if len(x) != d {
-			return 0, 0, fmt.Errorf("data: smoothdp: row %d has %d columns, row 0 has %d", i, len(x), d)
+			return 0, 0, fmt.Errorf("smoothdp: row %d has %d columns, row 0 has %d", i, len(x), d)
 		}
 		s := 0.0
 		for j, v := range x {
 			if math.IsNaN(v) {
 				if !allowNaN {
-					return 0, 0, fmt.Errorf("data: smoothdp: row %d column %d is NaN (only imputation accepts missing values)", i, j)
+					return 0, 0, fmt.Errorf("smoothdp: row %d column %d is NaN (only imputation accepts missing values)", i, j)
 				}
 				continue
 			}
 			if math.IsInf(v, 0) {
-				return 0, 0, fmt.Errorf("data: smoothdp: row %d column %d is infinite", i, j)
+				return 0, 0, fmt.Errorf("smoothdp: row %d column %d is infinite", i, j)
 			}
 			s += v * v
 		}
 		if radius > 0 && math.Sqrt(s) > radius*(1+1e-9) {
-			return 0, 0, fmt.Errorf("data: smoothdp: row %d has norm %g > R = %g", i, math.Sqrt(s), radius)
+			return 0, 0, fmt.Errorf("smoothdp: row %d has norm %g > R = %g", i, math.Sqrt(s), radius)
 		}
 	}
 	return n, d, nil
@@ -173,13 +173,13 @@ func (p Dedup) Name() string {
 
 func (p Dedup) check() error {
 	if !(p.Radius > 0) || math.IsInf(p.Radius, 0) {
-		return fmt.Errorf("data: smoothdp: dedup radius r = %v must be finite and > 0", p.Radius)
+		return fmt.Errorf("smoothdp: dedup radius r = %v must be finite and > 0", p.Radius)
 	}
 	if !(p.outer() >= 1) || math.IsInf(p.outer(), 0) {
-		return fmt.Errorf("data: smoothdp: outer factor %v must be ≥ 1", p.Outer)
+		return fmt.Errorf("smoothdp: outer factor %v must be ≥ 1", p.Outer)
 	}
 	if !(p.R > 0) || math.IsInf(p.R, 0) {
-		return fmt.Errorf("data: smoothdp: ball radius R = %v must be finite and > 0", p.R)
+		return fmt.Errorf("smoothdp: ball radius R = %v must be finite and > 0", p.R)
 	}
 	return nil
 }
@@ -446,10 +446,10 @@ func observed(S [][]float64, j int) []float64 {
 // more than 2t for the trimmed mean).
 func (p Impute) Fit(S [][]float64) (Fitted, error) {
 	if !(p.R > 0) || math.IsInf(p.R, 0) {
-		return nil, fmt.Errorf("data: smoothdp: ball radius R = %v must be finite and > 0", p.R)
+		return nil, fmt.Errorf("smoothdp: ball radius R = %v must be finite and > 0", p.R)
 	}
 	if p.Trim < 0 {
-		return nil, fmt.Errorf("data: smoothdp: trim t = %d must be ≥ 0", p.Trim)
+		return nil, fmt.Errorf("smoothdp: trim t = %d must be ≥ 0", p.Trim)
 	}
 	_, d, err := CheckDataset(S, p.R, true)
 	if err != nil {
@@ -459,7 +459,7 @@ func (p Impute) Fit(S [][]float64) (Fitted, error) {
 	for j := 0; j < d; j++ {
 		v := observed(S, j)
 		if len(v) == 0 {
-			return nil, fmt.Errorf("data: smoothdp: feature %d has no observed value", j)
+			return nil, fmt.Errorf("smoothdp: feature %d has no observed value", j)
 		}
 		switch p.Method {
 		case ImputeMean, ImputeLR:
@@ -473,7 +473,7 @@ func (p Impute) Fit(S [][]float64) (Fitted, error) {
 			f.fill[j] = v[(len(v)+1)/2-1] // lower median, rank ⌈n_j/2⌉
 		case ImputeTrimmed:
 			if len(v) <= 2*p.Trim {
-				return nil, fmt.Errorf("data: smoothdp: feature %d has %d observed values, ≤ 2t = %d", j, len(v), 2*p.Trim)
+				return nil, fmt.Errorf("smoothdp: feature %d has %d observed values, ≤ 2t = %d", j, len(v), 2*p.Trim)
 			}
 			sort.Float64s(v)
 			s := 0.0
@@ -482,7 +482,7 @@ func (p Impute) Fit(S [][]float64) (Fitted, error) {
 			}
 			f.fill[j] = s / float64(len(v)-2*p.Trim)
 		default:
-			return nil, fmt.Errorf("data: smoothdp: unknown imputation method %d", int(p.Method))
+			return nil, fmt.Errorf("smoothdp: unknown imputation method %d", int(p.Method))
 		}
 	}
 	if p.Method == ImputeLR {
@@ -500,7 +500,7 @@ func (p Impute) Fit(S [][]float64) (Fitted, error) {
 			}
 		}
 		if len(rows) < d {
-			return nil, fmt.Errorf("data: smoothdp: linear-regression imputation needs ≥ d = %d complete rows, got %d", d, len(rows))
+			return nil, fmt.Errorf("smoothdp: linear-regression imputation needs ≥ d = %d complete rows, got %d", d, len(rows))
 		}
 		f.beta = make([][]float64, d)
 		for j := 0; j < d; j++ {
@@ -522,7 +522,7 @@ func (p Impute) Fit(S [][]float64) (Fitted, error) {
 			}
 			var sol mat.VecDense
 			if err := sol.SolveVec(A, b); err != nil {
-				return nil, fmt.Errorf("data: smoothdp: linear-regression imputation of feature %d: %w", j, err)
+				return nil, fmt.Errorf("smoothdp: linear-regression imputation of feature %d: %w", j, err)
 			}
 			c := 0
 			for l := 0; l < d; l++ {
@@ -603,7 +603,7 @@ func (p Impute) Describe(S [][]float64) (Collection, error) {
 			}
 			var es mat.EigenSym
 			if !es.Factorize(A, false) {
-				return Collection{}, errors.New("data: smoothdp: eigen-decomposition of XᵀX failed")
+				return Collection{}, errors.New("smoothdp: eigen-decomposition of XᵀX failed")
 			}
 			vals := es.Values(nil)
 			c.LamMin = math.Min(c.LamMin, vals[0])
@@ -626,7 +626,7 @@ func (p Impute) Theory(c Collection) (int, float64, error) {
 	case ImputeLR:
 		return m, EtaLRImpute(m, c.D, c.N, p.R, c.LamMax, c.LamMin), nil
 	}
-	return 0, 0, fmt.Errorf("data: smoothdp: unknown imputation method %d", int(p.Method))
+	return 0, 0, fmt.Errorf("smoothdp: unknown imputation method %d", int(p.Method))
 }
 
 // ---------------------------------------------------------------------------
@@ -686,7 +686,7 @@ func (f *PCAFit) AlignedTo(ref *PCAFit) (*PCAFit, error) {
 	m.Mul(f.V.T(), ref.V)
 	var svd mat.SVD
 	if !svd.Factorize(&m, mat.SVDThin) {
-		return nil, errors.New("data: smoothdp: Procrustes SVD failed")
+		return nil, errors.New("smoothdp: Procrustes SVD failed")
 	}
 	var u, w, q mat.Dense
 	svd.UTo(&u)
@@ -720,7 +720,7 @@ func Covariance(S [][]float64) (*mat.SymDense, []float64, *mat.Dense, error) {
 	cov.SymOuterK(1/float64(n), xc.T())
 	var es mat.EigenSym
 	if !es.Factorize(cov, true) {
-		return nil, nil, nil, errors.New("data: smoothdp: eigen-decomposition of the covariance failed")
+		return nil, nil, nil, errors.New("smoothdp: eigen-decomposition of the covariance failed")
 	}
 	asc := es.Values(nil)
 	var vecs mat.Dense
@@ -743,7 +743,7 @@ func Eigengap(S [][]float64, s int) (float64, error) {
 		return 0, err
 	}
 	if s < 1 || s >= len(vals) {
-		return 0, fmt.Errorf("data: smoothdp: rank s = %d must be in [1, d−1 = %d]", s, len(vals)-1)
+		return 0, fmt.Errorf("smoothdp: rank s = %d must be in [1, d−1 = %d]", s, len(vals)-1)
 	}
 	return vals[s-1] - vals[s], nil
 }
@@ -764,7 +764,7 @@ func (p PCA) FitPCA(S [][]float64) (*PCAFit, error) {
 	}
 	d := len(vals)
 	if p.Rank < 1 || p.Rank >= d {
-		return nil, fmt.Errorf("data: smoothdp: PCA rank s = %d must be in [1, d−1 = %d]", p.Rank, d-1)
+		return nil, fmt.Errorf("smoothdp: PCA rank s = %d must be in [1, d−1 = %d]", p.Rank, d-1)
 	}
 	v := mat.DenseCopyOf(vecs.Slice(0, d, 0, p.Rank))
 	return &PCAFit{V: v, Values: vals, Dim: p.Dim}, nil
@@ -815,7 +815,7 @@ type Empirical struct {
 // to π_S's first. Differences below tol (absolute, per point) are ignored.
 func EmpiricalSensitivity(p Preprocessor, S, S2 [][]float64, radius float64, align bool, tol float64) (Empirical, error) {
 	if len(S) != len(S2) {
-		return Empirical{}, fmt.Errorf("data: smoothdp: neighbours must have the same size (%d vs %d)", len(S), len(S2))
+		return Empirical{}, fmt.Errorf("smoothdp: neighbours must have the same size (%d vs %d)", len(S), len(S2))
 	}
 	f1, err := p.Fit(S)
 	if err != nil {
@@ -829,7 +829,7 @@ func EmpiricalSensitivity(p Preprocessor, S, S2 [][]float64, radius float64, ali
 		a, ok1 := f1.(*PCAFit)
 		b, ok2 := f2.(*PCAFit)
 		if !ok1 || !ok2 {
-			return Empirical{}, errors.New("data: smoothdp: alignment applies to PCA only")
+			return Empirical{}, errors.New("smoothdp: alignment applies to PCA only")
 		}
 		if f2, err = b.AlignedTo(a); err != nil {
 			return Empirical{}, err

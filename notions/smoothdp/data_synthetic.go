@@ -33,10 +33,10 @@ func UniformBall(rng *rand.Rand, d int, radius float64) []float64 {
 // nClusters·clusterSize ≤ n and the sizes are positive.
 func Clustered(rng *rand.Rand, n, d, nClusters, clusterSize int, r, radius float64) ([][]float64, error) {
 	if rng == nil {
-		return nil, fmt.Errorf("data: smoothdp: nil rng")
+		return nil, fmt.Errorf("smoothdp: nil rng")
 	}
 	if n < 1 || d < 1 || nClusters < 0 || clusterSize < 1 || nClusters*clusterSize > n || !(r > 0) || !(radius > 0) {
-		return nil, fmt.Errorf("data: smoothdp: invalid clustered-data parameters n=%d d=%d clusters=%d×%d r=%g R=%g", n, d, nClusters, clusterSize, r, radius)
+		return nil, fmt.Errorf("smoothdp: invalid clustered-data parameters n=%d d=%d clusters=%d×%d r=%g R=%g", n, d, nClusters, clusterSize, r, radius)
 	}
 	S := make([][]float64, 0, n)
 	for c := 0; c < nClusters; c++ {
@@ -62,10 +62,10 @@ func Clustered(rng *rand.Rand, n, d, nClusters, clusterSize int, r, radius float
 // at least one observed value.
 func WithMissing(rng *rand.Rand, S [][]float64, m int) ([][]float64, error) {
 	if rng == nil {
-		return nil, fmt.Errorf("data: smoothdp: nil rng")
+		return nil, fmt.Errorf("smoothdp: nil rng")
 	}
 	if m < 0 || m > len(S) || len(S) == 0 || len(S[0]) < 2 {
-		return nil, fmt.Errorf("data: smoothdp: cannot blank %d of %d rows (d must be ≥ 2)", m, len(S))
+		return nil, fmt.Errorf("smoothdp: cannot blank %d of %d rows (d must be ≥ 2)", m, len(S))
 	}
 	out := make([][]float64, len(S))
 	for i, x := range S {
@@ -88,7 +88,7 @@ func WithMissing(rng *rand.Rand, S [][]float64, m int) ([][]float64, error) {
 func LowRank(rng *rand.Rand, n, d int, top []float64, tail, radius float64) ([][]float64, *mat.Dense, error) {
 	s := len(top)
 	if rng == nil || n < 2 || d < 2 || s < 1 || s >= d || tail < 0 || !(radius > 0) {
-		return nil, nil, fmt.Errorf("data: smoothdp: invalid low-rank parameters n=%d d=%d s=%d tail=%g R=%g", n, d, s, tail, radius)
+		return nil, nil, fmt.Errorf("smoothdp: invalid low-rank parameters n=%d d=%d s=%d tail=%g R=%g", n, d, s, tail, radius)
 	}
 	g := mat.NewDense(d, d, nil)
 	for i := 0; i < d; i++ {
@@ -147,7 +147,7 @@ func LowRank(rng *rand.Rand, n, d int, top []float64, tail, radius float64) ([][
 // so deduplication removes n − 1 points: empirical ℓ0 = n − 1. Needs d ≥ n.
 func PathologicalDedup(n, d int, r, far float64) (S, S2 [][]float64, err error) {
 	if n < 3 || d < n || !(r > 0) || !(far > 4*r) {
-		return nil, nil, fmt.Errorf("data: smoothdp: pathological dedup needs n ≥ 3, d ≥ n, r > 0, far > 4r (n=%d d=%d r=%g far=%g)", n, d, r, far)
+		return nil, nil, fmt.Errorf("smoothdp: pathological dedup needs n ≥ 3, d ≥ n, r > 0, far > 4r (n=%d d=%d r=%g far=%g)", n, d, r, far)
 	}
 	S = make([][]float64, n)
 	for i := 0; i < n-1; i++ {

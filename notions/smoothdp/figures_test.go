@@ -18,7 +18,7 @@ func runFigure(t *testing.T, id string) []experiments.Summary {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := experiments.Env{Profile: experiments.Quick, Workers: 2}
+	env := experiments.Env{Profile: experiments.Quick, Workers: 2, Memo: experiments.NewMemo(0)}
 	res, err := experiments.Run(context.Background(), cells, func(ctx context.Context, c experiments.Cell) ([]experiments.Measurement, error) {
 		return f.Run(ctx, c, env)
 	},
@@ -76,7 +76,7 @@ func TestFig3Determinism(t *testing.T) {
 	cells, _ := f.Cells(experiments.Quick)
 	cells = cells[:len(cells)/3]
 	run := func(w int) *experiments.Results {
-		env := experiments.Env{Profile: experiments.Quick, Workers: w}
+		env := experiments.Env{Profile: experiments.Quick, Workers: w, Memo: experiments.NewMemo(0)}
 		res, err := experiments.Run(context.Background(), cells, func(ctx context.Context, c experiments.Cell) ([]experiments.Measurement, error) {
 			return f.Run(ctx, c, env)
 		},

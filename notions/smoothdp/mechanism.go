@@ -31,16 +31,16 @@ func Exponential(rng *rand.Rand, scores []float64, eps, sens float64) (int, erro
 		return 0, mechanisms.ErrNilRand
 	}
 	if len(scores) == 0 {
-		return 0, errors.New("mechanisms: smoothdp: exponential mechanism over an empty set")
+		return 0, errors.New("smoothdp: exponential mechanism over an empty set")
 	}
 	if !(eps > 0) || math.IsInf(eps, 0) || !(sens > 0) || math.IsInf(sens, 0) {
-		return 0, fmt.Errorf("mechanisms: smoothdp: exponential mechanism needs finite ε > 0 and Δ > 0 (got %v, %v)", eps, sens)
+		return 0, fmt.Errorf("smoothdp: exponential mechanism needs finite ε > 0 and Δ > 0 (got %v, %v)", eps, sens)
 	}
 	w := make([]float64, len(scores))
 	mx := math.Inf(-1)
 	for i, u := range scores {
 		if math.IsNaN(u) || math.IsInf(u, 0) {
-			return 0, fmt.Errorf("mechanisms: smoothdp: score %d is %v", i, u)
+			return 0, fmt.Errorf("smoothdp: score %d is %v", i, u)
 		}
 		w[i] = eps * u / (2 * sens)
 		mx = math.Max(mx, w[i])
@@ -81,10 +81,10 @@ type GD struct {
 
 func (p GD) config(model models.Model, d *design.Data) (mechanisms.Config, error) {
 	if model == nil || d == nil {
-		return mechanisms.Config{}, errors.New("mechanisms: smoothdp: nil model or data")
+		return mechanisms.Config{}, errors.New("smoothdp: nil model or data")
 	}
 	if !(p.Sigma > 0) || math.IsInf(p.Sigma, 0) {
-		return mechanisms.Config{}, fmt.Errorf("mechanisms: smoothdp: σ = %v must be finite and > 0", p.Sigma)
+		return mechanisms.Config{}, fmt.Errorf("smoothdp: σ = %v must be finite and > 0", p.Sigma)
 	}
 	plan, err := mechanisms.Standard(model.NumParams(), p.Sigma)
 	if err != nil {
@@ -125,7 +125,7 @@ type Sequential struct{ pos int }
 // Validate returns an error if n ≤ 0.
 func (s *Sequential) Validate(n int) error {
 	if n <= 0 {
-		return fmt.Errorf("mechanisms: smoothdp: sequential sampler needs n > 0 (got %d)", n)
+		return fmt.Errorf("smoothdp: sequential sampler needs n > 0 (got %d)", n)
 	}
 	return nil
 }
@@ -152,7 +152,7 @@ func (s *Sequential) Fresh() mechanisms.Sampler { return &Sequential{} }
 func DPFGDConfig(model models.Model, d *design.Data, p GD) (mechanisms.Config, error) {
 	cfg, err := p.config(model, d)
 	if err == nil && (p.Steps > d.N) {
-		err = fmt.Errorf("mechanisms: smoothdp: DP-FGD makes one pass: T = %d > n = %d", p.Steps, d.N)
+		err = fmt.Errorf("smoothdp: DP-FGD makes one pass: T = %d > n = %d", p.Steps, d.N)
 	}
 	cfg.Sampler = &Sequential{}
 	cfg.Average = false
@@ -166,7 +166,7 @@ func DPFGDConfig(model models.Model, d *design.Data, p GD) (mechanisms.Config, e
 // β_θ-smooth loss with γ ≤ 2/β_θ).
 func DPSGDIter(ctx context.Context, model models.Model, d *design.Data, p GD) (*mechanisms.Result, int, error) {
 	if d == nil || d.N < 1 {
-		return nil, 0, errors.New("mechanisms: smoothdp: DP-mechanisms.SGD-iter needs data")
+		return nil, 0, errors.New("smoothdp: DP-SGD-iter needs data")
 	}
 	st := p.Streams
 	if st == nil {
@@ -195,14 +195,14 @@ func designRows(d *design.Data) [][]float64 {
 // d (labels unchanged). Removed points (⊥) are an error here.
 func Project(d *design.Data, f Fitted) (*design.Data, error) {
 	if d == nil || f == nil {
-		return nil, errors.New("mechanisms: smoothdp: nil data or pre-processing")
+		return nil, errors.New("smoothdp: nil data or pre-processing")
 	}
 	var x []float64
 	dim := -1
 	for i := 0; i < d.N; i++ {
 		y, ok := f.Apply(d.X[i*d.D : (i+1)*d.D])
 		if !ok {
-			return nil, fmt.Errorf("mechanisms: smoothdp: row %d removed by the pre-processing", i)
+			return nil, fmt.Errorf("smoothdp: row %d removed by the pre-processing", i)
 		}
 		if dim < 0 {
 			dim = len(y)
@@ -222,10 +222,10 @@ func AnalyzeGauss(rng *rand.Rand, d *design.Data, s int, sigma float64) (*PCAFit
 		return nil, mechanisms.ErrNilRand
 	}
 	if d == nil || d.N < 1 || s < 1 || s >= d.D {
-		return nil, errors.New("mechanisms: smoothdp: Analyze-Gauss needs data and 1 ≤ s < d")
+		return nil, errors.New("smoothdp: Analyze-Gauss needs data and 1 ≤ s < d")
 	}
 	if !(sigma >= 0) || math.IsInf(sigma, 0) {
-		return nil, fmt.Errorf("mechanisms: smoothdp: σ = %v must be finite and ≥ 0", sigma)
+		return nil, fmt.Errorf("smoothdp: σ = %v must be finite and ≥ 0", sigma)
 	}
 	X := mat.NewDense(d.N, d.D, append([]float64(nil), d.X...))
 	A := mat.NewSymDense(d.D, nil)
@@ -237,7 +237,7 @@ func AnalyzeGauss(rng *rand.Rand, d *design.Data, s int, sigma float64) (*PCAFit
 	}
 	var es mat.EigenSym
 	if !es.Factorize(A, true) {
-		return nil, errors.New("mechanisms: smoothdp: Analyze-Gauss eigen-decomposition failed")
+		return nil, errors.New("smoothdp: Analyze-Gauss eigen-decomposition failed")
 	}
 	var vecs mat.Dense
 	es.VectorsTo(&vecs)
@@ -264,7 +264,7 @@ type PTRConfig struct {
 	Eps0  float64      // test budget ε₀ > 0
 	Delta float64      // δ ∈ (0, 1)
 	R     float64      // data radius
-	GD    GD           // DP-GD parameters (its Seed / mechanisms.Streams also drive the test)
+	GD    GD           // DP-GD parameters (its Seed / Streams also drive the test)
 }
 
 // PTRResult is the outcome of Algorithm 1.
@@ -287,10 +287,10 @@ type PTRResult struct {
 // PTREpsilon; replace-one).
 func PTR(ctx context.Context, cfg PTRConfig) (*PTRResult, error) {
 	if cfg.Data == nil || cfg.Model == nil {
-		return nil, errors.New("mechanisms: smoothdp: PTR needs a model and data")
+		return nil, errors.New("smoothdp: PTR needs a model and data")
 	}
 	if !(cfg.Eps0 > 0) || math.IsInf(cfg.Eps0, 0) || !(cfg.Delta > 0 && cfg.Delta < 1) {
-		return nil, fmt.Errorf("mechanisms: smoothdp: PTR needs ε₀ > 0 and δ ∈ (0,1) (got %v, %v)", cfg.Eps0, cfg.Delta)
+		return nil, fmt.Errorf("smoothdp: PTR needs ε₀ > 0 and δ ∈ (0,1) (got %v, %v)", cfg.Eps0, cfg.Delta)
 	}
 	rows := designRows(cfg.Data)
 	pca := PCA{Rank: cfg.Rank, R: cfg.R}

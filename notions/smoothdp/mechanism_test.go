@@ -35,10 +35,10 @@ func TestNoiseStatistics(t *testing.T) {
 		mad += math.Abs(l)
 	}
 	if sd := math.Sqrt(s2 / draws); math.Abs(sd-2)/2 > 0.01 {
-		t.Errorf("C22 mechanisms.Gaussian sd %v want 2 ± 1%%", sd)
+		t.Errorf("C22 Gaussian sd %v want 2 ± 1%%", sd)
 	}
 	if m := mad / draws; math.Abs(m-0.5)/0.5 > 0.01 {
-		t.Errorf("C22 mechanisms.Laplace MAD %v want 0.5 ± 1%%", m)
+		t.Errorf("C22 Laplace MAD %v want 0.5 ± 1%%", m)
 	}
 	scores := []float64{0, 1, 2, 0.5}
 	eps, sens := 1.5, 1.0
@@ -140,7 +140,7 @@ func TestTrainConfigurations(t *testing.T) {
 	model, _ := models.NewLogistic(3, false, 0)
 	p := GD{Sigma: 0.1, Steps: 20, LR: 0.5, Radius: 2, Seed: 9}
 	for name, mk := range map[string]func(models.Model, *design.Data, GD) (mechanisms.Config, error){
-		"DP-GD": DPGDConfig, "DP-mechanisms.SGD-sub": DPSGDSubConfig, "DP-FGD": DPFGDConfig,
+		"DP-GD": DPGDConfig, "DP-SGD-sub": DPSGDSubConfig, "DP-FGD": DPFGDConfig,
 	} {
 		cfg, err := mk(model, S, p)
 		if err != nil {
@@ -164,17 +164,17 @@ func TestTrainConfigurations(t *testing.T) {
 		if math.Sqrt(nrm) > 2+1e-12 {
 			t.Errorf("%s: θ outside the projection ball", name)
 		}
-		if name == "DP-mechanisms.SGD-sub" {
+		if name == "DP-SGD-sub" {
 			for _, bs := range a.BatchSizes {
 				if bs != 1 {
-					t.Fatalf("DP-mechanisms.SGD-sub batch size %d", bs)
+					t.Fatalf("DP-SGD-sub batch size %d", bs)
 				}
 			}
 		}
 	}
 	res, T, err := DPSGDIter(context.Background(), model, S, p)
 	if err != nil || T < 1 || T > 40 || len(res.BatchSizes) != T {
-		t.Errorf("DP-mechanisms.SGD-iter: T=%d err=%v", T, err)
+		t.Errorf("DP-SGD-iter: T=%d err=%v", T, err)
 	}
 	if _, err := DPGDConfig(model, S, GD{Sigma: 0, Steps: 1, LR: 1}); err == nil {
 		t.Error("σ = 0 accepted")
