@@ -11,7 +11,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/featuredp/featuredp/accounting"
+	"github.com/featuredp/featuredp/notions/smoothdp"
 	"github.com/go-gota/gota/dataframe"
 )
 
@@ -37,9 +37,9 @@ type SmoothStep struct {
 type SmoothPipeline struct {
 	Steps []SmoothStep
 	// Mechanism and Params give the DP mechanism's Table 1 curves
-	// (accounting.SmoothBaseCurves); Params.N is the dataset size.
-	Mechanism accounting.SmoothMechanism
-	Params    accounting.SmoothTable2Params
+	// (smoothdp.BaseCurves); Params.N is the dataset size.
+	Mechanism smoothdp.Mechanism
+	Params    smoothdp.Table2Params
 	// Delta is the δ of the (ε, δ) conversion (Mironov, the paper's).
 	Delta float64
 }
@@ -91,31 +91,31 @@ func SmoothPreprocCost(p SmoothPipeline) (*SmoothPipelineReport, error) {
 	}
 	params := p.Params
 	params.K, params.Eta = r.K, r.Eta
-	base, _, err := accounting.SmoothBaseCurves(p.Mechanism, params, r.K)
+	base, _, err := smoothdp.BaseCurves(p.Mechanism, params, r.K)
 	if err != nil {
 		return nil, err
 	}
-	if r.EpsIgnoring, _, err = accounting.SmoothToApproxDP(base, p.Delta); err != nil {
+	if r.EpsIgnoring, _, err = smoothdp.ToApproxDP(base, p.Delta); err != nil {
 		return nil, err
 	}
-	r.G = accounting.SmoothGroupSize(max(p.Params.N, 1), r.K)
+	r.G = smoothdp.GroupSize(max(p.Params.N, 1), r.K)
 	if math.IsInf(r.Eta, 1) {
 		r.EpsPaperStyle, r.EpsTight = math.Inf(1), math.Inf(1)
 		params.Eta = 0
 	}
-	e, err := accounting.SmoothTable2(p.Mechanism, accounting.SmoothPreGeneric, params)
+	e, err := smoothdp.Table2(p.Mechanism, smoothdp.PreGeneric, params)
 	if err != nil {
 		return nil, err
 	}
 	if !math.IsInf(r.Eta, 1) {
-		if r.EpsPaperStyle, _, err = accounting.SmoothToApproxDP(e.PaperStyle, p.Delta); err != nil {
+		if r.EpsPaperStyle, _, err = smoothdp.ToApproxDP(e.PaperStyle, p.Delta); err != nil {
 			return nil, err
 		}
-		if r.EpsTight, _, err = accounting.SmoothToApproxDP(e.Tight, p.Delta); err != nil {
+		if r.EpsTight, _, err = smoothdp.ToApproxDP(e.Tight, p.Delta); err != nil {
 			return nil, err
 		}
 	}
-	if r.EpsGroup, _, err = accounting.SmoothToApproxDP(e.Group, p.Delta); err != nil {
+	if r.EpsGroup, _, err = smoothdp.ToApproxDP(e.Group, p.Delta); err != nil {
 		return nil, err
 	}
 	r.EpsBest = math.Min(r.EpsTight, r.EpsGroup)
@@ -165,8 +165,8 @@ func SmoothDuplicateStep(df dataframe.DataFrame, radius float64) (SmoothStep, in
 	if mx < 2 {
 		mx = 1 // no duplicates: a neighbour can create one pair
 	}
-	k := accounting.SmoothKDedup(max(mx, 2), accounting.SmoothReplaceOne)
-	return SmoothStep{Name: "exact deduplication", K: k, Eta: accounting.SmoothEtaDedup(radius, k),
+	k := smoothdp.KDedup(max(mx, 2), smoothdp.ReplaceOne)
+	return SmoothStep{Name: "exact deduplication", K: k, Eta: smoothdp.EtaDedup(radius, k),
 		Note: fmt.Sprintf("largest duplicate group %d ⇒ k = 2·max(2, %d) (Prop. 3, r = 0), η = 2Rk, R = %.3g", mx, mx, radius)}, mx, nil
 }
 

@@ -31,23 +31,9 @@ var coreImports = map[string][]string{
 	"experiments":      {"accounting", "data", "design", "mechanisms", "models", "internal/numeric", "internal/valid"},
 }
 
-// transitional lists core imports that remain only until the code causing
-// them moves to its notion (the redesign in progress); each entry names
-// the reason. The list must shrink to empty.
-var transitional = map[string][]string{
-	"data":       {"accounting"}, // smoothdp pre-processing sensitivities
-	"mechanisms": {"data"},       // smoothdp's PTR on a data frame; the FDP benchmark's synthetic data
-}
-
-// prefixesLeft lists, per core package, the paper prefixes of exported names
-// that are still there while their notion moves; it must shrink to empty.
-var prefixesLeft = map[string][]string{
-	"accounting":  {"Smooth"},
-	"data":        {"Smooth"},
-	"mechanisms":  {"Smooth"},
-	"models":      {"Smooth"},
-	"experiments": {"Smooth"},
-}
+// transitional lists core imports allowed beyond coreImports while code
+// moves to its notion; empty since the redesign (#13) was completed.
+var transitional = map[string][]string{}
 
 var notionNames = []string{"bcdp", "corrdp", "dpsgd", "fdp", "smoothdp"}
 
@@ -197,7 +183,7 @@ var paperPrefix = regexp.MustCompile(`^(CorrDP|FDP|BCDP|Smooth)`)
 // belongs to (corrdp.NoiseWeights, not accounting.CorrDPNoiseWeights).
 func TestNoPaperPrefixesInCore(t *testing.T) {
 	root := moduleRoot(t)
-	for pkg := range prefixesLeft {
+	for pkg := range coreImports {
 		fset := token.NewFileSet()
 		pkgs, err := parser.ParseDir(fset, filepath.Join(root, pkg), func(fi fs.FileInfo) bool {
 			return !strings.HasSuffix(fi.Name(), "_test.go")
@@ -209,7 +195,7 @@ func TestNoPaperPrefixesInCore(t *testing.T) {
 			for fn, f := range p.Files {
 				for name := range exportedNames(f) {
 					m := paperPrefix.FindString(name)
-					if m != "" && !slices.Contains(prefixesLeft[pkg], m) {
+					if m != "" {
 						t.Errorf("%s: exported %s.%s starts with %s; move it to notions/", filepath.Base(fn), pkg, name, m)
 					}
 				}

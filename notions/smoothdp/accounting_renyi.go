@@ -1,4 +1,4 @@
-package accounting
+package smoothdp
 
 import (
 	"errors"
@@ -8,7 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// SmoothGaussianRenyi returns the Rényi divergence of order α > 1 between
+// GaussianRenyi returns the Rényi divergence of order α > 1 between
 // multivariate Gaussians (Lemma C; Gil, Alajaji & Linder 2013) [S]:
 //
 //	D_α(N(μ₁,Σ₁)‖N(μ₂,Σ₂)) = (α/2)(μ₁−μ₂)ᵀΣ_α⁻¹(μ₁−μ₂) − ln(|Σ_α| / (|Σ₁|^{1−α}|Σ₂|^α)) / (2(α−1)),
@@ -18,18 +18,18 @@ import (
 // α‖μ₁−μ₂‖²/(2σ²), the Gaussian mechanism's RDP (spec §10.2 shared
 // primitive). Errors: α ≤ 1, mismatched dimensions, non-finite input, or a
 // covariance that is not positive definite.
-func SmoothGaussianRenyi(mu1, mu2 []float64, s1, s2 mat.Symmetric, alpha float64) (float64, error) {
+func GaussianRenyi(mu1, mu2 []float64, s1, s2 mat.Symmetric, alpha float64) (float64, error) {
 	if !(alpha > 1) || math.IsInf(alpha, 1) {
-		return 0, fmt.Errorf("accounting: smoothdp: order α = %v must be finite and > 1", alpha)
+		return 0, fmt.Errorf("smoothdp: order α = %v must be finite and > 1", alpha)
 	}
 	d := len(mu1)
 	if d == 0 || len(mu2) != d || s1 == nil || s2 == nil || s1.SymmetricDim() != d || s2.SymmetricDim() != d {
-		return 0, errors.New("accounting: smoothdp: Gaussian Rényi needs means and covariances of one dimension d ≥ 1")
+		return 0, errors.New("smoothdp: Gaussian Rényi needs means and covariances of one dimension d ≥ 1")
 	}
 	diff := mat.NewVecDense(d, nil)
 	for i := range mu1 {
 		if math.IsNaN(mu1[i]) || math.IsInf(mu1[i], 0) || math.IsNaN(mu2[i]) || math.IsInf(mu2[i], 0) {
-			return 0, errors.New("accounting: smoothdp: non-finite mean")
+			return 0, errors.New("smoothdp: non-finite mean")
 		}
 		diff.SetVec(i, mu1[i]-mu2[i])
 	}
@@ -43,7 +43,7 @@ func SmoothGaussianRenyi(mu1, mu2 []float64, s1, s2 mat.Symmetric, alpha float64
 	l1, ok1 := logdet(s1)
 	l2, ok2 := logdet(s2)
 	if !ok1 || !ok2 {
-		return 0, errors.New("accounting: smoothdp: covariance is not positive definite")
+		return 0, errors.New("smoothdp: covariance is not positive definite")
 	}
 	sa := mat.NewSymDense(d, nil)
 	for i := 0; i < d; i++ {

@@ -1,14 +1,14 @@
-package experiments
+package dpsgd
 
 import (
 	"context"
 	"fmt"
 	"math"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/featuredp/featuredp/accounting"
+	"github.com/featuredp/featuredp/experiments"
 )
 
 // accountingDelta is the δ of the accounting figures.
@@ -22,6 +22,18 @@ type qz struct{ q, z float64 }
 // the MNIST setting of TF Privacy's tutorial (batch 150 of 60000), and
 // (0.01, 1.0) a common small-noise setting.
 var epsVsStepsSettings = []qz{{0.01, 1.0}, {0.04, 1.5}, {0.0025, 1.3}}
+
+// stepsConfig is the cell configuration of accounting-eps-vs-steps.
+type stepsConfig struct {
+	setting qz
+	conv    accounting.Conversion
+	delta   float64
+}
+
+// String describes the cell for error messages.
+func (c stepsConfig) String() string {
+	return fmt.Sprintf("q=%g, z=%g, conversion=%s, delta=%g", c.setting.q, c.setting.z, c.conv, c.delta)
+}
 
 var conversions = []accounting.Conversion{accounting.ConversionImproved, accounting.ConversionClassic}
 
@@ -45,15 +57,15 @@ func stepsGrid(max float64, perDecade int) []float64 {
 	return xs
 }
 
-func epsVsStepsGrid(p Profile) []float64 {
-	if p == Full {
+func epsVsStepsGrid(p experiments.Profile) []float64 {
+	if p == experiments.Full {
 		return stepsGrid(1e5, 20)
 	}
 	return stepsGrid(1e4, 5)
 }
 
 func init() {
-	MustRegister(Figure{
+	experiments.MustRegister(experiments.Figure{
 		ID:     "accounting-eps-vs-steps",
 		Paper:  "accounting",
 		Title:  "ε of DP-SGD versus steps (RDP, δ = 1e-5)",
@@ -62,40 +74,39 @@ func init() {
 		LogX:   true,
 		LogY:   true,
 		Metric: "epsilon",
-		Plot:   LinesSD,
-		Cells: func(p Profile) ([]Cell, error) {
-			var cells []Cell
+		Plot:   experiments.LinesSD,
+		Cells: func(p experiments.Profile) ([]experiments.Cell, error) {
+			var cells []experiments.Cell
 			for _, s := range epsVsStepsSettings {
 				for _, conv := range conversions {
 					m := qzMethod(s, conv)
-					for _, c := range Grid("accounting-eps-vs-steps", 0, []string{m}, epsVsStepsGrid(p), 1) {
-						c.Params = map[string]float64{"q": s.q, "z": s.z, "delta": accountingDelta}
-						c.Config = conv
+					for _, c := range experiments.Grid("accounting-eps-vs-steps", 0, []string{m}, epsVsStepsGrid(p), 1) {
+						c.Config = stepsConfig{setting: s, conv: conv, delta: accountingDelta}
 						cells = append(cells, c)
 					}
 				}
 			}
 			return cells, nil
 		},
-		Run: func(ctx context.Context, c Cell, _ Env) ([]Measurement, error) {
-			conv, ok := c.Config.(accounting.Conversion)
+		Run: func(ctx context.Context, c experiments.Cell, _ experiments.Env) ([]experiments.Measurement, error) {
+			cfg, ok := c.Config.(stepsConfig)
 			if !ok {
-				return nil, fmt.Errorf("cell config is %T, want accounting.Conversion", c.Config)
+				return nil, fmt.Errorf("cell config is %T, want dpsgd.stepsConfig", c.Config)
 			}
 			if c.X != math.Trunc(c.X) || c.X < 0 || c.X > math.MaxInt32 {
 				return nil, fmt.Errorf("steps %v is not a non-negative integer", c.X)
 			}
-			ph := accounting.Phase{SampleRate: c.Params["q"], NoiseMultiplier: c.Params["z"], Steps: int(c.X)}
-			eps, order, err := accounting.Epsilon([]accounting.Phase{ph}, c.Params["delta"], accounting.OrdersOpacus(), conv)
+			ph := accounting.Phase{SampleRate: cfg.setting.q, NoiseMultiplier: cfg.setting.z, Steps: int(c.X)}
+			eps, order, err := accounting.Epsilon([]accounting.Phase{ph}, cfg.delta, accounting.OrdersOpacus(), cfg.conv)
 			if err != nil {
 				return nil, err
 			}
-			return []Measurement{{Metric: "epsilon", Value: eps, Extra: map[string]string{
-				"order":      strconv.FormatFloat(order, 'g', -1, 64),
-				"conversion": conv.String(),
-			}}}, nil
+			return []experiments.Measurement{{Metric: "epsilon", Value: eps,
+				Num:   map[string]float64{"order": order},
+				Extra: map[string]string{"conversion": cfg.conv.String()},
+			}}, nil
 		},
-		Settings: func(p Profile) string {
+		Settings: func(p experiments.Profile) string {
 			xs := epsVsStepsGrid(p)
 			var pairs []string
 			for _, s := range epsVsStepsSettings {
@@ -106,7 +117,7 @@ func init() {
 				"Opacus order grid 1.1–10.9 step 0.1 and 12–63; %d step counts from %g to %g.",
 				strings.Join(pairs, ", "), len(xs), xs[0], xs[len(xs)-1])
 		},
-		PaperValues: []PaperValue{
+		PaperValues: []experiments.PaperValue{
 			{Quantity: "R1: ε, z=1.5, q=0.04, T=2250, improved", Value: 7.32911117143,
 				Method: qzMethod(qz{0.04, 1.5}, accounting.ConversionImproved), X: 2250, Metric: "epsilon",
 				Note: "Opacus test suite (best order 3.9); shared/reference/accounting.md"},
@@ -132,14 +143,32 @@ type calibrationSetting struct {
 var calibrationSettings = []calibrationSetting{{0.04, 2250}, {0.0025, 6000}}
 
 // calibrator names one of the two calibration procedures of package
-// accounting; it is the cell configuration of accounting-calibration.
+// accounting.
 type calibrator string
 
 // String returns the calibrator's name.
 func (c calibrator) String() string { return string(c) }
 
+// The two calibration procedures of package accounting.
+const (
+	calOpacus calibrator = "Opacus bisection" // accounting.NoiseMultiplierOpacus
+	calTight  calibrator = "tight"            // accounting.NoiseMultiplier
+)
+
 // calibrators are the two calibration procedures of package accounting.
-var calibrators = []calibrator{"Opacus bisection", "tight"}
+var calibrators = []calibrator{calOpacus, calTight}
+
+// calibrationConfig is the cell configuration of accounting-calibration.
+type calibrationConfig struct {
+	setting calibrationSetting
+	cal     calibrator
+	delta   float64
+}
+
+// String describes the cell for error messages.
+func (c calibrationConfig) String() string {
+	return fmt.Sprintf("q=%g, steps=%d, calibrator=%s, delta=%g", c.setting.q, c.setting.steps, c.cal, c.delta)
+}
 
 func calibrationMethod(s calibrationSetting, calibrator string) string {
 	return fmt.Sprintf("q=%g,T=%d %s", s.q, s.steps, calibrator)
@@ -147,9 +176,9 @@ func calibrationMethod(s calibrationSetting, calibrator string) string {
 
 // calibrationGrid returns the target ε values: 0.5–16 by doublings (quick)
 // or 0.25–16 at four points per doubling (full).
-func calibrationGrid(p Profile) []float64 {
+func calibrationGrid(p experiments.Profile) []float64 {
 	var xs []float64
-	if p == Full {
+	if p == experiments.Full {
 		for k := -8; k <= 16; k++ {
 			xs = append(xs, math.Pow(2, float64(k)/4))
 		}
@@ -162,7 +191,7 @@ func calibrationGrid(p Profile) []float64 {
 }
 
 func init() {
-	MustRegister(Figure{
+	experiments.MustRegister(experiments.Figure{
 		ID:     "accounting-calibration",
 		Paper:  "accounting",
 		Title:  "Noise multiplier for a target ε (RDP, δ = 1e-5)",
@@ -171,34 +200,37 @@ func init() {
 		LogX:   true,
 		LogY:   true,
 		Metric: "noise_multiplier",
-		Plot:   LinesSD,
-		Cells: func(p Profile) ([]Cell, error) {
-			var cells []Cell
+		Plot:   experiments.LinesSD,
+		Cells: func(p experiments.Profile) ([]experiments.Cell, error) {
+			var cells []experiments.Cell
 			for _, s := range calibrationSettings {
 				for _, cal := range calibrators {
 					m := calibrationMethod(s, string(cal))
-					for _, c := range Grid("accounting-calibration", 0, []string{m}, calibrationGrid(p), 1) {
-						c.Params = map[string]float64{"q": s.q, "steps": float64(s.steps), "delta": accountingDelta}
-						c.Config = cal
+					for _, c := range experiments.Grid("accounting-calibration", 0, []string{m}, calibrationGrid(p), 1) {
+						c.Config = calibrationConfig{setting: s, cal: cal, delta: accountingDelta}
 						cells = append(cells, c)
 					}
 				}
 			}
 			return cells, nil
 		},
-		Run: func(ctx context.Context, c Cell, _ Env) ([]Measurement, error) {
-			q, steps, delta := c.Params["q"], int(c.Params["steps"]), c.Params["delta"]
+		Run: func(ctx context.Context, c experiments.Cell, _ experiments.Env) ([]experiments.Measurement, error) {
+			cfg, ok := c.Config.(calibrationConfig)
+			if !ok {
+				return nil, fmt.Errorf("cell config is %T, want dpsgd.calibrationConfig", c.Config)
+			}
+			q, steps, delta := cfg.setting.q, cfg.setting.steps, cfg.delta
 			var (
 				z   float64
 				err error
 			)
-			switch c.Config {
-			case calibrator("Opacus bisection"):
+			switch cfg.cal {
+			case calOpacus:
 				z, err = accounting.NoiseMultiplierOpacus(c.X, delta, q, steps)
-			case calibrator("tight"):
+			case calTight:
 				z, err = accounting.NoiseMultiplier(c.X, delta, q, steps, accounting.OrdersOpacus(), accounting.ConversionImproved)
 			default:
-				return nil, fmt.Errorf("unknown calibrator %v", c.Config)
+				return nil, fmt.Errorf("unknown calibrator %v", cfg.cal)
 			}
 			if err != nil {
 				return nil, err
@@ -207,19 +239,19 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			return []Measurement{
+			return []experiments.Measurement{
 				{Metric: "noise_multiplier", Value: z},
 				{Metric: "epsilon_achieved", Value: eps},
 			}, nil
 		},
-		Settings: func(p Profile) string {
+		Settings: func(p experiments.Profile) string {
 			xs := calibrationGrid(p)
 			return fmt.Sprintf("Poisson-subsampled Gaussian, add/remove-one neighbours, δ = 1e-5, Opacus orders, improved conversion; "+
 				"settings (q=0.04, T=2250) and (q=0.0025, T=6000); %d target ε values from %g to %g. "+
 				"\"Opacus bisection\" reproduces Opacus' get_noise_multiplier (tolerance 0.01 in ε, returns the upper end); "+
 				"\"tight\" solves ε(z) = target to 1e-13 relative in z.", len(xs), xs[0], xs[len(xs)-1])
 		},
-		PaperValues: []PaperValue{
+		PaperValues: []experiments.PaperValue{
 			{Quantity: "R2: z for ε=8, δ=1e-5, q=0.04, T=2250 (Opacus)", Value: 1.416015625,
 				Method: calibrationMethod(calibrationSettings[0], "Opacus bisection"), X: 8, Metric: "noise_multiplier",
 				Note: "Opacus get_noise_multiplier; shared/reference/accounting.md"},

@@ -1,35 +1,39 @@
-package experiments
+package smoothdp
 
 import (
 	"context"
 	"math"
 	"testing"
+
+	"github.com/featuredp/featuredp/experiments"
 )
 
-func smoothdpRunFigure(t *testing.T, id string) []Summary {
+func runFigure(t *testing.T, id string) []experiments.Summary {
 	t.Helper()
-	f, ok := Lookup(id)
+	f, ok := experiments.Lookup(id)
 	if !ok {
 		t.Fatalf("%s not registered", id)
 	}
-	cells, err := f.Cells(Quick)
+	cells, err := f.Cells(experiments.Quick)
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := Env{Profile: Quick, Workers: 2}
-	res, err := Run(context.Background(), cells, func(ctx context.Context, c Cell) ([]Measurement, error) { return f.Run(ctx, c, env) },
-		RunOptions{Workers: 2, Figure: id})
+	env := experiments.Env{Profile: experiments.Quick, Workers: 2, Memo: experiments.NewMemo(0)}
+	res, err := experiments.Run(context.Background(), cells, func(ctx context.Context, c experiments.Cell) ([]experiments.Measurement, error) {
+		return f.Run(ctx, c, env)
+	},
+		experiments.RunOptions{Workers: 2, Figure: id})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return SummarizeBy(res, f.GroupBy...)
+	return experiments.SummarizeBy(res, f.GroupBy...)
 }
 
 // The analytic figures reproduce the spec §11 reference values and the
 // qualitative claims of Figure 2 (spec §8.1).
-func TestSmoothDPFiguresAnalytic(t *testing.T) {
-	sums := smoothdpRunFigure(t, "smoothdp-table2")
-	f, _ := Lookup("smoothdp-table2")
+func TestFiguresAnalytic(t *testing.T) {
+	sums := runFigure(t, "smoothdp-table2")
+	f, _ := experiments.Lookup("smoothdp-table2")
 	for _, pv := range f.PaperValues {
 		got, ok := pv.Ours(sums)
 		if !ok {
@@ -40,20 +44,20 @@ func TestSmoothDPFiguresAnalytic(t *testing.T) {
 			t.Errorf("%s: %v want %v", pv.Quantity, got, pv.Value)
 		}
 	}
-	get := func(sums []Summary, m string, x float64) float64 {
-		s, ok := FindSummary(sums, m, x, "epsilon")
+	get := func(sums []experiments.Summary, m string, x float64) float64 {
+		s, ok := experiments.FindSummary(sums, m, x, "epsilon")
 		if !ok {
 			t.Fatalf("missing %s at %v", m, x)
 		}
 		return s.Mean
 	}
 	// (a) quantization: SRDP ≪ group for small r; group flat in r.
-	q := smoothdpRunFigure(t, "smoothdp-fig2-quantization")
+	q := runFigure(t, "smoothdp-fig2-quantization")
 	if !(get(q, "SRDP tight", 0.001) < get(q, "group privacy", 0.001)/5 && get(q, "group privacy", 0.001) == get(q, "group privacy", 1)) {
 		t.Error("Fig 2(a) claim not reproduced")
 	}
 	// (c) PCA: SRDP constant in n (for n > 48), group grows.
-	p := smoothdpRunFigure(t, "smoothdp-fig2-pca")
+	p := runFigure(t, "smoothdp-fig2-pca")
 	if get(p, "SRDP tight", 100) != get(p, "SRDP tight", 100000) || !(get(p, "group privacy", 100000) > 100*get(p, "group privacy", 100)) {
 		t.Error("Fig 2(c) claim not reproduced")
 	}
@@ -64,17 +68,19 @@ func TestSmoothDPFiguresAnalytic(t *testing.T) {
 
 // Same seeds ⇒ bit-identical results whatever the worker count (fig3 draws
 // data, DP-PCA and DP-GD noise from cell streams).
-func TestSmoothDPFig3Determinism(t *testing.T) {
+func TestFig3Determinism(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short")
 	}
-	f, _ := Lookup("smoothdp-fig3")
-	cells, _ := f.Cells(Quick)
+	f, _ := experiments.Lookup("smoothdp-fig3")
+	cells, _ := f.Cells(experiments.Quick)
 	cells = cells[:len(cells)/3]
-	run := func(w int) *Results {
-		env := Env{Profile: Quick, Workers: w}
-		res, err := Run(context.Background(), cells, func(ctx context.Context, c Cell) ([]Measurement, error) { return f.Run(ctx, c, env) },
-			RunOptions{Workers: w, Figure: f.ID})
+	run := func(w int) *experiments.Results {
+		env := experiments.Env{Profile: experiments.Quick, Workers: w, Memo: experiments.NewMemo(0)}
+		res, err := experiments.Run(context.Background(), cells, func(ctx context.Context, c experiments.Cell) ([]experiments.Measurement, error) {
+			return f.Run(ctx, c, env)
+		},
+			experiments.RunOptions{Workers: w, Figure: f.ID})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package data
+package smoothdp
 
 // Synthetic generators of specs/smoothdp.md (§8, §11): clustered data for
 // deduplication, missing values for imputation, approximately-low-rank data
@@ -12,8 +12,8 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// SmoothUniformBall draws a point uniformly from the d-ball of radius R.
-func SmoothUniformBall(rng *rand.Rand, d int, radius float64) []float64 {
+// UniformBall draws a point uniformly from the d-ball of radius R.
+func UniformBall(rng *rand.Rand, d int, radius float64) []float64 {
 	x := make([]float64, d)
 	s := 0.0
 	for j := range x {
@@ -27,22 +27,22 @@ func SmoothUniformBall(rng *rand.Rand, d int, radius float64) []float64 {
 	return x
 }
 
-// SmoothClustered draws n points in the d-ball of radius R: nClusters
+// Clustered draws n points in the d-ball of radius R: nClusters
 // clusters of clusterSize points within r/2 of a centre (centres in the ball
 // of radius R/2), the rest uniform in the ball. It returns an error unless
 // nClusters·clusterSize ≤ n and the sizes are positive.
-func SmoothClustered(rng *rand.Rand, n, d, nClusters, clusterSize int, r, radius float64) ([][]float64, error) {
+func Clustered(rng *rand.Rand, n, d, nClusters, clusterSize int, r, radius float64) ([][]float64, error) {
 	if rng == nil {
-		return nil, fmt.Errorf("data: smoothdp: nil rng")
+		return nil, fmt.Errorf("smoothdp: nil rng")
 	}
 	if n < 1 || d < 1 || nClusters < 0 || clusterSize < 1 || nClusters*clusterSize > n || !(r > 0) || !(radius > 0) {
-		return nil, fmt.Errorf("data: smoothdp: invalid clustered-data parameters n=%d d=%d clusters=%d×%d r=%g R=%g", n, d, nClusters, clusterSize, r, radius)
+		return nil, fmt.Errorf("smoothdp: invalid clustered-data parameters n=%d d=%d clusters=%d×%d r=%g R=%g", n, d, nClusters, clusterSize, r, radius)
 	}
 	S := make([][]float64, 0, n)
 	for c := 0; c < nClusters; c++ {
-		centre := SmoothUniformBall(rng, d, radius/2)
+		centre := UniformBall(rng, d, radius/2)
 		for k := 0; k < clusterSize; k++ {
-			off := SmoothUniformBall(rng, d, r/2)
+			off := UniformBall(rng, d, r/2)
 			x := make([]float64, d)
 			for j := range x {
 				x[j] = centre[j] + off[j]
@@ -51,21 +51,21 @@ func SmoothClustered(rng *rand.Rand, n, d, nClusters, clusterSize int, r, radius
 		}
 	}
 	for len(S) < n {
-		S = append(S, SmoothUniformBall(rng, d, radius))
+		S = append(S, UniformBall(rng, d, radius))
 	}
 	rng.Shuffle(len(S), func(i, j int) { S[i], S[j] = S[j], S[i] })
 	return S, nil
 }
 
-// SmoothWithMissing returns a copy of S in which m distinct random rows each
+// WithMissing returns a copy of S in which m distinct random rows each
 // lose between 1 and d−1 random coordinates (set to NaN), so every row keeps
 // at least one observed value.
-func SmoothWithMissing(rng *rand.Rand, S [][]float64, m int) ([][]float64, error) {
+func WithMissing(rng *rand.Rand, S [][]float64, m int) ([][]float64, error) {
 	if rng == nil {
-		return nil, fmt.Errorf("data: smoothdp: nil rng")
+		return nil, fmt.Errorf("smoothdp: nil rng")
 	}
 	if m < 0 || m > len(S) || len(S) == 0 || len(S[0]) < 2 {
-		return nil, fmt.Errorf("data: smoothdp: cannot blank %d of %d rows (d must be ≥ 2)", m, len(S))
+		return nil, fmt.Errorf("smoothdp: cannot blank %d of %d rows (d must be ≥ 2)", m, len(S))
 	}
 	out := make([][]float64, len(S))
 	for i, x := range S {
@@ -81,14 +81,14 @@ func SmoothWithMissing(rng *rand.Rand, S [][]float64, m int) ([][]float64, error
 	return out, nil
 }
 
-// SmoothLowRank draws n centred rows in R^d with covariance spectrum
+// LowRank draws n centred rows in R^d with covariance spectrum
 // (top[0], …, top[s−1], tail/(d−s), …) in a random orthonormal basis
 // (Gaussian rows, centred, then rows with ‖x‖ > R rescaled to norm R; spec
 // §8.2). It also returns the basis (d×d, columns = eigen-directions).
-func SmoothLowRank(rng *rand.Rand, n, d int, top []float64, tail, radius float64) ([][]float64, *mat.Dense, error) {
+func LowRank(rng *rand.Rand, n, d int, top []float64, tail, radius float64) ([][]float64, *mat.Dense, error) {
 	s := len(top)
 	if rng == nil || n < 2 || d < 2 || s < 1 || s >= d || tail < 0 || !(radius > 0) {
-		return nil, nil, fmt.Errorf("data: smoothdp: invalid low-rank parameters n=%d d=%d s=%d tail=%g R=%g", n, d, s, tail, radius)
+		return nil, nil, fmt.Errorf("smoothdp: invalid low-rank parameters n=%d d=%d s=%d tail=%g R=%g", n, d, s, tail, radius)
 	}
 	g := mat.NewDense(d, d, nil)
 	for i := 0; i < d; i++ {
@@ -140,14 +140,14 @@ func SmoothLowRank(rng *rand.Rand, n, d int, top []float64, tail, radius float64
 	return S, &q, nil
 }
 
-// SmoothPathologicalDedup builds the §8.3 attack on deduplication: points
+// PathologicalDedup builds the §8.3 attack on deduplication: points
 // x0 + r(1−10⁻⁹)·e_i (i = 1..n−1, x0 = 0; pairwise ≈ r√2 apart, all within r
 // of x0) plus one far point far·e_d. S has no good cluster; its neighbour S'
 // (far point replaced by x0, returned second) has one good cluster of size n,
 // so deduplication removes n − 1 points: empirical ℓ0 = n − 1. Needs d ≥ n.
-func SmoothPathologicalDedup(n, d int, r, far float64) (S, S2 [][]float64, err error) {
+func PathologicalDedup(n, d int, r, far float64) (S, S2 [][]float64, err error) {
 	if n < 3 || d < n || !(r > 0) || !(far > 4*r) {
-		return nil, nil, fmt.Errorf("data: smoothdp: pathological dedup needs n ≥ 3, d ≥ n, r > 0, far > 4r (n=%d d=%d r=%g far=%g)", n, d, r, far)
+		return nil, nil, fmt.Errorf("smoothdp: pathological dedup needs n ≥ 3, d ≥ n, r > 0, far > 4r (n=%d d=%d r=%g far=%g)", n, d, r, far)
 	}
 	S = make([][]float64, n)
 	for i := 0; i < n-1; i++ {
@@ -156,6 +156,6 @@ func SmoothPathologicalDedup(n, d int, r, far float64) (S, S2 [][]float64, err e
 	}
 	S[n-1] = make([]float64, d)
 	S[n-1][d-1] = far
-	S2 = SmoothReplace(S, n-1, make([]float64, d))
+	S2 = Replace(S, n-1, make([]float64, d))
 	return S, S2, nil
 }

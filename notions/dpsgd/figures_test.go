@@ -1,21 +1,23 @@
-package experiments
+package dpsgd
 
 import (
 	"context"
 	"math"
 	"testing"
+
+	"github.com/featuredp/featuredp/experiments"
 )
 
 func TestAccountingEpsVsSteps(t *testing.T) {
-	f, ok := Lookup("accounting-eps-vs-steps")
+	f, ok := experiments.Lookup("accounting-eps-vs-steps")
 	if !ok {
 		t.Fatal("figure not registered")
 	}
-	res, err := f.Execute(context.Background(), Quick, Env{Workers: 2}, nil)
+	res, err := f.Execute(context.Background(), experiments.Quick, experiments.Env{Workers: 2}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sums := Summarize(res)
+	sums := experiments.Summarize(res)
 	tol := map[string]float64{"improved": 1e-9, "classic": 1e-5}
 	for i, pv := range f.PaperValues {
 		got, ok := pv.Ours(sums)
@@ -36,17 +38,17 @@ func TestAccountingEpsVsSteps(t *testing.T) {
 		prev[s.Method] = s.Mean
 	}
 	for _, row := range res.Rows {
-		if row.Extra["order"] == "" || row.Extra["conversion"] == "" {
+		if !hasNumber(row, "order") || row.Extra["conversion"] == "" {
 			t.Fatalf("row lacks extra columns: %+v", row)
 		}
 	}
-	for _, p := range []Profile{Quick, Full} {
+	for _, p := range []experiments.Profile{experiments.Quick, experiments.Full} {
 		xs := epsVsStepsGrid(p)
 		if xs[0] != 10 || !containsFloat(xs, 2250) {
 			t.Errorf("%s grid %v", p, xs)
 		}
 	}
-	if xs := epsVsStepsGrid(Full); xs[len(xs)-1] != 1e5 {
+	if xs := epsVsStepsGrid(experiments.Full); xs[len(xs)-1] != 1e5 {
 		t.Errorf("full grid ends at %g", xs[len(xs)-1])
 	}
 }
@@ -61,15 +63,15 @@ func containsFloat(xs []float64, v float64) bool {
 }
 
 func TestAccountingCalibration(t *testing.T) {
-	f, ok := Lookup("accounting-calibration")
+	f, ok := experiments.Lookup("accounting-calibration")
 	if !ok {
 		t.Fatal("figure not registered")
 	}
-	res, err := f.Execute(context.Background(), Quick, Env{Workers: 2}, nil)
+	res, err := f.Execute(context.Background(), experiments.Quick, experiments.Env{Workers: 2}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sums := Summarize(res)
+	sums := experiments.Summarize(res)
 	pv := f.PaperValues[0]
 	if got, ok := pv.Ours(sums); !ok || got != pv.Value {
 		t.Errorf("%s: got %v (%v), want %v", pv.Quantity, got, ok, pv.Value)
@@ -83,4 +85,9 @@ func TestAccountingCalibration(t *testing.T) {
 			t.Errorf("%s at target %g: achieved ε %v", s.Method, s.X, s.Mean)
 		}
 	}
+}
+
+func hasNumber(row experiments.Row, key string) bool {
+	_, ok := row.Number(key)
+	return ok
 }

@@ -1,4 +1,4 @@
-package mechanisms
+package smoothdp
 
 import (
 	"context"
@@ -7,17 +7,16 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/featuredp/featuredp/accounting"
-	"github.com/featuredp/featuredp/data"
 	"github.com/featuredp/featuredp/design"
+	"github.com/featuredp/featuredp/mechanisms"
 	"github.com/featuredp/featuredp/models"
 )
 
-func smoothdpLogisticData(rng *rand.Rand, n, d int) *design.Data {
+func logisticData(rng *rand.Rand, n, d int) *design.Data {
 	x := make([]float64, 0, n*d)
 	y := make([]float64, n)
 	for i := 0; i < n; i++ {
-		x = append(x, data.SmoothUniformBall(rng, d, 1)...)
+		x = append(x, UniformBall(rng, d, 1)...)
 		y[i] = float64(rng.IntN(2))
 	}
 	m, _ := design.NewData(x, y, n, d)
@@ -25,14 +24,14 @@ func smoothdpLogisticData(rng *rand.Rand, n, d int) *design.Data {
 }
 
 // C22: statistical tests of the noise and the exponential mechanism.
-func TestSmoothDPNoiseStatistics(t *testing.T) {
-	rng := NewStreams(22).Noise()
+func TestNoiseStatistics(t *testing.T) {
+	rng := mechanisms.NewStreams(22).Noise()
 	const draws = 100000
 	s2, mad := 0.0, 0.0
 	for i := 0; i < draws; i++ {
-		g, _ := Gaussian(rng, 2)
+		g, _ := mechanisms.Gaussian(rng, 2)
 		s2 += g * g
-		l, _ := Laplace(rng, 0.5)
+		l, _ := mechanisms.Laplace(rng, 0.5)
 		mad += math.Abs(l)
 	}
 	if sd := math.Sqrt(s2 / draws); math.Abs(sd-2)/2 > 0.01 {
@@ -45,7 +44,7 @@ func TestSmoothDPNoiseStatistics(t *testing.T) {
 	eps, sens := 1.5, 1.0
 	counts := make([]float64, len(scores))
 	for i := 0; i < draws; i++ {
-		h, err := SmoothExponential(rng, scores, eps, sens)
+		h, err := Exponential(rng, scores, eps, sens)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -62,10 +61,10 @@ func TestSmoothDPNoiseStatistics(t *testing.T) {
 			t.Errorf("C22 exponential h=%d: frequency %v, softmax %v (3σ = %v)", h, counts[h]/draws, p, 3*sd)
 		}
 	}
-	if _, err := SmoothExponential(rng, nil, 1, 1); err == nil {
+	if _, err := Exponential(rng, nil, 1, 1); err == nil {
 		t.Error("empty score set accepted")
 	}
-	if _, err := SmoothExponential(rng, []float64{math.NaN()}, 1, 1); err == nil {
+	if _, err := Exponential(rng, []float64{math.NaN()}, 1, 1); err == nil {
 		t.Error("NaN score accepted")
 	}
 }
@@ -74,20 +73,20 @@ func TestSmoothDPNoiseStatistics(t *testing.T) {
 // datasets: the one-step difference of the noisy mean gradients is ≤ 2L/n
 // (resp. ≤ βη/n) for logistic loss with ‖x‖ ≤ R = 1, ‖θ‖ ≤ B: L = R, β =
 // 1 + RB/4 (spec D7). Likewise the DP-FGD shift is ≤ γβ‖x_t − x'_t‖.
-func TestSmoothDPGradientSensitivity(t *testing.T) {
+func TestGradientSensitivity(t *testing.T) {
 	rng := rand.New(rand.NewPCG(23, 1))
 	const n, d, B = 50, 5, 3.0
 	model, _ := models.NewLogistic(d, false, 0)
 	beta := 1 + B/4
 	for trial := 0; trial < 200; trial++ {
-		S := smoothdpLogisticData(rng, n, d)
-		init := data.SmoothUniformBall(rng, d, B)
-		run := func(dd *design.Data, mk func(models.Model, *design.Data, SmoothGD) (Config, error)) []float64 {
-			cfg, err := mk(model, dd, SmoothGD{Sigma: 0.7, Steps: 1, LR: 1, Init: init, Seed: uint64(trial)})
+		S := logisticData(rng, n, d)
+		init := UniformBall(rng, d, B)
+		run := func(dd *design.Data, mk func(models.Model, *design.Data, GD) (mechanisms.Config, error)) []float64 {
+			cfg, err := mk(model, dd, GD{Sigma: 0.7, Steps: 1, LR: 1, Init: init, Seed: uint64(trial)})
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := Train(context.Background(), cfg)
+			res, err := mechanisms.Train(context.Background(), cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -103,15 +102,15 @@ func TestSmoothDPGradientSensitivity(t *testing.T) {
 		// Replace-one neighbour.
 		S2, _ := design.NewData(append([]float64(nil), S.X...), append([]float64(nil), S.Y...), n, d)
 		i := rng.IntN(n)
-		copy(S2.X[i*d:(i+1)*d], data.SmoothUniformBall(rng, d, 1))
-		if got := diff(run(S, SmoothDPGDConfig), run(S2, SmoothDPGDConfig)); got > 2.0/n*(1+1e-12) {
+		copy(S2.X[i*d:(i+1)*d], UniformBall(rng, d, 1))
+		if got := diff(run(S, DPGDConfig), run(S2, DPGDConfig)); got > 2.0/n*(1+1e-12) {
 			t.Fatalf("C23 neighbours: mean-gradient shift %v > 2L/n = %v", got, 2.0/n)
 		}
 		// η-close pair: every point moves, labels fixed.
 		S3, _ := design.NewData(append([]float64(nil), S.X...), S.Y, n, d)
 		eta := 0.0
 		for k := 0; k < n; k++ {
-			off := data.SmoothUniformBall(rng, d, 0.05)
+			off := UniformBall(rng, d, 0.05)
 			x := S3.X[k*d : (k+1)*d]
 			nn := 0.0
 			for j := range x {
@@ -125,34 +124,34 @@ func TestSmoothDPGradientSensitivity(t *testing.T) {
 			}
 			eta += diff(S.X[k*d:(k+1)*d], x)
 		}
-		if got := diff(run(S, SmoothDPGDConfig), run(S3, SmoothDPGDConfig)); got > beta*eta/n*(1+1e-12) {
+		if got := diff(run(S, DPGDConfig), run(S3, DPGDConfig)); got > beta*eta/n*(1+1e-12) {
 			t.Fatalf("C23 η-close: shift %v > βη/n = %v", got, beta*eta/n)
 		}
 		// DP-FGD: one step on row 0.
-		if got, bound := diff(run(S, SmoothDPFGDConfig), run(S3, SmoothDPFGDConfig)), beta*diff(S.X[:d], S3.X[:d]); got > bound*(1+1e-12)+1e-15 {
+		if got, bound := diff(run(S, DPFGDConfig), run(S3, DPFGDConfig)), beta*diff(S.X[:d], S3.X[:d]); got > bound*(1+1e-12)+1e-15 {
 			t.Fatalf("C23 DP-FGD shift %v > γβ‖x−x'‖ = %v", got, bound)
 		}
 	}
 }
 
-func TestSmoothDPTrainConfigurations(t *testing.T) {
+func TestTrainConfigurations(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 1))
-	S := smoothdpLogisticData(rng, 40, 3)
+	S := logisticData(rng, 40, 3)
 	model, _ := models.NewLogistic(3, false, 0)
-	p := SmoothGD{Sigma: 0.1, Steps: 20, LR: 0.5, Radius: 2, Seed: 9}
-	for name, mk := range map[string]func(models.Model, *design.Data, SmoothGD) (Config, error){
-		"DP-GD": SmoothDPGDConfig, "DP-SGD-sub": SmoothDPSGDSubConfig, "DP-FGD": SmoothDPFGDConfig,
+	p := GD{Sigma: 0.1, Steps: 20, LR: 0.5, Radius: 2, Seed: 9}
+	for name, mk := range map[string]func(models.Model, *design.Data, GD) (mechanisms.Config, error){
+		"DP-GD": DPGDConfig, "DP-SGD-sub": DPSGDSubConfig, "DP-FGD": DPFGDConfig,
 	} {
 		cfg, err := mk(model, S, p)
 		if err != nil {
 			t.Fatal(name, err)
 		}
-		a, err := Train(context.Background(), cfg)
+		a, err := mechanisms.Train(context.Background(), cfg)
 		if err != nil {
 			t.Fatal(name, err)
 		}
 		cfg2, _ := mk(model, S, p)
-		b, _ := Train(context.Background(), cfg2)
+		b, _ := mechanisms.Train(context.Background(), cfg2)
 		for j := range a.Theta {
 			if a.Theta[j] != b.Theta[j] {
 				t.Fatalf("%s not deterministic", name)
@@ -173,35 +172,35 @@ func TestSmoothDPTrainConfigurations(t *testing.T) {
 			}
 		}
 	}
-	res, T, err := SmoothDPSGDIter(context.Background(), model, S, p)
+	res, T, err := DPSGDIter(context.Background(), model, S, p)
 	if err != nil || T < 1 || T > 40 || len(res.BatchSizes) != T {
 		t.Errorf("DP-SGD-iter: T=%d err=%v", T, err)
 	}
-	if _, err := SmoothDPGDConfig(model, S, SmoothGD{Sigma: 0, Steps: 1, LR: 1}); err == nil {
+	if _, err := DPGDConfig(model, S, GD{Sigma: 0, Steps: 1, LR: 1}); err == nil {
 		t.Error("σ = 0 accepted")
 	}
-	if _, err := SmoothDPFGDConfig(model, S, SmoothGD{Sigma: 1, Steps: 41, LR: 1}); err == nil {
+	if _, err := DPFGDConfig(model, S, GD{Sigma: 1, Steps: 41, LR: 1}); err == nil {
 		t.Error("DP-FGD with T > n accepted")
 	}
 }
 
 // C18, C19: γ_S has sensitivity ≤ 1 and lower-bounds the replacements
 // needed to bring the gap to ĝ.
-func TestSmoothDPPTRGamma(t *testing.T) {
+func TestPTRGamma(t *testing.T) {
 	rng := rand.New(rand.NewPCG(18, 1))
 	const ghat = 0.05
 	for trial := 0; trial < 200; trial++ {
 		n := 100 + rng.IntN(200)
-		S, basis, err := data.SmoothLowRank(rng, n, 4, []float64{0.4}, 0.1, 1)
+		S, basis, err := LowRank(rng, n, 4, []float64{0.4}, 0.1, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
-		g1, _ := data.SmoothEigengap(S, 1)
-		gam, _ := accounting.SmoothPTRGamma(n, g1, ghat, 1)
+		g1, _ := Eigengap(S, 1)
+		gam, _ := PTRGamma(n, g1, ghat, 1)
 		adv := []float64{basis.At(0, 1), basis.At(1, 1), basis.At(2, 1), basis.At(3, 1)}
-		S2 := data.SmoothReplace(S, rng.IntN(n), data.SmoothUniformBall(rng, 4, 1))
-		g2, _ := data.SmoothEigengap(S2, 1)
-		gam2, _ := accounting.SmoothPTRGamma(n, g2, ghat, 1)
+		S2 := Replace(S, rng.IntN(n), UniformBall(rng, 4, 1))
+		g2, _ := Eigengap(S2, 1)
+		gam2, _ := PTRGamma(n, g2, ghat, 1)
 		if d := gam - gam2; d > 1 || d < -1 {
 			t.Fatalf("C18: |γ_S − γ_S'| = %d > 1", d)
 		}
@@ -213,11 +212,11 @@ func TestSmoothDPPTRGamma(t *testing.T) {
 			for k := 0; k < tt; k++ {
 				x := adv
 				if trial%2 == 1 {
-					x = data.SmoothUniformBall(rng, 4, 1)
+					x = UniformBall(rng, 4, 1)
 				}
-				T = data.SmoothReplace(T, k, x)
+				T = Replace(T, k, x)
 			}
-			if g, _ := data.SmoothEigengap(T, 1); !(g > ghat) {
+			if g, _ := Eigengap(T, 1); !(g > ghat) {
 				t.Fatalf("C19: after %d < γ_S = %d replacements the gap is %v ≤ ĝ", tt, gam, g)
 			}
 		}
@@ -225,9 +224,9 @@ func TestSmoothDPPTRGamma(t *testing.T) {
 }
 
 // C20: with γ_S = 0 the Monte-Carlo release rate is δ/2; end-to-end PTR.
-func TestSmoothDPPTRRefusal(t *testing.T) {
+func TestPTRRefusal(t *testing.T) {
 	rng := rand.New(rand.NewPCG(20, 1))
-	S, _, _ := data.SmoothLowRank(rng, 60, 4, []float64{0.3}, 0.2, 1)
+	S, _, _ := LowRank(rng, 60, 4, []float64{0.3}, 0.2, 1)
 	x := make([]float64, 0, 240)
 	for _, r := range S {
 		x = append(x, r...)
@@ -241,8 +240,8 @@ func TestSmoothDPPTRRefusal(t *testing.T) {
 	const trials = 20000
 	released := 0
 	for i := 0; i < trials; i++ {
-		res, err := SmoothPTR(context.Background(), SmoothPTRConfig{Model: model, Data: d, Rank: 1, GHat: 10, Eps0: 1, Delta: 0.01, R: 1,
-			GD: SmoothGD{Sigma: 1, Steps: 2, LR: 0.1, Radius: 1, Seed: uint64(i)}})
+		res, err := PTR(context.Background(), PTRConfig{Model: model, Data: d, Rank: 1, GHat: 10, Eps0: 1, Delta: 0.01, R: 1,
+			GD: GD{Sigma: 1, Steps: 2, LR: 0.1, Radius: 1, Seed: uint64(i)}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -260,8 +259,8 @@ func TestSmoothDPPTRRefusal(t *testing.T) {
 	if sd := math.Sqrt(0.005 * 0.995 / trials); math.Abs(rate-0.005) > 4*sd {
 		t.Errorf("C20: release rate %v, want δ/2 = 0.005 ± %v", rate, 4*sd)
 	}
-	res, err := SmoothPTR(context.Background(), SmoothPTRConfig{Model: model, Data: d, Rank: 1, GHat: 1e-3, Eps0: 5, Delta: 0.01, R: 1,
-		GD: SmoothGD{Sigma: 1, Steps: 2, LR: 0.1, Radius: 1, Seed: 1}})
+	res, err := PTR(context.Background(), PTRConfig{Model: model, Data: d, Rank: 1, GHat: 1e-3, Eps0: 5, Delta: 0.01, R: 1,
+		GD: GD{Sigma: 1, Steps: 2, LR: 0.1, Radius: 1, Seed: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -270,14 +269,14 @@ func TestSmoothDPPTRRefusal(t *testing.T) {
 	}
 }
 
-func ExampleSmoothDPGDConfig() {
+func ExampleDPGDConfig() {
 	rng := rand.New(rand.NewPCG(1, 1))
-	S := smoothdpLogisticData(rng, 100, 3)
+	S := logisticData(rng, 100, 3)
 	model, _ := models.NewLogistic(3, false, 0)
-	cfg, _ := SmoothDPGDConfig(model, S, SmoothGD{Sigma: 0.05, Steps: 50, LR: 0.5, Radius: 5, Seed: 7})
-	res, _ := Train(context.Background(), cfg)
-	rdp, _ := accounting.SmoothDPGDRDP(100, 50, 1, 0.05)
-	eps, _, _ := accounting.SmoothToApproxDP(rdp, 1e-5)
+	cfg, _ := DPGDConfig(model, S, GD{Sigma: 0.05, Steps: 50, LR: 0.5, Radius: 5, Seed: 7})
+	res, _ := mechanisms.Train(context.Background(), cfg)
+	rdp, _ := DPGDRDP(100, 50, 1, 0.05)
+	eps, _, _ := ToApproxDP(rdp, 1e-5)
 	fmt.Printf("averaged iterate has %d parameters; (%.2f, 1e-5)-DP (replace-one)\n", len(res.Average), eps)
 	// Output: averaged iterate has 3 parameters; (17.57, 1e-5)-DP (replace-one)
 }

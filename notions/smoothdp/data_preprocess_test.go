@@ -1,4 +1,4 @@
-package data
+package smoothdp
 
 import (
 	"fmt"
@@ -9,8 +9,8 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// smoothdpTheoryPair returns the theoretical (k, η) over the collection {S, S'}.
-func smoothdpTheoryPair(t *testing.T, p SmoothPreprocessor, S, S2 [][]float64) (int, float64) {
+// theoryPair returns the theoretical (k, η) over the collection {S, S'}.
+func theoryPair(t *testing.T, p Preprocessor, S, S2 [][]float64) (int, float64) {
 	t.Helper()
 	c1, err := p.Describe(S)
 	if err != nil {
@@ -27,18 +27,18 @@ func smoothdpTheoryPair(t *testing.T, p SmoothPreprocessor, S, S2 [][]float64) (
 	return k, eta
 }
 
-// smoothdpNeighbour replaces a random row by a random ball point, a
+// neighbourOf replaces a random row by a random ball point, a
 // near-duplicate of another row, or (adv non-nil) an adversarial point.
-func smoothdpNeighbour(rng *rand.Rand, S [][]float64, radius, r float64, adv []float64) [][]float64 {
+func neighbourOf(rng *rand.Rand, S [][]float64, radius, r float64, adv []float64) [][]float64 {
 	i := rng.IntN(len(S))
 	d := len(S[0])
 	var x []float64
 	switch k := rng.IntN(3); {
 	case k == 0 || (k == 2 && adv == nil):
-		x = SmoothUniformBall(rng, d, radius)
+		x = UniformBall(rng, d, radius)
 	case k == 1:
 		src := S[rng.IntN(len(S))]
-		off := SmoothUniformBall(rng, d, r)
+		off := UniformBall(rng, d, r)
 		x = make([]float64, d)
 		nn := 0.0
 		for j := range x {
@@ -57,29 +57,29 @@ func smoothdpNeighbour(rng *rand.Rand, S [][]float64, radius, r float64, adv []f
 	default:
 		x = adv
 	}
-	return SmoothReplace(S, i, x)
+	return Replace(S, i, x)
 }
 
 // C13 (mean) and the [D] rows of Table 3: empirical sensitivity never
 // exceeds the theoretical (k, η); observed coordinates are unchanged.
-func TestSmoothDPImputationSensitivity(t *testing.T) {
+func TestImputationSensitivity(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 1))
-	trials := map[SmoothImputeMethod]int{SmoothImputeMean: 2000, SmoothImputeMedian: 500, SmoothImputeTrimmed: 500, SmoothImputeLR: 300}
-	for _, method := range []SmoothImputeMethod{SmoothImputeMean, SmoothImputeMedian, SmoothImputeTrimmed, SmoothImputeLR} {
-		p := SmoothImpute{Method: method, Trim: 2, R: 1}
+	trials := map[ImputeMethod]int{ImputeMean: 2000, ImputeMedian: 500, ImputeTrimmed: 500, ImputeLR: 300}
+	for _, method := range []ImputeMethod{ImputeMean, ImputeMedian, ImputeTrimmed, ImputeLR} {
+		p := Impute{Method: method, Trim: 2, R: 1}
 		maxRatio := 0.0
 		for trial := 0; trial < trials[method]; trial++ {
 			n := []int{20, 50, 100}[rng.IntN(3)]
 			m := rng.IntN(n / 2)
 			base := make([][]float64, n)
 			for i := range base {
-				base[i] = SmoothUniformBall(rng, 3, 1)
+				base[i] = UniformBall(rng, 3, 1)
 			}
-			S, err := SmoothWithMissing(rng, base, m)
+			S, err := WithMissing(rng, base, m)
 			if err != nil {
 				t.Fatal(err)
 			}
-			S2 := smoothdpNeighbour(rng, S, 1, 0.1, nil)
+			S2 := neighbourOf(rng, S, 1, 0.1, nil)
 			if rng.IntN(2) == 0 { // the new point has a missing value too
 				i := -1
 				for k := range S2 {
@@ -89,11 +89,11 @@ func TestSmoothDPImputationSensitivity(t *testing.T) {
 				}
 				S2[i][rng.IntN(3)] = math.NaN()
 			}
-			emp, err := SmoothEmpiricalSensitivity(p, S, S2, 1, false, 1e-12)
+			emp, err := EmpiricalSensitivity(p, S, S2, 1, false, 1e-12)
 			if err != nil {
 				t.Fatal(err)
 			}
-			k, eta := smoothdpTheoryPair(t, p, S, S2)
+			k, eta := theoryPair(t, p, S, S2)
 			if emp.K > k || emp.Eta > eta*(1+1e-9) {
 				t.Fatalf("C13 %v n=%d m=%d: empirical (k=%d, η=%g) exceeds theory (k=%d, η=%g)", method, n, m, emp.K, emp.Eta, k, eta)
 			}
@@ -118,13 +118,13 @@ func TestSmoothDPImputationSensitivity(t *testing.T) {
 }
 
 // C14: PCA covariance perturbation ≤ 6R²/n, rank-reduction η ≤ theory, ℓ0 = n.
-func TestSmoothDPPCASensitivity(t *testing.T) {
+func TestPCASensitivity(t *testing.T) {
 	rng := rand.New(rand.NewPCG(14, 1))
 	maxCov, maxEta := 0.0, 0.0
 	for trial := 0; trial < 150; trial++ {
 		n := []int{50, 100, 200}[rng.IntN(3)]
 		s := 1 + rng.IntN(2)
-		S, basis, err := SmoothLowRank(rng, n, 4, []float64{0.5, 0.3}[:s], 0.05, 1)
+		S, basis, err := LowRank(rng, n, 4, []float64{0.5, 0.3}[:s], 0.05, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -132,9 +132,9 @@ func TestSmoothDPPCASensitivity(t *testing.T) {
 		for j := range adv {
 			adv[j] = basis.At(j, s) // along the (s+1)-th direction: closes the gap
 		}
-		S2 := smoothdpNeighbour(rng, S, 1, 0.1, adv)
-		c1, _, _, _ := SmoothCovariance(S)
-		c2, _, _, _ := SmoothCovariance(S2)
+		S2 := neighbourOf(rng, S, 1, 0.1, adv)
+		c1, _, _, _ := Covariance(S)
+		c2, _, _, _ := Covariance(S2)
 		var diff mat.Dense
 		diff.Sub(c1, c2)
 		if f, b := mat.Norm(&diff, 2), 6.0/float64(n); f > b {
@@ -142,12 +142,12 @@ func TestSmoothDPPCASensitivity(t *testing.T) {
 		} else {
 			maxCov = math.Max(maxCov, f/b)
 		}
-		p := SmoothPCA{Rank: s, R: 1}
-		emp, err := SmoothEmpiricalSensitivity(p, S, S2, 1, false, 1e-12)
+		p := PCA{Rank: s, R: 1}
+		emp, err := EmpiricalSensitivity(p, S, S2, 1, false, 1e-12)
 		if err != nil {
 			t.Fatal(err)
 		}
-		k, eta := smoothdpTheoryPair(t, p, S, S2)
+		k, eta := theoryPair(t, p, S, S2)
 		if emp.K > k || emp.Eta > eta {
 			t.Fatalf("C14 n=%d s=%d: empirical (%d, %g) > theory (%d, %g)", n, s, emp.K, emp.Eta, k, eta)
 		}
@@ -168,25 +168,25 @@ func TestSmoothDPPCASensitivity(t *testing.T) {
 // sensitivity bound on some seeds; with alignment it passes. The top two
 // eigenvalues are equal, so V_2 is only defined up to a rotation (the gap
 // λ_2 − λ_3 stays large).
-func TestSmoothDPPCADimAlignment(t *testing.T) {
+func TestPCADimAlignment(t *testing.T) {
 	rng := rand.New(rand.NewPCG(17, 1))
 	fails := 0
 	for trial := 0; trial < 60; trial++ {
-		S, _, err := SmoothLowRank(rng, 400, 4, []float64{0.45, 0.45}, 0.02, 1)
+		S, _, err := LowRank(rng, 400, 4, []float64{0.45, 0.45}, 0.02, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
-		S2 := smoothdpNeighbour(rng, S, 1, 0.1, nil)
-		p := SmoothPCA{Rank: 2, Dim: true, R: 1}
-		_, eta := smoothdpTheoryPair(t, p, S, S2)
-		raw, err := SmoothEmpiricalSensitivity(p, S, S2, 1, false, 1e-12)
+		S2 := neighbourOf(rng, S, 1, 0.1, nil)
+		p := PCA{Rank: 2, Dim: true, R: 1}
+		_, eta := theoryPair(t, p, S, S2)
+		raw, err := EmpiricalSensitivity(p, S, S2, 1, false, 1e-12)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if raw.Eta > eta {
 			fails++
 		}
-		al, err := SmoothEmpiricalSensitivity(p, S, S2, 1, true, 1e-12)
+		al, err := EmpiricalSensitivity(p, S, S2, 1, true, 1e-12)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -201,23 +201,23 @@ func TestSmoothDPPCADimAlignment(t *testing.T) {
 }
 
 // C15: dedup / quantization on clustered 2-D data.
-func TestSmoothDPDedupSensitivity(t *testing.T) {
+func TestDedupSensitivity(t *testing.T) {
 	rng := rand.New(rand.NewPCG(15, 1))
 	const r = 0.05
 	maxK, maxEta := 0.0, 0.0
 	for trial := 0; trial < 300; trial++ {
-		S, err := SmoothClustered(rng, 60, 2, 1+rng.IntN(4), 2+rng.IntN(5), r, 1)
+		S, err := Clustered(rng, 60, 2, 1+rng.IntN(4), 2+rng.IntN(5), r, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
-		S2 := smoothdpNeighbour(rng, S, 1, r, nil)
+		S2 := neighbourOf(rng, S, 1, r, nil)
 		for _, q := range []bool{false, true} {
-			p := SmoothDedup{Radius: r, Quantize: q, R: 1}
-			emp, err := SmoothEmpiricalSensitivity(p, S, S2, 1, false, 0)
+			p := Dedup{Radius: r, Quantize: q, R: 1}
+			emp, err := EmpiricalSensitivity(p, S, S2, 1, false, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
-			k, eta := smoothdpTheoryPair(t, p, S, S2)
+			k, eta := theoryPair(t, p, S, S2)
 			if emp.K > k || emp.Eta > eta*(1+1e-12) {
 				t.Fatalf("C15 %s: empirical (%d, %g) > theory (%d, %g)", p.Name(), emp.K, emp.Eta, k, eta)
 			}
@@ -233,18 +233,18 @@ func TestSmoothDPDedupSensitivity(t *testing.T) {
 }
 
 // C16: the pathological dedup dataset; good clusters disjoint or identical.
-func TestSmoothDPPathologicalDedup(t *testing.T) {
-	S, S2, err := SmoothPathologicalDedup(50, 64, 0.05, 0.9)
+func TestPathologicalDedup(t *testing.T) {
+	S, S2, err := PathologicalDedup(50, 64, 0.05, 0.9)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := SmoothDedup{Radius: 0.05, R: 1}
-	c1, _, _ := p.SmoothGoodClusters(S)
-	c2, _, _ := p.SmoothGoodClusters(S2)
+	p := Dedup{Radius: 0.05, R: 1}
+	c1, _, _ := p.GoodClusters(S)
+	c2, _, _ := p.GoodClusters(S2)
 	if len(c1) != 0 || len(c2) != 1 || len(c2[0]) != 50 {
 		t.Fatalf("C16: good clusters %d (want 0) and %d of size %v (want 1 of 50)", len(c1), len(c2), c2)
 	}
-	emp, err := SmoothEmpiricalSensitivity(p, S, S2, 1, false, 0)
+	emp, err := EmpiricalSensitivity(p, S, S2, 1, false, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -269,8 +269,8 @@ func TestSmoothDPPathologicalDedup(t *testing.T) {
 	// Disjoint-or-identical good clusters on random clustered data.
 	rng := rand.New(rand.NewPCG(16, 1))
 	for trial := 0; trial < 50; trial++ {
-		S, _ := SmoothClustered(rng, 80, 2, 5, 4, 0.05, 1)
-		cl, _, _ := p.SmoothGoodClusters(S)
+		S, _ := Clustered(rng, 80, 2, 5, 4, 0.05, 1)
+		cl, _, _ := p.GoodClusters(S)
 		seen := map[int]bool{}
 		for _, c := range cl {
 			for _, i := range c {
@@ -283,21 +283,21 @@ func TestSmoothDPPathologicalDedup(t *testing.T) {
 	}
 }
 
-func TestSmoothDPPreprocessBadInput(t *testing.T) {
+func TestPreprocessBadInput(t *testing.T) {
 	good := [][]float64{{0.1, 0.2}, {0.3, 0.1}, {0, 0}}
 	cases := []struct {
 		name string
-		p    SmoothPreprocessor
+		p    Preprocessor
 		S    [][]float64
 	}{
-		{"dedup r=0", SmoothDedup{Radius: 0, R: 1}, good},
-		{"dedup NaN", SmoothDedup{Radius: 0.1, R: 1}, [][]float64{{math.NaN(), 0}, {0, 0}}},
-		{"outside ball", SmoothDedup{Radius: 0.1, R: 1}, [][]float64{{2, 0}, {0, 0}}},
-		{"impute all missing", SmoothImpute{R: 1}, [][]float64{{math.NaN(), 0}, {math.NaN(), 0}}},
-		{"impute Inf", SmoothImpute{R: 1}, [][]float64{{math.Inf(1), 0}, {0, 0}}},
-		{"pca rank ≥ d", SmoothPCA{Rank: 2, R: 1}, good},
-		{"ragged", SmoothPCA{Rank: 1, R: 1}, [][]float64{{0, 0}, {0}}},
-		{"one row", SmoothPCA{Rank: 1, R: 1}, [][]float64{{0, 0}}},
+		{"dedup r=0", Dedup{Radius: 0, R: 1}, good},
+		{"dedup NaN", Dedup{Radius: 0.1, R: 1}, [][]float64{{math.NaN(), 0}, {0, 0}}},
+		{"outside ball", Dedup{Radius: 0.1, R: 1}, [][]float64{{2, 0}, {0, 0}}},
+		{"impute all missing", Impute{R: 1}, [][]float64{{math.NaN(), 0}, {math.NaN(), 0}}},
+		{"impute Inf", Impute{R: 1}, [][]float64{{math.Inf(1), 0}, {0, 0}}},
+		{"pca rank ≥ d", PCA{Rank: 2, R: 1}, good},
+		{"ragged", PCA{Rank: 1, R: 1}, [][]float64{{0, 0}, {0}}},
+		{"one row", PCA{Rank: 1, R: 1}, [][]float64{{0, 0}}},
 	}
 	for _, c := range cases {
 		if _, err := c.p.Fit(c.S); err == nil {
@@ -306,10 +306,10 @@ func TestSmoothDPPreprocessBadInput(t *testing.T) {
 	}
 }
 
-func ExampleSmoothDedup() {
-	S, S2, _ := SmoothPathologicalDedup(50, 64, 0.05, 0.9)
-	p := SmoothDedup{Radius: 0.05, R: 1}
-	emp, _ := SmoothEmpiricalSensitivity(p, S, S2, 1, false, 0)
+func ExampleDedup() {
+	S, S2, _ := PathologicalDedup(50, 64, 0.05, 0.9)
+	p := Dedup{Radius: 0.05, R: 1}
+	emp, _ := EmpiricalSensitivity(p, S, S2, 1, false, 0)
 	c1, _ := p.Describe(S)
 	c2, _ := p.Describe(S2)
 	k, eta, _ := p.Theory(c1.Merge(c2))
@@ -317,13 +317,13 @@ func ExampleSmoothDedup() {
 	// Output: empirical k=49 η=98; theory k=100 η=200
 }
 
-func BenchmarkSmoothDPPCAFit(b *testing.B) {
+func BenchmarkPCAFit(b *testing.B) {
 	rng := rand.New(rand.NewPCG(1, 1))
-	S, _, err := SmoothLowRank(rng, 5000, 500, []float64{0.45, 0.45}, 0.1, 1)
+	S, _, err := LowRank(rng, 5000, 500, []float64{0.45, 0.45}, 0.1, 1)
 	if err != nil {
 		b.Fatal(err)
 	}
-	p := SmoothPCA{Rank: 2, R: 1}
+	p := PCA{Rank: 2, R: 1}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if _, err := p.FitPCA(S); err != nil {

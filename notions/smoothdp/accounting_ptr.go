@@ -1,18 +1,18 @@
-package accounting
+package smoothdp
 
 import (
 	"fmt"
 	"math"
 )
 
-// SmoothPTRGamma is Algorithm 1's distance-to-instability proxy (spec §7.6,
+// PTRGamma is Algorithm 1's distance-to-instability proxy (spec §7.6,
 // line 2; §12 A13) [R]: γ_S = max(0, ⌊n(gap − ĝ)/(12R²)⌋). By Weyl, one
 // replacement moves every covariance eigenvalue by at most ‖Σ − Σ'‖_F ≤
 // 6R²/n, hence the gap by at most 12R²/n: γ_S has replace-one sensitivity 1
 // and lower-bounds the number of replacements needed to bring the gap to ĝ.
-func SmoothPTRGamma(n int, gap, ghat, radius float64) (int, error) {
+func PTRGamma(n int, gap, ghat, radius float64) (int, error) {
 	if n < 1 || math.IsNaN(gap) || math.IsInf(gap, 0) || !(ghat > 0) || !(radius > 0) {
-		return 0, fmt.Errorf("accounting: smoothdp: PTR γ_S needs n ≥ 1, finite gap, ĝ > 0, R > 0 (n=%d gap=%v ĝ=%v R=%v)", n, gap, ghat, radius)
+		return 0, fmt.Errorf("smoothdp: PTR γ_S needs n ≥ 1, finite gap, ĝ > 0, R > 0 (n=%d gap=%v ĝ=%v R=%v)", n, gap, ghat, radius)
 	}
 	v := math.Floor(float64(n) * (gap - ghat) / (12 * radius * radius))
 	if v <= 0 {
@@ -24,16 +24,16 @@ func SmoothPTRGamma(n int, gap, ghat, radius float64) (int, error) {
 	return int(v), nil
 }
 
-// SmoothPTRThreshold is the test threshold log(1/δ)/ε₀ of Algorithm 1 line 4.
-func SmoothPTRThreshold(eps0, delta float64) float64 { return -math.Log(delta) / eps0 }
+// PTRThreshold is the test threshold log(1/δ)/ε₀ of Algorithm 1 line 4.
+func PTRThreshold(eps0, delta float64) float64 { return -math.Log(delta) / eps0 }
 
-// SmoothPTRRefusal is Pr[⊥] = Pr[γ_S + Lap(1/ε₀) ≤ log(1/δ)/ε₀] (spec §11
+// PTRRefusal is Pr[⊥] = Pr[γ_S + Lap(1/ε₀) ≤ log(1/δ)/ε₀] (spec §11
 // check 20) [S]: ½e^{−ε₀(γ − thr)} if γ ≥ thr, else 1 − ½e^{−ε₀(thr − γ)}.
-func SmoothPTRRefusal(gamma int, eps0, delta float64) (float64, error) {
+func PTRRefusal(gamma int, eps0, delta float64) (float64, error) {
 	if !(eps0 > 0) || math.IsInf(eps0, 0) || !(delta > 0 && delta < 1) || gamma < 0 {
-		return 0, fmt.Errorf("accounting: smoothdp: PTR refusal needs ε₀ > 0, δ ∈ (0,1), γ ≥ 0 (got %v, %v, %d)", eps0, delta, gamma)
+		return 0, fmt.Errorf("smoothdp: PTR refusal needs ε₀ > 0, δ ∈ (0,1), γ ≥ 0 (got %v, %v, %d)", eps0, delta, gamma)
 	}
-	thr := SmoothPTRThreshold(eps0, delta)
+	thr := PTRThreshold(eps0, delta)
 	x := float64(gamma) - thr
 	if x >= 0 {
 		return 0.5 * math.Exp(-eps0*x), nil
@@ -41,7 +41,7 @@ func SmoothPTRRefusal(gamma int, eps0, delta float64) (float64, error) {
 	return 1 - 0.5*math.Exp(eps0*x), nil
 }
 
-// SmoothPTREpsilon is Theorem 7 [R]: Algorithm 1 (PTR + PCA rank reduction
+// PTREpsilon is Theorem 7 [R]: Algorithm 1 (PTR + PCA rank reduction
 // + DP-GD) is (ε₀ + ε', δ)-DP on every dataset of size n (replace-one,
 // unconditional), where ε' is the Mironov conversion (α ≥ 3/2) of the Table 2
 // PCA × DP-GD entry with g_min = ĝ (paper-style form):
@@ -50,23 +50,23 @@ func SmoothPTRRefusal(gamma int, eps0, delta float64) (float64, error) {
 //
 // It returns ε' and the total ε₀ + ε'. The reverse-direction edge case of
 // case (i) (spec §12 A13) needs ε₀ ≤ ln 2 for δ_total = δ; for larger ε₀ the
-// caller should report δ_total = max(δ, ½e^{ε₀}δ) (SmoothPTRDeltaTotal).
-func SmoothPTREpsilon(n, steps int, sigma, l, beta, radius, ghat, eps0, delta float64) (epsPrime, total float64, err error) {
+// caller should report δ_total = max(δ, ½e^{ε₀}δ) (PTRDeltaTotal).
+func PTREpsilon(n, steps int, sigma, l, beta, radius, ghat, eps0, delta float64) (epsPrime, total float64, err error) {
 	if !(eps0 > 0) || math.IsInf(eps0, 0) {
-		return 0, 0, fmt.Errorf("accounting: smoothdp: ε₀ = %v must be finite and > 0", eps0)
+		return 0, 0, fmt.Errorf("smoothdp: ε₀ = %v must be finite and > 0", eps0)
 	}
-	e, err := SmoothTable2(SmoothMechDPGD, SmoothPrePCA, SmoothTable2Params{R: radius, L: l, Beta: beta, Sigma: sigma, N: n, T: steps, GMin: ghat})
+	e, err := Table2(MechDPGD, PrePCA, Table2Params{R: radius, L: l, Beta: beta, Sigma: sigma, N: n, T: steps, GMin: ghat})
 	if err != nil {
 		return 0, 0, err
 	}
-	ep, _, err := SmoothToApproxDP(e.PaperStyle, delta)
+	ep, _, err := ToApproxDP(e.PaperStyle, delta)
 	if err != nil {
 		return 0, 0, err
 	}
 	return ep, eps0 + ep, nil
 }
 
-// SmoothPTRDeltaTotal is max(δ, ½e^{ε₀}δ) (spec §12 A13).
-func SmoothPTRDeltaTotal(eps0, delta float64) float64 {
+// PTRDeltaTotal is max(δ, ½e^{ε₀}δ) (spec §12 A13).
+func PTRDeltaTotal(eps0, delta float64) float64 {
 	return math.Max(delta, 0.5*math.Exp(eps0)*delta)
 }

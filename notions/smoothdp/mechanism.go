@@ -1,4 +1,4 @@
-package mechanisms
+package smoothdp
 
 // Mechanisms of "Provable Privacy with Non-Private Pre-Processing"
 // (specs/smoothdp.md §7): the exponential mechanism, DP-GD / DP-SGD with
@@ -14,34 +14,33 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"github.com/featuredp/featuredp/accounting"
-	"github.com/featuredp/featuredp/data"
 	"github.com/featuredp/featuredp/design"
+	"github.com/featuredp/featuredp/mechanisms"
 	"github.com/featuredp/featuredp/models"
 	"gonum.org/v1/gonum/mat"
 )
 
-// SmoothExponential is the exponential mechanism over a finite set (spec
+// Exponential is the exponential mechanism over a finite set (spec
 // §7.1): it returns h with probability ∝ exp(ε·u_h/(2Δ)), sampled by the
 // inverse CDF of the softmax (log-sum-exp, one uniform). It is ε-DP when
 // every score has sensitivity Δ (replace-one); its SRDP is εLη/Δ
-// (accounting.SmoothExponentialSRDP). Errors: nil rng, empty or non-finite
+// (ExponentialSRDP). Errors: nil rng, empty or non-finite
 // scores, ε ≤ 0 or Δ ≤ 0.
-func SmoothExponential(rng *rand.Rand, scores []float64, eps, sens float64) (int, error) {
+func Exponential(rng *rand.Rand, scores []float64, eps, sens float64) (int, error) {
 	if rng == nil {
-		return 0, ErrNilRand
+		return 0, mechanisms.ErrNilRand
 	}
 	if len(scores) == 0 {
-		return 0, errors.New("mechanisms: smoothdp: exponential mechanism over an empty set")
+		return 0, errors.New("smoothdp: exponential mechanism over an empty set")
 	}
 	if !(eps > 0) || math.IsInf(eps, 0) || !(sens > 0) || math.IsInf(sens, 0) {
-		return 0, fmt.Errorf("mechanisms: smoothdp: exponential mechanism needs finite ε > 0 and Δ > 0 (got %v, %v)", eps, sens)
+		return 0, fmt.Errorf("smoothdp: exponential mechanism needs finite ε > 0 and Δ > 0 (got %v, %v)", eps, sens)
 	}
 	w := make([]float64, len(scores))
 	mx := math.Inf(-1)
 	for i, u := range scores {
 		if math.IsNaN(u) || math.IsInf(u, 0) {
-			return 0, fmt.Errorf("mechanisms: smoothdp: score %d is %v", i, u)
+			return 0, fmt.Errorf("smoothdp: score %d is %v", i, u)
 		}
 		w[i] = eps * u / (2 * sens)
 		mx = math.Max(mx, w[i])
@@ -61,9 +60,9 @@ func SmoothExponential(rng *rand.Rand, scores []float64, eps, sens float64) (int
 	return len(w) - 1, nil
 }
 
-// SmoothGD are the parameters of the gradient-perturbation mechanisms of
+// GD are the parameters of the gradient-perturbation mechanisms of
 // Table 1 (spec §7.2).
-type SmoothGD struct {
+type GD struct {
 	// Sigma is the std σ > 0 of the Gaussian noise on the averaged gradient.
 	Sigma float64
 	// Steps is T ≥ 1.
@@ -77,65 +76,65 @@ type SmoothGD struct {
 	Init []float64
 	// Seed / Streams select the random streams (see Config).
 	Seed    uint64
-	Streams *Streams
+	Streams *mechanisms.Streams
 }
 
-func (p SmoothGD) config(model models.Model, d *design.Data) (Config, error) {
+func (p GD) config(model models.Model, d *design.Data) (mechanisms.Config, error) {
 	if model == nil || d == nil {
-		return Config{}, errors.New("mechanisms: smoothdp: nil model or data")
+		return mechanisms.Config{}, errors.New("smoothdp: nil model or data")
 	}
 	if !(p.Sigma > 0) || math.IsInf(p.Sigma, 0) {
-		return Config{}, fmt.Errorf("mechanisms: smoothdp: σ = %v must be finite and > 0", p.Sigma)
+		return mechanisms.Config{}, fmt.Errorf("smoothdp: σ = %v must be finite and > 0", p.Sigma)
 	}
-	plan, err := Standard(model.NumParams(), p.Sigma)
+	plan, err := mechanisms.Standard(model.NumParams(), p.Sigma)
 	if err != nil {
-		return Config{}, err
+		return mechanisms.Config{}, err
 	}
 	init := p.Init
 	if init == nil {
 		init = make([]float64, model.NumParams())
 	}
-	return Config{Model: model, Data: d, Init: init, Steps: p.Steps, Noise: plan, Optimizer: SGD{LR: p.LR},
+	return mechanisms.Config{Model: model, Data: d, Init: init, Steps: p.Steps, Noise: plan, Optimizer: mechanisms.SGD{LR: p.LR},
 		ProjectRadius: p.Radius, Average: true, Seed: p.Seed, Streams: p.Streams}, nil
 }
 
-// SmoothDPGDConfig is DP-GD (𝒜_GD, spec §7.2) as a Train configuration:
+// DPGDConfig is DP-GD (𝒜_GD, spec §7.2) as a Train configuration:
 // FullBatch sampler, Standard noise plan σ on the mean gradient
 // (1/n)Σ∇ℓ + N(0, σ²I), no clipping, SGD with step γ, projection onto the
 // ball of radius B and the averaged iterate θ̄ (Result.Average). RDP:
-// accounting.SmoothDPGDRDP (replace-one; the loss must be L-Lipschitz on Θ).
-func SmoothDPGDConfig(model models.Model, d *design.Data, p SmoothGD) (Config, error) {
+// DPGDRDP (replace-one; the loss must be L-Lipschitz on Θ).
+func DPGDConfig(model models.Model, d *design.Data, p GD) (mechanisms.Config, error) {
 	cfg, err := p.config(model, d)
-	cfg.Sampler = FullBatch{}
+	cfg.Sampler = mechanisms.FullBatch{}
 	return cfg, err
 }
 
-// SmoothDPSGDSubConfig is DP-SGD with subsampling as analysed (𝒜^sub_SGD):
+// DPSGDSubConfig is DP-SGD with subsampling as analysed (𝒜^sub_SGD):
 // one uniform index per step (UniformSubset{Size: 1}), g = ∇ℓ(θ; z_i) +
-// N(0, σ²I), projection and averaging. RDP: accounting.SmoothSGDSubRDP.
-func SmoothDPSGDSubConfig(model models.Model, d *design.Data, p SmoothGD) (Config, error) {
+// N(0, σ²I), projection and averaging. RDP: SGDSubRDP.
+func DPSGDSubConfig(model models.Model, d *design.Data, p GD) (mechanisms.Config, error) {
 	cfg, err := p.config(model, d)
-	cfg.Sampler = UniformSubset{Size: 1}
+	cfg.Sampler = mechanisms.UniformSubset{Size: 1}
 	return cfg, err
 }
 
-// SmoothSequential is the fixed-order sampler of DP-FGD: step t uses row
+// Sequential is the fixed-order sampler of DP-FGD: step t uses row
 // (t−1) mod n. It is stateful (Train calls Fresh) and draws no randomness.
-type SmoothSequential struct{ pos int }
+type Sequential struct{ pos int }
 
 // Validate returns an error if n ≤ 0.
-func (s *SmoothSequential) Validate(n int) error {
+func (s *Sequential) Validate(n int) error {
 	if n <= 0 {
-		return fmt.Errorf("mechanisms: smoothdp: sequential sampler needs n > 0 (got %d)", n)
+		return fmt.Errorf("smoothdp: sequential sampler needs n > 0 (got %d)", n)
 	}
 	return nil
 }
 
 // Expected returns 1.
-func (s *SmoothSequential) Expected(int) float64 { return 1 }
+func (s *Sequential) Expected(int) float64 { return 1 }
 
 // Sample returns the next row index.
-func (s *SmoothSequential) Sample(_ *rand.Rand, n int, buf []int) ([]int, error) {
+func (s *Sequential) Sample(_ *rand.Rand, n int, buf []int) ([]int, error) {
 	if err := s.Validate(n); err != nil {
 		return nil, err
 	}
@@ -145,46 +144,46 @@ func (s *SmoothSequential) Sample(_ *rand.Rand, n int, buf []int) ([]int, error)
 }
 
 // Fresh returns a sampler at row 0.
-func (s *SmoothSequential) Fresh() Sampler { return &SmoothSequential{} }
+func (s *Sequential) Fresh() mechanisms.Sampler { return &Sequential{} }
 
-// SmoothDPFGDConfig is DP-FGD (spec §7.2): one pass in fixed order,
+// DPFGDConfig is DP-FGD (spec §7.2): one pass in fixed order,
 // θ_t = Π_Θ(θ_{t−1} − γ(∇ℓ(θ_{t−1}; z_t) + N(0, σ²I))), returning the last
 // iterate (Result.Theta) after p.Steps ≤ n steps.
-func SmoothDPFGDConfig(model models.Model, d *design.Data, p SmoothGD) (Config, error) {
+func DPFGDConfig(model models.Model, d *design.Data, p GD) (mechanisms.Config, error) {
 	cfg, err := p.config(model, d)
 	if err == nil && (p.Steps > d.N) {
-		err = fmt.Errorf("mechanisms: smoothdp: DP-FGD makes one pass: T = %d > n = %d", p.Steps, d.N)
+		err = fmt.Errorf("smoothdp: DP-FGD makes one pass: T = %d > n = %d", p.Steps, d.N)
 	}
-	cfg.Sampler = &SmoothSequential{}
+	cfg.Sampler = &Sequential{}
 	cfg.Average = false
 	return cfg, err
 }
 
-// SmoothDPSGDIter is DP-SGD with iteration (𝒜^iter_SGD, spec §7.2): it draws
+// DPSGDIter is DP-SGD with iteration (𝒜^iter_SGD, spec §7.2): it draws
 // the stopping time T ~ Uniform{1..n} from the stream "smoothdp-stop" and
 // runs DP-FGD for T steps (p.Steps is ignored). It returns the result (last
-// iterate in Theta) and T. RDP: accounting.SmoothSGDIterRDP (convex,
+// iterate in Theta) and T. RDP: SGDIterRDP (convex,
 // β_θ-smooth loss with γ ≤ 2/β_θ).
-func SmoothDPSGDIter(ctx context.Context, model models.Model, d *design.Data, p SmoothGD) (*Result, int, error) {
+func DPSGDIter(ctx context.Context, model models.Model, d *design.Data, p GD) (*mechanisms.Result, int, error) {
 	if d == nil || d.N < 1 {
-		return nil, 0, errors.New("mechanisms: smoothdp: DP-SGD-iter needs data")
+		return nil, 0, errors.New("smoothdp: DP-SGD-iter needs data")
 	}
 	st := p.Streams
 	if st == nil {
-		st = NewStreams(p.Seed)
+		st = mechanisms.NewStreams(p.Seed)
 	}
 	t := 1 + st.Rand("smoothdp-stop").IntN(d.N)
 	p.Steps, p.Streams = t, st
-	cfg, err := SmoothDPFGDConfig(model, d, p)
+	cfg, err := DPFGDConfig(model, d, p)
 	if err != nil {
 		return nil, 0, err
 	}
-	res, err := Train(ctx, cfg)
+	res, err := mechanisms.Train(ctx, cfg)
 	return res, t, err
 }
 
-// smoothdpRows copies the rows of d.
-func smoothdpRows(d *design.Data) [][]float64 {
+// designRows copies the rows of d.
+func designRows(d *design.Data) [][]float64 {
 	rows := make([][]float64, d.N)
 	for i := range rows {
 		rows[i] = append([]float64(nil), d.X[i*d.D:(i+1)*d.D]...)
@@ -192,18 +191,18 @@ func smoothdpRows(d *design.Data) [][]float64 {
 	return rows
 }
 
-// SmoothProject applies a fitted pre-processing point-wise to the features of
+// Project applies a fitted pre-processing point-wise to the features of
 // d (labels unchanged). Removed points (⊥) are an error here.
-func SmoothProject(d *design.Data, f data.SmoothFitted) (*design.Data, error) {
+func Project(d *design.Data, f Fitted) (*design.Data, error) {
 	if d == nil || f == nil {
-		return nil, errors.New("mechanisms: smoothdp: nil data or pre-processing")
+		return nil, errors.New("smoothdp: nil data or pre-processing")
 	}
 	var x []float64
 	dim := -1
 	for i := 0; i < d.N; i++ {
 		y, ok := f.Apply(d.X[i*d.D : (i+1)*d.D])
 		if !ok {
-			return nil, fmt.Errorf("mechanisms: smoothdp: row %d removed by the pre-processing", i)
+			return nil, fmt.Errorf("smoothdp: row %d removed by the pre-processing", i)
 		}
 		if dim < 0 {
 			dim = len(y)
@@ -213,20 +212,20 @@ func SmoothProject(d *design.Data, f data.SmoothFitted) (*design.Data, error) {
 	return design.NewData(x, append([]float64(nil), d.Y...), d.N, dim)
 }
 
-// SmoothAnalyzeGauss is Analyze-Gauss DP-PCA (Dwork et al. 2014; spec §8.2
+// AnalyzeGauss is Analyze-Gauss DP-PCA (Dwork et al. 2014; spec §8.2
 // baseline): it adds a symmetric Gaussian matrix (i.i.d. N(0, σ²) on and
 // above the diagonal, mirrored) to (1/n)Σ x_i x_iᵀ — replace-one Frobenius
 // sensitivity 2R²/n, so the release has Gaussian RDP α(2R²/n)²/(2σ²) — and
 // returns the top-s eigenvectors as a rank-reduction fit.
-func SmoothAnalyzeGauss(rng *rand.Rand, d *design.Data, s int, sigma float64) (*data.SmoothPCAFit, error) {
+func AnalyzeGauss(rng *rand.Rand, d *design.Data, s int, sigma float64) (*PCAFit, error) {
 	if rng == nil {
-		return nil, ErrNilRand
+		return nil, mechanisms.ErrNilRand
 	}
 	if d == nil || d.N < 1 || s < 1 || s >= d.D {
-		return nil, errors.New("mechanisms: smoothdp: Analyze-Gauss needs data and 1 ≤ s < d")
+		return nil, errors.New("smoothdp: Analyze-Gauss needs data and 1 ≤ s < d")
 	}
 	if !(sigma >= 0) || math.IsInf(sigma, 0) {
-		return nil, fmt.Errorf("mechanisms: smoothdp: σ = %v must be finite and ≥ 0", sigma)
+		return nil, fmt.Errorf("smoothdp: σ = %v must be finite and ≥ 0", sigma)
 	}
 	X := mat.NewDense(d.N, d.D, append([]float64(nil), d.X...))
 	A := mat.NewSymDense(d.D, nil)
@@ -238,7 +237,7 @@ func SmoothAnalyzeGauss(rng *rand.Rand, d *design.Data, s int, sigma float64) (*
 	}
 	var es mat.EigenSym
 	if !es.Factorize(A, true) {
-		return nil, errors.New("mechanisms: smoothdp: Analyze-Gauss eigen-decomposition failed")
+		return nil, errors.New("smoothdp: Analyze-Gauss eigen-decomposition failed")
 	}
 	var vecs mat.Dense
 	es.VectorsTo(&vecs)
@@ -253,11 +252,11 @@ func SmoothAnalyzeGauss(rng *rand.Rand, d *design.Data, s int, sigma float64) (*
 			V.Set(j, k, vecs.At(j, d.D-1-k))
 		}
 	}
-	return &data.SmoothPCAFit{V: V, Values: desc}, nil
+	return &PCAFit{V: V, Values: desc}, nil
 }
 
-// SmoothPTRConfig configures Algorithm 1 (spec §7.6).
-type SmoothPTRConfig struct {
+// PTRConfig configures Algorithm 1 (spec §7.6).
+type PTRConfig struct {
 	Model models.Model
 	Data  *design.Data // features in the ball of radius R
 	Rank  int          // target rank s
@@ -265,49 +264,49 @@ type SmoothPTRConfig struct {
 	Eps0  float64      // test budget ε₀ > 0
 	Delta float64      // δ ∈ (0, 1)
 	R     float64      // data radius
-	GD    SmoothGD     // DP-GD parameters (its Seed / Streams also drive the test)
+	GD    GD           // DP-GD parameters (its Seed / Streams also drive the test)
 }
 
-// SmoothPTRResult is the outcome of Algorithm 1.
-type SmoothPTRResult struct {
+// PTRResult is the outcome of Algorithm 1.
+type PTRResult struct {
 	Refused   bool    // ⊥ was returned
 	Gap       float64 // λ_s − λ_{s+1} of the data (not released)
 	Gamma     int     // γ_S (not released)
 	Noisy     float64 // γ_S + Lap(1/ε₀)
 	Threshold float64 // log(1/δ)/ε₀
 	Projected *design.Data
-	Train     *Result // nil if refused
+	Train     *mechanisms.Result // nil if refused
 }
 
-// SmoothPTR runs Algorithm 1 (PTR for PCA rank reduction + DP-GD) [R]:
-// γ_S = max(0, ⌊n(gap − ĝ)/(12R²)⌋) (accounting.SmoothPTRGamma), Ĝ = γ_S +
+// PTR runs Algorithm 1 (PTR for PCA rank reduction + DP-GD) [R]:
+// γ_S = max(0, ⌊n(gap − ĝ)/(12R²)⌋) (PTRGamma), Ĝ = γ_S +
 // Lap(1/ε₀) from the stream "smoothdp-ptr"; if Ĝ ≤ log(1/δ)/ε₀ it refuses
 // (Refused, no training), else it projects the features on the top-s
 // eigenspace of the covariance and runs DP-GD. The whole algorithm is
 // (ε₀ + ε', δ)-DP for every dataset of size n (Theorem 7,
-// accounting.SmoothPTREpsilon; replace-one).
-func SmoothPTR(ctx context.Context, cfg SmoothPTRConfig) (*SmoothPTRResult, error) {
+// PTREpsilon; replace-one).
+func PTR(ctx context.Context, cfg PTRConfig) (*PTRResult, error) {
 	if cfg.Data == nil || cfg.Model == nil {
-		return nil, errors.New("mechanisms: smoothdp: PTR needs a model and data")
+		return nil, errors.New("smoothdp: PTR needs a model and data")
 	}
 	if !(cfg.Eps0 > 0) || math.IsInf(cfg.Eps0, 0) || !(cfg.Delta > 0 && cfg.Delta < 1) {
-		return nil, fmt.Errorf("mechanisms: smoothdp: PTR needs ε₀ > 0 and δ ∈ (0,1) (got %v, %v)", cfg.Eps0, cfg.Delta)
+		return nil, fmt.Errorf("smoothdp: PTR needs ε₀ > 0 and δ ∈ (0,1) (got %v, %v)", cfg.Eps0, cfg.Delta)
 	}
-	rows := smoothdpRows(cfg.Data)
-	pca := data.SmoothPCA{Rank: cfg.Rank, R: cfg.R}
+	rows := designRows(cfg.Data)
+	pca := PCA{Rank: cfg.Rank, R: cfg.R}
 	fit, err := pca.FitPCA(rows)
 	if err != nil {
 		return nil, fmt.Errorf("PTR: %w", err)
 	}
-	out := &SmoothPTRResult{Gap: fit.Values[cfg.Rank-1] - fit.Values[cfg.Rank], Threshold: accounting.SmoothPTRThreshold(cfg.Eps0, cfg.Delta)}
-	if out.Gamma, err = accounting.SmoothPTRGamma(cfg.Data.N, out.Gap, cfg.GHat, cfg.R); err != nil {
+	out := &PTRResult{Gap: fit.Values[cfg.Rank-1] - fit.Values[cfg.Rank], Threshold: PTRThreshold(cfg.Eps0, cfg.Delta)}
+	if out.Gamma, err = PTRGamma(cfg.Data.N, out.Gap, cfg.GHat, cfg.R); err != nil {
 		return nil, err
 	}
 	st := cfg.GD.Streams
 	if st == nil {
-		st = NewStreams(cfg.GD.Seed)
+		st = mechanisms.NewStreams(cfg.GD.Seed)
 	}
-	lap, err := Laplace(st.Rand("smoothdp-ptr"), 1/cfg.Eps0)
+	lap, err := mechanisms.Laplace(st.Rand("smoothdp-ptr"), 1/cfg.Eps0)
 	if err != nil {
 		return nil, err
 	}
@@ -316,16 +315,16 @@ func SmoothPTR(ctx context.Context, cfg SmoothPTRConfig) (*SmoothPTRResult, erro
 		out.Refused = true
 		return out, nil
 	}
-	if out.Projected, err = SmoothProject(cfg.Data, fit); err != nil {
+	if out.Projected, err = Project(cfg.Data, fit); err != nil {
 		return nil, err
 	}
 	gd := cfg.GD
 	gd.Streams = st.Derive("smoothdp-dpgd")
-	c, err := SmoothDPGDConfig(cfg.Model, out.Projected, gd)
+	c, err := DPGDConfig(cfg.Model, out.Projected, gd)
 	if err != nil {
 		return nil, err
 	}
-	if out.Train, err = Train(ctx, c); err != nil {
+	if out.Train, err = mechanisms.Train(ctx, c); err != nil {
 		return nil, fmt.Errorf("PTR DP-GD: %w", err)
 	}
 	return out, nil

@@ -1,0 +1,314 @@
+package smoothdp
+
+import (
+	"fmt"
+	"math"
+)
+
+// Mechanism names a Table 1 mechanism (spec §4).
+type Mechanism int
+
+const (
+	// MechGaussian is the Gaussian mechanism f(S) + N(0, σ²I).
+	MechGaussian Mechanism = iota
+	// MechLaplace is the Laplace mechanism f(S) + Lap(Δ/ε).
+	MechLaplace
+	// MechExponential is the exponential mechanism (ε/(2Δ) scaling).
+	MechExponential
+	// MechDPGD is full-batch noisy gradient descent.
+	MechDPGD
+	// MechSGDSub is DP-SGD with subsampling (batch of one index).
+	MechSGDSub
+	// MechSGDIter is DP-SGD with iteration (random stopping).
+	MechSGDIter
+)
+
+// String names the mechanism as in the paper's Table 1.
+func (m Mechanism) String() string {
+	switch m {
+	case MechGaussian:
+		return "Gaussian"
+	case MechLaplace:
+		return "Laplace"
+	case MechExponential:
+		return "Exponential"
+	case MechDPGD:
+		return "DP-GD"
+	case MechSGDSub:
+		return "DP-SGD (subsampling)"
+	case MechSGDIter:
+		return "DP-SGD (iteration)"
+	}
+	return fmt.Sprintf("Mechanism(%d)", int(m))
+}
+
+// Preprocessing names a Table 2 pre-processing column (spec §6).
+type Preprocessing int
+
+const (
+	// PreNone is no pre-processing (η = 0, k = 0): the base mechanism.
+	PreNone Preprocessing = iota
+	// PreDedup is r-approximate deduplication (η = 2Rk).
+	PreDedup
+	// PreQuant is r-approximate quantization (η = rk).
+	PreQuant
+	// PreMeanImpute is mean imputation with m = K missing points
+	// (η = 2RK/(n − K)).
+	PreMeanImpute
+	// PrePCA is PCA rank reduction (η = 12R³/g_min if n > 24R²/g_min,
+	// else 12√2·R³/g_min; k = n).
+	PrePCA
+	// PreGeneric takes η and k from the parameters.
+	PreGeneric
+)
+
+// String names the pre-processing.
+func (p Preprocessing) String() string {
+	switch p {
+	case PreNone:
+		return "none"
+	case PreDedup:
+		return "deduplication"
+	case PreQuant:
+		return "quantization"
+	case PreMeanImpute:
+		return "mean imputation"
+	case PrePCA:
+		return "PCA (rank)"
+	case PreGeneric:
+		return "generic"
+	}
+	return fmt.Sprintf("Preprocessing(%d)", int(p))
+}
+
+// Table2Params are the parameters of a Table 2 entry. Unused fields
+// are ignored. Defaults: none (zero is a value); L and Δ are kept separate
+// (spec §12 A3), set both to the same value for the paper's L = Δ.
+type Table2Params struct {
+	R     float64 // radius of the instance ball X
+	L     float64 // Lipschitz constant of f / u / ℓ
+	Delta float64 // global sensitivity of f (Gaussian: ℓ2; Laplace: ℓ1; Exponential: of u)
+	Beta  float64 // smoothness in the data argument (Definition 6)
+	Sigma float64 // Gaussian noise std (Gaussian, DP-GD, DP-SGD)
+	Eps   float64 // ε of Laplace / Exponential
+	N     int     // dataset size
+	T     int     // iterations (DP-GD, DP-SGD-sub)
+	// K is the ℓ0 sensitivity k of dedup / quantization (twice the largest
+	// good cluster), the number m of missing points for mean imputation,
+	// or k for PreGeneric.
+	K int
+	// QuantR is the quantization / dedup radius r (quantization η = rK).
+	QuantR float64
+	// QuantDoubled uses the 2rK variant (spec §12 A6).
+	QuantDoubled bool
+	// GMin is the minimum eigengap of PCA.
+	GMin float64
+	// Eta is η for PreGeneric.
+	Eta float64
+}
+
+// Table2Entry is one cell of Table 2 (Theorem 16): the base
+// mechanism's curves, the pipeline's RDP curve in each Theorem 2 form, the
+// group-privacy baseline and a printable closed form. Every curve is
+// replace-one; linear curves (ε_π(α) = Cα) carry their coefficient.
+type Table2Entry struct {
+	Mechanism     Mechanism
+	Preprocessing Preprocessing
+	Eta           float64 // ℓ_{1,2} sensitivity of π
+	K             int     // ℓ0 sensitivity of π
+	G             int     // group size min(n, k+1)
+	Base          RDPCurve
+	SRDP          SRDPCurve
+	PaperStyle    RDPCurve // Table 2's conservative form 2ε(2α) + 2ε̃(2α, η)
+	MinForm       RDPCurve
+	Tight         RDPCurve
+	Group         RDPCurve
+	// ClosedForm prints the paper-style entry (reconstructed constants).
+	ClosedForm string
+	// ClosedCoef is the closed form's value: C of ε_π(α) = Cα for
+	// Gaussian-type mechanisms, the pure ε for Laplace / Exponential.
+	ClosedCoef float64
+}
+
+// Table2Eta returns (η, k) of a pre-processing column from the
+// parameters (spec §5; Theorem 16 uses k = m for mean imputation and k = n
+// for PCA).
+func Table2Eta(pre Preprocessing, p Table2Params) (eta float64, k int, err error) {
+	switch pre {
+	case PreNone:
+		return 0, 0, nil
+	case PreDedup:
+		return EtaDedup(p.R, p.K), p.K, nil
+	case PreQuant:
+		return EtaQuant(p.QuantR, p.K, p.QuantDoubled), p.K, nil
+	case PreMeanImpute:
+		if p.K >= p.N {
+			return 0, 0, fmt.Errorf("smoothdp: mean imputation needs m = K < n (K=%d, n=%d)", p.K, p.N)
+		}
+		return EtaMeanImpute(p.R, p.K, p.N), p.K, nil
+	case PrePCA:
+		if !(p.GMin > 0) {
+			return 0, 0, fmt.Errorf("smoothdp: PCA needs an eigengap g_min > 0 (got %v)", p.GMin)
+		}
+		if !(float64(p.N) > 24*p.R*p.R/p.GMin) {
+			// Zwald–Blanchard needs n > 24R²/g_min; otherwise the
+			// unconditional sin Θ bound 12√2·R³/g_min (spec §5.3 step 3).
+			return EtaPCADim(p.R, p.GMin), p.N, nil
+		}
+		return EtaPCARank(p.R, p.GMin), p.N, nil
+	case PreGeneric:
+		return p.Eta, p.K, nil
+	}
+	return 0, 0, fmt.Errorf("smoothdp: unknown pre-processing %d", int(pre))
+}
+
+// table2Closed is the closed form of the paper-style Table 2 entry
+// (spec §6; all [R], DP-SGD-iter [D]) — the only place these constants
+// live. It returns C with ε_π(α) = Cα (or the pure ε) and the printable
+// generic form.
+func table2Closed(m Mechanism, p Table2Params, eta float64, k int) (float64, string) {
+	s2 := p.Sigma * p.Sigma
+	nf, tf := float64(p.N), float64(p.T)
+	switch m {
+	case MechGaussian:
+		return 2 * (p.Delta*p.Delta + p.L*p.L*eta*eta) / s2, "(2α/σ²)(Δ² + L²η²)"
+	case MechLaplace, MechExponential:
+		return p.Eps * (1 + p.L*eta/p.Delta), "ε(1 + Lη/Δ)  (pure, every α)"
+	case MechDPGD:
+		return 2 * tf / (nf * nf * s2) * (4*p.L*p.L + p.Beta*p.Beta*eta*eta), "(2αT/(n²σ²))(4L² + β²η²)"
+	case MechSGDSub:
+		return 2 * tf / (nf * nf * s2) * (2*cfSGDSubC(nf)*p.L*p.L + p.Beta*p.Beta*eta*eta), "(2αT/(n²σ²))(2cL² + β²η²), c = 8n/(n−1), ω = 1/n"
+	case MechSGDIter:
+		h := Harmonic(p.N)
+		return 4 / (nf * s2) * (4*p.L*p.L*h + p.Beta*p.Beta*eta*eta*(float64(k)-1+h)), "(4α/(nσ²))(4L²H_n + β²η²(k − 1 + H_n))"
+	}
+	return math.NaN(), "?"
+}
+
+// etaFormula prints η of a pre-processing column.
+func etaFormula(pre Preprocessing) string {
+	switch pre {
+	case PreNone:
+		return "η = 0"
+	case PreDedup:
+		return "η = 2Rk"
+	case PreQuant:
+		return "η = rk"
+	case PreMeanImpute:
+		return "η = 2Rk/(n − k)"
+	case PrePCA:
+		return "η = 12R³/g_min"
+	}
+	return "η given"
+}
+
+// BaseCurves returns the Table 1 RDP and SRDP curves of a mechanism.
+// For DP-SGD-sub ω = 1/n (PCA data); for DP-SGD-iter K = k (at least 1).
+func BaseCurves(m Mechanism, p Table2Params, k int) (RDPCurve, SRDPCurve, error) {
+	var (
+		r   RDPCurve
+		s   SRDPCurve
+		err error
+	)
+	switch m {
+	case MechGaussian:
+		if r, err = GaussianRDP(p.Delta, p.Sigma, ReplaceOne); err == nil {
+			s, err = GaussianSRDP(p.L, p.Sigma)
+		}
+	case MechLaplace:
+		if r, err = PureRDP(p.Eps, ReplaceOne); err == nil {
+			s, err = LaplaceSRDP(p.Eps, p.L, p.Delta)
+		}
+	case MechExponential:
+		if r, err = PureRDP(p.Eps, ReplaceOne); err == nil {
+			s, err = ExponentialSRDP(p.Eps, p.L, p.Delta)
+		}
+	case MechDPGD:
+		if r, err = DPGDRDP(p.N, p.T, p.L, p.Sigma); err == nil {
+			s, err = DPGDSRDP(p.N, p.T, p.Beta, p.Sigma)
+		}
+	case MechSGDSub:
+		if r, err = SGDSubRDP(p.N, p.T, p.L, p.Sigma); err == nil && p.N > 0 {
+			s, err = SGDSubSRDP(p.T, p.Beta, 1/float64(p.N), p.Sigma)
+		}
+	case MechSGDIter:
+		if r, err = SGDIterRDP(p.N, p.L, p.Sigma); err == nil {
+			s, err = SGDIterSRDP(p.N, max(k, 1), p.Beta, p.Sigma)
+		}
+	default:
+		err = fmt.Errorf("smoothdp: unknown mechanism %d", int(m))
+	}
+	return r, s, err
+}
+
+// Table2 returns the Table 2 entry (Theorem 16) of mechanism m after
+// pre-processing pre, with the paper-style curve (the table's conservative
+// form, for α ≥ 3/2), the min-form and tight Theorem 2 curves, and the
+// group-privacy baseline with g = min(n, k+1). All constants are
+// reconstructed (spec §0, §6). DP-SGD-sub is defined for PCA only and
+// DP-SGD-iter not for PCA (the paper's "–" cells): an error otherwise.
+func Table2(m Mechanism, pre Preprocessing, p Table2Params) (Table2Entry, error) {
+	eta, k, err := Table2Eta(pre, p)
+	if err != nil {
+		return Table2Entry{}, err
+	}
+	if !(eta >= 0) || math.IsInf(eta, 1) {
+		return Table2Entry{}, fmt.Errorf("smoothdp: η = %v must be finite and ≥ 0", eta)
+	}
+	if m == MechSGDSub && pre != PrePCA && pre != PreNone {
+		return Table2Entry{}, fmt.Errorf("smoothdp: Table 2 has no DP-SGD (subsampling) entry for %v (ω is only known for PCA)", pre)
+	}
+	if m == MechSGDIter && pre == PrePCA {
+		return Table2Entry{}, fmt.Errorf("smoothdp: Table 2 has no DP-SGD (iteration) entry for PCA (K = n)")
+	}
+	if pre == PreDedup && (m == MechDPGD || m == MechSGDSub || m == MechSGDIter) && p.L > 2*p.R*p.Beta {
+		// A removed point ⊥ has zero gradient: its change is charged β·2R
+		// by the SRDP bookkeeping, which bounds the true change L only if
+		// L ≤ 2Rβ (spec §12 A5).
+		return Table2Entry{}, fmt.Errorf("smoothdp: dedup × %v needs L ≤ 2Rβ (L=%g, R=%g, β=%g; spec §12 A5)", m, p.L, p.R, p.Beta)
+	}
+	base, srdp, err := BaseCurves(m, p, k)
+	if err != nil {
+		return Table2Entry{}, fmt.Errorf("table 2 %v × %v: %w", m, pre, err)
+	}
+	e := Table2Entry{Mechanism: m, Preprocessing: pre, Eta: eta, K: k, Base: base, SRDP: srdp}
+	if p.N > 0 {
+		e.G = GroupSize(p.N, k)
+	} else {
+		e.G = k + 1
+	}
+	for _, f := range []struct {
+		form Theorem2Form
+		dst  *RDPCurve
+	}{{PaperStyle, &e.PaperStyle}, {MinForm, &e.MinForm}, {Tight, &e.Tight}} {
+		if *f.dst, err = PipelineCurve(base, srdp, eta, f.form); err != nil {
+			return Table2Entry{}, err
+		}
+	}
+	switch m {
+	case MechGaussian:
+		e.Group, err = GroupGaussian(p.Delta, p.Sigma, e.G)
+	case MechLaplace, MechExponential:
+		e.Group, err = GroupPure(p.Eps, e.G)
+	case MechDPGD:
+		e.Group, err = GroupDPGD(p.N, p.T, p.L, p.Sigma, e.G)
+	default:
+		c := int(math.Ceil(math.Log2(float64(e.G))))
+		e.Group, err = GroupMironov(base, c)
+	}
+	if err != nil {
+		return Table2Entry{}, err
+	}
+	coef, form := table2Closed(m, p, eta, k)
+	e.ClosedCoef = coef
+	unit := "·α"
+	if m == MechLaplace || m == MechExponential {
+		unit = ""
+	}
+	etaForm := etaFormula(pre)
+	if pre == PrePCA && eta == EtaPCADim(p.R, p.GMin) {
+		etaForm = "η = 12√2R³/g_min (n ≤ 24R²/g_min)"
+	}
+	e.ClosedForm = fmt.Sprintf("%s, %s = %.6g → %.6g%s (reconstructed)", form, etaForm, eta, coef, unit)
+	return e, nil
+}

@@ -1,0 +1,55 @@
+package smoothdp
+
+import (
+	"fmt"
+	"math"
+)
+
+// CalibrateSigma returns the σ at which the Mironov conversion of
+// curve(σ) equals the target ε at δ (bisection in log σ to relative 1e-10;
+// ε(σ) must be non-increasing). Used by smoothdp-fig3 (spec §8.2).
+func CalibrateSigma(curve func(sigma float64) (RDPCurve, error), target, delta float64) (float64, error) {
+	if !(target > 0) || math.IsInf(target, 0) {
+		return 0, fmt.Errorf("smoothdp: target ε = %v must be finite and > 0", target)
+	}
+	eps := func(s float64) (float64, error) {
+		c, err := curve(s)
+		if err != nil {
+			return 0, err
+		}
+		e, _, err := ToApproxDP(c, delta)
+		return e, err
+	}
+	lo, hi := 1e-6, 1.0
+	for {
+		e, err := eps(hi)
+		if err != nil {
+			return 0, err
+		}
+		if e <= target {
+			break
+		}
+		if hi *= 2; hi > 1e12 {
+			return 0, fmt.Errorf("smoothdp: target ε = %v unreachable", target)
+		}
+	}
+	for hi/lo > 1+1e-10 {
+		mid := math.Sqrt(lo * hi)
+		e, err := eps(mid)
+		if err != nil {
+			return 0, err
+		}
+		if e > target {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return hi, nil
+}
+
+func gaussianCurve(sens float64) func(float64) (RDPCurve, error) {
+	return func(s float64) (RDPCurve, error) {
+		return GaussianRDP(sens, s, ReplaceOne)
+	}
+}
