@@ -91,10 +91,6 @@ type Cell struct {
 	X      float64 // the x-axis value (ε, steps, q, n, ...)
 	Seed   uint64  // the cell's seed; see CellSeed
 	Rep    int     // replicate index (0-based) among cells with the same method and x
-	// Params is transitional: figures still being moved to their notion
-	// package read numbers from it. Deprecated: use Config; removed when
-	// the last figure is moved.
-	Params map[string]float64
 	// Config is the cell's typed configuration: a struct type defined by
 	// the figure's notion, read back with a type assertion. Figures decide
 	// what to compute from its fields, never from the Method label.
