@@ -3,21 +3,22 @@
 // Gaussian noise with per-coordinate scales, the classic Laplace and
 // Gaussian mechanisms, batch samplers (Poisson, uniform without
 // replacement, shuffled epochs, full batch), and one noisy gradient-descent
-// engine (Train) that is configured, not copied, for the four papers:
+// engine (Train) that is configured, not copied, for every notion (the
+// notion-specific plans and helpers live in notions/…):
 //
 //   - DP-SGD (Abadi et al. 2016, Opacus conventions): Poisson batches,
 //     per-example L2 clipping, Gaussian noise z·C on the clipped sum,
 //     division by the expected batch size q·n (NoisePlan DPSGD).
-//   - CorrDP-SGD (specs/corrdp.md §2.2–2.4): noise b ~ N(0, diag σ²) added
+//   - CorrDP-SGD (notions/corrdp; Wang, Zhang & Cummings): noise b ~ N(0, diag σ²) added
 //     to the batch-averaged gradient with Standard, Semi or CorrDP (Weighted,
 //     FeatureWeights) plans, global-norm clipping before noise, the theory
 //     step size D/√((L²+Σσ²)t) and projection onto an L2 ball.
-//   - Feature DP, Algorithm 1 (specs/fdp.md §2.2–2.3): a Poisson private
+//   - Feature DP, Algorithm 1 (notions/fdp; Mahloujifar et al.): a Poisson private
 //     batch with ℓ_priv = ℓ(x) − ℓ_pub(Ψ(x)) clipped per example, an
 //     independent uniform public batch from a separate stream, g = g_pub +
 //     α·g̃_priv, SGD / momentum / Adam, and public pre-training steps
 //     (PublicTerm).
-//   - DP-GD (specs/smoothdp.md §7.2): full batch, g = (1/n)Σ∇ℓ + N(0, σ²I),
+//   - DP-GD (notions/smoothdp): full batch, g = (1/n)Σ∇ℓ + N(0, σ²I),
 //     projection and the averaged iterate.
 //
 // Randomness comes only from explicit streams (Streams): the same seed gives

@@ -2,7 +2,7 @@
 // privacy for empirical risk minimisation, where a feature's noise depends
 // on how strongly it is correlated with the sensitive features (Wang, Zhang
 // & Cummings, "Integrating Feature Correlation in Differential Privacy with
-// Applications in DP-ERM"; specs/corrdp.md).
+// Applications in DP-ERM", arXiv:2605.03945).
 //
 // The package holds, by file:
 //
