@@ -116,7 +116,7 @@ func TestReproduceUsageErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"nope"}, `unknown figure or paper "nope" (valid: all, corrdp`},
+		{[]string{"nope"}, `unknown figure or paper "nope" (valid: all, accounting, bcdp, corrdp`},
 		{[]string{"--profile", "medium", "--list"}, `unknown profile "medium"`},
 		{[]string{"--workers", "0", "--list"}, "--workers must be at least 1"},
 		{[]string{"--workers", "two"}, "invalid value"},
