@@ -279,7 +279,23 @@ func (e *Encoder) Transform(df dataframe.DataFrame) (*Encoded, error) {
 	if err := e.Schema.Validate(df); err != nil {
 		return nil, fmt.Errorf("data: Transform: %w", err)
 	}
-	n := df.Nrow()
+	out := e.layout(df.Nrow())
+	if err := e.checkSize(out.N, out.D); err != nil {
+		return nil, err
+	}
+	out.X = make([]float64, out.N*out.D)
+	if err := e.fillX(df, out); err != nil {
+		return nil, err
+	}
+	if err := e.fillY(df, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// layout returns an Encoded for n rows with its column metadata filled in
+// (names, raw features, roles and D) but no X or Y yet.
+func (e *Encoder) layout(n int) *Encoded {
 	out := &Encoded{N: n, Task: e.Schema.Task, Classes: slices.Clone(e.Classes)}
 	for fi, fe := range e.Features {
 		out.FeatureNames = append(out.FeatureNames, fe.Column.Name)
@@ -307,92 +323,121 @@ func (e *Encoder) Transform(df dataframe.DataFrame) (*Encoded, error) {
 		out.Feature = append(out.Feature, len(e.Features))
 		out.Sensitive = append(out.Sensitive, true)
 	}
-	d := len(out.Columns)
-	out.D = d
-	if d > 0 && n > MaxEncodedValues/d {
-		widest, levels := "", 0
-		for _, fe := range e.Features {
-			if len(fe.Levels) > levels {
-				widest, levels = fe.Column.Name, len(fe.Levels)
-			}
-		}
-		return nil, fmt.Errorf("data: Transform: the design matrix would have %d rows × %d columns, more than %d values (the widest one-hot feature is %q with %d levels; is an identifier column marked Categorical?)",
-			n, d, MaxEncodedValues, widest, levels)
+	out.D = len(out.Columns)
+	return out
+}
+
+// checkSize returns an error, naming the widest one-hot feature, when an
+// n × d design matrix would hold more than MaxEncodedValues values.
+func (e *Encoder) checkSize(n, d int) error {
+	if d == 0 || n <= MaxEncodedValues/d {
+		return nil
 	}
-	out.X = make([]float64, n*d)
+	widest, levels := "", 0
+	for _, fe := range e.Features {
+		if len(fe.Levels) > levels {
+			widest, levels = fe.Column.Name, len(fe.Levels)
+		}
+	}
+	return fmt.Errorf("data: Transform: the design matrix would have %d rows × %d columns, more than %d values (the widest one-hot feature is %q with %d levels; is an identifier column marked Categorical?)",
+		n, d, MaxEncodedValues, widest, levels)
+}
+
+// fillX writes the encoded features of df, then the intercept column if
+// any, into out.X (allocated, N × D).
+func (e *Encoder) fillX(df dataframe.DataFrame, out *Encoded) error {
 	j := 0
 	for _, fe := range e.Features {
 		col := df.Col(fe.Column.Name)
 		if fe.Column.Kind == Categorical {
-			index := make(map[string]int, len(fe.Levels))
-			for k, l := range fe.Levels {
-				index[l] = k
-			}
-			offset := 0
-			if e.Options.DropFirst {
-				offset = 1
-			}
-			width := len(fe.Levels) - offset
-			if width < 0 {
-				width = 0
-			}
-			for i := 0; i < n; i++ {
-				v := LevelAt(col, i)
-				k, ok := index[v]
-				if !ok {
-					return nil, fmt.Errorf("data: Transform: column %q, row %d: level %q was not seen when the encoder was fitted (levels: %v): %w",
-						fe.Column.Name, i, v, fe.Levels, ErrUnknownLevel)
-				}
-				if k-offset >= 0 {
-					out.X[i*d+j+k-offset] = 1
-				}
+			width, err := e.fillOneHot(col, fe, out, j)
+			if err != nil {
+				return err
 			}
 			j += width
 			continue
 		}
 		vals, err := numericColumn(col, fe.Column.Name)
 		if err != nil {
-			return nil, fmt.Errorf("data: Transform: %w", err)
+			return fmt.Errorf("data: Transform: %w", err)
 		}
 		for i, v := range vals {
-			out.X[i*d+j] = fe.scale(v)
+			out.X[i*out.D+j] = fe.scale(v)
 		}
 		j++
 	}
 	if e.Options.Intercept {
-		for i := 0; i < n; i++ {
-			out.X[i*d+j] = 1
+		for i := 0; i < out.N; i++ {
+			out.X[i*out.D+j] = 1
 		}
 	}
-	out.Y = make([]float64, n)
-	if l, ok := e.Schema.Label(); ok {
-		col := df.Col(l.Name)
-		switch e.Schema.Task {
-		case Classification:
-			index := make(map[string]int, len(e.Classes))
-			for k, c := range e.Classes {
-				index[c] = k
-			}
-			for i := 0; i < n; i++ {
-				v := LevelAt(col, i)
-				k, ok := index[v]
-				if !ok {
-					return nil, fmt.Errorf("data: Transform: label %q, row %d: class %q was not seen when the encoder was fitted (classes: %v): %w",
-						l.Name, i, v, e.Classes, ErrUnknownLevel)
-				}
-				out.Y[i] = float64(k)
-			}
-		case Regression:
-			vals, err := numericColumn(col, l.Name)
-			if err != nil {
-				return nil, fmt.Errorf("data: Transform: %w", err)
-			}
-			for i, v := range vals {
-				out.Y[i] = (v - e.LabelShift) / e.LabelDiv
-			}
+	return nil
+}
+
+// fillOneHot writes the one-hot columns of categorical feature fe, starting
+// at encoded column j, and returns how many columns it spans. A level not
+// among fe.Levels is an error wrapping ErrUnknownLevel.
+func (e *Encoder) fillOneHot(col series.Series, fe FeatureEncoding, out *Encoded, j int) (int, error) {
+	index := make(map[string]int, len(fe.Levels))
+	for k, l := range fe.Levels {
+		index[l] = k
+	}
+	offset := 0
+	if e.Options.DropFirst {
+		offset = 1
+	}
+	width := len(fe.Levels) - offset
+	if width < 0 {
+		width = 0
+	}
+	for i := 0; i < out.N; i++ {
+		v := LevelAt(col, i)
+		k, ok := index[v]
+		if !ok {
+			return 0, fmt.Errorf("data: Transform: column %q, row %d: level %q was not seen when the encoder was fitted (levels: %v): %w",
+				fe.Column.Name, i, v, fe.Levels, ErrUnknownLevel)
+		}
+		if k-offset >= 0 {
+			out.X[i*out.D+j+k-offset] = 1
 		}
 	}
-	return out, nil
+	return width, nil
+}
+
+// fillY sets out.Y: class indices for classification, the (scaled) target
+// for regression, zeros when the schema has no label.
+func (e *Encoder) fillY(df dataframe.DataFrame, out *Encoded) error {
+	out.Y = make([]float64, out.N)
+	l, ok := e.Schema.Label()
+	if !ok {
+		return nil
+	}
+	col := df.Col(l.Name)
+	switch e.Schema.Task {
+	case Classification:
+		index := make(map[string]int, len(e.Classes))
+		for k, c := range e.Classes {
+			index[c] = k
+		}
+		for i := 0; i < out.N; i++ {
+			v := LevelAt(col, i)
+			k, ok := index[v]
+			if !ok {
+				return fmt.Errorf("data: Transform: label %q, row %d: class %q was not seen when the encoder was fitted (classes: %v): %w",
+					l.Name, i, v, e.Classes, ErrUnknownLevel)
+			}
+			out.Y[i] = float64(k)
+		}
+	case Regression:
+		vals, err := numericColumn(col, l.Name)
+		if err != nil {
+			return fmt.Errorf("data: Transform: %w", err)
+		}
+		for i, v := range vals {
+			out.Y[i] = (v - e.LabelShift) / e.LabelDiv
+		}
+	}
+	return nil
 }
 
 // scale applies the fitted scaling to one value.

@@ -255,17 +255,27 @@ func (s Schema) Validate(df dataframe.DataFrame) error {
 	if err := df.Error(); err != nil {
 		return fmt.Errorf("data: the DataFrame carries an error: %w", err)
 	}
-	var errs []error
-	add := func(err error) { errs = append(errs, err) }
+	errs, seen := s.structureErrors()
+	setErrs, inDF := s.columnSetErrors(df.Names(), seen)
+	errs = append(errs, setErrs...)
+	errs = append(errs, s.labelErrors()...)
+	errs = append(errs, s.valueErrors(df, inDF)...)
+	return errors.Join(errs...)
+}
 
-	// Structure of the schema itself.
+// structureErrors checks the schema itself: it must have columns and a
+// valid task, and every column a unique non-empty name, a valid role and
+// kind, and distinct Levels only if it is Categorical. It also returns the
+// set of names the schema lists.
+func (s Schema) structureErrors() (errs []error, seen map[string]bool) {
+	add := func(err error) { errs = append(errs, err) }
 	if len(s.Columns) == 0 {
 		add(fmt.Errorf("data: the schema has no columns: %w", ErrSchema))
 	}
 	if s.Task < Classification || s.Task > Unsupervised {
 		add(fmt.Errorf("data: invalid task %v: %w", s.Task, ErrSchema))
 	}
-	seen := map[string]bool{}
+	seen = map[string]bool{}
 	for i, c := range s.Columns {
 		switch {
 		case c.Name == "":
@@ -280,46 +290,65 @@ func (s Schema) Validate(df dataframe.DataFrame) error {
 		if !c.Kind.valid() {
 			add(fmt.Errorf("data: column %q has invalid kind %v: %w", c.Name, c.Kind, ErrSchema))
 		}
-		if len(c.Levels) > 0 {
-			if c.Kind != Categorical {
-				add(fmt.Errorf("data: column %q declares Levels but is %v: %w", c.Name, c.Kind, ErrSchema))
-			}
-			lv := map[string]bool{}
-			for _, l := range c.Levels {
-				if lv[l] {
-					add(fmt.Errorf("data: column %q declares level %q twice: %w", c.Name, l, ErrSchema))
-				}
-				lv[l] = true
-			}
-		}
+		errs = append(errs, levelsErrors(c)...)
 	}
+	return errs, seen
+}
 
-	// Column sets.
-	names := df.Names()
-	inDF := map[string]bool{}
+// levelsErrors checks the declared Levels of c: only a Categorical column
+// may declare them, and none may repeat.
+func levelsErrors(c Column) []error {
+	if len(c.Levels) == 0 {
+		return nil
+	}
+	var errs []error
+	if c.Kind != Categorical {
+		errs = append(errs, fmt.Errorf("data: column %q declares Levels but is %v: %w", c.Name, c.Kind, ErrSchema))
+	}
+	lv := map[string]bool{}
+	for _, l := range c.Levels {
+		if lv[l] {
+			errs = append(errs, fmt.Errorf("data: column %q declares level %q twice: %w", c.Name, l, ErrSchema))
+		}
+		lv[l] = true
+	}
+	return errs
+}
+
+// columnSetErrors compares the schema's columns (seen) with the
+// DataFrame's (names), both ways. It also returns the set of DataFrame
+// column names.
+func (s Schema) columnSetErrors(names []string, seen map[string]bool) (errs []error, inDF map[string]bool) {
+	inDF = map[string]bool{}
 	for _, n := range names {
 		inDF[n] = true
 	}
 	for _, c := range s.Columns {
 		if c.Name != "" && !inDF[c.Name] {
-			add(fmt.Errorf("data: schema column %q is not in the DataFrame (available: %s): %w",
+			errs = append(errs, fmt.Errorf("data: schema column %q is not in the DataFrame (available: %s): %w",
 				c.Name, strings.Join(names, ", "), ErrUnknownColumn))
 		}
 	}
 	for _, n := range names {
 		if !seen[n] {
-			add(fmt.Errorf("data: DataFrame column %q is missing from the schema; give it a role (Ignore to leave it out): %w",
+			errs = append(errs, fmt.Errorf("data: DataFrame column %q is missing from the schema; give it a role (Ignore to leave it out): %w",
 				n, ErrUnlistedColumn))
 		}
 	}
+	return errs, inDF
+}
 
-	// Labels.
+// labelErrors checks that the schema has exactly one label (none for an
+// Unsupervised task) whose kind fits the task.
+func (s Schema) labelErrors() []error {
 	var labels []Column
 	for _, c := range s.Columns {
 		if c.Role == Label {
 			labels = append(labels, c)
 		}
 	}
+	var errs []error
+	add := func(err error) { errs = append(errs, err) }
 	switch {
 	case s.Task == Unsupervised && len(labels) > 0:
 		add(fmt.Errorf("data: task is unsupervised but column %q is a label: %w", labels[0].Name, ErrLabel))
@@ -344,22 +373,27 @@ func (s Schema) Validate(df dataframe.DataFrame) error {
 				l.Name, l.Kind, ErrLabel))
 		}
 	}
+	return errs
+}
 
-	// Values of the used columns.
+// valueErrors checks the values of every used column that is in the
+// DataFrame (inDF) and has a valid role; Ignore columns are skipped.
+func (s Schema) valueErrors(df dataframe.DataFrame, inDF map[string]bool) []error {
+	var errs []error
 	for _, c := range s.Columns {
 		if c.Role == Ignore || !inDF[c.Name] || !c.Role.valid() {
 			continue
 		}
 		col := df.Col(c.Name)
 		if err := col.Error(); err != nil {
-			add(fmt.Errorf("data: column %q: %w", c.Name, err))
+			errs = append(errs, fmt.Errorf("data: column %q: %w", c.Name, err))
 			continue
 		}
 		if err := checkValues(col, c); err != nil {
-			add(err)
+			errs = append(errs, err)
 		}
 	}
-	return errors.Join(errs...)
+	return errs
 }
 
 // checkValues validates the values of one used column.
