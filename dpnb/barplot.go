@@ -43,23 +43,9 @@ func BarPlot(sums []experiments.Summary, opts BarOptions) (*plot.Plot, error) {
 		return nil, fmt.Errorf("dpnb: BarPlot: %w", err)
 	}
 	methods, by := groupByMethod(sums)
-	xset := map[float64]bool{}
-	for _, s := range sums {
-		if finite(s.X) {
-			xset[s.X] = true
-		}
-	}
-	xs := make([]float64, 0, len(xset))
-	for x := range xset {
-		xs = append(xs, x)
-	}
-	sort.Float64s(xs)
+	xs, col := barGroups(sums)
 	if len(xs) == 0 {
 		return nil, errors.New("dpnb: BarPlot: no finite x values")
-	}
-	col := map[float64]int{}
-	for i, x := range xs {
-		col[x] = i
 	}
 
 	p := NewPlot(opts.Title, opts.XLabel, opts.YLabel)
@@ -70,26 +56,8 @@ func BarPlot(sums []experiments.Summary, opts BarOptions) (*plot.Plot, error) {
 	width := vg.Length(math.Min(float64(vg.Points(40)), float64(4*vg.Inch)*0.8/float64(nb)))
 	plotted := 0
 	for i, m := range methods {
-		vals := make(plotter.Values, len(xs))
-		var errs []errBar
-		for _, s := range by[m] {
-			c, lo, hi := s.Mean, s.Mean-s.SD, s.Mean+s.SD
-			switch opts.Band {
-			case BandIQR:
-				c, lo, hi = s.Median, s.Q25, s.Q75
-			case BandNone:
-				lo, hi = c, c
-			}
-			j, ok := col[s.X]
-			if !ok || !finite(c) {
-				continue
-			}
-			vals[j] = c
-			if finite(lo) && finite(hi) && hi > lo {
-				errs = append(errs, errBar{x: float64(j), lo: lo, hi: hi})
-			}
-			plotted++
-		}
+		vals, errs, n := barValues(by[m], col, len(xs), opts.Band)
+		plotted += n
 		bars, err := plotter.NewBarChart(vals, width)
 		if err != nil {
 			return nil, fmt.Errorf("dpnb: BarPlot: bars of %q: %w", m, err)
@@ -118,6 +86,54 @@ func BarPlot(sums []experiments.Summary, opts BarOptions) (*plot.Plot, error) {
 	p.NominalX(labels...)
 	PlaceLegend(p, opts.Legend)
 	return p, nil
+}
+
+// barGroups returns the finite x values in increasing order and the group
+// index of each.
+func barGroups(sums []experiments.Summary) ([]float64, map[float64]int) {
+	xset := map[float64]bool{}
+	for _, s := range sums {
+		if finite(s.X) {
+			xset[s.X] = true
+		}
+	}
+	xs := make([]float64, 0, len(xset))
+	for x := range xset {
+		xs = append(xs, x)
+	}
+	sort.Float64s(xs)
+	col := make(map[float64]int, len(xs))
+	for i, x := range xs {
+		col[x] = i
+	}
+	return xs, col
+}
+
+// barValues returns one method's bar heights per group (0 where missing or
+// non-finite), its error bars per band, and the number of bars with a value.
+func barValues(sums []experiments.Summary, col map[float64]int, groups int, band Band) (plotter.Values, []errBar, int) {
+	vals := make(plotter.Values, groups)
+	var errs []errBar
+	n := 0
+	for _, s := range sums {
+		c, lo, hi := s.Mean, s.Mean-s.SD, s.Mean+s.SD
+		switch band {
+		case BandIQR:
+			c, lo, hi = s.Median, s.Q25, s.Q75
+		case BandNone:
+			lo, hi = c, c
+		}
+		j, ok := col[s.X]
+		if !ok || !finite(c) {
+			continue
+		}
+		vals[j] = c
+		if finite(lo) && finite(hi) && hi > lo {
+			errs = append(errs, errBar{x: float64(j), lo: lo, hi: hi})
+		}
+		n++
+	}
+	return vals, errs, n
 }
 
 // errBar is a vertical error bar at a group index.

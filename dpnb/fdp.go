@@ -253,12 +253,7 @@ func (r *FeatureDPResult) train(ctx context.Context, enc *data.Encoded) error {
 			return models.NewSoftmax(enc.D, k)
 		}
 	}
-	methods := []string{string(fdp.NonPrivate), string(fdp.PublicOnly), string(fdp.DP), string(fdp.Alg1)}
-	cells := experiments.Grid("dpnb-featuredp", cfg.Seed, methods, cfg.Eps, cfg.Seeds)
-	for i := range cells {
-		cells[i].Seed = experiments.CellSeed(cfg.Seed, "dpnb-featuredp", "", cells[i].X, cells[i].Rep)
-		cells[i].Config = featureDPCell{Method: fdp.Method(cells[i].Method), Z: zOf[cells[i].X]}
-	}
+	cells := featureDPCells(cfg, zOf)
 	run := func(ctx context.Context, c experiments.Cell) ([]experiments.Measurement, error) {
 		cc := c.Config.(featureDPCell)
 		model, err := newModel()
@@ -281,9 +276,66 @@ func (r *FeatureDPResult) train(ctx context.Context, enc *data.Encoded) error {
 	if err != nil {
 		return err
 	}
-	r.Results = rr
-	r.Summary = experiments.Summarize(rr)
+	r.Results = replicateBaselines(rr, cfg.Eps)
+	r.Summary = experiments.Summarize(r.Results)
 	return nil
+}
+
+// featureDPMethods are the methods of FeatureDPvsDP in table order.
+var featureDPMethods = []fdp.Method{fdp.NonPrivate, fdp.PublicOnly, fdp.DP, fdp.Alg1}
+
+// featureDPCells lists the cells of FeatureDPvsDP: every private method at
+// every ε, and the baselines (NonPrivate, Public), which do not depend on ε,
+// once per seed at the first ε (replicateBaselines copies them to the
+// others). Cells of the same replicate share their seed (common random
+// numbers); a baseline's seed does not depend on ε.
+func featureDPCells(cfg FeatureDPOptions, zOf map[float64]float64) []experiments.Cell {
+	var cells []experiments.Cell
+	for _, m := range featureDPMethods {
+		c := featureDPCell{Method: m}
+		xs := cfg.Eps
+		if !c.private() {
+			xs = cfg.Eps[:1]
+		}
+		for _, x := range xs {
+			for rep := 0; rep < cfg.Seeds; rep++ {
+				seedX := x
+				if !c.private() {
+					seedX = 0
+				}
+				c.Z = zOf[x]
+				cells = append(cells, experiments.Cell{Method: string(m), X: x, Rep: rep, Config: c,
+					Seed: experiments.CellSeed(cfg.Seed, "dpnb-featuredp", "", seedX, rep)})
+			}
+		}
+	}
+	return cells
+}
+
+// replicateBaselines returns rr with the rows of the ε-independent
+// baselines (trained once at the first ε) repeated at every ε of eps, in
+// the order method, ε, replicate.
+func replicateBaselines(rr *experiments.Results, eps []float64) *experiments.Results {
+	out := &experiments.Results{Rows: make([]experiments.Row, 0, len(rr.Rows))}
+	for _, m := range featureDPMethods {
+		var rows []experiments.Row
+		for _, row := range rr.Rows {
+			if row.Method == string(m) {
+				rows = append(rows, row)
+			}
+		}
+		if (featureDPCell{Method: m}).private() {
+			out.Rows = append(out.Rows, rows...)
+			continue
+		}
+		for _, e := range eps {
+			for _, row := range rows {
+				row.X = e
+				out.Rows = append(out.Rows, row)
+			}
+		}
+	}
+	return out
 }
 
 // featureDPCell is the Config of a FeatureDPvsDP cell: the method and the

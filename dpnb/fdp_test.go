@@ -2,6 +2,7 @@ package dpnb
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -73,6 +74,22 @@ func TestFeatureDPvsDP(t *testing.T) {
 		} else if hasZ {
 			t.Errorf("%s row carries a noise multiplier", row.Method)
 		}
+	}
+	// The baselines do not depend on ε: trained once per seed, the same
+	// accuracy at every ε.
+	base := map[string]float64{}
+	for _, row := range res.Results.Rows {
+		if row.Method != "NonPrivate" && row.Method != "Public" {
+			continue
+		}
+		key := fmt.Sprintf("%s|%d", row.Method, row.Seed)
+		if v, ok := base[key]; ok && v != row.Value {
+			t.Errorf("%s seed %d: accuracy %v at ε = %v, %v at another ε", row.Method, row.Seed, row.Value, row.X, v)
+		}
+		base[key] = row.Value
+	}
+	if len(base) != 4 {
+		t.Errorf("%d baseline (method, seed) pairs, want 4", len(base))
 	}
 	tab := res.Table()
 	for i, m := range tab.Col("method").Records() {

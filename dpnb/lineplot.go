@@ -117,6 +117,45 @@ func LinePlot(sums []experiments.Summary, opts LineOptions) (*plot.Plot, error) 
 	if err != nil {
 		return nil, fmt.Errorf("dpnb: LinePlot: %w", err)
 	}
+	all, minPos, err := lineSeries(sums, opts)
+	if err != nil {
+		return nil, fmt.Errorf("dpnb: LinePlot: %w", err)
+	}
+	p := NewPlot(opts.Title, opts.XLabel, opts.YLabel)
+	if opts.LogX {
+		setLogAxis(&p.X)
+	}
+	if opts.LogY {
+		setLogAxis(&p.Y)
+	}
+	var occupied []plotter.XY // everything drawn, for LegendAuto
+	// Bands first, so that every line is drawn above every band.
+	if opts.Band != BandNone {
+		if occupied, err = addBands(p, all, minPos, opts); err != nil {
+			return nil, fmt.Errorf("dpnb: LinePlot: %w", err)
+		}
+	}
+	lines, plotted, err := addLines(p, all, opts)
+	if err != nil {
+		return nil, fmt.Errorf("dpnb: LinePlot: %w", err)
+	}
+	if plotted == 0 {
+		return nil, errors.New("dpnb: LinePlot: no finite values to plot")
+	}
+	occupied = append(occupied, lines...)
+	pos := opts.Legend
+	if pos == LegendAuto {
+		pos = freeCorner(p, occupied, opts.LogX, opts.LogY)
+	}
+	PlaceLegend(p, pos)
+	return p, nil
+}
+
+// lineSeries turns the summaries of one metric into one series per method
+// (centre and band per opts.Band, non-finite points counted and left out)
+// and returns the smallest positive centre value, used to clip bands on a
+// log y axis.
+func lineSeries(sums []experiments.Summary, opts LineOptions) ([]*series, float64, error) {
 	methods, by := groupByMethod(sums)
 	var all []*series
 	minPos := math.Inf(1)
@@ -135,10 +174,10 @@ func LinePlot(sums []experiments.Summary, opts LineOptions) (*plot.Plot, error) 
 				continue
 			}
 			if opts.LogX && sm.X <= 0 {
-				return nil, fmt.Errorf("dpnb: LinePlot: log x axis needs positive x values, method %q has x = %g", m, sm.X)
+				return nil, 0, fmt.Errorf("log x axis needs positive x values, method %q has x = %g", m, sm.X)
 			}
 			if opts.LogY && c <= 0 {
-				return nil, fmt.Errorf("dpnb: LinePlot: log y axis needs positive values, method %q has %g at x = %g", m, c, sm.X)
+				return nil, 0, fmt.Errorf("log y axis needs positive values, method %q has %g at x = %g", m, c, sm.X)
 			}
 			if !finite(lo) {
 				lo = c
@@ -156,44 +195,46 @@ func LinePlot(sums []experiments.Summary, opts LineOptions) (*plot.Plot, error) 
 		}
 		all = append(all, s)
 	}
+	return all, minPos, nil
+}
 
-	p := NewPlot(opts.Title, opts.XLabel, opts.YLabel)
-	if opts.LogX {
-		setLogAxis(&p.X)
-	}
-	if opts.LogY {
-		setLogAxis(&p.Y)
-	}
-	plotted := 0
-	var occupied []plotter.XY // everything drawn, for LegendAuto
-	// Bands first, so that every line is drawn above every band.
-	if opts.Band != BandNone {
-		for i, s := range all {
-			if !s.hasBand || len(s.x) < 2 {
-				continue
-			}
-			ring := make(plotter.XYs, 0, 2*len(s.x))
-			for k := range s.x {
-				ring = append(ring, plotter.XY{X: s.x[k], Y: s.hi[k]})
-			}
-			for k := len(s.x) - 1; k >= 0; k-- {
-				lo := s.lo[k]
-				if opts.LogY && lo <= 0 {
-					lo = minPos / 2
-				}
-				ring = append(ring, plotter.XY{X: s.x[k], Y: lo})
-			}
-			occupied = append(occupied, densify(ring[:len(s.x)], opts.LogX, opts.LogY)...)
-			occupied = append(occupied, densify(ring[len(s.x):], opts.LogX, opts.LogY)...)
-			poly, err := plotter.NewPolygon(ring)
-			if err != nil {
-				return nil, fmt.Errorf("dpnb: LinePlot: band of %q: %w", s.method, err)
-			}
-			poly.Color = translucent(SeriesColor(i), bandAlpha)
-			poly.LineStyle = draw.LineStyle{}
-			p.Add(poly)
+// addBands draws the translucent band of every series with a band and at
+// least two points, and returns the points they cover (for LegendAuto).
+func addBands(p *plot.Plot, all []*series, minPos float64, opts LineOptions) ([]plotter.XY, error) {
+	var occupied []plotter.XY
+	for i, s := range all {
+		if !s.hasBand || len(s.x) < 2 {
+			continue
 		}
+		ring := make(plotter.XYs, 0, 2*len(s.x))
+		for k := range s.x {
+			ring = append(ring, plotter.XY{X: s.x[k], Y: s.hi[k]})
+		}
+		for k := len(s.x) - 1; k >= 0; k-- {
+			lo := s.lo[k]
+			if opts.LogY && lo <= 0 {
+				lo = minPos / 2
+			}
+			ring = append(ring, plotter.XY{X: s.x[k], Y: lo})
+		}
+		occupied = append(occupied, densify(ring[:len(s.x)], opts.LogX, opts.LogY)...)
+		occupied = append(occupied, densify(ring[len(s.x):], opts.LogX, opts.LogY)...)
+		poly, err := plotter.NewPolygon(ring)
+		if err != nil {
+			return nil, fmt.Errorf("band of %q: %w", s.method, err)
+		}
+		poly.Color = translucent(SeriesColor(i), bandAlpha)
+		poly.LineStyle = draw.LineStyle{}
+		p.Add(poly)
 	}
+	return occupied, nil
+}
+
+// addLines draws every non-empty series as a line with markers and a legend
+// entry; it returns the points covered and the number of lines drawn.
+func addLines(p *plot.Plot, all []*series, opts LineOptions) ([]plotter.XY, int, error) {
+	var occupied []plotter.XY
+	plotted := 0
 	for i, s := range all {
 		if len(s.x) == 0 {
 			continue
@@ -205,7 +246,7 @@ func LinePlot(sums []experiments.Summary, opts LineOptions) (*plot.Plot, error) 
 		occupied = append(occupied, densify(xys, opts.LogX, opts.LogY)...)
 		line, pts, err := plotter.NewLinePoints(xys)
 		if err != nil {
-			return nil, fmt.Errorf("dpnb: LinePlot: line of %q: %w", s.method, err)
+			return nil, 0, fmt.Errorf("line of %q: %w", s.method, err)
 		}
 		line.LineStyle = seriesLine(i)
 		pts.GlyphStyle = seriesGlyph(i)
@@ -217,13 +258,5 @@ func LinePlot(sums []experiments.Summary, opts LineOptions) (*plot.Plot, error) 
 		p.Legend.Add(name, line, pts)
 		plotted++
 	}
-	if plotted == 0 {
-		return nil, errors.New("dpnb: LinePlot: no finite values to plot")
-	}
-	pos := opts.Legend
-	if pos == LegendAuto {
-		pos = freeCorner(p, occupied, opts.LogX, opts.LogY)
-	}
-	PlaceLegend(p, pos)
-	return p, nil
+	return occupied, plotted, nil
 }

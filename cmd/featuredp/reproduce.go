@@ -141,6 +141,31 @@ func reproduce(ctx context.Context, figs []experiments.Figure, opts reproduceOpt
 		return 1
 	}
 	reportPath := filepath.Join(opts.out, "report.md")
+	if err := appendReport(reportPath, reportHeader(figs, opts)); err != nil {
+		fmt.Fprintf(stderr, "featuredp reproduce: %v\n", err)
+		return 1
+	}
+	o := runFigures(ctx, figs, opts, stdout, stderr)
+	if err := appendReport(reportPath, o.reportTail()); err != nil {
+		fmt.Fprintf(stderr, "featuredp reproduce: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "wrote %d of %d figures to %s (report: %s)", o.written, len(figs), opts.out, reportPath)
+	if len(o.skipped) > 0 {
+		fmt.Fprintf(stdout, "; skipped %d for missing data", len(o.skipped))
+	}
+	if len(o.failed) > 0 {
+		fmt.Fprintf(stdout, "; %d failed", len(o.failed))
+	}
+	fmt.Fprintln(stdout)
+	if len(o.failed) > 0 {
+		return 1
+	}
+	return 0
+}
+
+// reportHeader is the report.md section that opens one reproduce run.
+func reportHeader(figs []experiments.Figure, opts reproduceOptions) string {
 	dataDesc := opts.dataDir
 	if dataDesc == "" {
 		dataDesc = "none (set --data or FEATUREDP_DATA)"
@@ -149,76 +174,72 @@ func reproduce(ctx context.Context, figs []experiments.Figure, opts reproduceOpt
 	for i, f := range figs {
 		ids[i] = f.ID
 	}
-	header := fmt.Sprintf("# featuredp reproduce — %s\n\nprofile: %s · workers: %d · data: %s · %s/%s, %s\n\nfigures: %s\n\n",
+	return fmt.Sprintf("# featuredp reproduce — %s\n\nprofile: %s · workers: %d · data: %s · %s/%s, %s\n\nfigures: %s\n\n",
 		time.Now().Format("2006-01-02 15:04:05 MST"), opts.profile, opts.workers, dataDesc,
 		runtime.GOOS, runtime.GOARCH, runtime.Version(), strings.Join(ids, ", "))
-	if err := appendReport(reportPath, header); err != nil {
-		fmt.Fprintf(stderr, "featuredp reproduce: %v\n", err)
-		return 1
-	}
+}
 
-	env := experiments.Env{DataDir: opts.dataDir, Workers: opts.workers, Memo: experiments.NewMemo(0)} // one memo for the whole run
-	var skipped, failed []string
-	written := 0
+// reproduceOutcome counts what one reproduce run wrote, skipped and failed.
+type reproduceOutcome struct {
+	written         int
+	skipped, failed []string
+}
+
+// runFigures runs figs in order with one memo for the whole run, writing
+// each figure's files as it completes. A cancelled context stops the loop.
+func runFigures(ctx context.Context, figs []experiments.Figure, opts reproduceOptions, stdout, stderr io.Writer) reproduceOutcome {
+	env := experiments.Env{DataDir: opts.dataDir, Workers: opts.workers, Memo: experiments.NewMemo(0)}
+	var o reproduceOutcome
+	fail := func(id string, err error) {
+		fmt.Fprintf(stderr, "featuredp reproduce: %s: %v\n", id, err)
+		o.failed = append(o.failed, fmt.Sprintf("%s: %v", id, err))
+	}
 	for _, f := range figs {
 		if missing := f.MissingDatasets(opts.dataDir); len(missing) > 0 {
 			why := fmt.Sprintf("%s: needs %s, %s", f.ID, strings.Join(missing, ", "), reproduceMissingWhere(opts.dataDir))
 			fmt.Fprintf(stderr, "skipped %s\n", why)
-			skipped = append(skipped, why)
+			o.skipped = append(o.skipped, why)
 			continue
 		}
 		bar := newProgressBar(stderr, f.ID)
 		r, err := dpnb.RunFigure(ctx, f, opts.profile, env, bar.update)
 		bar.finish(err == nil)
 		if err != nil {
-			fmt.Fprintf(stderr, "featuredp reproduce: %s: %v\n", f.ID, err)
-			failed = append(failed, fmt.Sprintf("%s: %v", f.ID, err))
+			fail(f.ID, err)
 			if ctx.Err() != nil {
 				break
 			}
 			continue
 		}
 		if err := writeReproduceFigure(opts.out, r); err != nil {
-			fmt.Fprintf(stderr, "featuredp reproduce: %s: %v\n", f.ID, err)
-			failed = append(failed, fmt.Sprintf("%s: %v", f.ID, err))
+			fail(f.ID, err)
 			continue
 		}
-		written++
+		o.written++
 		fmt.Fprintf(stdout, "%s: %d rows in %v -> %s.{csv,png,svg}\n", f.ID, len(r.Results.Rows),
 			r.Elapsed.Round(time.Millisecond), filepath.Join(opts.out, f.ID))
 	}
+	return o
+}
 
+// reportTail is the report.md section listing skipped and failed figures.
+func (o reproduceOutcome) reportTail() string {
 	var tail strings.Builder
-	if len(skipped) > 0 {
+	if len(o.skipped) > 0 {
 		tail.WriteString("## Skipped figures\n\n")
-		for _, s := range skipped {
+		for _, s := range o.skipped {
 			fmt.Fprintf(&tail, "- %s\n", s)
 		}
 		tail.WriteString("\n")
 	}
-	if len(failed) > 0 {
+	if len(o.failed) > 0 {
 		tail.WriteString("## Failed figures\n\n")
-		for _, s := range failed {
+		for _, s := range o.failed {
 			fmt.Fprintf(&tail, "- %s\n", strings.ReplaceAll(s, "\n", " "))
 		}
 		tail.WriteString("\n")
 	}
-	if err := appendReport(reportPath, tail.String()); err != nil {
-		fmt.Fprintf(stderr, "featuredp reproduce: %v\n", err)
-		return 1
-	}
-	fmt.Fprintf(stdout, "wrote %d of %d figures to %s (report: %s)", written, len(figs), opts.out, reportPath)
-	if len(skipped) > 0 {
-		fmt.Fprintf(stdout, "; skipped %d for missing data", len(skipped))
-	}
-	if len(failed) > 0 {
-		fmt.Fprintf(stdout, "; %d failed", len(failed))
-	}
-	fmt.Fprintln(stdout)
-	if len(failed) > 0 {
-		return 1
-	}
-	return 0
+	return tail.String()
 }
 
 func reproduceMissingWhere(dataDir string) string {
