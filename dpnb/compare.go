@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/featuredp/featuredp/experiments"
 )
 
 // Comparison is one number the paper reports beside the same quantity
@@ -14,6 +16,45 @@ type Comparison struct {
 	Paper    float64
 	Ours     float64
 	Note     string
+	// Tol is the relative tolerance of Agrees [experiments.DefaultTol].
+	Tol float64
+}
+
+// Agrees reports whether this run agrees with the paper within the
+// tolerance: |Ours − Paper| ≤ Tol·|Paper|, or |Ours| ≤ Tol when Paper is 0.
+// ok is false when either number is NaN (nothing to judge).
+func (c Comparison) Agrees() (agree, ok bool) {
+	if math.IsNaN(c.Paper) || math.IsNaN(c.Ours) {
+		return false, false
+	}
+	tol := c.Tol
+	if tol <= 0 {
+		tol = experiments.DefaultTol
+	}
+	if c.Ours == c.Paper {
+		return true, true
+	}
+	scale := math.Abs(c.Paper)
+	if c.Paper == 0 {
+		scale = 1
+	}
+	return math.Abs(c.Ours-c.Paper) <= tol*scale, true
+}
+
+// Verdict is "agrees", "disagrees" or "—" (see Agrees), with the tolerance.
+func (c Comparison) Verdict() string {
+	agree, ok := c.Agrees()
+	tol := c.Tol
+	if tol <= 0 {
+		tol = experiments.DefaultTol
+	}
+	switch {
+	case !ok:
+		return "—"
+	case agree:
+		return fmt.Sprintf("agrees (±%g%%)", 100*tol)
+	}
+	return fmt.Sprintf("disagrees (±%g%%)", 100*tol)
 }
 
 // RelDiff returns (Ours − Paper)/|Paper|: NaN if either is NaN or Paper is
@@ -31,7 +72,7 @@ func (c Comparison) RelDiff() float64 {
 }
 
 // PaperVsRun formats the comparisons as a markdown table with the columns
-// Quantity, Paper, This run, Rel. diff and Note. Numbers are printed with
+// Quantity, Paper, This run, Rel. diff, Verdict and Note. Numbers are printed with
 // 10 significant digits; the relative difference (Ours − Paper)/|Paper| is a
 // signed percentage ("—" when it is undefined, e.g. a value this run did not
 // compute). It returns "" for no rows.
@@ -40,11 +81,11 @@ func PaperVsRun(rows []Comparison) string {
 		return ""
 	}
 	var b strings.Builder
-	b.WriteString("| Quantity | Paper | This run | Rel. diff | Note |\n")
-	b.WriteString("|---|---:|---:|---:|---|\n")
+	b.WriteString("| Quantity | Paper | This run | Rel. diff | Verdict | Note |\n")
+	b.WriteString("|---|---:|---:|---:|---|---|\n")
 	for _, r := range rows {
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n",
-			mdCell(r.Quantity), formatNumber(r.Paper), formatNumber(r.Ours), formatRelDiff(r.RelDiff()), mdCell(r.Note))
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n",
+			mdCell(r.Quantity), formatNumber(r.Paper), formatNumber(r.Ours), formatRelDiff(r.RelDiff()), r.Verdict(), mdCell(r.Note))
 	}
 	return b.String()
 }

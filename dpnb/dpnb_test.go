@@ -190,13 +190,13 @@ func TestPaperVsRun(t *testing.T) {
 		{Quantity: "zero", Paper: 0, Ours: 0.5},
 		{Quantity: "equal", Paper: 2, Ours: 2},
 	})
-	want := "| Quantity | Paper | This run | Rel. diff | Note |\n" +
-		"|---|---:|---:|---:|---|\n" +
-		"| ε at T=2250 | 7.329111171 | 7.329111171 | +9.8e-11% | Opacus |\n" +
-		"| acc \\| adult | 0.8 | 0.78 | -2.50% | multi line |\n" +
-		"| missing | 1 | — | — |  |\n" +
-		"| zero | 0 | 0.5 | — |  |\n" +
-		"| equal | 2 | 2 | 0% |  |\n"
+	want := "| Quantity | Paper | This run | Rel. diff | Verdict | Note |\n" +
+		"|---|---:|---:|---:|---|---|\n" +
+		"| ε at T=2250 | 7.329111171 | 7.329111171 | +9.8e-11% | agrees (±10%) | Opacus |\n" +
+		"| acc \\| adult | 0.8 | 0.78 | -2.50% | agrees (±10%) | multi line |\n" +
+		"| missing | 1 | — | — | — |  |\n" +
+		"| zero | 0 | 0.5 | — | disagrees (±10%) |  |\n" +
+		"| equal | 2 | 2 | 0% | agrees (±10%) |  |\n"
 	if got != want {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
 	}

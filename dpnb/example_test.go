@@ -44,9 +44,9 @@ func ExamplePaperVsRun() {
 		{Quantity: "test accuracy, ε = 1", Paper: 0.80, Ours: 0.78, Note: "5 seeds"},
 	}))
 	// Output:
-	// | Quantity | Paper | This run | Rel. diff | Note |
-	// |---|---:|---:|---:|---|
-	// | test accuracy, ε = 1 | 0.8 | 0.78 | -2.50% | 5 seeds |
+	// | Quantity | Paper | This run | Rel. diff | Verdict | Note |
+	// |---|---:|---:|---:|---|---|
+	// | test accuracy, ε = 1 | 0.8 | 0.78 | -2.50% | agrees (±10%) | 5 seeds |
 }
 
 // RunFigure runs a registered figure and returns a Result that renders

@@ -96,7 +96,7 @@ func (r Result) Plot() (*plot.Plot, error) {
 func (r Result) Comparisons() []Comparison {
 	out := make([]Comparison, 0, len(r.Figure.PaperValues))
 	for _, pv := range r.Figure.PaperValues {
-		c := Comparison{Quantity: pv.Quantity, Paper: pv.Value, Ours: math.NaN(), Note: pv.Note}
+		c := Comparison{Quantity: pv.Quantity, Paper: pv.Value, Ours: math.NaN(), Note: pv.Note, Tol: pv.Tol}
 		if v, ok := pv.Ours(r.Summary); ok {
 			c.Ours = v
 		} else {

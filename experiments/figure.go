@@ -139,7 +139,14 @@ type PaperValue struct {
 	Metric   string  // metric of that summary
 	Stat     string  // "mean" (default), "median", "q25", "q75", "min", "max", "sd"
 	Note     string  // source and caveats
+	// Tol is the relative tolerance within which this run agrees with the
+	// paper: |ours − paper| ≤ Tol·|paper| (≤ Tol when the paper's value is
+	// 0) [DefaultTol].
+	Tol float64
 }
+
+// DefaultTol is the relative tolerance of a PaperValue whose Tol is 0.
+const DefaultTol = 0.1
 
 // Ours returns this run's value for pv from the summaries, and false if no
 // summary matches (Method, X, Metric) or Stat is unknown.

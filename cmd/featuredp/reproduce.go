@@ -24,9 +24,11 @@ func init() {
 const reproduceUsage = `usage: featuredp reproduce [all | PAPER | FIGURE-ID ...] [flags]
 
 Runs the selected figures (default: all) and writes, for each, DIR/FIGURE-ID.csv
-(tidy table), DIR/FIGURE-ID.png and .svg, and appends a section to DIR/report.md
-with the settings and the paper's numbers beside this run's. Figures whose
-datasets are missing from the data directory are skipped (and listed).
+(tidy table), DIR/FIGURE-ID.png and .svg, and DIR/report.md (replacing an earlier
+one): a summary table (figure, status, wall time, agreement with the paper's
+numbers) and a section per figure with the settings and the paper's numbers
+beside this run's. Figures whose datasets are missing from the data directory
+are skipped (and listed).
 PAPER is one of: ` + "corrdp, fdp, bcdp, smoothdp, accounting" + `.
 
 flags:
@@ -135,36 +137,39 @@ func listReproduceFigures(w io.Writer, figs []experiments.Figure, dataDir string
 
 // reproduce runs the figures and writes their files; it returns the exit
 // code (0 success, 1 if a figure failed or the run was interrupted).
+// DIR/report.md is rewritten after every figure: one header, a summary
+// table and one section per figure of this run (a previous report is
+// replaced).
 func reproduce(ctx context.Context, figs []experiments.Figure, opts reproduceOptions, stdout, stderr io.Writer) int {
 	if err := os.MkdirAll(opts.out, 0o755); err != nil {
 		fmt.Fprintf(stderr, "featuredp reproduce: creating output directory: %v\n", err)
 		return 1
 	}
-	reportPath := filepath.Join(opts.out, "report.md")
-	if err := appendReport(reportPath, reportHeader(figs, opts)); err != nil {
+	rep := &runReport{path: filepath.Join(opts.out, "report.md"), header: reportHeader(figs, opts)}
+	if err := rep.write(); err != nil {
 		fmt.Fprintf(stderr, "featuredp reproduce: %v\n", err)
 		return 1
 	}
-	o := runFigures(ctx, figs, opts, stdout, stderr)
-	if err := appendReport(reportPath, o.reportTail()); err != nil {
+	o := runFigures(ctx, figs, opts, rep, stdout, stderr)
+	if err := rep.write(); err != nil {
 		fmt.Fprintf(stderr, "featuredp reproduce: %v\n", err)
 		return 1
 	}
-	fmt.Fprintf(stdout, "wrote %d of %d figures to %s (report: %s)", o.written, len(figs), opts.out, reportPath)
-	if len(o.skipped) > 0 {
-		fmt.Fprintf(stdout, "; skipped %d for missing data", len(o.skipped))
+	fmt.Fprintf(stdout, "wrote %d of %d figures to %s (report: %s)", o.written, len(figs), opts.out, rep.path)
+	if o.skipped > 0 {
+		fmt.Fprintf(stdout, "; skipped %d for missing data", o.skipped)
 	}
-	if len(o.failed) > 0 {
-		fmt.Fprintf(stdout, "; %d failed", len(o.failed))
+	if o.failed > 0 {
+		fmt.Fprintf(stdout, "; %d failed", o.failed)
 	}
 	fmt.Fprintln(stdout)
-	if len(o.failed) > 0 {
+	if o.failed > 0 {
 		return 1
 	}
 	return 0
 }
 
-// reportHeader is the report.md section that opens one reproduce run.
+// reportHeader opens report.md: the run's time, settings and figures.
 func reportHeader(figs []experiments.Figure, opts reproduceOptions) string {
 	dataDesc := opts.dataDir
 	if dataDesc == "" {
@@ -174,72 +179,138 @@ func reportHeader(figs []experiments.Figure, opts reproduceOptions) string {
 	for i, f := range figs {
 		ids[i] = f.ID
 	}
-	return fmt.Sprintf("# featuredp reproduce — %s\n\nprofile: %s · workers: %d · data: %s · %s/%s, %s\n\nfigures: %s\n\n",
+	h := fmt.Sprintf("# featuredp reproduce — %s\n\nprofile: %s · workers: %d · data: %s · %s/%s, %s\n\nfigures: %s\n\n",
 		time.Now().Format("2006-01-02 15:04:05 MST"), opts.profile, opts.workers, dataDesc,
 		runtime.GOOS, runtime.GOARCH, runtime.Version(), strings.Join(ids, ", "))
+	if opts.profile == experiments.Quick {
+		h += "The quick profile runs fewer seeds, steps and grid points than the papers: disagreements with the papers' numbers are expected where a number depends on them; `--profile full` uses the papers' settings.\n\n"
+	}
+	return h
+}
+
+// runReport is the report.md of one reproduce run, rewritten whole after
+// every figure.
+type runReport struct {
+	path, header string
+	rows         []string // summary table rows
+	sections     []string // one per figure that ran
+}
+
+// add records one figure's summary row and, if it ran, its section.
+func (r *runReport) add(id, status string, wall time.Duration, claims, section string) {
+	w := "—"
+	if wall > 0 {
+		w = wall.Round(time.Millisecond).String()
+	}
+	r.rows = append(r.rows, fmt.Sprintf("| %s | %s | %s | %s |", id, mdEscape(status), w, mdEscape(claims)))
+	if section != "" {
+		r.sections = append(r.sections, section)
+	}
+}
+
+// write replaces the report file with the current content (through a
+// temporary file, so a reader never sees half a report).
+func (r *runReport) write() error {
+	var b strings.Builder
+	b.WriteString(r.header)
+	if len(r.rows) > 0 {
+		b.WriteString("## Summary\n\n| figure | status | wall time | paper's numbers |\n|---|---|---:|---|\n")
+		b.WriteString(strings.Join(r.rows, "\n") + "\n\n")
+	}
+	for _, s := range r.sections {
+		b.WriteString(s)
+	}
+	tmp := r.path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(b.String()), 0o644); err != nil {
+		return fmt.Errorf("writing report: %w", err)
+	}
+	if err := os.Rename(tmp, r.path); err != nil {
+		return fmt.Errorf("writing report: %w", err)
+	}
+	return nil
+}
+
+// claimsSummary counts the paper's numbers this run agrees and disagrees
+// with and lists the disagreements with both numbers.
+func claimsSummary(cs []dpnb.Comparison) string {
+	if len(cs) == 0 {
+		return "none reported"
+	}
+	agree, none := 0, 0
+	var dis []string
+	for _, c := range cs {
+		switch ok, judged := c.Agrees(); {
+		case !judged:
+			none++
+		case ok:
+			agree++
+		default:
+			dis = append(dis, fmt.Sprintf("%s: paper %.4g, this run %.4g", c.Quantity, c.Paper, c.Ours))
+		}
+	}
+	s := fmt.Sprintf("%d agree, %d disagree", agree, len(dis))
+	if none > 0 {
+		s += fmt.Sprintf(", %d not computed", none)
+	}
+	if len(dis) > 0 {
+		s += " (" + strings.Join(dis, "; ") + ")"
+	}
+	return s
+}
+
+// mdEscape makes s safe for one markdown table cell.
+func mdEscape(s string) string {
+	return strings.Join(strings.Fields(strings.ReplaceAll(s, "|", `\|`)), " ")
 }
 
 // reproduceOutcome counts what one reproduce run wrote, skipped and failed.
-type reproduceOutcome struct {
-	written         int
-	skipped, failed []string
-}
+type reproduceOutcome struct{ written, skipped, failed int }
 
 // runFigures runs figs in order with one memo for the whole run, writing
-// each figure's files as it completes. A cancelled context stops the loop.
-func runFigures(ctx context.Context, figs []experiments.Figure, opts reproduceOptions, stdout, stderr io.Writer) reproduceOutcome {
+// each figure's files and the report as it completes. A cancelled context
+// stops the loop.
+func runFigures(ctx context.Context, figs []experiments.Figure, opts reproduceOptions, rep *runReport, stdout, stderr io.Writer) reproduceOutcome {
 	env := experiments.Env{DataDir: opts.dataDir, Workers: opts.workers, Memo: experiments.NewMemo(0)}
 	var o reproduceOutcome
-	fail := func(id string, err error) {
+	fail := func(id string, err error, wall time.Duration) {
 		fmt.Fprintf(stderr, "featuredp reproduce: %s: %v\n", id, err)
-		o.failed = append(o.failed, fmt.Sprintf("%s: %v", id, err))
+		rep.add(id, "failed: "+err.Error(), wall, "—", "")
+		o.failed++
 	}
 	for _, f := range figs {
 		if missing := f.MissingDatasets(opts.dataDir); len(missing) > 0 {
-			why := fmt.Sprintf("%s: needs %s, %s", f.ID, strings.Join(missing, ", "), reproduceMissingWhere(opts.dataDir))
-			fmt.Fprintf(stderr, "skipped %s\n", why)
-			o.skipped = append(o.skipped, why)
-			continue
-		}
-		bar := newProgressBar(stderr, f.ID)
-		r, err := dpnb.RunFigure(ctx, f, opts.profile, env, bar.update)
-		bar.finish(err == nil)
-		if err != nil {
-			fail(f.ID, err)
-			if ctx.Err() != nil {
-				break
+			why := fmt.Sprintf("needs %s, %s", strings.Join(missing, ", "), reproduceMissingWhere(opts.dataDir))
+			fmt.Fprintf(stderr, "skipped %s: %s\n", f.ID, why)
+			rep.add(f.ID, "skipped: "+why, 0, "—", "")
+			o.skipped++
+		} else {
+			bar := newProgressBar(stderr, f.ID)
+			r, err := dpnb.RunFigure(ctx, f, opts.profile, env, bar.update)
+			bar.finish(err == nil)
+			var werr error
+			if err == nil {
+				werr = writeReproduceFigure(opts.out, r)
 			}
-			continue
+			switch {
+			case err != nil:
+				fail(f.ID, err, 0)
+			case werr != nil:
+				fail(f.ID, werr, r.Elapsed)
+			default:
+				o.written++
+				rep.add(f.ID, "ran", r.Elapsed, claimsSummary(r.Comparisons()), figureSection(r))
+				fmt.Fprintf(stdout, "%s: %d rows in %v -> %s.{csv,png,svg}\n", f.ID, len(r.Results.Rows),
+					r.Elapsed.Round(time.Millisecond), filepath.Join(opts.out, f.ID))
+			}
 		}
-		if err := writeReproduceFigure(opts.out, r); err != nil {
-			fail(f.ID, err)
-			continue
+		if err := rep.write(); err != nil {
+			fmt.Fprintf(stderr, "featuredp reproduce: %v\n", err)
 		}
-		o.written++
-		fmt.Fprintf(stdout, "%s: %d rows in %v -> %s.{csv,png,svg}\n", f.ID, len(r.Results.Rows),
-			r.Elapsed.Round(time.Millisecond), filepath.Join(opts.out, f.ID))
+		if ctx.Err() != nil {
+			break
+		}
 	}
 	return o
-}
-
-// reportTail is the report.md section listing skipped and failed figures.
-func (o reproduceOutcome) reportTail() string {
-	var tail strings.Builder
-	if len(o.skipped) > 0 {
-		tail.WriteString("## Skipped figures\n\n")
-		for _, s := range o.skipped {
-			fmt.Fprintf(&tail, "- %s\n", s)
-		}
-		tail.WriteString("\n")
-	}
-	if len(o.failed) > 0 {
-		tail.WriteString("## Failed figures\n\n")
-		for _, s := range o.failed {
-			fmt.Fprintf(&tail, "- %s\n", strings.ReplaceAll(s, "\n", " "))
-		}
-		tail.WriteString("\n")
-	}
-	return tail.String()
 }
 
 func reproduceMissingWhere(dataDir string) string {
@@ -249,9 +320,8 @@ func reproduceMissingWhere(dataDir string) string {
 	return "not found in " + dataDir
 }
 
-// writeReproduceFigure writes FIGURE-ID.csv, .png, .svg and appends the figure's
-// section to report.md. The CSV is written first so that the data survive a
-// plotting error.
+// writeReproduceFigure writes FIGURE-ID.csv, .png and .svg. The CSV is
+// written first so that the data survive a plotting error.
 func writeReproduceFigure(dir string, r *dpnb.Result) error {
 	base := filepath.Join(dir, r.Figure.ID)
 	f, err := os.Create(base + ".csv")
@@ -272,30 +342,14 @@ func writeReproduceFigure(dir string, r *dpnb.Result) error {
 	if err := dpnb.SavePNG(p, base+".png", 0, 0); err != nil {
 		return err
 	}
-	if err := dpnb.SaveSVG(p, base+".svg", 0, 0); err != nil {
-		return err
-	}
-	id := r.Figure.ID
-	section := r.Markdown() + fmt.Sprintf("\n![%s](%s.png)\n\nData: [%s.csv](%s.csv) · vector: [%s.svg](%s.svg)\n\n", id, id, id, id, id, id)
-	return appendReport(filepath.Join(dir, "report.md"), section)
+	return dpnb.SaveSVG(p, base+".svg", 0, 0)
 }
 
-func appendReport(path, s string) error {
-	if s == "" {
-		return nil
-	}
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-	if err != nil {
-		return fmt.Errorf("opening report: %w", err)
-	}
-	if _, err := io.WriteString(f, s); err != nil {
-		f.Close()
-		return fmt.Errorf("writing report: %w", err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("writing report: %w", err)
-	}
-	return nil
+// figureSection is a figure's section of report.md: its markdown report,
+// the plot and links to its files.
+func figureSection(r *dpnb.Result) string {
+	id := r.Figure.ID
+	return r.Markdown() + fmt.Sprintf("\n![%s](%s.png)\n\nData: [%s.csv](%s.csv) · vector: [%s.svg](%s.svg)\n\n", id, id, id, id, id, id)
 }
 
 // progressBar shows a figure's progress on stderr: a bar redrawn in place

@@ -3,11 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/featuredp/featuredp/dpnb"
 	"github.com/featuredp/featuredp/experiments"
 )
 
@@ -82,9 +84,47 @@ func TestReproduceAccountingFigure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"# featuredp reproduce", "## accounting-eps-vs-steps", "Paper vs this run", "7.32911117", "![accounting-eps-vs-steps](accounting-eps-vs-steps.png)"} {
+	for _, want := range []string{"# featuredp reproduce", "## Summary", "| accounting-eps-vs-steps | ran | ", " agree, 0 disagree |",
+		"## accounting-eps-vs-steps", "Paper vs this run", "7.32911117", "![accounting-eps-vs-steps](accounting-eps-vs-steps.png)"} {
 		if !strings.Contains(string(report), want) {
 			t.Errorf("report lacks %q", want)
+		}
+	}
+	// A second run into the same directory replaces the report: one header,
+	// one summary, one section.
+	if code, _, errs := runReproduceCLI("reproduce", "accounting-eps-vs-steps", "--out", dir, "--workers", "2"); code != 0 {
+		t.Fatalf("second run: code %d, stderr %s", code, errs)
+	}
+	again, err := os.ReadFile(filepath.Join(dir, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"# featuredp reproduce", "## Summary", "## accounting-eps-vs-steps"} {
+		if n := strings.Count(string(again), want); n != 1 {
+			t.Errorf("second report holds %q %d times, want once", want, n)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "report.md.tmp")); err == nil {
+		t.Error("temporary report left behind")
+	}
+}
+
+func TestClaimsSummary(t *testing.T) {
+	nan := math.NaN()
+	for _, tc := range []struct {
+		name string
+		cs   []dpnb.Comparison
+		want string
+	}{
+		{"none", nil, "none reported"},
+		{"agree", []dpnb.Comparison{{Quantity: "a", Paper: 1, Ours: 1.05}}, "1 agree, 0 disagree"},
+		{"disagree", []dpnb.Comparison{{Quantity: "acc", Paper: 0.69, Ours: 0.86}, {Quantity: "b", Paper: 2, Ours: 2}},
+			"1 agree, 1 disagree (acc: paper 0.69, this run 0.86)"},
+		{"tolerance", []dpnb.Comparison{{Quantity: "acc", Paper: 0.69, Ours: 0.86, Tol: 0.3}}, "1 agree, 0 disagree"},
+		{"not computed", []dpnb.Comparison{{Quantity: "x", Paper: 1, Ours: nan}}, "0 agree, 0 disagree, 1 not computed"},
+	} {
+		if got := claimsSummary(tc.cs); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
 		}
 	}
 }
@@ -103,7 +143,7 @@ func TestReproduceSkipsMissingData(t *testing.T) {
 		t.Errorf("stdout %q", out)
 	}
 	report, _ := os.ReadFile(filepath.Join(dir, "report.md"))
-	if !strings.Contains(string(report), "## Skipped figures") || !strings.Contains(string(report), "no-such-file.csv") {
+	if !strings.Contains(string(report), "| corrdp-testonly-needs-data | skipped: needs no-such-file.csv") {
 		t.Errorf("report:\n%s", report)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "corrdp-testonly-needs-data.csv")); err == nil {
