@@ -1,8 +1,8 @@
 # featuredp — developer and CI entry points.
-#   make reproduce   run the main job: every paper figure into results/ (quick profile)
+#   make reproduce   run the main job: every paper figure into results/ (quick profile; ARGS="--profile full" etc.)
 #   make test        what CI runs: installs Jupyter + GoNB if missing, go vet, all tests incl. notebooks
 #   make notebooks   open the notebooks in a browser (Jupyter classic UI, GoNB kernel)
-#   make nb-run      execute every notebook headless into build/notebooks (+ HTML)
+#   make nb-run      execute every notebook headless into build/notebooks (+ HTML); NOTEBOOKS=… for some
 
 # x/tools for goimports (GoNB needs it at run time); gopls v0.24.0 needs go >= 1.27
 XTOOLS_VERSION := v0.52.0
@@ -18,7 +18,13 @@ ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 # Real datasets: ../shared/datasets when present (never committed); tests skip without them.
 FEATUREDP_DATA ?= $(if $(wildcard ../shared/datasets/adult.data),$(abspath ../shared/datasets),)
 export FEATUREDP_DATA
-APT_INSTALL := DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends
+# Debian packages: as root directly, otherwise through sudo; with neither, say what to install.
+SUDO := $(if $(filter 0,$(shell id -u)),,$(if $(shell command -v sudo),sudo,NOSUDO))
+APT_INSTALL := env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends
+define apt_install
+	@if [ "$(SUDO)" = NOSUDO ]; then echo "make: missing Debian packages $(1); install them as root: apt-get install $(1)" >&2; exit 1; fi
+	$(SUDO) apt-get update -qq && $(SUDO) $(APT_INSTALL) $(1)
+endef
 
 .PHONY: reproduce test vet fmt-check nb-deps nb-deps-ui nb-tools nb-gopls nb-kernel nb-setup notebooks nb-run nb-test nb-clean bench fuzz
 
@@ -27,7 +33,9 @@ APT_INSTALL := DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-instal
 SIMD := GOEXPERIMENT=simd
 
 reproduce:
-	$(SIMD) go run ./cmd/featuredp reproduce all --out results
+	@echo "building build/featuredp (the first build downloads the Go modules and compiles: 1-2 min)..."
+	$(SIMD) go build -o build/featuredp ./cmd/featuredp
+	build/featuredp reproduce all --out results $(ARGS)
 
 # The suite (notebooks included: GoNB inherits the environment) runs with the SIMD kernels; the
 # portable kernels are compared with them bit for bit inside that run and built and tested alone after.
@@ -43,10 +51,13 @@ fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
 nb-deps:   # Jupyter's nbconvert (headless execution) and Fashion-MNIST, from Debian
-	@command -v jupyter-nbconvert >/dev/null && [ -d /usr/share/datasets/fashion-mnist ] || { \
-	  apt-get update -qq && $(APT_INSTALL) jupyter-nbconvert dataset-fashion-mnist; }
+ifeq ($(shell command -v jupyter-nbconvert >/dev/null && [ -d /usr/share/datasets/fashion-mnist ] && echo ok),)
+	$(call apt_install,jupyter-nbconvert dataset-fashion-mnist)
+endif
 nb-deps-ui: nb-deps   # the browser UI
-	@command -v jupyter-notebook >/dev/null || { apt-get update -qq && $(APT_INSTALL) jupyter-notebook; }
+ifeq ($(shell command -v jupyter-notebook),)
+	$(call apt_install,jupyter-notebook)
+endif
 nb-tools:
 	cd tools && go install github.com/janpfeifer/gonb
 	go install golang.org/x/tools/cmd/goimports@$(XTOOLS_VERSION)
@@ -57,12 +68,9 @@ nb-kernel: nb-tools
 nb-setup: nb-deps-ui nb-tools nb-kernel
 notebooks: nb-setup
 	jupyter notebook $(ROOT_FLAG) --notebook-dir=notebooks
-nb-run: nb-deps nb-tools nb-kernel
-	@mkdir -p $(NB_OUT)
-	@for nb in $(NOTEBOOKS); do echo "== $$nb"; \
-	  jupyter nbconvert --to notebook --execute --ExecutePreprocessor.timeout=1200 \
-	    --ExecutePreprocessor.kernel_name=gonb --output-dir $(NB_OUT) $$nb || exit 1; done
-	jupyter nbconvert --to html --output-dir $(NB_OUT) $(NB_OUT)/*.ipynb
+nb-run: nb-deps nb-tools nb-kernel   # NOTEBOOKS=notebooks/01-tour.ipynb runs one
+	tools/nbrun.sh $(NB_OUT) $(NOTEBOOKS)
+	jupyter nbconvert --log-level=WARN --to html --output-dir $(NB_OUT) $(addprefix $(NB_OUT)/,$(notdir $(NOTEBOOKS)))
 nb-test: nb-deps nb-tools
 	REQUIRE_NOTEBOOKS=1 go test -count=1 -timeout 60m -v ./notebooks/
 nb-clean:

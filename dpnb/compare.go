@@ -3,6 +3,7 @@ package dpnb
 import (
 	"fmt"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -120,4 +121,55 @@ func formatRelDiff(d float64) string {
 		return fmt.Sprintf("%+.2f%%", 100*d)
 	}
 	return fmt.Sprintf("%+.1e%%", 100*d)
+}
+
+// SummaryMarkdown pivots the summaries of one metric into a markdown table:
+// one row per x value (increasing), one column per series (method, plus
+// the group of grouped summaries, in order of first appearance), each cell
+// "mean ± sd" with 3 decimals ("–" where the series has no point).
+func SummaryMarkdown(sums []experiments.Summary, metric, xLabel string) string {
+	var series []string
+	seen := map[string]bool{}
+	xset := map[float64]bool{}
+	for _, s := range sums {
+		if s.Metric != metric {
+			continue
+		}
+		if name := s.Series(); !seen[name] {
+			seen[name] = true
+			series = append(series, name)
+		}
+		xset[s.X] = true
+	}
+	if len(series) == 0 {
+		return ""
+	}
+	xs := make([]float64, 0, len(xset))
+	for x := range xset {
+		xs = append(xs, x)
+	}
+	sort.Float64s(xs)
+	cell := map[string]map[float64]experiments.Summary{}
+	for _, s := range sums {
+		if s.Metric == metric {
+			if cell[s.Series()] == nil {
+				cell[s.Series()] = map[float64]experiments.Summary{}
+			}
+			cell[s.Series()][s.X] = s
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "| %s | %s |\n|---:|%s\n", mdCell(xLabel), strings.Join(series, " | "), strings.Repeat("---:|", len(series)))
+	for _, x := range xs {
+		fmt.Fprintf(&b, "| %g |", x)
+		for _, name := range series {
+			if s, ok := cell[name][x]; ok {
+				fmt.Fprintf(&b, " %.3f ± %.3f |", s.Mean, s.SD)
+			} else {
+				b.WriteString(" – |")
+			}
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
 }

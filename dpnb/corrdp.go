@@ -126,10 +126,14 @@ func (r *CorrDPResult) TVTable() dataframe.DataFrame {
 	)
 }
 
-// Markdown is the Result's report plus the TV report and the constant C.
+// Markdown is the Result's report plus the table of the metric per ε and
+// method, the TV report and the constant C.
 func (r *CorrDPResult) Markdown() string {
 	var b strings.Builder
 	b.WriteString(r.Result.Markdown())
+	if t := SummaryMarkdown(r.Summary, r.Metric(), "ε"); t != "" {
+		fmt.Fprintf(&b, "\n**%s** (mean ± SD over seeds):\n\n%s", r.Metric(), t)
+	}
 	fmt.Fprintf(&b, "\n**Noise constant** C = %g (σ0² = C(log(1/δ)+1)/ε²).\n\n**TV report** (%s, n = %d):\n\n| feature | TV_disc | TV_cont | TV^ | TV~ (UCB) | TV used |\n|---|---|---|---|---|---|\n",
 		r.C, r.TVReport.Neighbours, r.TVReport.N)
 	feats := append([]corrdp.TVFeature(nil), r.TVReport.Features...)

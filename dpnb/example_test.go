@@ -65,3 +65,17 @@ func ExampleRunFigure() {
 	// R1: ε, z=1.5, q=0.04, T=2250, improved: paper 7.32911, ours 7.32911
 	// R1: ε, z=1.5, q=0.04, T=2250, classic: paper 8.07385, ours 8.07385
 }
+
+func ExampleSummaryMarkdown() {
+	sums := []experiments.Summary{
+		{Method: "DP", X: 1, Metric: "accuracy", Mean: 0.71, SD: 0.02},
+		{Method: "DP", X: 4, Metric: "accuracy", Mean: 0.78, SD: 0.01},
+		{Method: "NonPrivate", X: 1, Metric: "accuracy", Mean: 0.8},
+	}
+	fmt.Print(dpnb.SummaryMarkdown(sums, "accuracy", "ε"))
+	// Output:
+	// | ε | DP | NonPrivate |
+	// |---:|---:|---:|
+	// | 1 | 0.710 ± 0.020 | 0.800 ± 0.000 |
+	// | 4 | 0.780 ± 0.010 | – |
+}
