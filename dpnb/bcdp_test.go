@@ -2,7 +2,6 @@ package dpnb
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -154,24 +153,3 @@ func TestBCDPMeanEstimationBadInput(t *testing.T) {
 	}
 }
 
-func ExampleBCDPMeanEstimation() {
-	df := bcdpTestFrame(2000, 0.01)
-	schema := data.Schema{Task: data.Unsupervised, Columns: []data.Column{
-		{Name: "hiv", Role: data.Sensitive}, {Name: "smoker", Role: data.Sensitive},
-		{Name: "age", Role: data.Public}, {Name: "bmi", Role: data.Public}, {Name: "income", Role: data.Public},
-	}}
-	r, err := BCDPMeanEstimation(context.Background(), df, schema, BCDPMeanOptions{
-		Levels: map[string]float64{"hiv": 0.2, "smoker": 0.2},
-		Eps:    2, Q: 0.01, Trials: 20, Seed: 1,
-		Bounds: map[string]data.Range{"age": {Lo: 0, Hi: 10}, "bmi": {Lo: 0, Hi: 10}, "income": {Lo: 0, Hi: 10}},
-	})
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	fmt.Printf("c = %.3f\n", r.C)
-	fmt.Printf("BCDP beats the min-δ baseline: %v\n", bcdpSum(r.MC) < bcdpSum(r.MCBaseline))
-	// Output:
-	// c = [0.138 0.138 2.000 2.000 2.000]
-	// BCDP beats the min-δ baseline: true
-}

@@ -2,7 +2,6 @@ package dpnb
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -105,16 +104,6 @@ func TestCorrDPvsSemiVsStandard(t *testing.T) {
 	}
 }
 
-func ExampleCorrDPvsSemiVsStandard() {
-	df, schema := corrdpUserFrame(500)
-	res, err := CorrDPvsSemiVsStandard(context.Background(), df, schema, CorrDPOptions{Eps: []float64{1}, Seeds: 1, Steps: 100, C: 0.01, Workers: 1})
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	fmt.Println(res.TVTable().Nrow(), "insensitive features;", len(res.Results.Rows), "rows")
-	// Output: 2 insensitive features; 4 rows
-}
 
 // A label whose rows all fall in one class is rejected with a descriptive
 // error (the old helper accepted it and trained every method).

@@ -131,15 +131,3 @@ func TestFeatureDPvsDP(t *testing.T) {
 	}
 }
 
-func ExampleFeatureDPvsDP() {
-	df, schema := fdpPatients(1000) // age public, smoker sensitive, y the label
-	res, err := FeatureDPvsDP(context.Background(), df, schema, FeatureDPOptions{
-		Encode: data.EncodeOptions{DropFirst: true, Scale: data.MinMax, Bounds: map[string]data.Range{"age": {Lo: 20, Hi: 80}}},
-		Eps:    []float64{1, 4},
-		Seeds:  2,
-	})
-	if err != nil {
-		panic(err)
-	}
-	_ = res.Markdown() // accuracy per method and ε, z, and the Thm 4 bound for "smoker"
-}
