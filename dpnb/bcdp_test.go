@@ -152,4 +152,3 @@ func TestBCDPMeanEstimationBadInput(t *testing.T) {
 		t.Error("empty schema accepted")
 	}
 }
-

@@ -104,7 +104,6 @@ func TestCorrDPvsSemiVsStandard(t *testing.T) {
 	}
 }
 
-
 // A label whose rows all fall in one class is rejected with a descriptive
 // error (the old helper accepted it and trained every method).
 func TestCorrDPvsSemiVsStandardSingleClass(t *testing.T) {

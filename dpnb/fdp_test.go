@@ -130,4 +130,3 @@ func TestFeatureDPvsDP(t *testing.T) {
 		t.Errorf("misspelt Ball key: %v", err)
 	}
 }
-
