@@ -300,3 +300,35 @@ func TestLegendAuto(t *testing.T) {
 		t.Errorf("legend top=%v left=%v, want top left", p.Legend.Top, p.Legend.Left)
 	}
 }
+
+// A figure with PanelBy draws one panel per value, titled with it, and the
+// panels' curves no longer carry the panel's group.
+func TestResultPanels(t *testing.T) {
+	fig := experiments.Figure{ID: "x-panels", Paper: "x", Title: "acc", GroupBy: []string{"dataset"}, PanelBy: "dataset"}
+	var sums []experiments.Summary
+	for _, ds := range []string{"purchase", "fmnist"} {
+		for _, m := range []string{"DP", "FDP"} {
+			for _, x := range []float64{1, 2} {
+				sums = append(sums, experiments.Summary{Method: m, Group: "dataset=" + ds, X: x, Metric: "accuracy", Mean: 0.5 + x/10, N: 1})
+			}
+		}
+	}
+	r := Result{Figure: fig, Summary: sums}
+	panels, err := r.Panels()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(panels) != 2 || panels[0].Title.Text != "acc — purchase" || panels[1].Title.Text != "acc — fmnist" {
+		t.Fatalf("%d panels", len(panels))
+	}
+	if b, err := RenderPanelsPNG(panels); err != nil || len(b) < 1000 {
+		t.Fatalf("PNG: %v", err)
+	}
+	if err := SavePanels(panels, filepath.Join(t.TempDir(), "x.gif")); err == nil {
+		t.Error("a .gif path accepted")
+	}
+	r.Summary[0].Group = "mode=paper"
+	if _, err := r.Panels(); err == nil || !strings.Contains(err.Error(), `no "dataset"`) {
+		t.Errorf("summary without the panel key: %v", err)
+	}
+}

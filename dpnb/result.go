@@ -76,17 +76,60 @@ func (r Result) Table() dataframe.DataFrame {
 }
 
 // Plot draws the figure's metric as the figure's plot kind: lines with SD
-// bands, lines with quantile bands, or grouped bars.
+// bands, lines with quantile bands, or grouped bars. A figure with PanelBy
+// is drawn here in one plot (one curve per method and group); Panels draws
+// it as one panel per value.
 func (r Result) Plot() (*plot.Plot, error) {
+	return r.plotOf(r.Summary, r.Figure.Title)
+}
+
+// Panels draws the figure as its panels: one plot per value of
+// Figure.PanelBy (in order of first appearance), titled "Title — value",
+// or the single Plot when the figure has no PanelBy.
+func (r Result) Panels() ([]*plot.Plot, error) {
+	key := r.Figure.PanelBy
+	if key == "" {
+		p, err := r.Plot()
+		if err != nil {
+			return nil, err
+		}
+		return []*plot.Plot{p}, nil
+	}
+	var order []string
+	by := map[string][]experiments.Summary{}
+	for _, s := range r.Summary {
+		v, rest, ok := experiments.SplitGroup(s.Group, key)
+		if !ok {
+			return nil, fmt.Errorf("dpnb: Panels: a summary of %s has no %q in its group %q", s.Method, key, s.Group)
+		}
+		if _, seen := by[v]; !seen {
+			order = append(order, v)
+		}
+		s.Group = rest
+		by[v] = append(by[v], s)
+	}
+	panels := make([]*plot.Plot, 0, len(order))
+	for _, v := range order {
+		p, err := r.plotOf(by[v], r.Figure.Title+" — "+v)
+		if err != nil {
+			return nil, fmt.Errorf("dpnb: Panels: %s: %w", v, err)
+		}
+		panels = append(panels, p)
+	}
+	return panels, nil
+}
+
+// plotOf draws sums with the figure's plot kind, axes and metric.
+func (r Result) plotOf(sums []experiments.Summary, title string) (*plot.Plot, error) {
 	f := r.Figure
 	switch f.Plot {
 	case experiments.GroupedBars:
-		return BarPlot(r.Summary, BarOptions{Title: f.Title, XLabel: f.XLabel, YLabel: f.YLabel, Metric: r.Metric()})
+		return BarPlot(sums, BarOptions{Title: title, XLabel: f.XLabel, YLabel: f.YLabel, Metric: r.Metric()})
 	case experiments.LinesQuantile:
-		return LinePlot(r.Summary, LineOptions{Title: f.Title, XLabel: f.XLabel, YLabel: f.YLabel,
+		return LinePlot(sums, LineOptions{Title: title, XLabel: f.XLabel, YLabel: f.YLabel,
 			LogX: f.LogX, LogY: f.LogY, Metric: r.Metric(), Band: BandIQR})
 	default:
-		return LinePlot(r.Summary, LineOptions{Title: f.Title, XLabel: f.XLabel, YLabel: f.YLabel,
+		return LinePlot(sums, LineOptions{Title: title, XLabel: f.XLabel, YLabel: f.YLabel,
 			LogX: f.LogX, LogY: f.LogY, Metric: r.Metric(), Band: BandSD})
 	}
 }

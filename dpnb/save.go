@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
+	"github.com/featuredp/featuredp/internal/plotrender"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -15,8 +17,8 @@ import (
 
 // Default figure size and PNG resolution.
 const (
-	DefaultWidth  = 6 * vg.Inch
-	DefaultHeight = 4 * vg.Inch
+	DefaultWidth  = plotrender.DefaultWidth
+	DefaultHeight = plotrender.DefaultHeight
 	PNGDPI        = 144
 )
 
@@ -46,10 +48,11 @@ func drawSafely(p *plot.Plot, c draw.Canvas) (err error) {
 	return nil
 }
 
-// RenderPNG renders p as a PNG of w × h (≤ 0 means the default 6 × 4 in) at
-// PNGDPI dots per inch.
+// RenderPNG renders p as a PNG of w × h at PNGDPI dots per inch; ≤ 0 means
+// the default 6 × 4 in, widened or heightened where the legend needs it
+// (see plotrender.Fit).
 func RenderPNG(p *plot.Plot, w, h vg.Length) ([]byte, error) {
-	w, h = sizeOrDefault(w, h)
+	w, h = plotrender.Fit(p, w, h)
 	c := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(PNGDPI))
 	if err := drawSafely(p, draw.New(c)); err != nil {
 		return nil, fmt.Errorf("dpnb: PNG: %w", err)
@@ -61,10 +64,10 @@ func RenderPNG(p *plot.Plot, w, h vg.Length) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// RenderSVG renders p as an SVG document of w × h (≤ 0 means the default
-// 6 × 4 in). Fonts are referenced by name, not embedded.
+// RenderSVG renders p as an SVG document of w × h (≤ 0: as RenderPNG).
+// Fonts are referenced by name, not embedded.
 func RenderSVG(p *plot.Plot, w, h vg.Length) ([]byte, error) {
-	w, h = sizeOrDefault(w, h)
+	w, h = plotrender.Fit(p, w, h)
 	c := vgsvg.New(w, h)
 	if err := drawSafely(p, draw.New(c)); err != nil {
 		return nil, fmt.Errorf("dpnb: SVG: %w", err)
@@ -105,4 +108,48 @@ func writeFile(path string, b []byte) error {
 		return fmt.Errorf("dpnb: %w", err)
 	}
 	return nil
+}
+
+// RenderPanelsPNG renders panels side by side in one PNG at PNGDPI (see
+// Result.Panels); one panel renders as RenderPNG would.
+func RenderPanelsPNG(panels []*plot.Plot) ([]byte, error) {
+	if len(panels) == 1 {
+		return RenderPNG(panels[0], 0, 0)
+	}
+	b, err := plotrender.Tiles(panels, "png", PNGDPI)
+	if err != nil {
+		return nil, fmt.Errorf("dpnb: %w", err)
+	}
+	return b, nil
+}
+
+// RenderPanelsSVG renders panels side by side in one SVG document.
+func RenderPanelsSVG(panels []*plot.Plot) ([]byte, error) {
+	if len(panels) == 1 {
+		return RenderSVG(panels[0], 0, 0)
+	}
+	b, err := plotrender.Tiles(panels, "svg", PNGDPI)
+	if err != nil {
+		return nil, fmt.Errorf("dpnb: %w", err)
+	}
+	return b, nil
+}
+
+// SavePanels writes panels side by side as path (PNG or SVG by its
+// extension, .png or .svg).
+func SavePanels(panels []*plot.Plot, path string) error {
+	var b []byte
+	var err error
+	switch {
+	case strings.HasSuffix(path, ".png"):
+		b, err = RenderPanelsPNG(panels)
+	case strings.HasSuffix(path, ".svg"):
+		b, err = RenderPanelsSVG(panels)
+	default:
+		return fmt.Errorf("dpnb: SavePanels: %q: want a .png or .svg file", path)
+	}
+	if err != nil {
+		return err
+	}
+	return writeFile(path, b)
 }

@@ -26,6 +26,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -189,6 +190,10 @@ type Figure struct {
 	// "dataset") whose values split the summaries and the plotted curves
 	// (see SummarizeBy); nil means one curve per method.
 	GroupBy []string
+	// PanelBy, if set, is one of GroupBy whose values are drawn as separate
+	// panels side by side (e.g. "dataset": one panel per dataset), each
+	// titled with its value; the other GroupBy columns still split curves.
+	PanelBy string
 	Plot    PlotKind
 	// Datasets are the file names the figure needs in Env.DataDir; empty if
 	// it needs no real data.
@@ -226,7 +231,27 @@ func (f Figure) Validate() error {
 	if f.Plot < LinesSD || f.Plot > GroupedBars {
 		return fmt.Errorf("experiments: figure %s: invalid plot kind %d", f.ID, int(f.Plot))
 	}
+	if f.PanelBy != "" && !slices.Contains(f.GroupBy, f.PanelBy) {
+		return fmt.Errorf("experiments: figure %s: PanelBy %q is not one of GroupBy %v", f.ID, f.PanelBy, f.GroupBy)
+	}
 	return nil
+}
+
+// SplitGroup returns the value of key in a Summary.Group label
+// ("k=v, k=v") and the label without it; ok is false when the label has no
+// such key.
+func SplitGroup(group, key string) (value, rest string, ok bool) {
+	var kept []string
+	for _, part := range strings.Split(group, ", ") {
+		if k, v, found := strings.Cut(part, "="); found && k == key && !ok {
+			value, ok = v, true
+			continue
+		}
+		if part != "" {
+			kept = append(kept, part)
+		}
+	}
+	return value, strings.Join(kept, ", "), ok
 }
 
 // MissingDatasets returns the names in f.Datasets that are not regular files

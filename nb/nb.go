@@ -10,11 +10,14 @@ package nb
 
 import (
 	"bytes"
+
 	"fmt"
 	"html"
 	"math"
 	"strings"
 	"sync"
+
+	"github.com/featuredp/featuredp/internal/plotrender"
 
 	"github.com/go-gota/gota/dataframe"
 	"github.com/janpfeifer/gonb/gonbui"
@@ -28,20 +31,15 @@ func InKernel() bool { return gonbui.IsNotebook }
 
 // Default plot size used by ShowPlot when w or h is zero: 6 × 4 inches.
 const (
-	DefaultWidth  = 6 * vg.Inch
-	DefaultHeight = 4 * vg.Inch
+	DefaultWidth  = plotrender.DefaultWidth
+	DefaultHeight = plotrender.DefaultHeight
 )
 
 func render(p *plot.Plot, w, h vg.Length, format string) ([]byte, error) {
 	if p == nil {
 		return nil, fmt.Errorf("nb: nil plot")
 	}
-	if w <= 0 {
-		w = DefaultWidth
-	}
-	if h <= 0 {
-		h = DefaultHeight
-	}
+	w, h = plotrender.Fit(p, w, h) // defaults, grown so that the legend is never clipped
 	wt, err := p.WriterTo(w, h, format)
 	if err != nil {
 		return nil, fmt.Errorf("nb: rendering plot as %s: %w", format, err)
@@ -153,21 +151,46 @@ type Renderable interface {
 	Table() dataframe.DataFrame
 }
 
-// ShowResult displays r's markdown report, its plot and the first maxRows
-// rows of its table.
+// Paneled is a Renderable drawn as several panels side by side (a figure
+// with one panel per dataset, say; dpnb.Result implements it).
+type Paneled interface {
+	Panels() ([]*plot.Plot, error)
+}
+
+// ShowResult displays r's markdown report, its plot (its panels side by
+// side when r is Paneled) and the first maxRows rows of its table.
 func ShowResult(r Renderable, maxRows int) error {
 	if r == nil {
 		return fmt.Errorf("nb: nil result")
 	}
 	ShowMarkdown(r.Markdown())
+	if err := showResultPlot(r); err != nil {
+		return err
+	}
+	return ShowTable(r.Table(), maxRows)
+}
+
+// showResultPlot displays r's panels, or its plot.
+func showResultPlot(r Renderable) error {
+	if pr, ok := r.(Paneled); ok {
+		panels, err := pr.Panels()
+		if err != nil {
+			return fmt.Errorf("nb: result panels: %w", err)
+		}
+		if len(panels) > 1 {
+			b, err := plotrender.Tiles(panels, "png", 144)
+			if err != nil {
+				return fmt.Errorf("nb: %w", err)
+			}
+			gonbui.DisplayPng(b)
+			return nil
+		}
+	}
 	p, err := r.Plot()
 	if err != nil {
 		return fmt.Errorf("nb: result plot: %w", err)
 	}
-	if err := ShowPlot(p, 0, 0); err != nil {
-		return err
-	}
-	return ShowTable(r.Table(), maxRows)
+	return ShowPlot(p, 0, 0)
 }
 
 // Progress is a live progress bar in a notebook cell. Its Update method has

@@ -335,14 +335,14 @@ func writeReproduceFigure(dir string, r *dpnb.Result) error {
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("writing CSV: %w", err)
 	}
-	p, err := r.Plot()
+	panels, err := r.Panels()
 	if err != nil {
 		return fmt.Errorf("plotting: %w", err)
 	}
-	if err := dpnb.SavePNG(p, base+".png", 0, 0); err != nil {
+	if err := dpnb.SavePanels(panels, base+".png"); err != nil {
 		return err
 	}
-	return dpnb.SaveSVG(p, base+".svg", 0, 0)
+	return dpnb.SavePanels(panels, base+".svg")
 }
 
 // figureSection is a figure's section of report.md: its markdown report,

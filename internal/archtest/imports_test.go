@@ -21,14 +21,15 @@ const module = "github.com/featuredp/featuredp"
 // coreImports lists, for every core package, the featuredp packages it may
 // import. The core never imports a notion, dpnb, nb or cmd.
 var coreImports = map[string][]string{
-	"design":           {},
-	"internal/numeric": {},
-	"internal/valid":   {},
-	"accounting":       {"internal/numeric"},
-	"models":           {"design", "internal/numeric", "internal/valid"},
-	"data":             {"design", "internal/numeric", "internal/valid"},
-	"mechanisms":       {"accounting", "design", "models", "internal/numeric", "internal/valid"},
-	"experiments":      {"accounting", "data", "design", "mechanisms", "models", "internal/numeric", "internal/valid"},
+	"design":              {},
+	"internal/numeric":    {},
+	"internal/valid":      {},
+	"internal/plotrender": {},
+	"accounting":          {"internal/numeric"},
+	"models":              {"design", "internal/numeric", "internal/valid"},
+	"data":                {"design", "internal/numeric", "internal/valid"},
+	"mechanisms":          {"accounting", "design", "models", "internal/numeric", "internal/valid"},
+	"experiments":         {"accounting", "data", "design", "mechanisms", "models", "internal/numeric", "internal/valid"},
 }
 
 // transitional lists core imports allowed beyond coreImports while code

@@ -171,6 +171,7 @@ func init() {
 		YLabel:  "test accuracy",
 		Metric:  "accuracy",
 		GroupBy: []string{"dataset"},
+		PanelBy: "dataset",
 		Plot:    experiments.LinesSD,
 		Cells: func(p experiments.Profile) ([]experiments.Cell, error) {
 			return Fig4Cells(Fig4Profile(p)), nil
