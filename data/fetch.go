@@ -37,20 +37,24 @@ type File struct {
 	// Manual, if set, explains how to obtain the file by hand: it cannot be
 	// downloaded automatically.
 	Manual string
+	// Licence is the dataset's licence and Citation how to cite it.
+	Licence, Citation string
 }
 
 // registry is the table of known files; see /work/shared/datasets/README.md
 // of the project for provenance.
 var registry = []File{
 	{
-		Name:   "adult.data",
-		SHA256: "5b00264637dbfec36bdeaab5676b0b309ff9eb788d63554ca0a249491c86603d",
-		URL:    "https://archive.ics.uci.edu/ml/machine-learning-databases/adult/adult.data",
+		Name:    "adult.data",
+		SHA256:  "5b00264637dbfec36bdeaab5676b0b309ff9eb788d63554ca0a249491c86603d",
+		URL:     "https://archive.ics.uci.edu/ml/machine-learning-databases/adult/adult.data",
+		Licence: "CC BY 4.0", Citation: "Becker, B. & Kohavi, R. (1996). Adult. UCI Machine Learning Repository",
 	},
 	{
-		Name:   "adult.test",
-		SHA256: "a2a9044bc167a35b2361efbabec64e89d69ce82d9790d2980119aac5fd7e9c05",
-		URL:    "https://archive.ics.uci.edu/ml/machine-learning-databases/adult/adult.test",
+		Name:    "adult.test",
+		SHA256:  "a2a9044bc167a35b2361efbabec64e89d69ce82d9790d2980119aac5fd7e9c05",
+		URL:     "https://archive.ics.uci.edu/ml/machine-learning-databases/adult/adult.test",
+		Licence: "CC BY 4.0", Citation: "Becker, B. & Kohavi, R. (1996). Adult. UCI Machine Learning Repository",
 	},
 	{
 		Name:   "UCI_Credit_Card.csv",
@@ -60,6 +64,7 @@ var registry = []File{
 			"Download the CSV export of UCI dataset 350 (\"UCI_Credit_Card.csv\", as distributed on Kaggle), " +
 			"or convert the .xls to CSV yourself (drop the ID column, name the target column \"default\"); " +
 			"a self-made conversion will not match the checksum, so also set Options.AllowUnverified",
+		Licence: "CC BY 4.0", Citation: "Yeh, I.-C. & Lien, C.-H. (2009). The comparisons of data mining techniques for the predictive accuracy of probability of default of credit card clients. Expert Systems with Applications 36(2); UCI dataset 350",
 	},
 	{
 		Name:   "insurance.csv",
@@ -69,24 +74,28 @@ var registry = []File{
 			"(\"insurance.csv\", 1,338 rows: age,sex,bmi,children,smoker,region,charges; from the book " +
 			"\"Machine Learning with R\", mirrored on Kaggle and as OpenML data id 46289); a copy with other " +
 			"bytes (line endings, rounding) needs Options.AllowUnverified",
+		Licence: "public domain per its source repository", Citation: "Lantz, B. (2013). Machine Learning with R (Medical Cost Personal dataset); OpenML data id 46289",
 	},
 	{
 		Name:      "sepsis_survival_primary_cohort.csv",
 		SHA256:    "6ba4ebd256fa3b5f6c0d42444a3e6b9a4b90d6e493c9efdfedcb2ef7470d4b0f",
 		URL:       sepsisZipURL,
 		ZipMember: "sepsis_survival_primary_cohort.csv",
+		Licence:   "CC BY 4.0", Citation: "Chicco, D. & Jurman, G. (2020). Survival prediction of patients with sepsis from age, sex, and septic episode number alone. Scientific Reports 10; UCI dataset 827",
 	},
 	{
 		Name:      "sepsis_survival_study_cohort.csv",
 		SHA256:    "d3302756c0e16d78acf8f1ed7d9692afeafe02d5b224b5aa694598e1b7443001",
 		URL:       sepsisZipURL,
 		ZipMember: "sepsis_survival_study_cohort.csv",
+		Licence:   "CC BY 4.0", Citation: "Chicco, D. & Jurman, G. (2020). Survival prediction of patients with sepsis from age, sex, and septic episode number alone. Scientific Reports 10; UCI dataset 827",
 	},
 	{
 		Name:      "sepsis_survival_validation_cohort.csv",
 		SHA256:    "37a21fbbc2626131d318391af2e91c454316e18b11043175171b4b8d8a04a7a7",
 		URL:       sepsisZipURL,
 		ZipMember: "sepsis_survival_validation_cohort.csv",
+		Licence:   "CC BY 4.0", Citation: "Chicco, D. & Jurman, G. (2020). Survival prediction of patients with sepsis from age, sex, and septic episode number alone. Scientific Reports 10; UCI dataset 827",
 	},
 }
 
@@ -126,6 +135,14 @@ type Options struct {
 	// registry (for example a self-made CSV conversion). Downloads are
 	// always verified.
 	AllowUnverified bool
+	// Mirror, if set, is a base URL serving every dataset file by name as a
+	// plain file (Mirror + "/" + Name; no archives), used instead of the
+	// canonical sources, for the files without one too (e.g. a local
+	// copy served over HTTP). Downloads are verified all the same.
+	Mirror string
+	// Progress, if set, is called as a download proceeds with the bytes
+	// received so far and the total (-1 when the server does not say).
+	Progress func(done, total int64)
 	// KeepMissing keeps rows with missing values (Adult's "?"), which
 	// otherwise are dropped.
 	KeepMissing bool
@@ -210,12 +227,17 @@ func Fetch(name string, opts Options) (string, error) {
 	}
 	howTo := fmt.Sprintf("put %s in a directory named by $%s or pass it as Options.Dir", f.Name, EnvDataDir)
 	where := strings.Join(looked, ", ")
+	if opts.Mirror != "" {
+		f.ZipMember = "" // a mirror serves the plain file
+		f.URL = strings.TrimSuffix(opts.Mirror, "/") + "/" + f.Name
+		f.Manual = ""
+	}
 	if f.Manual != "" {
 		return "", fmt.Errorf("data: %s %w (looked in: %s); it cannot be downloaded automatically: %s (source: %s); then %s",
 			f.Name, ErrNotFound, where, f.Manual, f.URL, howTo)
 	}
 	url := f.URL
-	if u, ok := opts.URLs[f.Name]; ok {
+	if u, ok := opts.URLs[f.Name]; ok && opts.Mirror == "" {
 		url = u
 	}
 	if opts.Offline {
@@ -288,7 +310,11 @@ func get(url, dir string, opts Options) (*os.File, string, error) {
 		return nil, "", err
 	}
 	h := sha256.New()
-	n, err := io.Copy(io.MultiWriter(tmp, h), io.LimitReader(resp.Body, maxDownload+1))
+	var body io.Reader = io.LimitReader(resp.Body, maxDownload+1)
+	if opts.Progress != nil {
+		body = &progressReader{r: body, total: resp.ContentLength, report: opts.Progress}
+	}
+	n, err := io.Copy(io.MultiWriter(tmp, h), body)
 	if err != nil {
 		return fail(fmt.Errorf("data: %w: reading %s: %v", ErrDownload, url, err))
 	}
@@ -409,4 +435,20 @@ func extractMember(zf *zip.File, r File, dir string) error {
 		return fmt.Errorf("data: installing %s: %w", r.Name, err)
 	}
 	return nil
+}
+
+// progressReader reports the bytes read so far to a Progress callback.
+type progressReader struct {
+	r      io.Reader
+	done   int64
+	total  int64
+	report func(done, total int64)
+}
+
+// Read implements io.Reader.
+func (p *progressReader) Read(b []byte) (int, error) {
+	n, err := p.r.Read(b)
+	p.done += int64(n)
+	p.report(p.done, p.total)
+	return n, err
 }

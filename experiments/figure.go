@@ -28,6 +28,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/featuredp/featuredp/data"
 )
 
 // Profile selects the size of an experiment.
@@ -254,11 +256,20 @@ func SplitGroup(group, key string) (value, rest string, ok bool) {
 	return value, strings.Join(kept, ", "), ok
 }
 
-// MissingDatasets returns the names in f.Datasets that are not regular files
-// in dataDir (all of them when dataDir is "").
+// MissingDatasets returns the names in f.Datasets that are not available.
+// A file of the dataset registry (data.LookupFile) is available when
+// data.Locate finds it in dataDir, $FEATUREDP_DATA or the download cache
+// (where `featuredp data fetch` puts it); any other name must be a regular
+// file in dataDir.
 func (f Figure) MissingDatasets(dataDir string) []string {
 	var missing []string
 	for _, name := range f.Datasets {
+		if _, known := data.LookupFile(name); known {
+			if _, ok := data.Locate(name, data.Options{Dir: dataDir}); !ok {
+				missing = append(missing, name)
+			}
+			continue
+		}
 		if dataDir == "" {
 			missing = append(missing, name)
 			continue
@@ -281,11 +292,29 @@ type MissingDataError struct {
 
 // Error implements error.
 func (e *MissingDataError) Error() string {
-	where := "no data directory given (set --data or FEATUREDP_DATA)"
-	if e.DataDir != "" {
-		where = "not found in " + e.DataDir
+	return fmt.Sprintf("experiments: figure %s needs %s: %s", e.Figure, strings.Join(e.Files, ", "), MissingWhere(e.DataDir, e.Files))
+}
+
+// MissingWhere says where missing dataset files were looked for and how to
+// get them: `featuredp data fetch` for files of the dataset registry, the
+// data directory for any other.
+func MissingWhere(dataDir string, files []string) string {
+	var known, other []string
+	for _, name := range files {
+		if _, ok := data.LookupFile(name); ok {
+			known = append(known, name)
+		} else {
+			other = append(other, name)
+		}
 	}
-	return fmt.Sprintf("experiments: figure %s needs %s: %s", e.Figure, strings.Join(e.Files, ", "), where)
+	s := "not found in " + strings.Join(data.Places(data.Options{Dir: dataDir}), ", ")
+	if len(known) > 0 {
+		s += fmt.Sprintf("; get them with `featuredp data fetch %s` (or `featuredp reproduce --fetch`)", strings.Join(known, " "))
+	}
+	if len(other) > 0 {
+		s += fmt.Sprintf("; put %s in the data directory (--data or $FEATUREDP_DATA)", strings.Join(other, ", "))
+	}
+	return s
 }
 
 // Execute runs every cell of the figure for profile p with env.Workers

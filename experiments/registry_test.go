@@ -101,13 +101,30 @@ func TestParseProfile(t *testing.T) {
 }
 
 func TestExecuteMissingData(t *testing.T) {
+	t.Setenv("FEATUREDP_DATA", "")          // no data directory,
+	t.Setenv("XDG_CACHE_HOME", t.TempDir()) // and an empty download cache
 	f := dummyFigure("corrdp-x", "corrdp")
 	f.Datasets = []string{"adult.data", "adult.test"}
 	_, err := f.Execute(context.Background(), Quick, Env{}, nil)
 	var mde *MissingDataError
-	if !errors.As(err, &mde) || !reflect.DeepEqual(mde.Files, f.Datasets) || !strings.Contains(err.Error(), "FEATUREDP_DATA") {
+	if !errors.As(err, &mde) || !reflect.DeepEqual(mde.Files, f.Datasets) || !strings.Contains(err.Error(), "FEATUREDP_DATA") ||
+		!strings.Contains(err.Error(), "featuredp data fetch adult.data adult.test") {
 		t.Fatalf("err = %v", err)
 	}
+	// Registry files in the download cache count as present.
+	cache := filepath.Join(os.Getenv("XDG_CACHE_HOME"), "featuredp")
+	if err := os.MkdirAll(cache, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range f.Datasets {
+		if err := os.WriteFile(filepath.Join(cache, name), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := f.MissingDatasets(""); len(got) != 0 {
+		t.Fatalf("files in the cache reported missing: %v", got)
+	}
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "adult.data"), []byte("x"), 0o644); err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/featuredp/featuredp/data"
 	"github.com/featuredp/featuredp/dpnb"
 	"github.com/featuredp/featuredp/experiments"
 )
@@ -42,6 +43,8 @@ type reproduceOptions struct {
 	dataDir   string
 	workers   int
 	list      bool
+	fetch     bool   // fetch the missing datasets first
+	mirror    string // download them from this base URL
 }
 
 // parseReproduce parses args, allowing flags before, between and after the
@@ -54,6 +57,8 @@ func parseReproduce(args []string, stdout io.Writer) (opts reproduceOptions, hel
 	data := fs.String("data", os.Getenv("FEATUREDP_DATA"), "`DIR` holding the real datasets (default $FEATUREDP_DATA)")
 	workers := fs.Int("workers", runtime.NumCPU(), "parallel `N` workers")
 	list := fs.Bool("list", false, "list the selected figures (id, title, datasets) and exit")
+	fetch := fs.Bool("fetch", false, "first download the datasets the selected figures need and lack (see featuredp data fetch)")
+	mirror := fs.String("mirror", "", "with --fetch: download from `URL`/NAME instead of the canonical sources")
 	rest := args
 	for {
 		if err := fs.Parse(rest); err != nil {
@@ -89,6 +94,7 @@ func parseReproduce(args []string, stdout io.Writer) (opts reproduceOptions, hel
 		return opts, false, errors.New("--out must not be empty")
 	}
 	opts.out, opts.profile, opts.dataDir, opts.workers, opts.list = *out, p, *data, *workers, *list
+	opts.fetch, opts.mirror = *fetch, *mirror
 	return opts, false, nil
 }
 
@@ -110,9 +116,29 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 		listReproduceFigures(stdout, figs, opts.dataDir)
 		return 0
 	}
+	if opts.fetch {
+		fetchForFigures(figs, opts, stdout, stderr)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	return reproduce(ctx, figs, opts, stdout, stderr)
+}
+
+// fetchForFigures fetches the registry files the figures need and lack
+// (featuredp data fetch); a file it cannot get leaves its figures to be
+// skipped with a message.
+func fetchForFigures(figs []experiments.Figure, opts reproduceOptions, stdout, stderr io.Writer) {
+	seen := map[string]bool{}
+	for _, f := range figs {
+		for _, name := range f.MissingDatasets(opts.dataDir) {
+			file, known := data.LookupFile(name)
+			if !known || seen[name] {
+				continue
+			}
+			seen[name] = true
+			fetchOne(file, dataFlags{dir: opts.dataDir, mirror: opts.mirror}, stdout, stderr)
+		}
+	}
 }
 
 // listReproduceFigures prints one line per figure: id, title and the datasets it
@@ -279,7 +305,7 @@ func runFigures(ctx context.Context, figs []experiments.Figure, opts reproduceOp
 	}
 	for _, f := range figs {
 		if missing := f.MissingDatasets(opts.dataDir); len(missing) > 0 {
-			why := fmt.Sprintf("needs %s, %s", strings.Join(missing, ", "), reproduceMissingWhere(opts.dataDir))
+			why := fmt.Sprintf("needs %s, %s", strings.Join(missing, ", "), experiments.MissingWhere(opts.dataDir, missing))
 			fmt.Fprintf(stderr, "skipped %s: %s\n", f.ID, why)
 			rep.add(f.ID, "skipped: "+why, 0, "—", "")
 			o.skipped++
@@ -311,13 +337,6 @@ func runFigures(ctx context.Context, figs []experiments.Figure, opts reproduceOp
 		}
 	}
 	return o
-}
-
-func reproduceMissingWhere(dataDir string) string {
-	if dataDir == "" {
-		return "no data directory (set --data or FEATUREDP_DATA)"
-	}
-	return "not found in " + dataDir
 }
 
 // writeReproduceFigure writes FIGURE-ID.csv, .png and .svg. The CSV is

@@ -136,7 +136,8 @@ func TestReproduceSkipsMissingData(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("code %d, stderr %q", code, errs)
 	}
-	if !strings.Contains(errs, "skipped corrdp-testonly-needs-data: needs no-such-file.csv, no data directory") {
+	if !strings.Contains(errs, "skipped corrdp-testonly-needs-data: needs no-such-file.csv, not found in $FEATUREDP_DATA (unset)") ||
+		!strings.Contains(errs, "put no-such-file.csv in the data directory") {
 		t.Errorf("stderr %q", errs)
 	}
 	if !strings.Contains(out, "skipped 1 for missing data") {

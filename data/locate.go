@@ -1,0 +1,68 @@
+package data
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// Locate returns the path of the dataset file name in the places Fetch
+// searches (Options.Dir, $FEATUREDP_DATA, the cache), without verifying or
+// downloading it: the first regular file of that name. ok is false when no
+// place holds one.
+func Locate(name string, opts Options) (path string, ok bool) {
+	dirs, _, _ := opts.searchDirs()
+	for _, d := range dirs {
+		p := filepath.Join(d, name)
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+			return p, true
+		}
+	}
+	return "", false
+}
+
+// FileStatus is the state of one registry file on this machine.
+type FileStatus struct {
+	File
+	// Path is where the file was found ("" when missing); Size its size in
+	// bytes.
+	Path string
+	Size int64
+	// Verified is true when the file's SHA-256 matches the registry.
+	Verified bool
+}
+
+// Status returns the state of every registry file: where it was found
+// (Locate), its size and whether its SHA-256 matches.
+func Status(opts Options) ([]FileStatus, error) {
+	out := make([]FileStatus, 0, len(registry))
+	for _, f := range registry {
+		s := FileStatus{File: f}
+		if p, ok := Locate(f.Name, opts); ok {
+			st, err := os.Stat(p)
+			if err != nil {
+				return nil, fmt.Errorf("data: %w", err)
+			}
+			sum, err := fileSHA256(p)
+			if err != nil {
+				return nil, fmt.Errorf("data: reading %s: %w", p, err)
+			}
+			s.Path, s.Size, s.Verified = p, st.Size(), sum == f.SHA256
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// Places describes the places Fetch and Locate search, in order.
+func Places(opts Options) []string {
+	_, looked, _ := opts.searchDirs()
+	return looked
+}
+
+// CacheDir returns the download cache of opts (Options.CacheDir, or
+// os.UserCacheDir()/featuredp), "" when there is none.
+func CacheDir(opts Options) string {
+	_, _, cache := opts.searchDirs()
+	return cache
+}
