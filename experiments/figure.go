@@ -321,23 +321,9 @@ func MissingWhere(dataDir string, files []string) string {
 // workers. It returns a *MissingDataError if datasets are missing.
 // progress may be nil; see RunOptions.Progress.
 func (f Figure) Execute(ctx context.Context, p Profile, env Env, progress func(done, total int)) (*Results, error) {
-	if err := f.Validate(); err != nil {
-		return nil, err
-	}
-	p, err := ParseProfile(string(p))
+	cells, env, err := f.prepare(p, env)
 	if err != nil {
 		return nil, err
-	}
-	if missing := f.MissingDatasets(env.DataDir); len(missing) > 0 {
-		return nil, &MissingDataError{Figure: f.ID, DataDir: env.DataDir, Files: missing}
-	}
-	cells, err := f.Cells(p)
-	if err != nil {
-		return nil, fmt.Errorf("experiments: figure %s: building %s cells: %w", f.ID, p, err)
-	}
-	env.Profile = p
-	if env.Memo == nil {
-		env.Memo = NewMemo(0)
 	}
 	res, err := Run(ctx, cells, func(ctx context.Context, c Cell) ([]Measurement, error) {
 		return f.Run(ctx, c, env)
@@ -346,4 +332,28 @@ func (f Figure) Execute(ctx context.Context, p Profile, env Env, progress func(d
 		return nil, fmt.Errorf("experiments: figure %s: %w", f.ID, err)
 	}
 	return res, nil
+}
+
+// prepare validates the figure and the profile, checks the datasets and
+// returns the profile's cells and the Env the cells run with.
+func (f Figure) prepare(p Profile, env Env) ([]Cell, Env, error) {
+	if err := f.Validate(); err != nil {
+		return nil, env, err
+	}
+	p, err := ParseProfile(string(p))
+	if err != nil {
+		return nil, env, err
+	}
+	if missing := f.MissingDatasets(env.DataDir); len(missing) > 0 {
+		return nil, env, &MissingDataError{Figure: f.ID, DataDir: env.DataDir, Files: missing}
+	}
+	cells, err := f.Cells(p)
+	if err != nil {
+		return nil, env, fmt.Errorf("experiments: figure %s: building %s cells: %w", f.ID, p, err)
+	}
+	env.Profile = p
+	if env.Memo == nil {
+		env.Memo = NewMemo(0)
+	}
+	return cells, env, nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
+	"strconv"
 )
 
 // RunOptions configures Run.
@@ -19,6 +20,10 @@ type RunOptions struct {
 	Progress func(done, total int)
 	// Figure is written in the figure column of every row.
 	Figure string
+	// CellIndex, if set (one entry per cell), tags every row of cell i
+	// with the extra column _cell = CellIndex[i]: a sharded run's index of
+	// the cell in the figure's full cell list (see Figure.ExecuteShard).
+	CellIndex []int
 }
 
 // CellFunc computes the measurements of one cell.
@@ -41,6 +46,9 @@ func Run(ctx context.Context, cells []Cell, fn CellFunc, opts RunOptions) (*Resu
 	if fn == nil {
 		return nil, fmt.Errorf("experiments: Run: nil cell function")
 	}
+	if opts.CellIndex != nil && len(opts.CellIndex) != len(cells) {
+		return nil, fmt.Errorf("experiments: Run: %d cell indices for %d cells", len(opts.CellIndex), len(cells))
+	}
 	total := len(cells)
 	workers := opts.Workers
 	if workers <= 0 {
@@ -59,6 +67,9 @@ func Run(ctx context.Context, cells []Cell, fn CellFunc, opts RunOptions) (*Resu
 		ms, err := callCell(ctx, fn, c)
 		if err == nil {
 			out[i], err = toRows(opts.Figure, c, ms)
+		}
+		if err == nil && opts.CellIndex != nil {
+			tagRows(out[i], opts.CellIndex[i])
 		}
 		if err != nil {
 			return fmt.Errorf("cell %d (method %q, x=%g, seed=%d%s): %w", i, c.Method, c.X, c.Seed, describeConfig(c.Config), err)
@@ -143,4 +154,16 @@ func callCell(ctx context.Context, fn CellFunc, c Cell) (ms []Measurement, err e
 		}
 	}()
 	return fn(ctx, c)
+}
+
+// tagRows adds the extra column _cell = idx to copies of the rows' extras.
+func tagRows(rows []Row, idx int) {
+	for k := range rows {
+		ex := make(map[string]string, len(rows[k].Extra)+1)
+		for key, v := range rows[k].Extra {
+			ex[key] = v
+		}
+		ex[partCell] = strconv.Itoa(idx)
+		rows[k].Extra = ex
+	}
 }

@@ -43,8 +43,9 @@ type reproduceOptions struct {
 	dataDir   string
 	workers   int
 	list      bool
-	fetch     bool   // fetch the missing datasets first
-	mirror    string // download them from this base URL
+	fetch     bool               // fetch the missing datasets first
+	mirror    string             // download them from this base URL
+	shard     *experiments.Shard // run only this slice of the cells
 }
 
 // parseReproduce parses args, allowing flags before, between and after the
@@ -59,6 +60,7 @@ func parseReproduce(args []string, stdout io.Writer) (opts reproduceOptions, hel
 	list := fs.Bool("list", false, "list the selected figures (id, title, datasets) and exit")
 	fetch := fs.Bool("fetch", false, "first download the datasets the selected figures need and lack (see featuredp data fetch)")
 	mirror := fs.String("mirror", "", "with --fetch: download from `URL`/NAME instead of the canonical sources")
+	shard := fs.String("shard", "", "run only the slice `K/N` of every figure's cells and write partial results (combine them with featuredp merge)")
 	rest := args
 	for {
 		if err := fs.Parse(rest); err != nil {
@@ -95,6 +97,13 @@ func parseReproduce(args []string, stdout io.Writer) (opts reproduceOptions, hel
 	}
 	opts.out, opts.profile, opts.dataDir, opts.workers, opts.list = *out, p, *data, *workers, *list
 	opts.fetch, opts.mirror = *fetch, *mirror
+	if *shard != "" {
+		sh, err := experiments.ParseShard(*shard)
+		if err != nil {
+			return opts, false, errors.New(strings.TrimPrefix(err.Error(), "experiments: "))
+		}
+		opts.shard = &sh
+	}
 	return opts, false, nil
 }
 
@@ -298,36 +307,18 @@ type reproduceOutcome struct{ written, skipped, failed int }
 func runFigures(ctx context.Context, figs []experiments.Figure, opts reproduceOptions, rep *runReport, stdout, stderr io.Writer) reproduceOutcome {
 	env := experiments.Env{DataDir: opts.dataDir, Workers: opts.workers, Memo: experiments.NewMemo(0)}
 	var o reproduceOutcome
-	fail := func(id string, err error, wall time.Duration) {
-		fmt.Fprintf(stderr, "featuredp reproduce: %s: %v\n", id, err)
-		rep.add(id, "failed: "+err.Error(), wall, "—", "")
-		o.failed++
-	}
 	for _, f := range figs {
 		if missing := f.MissingDatasets(opts.dataDir); len(missing) > 0 {
 			why := fmt.Sprintf("needs %s, %s", strings.Join(missing, ", "), experiments.MissingWhere(opts.dataDir, missing))
 			fmt.Fprintf(stderr, "skipped %s: %s\n", f.ID, why)
 			rep.add(f.ID, "skipped: "+why, 0, "—", "")
 			o.skipped++
+		} else if err := runOne(ctx, f, opts, env, rep, stdout, stderr); err != nil {
+			fmt.Fprintf(stderr, "featuredp reproduce: %s: %v\n", f.ID, err)
+			rep.add(f.ID, "failed: "+err.Error(), 0, "—", "")
+			o.failed++
 		} else {
-			bar := newProgressBar(stderr, f.ID)
-			r, err := dpnb.RunFigure(ctx, f, opts.profile, env, bar.update)
-			bar.finish(err == nil)
-			var werr error
-			if err == nil {
-				werr = writeReproduceFigure(opts.out, r)
-			}
-			switch {
-			case err != nil:
-				fail(f.ID, err, 0)
-			case werr != nil:
-				fail(f.ID, werr, r.Elapsed)
-			default:
-				o.written++
-				rep.add(f.ID, "ran", r.Elapsed, claimsSummary(r.Comparisons()), figureSection(r))
-				fmt.Fprintf(stdout, "%s: %d rows in %v -> %s.{csv,png,svg}\n", f.ID, len(r.Results.Rows),
-					r.Elapsed.Round(time.Millisecond), filepath.Join(opts.out, f.ID))
-			}
+			o.written++
 		}
 		if err := rep.write(); err != nil {
 			fmt.Fprintf(stderr, "featuredp reproduce: %v\n", err)
@@ -337,6 +328,38 @@ func runFigures(ctx context.Context, figs []experiments.Figure, opts reproduceOp
 		}
 	}
 	return o
+}
+
+// runOne runs one figure (or its shard, with --shard) and writes its files
+// and report section.
+func runOne(ctx context.Context, f experiments.Figure, opts reproduceOptions, env experiments.Env, rep *runReport, stdout, stderr io.Writer) error {
+	bar := newProgressBar(stderr, f.ID)
+	if opts.shard != nil {
+		part, err := f.ExecuteShard(ctx, opts.profile, env, *opts.shard, bar.update)
+		bar.finish(err == nil)
+		if err != nil {
+			return err
+		}
+		base, err := writePart(opts.out, part)
+		if err != nil {
+			return err
+		}
+		rep.add(f.ID, fmt.Sprintf("ran shard %s: %d of %d cells", part.Shard, len(part.Cells), part.Total), 0, "—", "")
+		fmt.Fprintf(stdout, "%s: shard %s, %d rows -> %s.{csv,json}\n", f.ID, part.Shard, len(part.Rows), base)
+		return nil
+	}
+	r, err := dpnb.RunFigure(ctx, f, opts.profile, env, bar.update)
+	bar.finish(err == nil)
+	if err != nil {
+		return err
+	}
+	if err := writeReproduceFigure(opts.out, r); err != nil {
+		return err
+	}
+	rep.add(f.ID, "ran", r.Elapsed, claimsSummary(r.Comparisons()), figureSection(r))
+	fmt.Fprintf(stdout, "%s: %d rows in %v -> %s.{csv,png,svg}\n", f.ID, len(r.Results.Rows),
+		r.Elapsed.Round(time.Millisecond), filepath.Join(opts.out, f.ID))
+	return nil
 }
 
 // writeReproduceFigure writes FIGURE-ID.csv, .png and .svg. The CSV is
