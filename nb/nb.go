@@ -16,7 +16,9 @@ import (
 	"math"
 	"strings"
 	"sync"
+	"time"
 
+	"github.com/featuredp/featuredp/internal/eta"
 	"github.com/featuredp/featuredp/internal/plotrender"
 
 	"github.com/go-gota/gota/dataframe"
@@ -202,6 +204,7 @@ type Progress struct {
 	label string
 	done  int
 	total int
+	start time.Time
 }
 
 // NewProgress creates a progress bar with a label; nothing is shown until the
@@ -213,8 +216,11 @@ func NewProgress(label string) *Progress {
 // Update sets the bar to done of total and redraws it.
 func (p *Progress) Update(done, total int) {
 	p.mu.Lock()
+	if p.start.IsZero() {
+		p.start = time.Now()
+	}
 	p.done, p.total = done, total
-	s := ProgressHTML(p.label, done, total)
+	s := ProgressHTML(p.label, done, total, time.Since(p.start))
 	p.mu.Unlock()
 	gonbui.UpdateHtml(p.id, s)
 }
@@ -222,18 +228,19 @@ func (p *Progress) Update(done, total int) {
 // Done replaces the bar with a final one-line summary.
 func (p *Progress) Done() {
 	p.mu.Lock()
-	s := fmt.Sprintf("%s: %d/%d done", html.EscapeString(p.label), p.done, p.total)
+	s := fmt.Sprintf("%s: %d/%d done in %s", html.EscapeString(p.label), p.done, p.total, eta.Format(time.Since(p.start)))
 	p.mu.Unlock()
 	gonbui.UpdateHtml(p.id, s)
 }
 
-// ProgressHTML renders a progress bar as HTML (a <progress> element and a
-// "done/total" count). total ≤ 0 renders an empty bar.
-func ProgressHTML(label string, done, total int) string {
+// ProgressHTML renders a progress bar as HTML: a <progress> element, the
+// "done/total" count, the time elapsed and an estimate of the time left.
+// total ≤ 0 renders an empty bar.
+func ProgressHTML(label string, done, total int, elapsed time.Duration) string {
 	if total <= 0 {
 		total, done = 1, 0
 	}
 	done = max(0, min(done, total))
-	return fmt.Sprintf(`<div>%s <progress value="%d" max="%d" style="width:40%%"></progress> %d/%d (%.0f%%)</div>`,
-		html.EscapeString(label), done, total, done, total, 100*float64(done)/float64(total))
+	return fmt.Sprintf(`<div>%s <progress value="%d" max="%d" style="width:40%%"></progress> %d/%d (%.0f%%), %s</div>`,
+		html.EscapeString(label), done, total, done, total, 100*float64(done)/float64(total), eta.Status(elapsed, done, total))
 }

@@ -3,6 +3,7 @@ package nb
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-gota/gota/dataframe"
 	"github.com/go-gota/gota/series"
@@ -48,13 +49,13 @@ func TestProgressHTML(t *testing.T) {
 		done, total int
 		want        string
 	}{
-		{0, 10, "0/10 (0%)"},
-		{5, 10, "5/10 (50%)"},
-		{12, 10, "10/10 (100%)"},
+		{0, 10, "0/10 (0%), elapsed 20s</div>"},
+		{5, 10, "5/10 (50%), elapsed 20s, about 20s left"},
+		{12, 10, "10/10 (100%), elapsed 20s</div>"},
 		{3, 0, "0/1 (0%)"},
 	}
 	for _, tc := range tests {
-		if got := ProgressHTML("run", tc.done, tc.total); !strings.Contains(got, tc.want) {
+		if got := ProgressHTML("run", tc.done, tc.total, 20*time.Second); !strings.Contains(got, tc.want) {
 			t.Errorf("ProgressHTML(%d,%d) = %q, want it to contain %q", tc.done, tc.total, got, tc.want)
 		}
 	}

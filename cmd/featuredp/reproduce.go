@@ -16,6 +16,7 @@ import (
 	"github.com/featuredp/featuredp/data"
 	"github.com/featuredp/featuredp/dpnb"
 	"github.com/featuredp/featuredp/experiments"
+	"github.com/featuredp/featuredp/internal/eta"
 )
 
 func init() {
@@ -127,6 +128,9 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 	}
 	if opts.fetch {
 		fetchForFigures(figs, opts, stdout, stderr)
+	}
+	if opts.profile == experiments.Full {
+		printExpected(stderr, figs)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -407,6 +411,7 @@ type progressBar struct {
 	quarter int
 	done    int
 	total   int
+	now     func() time.Time // the clock (time.Now; tests replace it)
 }
 
 func newProgressBar(w io.Writer, label string) *progressBar {
@@ -416,7 +421,7 @@ func newProgressBar(w io.Writer, label string) *progressBar {
 			tty = true
 		}
 	}
-	return &progressBar{w: w, tty: tty, label: label, start: time.Now()}
+	return &progressBar{w: w, tty: tty, label: label, start: time.Now(), now: time.Now}
 }
 
 func (b *progressBar) update(done, total int) {
@@ -425,20 +430,20 @@ func (b *progressBar) update(done, total int) {
 		return
 	}
 	if b.tty {
-		now := time.Now()
+		now := b.now()
 		if done < total && now.Sub(b.last) < 100*time.Millisecond {
 			return
 		}
 		b.last = now
 		const width = 30
 		fill := width * done / total
-		fmt.Fprintf(b.w, "\r%s [%s%s] %d/%d %3d%% %v ", b.label, strings.Repeat("#", fill), strings.Repeat(".", width-fill),
-			done, total, 100*done/total, time.Since(b.start).Round(100*time.Millisecond))
+		fmt.Fprintf(b.w, "\r%s [%s%s] %d/%d %3d%% %s\033[K", b.label, strings.Repeat("#", fill), strings.Repeat(".", width-fill),
+			done, total, 100*done/total, eta.Status(b.now().Sub(b.start), done, total))
 		return
 	}
 	if q := 4 * done / total; q > b.quarter && done > 0 {
 		b.quarter = q
-		fmt.Fprintf(b.w, "%s: %d/%d cells (%d%%)\n", b.label, done, total, 100*done/total)
+		fmt.Fprintf(b.w, "%s: %d/%d cells (%d%%), %s\n", b.label, done, total, 100*done/total, eta.Status(b.now().Sub(b.start), done, total))
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/featuredp/featuredp/dpnb"
 	"github.com/featuredp/featuredp/experiments"
@@ -180,12 +181,33 @@ func TestReproduceUsageErrors(t *testing.T) {
 func TestReproduceProgressBar(t *testing.T) {
 	var b bytes.Buffer
 	bar := newProgressBar(&b, "fig")
+	t0 := time.Now()
+	var tick time.Time
+	bar.start, bar.now = t0, func() time.Time { return tick }
 	for i := 0; i <= 8; i++ {
+		tick = t0.Add(time.Duration(i) * 10 * time.Second) // 10 s per cell
 		bar.update(i, 8)
 	}
 	bar.finish(true)
-	want := "fig: 2/8 cells (25%)\nfig: 4/8 cells (50%)\nfig: 6/8 cells (75%)\nfig: 8/8 cells (100%)\n"
+	want := "fig: 2/8 cells (25%), elapsed 20s, about 1m00s left\nfig: 4/8 cells (50%), elapsed 40s, about 40s left\n" +
+		"fig: 6/8 cells (75%), elapsed 1m00s, about 20s left\nfig: 8/8 cells (100%), elapsed 1m20s\n"
 	if b.String() != want {
 		t.Errorf("got %q, want %q", b.String(), want)
+	}
+}
+
+// Every registered figure has a measured full-profile wall time, and the
+// estimate names the long ones.
+func TestFullWallTimeKnown(t *testing.T) {
+	for _, f := range experiments.Figures() {
+		if _, ok := fullWallTime[f.ID]; !ok && !strings.Contains(f.ID, "testonly") {
+			t.Errorf("%s has no measured full-profile wall time in fullWallTime (expected.go)", f.ID)
+		}
+	}
+	var b bytes.Buffer
+	fdp, _ := experiments.Select([]string{"fdp"})
+	printExpected(&b, fdp)
+	if !strings.Contains(b.String(), "≈ 2h55m") || !strings.Contains(b.String(), "fdp-fig4 ≈ 2h09m") {
+		t.Errorf("%q", b.String())
 	}
 }

@@ -25,6 +25,7 @@ var coreImports = map[string][]string{
 	"internal/numeric":    {},
 	"internal/valid":      {},
 	"internal/plotrender": {},
+	"internal/eta":        {},
 	"accounting":          {"internal/numeric"},
 	"models":              {"design", "internal/numeric", "internal/valid"},
 	"data":                {"design", "internal/numeric", "internal/valid"},

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/featuredp/featuredp/experiments"
+	"github.com/featuredp/featuredp/internal/eta"
+)
+
+// fullWallTime is each figure's measured wall time for --profile full on
+// the 2-core reference machine with 2 workers (BENCHMARKS.md, the section
+// of each paper; runs under load, so an idle machine is faster). A new
+// figure adds its measurement here (a test checks every figure has one).
+var fullWallTime = map[string]time.Duration{
+	"accounting-calibration":     time.Second,
+	"accounting-eps-vs-steps":    time.Second,
+	"bcdp-fig3":                  67 * time.Second,
+	"bcdp-fig4-dimension":        6 * time.Second,
+	"bcdp-fig4-fraction":         10 * time.Second,
+	"bcdp-least-squares":         58 * time.Second,
+	"bcdp-notions":               time.Second,
+	"corrdp-fig1a":               3 * time.Second,
+	"corrdp-fig1b":               3*time.Minute + 9*time.Second,
+	"corrdp-fig1c":               37 * time.Second,
+	"corrdp-fig1d":               time.Minute + 3*time.Second,
+	"corrdp-fig1e":               time.Second,
+	"corrdp-fig1f":               time.Minute + 43*time.Second,
+	"corrdp-fig2a":               3 * time.Second,
+	"corrdp-fig2b":               3 * time.Second,
+	"corrdp-fig2c":               3 * time.Second,
+	"corrdp-fig2d":               3 * time.Second,
+	"corrdp-table2":              time.Second,
+	"fdp-fig4":                   2*time.Hour + 9*time.Minute,
+	"fdp-fig5":                   29 * time.Minute,
+	"fdp-labeldp":                17*time.Minute + 19*time.Second,
+	"fdp-table1":                 time.Second,
+	"fdp-theory":                 29 * time.Second,
+	"smoothdp-fig2-imputation":   time.Second,
+	"smoothdp-fig2-pca":          time.Second,
+	"smoothdp-fig2-quantization": time.Second,
+	"smoothdp-fig3":              2*time.Minute + 30*time.Second,
+	"smoothdp-pathological":      time.Second,
+	"smoothdp-ptr":               6*time.Minute + 42*time.Second,
+	"smoothdp-table1":            time.Second,
+	"smoothdp-table2":            time.Second,
+}
+
+// printExpected prints, before a full-profile run, each figure's measured
+// wall time and the total.
+func printExpected(w io.Writer, figs []experiments.Figure) {
+	var total time.Duration
+	var parts []string
+	for _, f := range figs {
+		d, ok := fullWallTime[f.ID]
+		if !ok {
+			parts = append(parts, f.ID+" (not measured)")
+			continue
+		}
+		total += d
+		if d >= 10*time.Second {
+			parts = append(parts, fmt.Sprintf("%s ≈ %s", f.ID, eta.Format(d)))
+		}
+	}
+	fmt.Fprintf(w, "expected wall time with --profile full on 2 cores (BENCHMARKS.md): ≈ %s", eta.Format(total))
+	if len(parts) > 0 {
+		fmt.Fprintf(w, " (%s; the rest under 10 s each)", strings.Join(parts, ", "))
+	}
+	fmt.Fprintln(w)
+}

@@ -1,0 +1,41 @@
+// Package eta estimates the time left of a run of cells from the time
+// taken so far, for the progress bars of the command line and the
+// notebooks.
+package eta
+
+import (
+	"fmt"
+	"time"
+)
+
+// Left returns the time the remaining total−done cells will take at the
+// mean rate so far, elapsed/done; ok is false before the first cell is done
+// or when nothing is left.
+func Left(elapsed time.Duration, done, total int) (time.Duration, bool) {
+	if done <= 0 || done >= total || elapsed <= 0 {
+		return 0, false
+	}
+	return time.Duration(float64(elapsed) / float64(done) * float64(total-done)), true
+}
+
+// Format renders a duration for a progress line: "42s", "3m07s", "1h05m".
+func Format(d time.Duration) string {
+	d = d.Round(time.Second)
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+	}
+	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+}
+
+// Status is "elapsed 3m07s, about 1m02s left" (or just the elapsed time
+// when nothing can be estimated yet).
+func Status(elapsed time.Duration, done, total int) string {
+	s := "elapsed " + Format(elapsed)
+	if left, ok := Left(elapsed, done, total); ok {
+		s += ", about " + Format(left) + " left"
+	}
+	return s
+}

@@ -1,0 +1,42 @@
+package eta
+
+import (
+	"testing"
+	"time"
+)
+
+func TestLeft(t *testing.T) {
+	for _, tc := range []struct {
+		elapsed     time.Duration
+		done, total int
+		want        time.Duration
+		ok          bool
+	}{
+		{10 * time.Second, 1, 4, 30 * time.Second, true},
+		{60 * time.Second, 30, 40, 20 * time.Second, true},
+		{10 * time.Second, 0, 4, 0, false},
+		{10 * time.Second, 4, 4, 0, false},
+		{0, 1, 4, 0, false},
+	} {
+		got, ok := Left(tc.elapsed, tc.done, tc.total)
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("Left(%v, %d, %d) = %v, %v; want %v, %v", tc.elapsed, tc.done, tc.total, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+func TestFormatAndStatus(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		42 * time.Second: "42s", 187 * time.Second: "3m07s", 65 * time.Minute: "1h05m", 1400 * time.Millisecond: "1s",
+	} {
+		if got := Format(d); got != want {
+			t.Errorf("Format(%v) = %q, want %q", d, got, want)
+		}
+	}
+	if got := Status(10*time.Second, 1, 4); got != "elapsed 10s, about 30s left" {
+		t.Errorf("Status: %q", got)
+	}
+	if got := Status(10*time.Second, 0, 4); got != "elapsed 10s" {
+		t.Errorf("Status before the first cell: %q", got)
+	}
+}
