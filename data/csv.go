@@ -69,19 +69,43 @@ func ReadCSV(r io.Reader, opts CSVOptions) (dataframe.DataFrame, error) {
 // readRecords parses the CSV text into a header and data rows; lines[i] is
 // the 1-based input line of rows[i].
 func readRecords(r io.Reader, opts CSVOptions) (header []string, rows [][]string, lines []int, err error) {
+	cr, err := newCSVReader(r, opts)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if header, rows, lines, err = scanRecords(cr, opts); err != nil {
+		return nil, nil, nil, err
+	}
+	if header, err = finishHeader(header, rows, opts); err != nil {
+		return nil, nil, nil, err
+	}
+	return header, rows, lines, nil
+}
+
+// utf8BOM is the byte-order mark some tools write at the start of UTF-8
+// files.
+const utf8BOM = "\xef\xbb\xbf"
+
+// newCSVReader checks the options, drops a leading UTF-8 byte-order mark
+// (else it would stick to the first column's name), skips opts.SkipLines
+// lines and returns the configured CSV reader.
+func newCSVReader(r io.Reader, opts CSVOptions) (*csv.Reader, error) {
 	if r == nil {
-		return nil, nil, nil, fmt.Errorf("data: ReadCSV: nil reader: %w", ErrCSV)
+		return nil, fmt.Errorf("data: ReadCSV: nil reader: %w", ErrCSV)
 	}
 	if opts.SkipLines < 0 {
-		return nil, nil, nil, fmt.Errorf("data: ReadCSV: negative SkipLines %d: %w", opts.SkipLines, ErrCSV)
+		return nil, fmt.Errorf("data: ReadCSV: negative SkipLines %d: %w", opts.SkipLines, ErrCSV)
 	}
 	br := bufio.NewReader(r)
+	if b, err := br.Peek(len(utf8BOM)); err == nil && string(b) == utf8BOM {
+		br.Discard(len(utf8BOM))
+	}
 	for i := 0; i < opts.SkipLines; i++ {
 		if _, err := br.ReadString('\n'); err != nil {
 			if err == io.EOF {
-				return nil, nil, nil, fmt.Errorf("data: ReadCSV: input ended while skipping line %d of %d: %w", i+1, opts.SkipLines, ErrCSV)
+				return nil, fmt.Errorf("data: ReadCSV: input ended while skipping line %d of %d: %w", i+1, opts.SkipLines, ErrCSV)
 			}
-			return nil, nil, nil, fmt.Errorf("data: ReadCSV: skipping line %d: %w", i+1, err)
+			return nil, fmt.Errorf("data: ReadCSV: skipping line %d: %w", i+1, err)
 		}
 	}
 	cr := csv.NewReader(br)
@@ -93,6 +117,12 @@ func readRecords(r io.Reader, opts CSVOptions) (header []string, rows [][]string
 	cr.LazyQuotes = opts.LazyQuotes
 	cr.ReuseRecord = false
 	cr.TrimLeadingSpace = opts.TrimSpace
+	return cr, nil
+}
+
+// scanRecords reads every record: the first is the header unless
+// opts.NoHeader.
+func scanRecords(cr *csv.Reader, opts CSVOptions) (header []string, rows [][]string, lines []int, err error) {
 	first := true
 	for {
 		rec, err := cr.Read()
@@ -122,18 +152,24 @@ func readRecords(r io.Reader, opts CSVOptions) (header []string, rows [][]string
 		rows = append(rows, rec)
 		lines = append(lines, line+opts.SkipLines)
 	}
+	return header, rows, lines, nil
+}
+
+// finishHeader applies opts.Names / NoHeader and checks that there are data
+// rows and that every column has a distinct, non-empty name.
+func finishHeader(header []string, rows [][]string, opts CSVOptions) ([]string, error) {
 	width := len(header)
 	if opts.NoHeader {
 		if len(rows) == 0 {
-			return nil, nil, nil, fmt.Errorf("data: ReadCSV: no data rows: %w", ErrCSV)
+			return nil, fmt.Errorf("data: ReadCSV: no data rows: %w", ErrCSV)
 		}
 		width = len(rows[0])
 	} else if header == nil {
-		return nil, nil, nil, fmt.Errorf("data: ReadCSV: empty input (no header row): %w", ErrCSV)
+		return nil, fmt.Errorf("data: ReadCSV: empty input (no header row): %w", ErrCSV)
 	}
 	if opts.Names != nil {
 		if len(opts.Names) != width {
-			return nil, nil, nil, fmt.Errorf("data: ReadCSV: %d names given for %d columns: %w", len(opts.Names), width, ErrCSV)
+			return nil, fmt.Errorf("data: ReadCSV: %d names given for %d columns: %w", len(opts.Names), width, ErrCSV)
 		}
 		header = slices.Clone(opts.Names)
 	} else if opts.NoHeader {
@@ -143,19 +179,19 @@ func readRecords(r io.Reader, opts CSVOptions) (header []string, rows [][]string
 		}
 	}
 	if len(rows) == 0 {
-		return nil, nil, nil, fmt.Errorf("data: ReadCSV: header %q but no data rows: %w", strings.Join(header, ","), ErrCSV)
+		return nil, fmt.Errorf("data: ReadCSV: header %q but no data rows: %w", strings.Join(header, ","), ErrCSV)
 	}
 	seen := map[string]int{}
 	for i, h := range header {
 		if h == "" {
-			return nil, nil, nil, fmt.Errorf("data: ReadCSV: column %d has an empty name: %w", i, ErrCSV)
+			return nil, fmt.Errorf("data: ReadCSV: column %d has an empty name: %w", i, ErrCSV)
 		}
 		if j, ok := seen[h]; ok {
-			return nil, nil, nil, fmt.Errorf("data: ReadCSV: columns %d and %d are both named %q: %w", j, i, h, ErrCSV)
+			return nil, fmt.Errorf("data: ReadCSV: columns %d and %d are both named %q: %w", j, i, h, ErrCSV)
 		}
 		seen[h] = i
 	}
-	return header, rows, lines, nil
+	return header, nil
 }
 
 // buildFrame turns parsed records into typed gota series.

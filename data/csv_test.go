@@ -152,3 +152,32 @@ func FuzzReadCSV(f *testing.F) {
 		}
 	})
 }
+
+// A UTF-8 byte-order mark at the start of the file is dropped: it used to
+// stick to the first column's name ("\ufeffage"), so the schema's "age"
+// was reported missing.
+func TestReadCSVByteOrderMark(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		in   string
+		opts CSVOptions
+	}{
+		{"header", "\xef\xbb\xbfage,y\n30,1\n", CSVOptions{}},
+		{"skipped line", "\xef\xbb\xbf# comment\nage,y\n30,1\n", CSVOptions{SkipLines: 1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			df, err := ReadCSV(strings.NewReader(tc.in), tc.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := df.Names(); got[0] != "age" {
+				t.Errorf("first column %q, want \"age\"", got[0])
+			}
+		})
+	}
+	// A BOM-like sequence inside a value is kept.
+	df, err := ReadCSV(strings.NewReader("a,b\nx\xef\xbb\xbfy,1\n"), CSVOptions{})
+	if err != nil || df.Elem(0, 0).String() != "x\xef\xbb\xbfy" {
+		t.Errorf("value with an inner BOM: %v, %v", df.Elem(0, 0), err)
+	}
+}

@@ -41,8 +41,7 @@ type File struct {
 	Licence, Citation string
 }
 
-// registry is the table of known files; see /work/shared/datasets/README.md
-// of the project for provenance.
+// registry is the table of known files: name, checksum, source, licence.
 var registry = []File{
 	{
 		Name:    "adult.data",
@@ -63,7 +62,8 @@ var registry = []File{
 		Manual: "the canonical source is an .xls workbook inside a zip, which this library does not convert. " +
 			"Download the CSV export of UCI dataset 350 (\"UCI_Credit_Card.csv\", as distributed on Kaggle), " +
 			"or convert the .xls to CSV yourself (drop the ID column, name the target column \"default\"); " +
-			"a self-made conversion will not match the checksum, so also set Options.AllowUnverified",
+			"a self-made conversion will not match the checksum: Go code can accept it with Options.AllowUnverified, " +
+			"the command line accepts only a verified copy",
 		Licence: "CC BY 4.0", Citation: "Yeh, I.-C. & Lien, C.-H. (2009). The comparisons of data mining techniques for the predictive accuracy of probability of default of credit card clients. Expert Systems with Applications 36(2); UCI dataset 350",
 	},
 	{
@@ -73,7 +73,8 @@ var registry = []File{
 		Manual: "there is no byte-exact public URL for this file. Download the Medical Cost Personal data " +
 			"(\"insurance.csv\", 1,338 rows: age,sex,bmi,children,smoker,region,charges; from the book " +
 			"\"Machine Learning with R\", mirrored on Kaggle and as OpenML data id 46289); a copy with other " +
-			"bytes (line endings, rounding) needs Options.AllowUnverified",
+			"bytes (line endings, rounding) does not match the checksum: Go code can accept it with Options.AllowUnverified, " +
+			"the command line accepts only a verified copy",
 		Licence: "public domain per its source repository", Citation: "Lantz, B. (2013). Machine Learning with R (Medical Cost Personal dataset); OpenML data id 46289",
 	},
 	{
@@ -215,13 +216,19 @@ func Fetch(name string, opts Options) (string, error) {
 		if err != nil || st.IsDir() {
 			continue
 		}
+		if !st.Mode().IsRegular() {
+			// A device or a pipe (e.g. a link to /dev/zero) would be read
+			// forever by the checksum.
+			return "", fmt.Errorf("data: %s is not a regular file (mode %v): replace it with the dataset file", p, st.Mode())
+		}
 		got, err := fileSHA256(p)
 		if err != nil {
 			return "", fmt.Errorf("data: reading %s: %w", p, err)
 		}
 		if got != f.SHA256 && !opts.AllowUnverified {
-			return "", fmt.Errorf("data: %s: %w: expected SHA-256 %s, got %s (replace the file, or set Options.AllowUnverified to use it anyway)",
-				p, ErrChecksum, f.SHA256, got)
+			return "", fmt.Errorf("data: %s: %w: expected SHA-256 %s, got %s (delete or replace it: `featuredp data fetch %s` "+
+				"downloads a verified copy where one exists; in Go code, Options.AllowUnverified uses the file anyway)",
+				p, ErrChecksum, f.SHA256, got, f.Name)
 		}
 		return p, nil
 	}

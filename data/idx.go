@@ -56,7 +56,10 @@ func ReadIDX(r io.Reader) (*IDX, error) {
 			return nil, fmt.Errorf("data: ReadIDX: bad gzip header: %v: %w", err, ErrIDX)
 		}
 		defer zr.Close()
-		src = zr
+		// Cap the decompressed bytes, not only the header's claim: the
+		// header (≤ 16 bytes), at most MaxIDXBytes of data and one byte
+		// to detect trailing data.
+		src = io.LimitReader(zr, 16+MaxIDXBytes+1)
 	}
 	var magic uint32
 	if err := binary.Read(src, binary.BigEndian, &magic); err != nil {
@@ -105,31 +108,26 @@ func ReadIDX(r io.Reader) (*IDX, error) {
 // idxChunk is the unit in which readBounded allocates while reading.
 const idxChunk = 4 << 20
 
-// readBounded reads exactly total bytes. Memory is allocated in chunks as
-// data arrives, so a header that claims more data than the stream holds
-// costs at most one chunk beyond what was read.
+// readBounded reads exactly total bytes. A header that claims more data
+// than the stream holds costs at most one chunk: the full buffer is
+// allocated only once the first idxChunk bytes have arrived, and the rest
+// is read into it directly, so the peak is total + one chunk (a fresh
+// buffer's pages become resident only as they are written), never twice
+// the data.
 func readBounded(r io.Reader, total int64) ([]byte, error) {
+	first := make([]byte, min(total, idxChunk))
+	if n, err := io.ReadFull(r, first); err != nil {
+		return nil, truncated(total, int64(n), err)
+	}
 	if total <= idxChunk {
-		out := make([]byte, total)
-		if n, err := io.ReadFull(r, out); err != nil {
-			return nil, truncated(total, int64(n), err)
-		}
-		return out, nil
+		return first, nil
 	}
-	var chunks [][]byte
-	var got int64
-	for got < total {
-		c := make([]byte, min(idxChunk, total-got))
-		n, err := io.ReadFull(r, c)
-		got += int64(n)
-		if err != nil {
-			return nil, truncated(total, got, err)
-		}
-		chunks = append(chunks, c)
-	}
-	out := make([]byte, 0, total)
-	for _, c := range chunks {
-		out = append(out, c...)
+	out := make([]byte, total)
+	copy(out, first)
+	first = nil
+	n, err := io.ReadFull(r, out[idxChunk:])
+	if err != nil {
+		return nil, truncated(total, idxChunk+int64(n), err)
 	}
 	return out, nil
 }

@@ -205,3 +205,30 @@ func TestLoadFashionMNISTErrors(t *testing.T) {
 		t.Errorf("swapped files: %v", err)
 	}
 }
+
+// A gzip bomb (a few KB that inflate to many MB of zeros under a header
+// that claims them) costs about the data once, not twice: the reader used
+// to collect chunks and then copy them into a second buffer.
+func TestReadIDXGzipBombPeak(t *testing.T) {
+	const n = 16 << 20 // 4 chunks
+	var raw bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&raw, gzip.BestCompression)
+	binary.Write(zw, binary.BigEndian, uint32(IDXLabels))
+	binary.Write(zw, binary.BigEndian, uint32(n))
+	zw.Write(make([]byte, n))
+	zw.Close()
+	if raw.Len() > 64<<10 {
+		t.Fatalf("bomb is %d bytes", raw.Len())
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	idx, err := ReadIDX(bytes.NewReader(raw.Bytes()))
+	runtime.ReadMemStats(&after)
+	if err != nil || len(idx.Data) != n {
+		t.Fatalf("ReadIDX: %v", err)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > n+n/2 {
+		t.Errorf("reading %d MiB allocated %d MiB (want < 1.5×)", n>>20, alloc>>20)
+	}
+}

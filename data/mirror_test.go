@@ -8,7 +8,10 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // A mirror serves every file by name, plain: also a registry file that is
@@ -71,5 +74,54 @@ func TestFetchMirrorProgressInterrupted(t *testing.T) {
 	st, err := Status(opts)
 	if err != nil || len(st) != 3 || !st[0].Verified || st[2].Path != "" {
 		t.Errorf("Status: %+v %v", st, err)
+	}
+}
+
+// A dataset path that is a device or a pipe is an error, not an endless
+// read: Fetch used to hash a link to /dev/zero forever.
+func TestFetchRegularFilesOnly(t *testing.T) {
+	withRegistry(t, File{Name: "x.csv", SHA256: sha([]byte("x")), URL: "https://example.invalid/x.csv"})
+	for _, tc := range []struct {
+		name string
+		make func(p string) error
+	}{
+		{"link to /dev/zero", func(p string) error { return os.Symlink("/dev/zero", p) }},
+		{"named pipe", func(p string) error { return syscall.Mkfifo(p, 0o644) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := isolated(t)
+			opts.Dir, opts.Offline = t.TempDir(), true
+			if err := tc.make(filepath.Join(opts.Dir, "x.csv")); err != nil {
+				t.Skip(err)
+			}
+			done := make(chan error, 1)
+			go func() { _, err := Fetch("x.csv", opts); done <- err }()
+			select {
+			case err := <-done:
+				if err == nil || !strings.Contains(err.Error(), "not a regular file") {
+					t.Errorf("error %v, want \"not a regular file\"", err)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatal("Fetch did not return within 5 s")
+			}
+			if _, ok := Locate("x.csv", opts); ok {
+				t.Error("Locate accepted a non-regular file")
+			}
+		})
+	}
+}
+
+// The checksum error says how to fix the file, for the command line and
+// for Go code.
+func TestFetchChecksumMessage(t *testing.T) {
+	withRegistry(t, File{Name: "x.csv", SHA256: sha([]byte("x")), URL: "https://example.invalid/x.csv"})
+	opts := isolated(t)
+	opts.Dir, opts.Offline = t.TempDir(), true
+	if err := os.WriteFile(filepath.Join(opts.Dir, "x.csv"), []byte("y"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Fetch("x.csv", opts)
+	if !errors.Is(err, ErrChecksum) || !strings.Contains(err.Error(), "featuredp data fetch x.csv") || !strings.Contains(err.Error(), "AllowUnverified") {
+		t.Errorf("error %v", err)
 	}
 }
