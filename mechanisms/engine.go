@@ -32,7 +32,8 @@ import (
 // before every step; on cancellation Train returns an error wrapping
 // ctx.Err(). A non-finite θ (divergence) or schedule value stops training
 // with an error. The same Config gives bit-identical results on every run,
-// whatever GOMAXPROCS is (unless SecureNoise).
+// whatever GOMAXPROCS is, in Reproducible mode; Secure mode draws every
+// random number from the OS CSPRNG (Config.Mode).
 func Train(ctx context.Context, cfg Config) (*Result, error) {
 	if ctx == nil {
 		ctx = context.Background()
@@ -41,16 +42,11 @@ func Train(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	streams := cfg.Streams
-	if streams == nil {
-		streams = NewStreams(cfg.Seed)
+	streams, err := cfg.streams()
+	if err != nil {
+		return nil, err
 	}
-	t.rngS, t.rngP = streams.Sampling(), streams.PublicSampling()
-	if cfg.SecureNoise {
-		t.rngN = NewCryptoRand()
-	} else {
-		t.rngN = streams.Noise()
-	}
+	t.rngS, t.rngP, t.rngN = streams.Sampling(), streams.PublicSampling(), streams.Noise()
 	t.alloc()
 	if err := t.init(streams); err != nil {
 		return nil, err
@@ -117,6 +113,7 @@ func (t *trainer) run(ctx context.Context) (*Result, error) {
 		ExpectedBatchSize: t.m,
 		Phases:            t.phases,
 		PhasesNote:        t.note,
+		Mode:              cfg.Mode,
 	}
 	if t.pub {
 		res.PublicBatchSize = t.pubM

@@ -1,6 +1,7 @@
 package mechanisms
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/featuredp/featuredp/accounting"
@@ -176,15 +177,18 @@ type Config struct {
 	// only with the FullBatch sampler and without per-example clipping.
 	FullGrad func(theta, out []float64)
 
+	// Mode chooses the randomness: Reproducible (the default) draws
+	// everything from seeded streams — NewStreams(Seed), Seed 0 when
+	// unset, or Streams — and is not a private release; Secure draws
+	// batch sampling, noise and initialisation from the OS CSPRNG and
+	// ignores Seed (Streams must then be nil or NewSecureStreams()).
+	Mode Mode
 	// Seed selects the random streams NewStreams(Seed) when Streams is
-	// nil.
+	// nil (Reproducible mode; 0 when unset).
 	Seed uint64
 	// Streams, if non-nil, supplies the streams instead of Seed (for
 	// example a grid cell's Split(i)).
 	Streams *Streams
-	// SecureNoise draws the privacy noise from a CryptoSource instead of
-	// the seeded Noise stream. Runs are then NOT reproducible.
-	SecureNoise bool
 }
 
 // TracePoint is one recorded loss value.
@@ -222,4 +226,25 @@ type Result struct {
 	PhasesNote string
 	// Trace holds the recorded losses (Config.TraceEvery).
 	Trace []TracePoint
+	// Mode is the randomness the run used (Config.Mode): only a Secure
+	// run is a private release.
+	Mode Mode
+}
+
+// streams returns the run's stream tree: seeded (Reproducible) or the OS
+// CSPRNG for every purpose (Secure). A seeded Config.Streams in Secure mode
+// is an error rather than a silently predictable run.
+func (cfg Config) streams() (*Streams, error) {
+	if err := cfg.Mode.Validate(); err != nil {
+		return nil, err
+	}
+	switch {
+	case cfg.Mode == Secure && cfg.Streams != nil && !cfg.Streams.Secure():
+		return nil, errors.New("mechanisms: Train: Mode is Secure but Config.Streams is a seeded stream tree; leave Streams nil or pass NewSecureStreams()")
+	case cfg.Mode == Secure:
+		return NewSecureStreams(), nil
+	case cfg.Streams != nil:
+		return cfg.Streams, nil
+	}
+	return NewStreams(cfg.Seed), nil
 }

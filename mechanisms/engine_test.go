@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"runtime"
 	"strings"
 	"testing"
@@ -345,10 +346,11 @@ func TestTrainDeterminism(t *testing.T) {
 		t.Fatal("another seed gave the same result")
 	}
 	cfg.Seed = 77
-	cfg.SecureNoise = true
-	if e := mustTrain(t, cfg); sameBits(a.Theta, e.Theta) {
-		t.Fatal("SecureNoise reproduced the seeded noise")
+	cfg.Mode = Secure
+	if e := mustTrain(t, cfg); sameBits(a.Theta, e.Theta) || e.Mode != Secure {
+		t.Fatal("Secure mode reproduced the seeded run")
 	}
+	cfg.Mode = Reproducible
 	// A stateful sampler in a reused Config restarts every run.
 	sh, _ := NewShuffledEpochs(10)
 	cfg = Config{Model: lsq{d: 4}, Data: cfg.Data, Steps: 25, Optimizer: SGD{LR: 0.1}, Sampler: sh}
@@ -633,5 +635,64 @@ func TestTrainWithModels(t *testing.T) {
 		Sampler: UniformSubset{Size: 50}, Clip: ClipBatch, ClipNorm: 5, Noise: corr, Seed: 2})
 	if acc := mlp.Evaluate(res.Theta, data).Accuracy; acc < 0.8 {
 		t.Errorf("CorrDP MLP accuracy %v", acc)
+	}
+}
+
+// recordingSampler is a Poisson sampler that records every batch.
+type recordingSampler struct {
+	Poisson
+	batches [][]int
+}
+
+func (r *recordingSampler) Sample(rng *rand.Rand, n int, buf []int) ([]int, error) {
+	b, err := r.Poisson.Sample(rng, n, buf)
+	r.batches = append(r.batches, append([]int(nil), b...))
+	return b, err
+}
+
+// Secure mode draws the batches from the OS CSPRNG: two runs with the same
+// seed see different batches (the amplification by subsampling needs
+// secret batches), while two Reproducible runs see identical ones.
+func TestSecureModeBatches(t *testing.T) {
+	data, _ := regression(t, 200, 4, 11)
+	run := func(mode Mode) [][]int {
+		rec := &recordingSampler{Poisson: Poisson{Rate: 0.1}}
+		cfg := Config{Model: lsq{d: 4}, Data: data, Steps: 30, Optimizer: SGD{LR: 0.1}, Sampler: rec, Seed: 5, Mode: mode}
+		if res := mustTrain(t, cfg); res.Mode != mode {
+			t.Fatalf("Result.Mode %v, want %v", res.Mode, mode)
+		}
+		return rec.batches
+	}
+	if a, b := run(Reproducible), run(Reproducible); !reflect.DeepEqual(a, b) {
+		t.Error("two Reproducible runs with the same seed drew different batches")
+	}
+	if a, b := run(Secure), run(Secure); reflect.DeepEqual(a, b) {
+		t.Error("two Secure runs with the same seed drew the same batches")
+	}
+	if a, b := run(Reproducible), run(Secure); reflect.DeepEqual(a, b) {
+		t.Error("a Secure run drew the seeded batches")
+	}
+	cfg := Config{Model: lsq{d: 4}, Data: data, Steps: 3, Optimizer: SGD{LR: 0.1}, Sampler: Poisson{Rate: 0.1}, Mode: Secure, Streams: NewStreams(5)}
+	if _, err := Train(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), "seeded stream tree") {
+		t.Errorf("Secure mode with seeded Streams: %v", err)
+	}
+	cfg.Streams, cfg.Mode = NewSecureStreams(), Mode(7)
+	if _, err := Train(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), "unknown mode") {
+		t.Errorf("unknown mode: %v", err)
+	}
+}
+
+func TestSecureStreams(t *testing.T) {
+	s := NewSecureStreams().Derive("cell").Split(3)
+	if !s.Secure() || NewStreams(1).Secure() || (*Streams)(nil).Secure() {
+		t.Fatal("Secure flag not kept")
+	}
+	if s.Noise().Uint64() == s.Noise().Uint64() {
+		t.Error("two secure generators of the same purpose repeated a value")
+	}
+	for m, want := range map[Mode]string{Reproducible: "not a private release", Secure: "OS CSPRNG"} {
+		if !strings.Contains(m.String(), want) {
+			t.Errorf("%d: %q", m, m.String())
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	crand "crypto/rand"
 	"crypto/sha256"
 	"encoding/binary"
+	"fmt"
 	"math/rand/v2"
 )
 
@@ -41,8 +42,55 @@ const streamsDomain = "featuredp/mechanisms/streams/v1"
 // A Streams value is immutable and safe for concurrent use. The generators
 // it returns are not safe for concurrent use (math/rand/v2 semantics).
 type Streams struct {
-	key [32]byte
+	key    [32]byte
+	secure bool // every generator from the OS CSPRNG (NewSecureStreams)
 }
+
+// Mode is the explicit choice every entry point that releases something
+// makes about its randomness.
+type Mode int
+
+const (
+	// Reproducible (the default, the zero value) draws every random number
+	// from seeded streams (NewStreams): the same seed gives the same
+	// output, for experiments. Its output is NOT a private release: anyone
+	// who knows the seed (0 when none is set) can regenerate the noise and
+	// the batches and subtract them.
+	Reproducible Mode = iota
+	// Secure draws every random number — batch sampling, noise,
+	// shuffles, initialisation — from the operating system's CSPRNG
+	// (NewSecureStreams): fresh and unpredictable on every run, not
+	// reproducible, the mode for a private release.
+	Secure
+)
+
+// String describes the mode as results and reports state it.
+func (m Mode) String() string {
+	switch m {
+	case Reproducible:
+		return "reproducible (seeded; not a private release)"
+	case Secure:
+		return "secure (OS CSPRNG; not reproducible)"
+	}
+	return fmt.Sprintf("Mode(%d)", int(m))
+}
+
+// Validate reports an unknown mode.
+func (m Mode) Validate() error {
+	if m != Reproducible && m != Secure {
+		return fmt.Errorf("mechanisms: unknown mode %d (Reproducible or Secure)", int(m))
+	}
+	return nil
+}
+
+// NewSecureStreams returns a stream tree whose every generator — of any
+// node reached by Derive or Split, for any purpose — reads the OS CSPRNG
+// (a new CryptoSource each time). Code written against Streams therefore
+// runs unchanged in Secure mode, with no seeded randomness left anywhere.
+func NewSecureStreams() *Streams { return &Streams{secure: true} }
+
+// Secure reports whether s comes from NewSecureStreams.
+func (s *Streams) Secure() bool { return s != nil && s.secure }
 
 // NewStreams returns the root of the stream tree for seed.
 func NewStreams(seed uint64) *Streams {
@@ -67,7 +115,7 @@ func (s *Streams) child(tag byte, data []byte) *Streams {
 	binary.LittleEndian.PutUint64(b[1:], uint64(len(data)))
 	h.Write(b[:])
 	h.Write(data)
-	c := &Streams{}
+	c := &Streams{secure: s.secure}
 	h.Sum(c.key[:0])
 	return c
 }
@@ -88,8 +136,12 @@ func (s *Streams) Split(i int) *Streams {
 // Rand returns a new generator for purpose, positioned at the start of the
 // sequence of (this node, purpose). Calling Rand twice with the same purpose
 // returns two generators with the SAME sequence: take one generator per
-// purpose, or Derive a child for another independent one.
+// purpose, or Derive a child for another independent one. On a secure tree
+// (NewSecureStreams) every call returns a fresh CSPRNG-backed generator.
 func (s *Streams) Rand(purpose string) *rand.Rand {
+	if s.secure {
+		return NewCryptoRand()
+	}
 	h := sha256.New()
 	h.Write([]byte(streamsDomain))
 	h.Write(s.key[:])

@@ -1,0 +1,157 @@
+package mechanisms
+
+import (
+	"math"
+	"math/big"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// chiSquare compares counts with an exact pmf over the integers in
+// [−lim, lim] (the tails pooled into the end bins) and returns the
+// statistic and the degrees of freedom.
+func chiSquare(counts map[int64]int, n int, pmf func(y int64) float64, lim int64) (float64, int) {
+	stat, df := 0.0, 0
+	for y := -lim; y <= lim; y++ {
+		p, c := pmf(y), float64(counts[y])
+		if y == -lim || y == lim { // pool the tail
+			for z := lim + 1; z < 50*lim; z++ {
+				p += pmf(z)
+			}
+			for k, v := range counts {
+				if (y == lim && k > lim) || (y == -lim && k < -lim) {
+					c += float64(v)
+				}
+			}
+		}
+		e := p * float64(n)
+		stat += (c - e) * (c - e) / e
+		df++
+	}
+	return stat, df - 1
+}
+
+func TestBernoulliExp(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, g := range []*big.Rat{big.NewRat(0, 1), big.NewRat(1, 2), big.NewRat(1, 1), big.NewRat(5, 2)} {
+		const n = 20000
+		k := 0
+		for range n {
+			if BernoulliExp(rng, g) {
+				k++
+			}
+		}
+		gf, _ := g.Float64()
+		p := math.Exp(-gf)
+		if sd := math.Sqrt(p * (1 - p) / n); math.Abs(float64(k)/n-p) > 4*sd+1e-12 {
+			t.Errorf("γ = %v: frequency %v, want %v ± %v", g, float64(k)/n, p, sd)
+		}
+	}
+}
+
+// The samplers follow their exact pmfs (chi-square at the 0.1% level, fixed
+// seed: the statistic is well below the critical value).
+func TestDiscreteSamplersChiSquare(t *testing.T) {
+	const n = 20000
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, b := range []float64{0.7, 3} {
+		counts := map[int64]int{}
+		num := int64(math.Round(b * 10))
+		for range n {
+			counts[DiscreteLaplace(rng, big.NewInt(10), big.NewInt(num)).Int64()]++
+		}
+		bb := float64(num) / 10
+		norm := (1 - math.Exp(-1/bb)) / (1 + math.Exp(-1/bb))
+		stat, df := chiSquare(counts, n, func(y int64) float64 { return norm * math.Exp(-math.Abs(float64(y))/bb) }, int64(4*bb)+2)
+		if crit := float64(df) + 3.1*math.Sqrt(2*float64(df)) + 3; stat > crit {
+			t.Errorf("discrete Laplace b = %v: χ² = %.1f with %d df (critical ≈ %.1f)", bb, stat, df, crit)
+		}
+	}
+	for _, s2 := range []*big.Rat{big.NewRat(1, 2), big.NewRat(4, 1), big.NewRat(50, 1)} {
+		counts := map[int64]int{}
+		for range n {
+			counts[DiscreteGaussian(rng, s2).Int64()]++
+		}
+		sf, _ := s2.Float64()
+		z := 0.0
+		for y := -2000.0; y <= 2000; y++ {
+			z += math.Exp(-y * y / (2 * sf))
+		}
+		stat, df := chiSquare(counts, n, func(y int64) float64 { return math.Exp(-float64(y*y)/(2*sf)) / z }, int64(3*math.Sqrt(sf))+1)
+		if crit := float64(df) + 3.1*math.Sqrt(2*float64(df)) + 3; stat > crit {
+			t.Errorf("discrete Gaussian σ² = %v: χ² = %.1f with %d df (critical ≈ %.1f)", s2, stat, df, crit)
+		}
+	}
+}
+
+// Mironov's attack: x + float noise has low-order bits that depend on x. For
+// input 1, every output in (−½, ½) is 1 + n with n ∈ (−1.5, −0.5), an
+// exact multiple of 2⁻⁵³; from input 0 most outputs there are not, so each
+// such output proves the input was not 1. The discrete release outputs
+// multiples of its grid from both inputs, and the noise has full support
+// on the integers: no output excludes either input.
+func TestLeastSignificantBitsAttack(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	ulp := math.Ldexp(1, -53)
+	naiveSeparating, naiveSmall := 0, 0
+	for range 20000 {
+		y, err := LaplaceMechanism(rng, []float64{0}, 1, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(y[0]) < 0.5 {
+			naiveSmall++
+			if math.Mod(y[0], ulp) != 0 {
+				naiveSeparating++
+			}
+		}
+	}
+	if naiveSeparating < naiveSmall/2 {
+		t.Fatalf("naive Laplace: only %d of %d small outputs are unreachable from input 1", naiveSeparating, naiveSmall)
+	}
+	const grid = 1.0 / 1024
+	for _, x := range []float64{0, 1} {
+		for range 2000 {
+			y, _, err := DiscreteLaplaceRelease(rng, []float64{x}, grid, 1, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if k := y[0] / grid; k != math.Trunc(k) || math.Abs(k) > 1<<40 {
+				t.Fatalf("discrete release from %v gave %v, not a multiple of the grid", x, y[0])
+			}
+		}
+	}
+	if g, err := DiscreteGaussianRelease(rng, []float64{0.3, -2}, grid, 0.5); err != nil || g[0]/grid != math.Trunc(g[0]/grid) {
+		t.Fatalf("discrete Gaussian release %v, %v", g, err)
+	}
+}
+
+func TestDiscreteReleaseBadInput(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	for _, tc := range []struct {
+		name string
+		call func() error
+		want string
+	}{
+		{"nil rng", func() error { _, _, err := DiscreteLaplaceRelease(nil, []float64{1}, 0.1, 1, 1); return err }, "nil random source"},
+		{"empty", func() error { _, _, err := DiscreteLaplaceRelease(rng, nil, 0.1, 1, 1); return err }, "empty value"},
+		{"grid 0", func() error { _, err := DiscreteGaussianRelease(rng, []float64{1}, 0, 1); return err }, "grid"},
+		{"NaN value", func() error { _, err := DiscreteGaussianRelease(rng, []float64{math.NaN()}, 0.1, 1); return err }, "not finite"},
+		{"ε 0", func() error { _, _, err := DiscreteLaplaceRelease(rng, []float64{1}, 0.1, 1, 0); return err }, "must be finite and > 0"},
+		{"σ Inf", func() error { _, err := DiscreteGaussianRelease(rng, []float64{1}, 0.1, math.Inf(1)); return err }, "σ"},
+		{"δ 1", func() error { _, err := ZCDPEpsilon(0.1, 1); return err }, "δ"},
+		{"d 0", func() error { _, err := DiscreteGaussianRho(1, 1, 0.1, 0); return err }, "d 0"},
+	} {
+		if err := tc.call(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want one containing %q", tc.name, err, tc.want)
+		}
+	}
+	rho, _ := DiscreteGaussianRho(1, 2, 0.01, 4) // (1 + 0.02)²/8
+	if math.Abs(rho-1.02*1.02/8) > 1e-15 {
+		t.Errorf("ρ = %v", rho)
+	}
+	if e, _ := ZCDPEpsilon(rho, 1e-5); math.Abs(e-(rho+2*math.Sqrt(rho*math.Log(1e5)))) > 1e-12 {
+		t.Errorf("ε = %v", e)
+	}
+}
