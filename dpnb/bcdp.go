@@ -7,6 +7,7 @@ import (
 
 	"github.com/featuredp/featuredp/data"
 	"github.com/featuredp/featuredp/experiments"
+	"github.com/featuredp/featuredp/mechanisms"
 	"github.com/featuredp/featuredp/notions/bcdp"
 	"github.com/go-gota/gota/dataframe"
 	bcdpseries "github.com/go-gota/gota/series"
@@ -23,7 +24,8 @@ type BCDPMeanOptions = bcdp.MeanEstimationOptions
 // BCDPMeanResult is the output of BCDPMeanEstimation (see
 // bcdp.MeanEstimation for the fields). Errors are squared errors in the
 // columns' original units. Its estimates come from a reproducible
-// simulation seeded by Options.Seed, not from a private release. It renders
+// simulation seeded by Options.Seed, not from a private release, unless
+// Options.Mode is mechanisms.Secure. It renders
 // itself as a table, a plot and markdown (nb.Renderable).
 type BCDPMeanResult struct {
 	*bcdp.MeanEstimation
@@ -117,7 +119,11 @@ func (r BCDPMeanResult) Markdown() string {
 	fmt.Fprintf(&b, "| | BCDP | LDP baseline |\n|---|---:|---:|\n")
 	fmt.Fprintf(&b, "| predicted MSE (exact, unprojected) | %.4g | %.4g |\n", bcdpScaledSum(r.Predicted, r.Scale), bcdpScaledSum(r.PredictedBaseline, r.Scale))
 	fmt.Fprintf(&b, "| Monte Carlo MSE (%d simulated releases, %s projection) | %.4g | %.4g |\n", r.Options.Trials, r.Options.Projection, bcdpScaledSum(r.MC, r.Scale), bcdpScaledSum(r.MCBaseline, r.Scale))
-	fmt.Fprintf(&b, "\nThe estimates and errors are a reproducible simulation from seed %d, not a private release: anyone with the seed can regenerate the noise. A real release draws fresh, secret noise on each user's device.\n", r.Options.Seed)
+	if r.Options.Mode == mechanisms.Secure {
+		fmt.Fprintf(&b, "\nRandomness: %s. Every user's noise came from the operating system's CSPRNG, as a real release draws it on each device; the errors are over %d such releases.\n", r.Options.Mode, r.Options.Trials)
+	} else {
+		fmt.Fprintf(&b, "\nRandomness: %s. The estimates and errors are a simulation from seed %d: anyone with the seed can regenerate the noise. A real release draws fresh, secret noise on each user's device (Mode: mechanisms.Secure).\n", r.Options.Mode, r.Options.Seed)
+	}
 	if bcdpScaledSum(r.MC, r.Scale) > bcdpScaledSum(r.MCBaseline, r.Scale) {
 		b.WriteString("\nHere BCDP is **worse** than the min-δ baseline: with this q the allocation leaves the most sensitive columns a smaller budget than the baseline gives them (c_1 < min δ); see the mean-estimation notebook.\n")
 	}

@@ -4,10 +4,12 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/featuredp/featuredp/data"
+	"github.com/featuredp/featuredp/mechanisms"
 	"github.com/go-gota/gota/dataframe"
 	bcdpseries "github.com/go-gota/gota/series"
 )
@@ -86,8 +88,20 @@ func TestBCDPMeanEstimation(t *testing.T) {
 	if _, err := r.Plot(); err != nil {
 		t.Error(err)
 	}
-	if md := r.Markdown(); !strings.Contains(md, "Allocation") || !strings.Contains(md, "simulation from seed 1, not a private release") {
+	if md := r.Markdown(); !strings.Contains(md, "Allocation") || !strings.Contains(md, "not a private release") || !strings.Contains(md, "simulation from seed 1") {
 		t.Error(md)
+	}
+	// Secure mode: the releases draw from the OS CSPRNG (two runs differ)
+	// and the report says so.
+	sec := bcdpTestOptions()
+	sec.Mode, sec.Trials = mechanisms.Secure, 2
+	s1, err := BCDPMeanEstimation(ctx, df, bcdpTestSchema(), sec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2, _ := BCDPMeanEstimation(ctx, df, bcdpTestSchema(), sec)
+	if reflect.DeepEqual(s1.Estimate, s2.Estimate) || !strings.Contains(s1.Markdown(), "CSPRNG") {
+		t.Errorf("secure releases identical or report silent: %v", s1.Markdown())
 	}
 	one := bcdpTestOptions()
 	one.Workers = 1

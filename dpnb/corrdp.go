@@ -13,6 +13,7 @@ import (
 
 	"github.com/featuredp/featuredp/data"
 	"github.com/featuredp/featuredp/experiments"
+	"github.com/featuredp/featuredp/mechanisms"
 	"github.com/featuredp/featuredp/notions/corrdp"
 )
 
@@ -44,6 +45,10 @@ type CorrDPOptions struct {
 	// Workers [all cores] and Progress (may be nil) drive the runner.
 	Workers  int
 	Progress func(done, total int)
+	// Mode must be mechanisms.Reproducible (the default): the comparison
+	// is a seeded experiment of relative noise levels (paper mode, no ε
+	// accounted), never a private release, so Secure is rejected.
+	Mode mechanisms.Mode
 }
 
 // CorrDPResult is the outcome of CorrDPvsSemiVsStandard: the comparison as
@@ -73,6 +78,9 @@ type CorrDPResult struct {
 func CorrDPvsSemiVsStandard(ctx context.Context, df dataframe.DataFrame, schema data.Schema, opts CorrDPOptions) (*CorrDPResult, error) {
 	if ctx == nil {
 		ctx = context.Background()
+	}
+	if opts.Mode != mechanisms.Reproducible {
+		return nil, fmt.Errorf("dpnb: CorrDPvsSemiVsStandard: mode %v: the comparison is a seeded experiment (paper mode, no ε accounted), not a release; only the Reproducible mode is available", opts.Mode)
 	}
 	cmp, err := corrdp.NewComparison(df, schema, corrdp.CompareOptions{Eps: opts.Eps, Seeds: opts.Seeds, TV: opts.TV,
 		Neighbours: opts.Neighbours, C: opts.C, Alpha: opts.Alpha, Steps: opts.Steps, Delta: opts.Delta, Encode: opts.Encode})

@@ -11,6 +11,7 @@ import (
 	corrdpseries "github.com/go-gota/gota/series"
 
 	"github.com/featuredp/featuredp/data"
+	"github.com/featuredp/featuredp/mechanisms"
 )
 
 // corrdpUserFrame is a small user table: public region and age, sensitive
@@ -106,6 +107,16 @@ func TestCorrDPvsSemiVsStandard(t *testing.T) {
 
 // A label whose rows all fall in one class is rejected with a descriptive
 // error (the old helper accepted it and trained every method).
+// The comparison is a seeded experiment: Secure mode is refused with a
+// reason, not silently seeded.
+func TestCorrDPvsSemiVsStandardSecureRefused(t *testing.T) {
+	df, schema := corrdpUserFrame(200)
+	_, err := CorrDPvsSemiVsStandard(context.Background(), df, schema, CorrDPOptions{Eps: []float64{1}, Seeds: 1, Steps: 10, C: 0.01, Mode: mechanisms.Secure})
+	if err == nil || !strings.Contains(err.Error(), "only the Reproducible mode") {
+		t.Errorf("Secure mode: %v", err)
+	}
+}
+
 func TestCorrDPvsSemiVsStandardSingleClass(t *testing.T) {
 	df, schema := corrdpUserFrame(300)
 	ys := make([]string, df.Nrow())

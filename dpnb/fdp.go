@@ -56,8 +56,13 @@ type FeatureDPOptions struct {
 	// an assumption, not estimated from the private data); a column with
 	// neither gets no bound and is listed in FeatureDPResult.NoBound.
 	Ball map[string]float64
-	// Seed seeds the split and the cells.
+	// Seed seeds the split and the cells (Reproducible mode).
 	Seed uint64
+	// Mode is the training's randomness [mechanisms.Reproducible: seeded,
+	// the result is an experiment, not a private release]; Secure trains
+	// every private run with batches and noise from the OS CSPRNG (not
+	// reproducible). The train/test split stays seeded either way.
+	Mode mechanisms.Mode
 	// Workers for the cells [2].
 	Workers int
 	// Progress, if set, is called as cells finish.
@@ -157,6 +162,9 @@ func (cfg featureDPConfig) withDefaults(df dataframe.DataFrame) (featureDPConfig
 		return cfg, errors.New("the schema's task must be classification")
 	}
 	if err := checkBallKeys(cfg.Ball, cfg.Schema); err != nil {
+		return cfg, err
+	}
+	if err := cfg.Mode.Validate(); err != nil {
 		return cfg, err
 	}
 	if len(cfg.Eps) == 0 {
@@ -261,7 +269,7 @@ func (r *FeatureDPResult) train(ctx context.Context, enc *data.Encoded) error {
 			return nil, err
 		}
 		s := fdp.Setup{Model: model, Data: train, PubData: psi, Rate: q, Multiplier: cc.Z, Clip: cfg.Clip,
-			Steps: cfg.Steps, Alpha: cfg.Alpha, Optimizer: mechanisms.SGD{LR: cfg.LR}, Seed: c.Seed}
+			Steps: cfg.Steps, Alpha: cfg.Alpha, Optimizer: mechanisms.SGD{LR: cfg.LR}, Seed: c.Seed, Mode: cfg.Mode}
 		acc, spent, err := fdp.CompareRun(ctx, cc.Method, s, test, cfg.Delta)
 		if err != nil {
 			return nil, err
@@ -415,8 +423,8 @@ func (r *FeatureDPResult) Plot() (*plot.Plot, error) {
 func (r *FeatureDPResult) Markdown() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "**DP vs feature DP.** Public Ψ(x): %s and the label; protected: %s. q = %.4g, T = %d, C = %g, α = %g; "+
-		"z calibrated per ε (same for DP and FDP-Alg1, so both spend the same ε).\n\n",
-		strings.Join(r.Public, ", "), strings.Join(r.Private, ", "), r.Config.Rate, r.Config.Steps, r.Config.Clip, r.Config.Alpha)
+		"z calibrated per ε (same for DP and FDP-Alg1, so both spend the same ε). Randomness: %s.\n\n",
+		strings.Join(r.Public, ", "), strings.Join(r.Private, ", "), r.Config.Rate, r.Config.Steps, r.Config.Clip, r.Config.Alpha, r.Config.Mode)
 	b.WriteString("| ε | z | NonPrivate | Public | DP | FDP-Alg1 |\n|---:|---:|---:|---:|---:|---:|\n")
 	for k, e := range r.Eps {
 		fmt.Fprintf(&b, "| %g | %.3f |", e, r.Multipliers[k])

@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/featuredp/featuredp/data"
+	"github.com/featuredp/featuredp/mechanisms"
 	"github.com/go-gota/gota/dataframe"
 	fdpseries "github.com/go-gota/gota/series"
 )
@@ -122,6 +124,26 @@ func TestFeatureDPvsDP(t *testing.T) {
 	bad.Delta = 2
 	if _, err := FeatureDPvsDP(context.Background(), df, schema, bad); err == nil {
 		t.Error("δ = 2 accepted")
+	}
+	// The report states the randomness; Secure mode trains from the OS
+	// CSPRNG (two runs differ) and an unknown mode is an error.
+	if !strings.Contains(md, "Randomness: reproducible (seeded; not a private release)") {
+		t.Errorf("markdown does not state the mode: %s", md)
+	}
+	sec := cfg
+	sec.Mode, sec.Eps, sec.Seeds = mechanisms.Secure, []float64{0.25}, 2
+	a, err := FeatureDPvsDP(context.Background(), df, schema, sec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := FeatureDPvsDP(context.Background(), df, schema, sec)
+	if reflect.DeepEqual(a.Results.Rows, b.Results.Rows) || !strings.Contains(a.Markdown(), "secure (OS CSPRNG") {
+		t.Error("two Secure runs gave identical rows, or the report does not say Secure")
+	}
+	bad = cfg
+	bad.Mode = mechanisms.Mode(9)
+	if _, err := FeatureDPvsDP(context.Background(), df, schema, bad); err == nil || !strings.Contains(err.Error(), "unknown mode") {
+		t.Errorf("unknown mode: %v", err)
 	}
 	// A misspelt Ball key names the key (it used to be silently ignored).
 	bad = cfg

@@ -26,9 +26,21 @@
 // reports what the accountant needs (accounting.Phase) and does not compute
 // ε itself.
 //
-// Floating-point caveat: like Opacus and most research code, the noise here
-// is sampled in float64 (inverse CDF for Laplace, ziggurat for Gaussian).
-// Such samplers are vulnerable to the floating-point attacks of Mironov
-// (CCS 2012) when outputs are released with full precision; CryptoSource
-// improves the randomness, not the floating-point representation.
+// Randomness: every entry point takes an explicit Mode. Reproducible (the
+// default) draws everything from seeded streams — for experiments; the
+// output is not a private release, since anyone with the seed (0 when none
+// is set) can regenerate it. Secure draws batch sampling, noise, shuffles
+// and initialisation from the OS CSPRNG (NewSecureStreams) — for a release.
+//
+// Floating-point safety: LaplaceMechanism, GaussianMechanism and the
+// engine's DP-SGD noise sample in float64 (inverse CDF, ziggurat), like
+// Opacus; released with full precision, such outputs are open to the
+// least-significant-bit attacks of Mironov (CCS 2012), whatever the
+// generator. DiscreteLaplaceRelease and DiscreteGaussianRelease are the
+// floating-point-safe releases (exact discrete samplers of Canonne, Kamath
+// & Steinke 2020 on a grid, the rounding added to the sensitivity). The
+// engine keeps the continuous Gaussian: its subsampled RDP accountant is
+// proven for that distribution; a discrete-Gaussian DP-SGD would need an
+// amplification-by-subsampling analysis of the discrete Gaussian that
+// featuredp does not implement yet.
 package mechanisms

@@ -17,6 +17,7 @@ import (
 	"github.com/featuredp/featuredp/dpnb"
 	"github.com/featuredp/featuredp/experiments"
 	"github.com/featuredp/featuredp/internal/eta"
+	"github.com/featuredp/featuredp/mechanisms"
 )
 
 func init() {
@@ -30,7 +31,8 @@ Runs the selected figures (default: all) and writes, for each, DIR/FIGURE-ID.csv
 one): a summary table (figure, status, wall time, agreement with the paper's
 numbers) and a section per figure with the settings and the paper's numbers
 beside this run's. Figures whose datasets are missing from the data directory
-are skipped (and listed).
+are skipped (and listed). Figures are experiments: every cell is seeded
+(reproducible mode), so nothing they output is a private release.
 PAPER is one of: ` + "corrdp, fdp, bcdp, smoothdp, accounting" + `.
 
 flags:
@@ -218,9 +220,9 @@ func reportHeader(figs []experiments.Figure, opts reproduceOptions) string {
 	for i, f := range figs {
 		ids[i] = f.ID
 	}
-	h := fmt.Sprintf("# featuredp reproduce — %s\n\nprofile: %s · workers: %d · data: %s · %s/%s, %s\n\nfigures: %s\n\n",
+	h := fmt.Sprintf("# featuredp reproduce — %s\n\nprofile: %s · workers: %d · data: %s · %s/%s, %s · randomness: %s\n\nfigures: %s\n\n",
 		time.Now().Format("2006-01-02 15:04:05 MST"), opts.profile, opts.workers, dataDesc,
-		runtime.GOOS, runtime.GOARCH, runtime.Version(), strings.Join(ids, ", "))
+		runtime.GOOS, runtime.GOARCH, runtime.Version(), mechanisms.Reproducible, strings.Join(ids, ", "))
 	if opts.profile == experiments.Quick {
 		h += "The quick profile runs fewer seeds, steps and grid points than the papers: disagreements with the papers' numbers are expected where a number depends on them; `--profile full` uses the papers' settings.\n\n"
 	}

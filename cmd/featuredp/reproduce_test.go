@@ -85,7 +85,7 @@ func TestReproduceAccountingFigure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"# featuredp reproduce", "## Summary", "| accounting-eps-vs-steps | ran | ", " agree, 0 disagree |",
+	for _, want := range []string{"# featuredp reproduce", "randomness: reproducible (seeded; not a private release)", "## Summary", "| accounting-eps-vs-steps | ran | ", " agree, 0 disagree |",
 		"## accounting-eps-vs-steps", "Paper vs this run", "7.32911117", "![accounting-eps-vs-steps](accounting-eps-vs-steps.png)"} {
 		if !strings.Contains(string(report), want) {
 			t.Errorf("report lacks %q", want)

@@ -47,8 +47,12 @@ type MeanEstimationOptions struct {
 	// Trials is the number of simulated releases of each method [200].
 	Trials int
 	// Seed seeds the simulated mechanism noise: the whole result is a
-	// reproducible function of (data, options, Seed).
+	// reproducible function of (data, options, Seed), not a private release.
 	Seed uint64
+	// Mode is the releases' randomness [mechanisms.Reproducible: seeded
+	// simulation]; Secure draws every user's noise from the OS CSPRNG, so
+	// Estimate is a private release (not reproducible).
+	Mode mechanisms.Mode
 	// PaperConstant uses the Duchi radius as printed in the paper (2×,
 	// biased; spec §6.1). Default: the unbiased constant.
 	PaperConstant bool
@@ -75,11 +79,12 @@ type MeanEstimation struct {
 	N          int
 	TrueMean   []float64
 	// Estimate and BaselineEstimate are the server estimates of the first
-	// simulated release (trial 0). They are a reproducible simulation drawn
-	// from the fixed seed Options.Seed, NOT a private release: publishing
-	// them gives no privacy guarantee, because anyone with the seed can
-	// regenerate the noise. A real deployment draws fresh, secret noise on
-	// every user's device.
+	// release (trial 0). In the Reproducible mode (default) they are a
+	// simulation drawn from the fixed seed Options.Seed, NOT a private
+	// release: publishing them gives no privacy guarantee, because anyone
+	// with the seed can regenerate the noise. In the Secure mode every
+	// user's noise comes from the OS CSPRNG, as a real deployment draws it
+	// on each device.
 	Estimate, BaselineEstimate []float64
 	// Predicted MSE per column: exact, unprojected (spec §2.4), using the
 	// data's second moments (so it is an oracle value, for comparison only).
@@ -172,6 +177,9 @@ func (o MeanEstimationOptions) withDefaults() (MeanEstimationOptions, error) {
 	}
 	if o.Trials < 1 {
 		return o, fmt.Errorf("trials = %d must be ≥ 1", o.Trials)
+	}
+	if err := o.Mode.Validate(); err != nil {
+		return o, err
 	}
 	if o.Zeta == 0 {
 		o.Zeta = ZetaHeuristic(o.Q)
@@ -305,6 +313,9 @@ func (r *MeanEstimation) simulate(ctx context.Context, x, lo []float64) error {
 	methods := []*Mean{mB, mL}
 	labels := []string{"BCDP", "LDP"}
 	root := mechanisms.NewStreams(o.Seed).Derive("dpnb-bcdp-mean")
+	if o.Mode == mechanisms.Secure {
+		root = mechanisms.NewSecureStreams()
+	}
 	est := make([][]float64, 2*o.Trials) // index 2t+k: trial t, method k (original units)
 	err = experiments.Parallel(ctx, 2*o.Trials, o.Workers, func(ctx context.Context, i int) error {
 		t, k := i/2, i%2

@@ -94,6 +94,10 @@ type Setup struct {
 	// Seed or Streams select the random streams (see Config).
 	Seed    uint64
 	Streams *mechanisms.Streams
+	// Mode is the engine's randomness (mechanisms.Mode): Reproducible
+	// (default; seeded) or Secure (OS CSPRNG; Seed and a seeded Streams
+	// are then not used).
+	Mode mechanisms.Mode
 	// OnStep, if set, is Config.OnStep: called after every step with the
 	// global step number (public pre-training first) and the live θ.
 	OnStep func(t int, theta []float64)
@@ -131,7 +135,7 @@ func EngineConfig(method Method, s Setup) (mechanisms.Config, error) {
 		return mechanisms.Config{}, errors.New("fdp: EngineConfig: empty data")
 	}
 	base := mechanisms.Config{Schedule: s.Schedule, ProjectRadius: s.ProjectRadius, Init: s.Init, Seed: s.Seed, Streams: s.Streams, Optimizer: s.Optimizer,
-		OnStep: s.OnStep}
+		OnStep: s.OnStep, Mode: s.Mode}
 	switch method {
 	case NonPrivate, PublicOnly:
 		return nonPrivateConfig(method, s, base)
