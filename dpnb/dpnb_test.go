@@ -332,3 +332,19 @@ func TestResultPanels(t *testing.T) {
 		t.Errorf("summary without the panel key: %v", err)
 	}
 }
+
+func TestAudit(t *testing.T) {
+	r, err := Audit(context.Background(), AuditOptions{Only: []string{"laplace", "bcdp-duchi"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Records) != 2 || !strings.Contains(r.Markdown(), "| laplace |") || r.Table().Nrow() != 2 {
+		t.Errorf("%s", r.Markdown())
+	}
+	if _, err := r.Plot(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Audit(context.Background(), AuditOptions{Only: []string{"nope"}}); err == nil {
+		t.Error("unknown mechanism accepted")
+	}
+}

@@ -31,6 +31,7 @@ var coreImports = map[string][]string{
 	"data":                {"design", "internal/numeric", "internal/valid"},
 	"mechanisms":          {"accounting", "design", "models", "internal/numeric", "internal/valid"},
 	"experiments":         {"accounting", "data", "design", "mechanisms", "models", "internal/numeric", "internal/valid"},
+	"audit":               {"accounting", "design", "mechanisms", "models", "internal/numeric", "internal/valid"},
 }
 
 // transitional lists core imports allowed beyond coreImports while code

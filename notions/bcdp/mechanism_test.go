@@ -1,10 +1,12 @@
 package bcdp
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"testing"
 
+	"github.com/featuredp/featuredp/audit"
 	"github.com/featuredp/featuredp/mechanisms"
 	"gonum.org/v1/gonum/mat"
 )
@@ -479,5 +481,19 @@ func TestMeanExactLDP(t *testing.T) {
 	}
 	if _, err := m.SignLogLikelihood(nil, []float64{0.5, 1, 1, 1}); err == nil {
 		t.Error("non-±1 record accepted")
+	}
+}
+
+// The BCDP audits: ε_lb ≤ claimed level, controls flagged (fixed seed).
+func TestBCDPAudits(t *testing.T) {
+	for _, s := range []audit.Spec{duchiAuditSpec(), mechanism1AuditSpec()} {
+		r, err := audit.Run(context.Background(), s, audit.Options{Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: claimed %.3f, ε_lb %.3f, control %.3f", s.Name, r.ClaimedEpsilon, r.EpsilonLB, r.ControlEpsilonLB)
+		if r.EpsilonLB > r.ClaimedEpsilon || !r.ControlFlagged {
+			t.Errorf("%s: %+v", s.Name, r)
+		}
 	}
 }

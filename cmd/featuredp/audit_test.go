@@ -1,0 +1,43 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// `featuredp audit --json` lists every mechanism with the required fields,
+// ε_lb ≤ claimed and every control flagged (exit 0).
+func TestAuditJSON(t *testing.T) {
+	code, out, errs := runReproduceCLI("audit", "--json")
+	if code != 0 {
+		t.Fatalf("code %d\n%s\n%s", code, out, errs)
+	}
+	var recs []map[string]any
+	if err := json.Unmarshal([]byte(out), &recs); err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{}
+	for _, r := range recs {
+		for _, k := range []string{"mechanism", "claimed_epsilon", "epsilon_lb", "control_epsilon_lb", "control_flagged"} {
+			if _, ok := r[k]; !ok {
+				t.Errorf("record without %q: %v", k, r)
+			}
+		}
+		names[r["mechanism"].(string)] = true
+		if r["epsilon_lb"].(float64) > r["claimed_epsilon"].(float64) || r["control_flagged"] != true {
+			t.Errorf("%v", r)
+		}
+	}
+	for _, want := range []string{"laplace", "gaussian", "dpsgd-multistep", "bcdp-duchi", "bcdp-mechanism1"} {
+		if !names[want] {
+			t.Errorf("no audit of %s", want)
+		}
+	}
+	if code, _, errs := runReproduceCLI("audit", "--only", "lapalce"); code != 2 || !strings.Contains(errs, "unknown audit") {
+		t.Errorf("misspelt --only: %d %s", code, errs)
+	}
+	if code, _, _ := runReproduceCLI("audit", "--trials", "5"); code != 2 {
+		t.Errorf("--trials 5: code %d", code)
+	}
+}

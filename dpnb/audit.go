@@ -1,0 +1,99 @@
+package dpnb
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/featuredp/featuredp/audit"
+	"github.com/featuredp/featuredp/experiments"
+	"github.com/go-gota/gota/dataframe"
+	auditseries "github.com/go-gota/gota/series"
+	"gonum.org/v1/plot"
+)
+
+// AuditOptions configure Audit: the mechanisms (Only, by name; nil: every
+// registered audit) and the trials (see audit.Options).
+type AuditOptions struct {
+	Only []string
+	audit.Options
+}
+
+// AuditResult holds one record per audited mechanism; it renders itself as
+// a table, a bar plot and markdown (nb.Renderable).
+type AuditResult struct {
+	Records []audit.Record
+}
+
+// Audit runs the empirical privacy audit of featuredp's mechanisms (the
+// `featuredp audit` command): for each, a distinguishing attack's lower
+// bound ε_lb beside the claimed ε, and the broken control's (see package
+// audit).
+func Audit(ctx context.Context, opts AuditOptions) (*AuditResult, error) {
+	specs := audit.All()
+	if opts.Only != nil {
+		by := map[string]audit.Spec{}
+		for _, s := range specs {
+			by[s.Name] = s
+		}
+		specs = nil
+		for _, n := range opts.Only {
+			s, ok := by[n]
+			if !ok {
+				return nil, fmt.Errorf("dpnb: Audit: unknown mechanism %q", n)
+			}
+			specs = append(specs, s)
+		}
+	}
+	res := &AuditResult{}
+	for _, s := range specs {
+		r, err := audit.Run(ctx, s, opts.Options)
+		if err != nil {
+			return nil, fmt.Errorf("dpnb: Audit: %w", err)
+		}
+		res.Records = append(res.Records, r)
+	}
+	return res, nil
+}
+
+// Markdown is the audit table with a verdict per mechanism.
+func (r *AuditResult) Markdown() string {
+	var b strings.Builder
+	b.WriteString("| mechanism | claimed ε | ε_lb (95%) | control ε_lb | control flagged | verdict |\n|---|---:|---:|---:|---|---|\n")
+	for _, x := range r.Records {
+		v := "ok"
+		if !x.OK() {
+			v = "**problem**"
+		}
+		fmt.Fprintf(&b, "| %s | %.3f | %.3f | %.3f | %v | %s |\n", x.Mechanism, x.ClaimedEpsilon, x.EpsilonLB, x.ControlEpsilonLB, x.ControlFlagged, v)
+	}
+	return b.String()
+}
+
+// Table returns the records as a DataFrame.
+func (r *AuditResult) Table() dataframe.DataFrame {
+	var names, broken []string
+	var claimed, lb, ctrl []float64
+	for _, x := range r.Records {
+		names, broken = append(names, x.Mechanism), append(broken, x.Broken)
+		claimed, lb, ctrl = append(claimed, x.ClaimedEpsilon), append(lb, x.EpsilonLB), append(ctrl, x.ControlEpsilonLB)
+	}
+	return dataframe.New(auditseries.New(names, auditseries.String, "mechanism"),
+		auditseries.New(claimed, auditseries.Float, "claimed_epsilon"), auditseries.New(lb, auditseries.Float, "epsilon_lb"),
+		auditseries.New(ctrl, auditseries.Float, "control_epsilon_lb"), auditseries.New(broken, auditseries.String, "control"))
+}
+
+// Plot draws claimed ε, ε_lb and the control's ε_lb per mechanism.
+func (r *AuditResult) Plot() (*plot.Plot, error) {
+	var sums []experiments.Summary
+	for i, x := range r.Records {
+		for _, s := range []struct {
+			m string
+			v float64
+		}{{"claimed ε", x.ClaimedEpsilon}, {"ε_lb", x.EpsilonLB}, {"control ε_lb", x.ControlEpsilonLB}} {
+			sums = append(sums, experiments.Summary{Method: s.m, X: float64(i), Metric: "epsilon", Mean: s.v, N: 1})
+		}
+	}
+	return BarPlot(sums, BarOptions{Title: "Empirical audit: ε lower bounds vs claims", YLabel: "ε", Metric: "epsilon",
+		Band: BandNone, XFormat: func(x float64) string { return r.Records[int(x)].Mechanism }})
+}
