@@ -83,5 +83,6 @@ bench:   # the numbers in BENCHMARKS.md
 fuzz:    # 30 s per fuzz target (FUZZTIME=5m for the accountant's acceptance run)
 	go test -run '^$$' -fuzz=FuzzRDPInvariants -fuzztime=$(or $(FUZZTIME),30s) ./accounting/
 	go test -run '^$$' -fuzz=FuzzGaussianInvariants -fuzztime=$(or $(FUZZTIME),30s) ./accounting/
+	go test -run '^$$' -fuzz=FuzzFDPAccountingInvariants -fuzztime=$(or $(FUZZTIME),30s) ./notions/fdp/
 	go test -run '^$$' -fuzz=FuzzReadCSV -fuzztime=30s ./data/
 	go test -run '^$$' -fuzz=FuzzReadIDX -fuzztime=30s ./data/

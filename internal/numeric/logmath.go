@@ -111,3 +111,41 @@ func LogNormCDF(x float64) float64 {
 // NormCDF returns Φ(x), accurate to full relative precision in the lower tail
 // until it underflows.
 func NormCDF(x float64) float64 { return 0.5 * math.Erfc(-x/sqrt2) }
+
+// NormQuantile returns Φ⁻¹(p), the standard normal quantile, accurate to a
+// few ulps in relative terms also in the far lower tail (down to the
+// smallest denormal p), where −√2·Erfcinv(2p) fails: Go's Erfcinv(x) is
+// Erfinv(1 − x), and 1 − x rounds to 1 for x < 1e-16. It starts from
+// Erfcinv (or, below 1e-15, the asymptotic x ≈ −√(t − log t − log 2π),
+// t = −2 log p) and refines by Newton steps on log Φ(x) = log p. p ≤ 0
+// gives −Inf, p ≥ 1 +Inf, NaN NaN; p > ½ uses Φ⁻¹(p) = −Φ⁻¹(1 − p).
+func NormQuantile(p float64) float64 {
+	switch {
+	case math.IsNaN(p):
+		return math.NaN()
+	case p <= 0:
+		return math.Inf(-1)
+	case p >= 1:
+		return math.Inf(1)
+	case p > 0.5:
+		return -NormQuantile(1 - p)
+	}
+	var x float64
+	if p > 1e-15 {
+		x = -sqrt2 * math.Erfcinv(2*p)
+	} else {
+		t := -2 * math.Log(p)
+		x = -math.Sqrt(t - math.Log(t) - math.Log(2*math.Pi))
+	}
+	lp := math.Log(p)
+	for i := 0; i < 60; i++ {
+		lc := LogNormCDF(x)
+		f := lc - lp
+		if math.Abs(f) <= 1e-15*math.Max(1, math.Abs(lp)) {
+			break
+		}
+		d := math.Exp(-x*x/2 - 0.5*math.Log(2*math.Pi) - lc) // (log Φ)'(x) = φ(x)/Φ(x)
+		x -= f / d
+	}
+	return x
+}

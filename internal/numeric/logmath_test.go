@@ -79,3 +79,20 @@ func near(got, want, rel, abs float64) bool {
 	d := math.Abs(got - want)
 	return d <= abs || d <= rel*math.Abs(want)
 }
+
+func TestNormQuantile(t *testing.T) {
+	for _, p := range []float64{1e-320, 1e-300, 1e-100, 1e-30, 1e-20, 1e-16, 1e-10, 1e-3, 0.1, 0.3, 0.5} {
+		x := NormQuantile(p)
+		if got := LogNormCDF(x); math.Abs(got-math.Log(p)) > 1e-12*math.Max(1, math.Abs(math.Log(p))) {
+			t.Errorf("p = %v: Φ(Φ⁻¹(p)) = exp(%v), want exp(%v)", p, got, math.Log(p))
+		}
+	}
+	for _, p := range []float64{0.6, 0.9, 0.999} {
+		if x := NormQuantile(p); math.Abs(NormCDF(x)-p) > 1e-14 {
+			t.Errorf("p = %v: Φ(x) = %v", p, NormCDF(x))
+		}
+	}
+	if !math.IsInf(NormQuantile(0), -1) || !math.IsInf(NormQuantile(1), 1) || !math.IsNaN(NormQuantile(math.NaN())) {
+		t.Error("ends")
+	}
+}
