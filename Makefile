@@ -84,5 +84,8 @@ fuzz:    # 30 s per fuzz target (FUZZTIME=5m for the accountant's acceptance run
 	go test -run '^$$' -fuzz=FuzzRDPInvariants -fuzztime=$(or $(FUZZTIME),30s) ./accounting/
 	go test -run '^$$' -fuzz=FuzzGaussianInvariants -fuzztime=$(or $(FUZZTIME),30s) ./accounting/
 	go test -run '^$$' -fuzz=FuzzFDPAccountingInvariants -fuzztime=$(or $(FUZZTIME),30s) ./notions/fdp/
+	go test -run '^$$' -fuzz=FuzzCorrDPAccountingInvariants -fuzztime=$(or $(FUZZTIME),30s) ./notions/corrdp/
+	go test -run '^$$' -fuzz=FuzzAllocationInvariants -fuzztime=$(or $(FUZZTIME),30s) ./notions/bcdp/
+	go test -run '^$$' -fuzz=FuzzTheorem2Invariants -fuzztime=$(or $(FUZZTIME),30s) ./notions/smoothdp/
 	go test -run '^$$' -fuzz=FuzzReadCSV -fuzztime=30s ./data/
 	go test -run '^$$' -fuzz=FuzzReadIDX -fuzztime=30s ./data/
