@@ -31,7 +31,7 @@ type CorrDPOptions struct {
 	// Neighbours is N-one (one TV per feature) or N-jointU (one TV_max).
 	Neighbours corrdp.Neighbourhood
 	// C is the paper-mode noise constant of σ0² = C(log(1/δ)+1)/ε²; 0
-	// selects it by the Standard-only rule of spec §3.9 (never by CorrDP).
+	// selects it by the Standard-only rule of docs/corrdp.md (never by CorrDP).
 	C float64
 	// Alpha is the constant GD step [0.05 classification, 0.001 regression];
 	// Steps is T [1000].
@@ -65,7 +65,7 @@ type CorrDPResult struct {
 }
 
 // CorrDPvsSemiVsStandard runs the CorrDP paper's comparison on any
-// DataFrame with roles in one call (specs/corrdp.md §2.4, paper mode): it
+// DataFrame with roles in one call (docs/corrdp.md, paper mode): it
 // encodes df with schema (Sensitive / Public / Label roles), estimates the
 // TV of every Public feature (corrdp.EstimateTV) or takes opts.TV,
 // picks C by the Standard-only rule unless given, and trains logistic

@@ -106,7 +106,7 @@ type FeatureDPResult struct {
 // FeatureDPvsDP trains a classifier on df four ways — NonPrivate, Public
 // (the public columns only), DP (DP-SGD on all columns) and FDP-Alg1
 // (Algorithm 1 of the Feature-DP paper: ℓ_priv = ℓ(x) − ℓ(Ψ(x)) clipped and
-// noised, the public gradient on an independent batch; fdp.md §2.3) — at
+// noised, the public gradient on an independent batch) — at
 // each target (ε, δ), with the same q, T and calibrated z for both private
 // methods, and reports the test accuracy, the ε spent and the Thm 4
 // attribute-inference bound of every sensitive column. Ψ(x) keeps the

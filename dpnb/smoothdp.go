@@ -3,7 +3,7 @@ package dpnb
 // Beyond the paper (OURS): the privacy cost of the non-private
 // pre-processing that featuredp's own pipelines perform, accounted with the
 // smooth-RDP machinery of "Provable Privacy with Non-Private Pre-Processing"
-// (specs/smoothdp.md §10.2). Constants are reconstructed (spec §0).
+//. Constants are reconstructed.
 
 import (
 	"fmt"
@@ -17,9 +17,9 @@ import (
 
 // SmoothBanner is the reconstructed-constants banner every smoothdp notebook
 // shows.
-const SmoothBanner = "> **Reconstructed constants.** The seed text of the paper lost every formula: the constants of " +
-	"Tables 1–3, Theorem 2's form and Algorithm 1's lines are *reconstructed* (labels [R]/[D] in " +
-	"`specs/smoothdp.md` §0). The generic calculators (tight Theorem 2 from any RDP/SRDP curve, Mironov " +
+const SmoothBanner = "> **Reconstructed constants.** The text of the paper we reproduce from lost its formulas: the constants of " +
+	"Tables 1–3, Theorem 2's form and Algorithm 1's lines are *reconstructed* (labelled [R]/[D] in the documentation of " +
+	"`notions/smoothdp`; see docs/smooth-rdp.md). The generic calculators (tight Theorem 2 from any RDP/SRDP curve, Mironov " +
 	"conversion) are primary; a corrected constant changes a number here, never the validity of the tight bound."
 
 // SmoothStep is one pre-processing step of a pipeline with its replace-one
@@ -48,7 +48,7 @@ type SmoothPipeline struct {
 // accounting for the pre-processing (replace-one, Mironov conversion).
 type SmoothPipelineReport struct {
 	// K and Eta are the composite sensitivities: K = min(n, Σ k_i), Eta =
-	// Σ η_i (the spec's §12 A7 composite rule [D], valid when each step's
+	// Σ η_i (the composite rule [D], valid when each step's
 	// bound holds on the intermediate (hybrid) datasets).
 	K   int
 	Eta float64
@@ -62,7 +62,7 @@ type SmoothPipelineReport struct {
 	// EpsGroup is the group-privacy baseline with g = min(n, K+1).
 	EpsGroup float64
 	// EpsBest = min(EpsTight, EpsGroup): both are valid upper bounds
-	// (spec §12 A20).
+	//.
 	EpsBest float64
 	Delta   float64
 	Steps   []SmoothStep
@@ -129,7 +129,7 @@ func (r *SmoothPipelineReport) Markdown() string {
 	for _, s := range r.Steps {
 		fmt.Fprintf(&b, "| %s | %d | %.4g | %s |\n", s.Name, s.K, s.Eta, s.Note)
 	}
-	fmt.Fprintf(&b, "| **composite (sum rule, spec §12 A7)** | %d | %.4g | |\n\n", r.K, r.Eta)
+	fmt.Fprintf(&b, "| **composite (sum rule)** | %d | %.4g | |\n\n", r.K, r.Eta)
 	fmt.Fprintf(&b, "| accounting (δ = %g, replace-one, Mironov conversion) | ε |\n|---|---:|\n", r.Delta)
 	fmt.Fprintf(&b, "| ignoring the pre-processing (what the pipeline reports) | %.4g |\n", r.EpsIgnoring)
 	fmt.Fprintf(&b, "| Theorem 2, paper-style 2ε(2α)+2ε̃(2α,η) | %.4g |\n", r.EpsPaperStyle)
@@ -142,7 +142,7 @@ func (r *SmoothPipelineReport) Markdown() string {
 // SmoothDuplicateStep returns the exact-deduplication step of a DataFrame
 // (r = 0 in Proposition 3: a good cluster is a set of ≥ 2 identical rows):
 // k = 2 × the largest multiplicity of a duplicated row, η = 2R·k with
-// removed rows at distance 2R (spec §12 A5: the mechanism normalises by the
+// removed rows at distance 2R (docs/smooth-rdp.md: the mechanism normalises by the
 // original n and gives ⊥ zero weight; featuredp's pipelines instead drop the
 // rows, a difference this accounting ignores). The collection is {S and its
 // neighbours whose largest duplicate group is no larger}.

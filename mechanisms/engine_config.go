@@ -19,10 +19,10 @@ const (
 	ClipNone ClipMode = iota
 	// ClipPerExample clips each per-example gradient a_i (all parameters
 	// as one vector) to L2 norm C: a_i·min(1, C/‖a_i‖₂), before summing
-	// (DP-SGD; fdp.md §2.3). Required for the accountant's guarantee.
+	// (DP-SGD). Required for the accountant's guarantee.
 	ClipPerExample
 	// ClipBatch clips the L2 norm of the normalised private batch gradient
-	// to C before noise, like PyTorch's clip_grad_norm_ (corrdp.md §2.4 and
+	// to C before noise, like PyTorch's clip_grad_norm_ (docs/corrdp.md and
 	// §6 item 14: the CorrDP NN experiments). It bounds no per-example
 	// sensitivity. The public gradient (PublicTerm) is never clipped.
 	ClipBatch
@@ -48,7 +48,7 @@ const (
 	// NormalizeExpected divides by the sampler's expected batch size
 	// (q·n for Poisson, m for fixed-size batches, n for the full batch):
 	// the DP-SGD / Opacus convention, required for the accountant with
-	// Poisson sampling (fdp.md §2.3: "m = q·n, NOT |B_priv|").
+	// Poisson sampling (docs/feature-dp.md: "m = q·n, NOT |B_priv|").
 	NormalizeExpected Normalization = iota
 	// NormalizeRealised divides by the realised batch size |B_t| (an
 	// empty batch gives a zero gradient). With Poisson sampling the noise
@@ -67,7 +67,7 @@ func (n Normalization) String() string {
 	return fmt.Sprintf("Normalization(%d)", int(n))
 }
 
-// PublicTerm configures the two-batch feature-DP step of fdp.md §2.3
+// PublicTerm configures the two-batch feature-DP step of docs/feature-dp.md
 // (Algorithm 1 as implemented in the experiments):
 //
 //	a_i   = ∇ℓ(θ; x_i) − ∇ℓ_pub(θ; Ψ(x_i))   (SubtractFromPrivate; else ∇ℓ(θ; x_i))
@@ -95,18 +95,18 @@ type PublicTerm struct {
 	// all steps). No default: α = 1 is DP-SGD's scale.
 	Alpha float64
 	// SubtractFromPrivate makes the private per-example gradient
-	// ∇ℓ(x) − ∇ℓ_pub(Ψ(x)) (ℓ_priv = ℓ − ℓ_pub, fdp.md §2.1) instead of
+	// ∇ℓ(x) − ∇ℓ_pub(Ψ(x)) (ℓ_priv = ℓ − ℓ_pub) instead of
 	// ∇ℓ(x).
 	SubtractFromPrivate bool
 	// PretrainOnly uses the public term only for the
 	// Config.PublicPretrainSteps public steps; the private steps are then
-	// plain noisy SGD on ℓ (the "FDP (DP-SGD)" method of fdp.md §2.6).
+	// plain noisy SGD on ℓ (the "FDP (DP-SGD)" method of docs/feature-dp.md).
 	PretrainOnly bool
 	// SameBatch computes the public gradient of the private steps on the
 	// private batch B_priv itself, g_pub = (1/m) Σ_{i∈B_priv} ∇ℓ_pub(θ; Ψ(x_i))
 	// with m the expected private batch size, instead of on an independent
 	// uniform batch: the single-batch ablation the paper warns against
-	// (fdp.md §2.3). It loses amplification by subsampling, so Result.Phases
+	//. It loses amplification by subsampling, so Result.Phases
 	// is then empty; account with fdp.SingleBatchEpsilon (notions/fdp).
 	// Pre-training steps still use uniform batches of size m'.
 	SameBatch bool
@@ -160,7 +160,7 @@ type Config struct {
 	PublicPretrainSteps int
 
 	// Average also returns the average iterate θ̄ = (1/T)Σ_{t=1..T} θ_t
-	// over the private steps (DP-GD of smoothdp.md §7.2).
+	// over the private steps (DP-GD of docs/smooth-rdp.md).
 	Average bool
 	// OnStep, if set, is called after every step with the global step
 	// number t (1..PublicPretrainSteps+Steps, pre-training first) and the
@@ -219,7 +219,7 @@ type Result struct {
 	// sampler is Poisson (q = Rate, normalised by the expected size) or
 	// FullBatch (q = 1). Public pre-training adds no phase. The guarantee
 	// is (ε, δ)-DP for add/remove neighbours (and feature DP for the
-	// two-batch step, fdp.md §2.5); Semi / Weighted plans need the
+	// two-batch step); Semi / Weighted plans need the
 	// notion-specific accounting of package accounting instead.
 	Phases []accounting.Phase
 	// PhasesNote explains why Phases is empty (empty when it is not).

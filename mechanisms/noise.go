@@ -93,7 +93,7 @@ func checkVectors(fn string, rng *rand.Rand, v, scale []float64, scaleName strin
 
 // AddGaussian adds independent N(0, std[j]²) noise to each v[j] in place:
 // v ← v + b, b ~ N(0, diag(std²)) (the heterogeneous Gaussian of CorrDP,
-// corrdp.md §2.2). It draws exactly len(v) normals, in order, even where
+// docs/corrdp.md). It draws exactly len(v) normals, in order, even where
 // std[j] = 0, so runs that differ only in their scales use common random
 // numbers. On error (nil rng, len(std) ≠ len(v), non-finite v, negative or
 // non-finite std) v is left unchanged.
@@ -130,8 +130,8 @@ func AddLaplace(rng *rand.Rand, v, scale []float64) error {
 // LaplaceMechanism returns a noisy copy of value: value + (Y_1..Y_K) with
 // Y_k i.i.d. Laplace(b = l1Sens/eps). If l1Sens bounds ‖f(D) − f(D')‖₁
 // over neighbours D, D', the release is (ε, 0)-DP (Dwork et al. 2006;
-// smoothdp.md §7.1). With the CorrDP correlated sensitivity Δ_C in place of
-// l1Sens it is the CorrDP Laplace mechanism (corrdp.md §2.1). It returns an
+// docs/smooth-rdp.md). With the CorrDP correlated sensitivity Δ_C in place of
+// l1Sens it is the CorrDP Laplace mechanism. It returns an
 // error for a nil rng, an empty or non-finite value, l1Sens ≤ 0 or
 // non-finite, or eps ≤ 0 or non-finite.
 func LaplaceMechanism(rng *rand.Rand, value []float64, l1Sens, eps float64) ([]float64, error) {
@@ -163,7 +163,7 @@ func LaplaceMechanism(rng *rand.Rand, value []float64, l1Sens, eps float64) ([]f
 // If the L2 sensitivity is Δ₂, the release is (ε, δ)-DP for the (ε, δ)
 // pairs of the analytic Gaussian mechanism (Balle & Wang 2018),
 // δ = Φ(Δ₂/(2σ) − εσ/Δ₂) − e^ε Φ(−Δ₂/(2σ) − εσ/Δ₂), and Δ₂/σ-GDP
-// (smoothdp.md §7.1); package accounting computes these. It returns an
+// ; package accounting computes these. It returns an
 // error for a nil rng, an empty or non-finite value, or sigma ≤ 0 or
 // non-finite.
 func GaussianMechanism(rng *rand.Rand, value []float64, sigma float64) ([]float64, error) {

@@ -8,7 +8,7 @@ import (
 )
 
 // Optimizer turns noisy gradients into parameter updates. All optimizers
-// here are post-processing of the released noisy gradients (fdp.md §2.3),
+// here are post-processing of the released noisy gradients,
 // so they do not affect the privacy accounting.
 type Optimizer interface {
 	// Validate returns an error if the hyper-parameters are invalid.
@@ -62,7 +62,7 @@ type Momentum struct {
 	// LR is the base learning rate η > 0 (no default).
 	LR float64
 	// Beta is the momentum β ∈ [0, 1); 0 is plain SGD (e.g. 0.9 in
-	// fdp.md §4.3's Purchase100 runs).
+	// docs/feature-dp.md's Purchase100 runs).
 	Beta float64
 }
 

@@ -12,7 +12,7 @@ import (
 // NoisePlan is the Gaussian noise of one noisy-gradient step: the vector
 // b ~ N(0, diag(Std²)) added to the NORMALISED (batch-averaged, clipped)
 // private gradient, coordinate j of b having standard deviation Std[j]
-// (corrdp.md §2.2, b ~ N(0, diag σ²)). A nil *NoisePlan means no noise
+// (docs/corrdp.md, b ~ N(0, diag σ²)). A nil *NoisePlan means no noise
 // (non-private training).
 //
 // Multiplier, if > 0, is the noise multiplier z recorded for accounting
@@ -24,10 +24,11 @@ import (
 // Which plan is accounted how:
 //   - DPSGD (and Standard with a Multiplier set) with per-example clipping:
 //     the Poisson-subsampled Gaussian accountant (accounting.Phase) gives
-//     (ε, δ)-DP, and (ε, δ)-feature-DP for the two-batch step (fdp.md §2.5).
+//     (ε, δ)-DP, and (ε, δ)-feature-DP for the two-batch step.
 //   - Semi, Weighted and FeatureWeights plans (CorrDP, semi-DP) have
 //     coordinates with reduced noise: their guarantee is notion-specific
-//     (corrdp.md §2.6) and they carry no Multiplier.
+//
+// and they carry no Multiplier.
 type NoisePlan struct {
 	// Std is σ_j ≥ 0 for each of the P parameters.
 	Std []float64
@@ -64,7 +65,7 @@ func checkSigma(fn string, sigma float64) error {
 }
 
 // Standard returns the plan σ_j = σ for all P parameters (standard DP; the
-// "Standard" method of corrdp.md §2.4, σ² = σ0²). It has no Multiplier:
+// "Standard" method of docs/corrdp.md, σ² = σ0²). It has no Multiplier:
 // set one yourself, or use DPSGD, to get accounting phases. It returns an
 // error if P ≤ 0 or σ is negative or not finite.
 func Standard(numParams int, sigma float64) (*NoisePlan, error) {
@@ -82,8 +83,8 @@ func Standard(numParams int, sigma float64) (*NoisePlan, error) {
 }
 
 // Semi returns the plan σ_j = σ where mask[j] is true (a sensitive
-// parameter) and σ_j = 0 elsewhere ("Semi" of corrdp.md §2.4: σ_i² = σ0² for
-// i ∈ S, 0 for i ∈ U). Its guarantee is not standard DP (corrdp.md §6
+// parameter) and σ_j = 0 elsewhere ("Semi" of docs/corrdp.md: σ_i² = σ0² for
+// i ∈ S, 0 for i ∈ U). Its guarantee is not standard DP (docs/corrdp.md
 // item 9). It returns an error for an empty mask or a negative or
 // non-finite σ.
 func Semi(mask []bool, sigma float64) (*NoisePlan, error) {
@@ -104,7 +105,7 @@ func Semi(mask []bool, sigma float64) (*NoisePlan, error) {
 
 // Weighted returns the plan σ_j = σ·√w_j, i.e. variance σ_j² = σ²·w_j: the
 // CorrDP plan σ_i² = σ0²·TV~(i) with w = 1 on sensitive and w = TV~ on
-// insensitive parameters (corrdp.md §2.2 eq. 4 and §2.4). w = 1 everywhere
+// insensitive parameters (docs/corrdp.md eq. 4 and §2.4). w = 1 everywhere
 // reproduces Standard and w ∈ {0, 1} reproduces Semi, bit for bit. Use
 // FeatureWeights to build w from one weight per input feature. It returns
 // an error for empty weights, a negative or non-finite weight or σ.
@@ -128,7 +129,7 @@ func Weighted(varianceWeights []float64, sigma float64) (*NoisePlan, error) {
 // DPSGD returns the DP-SGD plan σ_j = z·C/m with Multiplier z: Gaussian
 // noise of std z·C on the sum of per-example gradients clipped to norm C,
 // divided by the expected batch size m = q·n (Abadi et al. 2016; Opacus;
-// fdp.md §2.3 g̃_priv = (s + N(0, z²C²I))/m). Use it with per-example
+// docs/feature-dp.md g̃_priv = (s + N(0, z²C²I))/m). Use it with per-example
 // clipping at the same C and normalisation by the expected batch size. It
 // returns an error if P ≤ 0, z < 0, C ≤ 0, m ≤ 0 or any is not finite.
 func DPSGD(numParams int, multiplier, clipNorm, expectedBatch float64) (*NoisePlan, error) {
@@ -168,9 +169,9 @@ type FirstLayerBiaser interface {
 // FeatureWeights maps one variance weight per input feature onto the
 // parameter vector, for Weighted: parameter p gets featureWeights[j] if p
 // is in model.FeatureParams(j) (the weight of feature j in a linear model;
-// for an MLP, row j of the first-layer weights, corrdp.md §2.3), biasWeight
+// for an MLP, row j of the first-layer weights), biasWeight
 // if the model implements FirstLayerBiaser and p is a first-layer bias
-// (corrdp.md §2.4: under CorrDP paper mode b1 gets TV_max, under Semi 0), and
+// (docs/corrdp.md: under CorrDP paper mode b1 gets TV_max, under Semi 0), and
 // otherWeight otherwise (later layers get the full variance: 1).
 //
 // It returns an error for a nil model, len(featureWeights) ≠

@@ -49,7 +49,7 @@ func checkN(fn string, rng *rand.Rand, n int) error {
 // ---------------------------------------------------------------------------
 
 // Poisson includes each row independently with probability Rate = q
-// (Poisson subsampling; Abadi et al. 2016, fdp.md §2.3 line B_priv). The
+// (Poisson subsampling; Abadi et al. 2016 line B_priv). The
 // batch size is Binomial(n, q), with mean q·n and variance q(1−q)n; this is
 // the sampling the subsampled-Gaussian RDP accountant assumes.
 //
@@ -128,7 +128,7 @@ func (p Poisson) sample(rng *rand.Rand, n int, buf []int) []int {
 
 // UniformSubset draws Size = m distinct rows uniformly at random without
 // replacement: every m-subset has probability 1/C(n, m) (the public batch
-// of fdp.md §2.3, and the fixed-size batches of CorrDP-SGD). The indices are
+// of docs/feature-dp.md, and the fixed-size batches of CorrDP-SGD). The indices are
 // returned sorted.
 //
 // For m ≤ n/8 it uses Floyd's algorithm (m uniforms, O(m²) worst-case
@@ -323,7 +323,7 @@ func (s *ShuffledEpochs) sample(rng *rand.Rand, n int, buf []int) []int {
 // ---------------------------------------------------------------------------
 
 // FullBatch selects every row, 0..n−1, at every step (gradient descent;
-// DP-GD of smoothdp.md §7.2, accounted as sample rate q = 1). It draws no
+// DP-GD of docs/smooth-rdp.md, accounted as sample rate q = 1). It draws no
 // randomness.
 type FullBatch struct{}
 

@@ -11,7 +11,7 @@ import (
 // Standard stream purposes used by Train. Any other string is a valid
 // purpose too.
 const (
-	// PurposeSampling is the private batch sampler's stream (fdp.md §2.3,
+	// PurposeSampling is the private batch sampler's stream (docs/feature-dp.md,
 	// stream A).
 	PurposeSampling = "sampling"
 	// PurposePublicSampling is the public batch sampler's stream (fdp.md

@@ -9,7 +9,7 @@ import (
 )
 
 // LossPart selects which part of the label-DP split of the softmax loss
-// a LabelSplitSoftmax computes (fdp.md §2.7, label-DP case study).
+// a LabelSplitSoftmax computes (docs/feature-dp.md, label-DP case study).
 type LossPart int
 
 const (
@@ -39,7 +39,7 @@ func (p LossPart) String() string {
 
 // LabelSplitSoftmax is bias-free softmax regression W ∈ R^{D×K} (layout: row
 // j of W at θ[j·K:(j+1)·K], as Softmax without the bias) with the label-DP
-// loss split of the paper's logistic case study (fdp.md §2.7; label DP is
+// loss split of the paper's logistic case study (docs/feature-dp.md; label DP is
 // feature DP with Ψ(x, y) = x):
 //
 //	ℓ      = lse(Wᵀx) − w_yᵀx          (Part = PartFull)

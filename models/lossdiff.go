@@ -10,7 +10,7 @@ import (
 	"github.com/featuredp/featuredp/design"
 )
 
-// LossDiff is the private part of the feature-DP loss split (fdp.md §2.1):
+// LossDiff is the private part of the feature-DP loss split:
 //
 //	ℓ_priv(θ; i) = ℓ(θ; x_i, y_i) − ℓ_pub(θ; Ψ(x_i), y_i),
 //
@@ -19,7 +19,7 @@ import (
 // a padded view g(Ψ(X)): same rows, same order). Both models share θ. Used as
 // mechanisms.Config.Model of Algorithm 1 it gives the engine per-example
 // norms of ∇ℓ_priv without materialising gradients: the rank-2 ghost norm
-// when both are *MLP of the same shape (fdp.md §4.2 item 4), else
+// when both are *MLP of the same shape, else
 // materialised per-example gradients; WeightedGradSum is
 // Full.WeightedGradSum(w) − Pub.WeightedGradSum(w). Evaluate with Full, not
 // with LossDiff.

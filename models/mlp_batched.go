@@ -11,7 +11,7 @@ import (
 
 // Batched (matrix-product) forward/backward passes of the MLP, used by
 // MLP.GradSum / WeightedGradSum / PerExampleGradNorms and by the feature-DP
-// difference model LossDiff (fdp.md §4.2 item 4). Rows are processed in chunks
+// difference model LossDiff. Rows are processed in chunks
 // of batchChunk; within a chunk the passes are gonum BLAS Dgemm calls, whose
 // result does not depend on GOMAXPROCS (each output block is reduced
 // sequentially along the inner dimension, and the blocking depends only on
@@ -175,7 +175,7 @@ func (m *MLP) batchedGradNorms(theta []float64, data *design.Data, idx []int, ou
 // diffNorms writes the norms of the per-example gradients of
 // ℓ_priv = ℓ(θ; x_i) − ℓ_pub(θ; x'_i), both MLPs of the same shape (m on
 // data, pub on pubData, same row indices), with the rank-2 ghost norm of
-// fdp.md §4.2 item 4: for a dense layer with inputs (x, x') and
+// docs/feature-dp.md: for a dense layer with inputs (x, x') and
 // back-propagated errors (δ, δ'),
 //
 //	‖δxᵀ − δ'x'ᵀ‖²_F = ‖δ‖²‖x‖² + ‖δ'‖²‖x'‖² − 2(δ·δ')(x·x'),

@@ -7,15 +7,14 @@ import (
 	"sort"
 )
 
-// ZetaHeuristic is the paper's heuristic ζ = (1+q)/2 (App. B.1, spec
-// §2.3), used in Figures 3–4 and the authors' code.
+// ZetaHeuristic is the paper's heuristic ζ = (1+q)/2 (App. B.1), used in Figures 3–4 and the authors' code.
 func ZetaHeuristic(q float64) float64 { return (1 + q) / 2 }
 
-// ZetaCorollary1 is the ζ = 1/2 of Corollary 1 (spec §2.5).
+// ZetaCorollary1 is the ζ = 1/2 of Corollary 1.
 const ZetaCorollary1 = 0.5
 
 // ZetaStar returns ζ* = log(1 + q(e^{δ̃_1} − 1))/δ̃_1, the ζ at which the
-// Theorem 2 rule returns the min-δ baseline c = δ̃_1·1 [derived, spec §2.3]
+// Theorem 2 rule returns the min-δ baseline c = δ̃_1·1 [derived]
 // (δ̃_1 = min(δ_1, ε) > 0 is the smallest demanded level). It is 0 at q = 0
 // (where ζ does not matter) and 1 at q = 1.
 func ZetaStar(delta1 float64, q float64) (float64, error) {
@@ -44,7 +43,7 @@ type Allocation struct {
 	LDP float64
 }
 
-// Allocate is the allocation rule of Theorem 2 (spec §2.3): given demanded
+// Allocate is the allocation rule of Theorem 2: given demanded
 // BCDP levels δ (any order; +Inf allowed = no coordinate-specific demand), an
 // LDP level ε > 0, the correlation bound q ∈ [0,1] of Assumption 1 and ζ ∈
 // (0,1], it sorts δ non-decreasingly (stable), sets δ̃ = min(δ, ε) and
@@ -134,11 +133,11 @@ type Weights int
 
 const (
 	// WeightsPaper are the paper's w_k = (c_k − c_{k−1})²/(d−k+1)
-	// (Mechanism 1), inverse variances only for small α (spec §2.4, §6.6).
+	// (Mechanism 1), inverse variances only for small α.
 	WeightsPaper Weights = iota
 	// WeightsInverseVariance are the data-free w_k = D_k/B_k², the exact
 	// inverse of the per-coordinate second moment B_k²/D_k of round k
-	// [ext, spec §2.4] — not in the paper.
+	// [ext] — not in the paper.
 	WeightsInverseVariance
 )
 
@@ -154,13 +153,13 @@ func (w Weights) String() string {
 }
 
 // DuchiB returns the radius B of the Duchi–Jordan–Wainwright ℓ2-ball
-// channel (Mechanism 2, spec §2.2) in dimension D ≥ 1, input radius r > 0 and
+// channel (Mechanism 2) in dimension D ≥ 1, input radius r > 0 and
 // level α > 0:
 //
 //	B = r · coth(α/2) · (√π/2) · D · Γ((D+1)/2) / Γ(D/2 + 1)   (unbiased: E[Z] = v),
 //
 // or, with paperConstant, the value printed in the paper (no 1/2), which is
-// exactly twice as large and makes E[Z] = 2v (spec §6.1). coth(α/2) =
+// exactly twice as large and makes E[Z] = 2v. coth(α/2) =
 // (e^α+1)/(e^α−1). Reference: D=10, r=√10, α=0.2 gives 122.6492.
 func DuchiB(D int, r, alpha float64, paperConstant bool) (float64, error) {
 	if D < 1 {
@@ -194,7 +193,7 @@ type MSEOptions struct {
 // RoundWeights returns, for the sorted levels c (non-decreasing, ≥ 0),
 // the per-round budgets α_k = c_k − c_{k−1} (c_0 = 0), dimensions D_k = d−k+1,
 // Duchi radii B_k (r = √D_k; 0 when α_k = 0: the round is skipped) and
-// weights w_k (0 when α_k = 0). Spec §2.4.
+// weights w_k (0 when α_k = 0).
 func RoundWeights(c []float64, paperConstant bool, w Weights) (alpha, B, wt []float64, err error) {
 	if err = checkVector("c", c, false, false); err != nil {
 		return nil, nil, nil, err
@@ -231,7 +230,7 @@ func RoundWeights(c []float64, paperConstant bool, w Weights) (alpha, B, wt []fl
 
 // PredictedMSE returns the exact expected squared error of the
 // UNPROJECTED server mean ν̄ = (1/n)Σ_j ν̂^(j) of Mechanism 1 with sorted
-// levels c, per coordinate (sorted order) and in total [derived, spec §2.4]:
+// levels c, per coordinate (sorted order) and in total [derived]:
 //
 //	E(ν̄_i − x̄_i)² = (1/n) Σ_{k≤i} (w_k/W_i)² (B_k²/D_k − m_i),  W_i = Σ_{k≤i} w_k,
 //
@@ -239,7 +238,7 @@ func RoundWeights(c []float64, paperConstant bool, w Weights) (alpha, B, wt []fl
 // (B²/D) I of the Duchi channel. With the paper constant the estimate is
 // biased (E[Z] = 2v, so E ν̄ = 2x̄): the function then returns the variance
 // around 2x̄, (1/n) Σ_k (w_k/W_i)² (B_k²/D_k − 4 m_i); the full MSE adds the
-// squared bias Σ_i x̄_i², which needs the data (spec §6.1).
+// squared bias Σ_i x̄_i², which needs the data.
 // A coordinate with W_i = 0 (c_i = 0) has infinite error.
 func PredictedMSE(c []float64, n int, o MSEOptions) (total float64, perCoord []float64, err error) {
 	if n < 1 {
@@ -290,7 +289,7 @@ func PredictedMSE(c []float64, n int, o MSEOptions) (total float64, perCoord []f
 
 // Thm2Proxy returns S(c) = Σ_i 1/Σ_{k≤i} (c_k − c_{k−1})²/(d−k+1), the
 // quantity of Theorem 2's bound (17) without the 1/n, the O(1) and the ∧ d
-// (spec §2.5, check 13). +Inf if some c_i = 0.
+// (docs/bcdp.md, check 13). +Inf if some c_i = 0.
 func Thm2Proxy(c []float64) (float64, error) {
 	if err := checkVector("c", c, false, false); err != nil {
 		return 0, err
@@ -312,8 +311,7 @@ func Thm2Proxy(c []float64) (float64, error) {
 	return s, nil
 }
 
-// Corollary1Bound returns the Corollary 1 rate without its O(1) (spec
-// §2.5): with k coordinates at level δ, d−k at ε > 2δ and ζ = 1/2, q* =
+// Corollary1Bound returns the Corollary 1 rate without its O(1): with k coordinates at level δ, d−k at ε > 2δ and ζ = 1/2, q* =
 // (e^{δ/2}−1)/(e^ε−1);
 //
 //	q ≤ q*: (1/n)(dk/δ² + (d−k)²/ε²)                               (18)
@@ -340,7 +338,7 @@ func Corollary1Bound(d, k, n int, delta, eps, q float64) (float64, error) {
 	return (fd*fk/(delta*delta) + (fd-fk)*(fd-fk)/den) / float64(n), nil
 }
 
-// ZetaOptimal is OUR extension (not in the paper; spec §2.3, §6.2): it
+// ZetaOptimal is OUR extension (not in the paper, §6.2): it
 // picks ζ ∈ (0, 1] minimising the exact predicted unprojected MSE
 // (PredictedMSE, ±1 data) of Mechanism 1 over a grid of `grid` points,
 // the paper's heuristic (1+q)/2, Corollary 1's 1/2 and ζ* (which recovers the

@@ -3,7 +3,7 @@ package bcdp
 // Bayesian Coordinate Differential Privacy (BCDP), Aliakbarpour, Chaudhuri,
 // Courtade, Fallah & Jordan (2024), "Enhancing Feature-Specific Data
 // Protection via Bayesian Coordinate Differential Privacy". Spec:
-// shared/specs/bcdp.md (§ numbers below refer to it).
+// docs/bcdp.md (§ numbers below refer to it).
 //
 // Neighbouring relation and sampling. BCDP, LDP and CDP are local notions:
 // there is no dataset-level neighbouring relation and no subsampling. A
@@ -24,7 +24,7 @@ import (
 )
 
 // Finite is a mechanism with finite input domain and finite output
-// space, together with a prior over the domain (spec §1.4, §2.7).
+// space, together with a prior over the domain.
 //
 // Domain[x] is the x-th input point as a vector of d integer coordinate
 // values; Prior[x] = π(x) (non-negative, summing to 1; zero-mass points are
@@ -116,7 +116,7 @@ func (m Finite) values(i int) []int {
 }
 
 // ConditionalOutput returns P(y | x_i = a) = Σ_{x: x_i=a} π(x) P(y|x) /
-// π(x_i = a) for every output y (spec §1.4). It errors if π(x_i = a) = 0.
+// π(x_i = a) for every output y. It errors if π(x_i = a) = 0.
 func (m Finite) ConditionalOutput(i, a int) ([]float64, error) {
 	if i < 0 || i >= m.Dim() {
 		return nil, fmt.Errorf("bcdp: coordinate %d out of range [0,%d)", i, m.Dim())
@@ -160,7 +160,7 @@ func maxLogRatio(p, q []float64) float64 {
 	return best
 }
 
-// Exact returns the tightest BCDP vector δ* of (π, M) (Def. 4, spec §1.4):
+// Exact returns the tightest BCDP vector δ* of (π, M) (Def. 4):
 //
 //	δ_i* = max_{y, a, a'} log( P(y | x_i=a) / P(y | x_i=a') ),
 //
@@ -244,9 +244,8 @@ func CDPExact(m Finite) ([]float64, error) {
 
 // CoordinateTV returns q_i = max_{a,a'} TV(π_{x_{-i} | x_i=a},
 // π_{x_{-i} | x_i=a'}) over values of positive mass: the quantity bounded in
-// eq. (13) of Prop. 4 and in Assumption 1 (spec §1.6, §2.1). Conditioning on
-// single values gives the supremum over sets for binary coordinates (spec
-// §6.12).
+// eq. (13) of Prop. 4 and in Assumption 1. Conditioning on
+// single values gives the supremum over sets for binary coordinates.
 func CoordinateTV(m Finite, i int) (float64, error) {
 	if err := m.Validate(); err != nil {
 		return 0, err
@@ -298,7 +297,7 @@ func CoordinateTV(m Finite, i int) (float64, error) {
 }
 
 // TradeoffMin checks the hypothesis-testing characterisation (Thm. 1,
-// spec §1.5) of coordinate i at level delta: it enumerates every rejection
+// docs/bcdp.md) of coordinate i at level delta: it enumerates every rejection
 // region R ⊆ Y and every ordered pair of values (a, a') of positive mass, with
 // α = P(M(x) ∈ R | x_i=a) and β = P(M(x) ∉ R | x_i=a'), and returns the
 // minimum of min(e^δ α + β, α + e^δ β). Thm. 1: (π, M) is δ-BCDP in
@@ -388,7 +387,7 @@ func checkQ(q float64) error {
 }
 
 // MixturePrior returns the domain {0,1}^d and the prior of eq. (60) of the
-// paper (App. B.1, spec §3.1): with probability q all coordinates equal one
+// paper (App. B.1): with probability q all coordinates equal one
 // Bern(1/2) bit Z, otherwise they are i.i.d. Bern(1/2). So π(x) = (1−q)2^{−d}
 // + q/2·[x constant]. Its conditional TV (Assumption 1) is exactly q for
 // every coordinate. Values are 0/1 (map to ±1 by 2x−1 for the mean
@@ -419,7 +418,7 @@ func MixturePrior(d int, q float64) ([][]int, []float64, error) {
 // RandomizedResponse returns the mechanism that applies binary
 // randomized response with level c_i to each coordinate independently
 // (P(y_i = x_i) = e^{c_i}/(1+e^{c_i})) under the prior (60) with parameter q:
-// the Prop. 4 tightness example of spec §4.3(f), check 17. It is exactly
+// the Prop. 4 tightness example of docs/bcdp.md(f), check 17. It is exactly
 // c-CDP and (Σ c_i)-LDP. d ≤ 8.
 func RandomizedResponse(c []float64, q float64) (Finite, error) {
 	d := len(c)
@@ -455,7 +454,7 @@ func RandomizedResponse(c []float64, q float64) (Finite, error) {
 	return Finite{Domain: dom, Prior: pr, Channel: ch}, nil
 }
 
-// Example1 returns Example 1 of the paper (spec §1.6): x1, x2 i.i.d.
+// Example1 returns Example 1 of the paper: x1, x2 i.i.d.
 // Bern(1/2), Y = {0,1}, P(M=1 | x) = a, b, 0, c at (x1,x2) = (0,0), (1,0),
 // (0,1), (1,1). It is not LDP for any finite ε (input (0,1) never outputs 1),
 // yet BCDP: (log 2, log 2) at a = b = c = 1/2. a, b, c ∈ (0, 1].
@@ -475,7 +474,7 @@ func Example1(a, b, c float64) (Finite, error) {
 	return m, nil
 }
 
-// Example1Closed is the closed form of Example 1 [derived, spec §1.6]:
+// Example1Closed is the closed form of Example 1 [derived]:
 //
 //	δ1* = max(|log((b+c)/a)|, |log((2−b−c)/(2−a))|),
 //	δ2* = max(|log((a+b)/c)|, |log((2−a−b)/(2−c))|),
@@ -496,7 +495,7 @@ func Example1Closed(a, b, c float64) (d1, d2 float64) {
 	return
 }
 
-// Example2 returns Example 2 of the paper (spec §1.6): x ∈ {0,1}^3 i.i.d.
+// Example2 returns Example 2 of the paper: x ∈ {0,1}^3 i.i.d.
 // Bern(1/2) and M(x) = [x1⊕x2, x3] or [x2, x1⊕x3] with probability 1/2 each;
 // copies ≥ 1 independent releases are concatenated (outputs indexed in
 // base 8, one 3-bit digit per copy: the branch bit and the two output bits).
@@ -556,11 +555,11 @@ func checkVector(name string, v []float64, allowInf, positive bool) error {
 }
 
 // Prop4Part1 returns the BCDP levels that Prop. 4 part 1 guarantees for a
-// c-CDP mechanism under a prior satisfying eq. (13) with levels q (spec §1.6):
+// c-CDP mechanism under a prior satisfying eq. (13) with levels q:
 //
 //	δ_i = c_i + log(1 + q_i (e^{Σ_{j≠i} c_j} − 1)).
 //
-// (The paper's Σ_{i=1}^n is a typo for Σ_{i=1}^d, spec §6.8.)
+// (The paper's Σ_{i=1}^n is a typo for Σ_{i=1}^d.)
 func Prop4Part1(c, q []float64) ([]float64, error) {
 	if err := checkVector("c", c, false, false); err != nil {
 		return nil, err
@@ -583,7 +582,7 @@ func Prop4Part1(c, q []float64) ([]float64, error) {
 }
 
 // Prop4Part2 returns the BCDP levels of Prop. 4 part 2 for a mechanism
-// that is c-CDP and also ε-LDP (spec §1.6):
+// that is c-CDP and also ε-LDP:
 //
 //	δ'_i = min{ c_i + log(1 + q_i (e^ε − 1)), ε }.
 func Prop4Part2(c, q []float64, eps float64) ([]float64, error) {
@@ -606,7 +605,7 @@ func Prop4Part2(c, q []float64, eps float64) ([]float64, error) {
 	return out, nil
 }
 
-// Prop6Matrix returns the matrix A_δ of Prop. 6 (App. A.5, spec §1.6):
+// Prop6Matrix returns the matrix A_δ of Prop. 6 (App. A.5):
 // A[i][i] = 1/δ_i and A[i][j] = 1/log(1 + (e^{δ_i} − 1)/q_i) for j ≠ i
 // (0 when q_i = 0). If c ⪰ 0 and A_δ c ⪯ 1, a c-CDP mechanism is δ-BCDP by
 // Prop. 4 part 1. δ_i > 0 finite.

@@ -3,7 +3,7 @@
 // Feature-Specific Data Protection via Bayesian Coordinate Differential
 // Privacy" — a per-coordinate privacy level δ_i for each feature of one
 // user's record, on top of an overall ε-LDP guarantee (spec
-// shared/specs/bcdp.md; § numbers in the doc comments refer to it).
+// docs/bcdp.md; § numbers in the doc comments refer to it).
 //
 // The privacy model is local: every user runs the mechanism on her own
 // record; there is no neighbouring dataset and no subsampling, and every

@@ -130,9 +130,9 @@ var fig4Dims = []float64{5, 10, 15, 20, 30, 40, 50, 60, 75, 90, 120}
 
 const modeNote = "Two modes (column `mode`): `paper` = the authors' scripts (printed Duchi constant, which is 2× the " +
 	"unbiased one so every estimate is centred on 2x̄ and every variance is 4× larger; each round's mean projected onto the ℓ2 ball " +
-	"of radius √D_k and the estimate onto radius √d); `unbiased` = corrected constant, both methods clipped to [−1,1]^d (spec §6.1). " +
+	"of radius √D_k and the estimate onto radius √d); `unbiased` = corrected constant, both methods clipped to [−1,1]^d. " +
 	"Data: ±1 records from prior (60), fresh per trial and shared by both methods and modes (the authors' scripts draw the data once, " +
-	"with seed 0; for ±1 data the Duchi variance does not depend on the data, spec §3.3). ζ = (1+q)/2 (paper heuristic). " +
+	"with seed 0; for ±1 data the Duchi variance does not depend on the data). ζ = (1+q)/2 (paper heuristic). " +
 	"Error: squared ℓ2 distance to the users' empirical mean; median with 25–75% band over trials (type-7 quantiles)."
 
 func init() {
@@ -156,7 +156,7 @@ func init() {
 				Fig3Trials(p))
 		},
 		Notes: modeNote + " In paper mode the Figure 3 baseline is not projected (as in the authors' script). " +
-			"The paper prints no numbers for Figure 3 and its image is absent from our copy; spec §3.2 predicts a crossover " +
+			"The paper prints no numbers for Figure 3 and its image is absent from our copy predicts a crossover " +
 			"(BCDP worse than the baseline for q ≳ 0.3 unbiased / ≳ 0.6 paper mode) because c_1 = 0.1(1−q) → 0 as q → 1.",
 	})
 	experiments.MustRegister(experiments.Figure{
@@ -176,7 +176,7 @@ func init() {
 		Settings: func(p experiments.Profile) string {
 			return fmt.Sprintf("n = 5000, d = 50, ε = 2, δ0 = 0.2 on round(50 f) coordinates (others ε), q = 0.01, f ∈ {0, 0.1, …, 1}, %d trials.", fig4Trials(p))
 		},
-		Notes: "Figure 4 is not in our copy of the paper (the October 2024 version has only Figure 3); the settings are those of the authors' public Figure 4 scripts (spec §7). " + modeNote + " The baseline is projected in both modes (as in the authors' Figure 4 scripts).",
+		Notes: "Figure 4 is not in our copy of the paper (the October 2024 version has only Figure 3); the settings are those of the authors' public Figure 4 scripts. " + modeNote + " The baseline is projected in both modes (as in the authors' Figure 4 scripts).",
 	})
 	experiments.MustRegister(experiments.Figure{
 		ID:      "bcdp-fig4-dimension",
@@ -195,7 +195,7 @@ func init() {
 		Settings: func(p experiments.Profile) string {
 			return fmt.Sprintf("n = 3000, ε = 8, δ0 = 0.8 on round(0.2 d) coordinates (others ε), q = 0.1, d ∈ {5, …, 120}, %d trials.", fig4Trials(p))
 		},
-		Notes: "Figure 4 is not in our copy of the paper (the October 2024 version has only Figure 3); the settings are those of the authors' public Figure 4 scripts (spec §7). " + modeNote + " The baseline is projected in both modes (as in the authors' Figure 4 scripts).",
+		Notes: "Figure 4 is not in our copy of the paper (the October 2024 version has only Figure 3); the settings are those of the authors' public Figure 4 scripts. " + modeNote + " The baseline is projected in both modes (as in the authors' Figure 4 scripts).",
 	})
 	registerNotions()
 	registerLeastSquares()

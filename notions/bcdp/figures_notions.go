@@ -93,7 +93,7 @@ func registerNotions() {
 		Cells:  notionsCells,
 		Run:    runNotions,
 		Settings: func(experiments.Profile) string {
-			return "Exact calculator (spec §1.4) on finite mechanisms: randomized response per coordinate with levels (0.5, 1, 1) " +
+			return "Exact calculator on finite mechanisms: randomized response per coordinate with levels (0.5, 1, 1) " +
 				"under prior (60), q ∈ {0, 0.05, …, 1}; Examples 1 and 2 (metric example_delta, x = coordinate); " +
 				"metric tradeoff_min = min over rejection regions of min(e^δ α + β, α + e^δ β) at δ = δ* (Theorem 1: exactly 1)."
 		},
@@ -102,7 +102,7 @@ func registerNotions() {
 			{Quantity: "Example 1, δ2 (a=b=c=1/2)", Value: math.Log(2), Method: "Example 1 (a=b=c=1/2)", X: 2, Metric: "example_delta", Note: "paper §3, Example 1: log 2"},
 			{Quantity: "Example 2, one copy, δ1", Value: 0, Method: "Example 2 (one copy)", X: 1, Metric: "example_delta", Note: "paper Example 2: 0-BCDP for coordinate 1 (two copies: +∞, not shown)"},
 		},
-		Notes: "Not a figure of the paper: the exact BCDP of a small finite mechanism against the Prop. 4 bounds (spec §4.3 f). " +
+		Notes: "Not a figure of the paper: the exact BCDP of a small finite mechanism against the Prop. 4 bounds (docs/bcdp.md f). " +
 			"Exact ≤ Prop 4.1 ≤ Prop 4.2 (with ε = Σc), with equality at q = 0 and q = 1. Example 2 with two copies has δ1* = +∞ " +
 			"(BCDP does not compose).",
 	})

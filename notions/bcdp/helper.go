@@ -54,7 +54,7 @@ type MeanEstimationOptions struct {
 	// Estimate is a private release (not reproducible).
 	Mode mechanisms.Mode
 	// PaperConstant uses the Duchi radius as printed in the paper (2×,
-	// biased; spec §6.1). Default: the unbiased constant.
+	// biased). Default: the unbiased constant.
 	PaperConstant bool
 	// Projection of the server estimate [ProjectBox: clip to [−1, 1]].
 	Projection Projection
@@ -86,7 +86,7 @@ type MeanEstimation struct {
 	// user's noise comes from the OS CSPRNG, as a real deployment draws it
 	// on each device.
 	Estimate, BaselineEstimate []float64
-	// Predicted MSE per column: exact, unprojected (spec §2.4), using the
+	// Predicted MSE per column: exact, unprojected, using the
 	// data's second moments (so it is an oracle value, for comparison only).
 	Predicted, PredictedBaseline []float64
 	// MC is the Monte Carlo MSE per column (projected estimates) over
@@ -103,7 +103,7 @@ type MeanEstimation struct {
 // EstimateMeans estimates the means of the Sensitive and Public columns of
 // df (roles from schema; Label and Ignore columns are not used) under ε-LDP
 // and the per-column BCDP levels opts.Levels, with Mechanism 1 and the
-// Theorem 2 allocation (BCDP paper §4; spec §2.3–2.4), beside the min-δ LDP
+// Theorem 2 allocation (BCDP paper §4–2.4), beside the min-δ LDP
 // baseline (the Duchi channel at min δ on all columns, Prop. 3). Each row is
 // one user; each user's release is c_d-LDP (c_d ≤ ε), c-CDP, and δ-BCDP for
 // priors satisfying Assumption 1 with opts.Q. It returns the allocation,

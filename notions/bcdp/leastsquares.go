@@ -9,7 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// LeastSquares is Algorithm 3 of the paper (spec §2.6): private least
+// LeastSquares is Algorithm 3 of the paper: private least
 // squares with the label in the LAST coordinate of each record x = [z; l] ∈
 // [−1,1]^d. Each user sends two independent releases of Mechanism 1 at half
 // the levels, c/2 (each (c/2)-CDP and (c_d/2)-LDP; together c-CDP and

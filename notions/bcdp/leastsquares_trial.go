@@ -12,7 +12,7 @@ import (
 // Least squares with Algorithm 3: OUR extension (Sec. 5 of the paper has no
 // experiment).
 
-// LSSetting is the least-squares design of spec §4.4: d = 6 (five ±1
+// LSSetting is the least-squares design of docs/bcdp.md: d = 6 (five ±1
 // features from prior (60) with parameter Q0 and a ±1 label last, P(l = 1 |
 // z) = (1 + βᵀz)/2), δ = (DeltaS, ε, …, ε), Θ = ℓ2 ball of radius 2.
 type LSSetting struct {
@@ -24,7 +24,7 @@ type LSSetting struct {
 	Radius float64
 }
 
-// LSDesigns are the two designs of bcdp-least-squares (spec §4.4 with
+// LSDesigns are the two designs of bcdp-least-squares (docs/bcdp.md with
 // δ_s = 1, ε = 4, radius 2): "spec-beta" uses the spec's β = (0.1, 0.3, 0.2,
 // 0.1, 0.1) with q0 = 0.1 (Assumption-1 q = 0.35, because the label depends
 // on the features and sits inside x_{−i}); "weak-label" uses β = (0.05, 0.1,
@@ -44,7 +44,7 @@ func LSDefault(design string, n int) LSSetting {
 // LSPrior returns the exact finite prior of the least-squares design
 // (features and label, values 0/1 for −1/+1) and its Assumption-1 q: the
 // maximum over feature coordinates i ≤ 5 of the conditional TV with the
-// label inside x_{−i} (spec §2.6 subtlety).
+// label inside x_{−i} (docs/bcdp.md subtlety).
 func LSPrior(s LSSetting) (Finite, float64, error) {
 	p := len(s.Beta)
 	l1 := 0.0

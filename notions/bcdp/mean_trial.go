@@ -10,14 +10,14 @@ import (
 
 // BCDP figure modes (the Extra column "mode").
 const (
-	// ModePaper reproduces the authors' scripts (spec §7): the printed
+	// ModePaper reproduces the authors' scripts: the printed
 	// (2×) Duchi constant, each round's mean projected onto the ℓ2 ball of
 	// radius √D_k and the estimate onto radius √d; the LDP baseline is
 	// unprojected in Figure 3 and projected onto radius √d in Figure 4.
 	ModePaper = "paper"
 	// ModeUnbiased uses the unbiased Duchi constant (the library default)
 	// and clips both methods' estimates to the box [−1,1]^d (the Π of
-	// Theorem 2, spec §2.4).
+	// Theorem 2).
 	ModeUnbiased = "unbiased"
 )
 

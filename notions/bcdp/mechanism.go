@@ -1,6 +1,6 @@
 package bcdp
 
-// BCDP mechanisms (spec shared/specs/bcdp.md §2): the Duchi–Jordan–Wainwright
+// BCDP mechanisms (spec docs/bcdp.md): the Duchi–Jordan–Wainwright
 // ℓ2-ball LDP channel (Mechanism 2), the per-user BCDP mean mechanism
 // (Mechanism 1) with the server estimator, and the min-δ LDP baseline.
 //
@@ -21,7 +21,7 @@ import (
 )
 
 // Duchi is the Duchi ℓ2-ball channel of dimension D, input radius R and
-// level Alpha (Mechanism 2, spec §2.2):
+// level Alpha (Mechanism 2):
 //
 //	S ~ Bern(1/2 + ‖v‖/(2R)),  ṽ = (2S−1) R v/‖v‖  (v = 0: a fixed unit vector, S ~ Bern(1/2)),
 //	K ~ Bern(e^α/(e^α+1)),     Z ~ Uniform{ ‖z‖ = B, (2K−1)⟨z, ṽ⟩ > 0 }.
@@ -37,7 +37,7 @@ type Duchi struct {
 }
 
 // NewDuchi returns the channel; B comes from DuchiB
-// (paperConstant: the printed, 2× biased value; spec §6.1).
+// (paperConstant: the printed, 2× biased value).
 func NewDuchi(D int, r, alpha float64, paperConstant bool) (*Duchi, error) {
 	b, err := DuchiB(D, r, alpha, paperConstant)
 	if err != nil {
@@ -129,9 +129,9 @@ type Projection int
 
 const (
 	// ProjectBox clips every coordinate to [−1, 1] (the Π of Theorem 2,
-	// spec §2.4; the library default).
+	// docs/bcdp.md; the library default).
 	ProjectBox Projection = iota
-	// ProjectAuthors is the projection of the authors' code (spec §7):
+	// ProjectAuthors is the projection of the authors' code:
 	// each round's mean onto the ℓ2 ball of radius √D_k, then the combined
 	// estimate onto the ℓ2 ball of radius √d.
 	ProjectAuthors
@@ -154,11 +154,11 @@ func (p Projection) String() string {
 
 // MeanOptions configures a Mean mechanism.
 type MeanOptions struct {
-	PaperConstant bool    // Duchi radius as printed (2×); spec §6.1
+	PaperConstant bool    // Duchi radius as printed (2×)
 	Weights       Weights // combination weights (default: the paper's)
 }
 
-// Mean is Mechanism 1 (spec §2.4) for levels c (caller's coordinate
+// Mean is Mechanism 1 for levels c (caller's coordinate
 // order) together with the server side. Round k (1-based, sorted order)
 // privatises the suffix x_{k:d} with the Duchi channel at α_k = c_k − c_{k−1},
 // r = √D_k, D_k = d−k+1; rounds with α_k = 0 are skipped. The per-user estimate
@@ -345,9 +345,9 @@ func (s *MeanSums) AddUnchecked(rng *rand.Rand, x []float64) {
 
 // Estimate returns the server's estimate of the users' mean in the caller's
 // coordinate order: the per-round means Ȳ^k = sums/N, combined per coordinate
-// with the weights, then projected (spec §2.4; ProjectAuthors projects
+// with the weights, then projected (docs/bcdp.md; ProjectAuthors projects
 // each Ȳ^k onto the ball of radius √D_k before combining and the result onto
-// the ball of radius √d, as the authors' code does, spec §7).
+// the ball of radius √d, as the authors' code does).
 func (s *MeanSums) Estimate(p Projection) ([]float64, error) {
 	if s.N == 0 {
 		return nil, errors.New("bcdp: mean: no users added")
@@ -411,7 +411,7 @@ func projectBall(v []float64, r float64) {
 
 // Privatize runs Mechanism 1 on one record x (caller's order) and returns
 // the per-user estimate ν̂ (caller's order): the release (Y^1, …, Y^d)
-// post-processed by the weighted combination (spec §2.4, §6.11). Unprojected
+// post-processed by the weighted combination. Unprojected
 // and unbiased (with the unbiased constant).
 func (m *Mean) Privatize(rng *rand.Rand, x []float64) ([]float64, error) {
 	s := m.NewSums()

@@ -10,7 +10,7 @@ import (
 // Release runs Mechanism 1 on one record x ∈ [−1,1]^d (caller's order) and
 // returns the raw release: one vector Y^k per round that runs (in the order
 // of Rounds()), Y^k ∈ R^{D_k} estimating the sorted suffix x_{k:d}. This is
-// the object whose privacy Theorem 2 accounts for (spec §6.11); the per-user
+// the object whose privacy Theorem 2 accounts for; the per-user
 // estimate ν̂ is post-processing of it.
 func (m *Mean) Release(rng *rand.Rand, x []float64) ([][]float64, error) {
 	if rng == nil {
@@ -38,7 +38,7 @@ func (m *Mean) Release(rng *rand.Rand, x []float64) ([][]float64, error) {
 
 // SignLogLikelihood returns log p(y | x) up to an additive constant that does
 // not depend on x, for a record x ∈ {−1,+1}^d (caller's order) and a release
-// y (as returned by Release) [ext, spec §2.7]. For ±1 data ‖x_{k:d}‖ = r_k, so
+// y (as returned by Release) [ext]. For ±1 data ‖x_{k:d}‖ = r_k, so
 // ṽ = x_{k:d} and the density of Y^k is proportional to e^{α_k}/(e^{α_k}+1)
 // on the half-sphere ⟨Y^k, x_{k:d}⟩ > 0 and to 1/(e^{α_k}+1) on the other;
 // hence log p(y|x) = Σ_k [α_k·1{⟨Y^k, x_{k:d}⟩ > 0}] + const. Ratios of these
@@ -72,7 +72,7 @@ func (m *Mean) SignLogLikelihood(y [][]float64, x []float64) (float64, error) {
 }
 
 // MeanAuditMC is a Monte Carlo LOWER bound on the BCDP levels δ_i* of
-// Mechanism 1 under a prior on {−1,+1}^d [ext, spec §2.7, check 21]: it
+// Mechanism 1 under a prior on {−1,+1}^d [ext, check 21]: it
 // draws n releases (records from the prior, mechanism noise from rng), and for
 // every release y and coordinate i computes the exact log ratio
 // log P(y | x_i=+1)/P(y | x_i=−1) with P(y | x_i=a) = Σ_{x: x_i=a} π(x|x_i=a)

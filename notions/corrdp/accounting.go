@@ -12,20 +12,20 @@ import (
 
 // This file holds the deterministic math of CorrDP (Wang, Zhang & Cummings,
 // "Integrating Feature Correlation in Differential Privacy with Applications
-// in DP-ERM"; specs/corrdp.md): noise weights (theory and paper mode), the
+// in DP-ERM"; docs/corrdp.md): noise weights (theory and paper mode), the
 // Algorithm 1 variance (eq. 4), the experiments' σ0², the correlated
 // sensitivity (Def. 2.8), the utility and lower-bound rates (Thms. 3.9,
-// 3.12 with the corrected sum of spec §6.7), the UCB of Def. 4.3 and a zCDP
-// honesty report (spec §2.6, check C18).
+// 3.12 with the corrected sum of docs/corrdp.md), the UCB of Def. 4.3 and a zCDP
+// honesty report (docs/corrdp.md, check C18).
 //
-// Neighbouring relations (spec §1.2): CorrDP guarantees hold for N-one
+// Neighbouring relations: CorrDP guarantees hold for N-one
 // neighbours (a record changes in its sensitive block, or in exactly one
 // insensitive feature i, for which the budget is ε/TV(i)) or for N-jointU
 // (all insensitive features change together, one TV_max). Labels are public
 // (N-ERM). The paper's experiments compute no ε (paper mode); the honesty
 // report states what zCDP really gives.
 
-// Method selects a noise allocation of spec §2.4.
+// Method selects a noise allocation of docs/corrdp.md.
 type Method int
 
 const (
@@ -54,7 +54,7 @@ func (m Method) String() string {
 }
 
 // LogTerm returns log(1/δ) + 1, the factor of eq. (4) and of the
-// experiments' σ0² (spec §2.4): 10.210340 for δ = 1e-4 and 12.512925 for
+// experiments' σ0²: 10.210340 for δ = 1e-4 and 12.512925 for
 // δ = 1e-5 (check C1). It returns an error unless δ ∈ (0, 1).
 func LogTerm(delta float64) (float64, error) {
 	if err := accounting.ValidateDelta(delta); err != nil {
@@ -80,7 +80,7 @@ func checkTV(fn string, tv []float64) error {
 }
 
 // NoiseWeights returns the variance weight w_i of every coordinate
-// (σ_i² = base·w_i) for a method of spec §2.4:
+// (σ_i² = base·w_i) for a method of docs/corrdp.md:
 //
 //	Standard: w_i = 1;  Semi: w_i = 1 (i ∈ S), 0 (i ∈ U);
 //	CorrDP:   w_i = 1 (i ∈ S), TV(i) (i ∈ U)            (paper mode, floor = false)
@@ -147,7 +147,7 @@ func NoiseWeights(method Method, sensitive []bool, tv []float64, floor bool) ([]
 //
 // so that σ_i² = σ²·w_i (NoiseWeights with floor = true). Check C2:
 // δ = 1e-5, L = 1, T = n², ε = 1 gives 12.512925. The constant is the
-// paper's (the proof, eq. 12, has extra factors; spec §6.8): the honest ε
+// paper's (the proof, eq. 12, has extra factors): the honest ε
 // of this noise is Honesty's. It returns an error for ε ≤ 0, δ ∉ (0,1),
 // L ≤ 0, T < 1 or n < 1.
 func Algorithm1Sigma2(eps, delta, lipschitz float64, steps, n int) (float64, error) {
@@ -168,12 +168,12 @@ func Algorithm1Sigma2(eps, delta, lipschitz float64, steps, n int) (float64, err
 	return l * lipschitz * lipschitz * float64(steps) / (nf * nf * eps * eps), nil
 }
 
-// PaperSigma0Sq returns the experiments' base variance (spec §2.4,
+// PaperSigma0Sq returns the experiments' base variance (docs/corrdp.md,
 // Sec. 5 of the paper, "paper mode"):
 //
 //	σ0² = C·(log(1/δ) + 1) / ε²,
 //
-// C > 0 being the unspecified constant of the paper (spec §6.1; §3.9 for
+// C > 0 being the unspecified constant of the paper (docs/corrdp.md; §3.9 for
 // our choices). No ε is accounted in paper mode. It returns an error for
 // C ≤ 0, ε ≤ 0 or δ ∉ (0, 1).
 func PaperSigma0Sq(c, eps, delta float64) (float64, error) {
@@ -190,16 +190,16 @@ func PaperSigma0Sq(c, eps, delta float64) (float64, error) {
 	return c * l / (eps * eps), nil
 }
 
-// CorrelatedSensitivity returns Δ_C of Def. 2.8 (spec §2.1):
+// CorrelatedSensitivity returns Δ_C of Def. 2.8:
 //
 //	Δ_C = min{ Σ_{j∈S} Δ_j + Σ_{j∈U} Δ_j·TV(j), Δ },
 //
 // where coordSens[j] = Δ_j is the sensitivity of coordinate j (whose query
 // depends only on feature j) and l1Sens = Δ is the L1 sensitivity; l1Sens
-// ≤ 0 means Δ := Σ_k Δ_k (the standard-DP L1 sensitivity, spec §6.6).
+// ≤ 0 means Δ := Σ_k Δ_k (the standard-DP L1 sensitivity).
 // Check C9: Δ = (1,1,1,1)/n, S = {1}, TV = (·, 0.2, 0.5, 0) gives 1.7/n.
 // The CorrDP Laplace mechanism built on it is (ε, 0)-CorrDP for N-one
-// neighbours only (spec §6.6).
+// neighbours only.
 func CorrelatedSensitivity(coordSens []float64, sensitive []bool, tv []float64, l1Sens float64) (float64, error) {
 	k := len(coordSens)
 	if k == 0 {
@@ -249,7 +249,7 @@ func LaplaceAccuracy(sens, eps, beta float64, k int) (float64, error) {
 }
 
 // UtilityRate returns the rate of Thm. 3.9 with the corrected sum of
-// spec §6.7 (the printed min{…} is a typo):
+// docs/corrdp.md (the printed min{…} is a typo):
 //
 //	R = √( (m_s + Σ_{i∈U} max{TV(i), m_s²/m²}) · log(1/δ) ) / (n ε)
 //
@@ -406,7 +406,7 @@ type HonestyRow struct {
 // Honesty reports the zCDP guarantee each neighbour type actually
 // gets from heterogeneous Gaussian noise N(0, diag σ²) added at each of T
 // full-batch steps to a batch-mean gradient whose per-example contributions
-// are clipped to L2 norm L (spec §2.6, check C18), next to the ε and ε/TV(i)
+// are clipped to L2 norm L (docs/corrdp.md, check C18), next to the ε and ε/TV(i)
 // claimed by the paper.
 //
 // Model of the coordinates a change moves ("paper model", the proof of
@@ -414,7 +414,7 @@ type HonestyRow struct {
 // change of insensitive coordinate j only coordinate j; the whole L2
 // sensitivity Δ may fall on the least-noised moved coordinate. With
 // leakage = true every change may move every coordinate (a GLM gradient
-// ℓ'(θᵀx)·x, spec §6.9): then Semi (σ = 0 on U) has ρ = +Inf.
+// ℓ'(θᵀx)·x): then Semi (σ = 0 on U) has ρ = +Inf.
 //
 // ρ = T·Δ²/(2σ_min²) with Δ = 2L/n (replace-one) or L/n (add/remove);
 // ε = ρ + 2√(ρ log(1/δ)). With Algorithm 1's σ² of eq. (4) this gives
@@ -530,7 +530,7 @@ func GaussianRenyi(alpha, mu1, s1, mu2, s2 float64) (float64, error) {
 // StationaryGap returns the expected stationary excess loss of
 // constant-step full-batch GD with additive noise N(0, diag σ²) on a
 // quadratic with Hessian H (m×m row-major): 0.5·α·tr((2I − αH)⁻¹ diag σ²)
-// (spec §3.7), ≈ (α/4)Σσ_i² when αλ_max(H) is small.
+// , ≈ (α/4)Σσ_i² when αλ_max(H) is small.
 func StationaryGap(hessian []float64, m int, alpha float64, sigma2 []float64) (float64, error) {
 	if m < 1 || len(hessian) != m*m || len(sigma2) != m || !(alpha > 0) {
 		return 0, fmt.Errorf("corrdp: StationaryGap: m = %d, |H| = %d, |σ²| = %d, α = %v", m, len(hessian), len(sigma2), alpha)

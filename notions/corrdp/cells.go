@@ -7,7 +7,7 @@ import (
 	"github.com/featuredp/featuredp/experiments"
 )
 
-// CorrDP figures (specs/corrdp.md §3): Fig. 1a–f, Fig. 2a–d and Table 2 of
+// CorrDP figures: Fig. 1a–f, Fig. 2a–d and Table 2 of
 // Wang, Zhang & Cummings. Paper mode (§2.4): σ0² = C(log(1/δ)+1)/ε²,
 // Standard σ² = σ0², Semi 0 on insensitive coordinates, CorrDP σ0²·TV~(i);
 // no accountant is run (see Honesty for what the noise really gives). Every
@@ -88,7 +88,7 @@ func (m TVMode) label() string {
 // seedBase is the base seed of every CorrDP figure.
 const seedBase uint64 = 0xC022D9
 
-// EpsGrid is the ε grid of spec §3.9 (the paper does not give one).
+// EpsGrid is the ε grid of docs/corrdp.md (the paper does not give one).
 var EpsGrid = []float64{0.1, 0.2, 0.3, 0.5, 1, 2, 3, 5}
 
 // quickEps is the quick-profile grid of the synthetic figures.

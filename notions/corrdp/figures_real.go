@@ -33,7 +33,7 @@ func realFigure(id, ref, title, ylabel string, spec RealSpec) experiments.Figure
 
 // FrameFigure returns an unregistered figure comparing CorrDP, Semi,
 // Standard and NonPrivate on a prepared frame (NewFramePrep) with
-// constant c (c ≤ 0: the Standard-only rule of spec §3.9), over the ε grid
+// constant c (c ≤ 0: the Standard-only rule of docs/corrdp.md), over the ε grid
 // with reps seeds and the profile-independent T = prep.Spec.Steps. tvModes
 // lists TVPaper (the given TVs) and/or TVEstimated (TV~). The calibrated
 // C is kept in the Env's memo of the execution.
@@ -196,7 +196,7 @@ func (f comparison) settings(p experiments.Profile) string {
 	if len(f.tvModes) == 1 && f.tvModes[0] == TVEstimated {
 		tvNote = "method CorrDP uses the plug-in TV^ + Def. 4.3 UCB with c2 = 1, capped at 1"
 	}
-	return fmt.Sprintf("%s%s; paper mode σ0² = C(log(1/δ)+1)/ε², δ = %g, C chosen by the Standard-only rule of spec §3.9 unless given (CSV column C); "+
+	return fmt.Sprintf("%s%s; paper mode σ0² = C(log(1/δ)+1)/ε², δ = %g, C chosen by the Standard-only rule of docs/corrdp.md unless given (CSV column C); "+
 		"α = %g, T = %d (paper T = %d)%s; ε ∈ %v; %d seeds; %s (CSV column tv_mode); training-set metric.",
 		spec.Name, rows, spec.Delta, spec.Alpha, spec.StepsFor(p), spec.Steps, batchNote(spec), f.epsFor(p), f.repsFor(p), tvNote)
 }
@@ -229,7 +229,7 @@ func realPaperValues(spec RealSpec) []experiments.PaperValue {
 
 var realNotes = map[string]string{
 	"adult": "Claims: CorrDP even better than Semi; CorrDP loses < 4% accuracy for 0.2 < ε < 0.5 (the paper's C is unknown, so the ε scale is not comparable).",
-	"sepsis": "SMOTE-NC + ENN balancing (our Go implementation), then 10,000 rows; 3 raw MinMax inputs (spec §6.12); N-jointU TV_max. " +
+	"sepsis": "SMOTE-NC + ENN balancing (our Go implementation), then 10,000 rows; 3 raw MinMax inputs; N-jointU TV_max. " +
 		"Our balanced data are much easier than the paper's (non-private ≈ 0.86–0.87 vs 69%): ENN among the many exact duplicates " +
 		"(integer ages × 10 categorical cells) removes mixed cells almost entirely (204,198 → 60,273 rows; " +
 		"SMOTE-NC alone gives ≈ 0.65 with the same network). The best accuracy any classifier can reach on the training inputs is 0.68 " +

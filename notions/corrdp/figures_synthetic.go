@@ -81,21 +81,21 @@ func syntheticFigure(id, paperRef string, ms int) experiments.Figure {
 		},
 		Settings: func(p experiments.Profile) string {
 			return fmt.Sprintf("n = %d, m = %d, m_s = %d, noise SD %g, ridge (1/n)‖θ‖², full-batch GD α = %g, T = %d from θ = 0, "+
-				"δ = %g, paper-mode σ0² = C(log(1/δ)+1)/ε² with C = %g (spec §3.7); CorrDP uses TV~ = min{1, TV^ + c2·2√(log(90/δ))/√n} "+
+				"δ = %g, paper-mode σ0² = C(log(1/δ)+1)/ε² with C = %g; CorrDP uses TV~ = min{1, TV^ + c2·2√(log(90/δ))/√n} "+
 				"with TV^ from eq. (22) on the sample covariance (method CorrDP: c2 = 1; \"CorrDP (c2=0)\": the plain plug-in); ε ∈ %v; %d seeds (a fresh data draw per seed; "+
 				"methods paired on the noise). Metric on the training objective; predicted_noise_gap = 0.5α·tr((2I−αH)⁻¹diag σ²).",
 				set.N, set.M, ms, set.NoiseSD, set.Alpha, set.Steps, set.Delta, set.C, syntheticEps(p), syntheticReps(p))
 		},
 		PaperValues: []experiments.PaperValue{
-			{Quantity: "population TV(i) for this m_s (spec §3.1, eq. 22)", Value: populationTV(ms), Method: VariantCorrDP.String(), Metric: "utility_gap", Stat: "mean", X: 1,
+			{Quantity: "population TV(i) for this m_s (docs/corrdp.md, eq. 22)", Value: populationTV(ms), Method: VariantCorrDP.String(), Metric: "utility_gap", Stat: "mean", X: 1,
 				Note: "not a plotted quantity: the paper gives no curve values; the CSV column tv_mean holds our TV~"},
 		},
 		Notes: "The paper's figures are images without numbers; only the qualitative claims (CorrDP below Standard and Partial at every ε, " +
-			"close to Semi at moderate ε) can be compared. Expected magnitudes: spec §3.7.",
+			"close to Semi at moderate ε) can be compared. Expected magnitudes: docs/corrdp.md.",
 	}
 }
 
-// populationTV is the population TV of spec §3.1 (computed, not typed in).
+// populationTV is the population TV of docs/corrdp.md (computed, not typed in).
 func populationTV(ms int) float64 {
 	cov, err := SyntheticCov(100, ms)
 	if err != nil {

@@ -108,6 +108,6 @@ func init() {
 			{Quantity: "TV workclass", Value: 1, Method: "TV^ (plug-in)", X: 3, Metric: "tv"},
 			{Quantity: "TV fnlwgt", Value: 0.22, Method: "TV^ (plug-in)", X: 4, Metric: "tv"},
 		},
-		Notes: "The paper's binning, smoothing and LR regularisation are not given (spec §6.10); the discrete part alone already exceeds Table 2 for race.",
+		Notes: "The paper's binning, smoothing and LR regularisation are not given; the discrete part alone already exceeds Table 2 for race.",
 	})
 }

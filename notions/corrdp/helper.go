@@ -24,7 +24,7 @@ type CompareOptions struct {
 	// Neighbours is N-one (one TV per feature) or N-jointU (one TV_max).
 	Neighbours Neighbourhood
 	// C is the paper-mode noise constant of σ0² = C(log(1/δ)+1)/ε²; 0
-	// selects it by the Standard-only rule of spec §3.9.
+	// selects it by the Standard-only rule of docs/corrdp.md.
 	C float64
 	// Alpha is the constant GD step [0.05 classification, 0.001
 	// regression]; Steps is T [1000]; Delta is δ [1e-5].

@@ -13,14 +13,13 @@ import (
 )
 
 // Laplace is the CorrDP Laplace mechanism (Defs. 2.8–2.9, Thm. 2.10;
-// spec §2.1): it releases f(D) + (Y_1..Y_K), Y_k i.i.d. Laplace with the
+// docs/corrdp.md): it releases f(D) + (Y_1..Y_K), Y_k i.i.d. Laplace with the
 // common scale b = Δ_C/ε, where Δ_C = min{Σ_S Δ_j + Σ_U Δ_j·TV(j), Δ} is the
 // correlated sensitivity (CorrelatedSensitivity; l1Sens ≤
 // 0 means Δ = Σ_k Δ_k). Coordinate k of the query must depend on feature k
 // only. Guarantee: (ε, 0)-CorrDP for N-one neighbours (a record changes its
 // sensitive block, or one insensitive feature j with budget ε/TV(j)); the
-// proof does not cover several insensitive features changing at once (spec
-// §6.6). Accuracy: P(‖noise‖_∞ ≤ b·log(K/β)) ≥ 1 − β. It returns the noisy
+// proof does not cover several insensitive features changing at once. Accuracy: P(‖noise‖_∞ ≤ b·log(K/β)) ≥ 1 − β. It returns the noisy
 // vector and b.
 func Laplace(rng *rand.Rand, value, coordSens []float64, sensitive []bool, tv []float64, l1Sens, eps float64) ([]float64, float64, error) {
 	if rng == nil {
@@ -57,7 +56,7 @@ func Laplace(rng *rand.Rand, value, coordSens []float64, sensitive []bool, tv []
 }
 
 // BiasPolicy says which noise the first-layer bias b1 of an MLP gets
-// (spec §2.4, §6.13).
+// .
 type BiasPolicy int
 
 const (
@@ -73,7 +72,7 @@ const (
 // PlanOptions configure Plan.
 type PlanOptions struct {
 	// Floor applies Algorithm 1's max{TV(i), m_s²/m²} (theory mode);
-	// false is paper mode (spec §2.4, §6.4). m and m_s count input
+	// false is paper mode. m and m_s count input
 	// features (encoded columns).
 	Floor bool
 	// Bias is the first-layer bias policy for models with one (MLP).
@@ -81,7 +80,7 @@ type PlanOptions struct {
 }
 
 // Plan returns the Gaussian noise plan of CorrDP-SGD (Algorithm 1 /
-// paper mode, spec §2.2–2.4) for a model: the variance weight of each
+// paper mode–2.4) for a model: the variance weight of each
 // input feature j is NoiseWeights(method, sensitive, tv,
 // Floor) — 1 on S; 0 (Semi), TV(j) (CorrDP) or 1 (Standard) on U — mapped
 // onto the parameters by FeatureWeights: the weight of feature j in a GLM,
@@ -133,7 +132,7 @@ func Plan(model models.Model, method Method, sensitive []bool, tv []float64, sig
 }
 
 // NoiseEnergy returns Σ_p σ_p²/σ0² of a plan (the noise energy in
-// units of σ0², spec §3.3/§3.5: Sepsis NN 32 / 17 / 21.5, Medical NN
+// units of σ0²/§3.5: Sepsis NN 32 / 17 / 21.5, Medical NN
 // 201 / 81 / 124.2 for Standard / Semi / CorrDP).
 func NoiseEnergy(p *mechanisms.NoisePlan, sigma0 float64) float64 {
 	if p == nil || !(sigma0 > 0) {
@@ -148,7 +147,7 @@ func NoiseEnergy(p *mechanisms.NoisePlan, sigma0 float64) float64 {
 
 // Columns returns a copy of d restricted to the columns keep (in
 // order): the data of the "Partial" baseline, which drops the sensitive
-// columns and fits a non-private model on the insensitive ones (spec §1.6).
+// columns and fits a non-private model on the insensitive ones.
 func Columns(d *design.Data, keep []int) (*design.Data, error) {
 	if err := d.Check("Columns data"); err != nil {
 		return nil, err

@@ -12,7 +12,7 @@ import (
 	"github.com/go-gota/gota/dataframe"
 )
 
-// Real datasets (Fig. 1b–f; spec §3.2–3.5).
+// Real datasets (Fig. 1b–f–3.5).
 
 // RealSpec describes one real-data experiment.
 type RealSpec struct {
@@ -25,7 +25,7 @@ type RealSpec struct {
 	Hidden int
 	// Adam uses Adam(α) instead of plain SGD(α) (Sepsis: plain SGD at the
 	// paper's step 0.005 stays at the majority rule for 200 steps; the
-	// optimizer is unspecified, spec §6.2).
+	// optimizer is unspecified).
 	Adam  bool
 	Delta float64
 	// PaperTV maps raw insensitive feature → the paper's TV (Table 2,
@@ -42,7 +42,7 @@ type RealSpec struct {
 	Rows int
 }
 
-// RealSpecs are the paper's real-data settings (spec §3.8).
+// RealSpecs are the paper's real-data settings.
 var RealSpecs = map[string]RealSpec{
 	"adult": {Name: "adult", Kind: "logistic", Alpha: 0.05, Steps: 5000, Delta: 1e-5,
 		PaperTV: map[string]float64{"race": 0.23, "sex": 0.90, "workclass": 1, "fnlwgt": 0.22},
@@ -180,7 +180,7 @@ func (s RealSpec) quickRows() int {
 	return 0
 }
 
-// StepsFor returns the profile's T (quick: reduced, spec §4.3).
+// StepsFor returns the profile's T (quick: reduced).
 func (s RealSpec) StepsFor(p experiments.Profile) int {
 	if s.StepsOverride > 0 {
 		return s.StepsOverride

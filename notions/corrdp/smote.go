@@ -14,7 +14,7 @@ import (
 )
 
 // SMOTEOptions configure SMOTEENN. Zero values give imblearn's
-// SMOTEENN defaults (spec §3.3): k = 5 SMOTE neighbours, ENN with 3
+// SMOTEENN defaults: k = 5 SMOTE neighbours, ENN with 3
 // neighbours and kind_sel = "all" on every class, minority oversampled to
 // parity.
 type SMOTEOptions struct {
@@ -123,7 +123,7 @@ func (b *smoteBuckets) knn(pts []smotePoint, q, k int, pen [][]float64, out []in
 // SMOTEENN balances a binary classification frame with SMOTE-NC
 // (Chawla et al. 2002, nominal-continuous variant) followed by Edited
 // Nearest Neighbours cleaning (Wilson 1972), like imblearn's SMOTEENN
-// with SMOTENC (spec §3.3, check C21), for one continuous feature and any
+// with SMOTENC (docs/corrdp.md, check C21), for one continuous feature and any
 // number of categorical ones:
 //
 //   - SMOTE-NC: distance² = Δa² + Med²·#(categorical mismatches), Med the

@@ -11,7 +11,7 @@ import (
 )
 
 // Synthetic is the synthetic ridge-regression data of the CorrDP
-// paper (Sec. 5.1, App. E.1; spec §3.1).
+// paper (Sec. 5.1, App. E.1).
 type Synthetic struct {
 	// X is n×m row-major, Y the n responses.
 	X, Y []float64
@@ -25,7 +25,7 @@ type Synthetic struct {
 	ThetaStar []float64
 }
 
-// SyntheticCov returns the covariance of spec §3.1: diagonal 1 on S
+// SyntheticCov returns the covariance of docs/corrdp.md: diagonal 1 on S
 // (the first ms indices) and 2 on U, 0.5 between two distinct S features,
 // 0.5 between two distinct U features, 0.1 between an S and a U feature.
 func SyntheticCov(m, ms int) (*mat.SymDense, error) {
@@ -53,7 +53,7 @@ func SyntheticCov(m, ms int) (*mat.SymDense, error) {
 	return c, nil
 }
 
-// NewSynthetic draws the synthetic data of spec §3.1: X ~ N(μ, Σ) in
+// NewSynthetic draws the synthetic data of docs/corrdp.md: X ~ N(μ, Σ) in
 // R^m with μ_i = (−1)^{i+1} (1-based i), Σ of SyntheticCov,
 // Y = θ*ᵀX + η with θ*_i = (−1)^{i+1}√(i+1) and η ~ N(0, noiseSD²). The
 // paper uses n = 2000, m = 100, m_s ∈ {5, 10, 20, 50, 80}, noiseSD = 5.
@@ -115,7 +115,7 @@ func NewSynthetic(n, m, ms int, noiseSD float64, rng *rand.Rand) (*Synthetic, er
 
 // SyntheticWidth returns the width of the paper's interval for an
 // insensitive feature, 4√(log(2·k/δ)) (App. E.1: [μ_i − 2√(log(2m_s/δ)),
-// μ_i + 2√(log(2m_s/δ))], k = m_s). Spec §6.15: an honest union bound over
+// μ_i + 2√(log(2m_s/δ))], k = m_s). : an honest union bound over
 // the insensitive features would use k = m − m_s.
 func SyntheticWidth(k int, delta float64) (float64, error) {
 	if k < 1 || !(delta > 0 && delta < 1) {
@@ -125,7 +125,7 @@ func SyntheticWidth(k int, delta float64) (float64, error) {
 }
 
 // SyntheticTV returns TV(i) for every insensitive feature i of the
-// synthetic design (spec §3.1): eq. (22) with covariance cov (the population
+// synthetic design: eq. (22) with covariance cov (the population
 // Σ gives the population TV of check C5; the sample covariance of the data
 // gives the plug-in TV^), evaluated at the two ends of an interval of the
 // given width. The result has one entry per feature (0 on S).

@@ -10,7 +10,7 @@ import (
 	"github.com/featuredp/featuredp/models"
 )
 
-// Synthetic ridge regression (Fig. 1a, Fig. 2a–d; spec §3.1, §3.7).
+// Synthetic ridge regression (Fig. 1a, Fig. 2a–d, §3.7).
 
 // SyntheticSettings are the synthetic experiment's settings (§3.1).
 type SyntheticSettings struct {

@@ -207,7 +207,7 @@ func (p *RealPrep) PartialMetric(ctx context.Context, steps int) (float64, error
 	return m.Evaluate(th[0], du).Accuracy, nil
 }
 
-// CalibrateC applies the Standard-only rule of spec §3.9: the largest C in
+// CalibrateC applies the Standard-only rule of docs/corrdp.md: the largest C in
 // {1, 0.3, 0.1, …, 1e-4} for which Standard at ε = 5 (one seed) stays within
 // 2 accuracy points of the non-private run (classification) or within 10%
 // of its loss (regression: F(θ_Standard) ≤ 1.1·F(θ_NonPrivate), the

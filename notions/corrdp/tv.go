@@ -10,7 +10,7 @@ import (
 	"github.com/featuredp/featuredp/internal/numeric"
 )
 
-// TV estimators of the CorrDP paper (Sec. 4, App. D; specs/corrdp.md §2.5).
+// TV estimators of the CorrDP paper (Sec. 4, App. D).
 // TV(P, Q) = sup_A |P(A) − Q(A)| = ½‖p − q‖₁ throughout. All estimators are
 // plug-in statistics of the data and are NOT private: their output feeds the
 // noise calibration, which the paper covers with the UCB of Def. 4.3
@@ -20,7 +20,7 @@ import (
 
 // covariance whose means are Mahalanobis distance m apart:
 
-// TV = 2Φ(m/2) − 1 (spec §2.5 item 3; check C4: m = 1 gives 0.3829249).
+// TV = 2Φ(m/2) − 1 (docs/corrdp.md; check C4: m = 1 gives 0.3829249).
 
 func GaussianTV(mahalanobis float64) float64 {
 	if !(mahalanobis > 0) {
@@ -126,7 +126,7 @@ func maxPairTV(counts, tot []float64, ks, ku, minGroup int) TVPair {
 
 // bins ≤ 0 selects k = max(2, round(n_min^{1/(d+2)})) with n_min the
 
-// smallest group size (spec §6.10; h = Θ(n^{−1/(d+2)}) of App. D.2, γ =
+// smallest group size (docs/corrdp.md; h = Θ(n^{−1/(d+2)}) of App. D.2, γ =
 
 // 1/(d+2)). It returns an error for NaN values, lo ≥ hi, or bins^d > 1e7.
 

@@ -12,7 +12,7 @@ import (
 )
 
 // Neighbourhood selects the neighbouring relation of a TV estimate
-// (spec §1.2).
+// .
 type Neighbourhood int
 
 const (
@@ -39,7 +39,7 @@ type TVOptions struct {
 	// Neighbours selects N-one (per-feature TV) or N-jointU (one TV_max).
 	Neighbours Neighbourhood
 	// Bins per dimension of the continuous-S histogram (0: the rule
-	// k = max(2, round(n_min^{1/(d+2)})) of spec §6.10).
+	// k = max(2, round(n_min^{1/(d+2)})) of docs/corrdp.md).
 	Bins int
 	// MinGroup skips conditioning groups with fewer rows (0 or 1: none).
 	MinGroup int
@@ -66,7 +66,7 @@ type TVFeature struct {
 	// continuous u).
 	TVCont float64
 	// TV is min{TVDisc + TVCont, 1} (App. E.2, with the printed max read as
-	// min, spec §6.10).
+	// min).
 	TV float64
 	// Pair names the maximising pair of conditioning values.
 	Pair string
@@ -176,7 +176,7 @@ func readRawColumn(df dataframe.DataFrame, c data.Column, discreteLevels int) (*
 }
 
 // EstimateTV estimates the TV weights of the insensitive (Public)
-// features of any DataFrame with roles (spec §2.5, the Adult composite of
+// features of any DataFrame with roles (docs/corrdp.md, the Adult composite of
 // App. E.2 generalised). Sensitive features are split into a discrete block
 // (Categorical, or numeric with few levels; combined into one joint code)
 // and a continuous block (min–max scaled to [0, 1]). For every insensitive

@@ -120,7 +120,7 @@ func init() {
 		PaperValues: []experiments.PaperValue{
 			{Quantity: "R1: ε, z=1.5, q=0.04, T=2250, improved", Value: 7.32911117143,
 				Method: qzMethod(qz{0.04, 1.5}, accounting.ConversionImproved), X: 2250, Metric: "epsilon",
-				Note: "Opacus test suite (best order 3.9); shared/reference/accounting.md"},
+				Note: "Opacus test suite (best order 3.9); docs/accounting.md"},
 			{Quantity: "R1: ε, z=1.5, q=0.04, T=2250, classic", Value: 8.07385,
 				Method: qzMethod(qz{0.04, 1.5}, accounting.ConversionClassic), X: 2250, Metric: "epsilon",
 				Note: "reference table gives 6 significant digits (order 4.1)"},
@@ -254,7 +254,7 @@ func init() {
 		PaperValues: []experiments.PaperValue{
 			{Quantity: "R2: z for ε=8, δ=1e-5, q=0.04, T=2250 (Opacus)", Value: 1.416015625,
 				Method: calibrationMethod(calibrationSettings[0], "Opacus bisection"), X: 8, Metric: "noise_multiplier",
-				Note: "Opacus get_noise_multiplier; shared/reference/accounting.md"},
+				Note: "Opacus get_noise_multiplier; docs/accounting.md"},
 		},
 		Notes: "The Opacus bisection stops as soon as ε(z) is within 0.01 below the target, so its z is slightly larger " +
 			"than the tight one (metric `epsilon_achieved` in the CSV shows the ε actually reached).",

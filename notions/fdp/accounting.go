@@ -2,7 +2,7 @@ package fdp
 
 // Feature differential privacy (FDP): the computable parts of
 // "Machine Learning with Privacy for Protected Attributes" (Mahloujifar,
-// Guo, Suh, Chaudhuri, IEEE S&P 2025), spec shared/specs/fdp.md §1–§2.5.
+// Guo, Suh, Chaudhuri, IEEE S&P 2025), spec docs/feature-dp.md–§2.5.
 //
 // Neighbouring relations. FDP_i^Ψ (add/remove with a simulator, Def. 6)
 // and FDP_r^Ψ (replacement of x by x' with Ψ(x) = Ψ(x'), Def. 5). By Thm 3
@@ -37,7 +37,7 @@ func checkUnit(name string, x float64) error {
 func normQuantile(p float64) float64 { return numeric.NormQuantile(p) }
 
 // TradeOffApprox returns the trade-off function of (ε, δ)-DP with the
-// clamping of fdp.md §1.1 / §6 item 12:
+// clamping of docs/feature-dp.md / §6 item 12:
 //
 //	f_{ε,δ}(α) = max(0, 1 − δ − e^ε α),   α ∈ [0, 1].
 //
@@ -63,7 +63,7 @@ func TradeOffApprox(eps, delta, alpha float64) (float64, error) {
 }
 
 // TradeOffGaussian returns the μ-GDP trade-off function (Dong, Roth & Su
-// 2019, Def. 2.7; fdp.md §1.5):
+// 2019, Def. 2.7):
 //
 //	G_μ(α) = Φ(Φ^{-1}(1 − α) − μ),   α ∈ [0, 1].
 //
@@ -197,7 +197,7 @@ func EpsilonFromTradeOff(f func(alpha float64) float64, delta float64) (float64,
 }
 
 // Prop1 maps an (ε, δ)-DP_i^Ψ guarantee (add/remove with a simulator) to
-// the replacement guarantee of Prop. 1 of the paper (fdp.md §1.4): chaining
+// the replacement guarantee of Prop. 1 of the paper: chaining
 // the simulator twice, Pr[M(S)∈T] ≤ e^ε(e^ε Pr[M(S')∈T] + δ) + δ, so
 //
 //	(ε, δ)-DP_i^Ψ ⇒ (2ε, δ(1 + e^ε))-DP_r^Ψ.
@@ -228,7 +228,7 @@ func Prop1Power(power func(alpha float64) float64) func(alpha float64) float64 {
 
 // AttributeInferenceBound returns the Thm 4 bound on the success of any
 // attribute-inference adversary against an (ε, δ)-DP_i^Ψ mechanism
-// (fdp.md §1.5; only the add direction M vs simulator is used):
+// (docs/feature-dp.md; only the add direction M vs simulator is used):
 //
 //	adv ≤ 1 − f_{ε,δ}(Ball) = min(1, e^ε·Ball + δ),
 //
@@ -249,7 +249,7 @@ func AttributeInferenceBound(eps, delta, ball float64) (float64, error) {
 }
 
 // AttributeInferenceBoundGDP returns the Thm 4 bound for a μ-GDP
-// (f = G_μ) feature-DP mechanism [derived in fdp.md §1.5]:
+// (f = G_μ) feature-DP mechanism [derived in docs/feature-dp.md]:
 //
 //	adv ≤ 1 − G_μ(Ball) = Φ(Φ^{-1}(Ball) + μ).
 //
@@ -324,7 +324,7 @@ func GaussianArgmaxSuccess(k int, mu float64) (float64, error) {
 }
 
 // Prop3Toy is the corrected no-amplification example of Prop. 3
-// (fdp.md §1.6, check A12). A mechanism releases every record with its
+// (docs/feature-dp.md, check A12). A mechanism releases every record with its
 // private first bit passed through randomized response with keep probability
 // k = e^{2ε}/(1+e^{2ε}); Poisson subsampling with rate p is applied first.
 // Against a simulator that knows only u = Ψ(target), the target events are

@@ -11,7 +11,7 @@ import (
 	"github.com/featuredp/featuredp/internal/numeric"
 )
 
-// Alg1Epsilon is the privacy of Algorithm 1 (Thm 5, fdp.md §2.5): T steps
+// Alg1Epsilon is the privacy of Algorithm 1 (Thm 5): T steps
 // of two-batch noisy SGD with a Poisson private batch of rate q, per-example
 // clipping of ∇ℓ_priv to C and noise z·C on the clipped sum are
 // (ε, δ)-DP_i^Ψ with ε equal to that of DP-SGD with the same (q, z, T):
@@ -29,7 +29,7 @@ func Alg1Epsilon(q, z float64, steps int, delta float64) (eps, order float64, er
 }
 
 // SingleBatchDelta is the [ext] accounting of the single-batch FDP
-// ablation (fdp.md §2.3, check P15): the public gradient is computed on the
+// ablation (docs/feature-dp.md, check P15): the public gradient is computed on the
 // private Poisson batch itself, so the unclipped public term reveals which of
 // the T steps included the target. Conditioned on that inclusion pattern
 // (K ~ Bin(T, q) inclusions) the private part is K Gaussian mechanisms with
@@ -117,7 +117,7 @@ func SingleBatchEpsilon(q, z float64, steps int, delta float64) (float64, error)
 
 // SingleBatchNoiseMultiplier is the smallest noise multiplier z (to
 // 1e-6 relative, by bisection) for which SingleBatchEpsilon(q, z, T, δ) ≤
-// targetEps: the calibration of the single-batch ablation (fdp.md §4.3 E2
+// targetEps: the calibration of the single-batch ablation (docs/feature-dp.md
 // (c); it needs a much larger z than Algorithm 1 at the same ε).
 //
 // Errors: targetEps not finite and > 0, invalid q, T < 1 or δ, or no
@@ -196,7 +196,7 @@ func MaxSteps(targetEps, q, z, delta float64) (int, error) {
 	return lo, nil
 }
 
-// StepsRounding selects how epochs become steps (fdp.md §6 item 14: the
+// StepsRounding selects how epochs become steps (docs/feature-dp.md: the
 // paper does not say).
 type StepsRounding int
 

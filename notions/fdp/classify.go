@@ -12,7 +12,7 @@ import (
 	"github.com/featuredp/featuredp/models"
 )
 
-// ClassConfig are the training settings of E3 (fdp.md §3.2, §4.3): the
+// ClassConfig are the training settings of E3: the
 // paper's q = 1/16, z = 1, C = 0.01 for the private part of Algorithm 1,
 // SGD with lr 0.1 and momentum 0.9; α and the DP clip are the [ext] choices.
 type ClassConfig struct {

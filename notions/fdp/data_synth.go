@@ -11,13 +11,13 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
-// Stand-in generators of the Feature-DP paper's experiments (fdp.md §4.3).
+// Stand-in generators of the Feature-DP paper's experiments.
 // The real Purchase100 and Criteo files cannot be obtained here, so E3 and
 // E4 run on synthetic data with the structure the spec prescribes; they are
 // stand-ins, not models of the real data, and their accuracies are not
 // comparable with the paper's.
 
-// LabelMixture draws the label-DP data of E2 (fdp.md §4.3): k class means
+// LabelMixture draws the label-DP data of E2: k class means
 // μ_c uniform on the unit sphere of R^d, labels uniform, and
 // x = normalize(μ_y + noise·N(0, I_d)), so ‖x‖₂ = 1 (the case study's
 // ‖x‖ ≤ 1). All randomness comes from rng.
@@ -185,7 +185,7 @@ func Split(d *design.Data, nTest int, rng *rand.Rand) (train, test *design.Data,
 }
 
 // FashionTabular turns Fashion-MNIST into the tabular stand-in of E3 (ii)
-// (fdp.md §4.3): the first nTrain training and nTest test images (0 means
+// : the first nTrain training and nTest test images (0 means
 // all), pixels scaled to [0, 1], and a fixed random set of
 // round(publicFrac·784) public pixel columns drawn from rng (the spec's 1/6:
 // 131 columns), returned sorted.

@@ -1,7 +1,7 @@
 package fdp
 
 // Figures of "Machine Learning with Privacy for Protected Attributes"
-// (Feature DP; shared/specs/fdp.md §4.3 E0–E4), one file per figure
+// (Feature DP–E4), one file per figure
 // (figures_*.go), each registered from its init function:
 //
 //	fdp-table1   E0  accounting of Algorithm 1 (Table I, Purchase, Criteo)

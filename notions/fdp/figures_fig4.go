@@ -1,6 +1,6 @@
 package fdp
 
-// fdp-fig4 (E3, fdp.md §4.3): Fig. 4, accuracy against ε on Purchase-like
+// fdp-fig4 (E3): Fig. 4, accuracy against ε on Purchase-like
 // and Fashion-MNIST, α and the DP clip tuned on a validation split.
 
 import (
@@ -52,7 +52,7 @@ func Fig4Cells(sz Fig4Sizes) []experiments.Cell {
 	return cells
 }
 
-// fig4Alphas and fig4Clips are the tuning grids of E3: fdp.md §4.3's
+// fig4Alphas and fig4Clips are the tuning grids of E3: docs/feature-dp.md's
 // α ∈ {1, 3, 10, 30, 100} and DP clip ∈ {0.01, 0.1, 1}, each extended by
 // one decade because the validation choice sat on the upper boundary of both
 // grids at ε = 8 in the mid-scale Purchase-like run (α = 100, C = 1; the
@@ -193,7 +193,7 @@ func init() {
 		},
 		Notes: "Stand-ins: the real Purchase100 cannot be downloaded here; Purchase-like is synthetic (Beta(0.5, 4) class profiles, " +
 			"600 binary features, 100 classes) and Fashion-MNIST is real data used as a tabular stand-in. The paper does not give " +
-			"the model, α, the DP clip, the epochs or the split (fdp.md §6 item 4); α and the DP clip are tuned on a validation split, never on the test curves. " +
+			"the model, α, the DP clip, the epochs or the split; α and the DP clip are tuned on a validation split, never on the test curves. " +
 			"Absolute accuracies are not comparable with the paper's Purchase100 numbers (FDP-Alg1 24.2% / 46.8%, pre-training + " +
 			"DP-SGD 9.2% / 24.6% at ε = 4 / 8; compared per dataset in notebook 22). The quick profile uses 20 classes and a " +
 			"16-unit MLP so that it runs in about a minute; the full profile uses the paper's sizes.",

@@ -1,6 +1,6 @@
 package fdp
 
-// fdp-fig5 (E4, fdp.md §4.3): Fig. 5, accuracy against ε on Criteo-like
+// fdp-fig5 (E4): Fig. 5, accuracy against ε on Criteo-like
 // data, the grid of clip × q × z × epochs tuned on a validation split.
 
 import (
@@ -16,7 +16,7 @@ import (
 	"github.com/featuredp/featuredp/models"
 )
 
-// criteoGrid is the tuning grid of E4 (fdp.md §3.3): clip norms, batch
+// criteoGrid is the tuning grid of E4: clip norms, batch
 // sizes as fractions of the 40,000 training rows, noise multipliers and
 // epochs.
 type criteoGrid struct {

@@ -1,6 +1,6 @@
 package fdp
 
-// fdp-labeldp (E2, fdp.md §4.3): the label-DP case study, excess risk
+// fdp-labeldp (E2): the label-DP case study, excess risk
 // against n at ε = 1.
 
 import (
@@ -16,7 +16,7 @@ import (
 	"github.com/featuredp/featuredp/models"
 )
 
-// labelDPSettings holds the E2 settings (fdp.md §4.3): d = 20, k = 5,
+// labelDPSettings holds the E2 settings: d = 20, k = 5,
 // noise 0.8, expected batch m = 100, T = 300 steps, ε = 1, δ = 1/(2n),
 // SGD lr 0.5, projection radius 5, m' = n.
 type labelDPSettings struct {

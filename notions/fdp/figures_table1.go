@@ -1,6 +1,6 @@
 package fdp
 
-// fdp-table1 (E0, fdp.md §4.3): the accounting of Algorithm 1 on Table I and
+// fdp-table1 (E0): the accounting of Algorithm 1 on Table I and
 // the Purchase and Criteo grids.
 
 import (
@@ -37,7 +37,7 @@ func table1Settings(p experiments.Profile) []acctSetting {
 	return s
 }
 
-// tableI holds Table I's DP settings (fdp.md §2.5).
+// tableI holds Table I's DP settings.
 var tableI = []struct {
 	name      string
 	n, batch  float64
@@ -83,7 +83,7 @@ func table1Run(_ context.Context, c experiments.Cell, _ experiments.Env) ([]expe
 		return nil, fmt.Errorf("cell config is %T", c.Config)
 	}
 	q, z, delta := cc.Q, cc.Z, cc.Delta
-	steps := int(math.Round(c.X / q)) // fdp.md §6 item 14: T = round(epochs/q)
+	steps := int(math.Round(c.X / q)) // docs/feature-dp.md: T = round(epochs/q)
 	eps, order, err := Alg1Epsilon(q, z, steps, delta)
 	if err != nil {
 		return nil, err
@@ -158,13 +158,13 @@ func init() {
 				"re-calibrated with Opacus' bisection (metric noise_multiplier_opacus) and the exact root."
 		},
 		PaperValues: []experiments.PaperValue{
-			{Quantity: "AFHQ ε (z=0.86, 100 epochs, batch 128)", Value: 8, Method: "AFHQ (Table I)", X: 100, Metric: "epsilon", Note: "Table I target; spec §2.5 verified 7.9936"},
+			{Quantity: "AFHQ ε (z=0.86, 100 epochs, batch 128)", Value: 8, Method: "AFHQ (Table I)", X: 100, Metric: "epsilon", Note: "Table I target verified 7.9936"},
 			{Quantity: "LSUN ε (z=15.6, 500 epochs, batch 16,384)", Value: 0.5, Method: "LSUN (Table I)", X: 500, Metric: "epsilon", Note: "Table I target; spec 0.49593"},
 			{Quantity: "AFHQ noise multiplier (Opacus calibration for ε=8)", Value: 0.86, Method: "AFHQ (Table I)", X: 100, Metric: "noise_multiplier_opacus", Note: "Table I prints 0.86"},
 			{Quantity: "LSUN noise multiplier (Opacus calibration for ε=0.5)", Value: 15.6, Method: "LSUN (Table I)", X: 500, Metric: "noise_multiplier_opacus", Note: "Table I prints 15.6"},
-			{Quantity: "Purchase ε after 1 epoch (q=1/16, z=1)", Value: 2.764, Method: "Purchase q=1/16 z=1", X: 1, Metric: "epsilon", Note: "spec §3.2 [derived]"},
-			{Quantity: "Purchase ε after 20 epochs", Value: 8.443, Method: "Purchase q=1/16 z=1", X: 20, Metric: "epsilon", Note: "spec §3.2 [derived]"},
-			{Quantity: "Criteo B=4000 z=2, 10 epochs", Value: 2.581, Method: "Criteo B=4000 z=2", X: 10, Metric: "epsilon", Note: "spec §3.3 [derived]"},
+			{Quantity: "Purchase ε after 1 epoch (q=1/16, z=1)", Value: 2.764, Method: "Purchase q=1/16 z=1", X: 1, Metric: "epsilon", Note: "docs/feature-dp.md [derived]"},
+			{Quantity: "Purchase ε after 20 epochs", Value: 8.443, Method: "Purchase q=1/16 z=1", X: 20, Metric: "epsilon", Note: "docs/feature-dp.md [derived]"},
+			{Quantity: "Criteo B=4000 z=2, 10 epochs", Value: 2.581, Method: "Criteo B=4000 z=2", X: 10, Metric: "epsilon", Note: "docs/feature-dp.md [derived]"},
 		},
 		Notes: "Deterministic accounting (one cell per point). Algorithm 1 has exactly the ε of DP-SGD with the same (q, z, T) (Thm 5). " +
 			"Table I's ε and noise multipliers come out of the Opacus-compatible RDP accountant with the improved conversion; the classic " +

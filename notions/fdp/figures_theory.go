@@ -1,6 +1,6 @@
 package fdp
 
-// fdp-theory (E1, fdp.md §4.3): Thm 4 attribute inference, Prop. 3 (no
+// fdp-theory (E1): Thm 4 attribute inference, Prop. 3 (no
 // amplification by subsampling) and Prop. 1.
 
 import (
@@ -130,8 +130,8 @@ func init() {
 				"(x = sampling rate p, metric epsilon_subsampled); RR bit (x = ε); Prop. 1 map at δ = 1e-5 (x = ε)."
 		},
 		PaperValues: []experiments.PaperValue{
-			{Quantity: "exact success, K=1000, μ=1 (spec A13)", Value: 0.016604, Method: "exact success", X: 1, Metric: "attack_success", Note: "spec §5 A13 [derived]"},
-			{Quantity: "bound, K=1000, μ=1 (spec A13)", Value: 0.018298, Method: "Thm 4 bound", X: 1, Metric: "attack_success", Note: "spec §5 A13"},
+			{Quantity: "exact success, K=1000, μ=1 (spec A13)", Value: 0.016604, Method: "exact success", X: 1, Metric: "attack_success", Note: "docs/feature-dp.md [derived]"},
+			{Quantity: "bound, K=1000, μ=1 (spec A13)", Value: 0.018298, Method: "Thm 4 bound", X: 1, Metric: "attack_success", Note: "docs/feature-dp.md"},
 			{Quantity: "Prop. 3: simulator ε' at p=0.01 (ε=1)", Value: 1, Method: "Prop. 3 simulator", X: 0.01, Metric: "epsilon_subsampled", Note: "no amplification (Prop. 3, corrected toy)"},
 			{Quantity: "Prop. 1: δ' for (1, 1e-5)", Value: 3.718e-5, Method: "Prop. 1", X: 1, Metric: "prop1_delta", Note: "spec A14"},
 		},

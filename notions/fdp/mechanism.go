@@ -14,7 +14,7 @@ import (
 )
 
 // Method names one of the methods compared in the Feature-DP paper
-// (fdp.md §2.6), plus the single-batch ablation (§2.3). The string values
+// , plus the single-batch ablation (§2.3). The string values
 // are the method names of the tidy experiment CSVs.
 type Method string
 
@@ -36,11 +36,11 @@ const (
 	Alg1 Method = "FDP-Alg1"
 	// SingleBatch is Algorithm 1 with the public gradient computed on the
 	// private batch: no amplification; accounted with
-	// SingleBatchEpsilon ([ext] ablation, fdp.md §2.3).
+	// SingleBatchEpsilon ([ext] ablation).
 	SingleBatch Method = "FDP-SingleBatch"
 )
 
-// Methods lists the methods in the order of fdp.md §2.6.
+// Methods lists the methods in the order of docs/feature-dp.md.
 func Methods() []Method {
 	return []Method{NonPrivate, PublicOnly, DP, DPSGD, Alg1, SingleBatch}
 }
@@ -104,7 +104,7 @@ type Setup struct {
 }
 
 // EngineConfig returns the Train configuration of method for the problem s
-// (fdp.md §2.3, §2.6):
+// :
 //
 //	NonPrivate       Model on Data, shuffled batches, no clipping/noise
 //	Public           PubModel on PubData, shuffled batches, no clipping/noise

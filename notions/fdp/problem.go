@@ -18,7 +18,7 @@ import (
 // rows (features standardised with public constants), the public columns (Ψ
 // keeps them and the label), and two public views of the training rows:
 // Padded = g(Ψ(X)), the private columns filled with N(0, 1) draws (the
-// paper's Gaussian padding, fdp.md §3.2), and Masked, the private columns
+// paper's Gaussian padding), and Masked, the private columns
 // set to 0 = their public mean after standardisation (mean imputation, the
 // zero masking the paper uses for Criteo, §3.3).
 type ClassProblem struct {
@@ -38,7 +38,7 @@ const (
 )
 
 // NewClassProblem pads the training rows (Gaussian padding of the
-// private columns, fdp.md §3.2) with a stream derived from seed.
+// private columns) with a stream derived from seed.
 func NewClassProblem(name string, train, test *design.Data, public []int, classes int, seed uint64) (*ClassProblem, error) {
 	if train == nil || test == nil || train.D != test.D {
 		return nil, errors.New("fdp: ClassProblem: missing or mismatched train/test data")

@@ -11,14 +11,14 @@ import (
 // The public view Ψ of the feature-DP experiments as a design matrix of the
 // full width: the public columns are kept, the protected ones filled with
 // public values, so that the public surrogate ℓ_pub can be the model of ℓ
-// itself evaluated on Ψ(x) (fdp.md §3.2, §3.3).
+// itself evaluated on Ψ(x).
 
 // GaussianPadding builds the padded public surrogate input of the
-// paper's Purchase100 experiment (fdp.md §3.2): g(Ψ(x)) keeps the public
+// paper's Purchase100 experiment: g(Ψ(x)) keeps the public
 // columns of each row and fills every other column with an independent
 // N(0, 1) draw from rng (one fixed draw per row and column, so that
 // ℓ_pub + ℓ_priv = ℓ exactly for each row — check A6; the paper does not say
-// whether the padding is redrawn, see fdp.md §6 item 4). The noise is
+// whether the padding is redrawn). The noise is
 // independent of the private data, so the padded matrix is public. Labels
 // are copied (the label is public in the Purchase100 setting).
 //
@@ -31,7 +31,7 @@ func GaussianPadding(data *design.Data, public []int, rng *rand.Rand) (*design.D
 }
 
 // ZeroMasking is the zero-masking public surrogate input of the Criteo
-// experiment (fdp.md §3.3): the public columns are kept and every other
+// experiment: the public columns are kept and every other
 // column is set to 0. Errors as GaussianPadding (no rng needed).
 func ZeroMasking(data *design.Data, public []int) (*design.Data, error) {
 	return surrogate("ZeroMasking", data, public, func() float64 { return 0 })

@@ -1,7 +1,7 @@
 package smoothdp
 
-// The reconstructed closed forms (one place each; labels per spec §4, Table 1)
-// and the pre-processing sensitivities (spec §5).
+// The reconstructed closed forms (one place each; labels per docs/smooth-rdp.md, Table 1)
+// and the pre-processing sensitivities.
 
 import (
 	"math"
@@ -17,7 +17,7 @@ func cfGaussianSRDP(l, sigma, eta float64) float64 {
 }
 
 // cfPureSRDP is the Laplace / Exponential SRDP εLη/Δ (Theorems 10,
-// 11; spec §12 A4: ℓ1 output Lipschitz for Laplace, ε/(2Δ) scaling for the
+// 11: ℓ1 output Lipschitz for Laplace, ε/(2Δ) scaling for the
 // exponential mechanism) [R].
 func cfPureSRDP(eps, l, delta, eta float64) float64 { return eps * l * eta / delta }
 
@@ -33,7 +33,7 @@ func cfDPGDSRDP(n, t, beta, sigma, eta float64) float64 {
 }
 
 // cfSGDSubC is the unspecified constant c of DP-SGD with subsampling,
-// c = 8n/(n−1) from σ̃ = σ/(2L) (spec §4 derivation 5) [D].
+// c = 8n/(n−1) from σ̃ = σ/(2L) (docs/smooth-rdp.md derivation 5) [D].
 func cfSGDSubC(n float64) float64 { return 8 * n / (n - 1) }
 
 // cfSGDSubRDP is DP-SGD with subsampling's RDP c·αTL²/(n²σ²)
@@ -48,12 +48,12 @@ func cfSGDSubSRDP(t, beta, omega, sigma, eta float64) float64 {
 }
 
 // cfSGDIterRDP is 4αL²H_n/(nσ²) (Feldman et al. 2018 Thm 26 as
-// re-derived, spec §4 derivation 6) [S].
+// re-derived derivation 6) [S].
 func cfSGDIterRDP(n int, l, sigma float64) float64 {
 	return 4 * l * l * Harmonic(n) / (float64(n) * sigma * sigma)
 }
 
-// cfSGDIterSRDP is αβ²η²(K − 1 + H_n)/(nσ²) (spec §4 derivation 6)
+// cfSGDIterSRDP is αβ²η²(K − 1 + H_n)/(nσ²) (docs/smooth-rdp.md derivation 6)
 // [D].
 func cfSGDIterSRDP(n, k int, beta, sigma, eta float64) float64 {
 	return beta * beta * eta * eta * (float64(k) - 1 + Harmonic(n)) / (float64(n) * sigma * sigma)
@@ -69,16 +69,16 @@ func Harmonic(n int) float64 {
 	return s
 }
 
-// Pre-processing sensitivities (spec §5). η is the ℓ_{1,2} sensitivity and k
+// Pre-processing sensitivities. η is the ℓ_{1,2} sensitivity and k
 // the ℓ0 sensitivity of Definition 4 (replace-one).
 
 // EtaDedup is the ℓ_{1,2} sensitivity of r-approximate deduplication,
 // η = 2R·k (each changed point contributes at most the diameter 2R; removal
-// is a point ⊥ at distance 2R, spec §12 A5) [R].
+// is a point ⊥ at distance 2R) [R].
 func EtaDedup(radius float64, k int) float64 { return 2 * radius * float64(k) }
 
 // EtaQuant is the ℓ_{1,2} sensitivity of r-approximate quantization,
-// η = r·k (Proposition 3; doubled to 2rk with paperFactor2 = true, spec §12
+// η = r·k (Proposition 3; doubled to 2rk with paperFactor2 = true
 // A6) [R].
 func EtaQuant(r float64, k int, doubled bool) float64 {
 	if doubled {
@@ -154,7 +154,7 @@ func EtaPCADim(radius, gmin float64) float64 {
 }
 
 // GroupSize is the number of entries in which π_S(S) and π_{S'}(S')
-// can differ, g = min(n, k+1) (spec §3.4, group baseline) [R].
+// can differ, g = min(n, k+1) (docs/smooth-rdp.md, group baseline) [R].
 func GroupSize(n, k int) int {
 	if k+1 < n {
 		return k + 1

@@ -11,7 +11,7 @@ import (
 )
 
 // ToApproxDP converts an RDP curve to (ε, δ)-DP with the paper's only
-// conversion, Mironov 2017 Prop 3 (Lemma M; spec §7.5) [S], i.e. the core's
+// conversion, Mironov 2017 Prop 3 (Lemma M) [S], i.e. the core's
 // accounting.ConversionClassic:
 //
 //	ε(δ) = min_{α valid} ε(α) + log(1/δ)/(α − 1).

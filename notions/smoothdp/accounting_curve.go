@@ -1,6 +1,6 @@
 package smoothdp
 
-// RDP curves as values (spec §10.1): the neighbouring relation, the RDP curve
+// RDP curves as values: the neighbouring relation, the RDP curve
 // ε(α) and the SRDP curve ε̃(α, η), with composition.
 
 import (
@@ -16,10 +16,10 @@ type Neighbouring int
 
 const (
 	// ReplaceOne: datasets of the same size n differing in one entry
-	// (the paper's relation, spec §1).
+	// (the paper's relation).
 	ReplaceOne Neighbouring = iota
 	// AddRemove: one dataset is the other with one record added
-	// (Opacus/Poisson accountants, seed 001; spec §10.2).
+	// (Opacus/Poisson accountants, seed 001).
 	AddRemove
 )
 
@@ -34,7 +34,7 @@ func (r Neighbouring) String() string {
 	return fmt.Sprintf("Neighbouring(%d)", int(r))
 }
 
-// RDPCurve is an RDP curve ε(α) as a value (spec §10.1): a function of
+// RDPCurve is an RDP curve ε(α) as a value: a function of
 // the order on the validity interval α ∈ [AlphaMin, AlphaMax] (and α > 1),
 // with the neighbouring relation it holds for. Outside the interval At
 // returns +Inf (no guarantee), which keeps every derived bound valid.
@@ -118,7 +118,7 @@ func (c RDPCurve) Scale(k float64) (RDPCurve, error) {
 
 // Compose returns the adaptive composition of RDP curves: ε(α) = Σ_i
 // ε_i(α) on the intersection of the validity intervals (Mironov 2017 Prop 1;
-// spec §3.1, Lemma F) [S]. All curves must share one neighbouring relation.
+// docs/smooth-rdp.md, Lemma F) [S]. All curves must share one neighbouring relation.
 func Compose(curves ...RDPCurve) (RDPCurve, error) {
 	if len(curves) == 0 {
 		return RDPCurve{}, errors.New("smoothdp: compose needs at least one curve")
@@ -209,7 +209,7 @@ func (c SRDPCurve) atInf(eta float64) float64 {
 }
 
 // Scale returns the k-fold adaptive composition k·ε̃(α, η) (Lemma 1; adaptive
-// by the RDP chain rule, spec §12 A18) [V/R].
+// by the RDP chain rule) [V/R].
 func (c SRDPCurve) Scale(k float64) (SRDPCurve, error) {
 	if !(k >= 0) || math.IsInf(k, 0) {
 		return SRDPCurve{}, fmt.Errorf("smoothdp: scale factor %v must be finite and ≥ 0", k)
@@ -223,7 +223,7 @@ func (c SRDPCurve) Scale(k float64) (SRDPCurve, error) {
 }
 
 // ComposeSRDP returns Σ_i ε̃_i(α, η) (Lemma 1, composition of SRDP over
-// any collection; adaptive, spec §12 A18) [V/R].
+// any collection; adaptive) [V/R].
 func ComposeSRDP(curves ...SRDPCurve) (SRDPCurve, error) {
 	if len(curves) == 0 {
 		return SRDPCurve{}, errors.New("smoothdp: compose needs at least one SRDP curve")

@@ -5,7 +5,7 @@ import (
 	"math"
 )
 
-// PTRGamma is Algorithm 1's distance-to-instability proxy (spec §7.6,
+// PTRGamma is Algorithm 1's distance-to-instability proxy (docs/smooth-rdp.md,
 // line 2; §12 A13) [R]: γ_S = max(0, ⌊n(gap − ĝ)/(12R²)⌋). By Weyl, one
 // replacement moves every covariance eigenvalue by at most ‖Σ − Σ'‖_F ≤
 // 6R²/n, hence the gap by at most 12R²/n: γ_S has replace-one sensitivity 1
@@ -27,7 +27,7 @@ func PTRGamma(n int, gap, ghat, radius float64) (int, error) {
 // PTRThreshold is the test threshold log(1/δ)/ε₀ of Algorithm 1 line 4.
 func PTRThreshold(eps0, delta float64) float64 { return -math.Log(delta) / eps0 }
 
-// PTRRefusal is Pr[⊥] = Pr[γ_S + Lap(1/ε₀) ≤ log(1/δ)/ε₀] (spec §11
+// PTRRefusal is Pr[⊥] = Pr[γ_S + Lap(1/ε₀) ≤ log(1/δ)/ε₀] (docs/smooth-rdp.md
 // check 20) [S]: ½e^{−ε₀(γ − thr)} if γ ≥ thr, else 1 − ½e^{−ε₀(thr − γ)}.
 func PTRRefusal(gamma int, eps0, delta float64) (float64, error) {
 	if !(eps0 > 0) || math.IsInf(eps0, 0) || !(delta > 0 && delta < 1) || gamma < 0 {
@@ -49,7 +49,7 @@ func PTRRefusal(gamma int, eps0, delta float64) (float64, error) {
 //	ε' = min_{α≥3/2} (2αT/(n²σ²))(4L² + 144β²R⁶/ĝ²) + log(1/δ)/(α − 1).
 //
 // It returns ε' and the total ε₀ + ε'. The reverse-direction edge case of
-// case (i) (spec §12 A13) needs ε₀ ≤ ln 2 for δ_total = δ; for larger ε₀ the
+// case (i) needs ε₀ ≤ ln 2 for δ_total = δ; for larger ε₀ the
 // caller should report δ_total = max(δ, ½e^{ε₀}δ) (PTRDeltaTotal).
 func PTREpsilon(n, steps int, sigma, l, beta, radius, ghat, eps0, delta float64) (epsPrime, total float64, err error) {
 	if !(eps0 > 0) || math.IsInf(eps0, 0) {
@@ -66,7 +66,7 @@ func PTREpsilon(n, steps int, sigma, l, beta, radius, ghat, eps0, delta float64)
 	return ep, eps0 + ep, nil
 }
 
-// PTRDeltaTotal is max(δ, ½e^{ε₀}δ) (spec §12 A13).
+// PTRDeltaTotal is max(δ, ½e^{ε₀}δ).
 func PTRDeltaTotal(eps0, delta float64) float64 {
 	return math.Max(delta, 0.5*math.Exp(eps0)*delta)
 }

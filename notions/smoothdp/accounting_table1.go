@@ -1,7 +1,7 @@
 package smoothdp
 
 // Table 1 constructors: the RDP and SRDP curves of every mechanism, and the
-// group-privacy baselines (spec §3.4).
+// group-privacy baselines.
 
 import (
 	"fmt"
@@ -197,7 +197,7 @@ func SGDIterRDP(n int, l, sigma float64) (RDPCurve, error) {
 // SGDIterSRDP is DP-SGD with iteration's SRDP over a collection with
 // η-constrained maximum distance K whose differing points are consecutive:
 // ε̃(α, η) = αβ²η²(K − 1 + H_n)/(nσ²), valid where σ² ≥ α(α−1)β²η²/2
-// (spec §4 derivation 6) [D].
+// (docs/smooth-rdp.md derivation 6) [D].
 func SGDIterSRDP(n, k int, beta, sigma float64) (SRDPCurve, error) {
 	if n < 1 || k < 1 || k > n {
 		return SRDPCurve{}, fmt.Errorf("smoothdp: DP-SGD-iter SRDP needs 1 ≤ K ≤ n (n=%d, K=%d)", n, k)
@@ -216,7 +216,7 @@ func SGDIterSRDP(n, k int, beta, sigma float64) (SRDPCurve, error) {
 
 // SampledGaussianRDP wraps the exact RDP of the Poisson-subsampled
 // Gaussian (RDPSubsampledGaussian; add/remove neighbours, Poisson sampling)
-// composed over T steps as an add/remove curve (spec §10.1, needed by seed
+// composed over T steps as an add/remove curve (docs/smooth-rdp.md, needed by seed
 // 001's pipelines).
 func SampledGaussianRDP(q, z float64, steps int) (RDPCurve, error) {
 	if err := accounting.ValidateSampleRate(q); err != nil {
@@ -258,7 +258,7 @@ func ReplaceOneFromAddRemove(c RDPCurve) (RDPCurve, error) {
 		F: func(a float64) float64 { return 3 * c.At(2*a) }}, nil
 }
 
-// Group privacy baselines (spec §3.4) [R/S].
+// Group privacy baselines [R/S].
 
 // GroupGaussian is the exact group RDP of the Gaussian mechanism for
 // datasets differing in g entries, αg²Δ²/(2σ²) [S].

@@ -5,7 +5,7 @@ import (
 	"math"
 )
 
-// Mechanism names a Table 1 mechanism (spec §4).
+// Mechanism names a Table 1 mechanism.
 type Mechanism int
 
 const (
@@ -42,7 +42,7 @@ func (m Mechanism) String() string {
 	return fmt.Sprintf("Mechanism(%d)", int(m))
 }
 
-// Preprocessing names a Table 2 pre-processing column (spec §6).
+// Preprocessing names a Table 2 pre-processing column.
 type Preprocessing int
 
 const (
@@ -83,7 +83,7 @@ func (p Preprocessing) String() string {
 
 // Table2Params are the parameters of a Table 2 entry. Unused fields
 // are ignored. Defaults: none (zero is a value); L and Δ are kept separate
-// (spec §12 A3), set both to the same value for the paper's L = Δ.
+// , set both to the same value for the paper's L = Δ.
 type Table2Params struct {
 	R     float64 // radius of the instance ball X
 	L     float64 // Lipschitz constant of f / u / ℓ
@@ -99,7 +99,7 @@ type Table2Params struct {
 	K int
 	// QuantR is the quantization / dedup radius r (quantization η = rK).
 	QuantR float64
-	// QuantDoubled uses the 2rK variant (spec §12 A6).
+	// QuantDoubled uses the 2rK variant.
 	QuantDoubled bool
 	// GMin is the minimum eigengap of PCA.
 	GMin float64
@@ -131,7 +131,7 @@ type Table2Entry struct {
 }
 
 // Table2Eta returns (η, k) of a pre-processing column from the
-// parameters (spec §5; Theorem 16 uses k = m for mean imputation and k = n
+// parameters (docs/smooth-rdp.md; Theorem 16 uses k = m for mean imputation and k = n
 // for PCA).
 func Table2Eta(pre Preprocessing, p Table2Params) (eta float64, k int, err error) {
 	switch pre {
@@ -152,7 +152,7 @@ func Table2Eta(pre Preprocessing, p Table2Params) (eta float64, k int, err error
 		}
 		if !(float64(p.N) > 24*p.R*p.R/p.GMin) {
 			// Zwald–Blanchard needs n > 24R²/g_min; otherwise the
-			// unconditional sin Θ bound 12√2·R³/g_min (spec §5.3 step 3).
+			// unconditional sin Θ bound 12√2·R³/g_min (docs/smooth-rdp.md step 3).
 			return EtaPCADim(p.R, p.GMin), p.N, nil
 		}
 		return EtaPCARank(p.R, p.GMin), p.N, nil
@@ -163,7 +163,7 @@ func Table2Eta(pre Preprocessing, p Table2Params) (eta float64, k int, err error
 }
 
 // table2Closed is the closed form of the paper-style Table 2 entry
-// (spec §6; all [R], DP-SGD-iter [D]) — the only place these constants
+// (docs/smooth-rdp.md; all [R], DP-SGD-iter [D]) — the only place these constants
 // live. It returns C with ε_π(α) = Cα (or the pure ε) and the printable
 // generic form.
 func table2Closed(m Mechanism, p Table2Params, eta float64, k int) (float64, string) {
@@ -245,7 +245,7 @@ func BaseCurves(m Mechanism, p Table2Params, k int) (RDPCurve, SRDPCurve, error)
 // pre-processing pre, with the paper-style curve (the table's conservative
 // form, for α ≥ 3/2), the min-form and tight Theorem 2 curves, and the
 // group-privacy baseline with g = min(n, k+1). All constants are
-// reconstructed (spec §0, §6). DP-SGD-sub is defined for PCA only and
+// reconstructed (docs/smooth-rdp.md, §6). DP-SGD-sub is defined for PCA only and
 // DP-SGD-iter not for PCA (the paper's "–" cells): an error otherwise.
 func Table2(m Mechanism, pre Preprocessing, p Table2Params) (Table2Entry, error) {
 	eta, k, err := Table2Eta(pre, p)
@@ -264,8 +264,8 @@ func Table2(m Mechanism, pre Preprocessing, p Table2Params) (Table2Entry, error)
 	if pre == PreDedup && (m == MechDPGD || m == MechSGDSub || m == MechSGDIter) && p.L > 2*p.R*p.Beta {
 		// A removed point ⊥ has zero gradient: its change is charged β·2R
 		// by the SRDP bookkeeping, which bounds the true change L only if
-		// L ≤ 2Rβ (spec §12 A5).
-		return Table2Entry{}, fmt.Errorf("smoothdp: dedup × %v needs L ≤ 2Rβ (L=%g, R=%g, β=%g; spec §12 A5)", m, p.L, p.R, p.Beta)
+		// L ≤ 2Rβ.
+		return Table2Entry{}, fmt.Errorf("smoothdp: dedup × %v needs L ≤ 2Rβ (L=%g, R=%g, β=%g)", m, p.L, p.R, p.Beta)
 	}
 	base, srdp, err := BaseCurves(m, p, k)
 	if err != nil {

@@ -104,11 +104,11 @@ func goldenMin(f func(x float64) float64, lo, hi float64) (float64, float64) {
 //
 // including the p → 1 limits B1 → ε̃(α,η) + ε(∞) and B2 → ε(α) + ε̃(∞,η)
 // (finite for pure curves, and B2 → ε(α) at η = 0). The infimum is searched
-// on a log grid p − 1 ∈ [1e−15, 1e4] (2000 points; spec §7.4 suggests
+// on a log grid p − 1 ∈ [1e−15, 1e4] (2000 points suggests
 // [1e−4, 1e3], widened so that η → 0 recovers ε(α) continuously) with
 // golden-section refinement of each construction. It returns the value and the optimal p
 // (1 for a p → 1 limit). For ε = aα and ε̃ = bα the value is α(√a + √b)²
-// (spec §3.4 key identity).
+// (docs/smooth-rdp.md key identity).
 func Theorem2Tight(rdp RDPCurve, srdp SRDPCurve, eta, alpha float64) (val, pOpt float64, err error) {
 	if err := theorem2Check(rdp, eta); err != nil {
 		return 0, 0, err
@@ -165,7 +165,7 @@ func Theorem2Tight(rdp RDPCurve, srdp SRDPCurve, eta, alpha float64) (val, pOpt 
 //	ε_π(α) ≤ 2ε(2α) + 2ε̃(2α, η)
 //
 // (c_2(α) ≤ 2 and monotonicity; an upper bound on either reading of Theorem
-// 2). At η = 0 it gives 2ε(2α) (= 4ε(α) for the Gaussian, spec §12 A19).
+// 2). At η = 0 it gives 2ε(2α) (= 4ε(α) for the Gaussian).
 func Theorem2PaperStyle(rdp RDPCurve, srdp SRDPCurve, eta, alpha float64) (float64, error) {
 	if err := theorem2Check(rdp, eta); err != nil {
 		return 0, err
@@ -178,7 +178,7 @@ func Theorem2PaperStyle(rdp RDPCurve, srdp SRDPCurve, eta, alpha float64) (float
 
 // Theorem2MinForm is the alternative reading of the paper's Eq. (3)
 // as a min of the two constructions at p = 2 after the same relaxation
-// (spec §3.4, §12 A2) [R]: min(2ε(2α) + ε̃(2α, η), ε(2α) + 2ε̃(2α, η)),
+// (docs/smooth-rdp.md, §12 A2) [R]: min(2ε(2α) + ε̃(2α, η), ε(2α) + 2ε̃(2α, η)),
 // α ≥ 3/2. At most a factor 2 below Theorem2PaperStyle.
 func Theorem2MinForm(rdp RDPCurve, srdp SRDPCurve, eta, alpha float64) (float64, error) {
 	if err := theorem2Check(rdp, eta); err != nil {

@@ -7,7 +7,7 @@ import (
 
 // CalibrateSigma returns the σ at which the Mironov conversion of
 // curve(σ) equals the target ε at δ (bisection in log σ to relative 1e-10;
-// ε(σ) must be non-increasing). Used by smoothdp-fig3 (spec §8.2).
+// ε(σ) must be non-increasing). Used by smoothdp-fig3.
 func CalibrateSigma(curve func(sigma float64) (RDPCurve, error), target, delta float64) (float64, error) {
 	if !(target > 0) || math.IsInf(target, 0) {
 		return 0, fmt.Errorf("smoothdp: target ε = %v must be finite and > 0", target)

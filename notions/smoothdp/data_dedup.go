@@ -1,6 +1,6 @@
 package smoothdp
 
-// Deduplication and quantization (spec §5.1).
+// Deduplication and quantization.
 
 import (
 	"fmt"
@@ -14,7 +14,7 @@ import (
 // size (descending, ties by index), each claiming its members; π_S(x) = x if
 // no representative c has ‖x − c‖ ≤ r or x equals the representative, else ⊥
 // (removed; distance 2R to any point) or, for quantization, c. Ties and the
-// first matching representative are decided by that order (spec §12 A5).
+// first matching representative are decided by that order.
 //
 // Apply is value-based: every exact copy of a representative is kept (use
 // Transform for the dataset-level rule keeping exactly one copy).
@@ -29,7 +29,7 @@ type Dedup struct {
 	Quantize bool
 	// R is the radius of the instance ball (η of dedup is 2Rk).
 	R float64
-	// DoubledQuantEta uses η = 2rk instead of rk (spec §12 A6).
+	// DoubledQuantEta uses η = 2rk instead of rk.
 	DoubledQuantEta bool
 }
 

@@ -1,6 +1,6 @@
 package smoothdp
 
-// Empirical sensitivity (spec §7.3).
+// Empirical sensitivity.
 
 import (
 	"errors"
@@ -14,13 +14,13 @@ type Empirical struct {
 	Eta float64 // max Σ_i ‖π_S(x_i) − π_{S'}(x_i)‖₂ (⊥ at distance 2R)
 	// MaxPoint is max_i ‖π_S(x_i) − π_{S'}(x_i)‖₂: on the hybrid pair
 	// (π_S(S), π_{S'}(S)) it checks the inverse point-wise distance ω of
-	// Definition 7 (MaxPoint ≤ ω·η; spec §12 A21).
+	// Definition 7 (MaxPoint ≤ ω·η).
 	MaxPoint float64
 }
 
 // EmpiricalSensitivity measures the pre-processing sensitivity of
 // Definition 4 on one pair of neighbouring datasets: π_S and π_{S'} are
-// fitted, then applied to every point of S and of S' (spec §7.3); the larger
+// fitted, then applied to every point of S and of S'; the larger
 // count and sum are returned. ⊥ vs a point counts 2R, ⊥ vs ⊥ zero. With
 // align (PCA dimension reduction only) π_{S'}'s basis is Procrustes-aligned
 // to π_S's first. Differences below tol (absolute, per point) are ignored.

@@ -1,6 +1,6 @@
 package smoothdp
 
-// Imputation (spec §5.2).
+// Imputation.
 
 import (
 	"errors"
@@ -23,7 +23,7 @@ const (
 	ImputeTrimmed
 	// ImputeLR fills an OLS prediction (no intercept) from the other
 	// features, fitted on the complete rows; missing predictors are
-	// mean-imputed first (spec §12 A7).
+	// mean-imputed first.
 	ImputeLR
 )
 

@@ -1,6 +1,6 @@
 package smoothdp
 
-// PCA (spec §5.3).
+// PCA.
 
 import (
 	"errors"
@@ -14,7 +14,7 @@ import (
 // covariance Σ_S = (1/n)Σ(x_i − μ)(x_i − μ)ᵀ, V_s its top-s eigenvectors
 // (gonum EigenSym, sorted descending); rank reduction π_S(x) = V_sV_sᵀx ∈ R^d,
 // dimension reduction (Dim) π_S(x) = V_sᵀx ∈ R^s. The data are not
-// re-centred in π (spec §12 A8). k = n [V]; η_rank = 12R³/g_min when
+// re-centred in π. k = n [V]; η_rank = 12R³/g_min when
 // n > 24R²/g_min (Zwald–Blanchard), else the unconditional 12√2·R³/g_min;
 // η_dim = 12√2·R³/g_min for Procrustes-aligned bases [R].
 type PCA struct {
@@ -58,7 +58,7 @@ func (f *PCAFit) Apply(x []float64) ([]float64, bool) {
 // AlignedTo returns a copy of f whose basis is rotated by the orthogonal
 // Procrustes solution Q = argmin ‖V Q − ref.V‖_F (Q = UWᵀ from the SVD
 // Vᵀ ref.V = UΣWᵀ), removing the sign / rotation ambiguity of V_s before
-// comparing dimension-reduction outputs (spec §12 A8).
+// comparing dimension-reduction outputs.
 func (f *PCAFit) AlignedTo(ref *PCAFit) (*PCAFit, error) {
 	var m mat.Dense
 	m.Mul(f.V.T(), ref.V)

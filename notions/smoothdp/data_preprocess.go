@@ -1,6 +1,6 @@
 package smoothdp
 
-// Non-private pre-processing with sensitivities (specs/smoothdp.md §5, §7.3):
+// Non-private pre-processing with sensitivities:
 // r-approximate deduplication and quantization, mean / median / trimmed-mean /
 // linear-regression imputation (NaN-aware) and PCA (dimension and rank
 // reduction). Each pre-processing π is fitted on a dataset S (giving π_S) and
@@ -20,7 +20,7 @@ import (
 )
 
 // Collection describes the dataset collection 𝒮 over which a
-// theoretical sensitivity holds (spec §5): the quantities are maxima or
+// theoretical sensitivity holds: the quantities are maxima or
 // minima over every dataset of the collection. Use Describe on each dataset
 // and Merge the results (sensitivities are monotone in 𝒮, spec D5).
 type Collection struct {

@@ -1,6 +1,6 @@
 package smoothdp
 
-// Synthetic generators of specs/smoothdp.md (§8, §11): clustered data for
+// Synthetic generators of docs/smooth-rdp.md (§8, §11): clustered data for
 // deduplication, missing values for imputation, approximately-low-rank data
 // for PCA and the pathological deduplication dataset of §8.3.
 
@@ -83,8 +83,7 @@ func WithMissing(rng *rand.Rand, S [][]float64, m int) ([][]float64, error) {
 
 // LowRank draws n centred rows in R^d with covariance spectrum
 // (top[0], …, top[s−1], tail/(d−s), …) in a random orthonormal basis
-// (Gaussian rows, centred, then rows with ‖x‖ > R rescaled to norm R; spec
-// §8.2). It also returns the basis (d×d, columns = eigen-directions).
+// (Gaussian rows, centred, then rows with ‖x‖ > R rescaled to norm R). It also returns the basis (d×d, columns = eigen-directions).
 func LowRank(rng *rand.Rand, n, d int, top []float64, tail, radius float64) ([][]float64, *mat.Dense, error) {
 	s := len(top)
 	if rng == nil || n < 2 || d < 2 || s < 1 || s >= d || tail < 0 || !(radius > 0) {

@@ -1,15 +1,15 @@
 // Package smoothdp is the privacy cost of non-private pre-processing under
 // smooth Rényi DP: what imputation, deduplication, data-dependent scaling,
 // quantisation and PCA do to a DP guarantee ("Provable Privacy with
-// Non-Private Pre-Processing", Hu, Sanyal & Schölkopf 2024; specs/smoothdp.md,
+// Non-Private Pre-Processing", Hu, Sanyal & Schölkopf 2024; docs/smooth-rdp.md,
 // docs/smoothdp.md). It holds the notion's accounting (Theorem 2, PTR), the
 // pre-processing steps with their sensitivities, synthetic data, the DP-GD /
 // DP-SGD / PTR mechanisms and the figures (smoothdp-*).
 //
 // # Confidence labels
 //
-// The paper's formulas were lost in the seed text, so every closed form
-// carries the spec's confidence label (spec §0):
+// The text of the paper we reproduce from lost its formulas, so every closed form
+// carries the spec's confidence label:
 //
 //	[V] stated by the seed's prose     [S] standard result of the cited literature
 //	[R] reconstructed (structure certain, a constant may differ)

@@ -5,17 +5,17 @@ import (
 )
 
 // Figures of "Provable Privacy with Non-Private Pre-Processing" (smooth RDP;
-// specs/smoothdp.md §8). The paper prints no numeric results and its
-// formulas were lost in the seed text: every closed form is RECONSTRUCTED
-// (spec §0) and every parameter below is the spec's proposal (§8, §12 A16).
-// PaperValues therefore hold the spec's §11 reference values (computed from
+// docs/smooth-rdp.md). The paper prints no numeric results and its
+// formulas were lost in the text we reproduce from: every closed form is RECONSTRUCTED
+// and every parameter below is the spec's proposal (§8, §12 A16).
+// PaperValues therefore hold the reference values (computed from
 // the reconstructed formulas), not numbers printed in the paper.
 
 // figDelta is the δ of every smoothdp figure.
 const figDelta = 1e-5
 
 // banner is appended to the notes of every smoothdp figure.
-const banner = " Constants of Tables 1–3 are RECONSTRUCTED (the seed lost every formula; see specs/smoothdp.md §0): " +
+const banner = " Constants of Tables 1–3 are RECONSTRUCTED (the paper's text lost its formulas; see docs/smooth-rdp.md): " +
 	"a corrected constant changes a plotted number, never the validity of the tight calculator."
 
 // figEps converts a curve at figDelta (ToApproxDP). The order is returned

@@ -13,7 +13,7 @@ import (
 // smoothdp-fig2-{quantization,imputation,pca}: the three panels of Figure 2.
 
 // fig2Sigma makes the un-pre-processed Gaussian mechanism exactly
-// (1.0, 1e-5)-DP (spec §8.1).
+// (1.0, 1e-5)-DP.
 const fig2Sigma = 4.900555
 
 // fig2Method is one of the four ε of Figure 2.
@@ -161,11 +161,11 @@ func fig2Figure(panel, title, xlabel string, logx bool, groupBy []string, settin
 
 func init() {
 	common := "Gaussian mechanism with Δ = L = 1, σ = 4.900555 (the un-pre-processed mechanism is exactly (1.0, 1e-5)-DP), R = 1, " +
-		"Mironov conversion (spec §8.1 proposal; the paper gives no parameters). "
+		"Mironov conversion (docs/smooth-rdp.md proposal; the paper gives no parameters). "
 	experiments.MustRegister(fig2Figure("quantization", "Figure 2(a): quantization, SRDP vs group privacy (reconstructed)", "quantization radius r", true, nil,
 		common+"k = 10 (largest good cluster 5), η = rk, n = 1000.",
 		"Claim (paper): SRDP is much better than group privacy for small r; group privacy is flat in r, SRDP grows with η = rk.",
-		[]experiments.PaperValue{{Quantity: "no pre-processing ε (by construction)", Value: 1.0, Method: "no pre-processing", X: 0.001, Metric: "epsilon", Note: "σ chosen so that ε = 1 (spec §8.1)"}},
+		[]experiments.PaperValue{{Quantity: "no pre-processing ε (by construction)", Value: 1.0, Method: "no pre-processing", X: 0.001, Metric: "epsilon", Note: "σ chosen so that ε = 1"}},
 		[]int{1000}, func(x float64, n int) (float64, int, int) {
 			return EtaQuant(x, 10, false), 10, n
 		}))

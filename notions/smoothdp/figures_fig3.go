@@ -15,7 +15,7 @@ import (
 // ---------------------------------------------------------------------------
 // smoothdp-fig3: PCA + DP-GD vs DP-PCA + DP-GD vs DP-GD on low-rank data.
 
-// fig3Setting is the Figure 3 setup (spec §8.2).
+// fig3Setting is the Figure 3 setup.
 type fig3Setting struct {
 	n, d, s, steps int
 	b              float64 // parameter ball radius B
@@ -100,7 +100,7 @@ func init() {
 		Run: runFig3,
 		Settings: func(p experiments.Profile) string {
 			s := fig3Set(p)
-			return fmt.Sprintf("Spec §8.2 proposal: n = %d, d = %d, s = %d, spectrum λ1 = λ2 = 0.45 and 0.10 shared by the other directions "+
+			return fmt.Sprintf("proposal: n = %d, d = %d, s = %d, spectrum λ1 = λ2 = 0.45 and 0.10 shared by the other directions "+
 				"(random orthonormal basis, centred, rows clipped to R = 1); labels ~ Bernoulli(σ(θ*ᵀx)), θ* = 5·unit vector in the top-2 span. "+
 				"Logistic loss, Θ = ball of radius B = %g (L = 1, β = 1 + B/4 = %g, β_θ = 1/4), DP-GD with T = %d, γ = 4, averaged iterate. "+
 				"σ calibrated by bisection so that the Mironov conversion of each method's curve equals ε (δ = 1e-5). DP-PCA = Analyze-Gauss with "+
@@ -108,7 +108,7 @@ func init() {
 				"ε₀ = 0.1ε (unconditional). Excess risk against a non-private projected-GD reference (1500 steps). %d ε values.",
 				s.n, s.d, s.s, s.b, 1+s.b/4, s.steps, len(fig3Eps(p)))
 		},
-		Notes: "Paper's claim: non-private PCA + DP-SGD beats DP-PCA + DP-SGD and DP-SGD, especially at small ε. Risk (spec §8.2): with the " +
+		Notes: "Paper's claim: non-private PCA + DP-SGD beats DP-PCA + DP-SGD and DP-SGD, especially at small ε. Risk: with the " +
 			"reconstructed constants η = 12R³/g and β = 3.5 inflate σ relative to DP-GD; clipping rows to R = 1 makes the realised gap ≈ 0.28, " +
 			"η ≈ 42, so σ is ≈ 75× (tight) or ≈ 150× (paper-style) larger (CSV columns sigma, gap, eta). Measured outcome: DP-GD wins at every ε " +
 			"(notebook 33-smoothdp-ptr-fig3). `PCA-dim+DP-GD (ours)` trains in the s-dimensional PCA coordinates (noise in s " +

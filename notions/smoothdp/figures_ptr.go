@@ -56,7 +56,7 @@ func init() {
 		},
 		PaperValues: []experiments.PaperValue{},
 		Notes: "Formula: Pr[refuse] = ½e^{−ε₀(γ_S − log(1/δ)/ε₀)} if γ_S ≥ log(1/δ)/ε₀, else 1 − ½e^{−ε₀(log(1/δ)/ε₀ − γ_S)}. Linear y axis: Monte-Carlo rates below 1/trials read as 0. The formula uses the realised γ_S of the " +
-			"same dataset (CSV columns `gap`, `gamma`). Spec §11 check 20: γ_S = 41 gives Pr[⊥] = 6.2508e-5." + banner,
+			"same dataset (CSV columns `gap`, `gamma`). : γ_S = 41 gives Pr[⊥] = 6.2508e-5." + banner,
 	})
 }
 

@@ -13,7 +13,7 @@ import (
 
 var table2Pre = []Preprocessing{PreDedup, PreQuant, PreMeanImpute, PrePCA}
 
-// table2Params are spec §11's Table 2 parameters (R = 1, L = Δ = 1,
+// table2Params are docs/smooth-rdp.md's Table 2 parameters (R = 1, L = Δ = 1,
 // σ = 10, n = 1000; dedup k = 4, quantization k = 10 with r = 0.01, mean
 // imputation m = 100, PCA g_min = 0.1), with DP-GD T = 100, σ = 0.05, β = 1
 // and Laplace ε = 1.
@@ -127,24 +127,24 @@ func init() {
 		},
 		Run: runTable2,
 		Settings: func(experiments.Profile) string {
-			return "Spec §11: R = 1, L = Δ = 1, n = 1000, σ = 10 (Gaussian), ε = 1 (Laplace/Exponential), DP-GD T = 100, σ = 0.05, β = 1; " +
+			return ": R = 1, L = Δ = 1, n = 1000, σ = 10 (Gaussian), ε = 1 (Laplace/Exponential), DP-GD T = 100, σ = 0.05, β = 1; " +
 				"dedup k = 4 (η = 2Rk = 8), quantization k = 10, r = 0.01 (η = 0.1), " +
 				"mean imputation m = 100 (η = 2Rm/(n−m) = 0.222), PCA rank g_min = 0.1 (η = 12R³/g = 120, k = n). Mironov conversion, pipeline orders α ≥ 3/2."
 		},
 		PaperValues: table2Refs(),
 		Notes: "Forms: `paper-style` = 2ε(2α) + 2ε̃(2α, η) (Table 2's conservative form), `min-form` = min of the two p = 2 constructions, " +
 			"`tight` = Theorem 2 optimised over p and both constructions, `group` = group privacy with g = min(n, k+1), `base` = no pre-processing. " +
-			"Dedup with R = 1 is worse than group privacy (spec §12 A20), as expected. The CSV column `closed_form` prints each entry. " +
+			"Dedup with R = 1 is worse than group privacy, as expected. The CSV column `closed_form` prints each entry. " +
 			"The figure shows the Gaussian, DP-GD and Laplace rows (Exponential = Laplace); the DP-SGD rows are printed by notebook " +
 			"30-smoothdp-accounting from smoothdp.Table2." + banner,
 	})
 }
 
-// table2Refs are spec §11's reference values (ε at δ = 1e-5, Gaussian
+// table2Refs are docs/smooth-rdp.md's reference values (ε at δ = 1e-5, Gaussian
 // σ = 10 and Laplace ε = 1), computed by the spec author from the same
 // reconstructed formulas (the paper prints only symbols).
 func table2Refs() []experiments.PaperValue {
-	note := "spec §11 reference (reconstructed formulas; the paper prints no numbers)"
+	note := "docs/smooth-rdp.md reference (reconstructed formulas; the paper prints no numbers)"
 	var out []experiments.PaperValue
 	add := func(q string, v float64, meth string, x float64) {
 		out = append(out, experiments.PaperValue{Quantity: q, Value: v, Method: meth, X: x, Metric: "epsilon", Note: note})

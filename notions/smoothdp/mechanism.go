@@ -1,7 +1,7 @@
 package smoothdp
 
 // Mechanisms of "Provable Privacy with Non-Private Pre-Processing"
-// (specs/smoothdp.md §7): the exponential mechanism, DP-GD / DP-SGD with
+//: the exponential mechanism, DP-GD / DP-SGD with
 // subsampling / DP-FGD / DP-SGD with iteration as configurations of the one
 // engine Train (no new loop), Analyze-Gauss DP-PCA (the Figure 3 baseline)
 // and propose-test-release for PCA + DP-GD (Algorithm 1). Privacy is
@@ -20,8 +20,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// Exponential is the exponential mechanism over a finite set (spec
-// §7.1): it returns h with probability ∝ exp(ε·u_h/(2Δ)), sampled by the
+// Exponential is the exponential mechanism over a finite set: it returns h with probability ∝ exp(ε·u_h/(2Δ)), sampled by the
 // inverse CDF of the softmax (log-sum-exp, one uniform). It is ε-DP when
 // every score has sensitivity Δ (replace-one); its SRDP is εLη/Δ
 // (ExponentialSRDP). Errors: nil rng, empty or non-finite
@@ -61,7 +60,7 @@ func Exponential(rng *rand.Rand, scores []float64, eps, sens float64) (int, erro
 }
 
 // GD are the parameters of the gradient-perturbation mechanisms of
-// Table 1 (spec §7.2).
+// Table 1.
 type GD struct {
 	// Sigma is the std σ > 0 of the Gaussian noise on the averaged gradient.
 	Sigma float64
@@ -98,7 +97,7 @@ func (p GD) config(model models.Model, d *design.Data) (mechanisms.Config, error
 		ProjectRadius: p.Radius, Average: true, Seed: p.Seed, Streams: p.Streams}, nil
 }
 
-// DPGDConfig is DP-GD (𝒜_GD, spec §7.2) as a Train configuration:
+// DPGDConfig is DP-GD (𝒜_GD) as a Train configuration:
 // FullBatch sampler, Standard noise plan σ on the mean gradient
 // (1/n)Σ∇ℓ + N(0, σ²I), no clipping, SGD with step γ, projection onto the
 // ball of radius B and the averaged iterate θ̄ (Result.Average). RDP:
@@ -146,7 +145,7 @@ func (s *Sequential) Sample(_ *rand.Rand, n int, buf []int) ([]int, error) {
 // Fresh returns a sampler at row 0.
 func (s *Sequential) Fresh() mechanisms.Sampler { return &Sequential{} }
 
-// DPFGDConfig is DP-FGD (spec §7.2): one pass in fixed order,
+// DPFGDConfig is DP-FGD: one pass in fixed order,
 // θ_t = Π_Θ(θ_{t−1} − γ(∇ℓ(θ_{t−1}; z_t) + N(0, σ²I))), returning the last
 // iterate (Result.Theta) after p.Steps ≤ n steps.
 func DPFGDConfig(model models.Model, d *design.Data, p GD) (mechanisms.Config, error) {
@@ -159,7 +158,7 @@ func DPFGDConfig(model models.Model, d *design.Data, p GD) (mechanisms.Config, e
 	return cfg, err
 }
 
-// DPSGDIter is DP-SGD with iteration (𝒜^iter_SGD, spec §7.2): it draws
+// DPSGDIter is DP-SGD with iteration (𝒜^iter_SGD): it draws
 // the stopping time T ~ Uniform{1..n} from the stream "smoothdp-stop" and
 // runs DP-FGD for T steps (p.Steps is ignored). It returns the result (last
 // iterate in Theta) and T. RDP: SGDIterRDP (convex,
@@ -212,7 +211,7 @@ func Project(d *design.Data, f Fitted) (*design.Data, error) {
 	return design.NewData(x, append([]float64(nil), d.Y...), d.N, dim)
 }
 
-// AnalyzeGauss is Analyze-Gauss DP-PCA (Dwork et al. 2014; spec §8.2
+// AnalyzeGauss is Analyze-Gauss DP-PCA (Dwork et al. 2014
 // baseline): it adds a symmetric Gaussian matrix (i.i.d. N(0, σ²) on and
 // above the diagonal, mirrored) to (1/n)Σ x_i x_iᵀ — replace-one Frobenius
 // sensitivity 2R²/n, so the release has Gaussian RDP α(2R²/n)²/(2σ²) — and
@@ -255,7 +254,7 @@ func AnalyzeGauss(rng *rand.Rand, d *design.Data, s int, sigma float64) (*PCAFit
 	return &PCAFit{V: V, Values: desc}, nil
 }
 
-// PTRConfig configures Algorithm 1 (spec §7.6).
+// PTRConfig configures Algorithm 1.
 type PTRConfig struct {
 	Model models.Model
 	Data  *design.Data // features in the ball of radius R
