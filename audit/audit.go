@@ -50,6 +50,9 @@ type Spec struct {
 	Claimed, Delta float64
 	// Real runs the mechanism as featuredp implements and accounts it.
 	Real TrialFunc
+	// ControlClaimed, if > 0, is the ε the control claims instead of
+	// Claimed (e.g. a naive claim that ignores pre-processing).
+	ControlClaimed float64
 	// Control runs a deliberately broken version under the same claim,
 	// which the audit must flag; Broken says how it is broken.
 	Control TrialFunc
@@ -80,11 +83,14 @@ type Record struct {
 	Delta            float64 `json:"delta"`
 	EpsilonLB        float64 `json:"epsilon_lb"`
 	ControlEpsilonLB float64 `json:"control_epsilon_lb"`
-	ControlFlagged   bool    `json:"control_flagged"`
-	Trials           int     `json:"trials"`
-	Confidence       float64 `json:"confidence"`
-	Broken           string  `json:"control"`
-	Neighbours       string  `json:"neighbours"`
+	// ControlClaimedEpsilon is the ε the control claims (Claimed unless
+	// the spec sets ControlClaimed).
+	ControlClaimedEpsilon float64 `json:"control_claimed_epsilon"`
+	ControlFlagged        bool    `json:"control_flagged"`
+	Trials                int     `json:"trials"`
+	Confidence            float64 `json:"confidence"`
+	Broken                string  `json:"control"`
+	Neighbours            string  `json:"neighbours"`
 }
 
 // OK reports whether the audit found nothing wrong: ε_lb ≤ claimed ε and
@@ -139,8 +145,13 @@ func Run(ctx context.Context, s Spec, o Options) (Record, error) {
 	if err != nil {
 		return Record{}, fmt.Errorf("audit %s (control): %w", s.Name, err)
 	}
+	ctrlClaim := s.Claimed
+	if s.ControlClaimed > 0 {
+		ctrlClaim = s.ControlClaimed
+	}
 	return Record{Mechanism: s.Name, ClaimedEpsilon: s.Claimed, Delta: s.Delta, EpsilonLB: real, ControlEpsilonLB: ctrl,
-		ControlFlagged: ctrl > s.Claimed, Trials: o.Trials, Confidence: o.Confidence, Broken: s.Broken, Neighbours: s.Neighbours}, nil
+		ControlClaimedEpsilon: ctrlClaim, ControlFlagged: ctrl > ctrlClaim, Trials: o.Trials, Confidence: o.Confidence,
+		Broken: s.Broken, Neighbours: s.Neighbours}, nil
 }
 
 func (o Options) withDefaults(s Spec) (Options, error) {

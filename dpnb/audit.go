@@ -59,13 +59,13 @@ func Audit(ctx context.Context, opts AuditOptions) (*AuditResult, error) {
 // Markdown is the audit table with a verdict per mechanism.
 func (r *AuditResult) Markdown() string {
 	var b strings.Builder
-	b.WriteString("| mechanism | claimed ε | ε_lb (95%) | control ε_lb | control flagged | verdict |\n|---|---:|---:|---:|---|---|\n")
+	b.WriteString("| mechanism | claimed ε | ε_lb (95%) | control claims | control ε_lb | control flagged | verdict |\n|---|---:|---:|---:|---:|---|---|\n")
 	for _, x := range r.Records {
 		v := "ok"
 		if !x.OK() {
 			v = "**problem**"
 		}
-		fmt.Fprintf(&b, "| %s | %.3f | %.3f | %.3f | %v | %s |\n", x.Mechanism, x.ClaimedEpsilon, x.EpsilonLB, x.ControlEpsilonLB, x.ControlFlagged, v)
+		fmt.Fprintf(&b, "| %s | %.3f | %.3f | %.3f | %.3f | %v | %s |\n", x.Mechanism, x.ClaimedEpsilon, x.EpsilonLB, x.ControlClaimedEpsilon, x.ControlEpsilonLB, x.ControlFlagged, v)
 	}
 	return b.String()
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/featuredp/featuredp/accounting"
+	"github.com/featuredp/featuredp/audit"
 	"github.com/featuredp/featuredp/design"
 	"github.com/featuredp/featuredp/mechanisms"
 	"github.com/featuredp/featuredp/models"
@@ -412,5 +413,18 @@ func TestTrainPrefixConsistent(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// The Algorithm 1 audit: ε_lb ≤ the claimed ε, and the control with a
+// leaking public view flagged (fixed seed).
+func TestAlg1Audit(t *testing.T) {
+	r, err := audit.Run(context.Background(), alg1AuditSpec(), audit.Options{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("claimed %.3f, ε_lb %.3f, control %.3f", r.ClaimedEpsilon, r.EpsilonLB, r.ControlEpsilonLB)
+	if r.EpsilonLB > r.ClaimedEpsilon || !r.ControlFlagged {
+		t.Errorf("%+v", r)
 	}
 }

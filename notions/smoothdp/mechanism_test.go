@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/featuredp/featuredp/audit"
 	"github.com/featuredp/featuredp/design"
 	"github.com/featuredp/featuredp/mechanisms"
 	"github.com/featuredp/featuredp/models"
@@ -279,4 +280,17 @@ func ExampleDPGDConfig() {
 	eps, _, _ := ToApproxDP(rdp, 1e-5)
 	fmt.Printf("averaged iterate has %d parameters; (%.2f, 1e-5)-DP (replace-one)\n", len(res.Average), eps)
 	// Output: averaged iterate has 3 parameters; (17.57, 1e-5)-DP (replace-one)
+}
+
+// The deduplication audit: the accounted claim holds, the naive claim that
+// ignores the pre-processing is refuted (fixed seed).
+func TestDedupAudit(t *testing.T) {
+	r, err := audit.Run(context.Background(), dedupAuditSpec(), audit.Options{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("claimed %.3f, ε_lb %.3f, control (claims %.3f) ε_lb %.3f", r.ClaimedEpsilon, r.EpsilonLB, r.ControlClaimedEpsilon, r.ControlEpsilonLB)
+	if r.EpsilonLB > r.ClaimedEpsilon || !r.ControlFlagged {
+		t.Errorf("%+v", r)
+	}
 }
