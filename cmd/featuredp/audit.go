@@ -102,9 +102,9 @@ func printAudits(w io.Writer, recs []audit.Record, asJSON bool) {
 		fmt.Fprintln(w, string(b))
 		return
 	}
-	fmt.Fprintf(w, "%-18s %10s %8s %14s %10s %8s  %s\n", "mechanism", "claimed ε", "ε_lb", "control claims", "control", "flagged", "control is")
+	fmt.Fprintf(w, "%-24s %10s %8s %14s %10s %8s  %s\n", "mechanism", "claimed ε", "ε_lb", "control claims", "control", "flagged", "control is")
 	for _, r := range recs {
-		fmt.Fprintf(w, "%-18s %10.3f %8.3f %14.3f %10.3f %8v  %s\n", r.Mechanism, r.ClaimedEpsilon, r.EpsilonLB, r.ControlClaimedEpsilon,
+		fmt.Fprintf(w, "%-24s %10.3f %8.3f %14.3f %10.3f %8v  %s\n", r.Mechanism, r.ClaimedEpsilon, r.EpsilonLB, r.ControlClaimedEpsilon,
 			r.ControlEpsilonLB, r.ControlFlagged, r.Broken)
 	}
 }

@@ -29,7 +29,7 @@ func TestAuditJSON(t *testing.T) {
 			t.Errorf("%v", r)
 		}
 	}
-	for _, want := range []string{"laplace", "gaussian", "dpsgd-multistep", "bcdp-duchi", "bcdp-mechanism1", "fdp-alg1", "smoothdp-dedup"} {
+	for _, want := range []string{"laplace", "gaussian", "dpsgd-multistep", "bcdp-duchi", "bcdp-mechanism1", "fdp-alg1", "smoothdp-dedup", "smoothdp-quantize", "smoothdp-impute", "smoothdp-pca", "smoothdp-ptr", "corrdp-plan-sensitive", "corrdp-plan-insensitive"} {
 		if !names[want] {
 			t.Errorf("no audit of %s", want)
 		}

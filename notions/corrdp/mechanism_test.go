@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/featuredp/featuredp/audit"
 	"github.com/featuredp/featuredp/design"
 	"github.com/featuredp/featuredp/mechanisms"
 	"github.com/featuredp/featuredp/models"
@@ -295,6 +296,21 @@ func TestStepSize(t *testing.T) {
 	} {
 		if f() == nil {
 			t.Errorf("StepSize %s: no error", name)
+		}
+	}
+}
+
+// The CorrDP plan audits: the honest ε holds per feature group and the
+// broken controls are flagged (fixed seed).
+func TestPlanAudits(t *testing.T) {
+	for _, s := range []audit.Spec{planAuditSpec(-1), planAuditSpec(1)} {
+		r, err := audit.Run(context.Background(), s, audit.Options{Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: claimed %.3f, ε_lb %.3f, control %.3f", s.Name, r.ClaimedEpsilon, r.EpsilonLB, r.ControlEpsilonLB)
+		if r.EpsilonLB > r.ClaimedEpsilon || !r.ControlFlagged {
+			t.Errorf("%s: %+v", s.Name, r)
 		}
 	}
 }

@@ -13,7 +13,10 @@ import (
 // the pathological neighbours of the smooth-RDP paper, where replacing one
 // record changes which records deduplication keeps.
 
-func init() { audit.Register(dedupAuditSpec()) }
+func init() {
+	audit.Register(dedupAuditSpec())
+	audit.Register(quantizeAuditSpec())
+}
 
 const (
 	dedupN, dedupD      = 200, 256
@@ -78,4 +81,60 @@ func dedupKept(p Dedup, S [][]float64) int {
 		}
 	}
 	return n
+}
+
+// quantizeAuditSpec is dedupAuditSpec for quantisation (near-duplicates
+// mapped to their cluster's representative, Dedup{Quantize: true}): the
+// released statistic is the number of distinct processed records plus
+// N(0, σ²), σ calibrated for ε = 1 at the naive sensitivity 2 (one
+// replaced record adds or removes at most two distinct values); the real
+// claim uses the ℓ0 sensitivity k of Dedup.Theory (at most k processed
+// records change, so the count moves by at most k).
+func quantizeAuditSpec() audit.Spec {
+	S, S2, err := PathologicalDedup(dedupN, dedupD, dedupR, dedupFar)
+	if err != nil {
+		panic(err)
+	}
+	p := Dedup{Radius: dedupR, R: 1, Quantize: true}
+	n0, n1 := distinctProcessed(p, S), distinctProcessed(p, S2)
+	c1, _ := p.Describe(S)
+	c2, _ := p.Describe(S2)
+	k, _, err := p.Theory(c1.Merge(c2))
+	if err != nil {
+		panic(err)
+	}
+	sigma, err := accounting.AnalyticGaussianSigma(dedupEp, dedupDelta, 2)
+	if err != nil {
+		panic(err)
+	}
+	claimed, err := accounting.GDPEpsilon(float64(k)/sigma, dedupDelta)
+	if err != nil {
+		panic(err)
+	}
+	trial := func(rng *rand.Rand, present bool) (float64, error) {
+		c := float64(n0)
+		if present {
+			c = float64(n1)
+		}
+		return -(c + sigma*rng.NormFloat64()), nil
+	}
+	return audit.Spec{Name: "smoothdp-quantize", Claimed: claimed, Delta: dedupDelta, Real: trial, Control: trial, ControlClaimed: dedupEp,
+		Broken:     fmt.Sprintf("the naive claim ε = %g that treats quantisation as local", dedupEp),
+		Neighbours: fmt.Sprintf("the smooth-RDP paper's pathological neighbours (replace one record; n = %d, d = %d)", dedupN, dedupD),
+		Statistic:  "the released number of distinct records after quantisation"}
+}
+
+// distinctProcessed counts the distinct processed records of S.
+func distinctProcessed(p Dedup, S [][]float64) int {
+	f, err := p.Fit(S)
+	if err != nil {
+		panic(err)
+	}
+	seen := map[string]bool{}
+	for _, x := range S {
+		if y, ok := f.Apply(x); ok {
+			seen[fmt.Sprint(y)] = true
+		}
+	}
+	return len(seen)
 }

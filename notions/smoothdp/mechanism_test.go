@@ -294,3 +294,17 @@ func TestDedupAudit(t *testing.T) {
 		t.Errorf("%+v", r)
 	}
 }
+
+// The PTR, imputation, PCA and quantisation audits (fixed seed).
+func TestPTRAndImputeAudits(t *testing.T) {
+	for _, s := range []audit.Spec{ptrAuditSpec(), imputeAuditSpec(), pcaAuditSpec(), quantizeAuditSpec()} {
+		r, err := audit.Run(context.Background(), s, audit.Options{Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: claimed %.3f, ε_lb %.3f, control (claims %.3f) %.3f", s.Name, r.ClaimedEpsilon, r.EpsilonLB, r.ControlClaimedEpsilon, r.ControlEpsilonLB)
+		if r.EpsilonLB > r.ClaimedEpsilon || !r.ControlFlagged {
+			t.Errorf("%s: %+v", s.Name, r)
+		}
+	}
+}
