@@ -1,0 +1,292 @@
+package dpnb
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/featuredp/featuredp/data"
+	"github.com/featuredp/featuredp/experiments"
+	"github.com/featuredp/featuredp/notions/bcdp"
+	"github.com/featuredp/featuredp/notions/corrdp"
+	"github.com/featuredp/featuredp/notions/fdp"
+	"github.com/go-gota/gota/dataframe"
+	reportseries "github.com/go-gota/gota/series"
+	"gonum.org/v1/plot"
+)
+
+// ReportOptions configure PrivacyReport. Zero values give the defaults in
+// brackets.
+type ReportOptions struct {
+	// Eps is the budget ε every notion is read at [1]; Delta is δ [1e-5].
+	Eps, Delta float64
+	// Ball is the prior mass of the best guess of a sensitive column for
+	// feature DP's attribute-inference bound (Thm 4) [1/levels for a
+	// categorical column; a continuous column without one gets no bound].
+	Ball map[string]float64
+	// Levels are the BCDP levels δ_i demanded for sensitive columns (none:
+	// no BCDP rows); Q is the public correlation bound of Assumption 1 [0].
+	Levels map[string]float64
+	Q      float64
+	// C2 is the UCB constant of CorrDP's TV~ (Def. 4.3) [1].
+	C2 float64
+}
+
+// ColumnPrivacy is what each notion promises one column.
+type ColumnPrivacy struct {
+	Column, Role, Kind string
+	// TV is CorrDP's plug-in TV of a public column to the sensitive ones,
+	// TVUCB its upper confidence bound TV~ (the noise weight CorrDP gives
+	// the column's coordinates: 1 for a sensitive column, 0 for a label);
+	// NaN where not applicable. Leaking marks a public column with TV~ ≥
+	// 0.99: it reveals the sensitive columns about as much as they do.
+	TV, TVUCB, CorrDPWeight float64
+	Leaking                 bool
+	// FDPProtected: feature DP protects the column (sensitive columns);
+	// FDPBound is Thm 4's bound on guessing it at Eps (NaN: FDPNote says
+	// why not).
+	FDPProtected bool
+	FDPBound     float64
+	FDPNote      string
+	// BCDPLevel is the demanded level δ_i (+Inf for a public column) and
+	// BCDPAlloc the Theorem 2 allocation c_i (NaN without Levels).
+	BCDPLevel, BCDPAlloc float64
+}
+
+// PrivacyReportResult is the outcome of PrivacyReport; it renders itself
+// as a table, a plot and markdown (nb.Renderable).
+type PrivacyReportResult struct {
+	Columns []ColumnPrivacy
+	Options ReportOptions
+	// Notes say which quantities read the private data.
+	Notes []string
+}
+
+// PrivacyReport says, before anything is trained, what each notion would
+// promise every column of df at budget ε (roles from schema): CorrDP's TV
+// of each public column to the sensitive ones and the noise weight it
+// implies (estimated from df: the report says so), feature DP's protection
+// and attribute-inference bound, and BCDP's allocation for demanded levels.
+// The smooth-RDP cost of planned pre-processing is reported by
+// SmoothPreprocCost (notebook 34). The call shape is that of the one-call
+// helpers.
+func PrivacyReport(ctx context.Context, df dataframe.DataFrame, schema data.Schema, opts ReportOptions) (*PrivacyReportResult, error) {
+	opts, err := opts.withDefaults(schema)
+	if err != nil {
+		return nil, fmt.Errorf("dpnb: PrivacyReport: %w", err)
+	}
+	if err := schema.Validate(df); err != nil {
+		return nil, fmt.Errorf("dpnb: PrivacyReport: %w", err)
+	}
+	r := &PrivacyReportResult{Options: opts}
+	for _, c := range schema.Columns {
+		if c.Role == data.Ignore {
+			continue
+		}
+		r.Columns = append(r.Columns, ColumnPrivacy{Column: c.Name, Role: c.Role.String(), Kind: c.Kind.String(),
+			TV: math.NaN(), TVUCB: math.NaN(), CorrDPWeight: math.NaN(), FDPBound: math.NaN(), BCDPLevel: math.NaN(), BCDPAlloc: math.NaN()})
+	}
+	for _, step := range []func(dataframe.DataFrame, data.Schema) error{r.corrdp, r.featureDP, r.bcdp} {
+		if err := step(df, schema); err != nil {
+			return nil, fmt.Errorf("dpnb: PrivacyReport: %w", err)
+		}
+	}
+	return r, nil
+}
+
+func (o ReportOptions) withDefaults(schema data.Schema) (ReportOptions, error) {
+	if o.Eps == 0 {
+		o.Eps = 1
+	}
+	if o.Delta == 0 {
+		o.Delta = 1e-5
+	}
+	if o.C2 == 0 {
+		o.C2 = 1
+	}
+	switch {
+	case !(o.Eps > 0) || math.IsInf(o.Eps, 0):
+		return o, fmt.Errorf("ε = %v, want finite > 0", o.Eps)
+	case !(o.Delta > 0 && o.Delta < 1):
+		return o, fmt.Errorf("δ = %v, want in (0, 1)", o.Delta)
+	case !(o.Q >= 0 && o.Q <= 1):
+		return o, fmt.Errorf("q = %v, want in [0, 1]", o.Q)
+	}
+	for _, m := range []map[string]float64{o.Ball, o.Levels} {
+		for k := range m {
+			if c, ok := schema.Lookup(k); !ok || c.Role != data.Sensitive {
+				return o, fmt.Errorf("%q is not a Sensitive column of the schema", k)
+			}
+		}
+	}
+	return o, nil
+}
+
+// col returns the report row of name.
+func (r *PrivacyReportResult) col(name string) *ColumnPrivacy {
+	for i := range r.Columns {
+		if r.Columns[i].Column == name {
+			return &r.Columns[i]
+		}
+	}
+	return nil
+}
+
+// corrdp fills the TVs (estimated from the data) and CorrDP's weights.
+func (r *PrivacyReportResult) corrdp(df dataframe.DataFrame, schema data.Schema) error {
+	for i := range r.Columns {
+		switch r.Columns[i].Role {
+		case data.Sensitive.String():
+			r.Columns[i].CorrDPWeight = 1
+		case data.Label.String():
+			r.Columns[i].CorrDPWeight = 0
+		}
+	}
+	rep, err := corrdp.EstimateTV(df, schema, corrdp.TVOptions{})
+	if err != nil {
+		r.Notes = append(r.Notes, "CorrDP: no TV estimate ("+err.Error()+")")
+		return nil
+	}
+	tilde, err := corrdp.TVTilde(rep, r.Options.C2, r.Options.Delta, false)
+	if err != nil {
+		return err
+	}
+	for _, f := range rep.Features {
+		if c := r.col(f.Name); c != nil {
+			c.TV, c.TVUCB, c.CorrDPWeight = f.TV, tilde[f.Name], tilde[f.Name]
+			c.Leaking = tilde[f.Name] >= 0.99 && f.TV >= 0.9
+		}
+	}
+	r.Notes = append(r.Notes, fmt.Sprintf("CorrDP's TVs are estimated from this DataFrame (n = %d): the estimate reads the private data; "+
+		"with the in-sample estimate CorrDP is (ε, 2δ)-CorrDP (Lemma A.1 of the CorrDP paper), or estimate the TVs on a public sample.", rep.N))
+	return nil
+}
+
+// featureDP marks the protected columns and their Thm 4 bounds.
+func (r *PrivacyReportResult) featureDP(_ dataframe.DataFrame, schema data.Schema) error {
+	for i := range r.Columns {
+		c := &r.Columns[i]
+		if c.Role != data.Sensitive.String() {
+			c.FDPNote = "public under feature DP (known to the adversary)"
+			continue
+		}
+		c.FDPProtected = true
+		ball, ok := r.Options.Ball[c.Column]
+		if !ok {
+			col, _ := schema.Lookup(c.Column)
+			var why string
+			if ball, why, ok = fdp.UniformBall(col); !ok {
+				c.FDPNote = why
+				continue
+			}
+		}
+		b, err := fdp.AttributeInferenceBound(r.Options.Eps, r.Options.Delta, ball)
+		if err != nil {
+			return fmt.Errorf("column %s: %w", c.Column, err)
+		}
+		c.FDPBound, c.FDPNote = b, fmt.Sprintf("Ball = %.3g", ball)
+	}
+	return nil
+}
+
+// bcdp allocates the demanded levels (Theorem 2 of the BCDP paper).
+func (r *PrivacyReportResult) bcdp(_ dataframe.DataFrame, _ data.Schema) error {
+	if len(r.Options.Levels) == 0 {
+		return nil
+	}
+	var idx []int
+	var delta []float64
+	for i, c := range r.Columns {
+		if c.Role == data.Label.String() {
+			continue
+		}
+		lv, ok := r.Options.Levels[c.Column]
+		if !ok {
+			if c.Role == data.Sensitive.String() {
+				return fmt.Errorf("sensitive column %q has no BCDP level in Levels", c.Column)
+			}
+			lv = math.Inf(1)
+		}
+		idx, delta = append(idx, i), append(delta, lv)
+	}
+	a, err := bcdp.Allocate(delta, r.Options.Eps, r.Options.Q, bcdp.ZetaHeuristic(r.Options.Q))
+	if err != nil {
+		return err
+	}
+	for k, i := range idx {
+		r.Columns[i].BCDPLevel, r.Columns[i].BCDPAlloc = delta[k], a.C[k]
+	}
+	return nil
+}
+
+// Table returns one row per column.
+func (r *PrivacyReportResult) Table() dataframe.DataFrame {
+	n := len(r.Columns)
+	name, role, kind, note := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	tv, ucb, w, fb, lv, al := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
+	for i, c := range r.Columns {
+		name[i], role[i], kind[i], note[i] = c.Column, c.Role, c.Kind, c.FDPNote
+		tv[i], ucb[i], w[i], fb[i], lv[i], al[i] = c.TV, c.TVUCB, c.CorrDPWeight, c.FDPBound, c.BCDPLevel, c.BCDPAlloc
+	}
+	return dataframe.New(reportseries.New(name, reportseries.String, "column"), reportseries.New(role, reportseries.String, "role"),
+		reportseries.New(kind, reportseries.String, "kind"), reportseries.New(tv, reportseries.Float, "corrdp_tv"),
+		reportseries.New(ucb, reportseries.Float, "corrdp_tv_ucb"), reportseries.New(w, reportseries.Float, "corrdp_weight"),
+		reportseries.New(fb, reportseries.Float, "fdp_attribute_bound"), reportseries.New(note, reportseries.String, "fdp_note"),
+		reportseries.New(lv, reportseries.Float, "bcdp_level"), reportseries.New(al, reportseries.Float, "bcdp_allocation"))
+}
+
+// Markdown renders the report with its notes.
+func (r *PrivacyReportResult) Markdown() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "**Privacy report** at ε = %g, δ = %g.\n\n| column | role | CorrDP TV (UCB) | CorrDP weight | feature DP | BCDP δ_i → c_i |\n|---|---|---|---:|---|---|\n",
+		r.Options.Eps, r.Options.Delta)
+	for _, c := range r.Columns {
+		tv := "—"
+		if !math.IsNaN(c.TV) {
+			tv = fmt.Sprintf("%.3f (%.3f)", c.TV, c.TVUCB)
+			if c.Leaking {
+				tv += " **leaks**"
+			}
+		}
+		f := c.FDPNote
+		if c.FDPProtected && !math.IsNaN(c.FDPBound) {
+			f = fmt.Sprintf("protected; guess ≤ %.3g (%s)", c.FDPBound, c.FDPNote)
+		}
+		bc := "—"
+		switch {
+		case math.IsInf(c.BCDPLevel, 1):
+			bc = fmt.Sprintf("no demand → %.3g", c.BCDPAlloc)
+		case !math.IsNaN(c.BCDPAlloc):
+			bc = fmt.Sprintf("%g → %.3g", c.BCDPLevel, c.BCDPAlloc)
+		}
+		w := "—"
+		if !math.IsNaN(c.CorrDPWeight) {
+			w = fmt.Sprintf("%.3g", c.CorrDPWeight)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", c.Column, c.Role, tv, w, mdCell(f), bc)
+	}
+	for _, n := range r.Notes {
+		b.WriteString("\n" + n + "\n")
+	}
+	return b.String()
+}
+
+// Plot draws CorrDP's TV~ per public column.
+func (r *PrivacyReportResult) Plot() (*plot.Plot, error) {
+	var sums []experiments.Summary
+	var names []string
+	for _, c := range r.Columns {
+		if !math.IsNaN(c.TVUCB) {
+			sums = append(sums, experiments.Summary{Method: "TV~ (CorrDP weight)", X: float64(len(names)), Metric: "tv", Mean: c.TVUCB, N: 1},
+				experiments.Summary{Method: "plug-in TV", X: float64(len(names)), Metric: "tv", Mean: c.TV, N: 1})
+			names = append(names, c.Column)
+		}
+	}
+	if len(sums) == 0 {
+		return nil, errors.New("dpnb: PrivacyReport: no public column with a TV to plot")
+	}
+	return BarPlot(sums, BarOptions{Title: "How much each public column reveals of the sensitive ones", YLabel: "TV", Metric: "tv",
+		Band: BandNone, XFormat: func(x float64) string { return names[int(x)] }})
+}
