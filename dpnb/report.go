@@ -32,6 +32,9 @@ type ReportOptions struct {
 	Q      float64
 	// C2 is the UCB constant of CorrDP's TV~ (Def. 4.3) [1].
 	C2 float64
+	// Pipeline, if set, is the planned pre-processing whose smooth-RDP
+	// cost the report adds (nil: none).
+	Pipeline *ReportPipeline
 }
 
 // ColumnPrivacy is what each notion promises one column.
@@ -53,6 +56,10 @@ type ColumnPrivacy struct {
 	// BCDPLevel is the demanded level δ_i (+Inf for a public column) and
 	// BCDPAlloc the Theorem 2 allocation c_i (NaN without Levels).
 	BCDPLevel, BCDPAlloc float64
+	// MinMaxC is how far one replaced record can move this continuous
+	// column's min–max-scaled values when its bounds come from the data
+	// (0: public bounds, or no Pipeline).
+	MinMaxC float64
 }
 
 // PrivacyReportResult is the outcome of PrivacyReport; it renders itself
@@ -62,6 +69,8 @@ type PrivacyReportResult struct {
 	Options ReportOptions
 	// Notes say which quantities read the private data.
 	Notes []string
+	// Pipeline is the smooth-RDP cost of Options.Pipeline (nil without).
+	Pipeline *PipelineCost
 }
 
 // PrivacyReport says, before anything is trained, what each notion would
@@ -88,7 +97,7 @@ func PrivacyReport(ctx context.Context, df dataframe.DataFrame, schema data.Sche
 		r.Columns = append(r.Columns, ColumnPrivacy{Column: c.Name, Role: c.Role.String(), Kind: c.Kind.String(),
 			TV: math.NaN(), TVUCB: math.NaN(), CorrDPWeight: math.NaN(), FDPBound: math.NaN(), BCDPLevel: math.NaN(), BCDPAlloc: math.NaN()})
 	}
-	for _, step := range []func(dataframe.DataFrame, data.Schema) error{r.corrdp, r.featureDP, r.bcdp} {
+	for _, step := range []func(dataframe.DataFrame, data.Schema) error{r.corrdp, r.featureDP, r.bcdp, r.pipeline} {
 		if err := step(df, schema); err != nil {
 			return nil, fmt.Errorf("dpnb: PrivacyReport: %w", err)
 		}
@@ -267,6 +276,7 @@ func (r *PrivacyReportResult) Markdown() string {
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", c.Column, c.Role, tv, w, mdCell(f), bc)
 	}
+	b.WriteString(r.pipelineMarkdown())
 	for _, n := range r.Notes {
 		b.WriteString("\n" + n + "\n")
 	}

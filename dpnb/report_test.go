@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"os"
 	"strings"
 	"testing"
 
@@ -88,5 +89,63 @@ func TestPrivacyReportBadInput(t *testing.T) {
 		if _, err := PrivacyReport(context.Background(), df, tc.schema, tc.opts); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want one containing %q", tc.name, err, tc.want)
 		}
+	}
+}
+
+// The planned pre-processing: data-dependent min–max bounds cost more than
+// public ones, per column and for the pipeline; public bounds for every
+// column leave nothing data-dependent.
+func TestPrivacyReportPipeline(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	n := 500
+	age, inc, s, y := make([]float64, n), make([]float64, n), make([]string, n), make([]string, n)
+	for i := range n {
+		age[i], inc[i] = 18+70*rng.Float64(), 1000*rng.Float64()
+		s[i], y[i] = []string{"no", "yes"}[rng.IntN(2)], []string{"no", "yes"}[rng.IntN(2)]
+	}
+	df := dataframe.New(reportseries.New(age, reportseries.Float, "age"), reportseries.New(inc, reportseries.Float, "income"),
+		reportseries.New(s, reportseries.String, "smoker"), reportseries.New(y, reportseries.String, "y"))
+	yn := []string{"no", "yes"}
+	schema := data.Schema{Task: data.Classification, Columns: []data.Column{
+		{Name: "age", Role: data.Public, Kind: data.Continuous}, {Name: "income", Role: data.Sensitive, Kind: data.Continuous},
+		{Name: "smoker", Role: data.Sensitive, Kind: data.Categorical, Levels: yn}, {Name: "y", Role: data.Label, Kind: data.Categorical, Levels: yn},
+	}}
+	r, err := PrivacyReport(context.Background(), df, schema, ReportOptions{Pipeline: &ReportPipeline{Bounds: map[string]data.Range{"age": {Lo: 18, Hi: 90}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.col("age").MinMaxC != 0 || !(r.col("income").MinMaxC > 0) {
+		t.Errorf("c: age %v (public bounds), income %v", r.col("age").MinMaxC, r.col("income").MinMaxC)
+	}
+	dep, pub := r.Pipeline.DataDependent.EpsBest, r.Pipeline.Public.EpsBest
+	if !(dep > pub) || !(pub >= 1-1e-9) || !strings.Contains(r.Markdown(), "Planned pre-processing") {
+		t.Errorf("ε data-dependent %v, public %v", dep, pub)
+	}
+	all, err := PrivacyReport(context.Background(), df, schema, ReportOptions{Pipeline: &ReportPipeline{
+		Bounds: map[string]data.Range{"age": {Lo: 18, Hi: 90}, "income": {Lo: 0, Hi: 1000}}}})
+	if err != nil || all.Pipeline.DataDependent.EpsBest != all.Pipeline.Public.EpsBest || all.col("income").MinMaxC != 0 {
+		t.Errorf("all public: %v", err)
+	}
+}
+
+// The worked example on the real Adult data: a pipeline claiming ε = 1
+// (DP-GD after deduplication and min–max scaling) costs about 151.8 with
+// the data's own min–max bounds and about 7.87 with public bounds.
+func TestPrivacyReportAdult(t *testing.T) {
+	dir := os.Getenv("FEATUREDP_DATA")
+	if dir == "" {
+		t.Skip("FEATUREDP_DATA unset: the Adult worked example needs the real data")
+	}
+	ds, err := data.LoadAdult(data.Options{Dir: dir, Offline: true})
+	if err != nil {
+		t.Skipf("Adult not available: %v", err)
+	}
+	r, err := PrivacyReport(context.Background(), ds.Frame, ds.Schema, ReportOptions{Pipeline: &ReportPipeline{Dedup: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dep, pub := r.Pipeline.DataDependent.EpsBest, r.Pipeline.Public.EpsBest
+	if math.Abs(dep-151.8) > 1 || math.Abs(pub-7.87) > 0.05 {
+		t.Errorf("Adult: ε with data-dependent bounds %v (want ≈ 151.8), public %v (want ≈ 7.87)", dep, pub)
 	}
 }
