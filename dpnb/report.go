@@ -47,6 +47,12 @@ type ColumnPrivacy struct {
 	// 0.99: it reveals the sensitive columns about as much as they do.
 	TV, TVUCB, CorrDPWeight float64
 	Leaking                 bool
+	// CorrDPHonestEps is the (ε, δ) a change of this column alone really
+	// costs under one full-batch step of CorrDP's paper-mode noise
+	// σ_i² = σ0²·weight_i, σ0² = (log(1/δ) + 1)/ε² (C = 1; zCDP, replace-one,
+	// per-example clip 1: corrdp.Honesty), and CorrDPClaimedEps what the
+	// paper claims for it (ε for a sensitive column, ε/TV for a public one).
+	CorrDPHonestEps, CorrDPClaimedEps float64
 	// FDPProtected: feature DP protects the column (sensitive columns);
 	// FDPBound is Thm 4's bound on guessing it at Eps (NaN: FDPNote says
 	// why not).
@@ -95,7 +101,7 @@ func PrivacyReport(ctx context.Context, df dataframe.DataFrame, schema data.Sche
 			continue
 		}
 		r.Columns = append(r.Columns, ColumnPrivacy{Column: c.Name, Role: c.Role.String(), Kind: c.Kind.String(),
-			TV: math.NaN(), TVUCB: math.NaN(), CorrDPWeight: math.NaN(), FDPBound: math.NaN(), BCDPLevel: math.NaN(), BCDPAlloc: math.NaN()})
+			TV: math.NaN(), TVUCB: math.NaN(), CorrDPWeight: math.NaN(), CorrDPHonestEps: math.NaN(), CorrDPClaimedEps: math.NaN(), FDPBound: math.NaN(), BCDPLevel: math.NaN(), BCDPAlloc: math.NaN()})
 	}
 	for _, step := range []func(dataframe.DataFrame, data.Schema) error{r.corrdp, r.featureDP, r.bcdp, r.pipeline} {
 		if err := step(df, schema); err != nil {
@@ -168,8 +174,48 @@ func (r *PrivacyReportResult) corrdp(df dataframe.DataFrame, schema data.Schema)
 			c.Leaking = tilde[f.Name] >= 0.99 && f.TV >= 0.9
 		}
 	}
+	if err := r.honesty(df.Nrow()); err != nil {
+		return err
+	}
 	r.Notes = append(r.Notes, fmt.Sprintf("CorrDP's TVs are estimated from this DataFrame (n = %d): the estimate reads the private data; "+
 		"with the in-sample estimate CorrDP is (ε, 2δ)-CorrDP (Lemma A.1 of the CorrDP paper), or estimate the TVs on a public sample.", rep.N))
+	return nil
+}
+
+// honesty fills the honest and claimed CorrDP ε of every feature column
+// (one step of paper-mode noise with C = 1, see ColumnPrivacy).
+func (r *PrivacyReportResult) honesty(n int) error {
+	var idx []int
+	var sigma2, tv []float64
+	var sens []bool
+	s0, err := corrdp.PaperSigma0Sq(1, r.Options.Eps, r.Options.Delta)
+	if err != nil {
+		return err
+	}
+	for i, c := range r.Columns {
+		switch c.Role {
+		case data.Sensitive.String():
+			idx, sigma2, tv, sens = append(idx, i), append(sigma2, s0), append(tv, 1), append(sens, true)
+		case data.Public.String():
+			if !math.IsNaN(c.TVUCB) {
+				idx, sigma2, tv, sens = append(idx, i), append(sigma2, s0*c.TVUCB), append(tv, c.TVUCB), append(sens, false)
+			}
+		}
+	}
+	if len(idx) == 0 {
+		return nil
+	}
+	rows, err := corrdp.Honesty(sigma2, sens, tv, 1, n, 1, r.Options.Eps, r.Options.Delta, corrdp.ReplaceOne, false)
+	if err != nil {
+		return err
+	}
+	for _, h := range rows {
+		for k, i := range idx {
+			if (h.Coord < 0 && sens[k]) || h.Coord == k {
+				r.Columns[i].CorrDPHonestEps, r.Columns[i].CorrDPClaimedEps = h.Eps, h.Claimed
+			}
+		}
+	}
 	return nil
 }
 
@@ -249,7 +295,7 @@ func (r *PrivacyReportResult) Table() dataframe.DataFrame {
 // Markdown renders the report with its notes.
 func (r *PrivacyReportResult) Markdown() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "**Privacy report** at ε = %g, δ = %g.\n\n| column | role | CorrDP TV (UCB) | CorrDP weight | feature DP | BCDP δ_i → c_i |\n|---|---|---|---:|---|---|\n",
+	fmt.Fprintf(&b, "**Privacy report** at ε = %g, δ = %g.\n\n| column | role | CorrDP TV (UCB) | CorrDP weight | CorrDP ε of a change (honest / claimed) | feature DP | BCDP δ_i → c_i |\n|---|---|---|---:|---|---|---|\n",
 		r.Options.Eps, r.Options.Delta)
 	for _, c := range r.Columns {
 		tv := "—"
@@ -274,7 +320,11 @@ func (r *PrivacyReportResult) Markdown() string {
 		if !math.IsNaN(c.CorrDPWeight) {
 			w = fmt.Sprintf("%.3g", c.CorrDPWeight)
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", c.Column, c.Role, tv, w, mdCell(f), bc)
+		h := "—"
+		if !math.IsNaN(c.CorrDPHonestEps) {
+			h = fmt.Sprintf("%.3g / %.3g", c.CorrDPHonestEps, c.CorrDPClaimedEps)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", c.Column, c.Role, tv, w, h, mdCell(f), bc)
 	}
 	b.WriteString(r.pipelineMarkdown())
 	for _, n := range r.Notes {

@@ -57,6 +57,13 @@ func TestPrivacyReport(t *testing.T) {
 	if s.BCDPLevel != 0.2 || !(s.BCDPAlloc > 0 && s.BCDPAlloc <= 0.2) || !math.IsInf(indep.BCDPLevel, 1) {
 		t.Errorf("BCDP: sensitive %v → %v, public level %v", s.BCDPLevel, s.BCDPAlloc, indep.BCDPLevel)
 	}
+	// Honest CorrDP ε of a change: the copy gets the sensitive column's
+	// noise (weight 1), so the same ε; the nearly independent column gets
+	// less noise (weight TV~ < 1), so a larger honest ε, but far below the
+	// ε/TV the paper claims for it.
+	if cp.CorrDPHonestEps != s.CorrDPHonestEps || !(indep.CorrDPHonestEps > s.CorrDPHonestEps) || !(indep.CorrDPHonestEps < indep.CorrDPClaimedEps) {
+		t.Errorf("honest ε: sensitive %v, copy %v, independent %v (claimed %v)", s.CorrDPHonestEps, cp.CorrDPHonestEps, indep.CorrDPHonestEps, indep.CorrDPClaimedEps)
+	}
 	md := r.Markdown()
 	if !strings.Contains(md, "**leaks**") || !strings.Contains(md, "reads the private data") {
 		t.Errorf("markdown:\n%s", md)
