@@ -34,33 +34,13 @@ const (
 // naive claim ε = 1, which the attack must refute (on these neighbours the
 // count falls from n to 1).
 func dedupAuditSpec() audit.Spec {
-	S, S2, err := PathologicalDedup(dedupN, dedupD, dedupR, dedupFar)
-	if err != nil {
-		panic(err)
-	}
 	p := Dedup{Radius: dedupR, R: 1}
-	n0, n1 := dedupKept(p, S), dedupKept(p, S2)
-	c1, _ := p.Describe(S)
-	c2, _ := p.Describe(S2)
-	k, _, err := p.Theory(c1.Merge(c2))
+	st, err := pathologicalStat(p, dedupKept, 1)
 	if err != nil {
 		panic(err)
 	}
-	sigma, err := accounting.AnalyticGaussianSigma(dedupEp, dedupDelta, 1)
-	if err != nil {
-		panic(err)
-	}
-	claimed, err := accounting.GDPEpsilon(float64(k)/sigma, dedupDelta)
-	if err != nil {
-		panic(err)
-	}
-	trial := func(rng *rand.Rand, present bool) (float64, error) {
-		c := float64(n0)
-		if present {
-			c = float64(n1)
-		}
-		return -(c + sigma*rng.NormFloat64()), nil // fewer records kept suggests D′
-	}
+	trial := gaussianShiftTrial(float64(st.v0), float64(st.v1), st.sigma, true) // fewer records kept suggests D′
+	claimed := st.claimed
 	return audit.Spec{Name: "smoothdp-dedup", Claimed: claimed, Delta: dedupDelta, Real: trial, Control: trial, ControlClaimed: dedupEp,
 		Broken:     fmt.Sprintf("the naive claim ε = %g that treats deduplication as local", dedupEp),
 		Neighbours: fmt.Sprintf("the smooth-RDP paper's pathological neighbours (replace one record; n = %d, d = %d)", dedupN, dedupD),
@@ -91,33 +71,13 @@ func dedupKept(p Dedup, S [][]float64) int {
 // claim uses the ℓ0 sensitivity k of Dedup.Theory (at most k processed
 // records change, so the count moves by at most k).
 func quantizeAuditSpec() audit.Spec {
-	S, S2, err := PathologicalDedup(dedupN, dedupD, dedupR, dedupFar)
-	if err != nil {
-		panic(err)
-	}
 	p := Dedup{Radius: dedupR, R: 1, Quantize: true}
-	n0, n1 := distinctProcessed(p, S), distinctProcessed(p, S2)
-	c1, _ := p.Describe(S)
-	c2, _ := p.Describe(S2)
-	k, _, err := p.Theory(c1.Merge(c2))
+	st, err := pathologicalStat(p, distinctProcessed, 2)
 	if err != nil {
 		panic(err)
 	}
-	sigma, err := accounting.AnalyticGaussianSigma(dedupEp, dedupDelta, 2)
-	if err != nil {
-		panic(err)
-	}
-	claimed, err := accounting.GDPEpsilon(float64(k)/sigma, dedupDelta)
-	if err != nil {
-		panic(err)
-	}
-	trial := func(rng *rand.Rand, present bool) (float64, error) {
-		c := float64(n0)
-		if present {
-			c = float64(n1)
-		}
-		return -(c + sigma*rng.NormFloat64()), nil
-	}
+	trial := gaussianShiftTrial(float64(st.v0), float64(st.v1), st.sigma, true)
+	claimed := st.claimed
 	return audit.Spec{Name: "smoothdp-quantize", Claimed: claimed, Delta: dedupDelta, Real: trial, Control: trial, ControlClaimed: dedupEp,
 		Broken:     fmt.Sprintf("the naive claim ε = %g that treats quantisation as local", dedupEp),
 		Neighbours: fmt.Sprintf("the smooth-RDP paper's pathological neighbours (replace one record; n = %d, d = %d)", dedupN, dedupD),
@@ -137,4 +97,53 @@ func distinctProcessed(p Dedup, S [][]float64) int {
 		}
 	}
 	return len(seen)
+}
+
+// pathological is a count statistic of a deduplication variant on the
+// paper's pathological neighbours with its release noise and claims.
+type pathological struct {
+	v0, v1         int     // the statistic on S and on S′
+	sigma, claimed float64 // σ for ε = 1 at the naive sensitivity; the ε at Theory's k
+}
+
+// pathologicalStat evaluates stat on the pathological neighbours, σ
+// calibrated (analytic Gaussian) for the naive ε at naiveSens, and the real
+// claim: the ε at sensitivity k, the ℓ0 sensitivity of Dedup.Theory (at
+// most k processed records change, so a count moves by at most k).
+func pathologicalStat(p Dedup, stat func(Dedup, [][]float64) int, naiveSens float64) (pathological, error) {
+	S, S2, err := PathologicalDedup(dedupN, dedupD, dedupR, dedupFar)
+	if err != nil {
+		return pathological{}, err
+	}
+	c1, _ := p.Describe(S)
+	c2, _ := p.Describe(S2)
+	k, _, err := p.Theory(c1.Merge(c2))
+	if err != nil {
+		return pathological{}, err
+	}
+	sigma, err := accounting.AnalyticGaussianSigma(dedupEp, dedupDelta, naiveSens)
+	if err != nil {
+		return pathological{}, err
+	}
+	claimed, err := accounting.GDPEpsilon(float64(k)/sigma, dedupDelta)
+	if err != nil {
+		return pathological{}, err
+	}
+	return pathological{v0: stat(p, S), v1: stat(p, S2), sigma: sigma, claimed: claimed}, nil
+}
+
+// gaussianShiftTrial releases v0 (on D) or v1 (on D′) plus N(0, σ²); with
+// negate the statistic is the negated release (a smaller value suggests D′).
+func gaussianShiftTrial(v0, v1, sigma float64, negate bool) audit.TrialFunc {
+	return func(rng *rand.Rand, present bool) (float64, error) {
+		v := v0
+		if present {
+			v = v1
+		}
+		v += sigma * rng.NormFloat64()
+		if negate {
+			v = -v
+		}
+		return v, nil
+	}
 }

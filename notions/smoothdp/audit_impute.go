@@ -3,7 +3,6 @@ package smoothdp
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 
 	"github.com/featuredp/featuredp/accounting"
 	"github.com/featuredp/featuredp/audit"
@@ -48,13 +47,7 @@ func imputeAuditSpec() audit.Spec {
 	if err != nil {
 		panic(err)
 	}
-	trial := func(rng *rand.Rand, present bool) (float64, error) {
-		s := s0
-		if present {
-			s = s1
-		}
-		return s + sigma*rng.NormFloat64(), nil
-	}
+	trial := gaussianShiftTrial(s0, s1, sigma, false)
 	return audit.Spec{Name: "smoothdp-impute", Claimed: claimed, Delta: impDelta, Trials: 20000, Real: trial, Control: trial, ControlClaimed: impEps,
 		Broken:     fmt.Sprintf("the naive claim ε = %g that treats mean imputation as data-independent", impEps),
 		Neighbours: fmt.Sprintf("one observed value changed (replace one record), %d of %d values missing", impMissing, impN),

@@ -2,7 +2,6 @@ package smoothdp
 
 import (
 	"fmt"
-	"math/rand/v2"
 
 	"github.com/featuredp/featuredp/accounting"
 	"github.com/featuredp/featuredp/audit"
@@ -48,13 +47,7 @@ func pcaAuditSpec() audit.Spec {
 	if err != nil {
 		panic(err)
 	}
-	trial := func(rng *rand.Rand, present bool) (float64, error) {
-		s := s0
-		if present {
-			s = s1
-		}
-		return -(s + sigma*rng.NormFloat64()), nil // a smaller sum suggests D′
-	}
+	trial := gaussianShiftTrial(s0, s1, sigma, true)
 	return audit.Spec{Name: "smoothdp-pca", Claimed: claimed, Delta: pcaDelta, Trials: 20000, Real: trial, Control: trial, ControlClaimed: pcaEps,
 		Broken:     fmt.Sprintf("the naive claim ε = %g that treats the projection as data-independent", pcaEps),
 		Neighbours: fmt.Sprintf("one record replaced near a tie of the top eigenvalues, n = %d, d = 2, rank 1", pcaN),
