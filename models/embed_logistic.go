@@ -8,10 +8,10 @@ import (
 	"github.com/featuredp/featuredp/design"
 )
 
-// EmbedLogistic is the Criteo model of the Feature-DP paper (fdp.md
-// §3.3): logistic regression in which each categorical feature is a sparse
-// embedding of dimension 1 (one scalar weight per category), plus numeric
-// weights and a bias [ext]:
+// EmbedLogistic is the Criteo model of the Feature-DP paper
+// (Sec. 6.2): logistic regression in which each categorical feature is a
+// sparse embedding of dimension 1 (one scalar weight per category), plus numeric
+// weights and a bias (ours):
 //
 //	z = b + Σ_j w_j x_j + Σ_c e_c[x_c],   ℓ = log(1 + e^z) − y·z,   y ∈ {0, 1}.
 //

@@ -47,7 +47,7 @@ func (p LossPart) String() string {
 //	ℓ_priv = −w_yᵀx                     (Part = PartPrivate)
 //
 // so ℓ_pub + ℓ_priv = ℓ exactly, and with ‖x‖ ≤ 1 the private gradient has
-// norm ≤ 1 while the full one has norm ≤ √2 (check A6). There is no bias,
+// norm ≤ 1 while the full one has norm ≤ √2. There is no bias,
 // so that these Lipschitz constants are the paper's. Labels are class indices
 // 0..K−1. It is immutable and safe for concurrent use.
 type LabelSplitSoftmax struct {

@@ -121,7 +121,7 @@ func TestLabelSplitSoftmaxSplit(t *testing.T) {
 
 // A6 (Purchase): with the same padding draw ℓ_pub + ℓ_priv = ℓ exactly; and
 // the rank-2 ghost norms of LossDiff against materialised gradients
-// (fdp.md §4.2 item 4), for chunks that cross the batched threshold.
+// (the loss split of the Feature-DP paper, Sec. 5), for chunks that cross the batched threshold.
 func TestLossDiffRank2GhostNorms(t *testing.T) {
 	const d, h, k = 12, 7, 5
 	for _, n := range []int{5, 40, 1100} {

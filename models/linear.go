@@ -26,7 +26,7 @@ import (
 //	F(θ) = (1/N)‖Xw + b·1 − y‖² + (λ/N)‖w‖²,   ∇F = (2/N)(X̃ᵀX̃θ − X̃ᵀy + λ[w; 0]),
 //
 // with X̃ = [X 1] when there is an intercept. With λ = 1 and no intercept
-// this is the CorrDP paper's ridge loss (y − θᵀx)² + (1/n)‖θ‖² (§5.1); with
+// this is the CorrDP paper's ridge loss (y − θᵀx)² + (1/n)‖θ‖² (Sec. 5.1); with
 // λ = 0 it is its OLS loss (θᵀx − y)². The mean over a minibatch is an
 // unbiased estimate of F. The per-example gradient is
 //

@@ -14,7 +14,7 @@ func ZetaHeuristic(q float64) float64 { return (1 + q) / 2 }
 const ZetaCorollary1 = 0.5
 
 // ZetaStar returns ζ* = log(1 + q(e^{δ̃_1} − 1))/δ̃_1, the ζ at which the
-// Theorem 2 rule returns the min-δ baseline c = δ̃_1·1 [derived]
+// Theorem 2 rule returns the min-δ baseline c = δ̃_1·1 (our derivation)
 // (δ̃_1 = min(δ_1, ε) > 0 is the smallest demanded level). It is 0 at q = 0
 // (where ζ does not matter) and 1 at q = 1.
 func ZetaStar(delta1 float64, q float64) (float64, error) {
@@ -137,7 +137,7 @@ const (
 	WeightsPaper Weights = iota
 	// WeightsInverseVariance are the data-free w_k = D_k/B_k², the exact
 	// inverse of the per-coordinate second moment B_k²/D_k of round k
-	// [ext] — not in the paper.
+	// (ours, not in the paper).
 	WeightsInverseVariance
 )
 
@@ -230,7 +230,8 @@ func RoundWeights(c []float64, paperConstant bool, w Weights) (alpha, B, wt []fl
 
 // PredictedMSE returns the exact expected squared error of the
 // UNPROJECTED server mean ν̄ = (1/n)Σ_j ν̂^(j) of Mechanism 1 with sorted
-// levels c, per coordinate (sorted order) and in total [derived]:
+// levels c, per coordinate (sorted order) and in total (our derivation;
+// docs/bcdp.md, 'Mechanisms'):
 //
 //	E(ν̄_i − x̄_i)² = (1/n) Σ_{k≤i} (w_k/W_i)² (B_k²/D_k − m_i),  W_i = Σ_{k≤i} w_k,
 //
@@ -288,8 +289,8 @@ func PredictedMSE(c []float64, n int, o MSEOptions) (total float64, perCoord []f
 }
 
 // Thm2Proxy returns S(c) = Σ_i 1/Σ_{k≤i} (c_k − c_{k−1})²/(d−k+1), the
-// quantity of Theorem 2's bound (17) without the 1/n, the O(1) and the ∧ d
-// (docs/bcdp.md, check 13). +Inf if some c_i = 0.
+// quantity of Theorem 2's bound (17) without the 1/n, the O(1) and the ∧ d.
+// +Inf if some c_i = 0.
 func Thm2Proxy(c []float64) (float64, error) {
 	if err := checkVector("c", c, false, false); err != nil {
 		return 0, err
@@ -338,7 +339,8 @@ func Corollary1Bound(d, k, n int, delta, eps, q float64) (float64, error) {
 	return (fd*fk/(delta*delta) + (fd-fk)*(fd-fk)/den) / float64(n), nil
 }
 
-// ZetaOptimal is OUR extension (not in the paper, §6.2): it
+// ZetaOptimal is OUR extension (not in the paper; docs/bcdp.md,
+// 'Where we differ'): it
 // picks ζ ∈ (0, 1] minimising the exact predicted unprojected MSE
 // (PredictedMSE, ±1 data) of Mechanism 1 over a grid of `grid` points,
 // the paper's heuristic (1+q)/2, Corollary 1's 1/2 and ζ* (which recovers the

@@ -2,8 +2,8 @@ package bcdp
 
 // Bayesian Coordinate Differential Privacy (BCDP), Aliakbarpour, Chaudhuri,
 // Courtade, Fallah & Jordan (2024), "Enhancing Feature-Specific Data
-// Protection via Bayesian Coordinate Differential Privacy". Spec:
-// docs/bcdp.md (§ numbers below refer to it).
+// Protection via Bayesian Coordinate Differential Privacy"; see
+// docs/bcdp.md.
 //
 // Neighbouring relation and sampling. BCDP, LDP and CDP are local notions:
 // there is no dataset-level neighbouring relation and no subsampling. A
@@ -418,7 +418,7 @@ func MixturePrior(d int, q float64) ([][]int, []float64, error) {
 // RandomizedResponse returns the mechanism that applies binary
 // randomized response with level c_i to each coordinate independently
 // (P(y_i = x_i) = e^{c_i}/(1+e^{c_i})) under the prior (60) with parameter q:
-// the Prop. 4 tightness example of docs/bcdp.md(f), check 17. It is exactly
+// the Prop. 4 tightness example (figure bcdp-notions). It is exactly
 // c-CDP and (Σ c_i)-LDP. d ≤ 8.
 func RandomizedResponse(c []float64, q float64) (Finite, error) {
 	d := len(c)
@@ -474,7 +474,7 @@ func Example1(a, b, c float64) (Finite, error) {
 	return m, nil
 }
 
-// Example1Closed is the closed form of Example 1 [derived]:
+// Example1Closed is the closed form of Example 1 (our derivation):
 //
 //	δ1* = max(|log((b+c)/a)|, |log((2−b−c)/(2−a))|),
 //	δ2* = max(|log((a+b)/c)|, |log((2−a−b)/(2−c))|),

@@ -2,8 +2,8 @@
 // Aliakbarpour, Chaudhuri, Courtade, Fallah & Jordan (2024), "Enhancing
 // Feature-Specific Data Protection via Bayesian Coordinate Differential
 // Privacy" — a per-coordinate privacy level δ_i for each feature of one
-// user's record, on top of an overall ε-LDP guarantee (spec
-// docs/bcdp.md; § numbers in the doc comments refer to it).
+// user's record, on top of an overall ε-LDP guarantee. See
+// docs/bcdp.md in the repository.
 //
 // The privacy model is local: every user runs the mechanism on her own
 // record; there is no neighbouring dataset and no subsampling, and every

@@ -72,11 +72,11 @@ func registerLeastSquares() {
 			return []experiments.Measurement{{Metric: "excess_risk", Value: ex, Extra: x}, {Metric: "param_error", Value: pe, Extra: x}}, nil
 		},
 		Settings: func(p experiments.Profile) string {
-			_, q1, _ := LSPrior(LSDefault("spec-beta", 1))
+			_, q1, _ := LSPrior(LSDefault("strong-label", 1))
 			_, q2, _ := LSPrior(LSDefault("weak-label", 1))
 			return fmt.Sprintf("OUR EXTENSION (the paper's Sec. 5 has no experiment): d = 6 (5 ±1 features from prior (60) with "+
 				"parameter q0, ±1 label last with P(l=1|z) = (1+βᵀz)/2); δ = (1, 4, 4, 4, 4, 4), ε = 4; Θ = ℓ2 ball of radius 2. "+
-				"Designs (column `design`): spec-beta: β = (0.1, 0.3, 0.2, 0.1, 0.1), q0 = 0.1, Assumption-1 q = %.4f; "+
+				"Designs (column `design`): strong-label: β = (0.1, 0.3, 0.2, 0.1, 0.1), q0 = 0.1, Assumption-1 q = %.4f; "+
 				"weak-label: β = (0.05, 0.1, 0.05, 0.05, 0.05), q0 = 0.01, q = %.4f (q computed exactly with the label inside x_{−i}). "+
 				"BCDP = Algorithm 3 with the Theorem 2 allocation (ζ = (1+q)/2), LDP = Algorithm 3 with c = 1·1; n ∈ %v, %d trials.",
 				q1, q2, ns(p), trials(p))

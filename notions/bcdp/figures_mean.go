@@ -156,7 +156,7 @@ func init() {
 				Fig3Trials(p))
 		},
 		Notes: modeNote + " In paper mode the Figure 3 baseline is not projected (as in the authors' script). " +
-			"The paper prints no numbers for Figure 3 and its image is absent from our copy predicts a crossover " +
+			"The paper prints no numbers for Figure 3 and its image is absent from our copy; the exact predicted error predicts a crossover " +
 			"(BCDP worse than the baseline for q ≳ 0.3 unbiased / ≳ 0.6 paper mode) because c_1 = 0.1(1−q) → 0 as q → 1.",
 	})
 	experiments.MustRegister(experiments.Figure{

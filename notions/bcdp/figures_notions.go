@@ -12,7 +12,7 @@ import (
 var notionsQs = []float64{0, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1}
 
 // rrLevels are the per-coordinate randomized-response levels of the
-// Prop. 4 tightness curves (spec check 17).
+// Prop. 4 tightness curves.
 var rrLevels = []float64{0.5, 1, 1}
 
 // notionsKind is what a bcdp-notions cell computes.
@@ -98,11 +98,11 @@ func registerNotions() {
 				"metric tradeoff_min = min over rejection regions of min(e^δ α + β, α + e^δ β) at δ = δ* (Theorem 1: exactly 1)."
 		},
 		PaperValues: []experiments.PaperValue{
-			{Quantity: "Example 1, δ1 (a=b=c=1/2)", Value: math.Log(2), Method: "Example 1 (a=b=c=1/2)", X: 1, Metric: "example_delta", Note: "paper §3, Example 1: log 2"},
-			{Quantity: "Example 1, δ2 (a=b=c=1/2)", Value: math.Log(2), Method: "Example 1 (a=b=c=1/2)", X: 2, Metric: "example_delta", Note: "paper §3, Example 1: log 2"},
+			{Quantity: "Example 1, δ1 (a=b=c=1/2)", Value: math.Log(2), Method: "Example 1 (a=b=c=1/2)", X: 1, Metric: "example_delta", Note: "paper Sec. 3, Example 1: log 2"},
+			{Quantity: "Example 1, δ2 (a=b=c=1/2)", Value: math.Log(2), Method: "Example 1 (a=b=c=1/2)", X: 2, Metric: "example_delta", Note: "paper Sec. 3, Example 1: log 2"},
 			{Quantity: "Example 2, one copy, δ1", Value: 0, Method: "Example 2 (one copy)", X: 1, Metric: "example_delta", Note: "paper Example 2: 0-BCDP for coordinate 1 (two copies: +∞, not shown)"},
 		},
-		Notes: "Not a figure of the paper: the exact BCDP of a small finite mechanism against the Prop. 4 bounds (docs/bcdp.md f). " +
+		Notes: "Not a figure of the paper: the exact BCDP of a small finite mechanism against the Prop. 4 bounds (docs/bcdp.md). " +
 			"Exact ≤ Prop 4.1 ≤ Prop 4.2 (with ε = Σc), with equality at q = 0 and q = 1. Example 2 with two copies has δ1* = +∞ " +
 			"(BCDP does not compose).",
 	})

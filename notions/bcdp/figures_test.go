@@ -49,7 +49,7 @@ func TestFig3Sanity(t *testing.T) {
 	}
 	b9 := med(MethodBCDP, 0.89)
 	if b9 < base {
-		t.Errorf("q = 0.89: BCDP %v below the baseline %v; spec §3.2 predicts ≈ 2.8", b9, base)
+		t.Errorf("q = 0.89: BCDP %v below the baseline %v; the exact predicted error gives ≈ 2.8", b9, base)
 	}
 }
 
@@ -116,15 +116,15 @@ func TestNotionsFigure(t *testing.T) {
 }
 
 func TestLeastSquaresTrial(t *testing.T) {
-	_, q, err := LSPrior(LSDefault("spec-beta", 1))
+	_, q, err := LSPrior(LSDefault("strong-label", 1))
 	if err != nil || q <= 0.1 || q >= 1 {
 		t.Fatalf("Assumption-1 q = %v (%v), want in (q0, 1)", q, err)
 	}
-	ex, pe, err := LSTrial(context.Background(), LSDefault("spec-beta", 20000), MethodBCDP, 1, 2)
+	ex, pe, err := LSTrial(context.Background(), LSDefault("strong-label", 20000), MethodBCDP, 1, 2)
 	if err != nil || ex < 0 || math.IsNaN(pe) {
 		t.Fatalf("excess %v, param error %v, %v", ex, pe, err)
 	}
-	if _, _, err := LSTrial(context.Background(), LSDefault("spec-beta", 10), MethodZetaHalf, 1, 2); err == nil {
+	if _, _, err := LSTrial(context.Background(), LSDefault("strong-label", 10), MethodZetaHalf, 1, 2); err == nil {
 		t.Error("unknown method accepted")
 	}
 	if _, err := MeanTrial(context.Background(), Fig3Setting("weird", 0.5), MethodBCDP, 1, 2); err == nil {
@@ -191,7 +191,7 @@ func TestPairedProjection(t *testing.T) {
 }
 
 // C11 at the experiment level: the unprojected Figure 3 error matches the
-// exact §2.4 formula (mean over trials within 4 s.e.), for the heuristic ζ,
+// exact predicted-error formula (docs/bcdp.md, 'Mechanisms'; mean over trials within 4 s.e.), for the heuristic ζ,
 // ζ = 1/2, ζ-opt and the baseline.
 func TestUnprojectedMatchesPrediction(t *testing.T) {
 	if testing.Short() {

@@ -8,7 +8,7 @@ import (
 )
 
 // ObjectiveBias is a Monte Carlo check that Algorithm 3's objective is
-// unbiased: E f̂(θ) = f(θ) − (1/2n)Σ l² (BCDP paper §5), where
+// unbiased: E f̂(θ) = f(θ) − (1/2n)Σ l² (BCDP paper, Sec. 5), where
 // f(θ) = (1/2n)Σ_i (θᵀz_i − l_i)².
 type ObjectiveBias struct {
 	// Mean is the average of f̂(θ) over Reps independent runs and SE its

@@ -24,16 +24,16 @@ type LSSetting struct {
 	Radius float64
 }
 
-// LSDesigns are the two designs of bcdp-least-squares (docs/bcdp.md with
-// δ_s = 1, ε = 4, radius 2): "spec-beta" uses the spec's β = (0.1, 0.3, 0.2,
+// LSDesigns are the two designs of bcdp-least-squares (our design,
+// docs/bcdp.md; δ_s = 1, ε = 4, radius 2): "strong-label" uses β = (0.1, 0.3, 0.2,
 // 0.1, 0.1) with q0 = 0.1 (Assumption-1 q = 0.35, because the label depends
 // on the features and sits inside x_{−i}); "weak-label" uses β = (0.05, 0.1,
 // 0.05, 0.05, 0.05) with q0 = 0.01 (q = 0.102). Both are reported: BCDP loses
 // in the first and wins in the second.
-var LSDesigns = []string{"spec-beta", "weak-label"}
+var LSDesigns = []string{"strong-label", "weak-label"}
 
 // LSDefault returns the setting of a design (see LSDesigns) with n
-// users; an unknown design gives the spec-beta one.
+// users; an unknown design gives the strong-label one.
 func LSDefault(design string, n int) LSSetting {
 	if design == "weak-label" {
 		return LSSetting{N: n, Q0: 0.01, Beta: []float64{0.05, 0.1, 0.05, 0.05, 0.05}, DeltaS: 1, Eps: 4, Radius: 2}

@@ -26,7 +26,7 @@ func vecClose(t *testing.T, name string, got, want []float64, tol float64) {
 	}
 }
 
-// C1: Duchi radius table of spec §2.2; the paper constant is exactly 2×.
+// C1: Duchi radius table (unbiased B); the paper constant is exactly 2×.
 func TestDuchiBTable(t *testing.T) {
 	for _, tc := range []struct {
 		D        int
@@ -60,7 +60,7 @@ func TestDuchiBTable(t *testing.T) {
 
 var fig3Delta = []float64{0.2, 0.2, 2, 2, 2, 2, 2, 2, 2, 2}
 
-// C6: (c_1, c_d) of the §3.2 table, heuristic ζ; also the predicted
+// C6: (c_1, c_d) of the Figure 3 setting, heuristic ζ; also the predicted
 // unprojected MSE column (n = 1e4) of the same table (C11's prediction side).
 func TestAllocationTable(t *testing.T) {
 	for _, tc := range []struct{ q, c1, cd, mse, mse1 float64 }{

@@ -1,6 +1,6 @@
 package bcdp
 
-// BCDP mechanisms (spec docs/bcdp.md): the Duchi–Jordan–Wainwright
+// BCDP mechanisms (docs/bcdp.md): the Duchi–Jordan–Wainwright
 // ℓ2-ball LDP channel (Mechanism 2), the per-user BCDP mean mechanism
 // (Mechanism 1) with the server estimator, and the min-δ LDP baseline.
 //

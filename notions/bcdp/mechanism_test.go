@@ -168,7 +168,7 @@ func TestMeanRounds(t *testing.T) {
 	}
 }
 
-// C10, C11: ν̂ is unbiased and the exact §2.4 MSE formula matches Monte Carlo
+// C10, C11: ν̂ is unbiased and the exact predicted MSE formula matches Monte Carlo
 // within 3% (and within 3 standard errors), for ±1 data and in a non-sorted
 // coordinate order.
 func TestMeanUnbiasedAndMSE(t *testing.T) {
@@ -361,7 +361,7 @@ func TestLeastSquares(t *testing.T) {
 		t.Errorf("E f̂(θ) = %v ± %v, want %v", bias.Mean, bias.SE, bias.Want)
 	}
 	// C26, adapted: the Duchi channel's error does not vanish as α → ∞
-	// (B → r·(√π/2)·D·Γ((D+1)/2)/Γ(D/2+1) > r, spec §6.7), so θ̂ → OLS needs
+	// (B → r·(√π/2)·D·Γ((D+1)/2)/Γ(D/2+1) > r; the paper's eq. (64) rate needs clipping), so θ̂ → OLS needs
 	// n → ∞ as well: with a huge budget and n = 50 000 users θ̂ is close to
 	// the OLS solution of the same data.
 	big, _ := NewLeastSquares([]float64{200, 200, 200}, MeanOptions{})
@@ -414,7 +414,7 @@ func TestMeanPrivacyAudit(t *testing.T) {
 	delta := []float64{0.2, 0.2, 2, 2}
 	for _, tc := range []struct {
 		q     float64
-		proto []float64 // spec §5 prototype lower bound
+		proto []float64 // lower bound of an independent simulation
 	}{
 		{0, []float64{0.2, 0.2, 2, 2}},
 		{0.1, []float64{0.156, 0.156, 0.771, 0.771}},
@@ -439,9 +439,9 @@ func TestMeanPrivacyAudit(t *testing.T) {
 				t.Errorf("q=%v coord %d: MC lower bound %v, guarantee %v, δ̃ %v", tc.q, i, lb[i], guar[i], delta[i])
 			}
 			// The sup is reached at the all-agree sign patterns, which are
-			// frequent: the MC bound should be close to the prototype's.
+			// frequent: the MC bound should be close to the independent simulation's.
 			if lb[i] < tc.proto[i]-0.02 {
-				t.Errorf("q=%v coord %d: MC lower bound %v well below the prototype's %v", tc.q, i, lb[i], tc.proto[i])
+				t.Errorf("q=%v coord %d: MC lower bound %v well below the independent simulation's %v", tc.q, i, lb[i], tc.proto[i])
 			}
 		}
 	}

@@ -15,8 +15,9 @@ import (
 // in DP-ERM"; docs/corrdp.md): noise weights (theory and paper mode), the
 // Algorithm 1 variance (eq. 4), the experiments' σ0², the correlated
 // sensitivity (Def. 2.8), the utility and lower-bound rates (Thms. 3.9,
-// 3.12 with the corrected sum of docs/corrdp.md), the UCB of Def. 4.3 and a zCDP
-// honesty report (docs/corrdp.md, check C18).
+// 3.12 with the corrected sum of docs/corrdp.md, 'Where we differ'), the UCB
+// of Def. 4.3 and a zCDP honesty report (docs/corrdp.md, 'Guarantee and
+// conversion').
 //
 // Neighbouring relations: CorrDP guarantees hold for N-one
 // neighbours (a record changes in its sensitive block, or in exactly one
@@ -55,7 +56,7 @@ func (m Method) String() string {
 
 // LogTerm returns log(1/δ) + 1, the factor of eq. (4) and of the
 // experiments' σ0²: 10.210340 for δ = 1e-4 and 12.512925 for
-// δ = 1e-5 (check C1). It returns an error unless δ ∈ (0, 1).
+// δ = 1e-5. It returns an error unless δ ∈ (0, 1).
 func LogTerm(delta float64) (float64, error) {
 	if err := accounting.ValidateDelta(delta); err != nil {
 		return 0, fmt.Errorf("corrdp: LogTerm: %w", err)
@@ -173,8 +174,8 @@ func Algorithm1Sigma2(eps, delta, lipschitz float64, steps, n int) (float64, err
 //
 //	σ0² = C·(log(1/δ) + 1) / ε²,
 //
-// C > 0 being the unspecified constant of the paper (docs/corrdp.md; §3.9 for
-// our choices). No ε is accounted in paper mode. It returns an error for
+// C > 0 being the unspecified constant of the paper (our choice:
+// docs/corrdp.md, 'Noise constant C'). No ε is accounted in paper mode. It returns an error for
 // C ≤ 0, ε ≤ 0 or δ ∉ (0, 1).
 func PaperSigma0Sq(c, eps, delta float64) (float64, error) {
 	if math.IsNaN(c) || !(c > 0) || math.IsInf(c, 1) {
@@ -293,7 +294,7 @@ func UtilityRate(ms int, tvU []float64, eps, delta float64, n int) (rate, bound,
 //	min{ 1, √(m_s + max_k k·(TV_(k))²) / (n ε) },
 //
 // with TV_(1) ≥ TV_(2) ≥ … the sorted insensitive TVs, and the middle term
-// M = max_k k·TV_(k)², which satisfies TV_(1)² ≤ M ≤ Σ_U TV(i) (check C12).
+// M = max_k k·TV_(k)², which satisfies TV_(1)² ≤ M ≤ Σ_U TV(i).
 func LowerBound(ms int, tvU []float64, eps float64, n int) (bound, mid float64, err error) {
 	if ms < 0 || n < 1 {
 		return 0, 0, fmt.Errorf("corrdp: LowerBound: m_s = %d, n = %d", ms, n)
@@ -406,7 +407,7 @@ type HonestyRow struct {
 // Honesty reports the zCDP guarantee each neighbour type actually
 // gets from heterogeneous Gaussian noise N(0, diag σ²) added at each of T
 // full-batch steps to a batch-mean gradient whose per-example contributions
-// are clipped to L2 norm L (docs/corrdp.md, check C18), next to the ε and ε/TV(i)
+// are clipped to L2 norm L (docs/corrdp.md, 'Guarantee and conversion'), next to the ε and ε/TV(i)
 // claimed by the paper.
 //
 // Model of the coordinates a change moves ("paper model", the proof of

@@ -62,7 +62,7 @@ func TestAlgorithm1Sigma2(t *testing.T) {
 	}
 }
 
-// §2.4 paper-mode base variance.
+// Paper-mode base variance (Sec. 5).
 func TestPaperSigma0Sq(t *testing.T) {
 	got, err := PaperSigma0Sq(1, 1, 1e-4)
 	if err != nil || !approxEqual(got, 10.210340, 1e-6) {

@@ -8,7 +8,7 @@ import (
 )
 
 // CorrDP figures: Fig. 1a–f, Fig. 2a–d and Table 2 of
-// Wang, Zhang & Cummings. Paper mode (§2.4): σ0² = C(log(1/δ)+1)/ε²,
+// Wang, Zhang & Cummings. Paper mode (Sec. 5, App. E): σ0² = C(log(1/δ)+1)/ε²,
 // Standard σ² = σ0², Semi 0 on insensitive coordinates, CorrDP σ0²·TV~(i);
 // no accountant is run (see Honesty for what the noise really gives). Every
 // method of one (ε, seed) shares its random numbers (batches,
@@ -94,7 +94,8 @@ var EpsGrid = []float64{0.1, 0.2, 0.3, 0.5, 1, 2, 3, 5}
 // quickEps is the quick-profile grid of the synthetic figures.
 var quickEps = []float64{0.1, 0.3, 1, 5}
 
-// cGrid is the candidate set of the Standard-only C rule (§3.9),
+// cGrid is the candidate set of the Standard-only C rule (docs/corrdp.md,
+// 'Noise constant C'),
 // largest first.
 var cGrid = []float64{1, 3e-1, 1e-1, 3e-2, 1e-2, 3e-3, 1e-3, 3e-4, 1e-4}
 

@@ -2,7 +2,8 @@
 // privacy for empirical risk minimisation, where a feature's noise depends
 // on how strongly it is correlated with the sensitive features (Wang, Zhang
 // & Cummings, "Integrating Feature Correlation in Differential Privacy with
-// Applications in DP-ERM", arXiv:2605.03945).
+// Applications in DP-ERM", arXiv:2605.03945). See docs/corrdp.md in the
+// repository.
 //
 // The package holds, by file:
 //

@@ -89,7 +89,7 @@ type PlanOptions struct {
 // σ0·√w_p, i.e. σ_p² = σ0²·w_p, with σ0² = PaperSigma0Sq
 // (paper mode) or Algorithm1Sigma2 (theory). With common random
 // numbers, CorrDP with TV ≡ 1 is bit-identical to Standard and with TV ≡ 0
-// to Semi (check C19). Use it with Train (Config.Noise); the guarantee is
+// to Semi. Use it with Train (Config.Noise); the guarantee is
 // the notion-specific one of Honesty, not a Phase.
 func Plan(model models.Model, method Method, sensitive []bool, tv []float64, sigma0 float64, opts PlanOptions) (*mechanisms.NoisePlan, error) {
 	if valid.IsNil(model) {
@@ -132,7 +132,7 @@ func Plan(model models.Model, method Method, sensitive []bool, tv []float64, sig
 }
 
 // NoiseEnergy returns Σ_p σ_p²/σ0² of a plan (the noise energy in
-// units of σ0²/§3.5: Sepsis NN 32 / 17 / 21.5, Medical NN
+// units of σ0²; App. E.3 and E.5: Sepsis NN 32 / 17 / 21.5, Medical NN
 // 201 / 81 / 124.2 for Standard / Semi / CorrDP).
 func NoiseEnergy(p *mechanisms.NoisePlan, sigma0 float64) float64 {
 	if p == nil || !(sigma0 > 0) {
@@ -171,8 +171,8 @@ func Columns(d *design.Data, keep []int) (*design.Data, error) {
 	return design.NewData(x, append([]float64(nil), d.Y...), d.N, k)
 }
 
-// StepSize returns the theory step size of CorrDP-SGD (corrdp.md
-// §2.2, Thm. 3.9): s(t) = D/√((L² + Σ_j σ_j²)·t), with D the radius of the
+// StepSize returns the theory step size of CorrDP-SGD (CorrDP
+// paper, Thm. 3.9): s(t) = D/√((L² + Σ_j σ_j²)·t), with D the radius of the
 // parameter ball, L the Lipschitz constant and σ_j the noise plan's
 // standard deviations. Use it with mechanisms.SGD{LR: 1} so that η_t = s(t). It
 // returns an error if D ≤ 0, L < 0, any σ_j < 0, any is not finite, or

@@ -96,7 +96,7 @@ func TestLemmaA9(t *testing.T) {
 	}
 }
 
-// C12 and the corrected Thm. 3.9 sum (§6.7).
+// C12 and the corrected Thm. 3.9 sum (docs/corrdp.md, 'Where we differ').
 func TestBounds(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	for trial := 0; trial < 500; trial++ {

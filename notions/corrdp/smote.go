@@ -123,7 +123,7 @@ func (b *smoteBuckets) knn(pts []smotePoint, q, k int, pen [][]float64, out []in
 // SMOTEENN balances a binary classification frame with SMOTE-NC
 // (Chawla et al. 2002, nominal-continuous variant) followed by Edited
 // Nearest Neighbours cleaning (Wilson 1972), like imblearn's SMOTEENN
-// with SMOTENC (docs/corrdp.md, check C21), for one continuous feature and any
+// with SMOTENC (CorrDP paper, App. E.3), for one continuous feature and any
 // number of categorical ones:
 //
 //   - SMOTE-NC: distance² = Δa² + Med²·#(categorical mismatches), Med the

@@ -84,7 +84,7 @@ func realStateCached(ctx context.Context, spec RealSpec, env experiments.Env) (*
 
 // runKey identifies a training run by what determines its θ: runs whose
 // per-feature variance weights coincide (e.g. CorrDP with every TV~ = 1
-// and Standard) are bit-identical under common random numbers (check C19).
+// and Standard) are bit-identical under common random numbers.
 func (s *realState) runKey(r trainRun) (string, error) {
 	meth, ok := r.variant.Allocation()
 	if !ok {

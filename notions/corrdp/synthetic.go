@@ -126,7 +126,7 @@ func SyntheticWidth(k int, delta float64) (float64, error) {
 
 // SyntheticTV returns TV(i) for every insensitive feature i of the
 // synthetic design: eq. (22) with covariance cov (the population
-// Σ gives the population TV of check C5; the sample covariance of the data
+// Σ gives the population TV; the sample covariance of the data
 // gives the plug-in TV^), evaluated at the two ends of an interval of the
 // given width. The result has one entry per feature (0 on S).
 func SyntheticTV(cov mat.Symmetric, ms int, width float64) ([]float64, error) {

@@ -10,17 +10,19 @@ import (
 	"github.com/featuredp/featuredp/models"
 )
 
-// Synthetic ridge regression (Fig. 1a, Fig. 2a–d, §3.7).
+// Synthetic ridge regression (Fig. 1a, Fig. 2a–d; docs/corrdp.md,
+// 'Synthetic experiment').
 
-// SyntheticSettings are the synthetic experiment's settings (§3.1).
+// SyntheticSettings are the synthetic experiment's settings (Sec. 5.1,
+// App. E.1).
 type SyntheticSettings struct {
 	N, M, Ms int
 	NoiseSD  float64
 	Alpha    float64
 	Steps    int
 	Delta    float64
-	C        float64 // paper-mode constant (§3.7: C = 1)
-	C2       float64 // UCB constant of Def. 4.3 (§3.9: 1)
+	C        float64 // paper-mode constant (ours: C = 1)
+	C2       float64 // UCB constant of Def. 4.3 (ours: 1)
 }
 
 // SyntheticDefaults returns the paper's settings for m_s.

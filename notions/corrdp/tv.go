@@ -20,7 +20,7 @@ import (
 
 // covariance whose means are Mahalanobis distance m apart:
 
-// TV = 2Φ(m/2) − 1 (docs/corrdp.md; check C4: m = 1 gives 0.3829249).
+// TV = 2Φ(m/2) − 1 (m = 1 gives 0.3829249).
 
 func GaussianTV(mahalanobis float64) float64 {
 	if !(mahalanobis > 0) {
@@ -58,7 +58,7 @@ type TVPair struct {
 
 // (minGroup ≤ 1 keeps all non-empty groups). Moving one record changes TV^
 
-// by at most 1/min_b n_b (Ass. 4.2, check C7).
+// by at most 1/min_b n_b (Ass. 4.2).
 
 func TVDiscrete(s, u []int, minGroup int) (TVPair, error) {
 	if len(s) == 0 || len(s) != len(u) {
@@ -271,7 +271,7 @@ func TVGaussian1D(s, u []float64, width float64) (tv, phi, eta float64, err erro
 
 //
 
-// Use the true Σ for population values (check C5) or the sample covariance
+// Use the true Σ for population values or the sample covariance
 
 // for TV^. It returns an error if Σ_c is not positive definite.
 

@@ -2,7 +2,7 @@ package fdp
 
 // Feature differential privacy (FDP): the computable parts of
 // "Machine Learning with Privacy for Protected Attributes" (Mahloujifar,
-// Guo, Suh, Chaudhuri, IEEE S&P 2025), spec docs/feature-dp.md–§2.5.
+// Guo, Suh, Chaudhuri, IEEE S&P 2025); see docs/feature-dp.md.
 //
 // Neighbouring relations. FDP_i^Ψ (add/remove with a simulator, Def. 6)
 // and FDP_r^Ψ (replacement of x by x' with Ψ(x) = Ψ(x'), Def. 5). By Thm 3
@@ -37,7 +37,7 @@ func checkUnit(name string, x float64) error {
 func normQuantile(p float64) float64 { return numeric.NormQuantile(p) }
 
 // TradeOffApprox returns the trade-off function of (ε, δ)-DP with the
-// clamping of docs/feature-dp.md / §6 item 12:
+// clamping that Prop. 1's proof intends (it writes 1 − f):
 //
 //	f_{ε,δ}(α) = max(0, 1 − δ − e^ε α),   α ∈ [0, 1].
 //
@@ -268,7 +268,7 @@ func AttributeInferenceBoundGDP(mu, ball float64) (float64, error) {
 // RandomizedResponseSuccess is the optimal success probability of
 // guessing a uniform private bit released by randomized response with keep
 // probability e^ε/(1+e^ε) (an ε-DP_i^Ψ mechanism with Ψ = the other bits and
-// a uniform-bit simulator; check A13): e^ε/(1+e^ε). Thm 4 bounds it by
+// a uniform-bit simulator): e^ε/(1+e^ε). Thm 4 bounds it by
 // min(1, e^ε/2).
 //
 // Errors: ε NaN or negative.
@@ -324,7 +324,8 @@ func GaussianArgmaxSuccess(k int, mu float64) (float64, error) {
 }
 
 // Prop3Toy is the corrected no-amplification example of Prop. 3
-// (docs/feature-dp.md, check A12). A mechanism releases every record with its
+// (the printed proof is inconsistent; docs/feature-dp.md, 'Where we
+// differ'). A mechanism releases every record with its
 // private first bit passed through randomized response with keep probability
 // k = e^{2ε}/(1+e^{2ε}); Poisson subsampling with rate p is applied first.
 // Against a simulator that knows only u = Ψ(target), the target events are

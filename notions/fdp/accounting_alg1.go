@@ -1,7 +1,7 @@
 package fdp
 
-// The privacy of Algorithm 1 and of its single-batch ablation (fdp.md
-// §2.3–§2.5), and the conversion of epochs into steps.
+// The privacy of Algorithm 1 and of its single-batch ablation
+// (Feature-DP paper, Sec. 5, Thm 5; docs/feature-dp.md), and the conversion of epochs into steps.
 
 import (
 	"fmt"
@@ -28,8 +28,8 @@ func Alg1Epsilon(q, z float64, steps int, delta float64) (eps, order float64, er
 	return eps, order, nil
 }
 
-// SingleBatchDelta is the [ext] accounting of the single-batch FDP
-// ablation (docs/feature-dp.md, check P15): the public gradient is computed on the
+// SingleBatchDelta is our accounting of the single-batch FDP ablation
+// (not in the paper; docs/feature-dp.md): the public gradient is computed on the
 // private Poisson batch itself, so the unclipped public term reveals which of
 // the T steps included the target. Conditioned on that inclusion pattern
 // (K ~ Bin(T, q) inclusions) the private part is K Gaussian mechanisms with
@@ -159,7 +159,7 @@ func SingleBatchNoiseMultiplier(targetEps, q float64, steps int, delta float64) 
 // MaxSteps returns the largest T ≥ 0 for which T steps of Algorithm 1
 // (Alg1Epsilon: rate q, multiplier z) stay within (targetEps, δ). With
 // q = 1/16, z = 1, δ = 1e-5 it gives 22 / 55 / 154 / 286 steps for
-// ε = 3 / 4 / 6 / 8 (check P7).
+// ε = 3 / 4 / 6 / 8.
 //
 // Errors: targetEps not finite and > 0, invalid q, z or δ, or more than
 // 1e8 steps.
@@ -201,7 +201,8 @@ func MaxSteps(targetEps, q, z, delta float64) (int, error) {
 type StepsRounding int
 
 const (
-	// StepsRound is T = round(epochs/q), the spec's resolution (default).
+	// StepsRound is T = round(epochs/q), our default (the paper does not
+	// say).
 	StepsRound StepsRounding = iota
 	// StepsFloor is T = int(epochs/q), Opacus' get_noise_multiplier.
 	StepsFloor

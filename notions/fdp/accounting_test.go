@@ -365,7 +365,7 @@ func ExampleSingleBatchEpsilon() {
 	// Output: single batch ε = 32.04, two batches (Alg. 1) ε = 7.988
 }
 
-// Spec §6 item 14: the steps conventions.
+// The steps conventions (docs/feature-dp.md, 'Where we differ').
 func TestSteps(t *testing.T) {
 	q := 128.0 / 14630
 	for _, c := range []struct {

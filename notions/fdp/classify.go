@@ -14,7 +14,7 @@ import (
 
 // ClassConfig are the training settings of E3: the
 // paper's q = 1/16, z = 1, C = 0.01 for the private part of Algorithm 1,
-// SGD with lr 0.1 and momentum 0.9; α and the DP clip are the [ext] choices.
+// SGD with lr 0.1 and momentum 0.9; α and the DP clip are our choices (tuned).
 type ClassConfig struct {
 	Hidden        int     // MLP hidden units (tanh)
 	Rate          float64 // q

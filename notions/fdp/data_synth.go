@@ -13,7 +13,8 @@ import (
 
 // Stand-in generators of the Feature-DP paper's experiments.
 // The real Purchase100 and Criteo files cannot be obtained here, so E3 and
-// E4 run on synthetic data with the structure the spec prescribes; they are
+// E4 run on synthetic data with the structure of docs/feature-dp.md, 'Stand-in
+// data'; they are
 // stand-ins, not models of the real data, and their accuracies are not
 // comparable with the paper's.
 
@@ -89,8 +90,8 @@ type PurchaseOptions struct {
 	Mix float64
 }
 
-// PurchaseLike draws the synthetic Purchase-like data of E3 (fdp.md
-// §4.3 (i)): class c has per-feature inclusion probabilities π_cj ~
+// PurchaseLike draws the synthetic Purchase-like data of E3
+// (docs/feature-dp.md, 'Stand-in data'): class c has per-feature inclusion probabilities π_cj ~
 // Beta(BetaA, BetaB) (shrunk by Mix), labels are uniform over K classes,
 // and a row of class c has x_j ~ Bernoulli(π_cj) independently. The paper
 // makes features 0..99 and the label public. A stand-in for Purchase100
@@ -187,7 +188,7 @@ func Split(d *design.Data, nTest int, rng *rand.Rand) (train, test *design.Data,
 // FashionTabular turns Fashion-MNIST into the tabular stand-in of E3 (ii)
 // : the first nTrain training and nTest test images (0 means
 // all), pixels scaled to [0, 1], and a fixed random set of
-// round(publicFrac·784) public pixel columns drawn from rng (the spec's 1/6:
+// round(publicFrac·784) public pixel columns drawn from rng (default 1/6:
 // 131 columns), returned sorted.
 //
 // Errors: nil set or rng, sizes out of range, publicFrac outside [0, 1].
@@ -299,8 +300,8 @@ func (o CriteoOptions) withDefaults() (CriteoOptions, error) {
 	return o, nil
 }
 
-// CriteoLike draws the synthetic Criteo-like click data of E4 (fdp.md
-// §4.3): Numeric log1p-transformed log-normal counts (standardised), and
+// CriteoLike draws the synthetic Criteo-like click data of E4
+// (docs/feature-dp.md, 'Stand-in data'): Numeric log1p-transformed log-normal counts (standardised), and
 // Categorical features with Zipf(s) frequencies over vocabularies of
 // log-uniform size in [MinVocab, MaxVocab]. The label is Bernoulli of a
 // logistic model whose categorical part (one N(0,1) weight per category,

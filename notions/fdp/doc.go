@@ -1,7 +1,8 @@
 // Package fdp is the feature differential privacy notion: privacy for a
 // protected subset of attributes while the rest is public, with the
 // two-batch DP-SGD of Algorithm 1 (Mahloujifar, Guo, Suh, Chaudhuri,
-// "Machine Learning with Privacy for Protected Attributes").
+// "Machine Learning with Privacy for Protected Attributes", IEEE S&P 2025).
+// See docs/feature-dp.md in the repository.
 //
 // The package holds, by file:
 //

@@ -52,7 +52,7 @@ func Fig4Cells(sz Fig4Sizes) []experiments.Cell {
 	return cells
 }
 
-// fig4Alphas and fig4Clips are the tuning grids of E3: docs/feature-dp.md's
+// fig4Alphas and fig4Clips are the tuning grids of E3: the first grids
 // α ∈ {1, 3, 10, 30, 100} and DP clip ∈ {0.01, 0.1, 1}, each extended by
 // one decade because the validation choice sat on the upper boundary of both
 // grids at ε = 8 in the mid-scale Purchase-like run (α = 100, C = 1; the
@@ -182,7 +182,7 @@ func init() {
 			c := DefaultClassConfig()
 			return fmt.Sprintf("q = 1/16, z = 1, δ = 1e-5; steps 22/55/154/286 for ε = 3/4/6/8 (largest T within ε). "+
 				"MLP D→%d→K tanh; SGD lr %g, momentum %g; FDP-Alg1: C = %g on ∇ℓ − ∇ℓ_pub, α ∈ %v, m' = m, public surrogate "+
-				"Gaussian padding of the private columns (paper) or their public mean [ext]; DP and FDP-DPSGD: C ∈ %v on ∇ℓ; the surrogate, α "+
+				"Gaussian padding of the private columns (paper) or their public mean (ours); DP and FDP-DPSGD: C ∈ %v on ∇ℓ; the surrogate, α "+
 				"and the DP clip chosen per dataset and ε by validation accuracy (80/20 split of the training rows, one seed; columns "+
 				"surrogate, alpha, dp_clip). Features standardised with public constants. %g epochs of public pre-training for FDP-DPSGD and FDP-Alg1. "+
 				"Purchase-like: %d rows (80/20 split), %d classes, public = features 0–99 + label. Fashion-MNIST (if installed): %s, public = "+

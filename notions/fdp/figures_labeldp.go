@@ -144,8 +144,8 @@ func init() {
 				"SGD lr %g, projection radius %g, L* by %d steps of projected full-batch momentum GD. n ∈ %v, 5 seeds with common "+
 				"random numbers across methods.", e2.k, e2.d, e2.noise, e2.m, e2.steps, e2.eps, e2.lr, e2.radius, e2.optSteps, e2Ns(p))
 		},
-		Notes: "The paper has no dataset for its label-DP case study; this is the spec's synthetic E2. At equal ε the DP noise " +
-			"variance is exactly twice FDP's (column noise_var, check A8); the single-batch ablation needs a much larger z " +
+		Notes: "The paper has no dataset for its label-DP case study; this is our synthetic E2 (docs/feature-dp.md, 'Stand-in data'). At equal ε the DP noise " +
+			"variance is exactly twice FDP's (column noise_var); the single-batch ablation needs a much larger z " +
 			"(column z) because it loses amplification by subsampling.",
 	})
 }

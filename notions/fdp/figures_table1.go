@@ -159,12 +159,12 @@ func init() {
 		},
 		PaperValues: []experiments.PaperValue{
 			{Quantity: "AFHQ ε (z=0.86, 100 epochs, batch 128)", Value: 8, Method: "AFHQ (Table I)", X: 100, Metric: "epsilon", Note: "Table I target verified 7.9936"},
-			{Quantity: "LSUN ε (z=15.6, 500 epochs, batch 16,384)", Value: 0.5, Method: "LSUN (Table I)", X: 500, Metric: "epsilon", Note: "Table I target; spec 0.49593"},
+			{Quantity: "LSUN ε (z=15.6, 500 epochs, batch 16,384)", Value: 0.5, Method: "LSUN (Table I)", X: 500, Metric: "epsilon", Note: "Table I target; Opacus-compatible RDP gives 0.49593"},
 			{Quantity: "AFHQ noise multiplier (Opacus calibration for ε=8)", Value: 0.86, Method: "AFHQ (Table I)", X: 100, Metric: "noise_multiplier_opacus", Note: "Table I prints 0.86"},
 			{Quantity: "LSUN noise multiplier (Opacus calibration for ε=0.5)", Value: 15.6, Method: "LSUN (Table I)", X: 500, Metric: "noise_multiplier_opacus", Note: "Table I prints 15.6"},
-			{Quantity: "Purchase ε after 1 epoch (q=1/16, z=1)", Value: 2.764, Method: "Purchase q=1/16 z=1", X: 1, Metric: "epsilon", Note: "docs/feature-dp.md [derived]"},
-			{Quantity: "Purchase ε after 20 epochs", Value: 8.443, Method: "Purchase q=1/16 z=1", X: 20, Metric: "epsilon", Note: "docs/feature-dp.md [derived]"},
-			{Quantity: "Criteo B=4000 z=2, 10 epochs", Value: 2.581, Method: "Criteo B=4000 z=2", X: 10, Metric: "epsilon", Note: "docs/feature-dp.md [derived]"},
+			{Quantity: "Purchase ε after 1 epoch (q=1/16, z=1)", Value: 2.764, Method: "Purchase q=1/16 z=1", X: 1, Metric: "epsilon", Note: "our computation (q = 1/16, z = 1 of Sec. 6.2)"},
+			{Quantity: "Purchase ε after 20 epochs", Value: 8.443, Method: "Purchase q=1/16 z=1", X: 20, Metric: "epsilon", Note: "our computation (q = 1/16, z = 1 of Sec. 6.2)"},
+			{Quantity: "Criteo B=4000 z=2, 10 epochs", Value: 2.581, Method: "Criteo B=4000 z=2", X: 10, Metric: "epsilon", Note: "our computation (Criteo setting of Sec. 6.2)"},
 		},
 		Notes: "Deterministic accounting (one cell per point). Algorithm 1 has exactly the ε of DP-SGD with the same (q, z, T) (Thm 5). " +
 			"Table I's ε and noise multipliers come out of the Opacus-compatible RDP accountant with the improved conversion; the classic " +

@@ -130,10 +130,10 @@ func init() {
 				"(x = sampling rate p, metric epsilon_subsampled); RR bit (x = ε); Prop. 1 map at δ = 1e-5 (x = ε)."
 		},
 		PaperValues: []experiments.PaperValue{
-			{Quantity: "exact success, K=1000, μ=1 (spec A13)", Value: 0.016604, Method: "exact success", X: 1, Metric: "attack_success", Note: "docs/feature-dp.md [derived]"},
-			{Quantity: "bound, K=1000, μ=1 (spec A13)", Value: 0.018298, Method: "Thm 4 bound", X: 1, Metric: "attack_success", Note: "docs/feature-dp.md"},
+			{Quantity: "exact success, K=1000, μ=1", Value: 0.016604, Method: "exact success", X: 1, Metric: "attack_success", Note: "our computation from Thm 4's setting (not printed in the paper)"},
+			{Quantity: "bound, K=1000, μ=1", Value: 0.018298, Method: "Thm 4 bound", X: 1, Metric: "attack_success", Note: "Thm 4: Φ(Φ⁻¹(1/K) + μ), our computation"},
 			{Quantity: "Prop. 3: simulator ε' at p=0.01 (ε=1)", Value: 1, Method: "Prop. 3 simulator", X: 0.01, Metric: "epsilon_subsampled", Note: "no amplification (Prop. 3, corrected toy)"},
-			{Quantity: "Prop. 1: δ' for (1, 1e-5)", Value: 3.718e-5, Method: "Prop. 1", X: 1, Metric: "prop1_delta", Note: "spec A14"},
+			{Quantity: "Prop. 1: δ' for (1, 1e-5)", Value: 3.718e-5, Method: "Prop. 1", X: 1, Metric: "prop1_delta", Note: "Prop. 1, our computation"},
 		},
 		Notes: "The bound Φ(Φ⁻¹(1/K) + μ) is tight for this mechanism: the exact success stays just below it. The Monte Carlo " +
 			"estimate must be compared with the exact integral. Prop. 3: under feature DP the simulator's ε' stays ε = 1 " +

@@ -14,7 +14,7 @@ import (
 )
 
 // Method names one of the methods compared in the Feature-DP paper
-// , plus the single-batch ablation (§2.3). The string values
+// (Sec. 6), plus our single-batch ablation. The string values
 // are the method names of the tidy experiment CSVs.
 type Method string
 
@@ -36,7 +36,7 @@ const (
 	Alg1 Method = "FDP-Alg1"
 	// SingleBatch is Algorithm 1 with the public gradient computed on the
 	// private batch: no amplification; accounted with
-	// SingleBatchEpsilon ([ext] ablation).
+	// SingleBatchEpsilon (our ablation).
 	SingleBatch Method = "FDP-SingleBatch"
 )
 
@@ -117,7 +117,7 @@ type Setup struct {
 //
 // Privacy (add/remove neighbours, or FDP_i^Ψ with a simulator): DP, FDP-DPSGD
 // and FDP-Alg1 report one Result.Phases entry (q, z, T) — the same ε for
-// the same (q, z, T) (check A8); FDP-SingleBatch reports none.
+// the same (q, z, T) (Thm 5); FDP-SingleBatch reports none.
 func EngineConfig(method Method, s Setup) (mechanisms.Config, error) {
 	if valid.IsNil(s.Model) || s.Data == nil {
 		return mechanisms.Config{}, errors.New("fdp: EngineConfig: Model and Data are required")

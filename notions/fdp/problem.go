@@ -20,7 +20,7 @@ import (
 // Padded = g(Ψ(X)), the private columns filled with N(0, 1) draws (the
 // paper's Gaussian padding), and Masked, the private columns
 // set to 0 = their public mean after standardisation (mean imputation, the
-// zero masking the paper uses for Criteo, §3.3).
+// zero masking the paper uses for Criteo, Sec. 6.2).
 type ClassProblem struct {
 	Name           string
 	Train, Test    *design.Data
@@ -33,7 +33,7 @@ type ClassProblem struct {
 const (
 	// SurrogateGaussian is the paper's Gaussian padding (default).
 	SurrogateGaussian = "gaussian"
-	// SurrogateMean sets the private columns to their public mean [ext].
+	// SurrogateMean sets the private columns to their public mean (ours).
 	SurrogateMean = "mean"
 )
 

@@ -17,7 +17,7 @@ import (
 // paper's Purchase100 experiment: g(Ψ(x)) keeps the public
 // columns of each row and fills every other column with an independent
 // N(0, 1) draw from rng (one fixed draw per row and column, so that
-// ℓ_pub + ℓ_priv = ℓ exactly for each row — check A6; the paper does not say
+// ℓ_pub + ℓ_priv = ℓ exactly for each row; the paper does not say
 // whether the padding is redrawn). The noise is
 // independent of the private data, so the padded matrix is public. Labels
 // are copied (the label is public in the Purchase100 setting).

@@ -18,8 +18,8 @@ type TunePoint struct {
 	Accuracy []float64 // per ε, in the order of the search's epss
 }
 
-// TuneGrid runs the E3 validation search (docs/feature-dp.md: α ∈ {1, 3, 10,
-// 30, 100}, DP clip ∈ {0.01, 0.1, 1} in the spec; the grids are arguments):
+// TuneGrid runs the E3 validation search (docs/feature-dp.md, 'Where we differ';
+// the grids are arguments):
 // the training rows are split 80/20 into a tuning-training and a validation
 // part (the test rows are never used), and every grid point — FDP-Alg1 for
 // each public surrogate (Gaussian padding, mean imputation) × α, DP for each

@@ -33,7 +33,7 @@ func cfDPGDSRDP(n, t, beta, sigma, eta float64) float64 {
 }
 
 // cfSGDSubC is the unspecified constant c of DP-SGD with subsampling,
-// c = 8n/(n−1) from σ̃ = σ/(2L) (docs/smooth-rdp.md derivation 5) [D].
+// c = 8n/(n−1) from σ̃ = σ/(2L) (docs/smooth-rdp.md, Table 1, derivation 5) [D].
 func cfSGDSubC(n float64) float64 { return 8 * n / (n - 1) }
 
 // cfSGDSubRDP is DP-SGD with subsampling's RDP c·αTL²/(n²σ²)
@@ -47,14 +47,14 @@ func cfSGDSubSRDP(t, beta, omega, sigma, eta float64) float64 {
 	return t * beta * beta * omega * omega * eta * eta / (2 * sigma * sigma)
 }
 
-// cfSGDIterRDP is 4αL²H_n/(nσ²) (Feldman et al. 2018 Thm 26 as
-// re-derived derivation 6) [S].
+// cfSGDIterRDP is 4αL²H_n/(nσ²) (Feldman et al. 2018 Thm 26, re-derived
+// in docs/smooth-rdp.md, Table 1, derivation 6) [S].
 func cfSGDIterRDP(n int, l, sigma float64) float64 {
 	return 4 * l * l * Harmonic(n) / (float64(n) * sigma * sigma)
 }
 
-// cfSGDIterSRDP is αβ²η²(K − 1 + H_n)/(nσ²) (docs/smooth-rdp.md derivation 6)
-// [D].
+// cfSGDIterSRDP is αβ²η²(K − 1 + H_n)/(nσ²) (docs/smooth-rdp.md, Table 1,
+// derivation 6) [D].
 func cfSGDIterSRDP(n, k int, beta, sigma, eta float64) float64 {
 	return beta * beta * eta * eta * (float64(k) - 1 + Harmonic(n)) / (float64(n) * sigma * sigma)
 }

@@ -69,7 +69,7 @@ func ToApproxDPImproved(c RDPCurve, delta float64) (eps, alpha float64, err erro
 }
 
 // SubsampleSRDP is the weak amplification by subsampling of SRDP
-// (Lemma 2) in the spec's derived form [D — ours; the paper's statement is
+// (Lemma 2) in our derived form [D — the paper's statement is
 // unrecoverable and used by no table]: A is run on m indices drawn uniformly
 // with replacement from n, over a collection with inverse point-wise
 // distance ω = 1/τ. For every threshold t ∈ {1..m},

@@ -155,7 +155,7 @@ func Compose(curves ...RDPCurve) (RDPCurve, error) {
 	return out, nil
 }
 
-// SRDPCurve is a smooth-RDP curve ε̃(α, η) (spec D3, Definition 3)
+// SRDPCurve is a smooth-RDP curve ε̃(α, η) (Definition 3; docs/smooth-rdp.md)
 // [R]: sup D_α(A(S)‖A(S')) over datasets S, S' ∈ Xⁿ (any number of entries
 // different) with Σ_i ‖x_i − x'_i‖₂ ≤ η. Outside the validity interval (or
 // where the optional Valid condition fails) At returns +Inf. At η = 0 the two

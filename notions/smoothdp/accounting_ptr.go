@@ -6,7 +6,7 @@ import (
 )
 
 // PTRGamma is Algorithm 1's distance-to-instability proxy (docs/smooth-rdp.md,
-// line 2; §12 A13) [R]: γ_S = max(0, ⌊n(gap − ĝ)/(12R²)⌋). By Weyl, one
+// 'Algorithm 1', line 2, and 'Reconstruction choices', PTR) [R]: γ_S = max(0, ⌊n(gap − ĝ)/(12R²)⌋). By Weyl, one
 // replacement moves every covariance eigenvalue by at most ‖Σ − Σ'‖_F ≤
 // 6R²/n, hence the gap by at most 12R²/n: γ_S has replace-one sensitivity 1
 // and lower-bounds the number of replacements needed to bring the gap to ĝ.
@@ -27,8 +27,8 @@ func PTRGamma(n int, gap, ghat, radius float64) (int, error) {
 // PTRThreshold is the test threshold log(1/δ)/ε₀ of Algorithm 1 line 4.
 func PTRThreshold(eps0, delta float64) float64 { return -math.Log(delta) / eps0 }
 
-// PTRRefusal is Pr[⊥] = Pr[γ_S + Lap(1/ε₀) ≤ log(1/δ)/ε₀] (docs/smooth-rdp.md
-// check 20) [S]: ½e^{−ε₀(γ − thr)} if γ ≥ thr, else 1 − ½e^{−ε₀(thr − γ)}.
+// PTRRefusal is Pr[⊥] = Pr[γ_S + Lap(1/ε₀) ≤ log(1/δ)/ε₀] (docs/smooth-rdp.md,
+// 'Algorithm 1') [S]: ½e^{−ε₀(γ − thr)} if γ ≥ thr, else 1 − ½e^{−ε₀(thr − γ)}.
 func PTRRefusal(gamma int, eps0, delta float64) (float64, error) {
 	if !(eps0 > 0) || math.IsInf(eps0, 0) || !(delta > 0 && delta < 1) || gamma < 0 {
 		return 0, fmt.Errorf("smoothdp: PTR refusal needs ε₀ > 0, δ ∈ (0,1), γ ≥ 0 (got %v, %v, %d)", eps0, delta, gamma)

@@ -197,7 +197,7 @@ func SGDIterRDP(n int, l, sigma float64) (RDPCurve, error) {
 // SGDIterSRDP is DP-SGD with iteration's SRDP over a collection with
 // η-constrained maximum distance K whose differing points are consecutive:
 // ε̃(α, η) = αβ²η²(K − 1 + H_n)/(nσ²), valid where σ² ≥ α(α−1)β²η²/2
-// (docs/smooth-rdp.md derivation 6) [D].
+// (docs/smooth-rdp.md, Table 1, derivation 6) [D].
 func SGDIterSRDP(n, k int, beta, sigma float64) (SRDPCurve, error) {
 	if n < 1 || k < 1 || k > n {
 		return SRDPCurve{}, fmt.Errorf("smoothdp: DP-SGD-iter SRDP needs 1 ≤ K ≤ n (n=%d, K=%d)", n, k)

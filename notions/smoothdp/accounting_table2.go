@@ -152,7 +152,7 @@ func Table2Eta(pre Preprocessing, p Table2Params) (eta float64, k int, err error
 		}
 		if !(float64(p.N) > 24*p.R*p.R/p.GMin) {
 			// Zwald–Blanchard needs n > 24R²/g_min; otherwise the
-			// unconditional sin Θ bound 12√2·R³/g_min (docs/smooth-rdp.md step 3).
+			// unconditional sin Θ bound 12√2·R³/g_min (docs/smooth-rdp.md, PCA sensitivity).
 			return EtaPCADim(p.R, p.GMin), p.N, nil
 		}
 		return EtaPCARank(p.R, p.GMin), p.N, nil
@@ -245,7 +245,7 @@ func BaseCurves(m Mechanism, p Table2Params, k int) (RDPCurve, SRDPCurve, error)
 // pre-processing pre, with the paper-style curve (the table's conservative
 // form, for α ≥ 3/2), the min-form and tight Theorem 2 curves, and the
 // group-privacy baseline with g = min(n, k+1). All constants are
-// reconstructed (docs/smooth-rdp.md, §6). DP-SGD-sub is defined for PCA only and
+// reconstructed (docs/smooth-rdp.md, 'Table 2'). DP-SGD-sub is defined for PCA only and
 // DP-SGD-iter not for PCA (the paper's "–" cells): an error otherwise.
 func Table2(m Mechanism, pre Preprocessing, p Table2Params) (Table2Entry, error) {
 	eta, k, err := Table2Eta(pre, p)

@@ -326,7 +326,7 @@ func TestTheorem2OrderingAndLimits(t *testing.T) {
 	}
 }
 
-// Table 2 regression values of spec §11 (R = 1, L = Δ = 1, σ = 10, n = 1000).
+// Table 2 reference values (independent computation; R = 1, L = Δ = 1, σ = 10, n = 1000).
 func TestTable2Values(t *testing.T) {
 	base := Table2Params{R: 1, L: 1, Delta: 1, Sigma: 10, N: 1000, Eps: 1}
 	cases := []struct {
@@ -523,7 +523,7 @@ func BenchmarkToApproxDPGeneric(b *testing.B) {
 	}
 }
 
-// Spec §12 A5 and §5.3: dedup with a gradient mechanism needs L ≤ 2Rβ; PCA
+// Deduplication and PCA conditions (docs/smooth-rdp.md): dedup with a gradient mechanism needs L ≤ 2Rβ; PCA
 // below n = 24R²/g uses the unconditional 12√2R³/g.
 func TestTable2Conditions(t *testing.T) {
 	p := Table2Params{R: 1, L: 5, Beta: 1, Sigma: 1, N: 1000, T: 10, K: 2}

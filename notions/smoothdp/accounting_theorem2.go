@@ -108,7 +108,7 @@ func goldenMin(f func(x float64) float64, lo, hi float64) (float64, float64) {
 // [1e−4, 1e3], widened so that η → 0 recovers ε(α) continuously) with
 // golden-section refinement of each construction. It returns the value and the optimal p
 // (1 for a p → 1 limit). For ε = aα and ε̃ = bα the value is α(√a + √b)²
-// (docs/smooth-rdp.md key identity).
+// (docs/smooth-rdp.md, 'Theorem 2', key identity).
 func Theorem2Tight(rdp RDPCurve, srdp SRDPCurve, eta, alpha float64) (val, pOpt float64, err error) {
 	if err := theorem2Check(rdp, eta); err != nil {
 		return 0, 0, err
@@ -178,7 +178,7 @@ func Theorem2PaperStyle(rdp RDPCurve, srdp SRDPCurve, eta, alpha float64) (float
 
 // Theorem2MinForm is the alternative reading of the paper's Eq. (3)
 // as a min of the two constructions at p = 2 after the same relaxation
-// (docs/smooth-rdp.md, §12 A2) [R]: min(2ε(2α) + ε̃(2α, η), ε(2α) + 2ε̃(2α, η)),
+// (docs/smooth-rdp.md, 'Reconstruction choices') [R]: min(2ε(2α) + ε̃(2α, η), ε(2α) + 2ε̃(2α, η)),
 // α ≥ 3/2. At most a factor 2 below Theorem2PaperStyle.
 func Theorem2MinForm(rdp RDPCurve, srdp SRDPCurve, eta, alpha float64) (float64, error) {
 	if err := theorem2Check(rdp, eta); err != nil {

@@ -21,8 +21,8 @@ import (
 type Dedup struct {
 	// Radius is r > 0.
 	Radius float64
-	// Outer is the outer factor of the good-cluster rule; 0 means 3 (spec
-	// §12 A5(ii)).
+	// Outer is the outer factor of the good-cluster rule; 0 means 3 (our
+	// reading; docs/smooth-rdp.md, 'Reconstruction choices').
 	Outer float64
 	// Quantize maps near-duplicates to the representative instead of
 	// removing them.

@@ -22,7 +22,7 @@ import (
 // Collection describes the dataset collection 𝒮 over which a
 // theoretical sensitivity holds: the quantities are maxima or
 // minima over every dataset of the collection. Use Describe on each dataset
-// and Merge the results (sensitivities are monotone in 𝒮, spec D5).
+// and Merge the results (sensitivities are monotone in 𝒮, Definition 4).
 type Collection struct {
 	N          int     // dataset size n (fixed)
 	D          int     // dimension d
@@ -67,7 +67,8 @@ type Fitted interface {
 	Apply(x []float64) (y []float64, ok bool)
 }
 
-// Preprocessor is a deterministic pre-processing algorithm π (spec D4).
+// Preprocessor is a deterministic pre-processing algorithm π
+// (Definition 4: fitted on S, applied point-wise).
 type Preprocessor interface {
 	// Name describes the pre-processing.
 	Name() string

@@ -154,7 +154,7 @@ func TestPCASensitivity(t *testing.T) {
 		if emp.K != n {
 			t.Errorf("C14: ℓ0 = %d, want n = %d on generic data", emp.K, n)
 		}
-		// A21 / spec §5.3 step 5: point-wise shifts ≤ η_rank/n, i.e. ω = 1/n
+		// Hybrid datasets (docs/smooth-rdp.md, 'Reconstruction choices'): point-wise shifts ≤ η_rank/n, i.e. ω = 1/n
 		// holds on the actual hybrid pairs.
 		if emp.MaxPoint > eta/float64(n) {
 			t.Fatalf("A21: max point-wise shift %g > η/n = %g (ω = 1/n violated)", emp.MaxPoint, eta/float64(n))

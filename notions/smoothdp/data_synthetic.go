@@ -1,8 +1,9 @@
 package smoothdp
 
-// Synthetic generators of docs/smooth-rdp.md (§8, §11): clustered data for
+// Synthetic generators of the smoothdp figures (docs/smooth-rdp.md,
+// 'Reconstruction choices', figure parameters): clustered data for
 // deduplication, missing values for imputation, approximately-low-rank data
-// for PCA and the pathological deduplication dataset of §8.3.
+// for PCA and the pathological deduplication dataset of the paper's Sec. 5.1.
 
 import (
 	"fmt"
@@ -139,7 +140,7 @@ func LowRank(rng *rand.Rand, n, d int, top []float64, tail, radius float64) ([][
 	return S, &q, nil
 }
 
-// PathologicalDedup builds the §8.3 attack on deduplication: points
+// PathologicalDedup builds the Sec. 5.1 attack on deduplication: points
 // x0 + r(1−10⁻⁹)·e_i (i = 1..n−1, x0 = 0; pairwise ≈ r√2 apart, all within r
 // of x0) plus one far point far·e_d. S has no good cluster; its neighbour S'
 // (far point replaced by x0, returned second) has one good cluster of size n,

@@ -1,19 +1,21 @@
 // Package smoothdp is the privacy cost of non-private pre-processing under
 // smooth Rényi DP: what imputation, deduplication, data-dependent scaling,
 // quantisation and PCA do to a DP guarantee ("Provable Privacy with
-// Non-Private Pre-Processing", Hu, Sanyal & Schölkopf 2024; docs/smooth-rdp.md,
-// docs/smoothdp.md). It holds the notion's accounting (Theorem 2, PTR), the
-// pre-processing steps with their sensitivities, synthetic data, the DP-GD /
-// DP-SGD / PTR mechanisms and the figures (smoothdp-*).
+// Non-Private Pre-Processing", Hu, Sanyal & Schölkopf, ICML 2024). See
+// docs/smooth-rdp.md in the repository.
+//
+// It holds the notion's accounting (Theorem 2, PTR), the pre-processing
+// steps with their sensitivities, synthetic data, the DP-GD / DP-SGD / PTR
+// mechanisms and the figures (smoothdp-*).
 //
 // # Confidence labels
 //
-// The text of the paper we reproduce from lost its formulas, so every closed form
-// carries the spec's confidence label:
+// The paper's formulas are reconstructed in docs/smooth-rdp.md, and every
+// closed form carries its confidence label:
 //
-//	[V] stated by the seed's prose     [S] standard result of the cited literature
+//	[V] stated in words by the paper   [S] standard result of the cited literature
 //	[R] reconstructed (structure certain, a constant may differ)
-//	[D] derived by the spec (a valid bound of ours)
+//	[D] derived by us (a valid bound of ours)
 //
 // Each closed form lives in exactly one function (the cf… helpers and the
 // Eta… sensitivities of accounting_closed.go), so a corrected constant is a

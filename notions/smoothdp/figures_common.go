@@ -5,9 +5,10 @@ import (
 )
 
 // Figures of "Provable Privacy with Non-Private Pre-Processing" (smooth RDP;
-// docs/smooth-rdp.md). The paper prints no numeric results and its
-// formulas were lost in the text we reproduce from: every closed form is RECONSTRUCTED
-// and every parameter below is the spec's proposal (§8, §12 A16).
+// docs/smooth-rdp.md). The paper prints no numeric results and gives no
+// parameters: every closed form is RECONSTRUCTED (docs/smooth-rdp.md) and
+// every parameter below is our proposal (docs/smooth-rdp.md,
+// 'Reconstruction choices').
 // PaperValues therefore hold the reference values (computed from
 // the reconstructed formulas), not numbers printed in the paper.
 
@@ -15,7 +16,7 @@ import (
 const figDelta = 1e-5
 
 // banner is appended to the notes of every smoothdp figure.
-const banner = " Constants of Tables 1–3 are RECONSTRUCTED (the paper's text lost its formulas; see docs/smooth-rdp.md): " +
+const banner = " Constants of Tables 1–3 are RECONSTRUCTED (the paper's formulas are reconstructed in docs/smooth-rdp.md): " +
 	"a corrected constant changes a plotted number, never the validity of the tight calculator."
 
 // figEps converts a curve at figDelta (ToApproxDP). The order is returned

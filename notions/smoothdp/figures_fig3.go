@@ -123,7 +123,8 @@ const (
 	fig3LR = 4.0
 )
 
-// beta is the smoothness in x of the logistic loss on Θ = B-ball (spec D7).
+// beta is the smoothness in x of the logistic loss on Θ = B-ball (docs/smooth-rdp.md,
+// 'Definitions').
 func (s fig3Setting) beta() float64 { return 1 + s.b/4 }
 
 // fig3PipelineSigma calibrates DP-GD's σ so that Theorem 2 (form) of the

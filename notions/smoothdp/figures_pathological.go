@@ -8,7 +8,7 @@ import (
 )
 
 // ---------------------------------------------------------------------------
-// smoothdp-pathological: the §8.3 attack on deduplication.
+// smoothdp-pathological: the Sec. 5.1 attack on deduplication.
 
 func pathGrid(p experiments.Profile) []float64 {
 	if p == experiments.Full {
@@ -100,7 +100,7 @@ func init() {
 			return "Points x0 + r(1−1e-9)e_i (i < n, x0 = 0) plus a far point 0.9·e_d, d = n + 1, r = 0.05; the neighbour replaces the far point by x0."
 		},
 		PaperValues: []experiments.PaperValue{{Quantity: "empirical ℓ0 at n = 50 (= n − 1)", Value: 49, Method: pathEmpirical.String(), X: 50, Metric: "l0",
-			Note: "docs/smooth-rdp.md (prototype); the paper states ≈ n in words"}},
+			Note: "our construction; the paper states ≈ n in words"}},
 		Notes: "The attack makes the empirical ℓ0 sensitivity n − 1, i.e. the guarantee degrades to group privacy; the theoretical k over the " +
 			"collection {S, S'} (2 × largest good cluster = 2n) covers it. Imputation with m → n and PCA with g_min → 0 are the other two " +
 			"pathologies; they are the right ends of smoothdp-fig2-imputation (η = 2Rm/(n−m) → ∞) and of small gaps (η = 12R³/g)." + banner,

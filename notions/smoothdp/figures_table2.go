@@ -140,11 +140,11 @@ func init() {
 	})
 }
 
-// table2Refs are docs/smooth-rdp.md's reference values (ε at δ = 1e-5, Gaussian
-// σ = 10 and Laplace ε = 1), computed by the spec author from the same
+// table2Refs are reference values (ε at δ = 1e-5, Gaussian σ = 10 and
+// Laplace ε = 1), computed independently of this code from the same
 // reconstructed formulas (the paper prints only symbols).
 func table2Refs() []experiments.PaperValue {
-	note := "docs/smooth-rdp.md reference (reconstructed formulas; the paper prints no numbers)"
+	note := "independent reference (reconstructed formulas; the paper prints no numbers)"
 	var out []experiments.PaperValue
 	add := func(q string, v float64, meth string, x float64) {
 		out = append(out, experiments.PaperValue{Quantity: q, Value: v, Method: meth, X: x, Metric: "epsilon", Note: note})

@@ -29,8 +29,8 @@ func runFigure(t *testing.T, id string) []experiments.Summary {
 	return experiments.SummarizeBy(res, f.GroupBy...)
 }
 
-// The analytic figures reproduce the spec §11 reference values and the
-// qualitative claims of Figure 2 (spec §8.1).
+// The analytic figures reproduce the independent reference values and
+// the qualitative claims of Figure 2 (docs/smooth-rdp.md).
 func TestFiguresAnalytic(t *testing.T) {
 	sums := runFigure(t, "smoothdp-table2")
 	f, _ := experiments.Lookup("smoothdp-table2")

@@ -73,7 +73,7 @@ func TestNoiseStatistics(t *testing.T) {
 // C23: DP-GD with the same noise seed on neighbouring (resp. η-close)
 // datasets: the one-step difference of the noisy mean gradients is ≤ 2L/n
 // (resp. ≤ βη/n) for logistic loss with ‖x‖ ≤ R = 1, ‖θ‖ ≤ B: L = R, β =
-// 1 + RB/4 (spec D7). Likewise the DP-FGD shift is ≤ γβ‖x_t − x'_t‖.
+// 1 + RB/4 (docs/smooth-rdp.md, 'Definitions'). Likewise the DP-FGD shift is ≤ γβ‖x_t − x'_t‖.
 func TestGradientSensitivity(t *testing.T) {
 	rng := rand.New(rand.NewPCG(23, 1))
 	const n, d, B = 50, 5, 3.0
