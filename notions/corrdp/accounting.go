@@ -146,7 +146,7 @@ func NoiseWeights(method Method, sensitive []bool, tv []float64, floor bool) ([]
 //
 //	σ² = (log(1/δ) + 1)·L²·T / (n²·ε²),
 //
-// so that σ_i² = σ²·w_i (NoiseWeights with floor = true). Check C2:
+// so that σ_i² = σ²·w_i (NoiseWeights with floor = true). Example:
 // δ = 1e-5, L = 1, T = n², ε = 1 gives 12.512925. The constant is the
 // paper's (the proof, eq. 12, has extra factors): the honest ε
 // of this noise is Honesty's. It returns an error for ε ≤ 0, δ ∉ (0,1),
@@ -198,7 +198,7 @@ func PaperSigma0Sq(c, eps, delta float64) (float64, error) {
 // where coordSens[j] = Δ_j is the sensitivity of coordinate j (whose query
 // depends only on feature j) and l1Sens = Δ is the L1 sensitivity; l1Sens
 // ≤ 0 means Δ := Σ_k Δ_k (the standard-DP L1 sensitivity).
-// Check C9: Δ = (1,1,1,1)/n, S = {1}, TV = (·, 0.2, 0.5, 0) gives 1.7/n.
+// Example: Δ = (1,1,1,1)/n, S = {1}, TV = (·, 0.2, 0.5, 0) gives 1.7/n.
 // The CorrDP Laplace mechanism built on it is (ε, 0)-CorrDP for N-one
 // neighbours only.
 func CorrelatedSensitivity(coordSens []float64, sensitive []bool, tv []float64, l1Sens float64) (float64, error) {
@@ -319,7 +319,7 @@ func LowerBound(ms int, tvU []float64, eps float64, n int) (bound, mid float64, 
 //
 // with mU = m − m_s insensitive features, sample size n (or ñ of a public
 // sample, Remark 4.5) and rate γ ∈ (0, 1/2] (1/2 for the Gaussian and
-// discrete plug-in estimators, 1/3 or 1/(m_s+2) for histograms). Check C6:
+// discrete plug-in estimators, 1/3 or 1/(m_s+2) for histograms). Example:
 // (n, mU, δ, γ) = (2000, 90, 1e-4, 1/2) gives 0.16559 for c2 = 1.
 func UCBTerm(c2 float64, mU int, delta float64, n int, gamma float64) (float64, error) {
 	if math.IsNaN(c2) || c2 < 0 || math.IsInf(c2, 0) {
@@ -509,7 +509,7 @@ func Honesty(sigma2 []float64, sensitive []bool, tv []float64, lipschitz float64
 //	D_α = ln(s2/s1) + ln(s2²/s_α²)/(2(α−1)) + α(μ1−μ2)²/(2 s_α²),  s_α² = (1−α)s1² + α s2²,
 //
 // which requires s_α² > 0 (else +Inf); α → 1 gives the KL divergence (use α = 1 to get
-// it directly). Check C10.
+// it directly).
 func GaussianRenyi(alpha, mu1, s1, mu2, s2 float64) (float64, error) {
 	if math.IsNaN(alpha) || !(alpha > 0) || math.IsInf(alpha, 1) {
 		return 0, fmt.Errorf("corrdp: GaussianRenyi: α = %v, want finite > 0", alpha)

@@ -131,7 +131,7 @@ func NewRealPrep(spec RealSpec, dir string) (*RealPrep, error) {
 }
 
 // NewFramePrep prepares any DataFrame with roles for the CorrDP
-// comparison: it encodes frame with opts, builds the spec's model, spreads
+// comparison: it encodes frame with opts, builds the RealSpec's model, spreads
 // spec.PaperTV (per raw insensitive feature; nil means "use the estimate")
 // over the encoded columns, and estimates TV~ = min{1, TV^ + UCB (c2 = 1)}
 // with EstimateTV under spec.Neighbours. Nothing here is
@@ -199,9 +199,9 @@ func (s RealSpec) StepsFor(p experiments.Profile) int {
 	return s.Steps
 }
 
-// config returns the Train configuration (without noise) of the spec.
+// config returns the Train configuration (without noise) of the RealSpec.
 
-// buildModel sets the model of the spec's Kind (and, for linear
+// buildModel sets the model of the RealSpec's Kind (and, for linear
 // regression, the sufficient statistics and the exact optimum F(θ̂)).
 func (p *RealPrep) buildModel() error {
 	spec := p.Spec

@@ -207,7 +207,7 @@ func TVHistogram(s []float64, d int, u []int, lo, hi []float64, bins, minGroup i
 
 // and return TV^ = 2Φ(|φ^|·width/(2η^)) − 1 with width = max(u) − min(u) if
 
-// width ≤ 0 (the maximising pair of sample points). Check C4: φ = 0.5,
+// width ≤ 0 (the maximising pair of sample points). Example: φ = 0.5,
 
 // η = 1, width 6 gives 2Φ(1.5) − 1.
 

@@ -282,8 +282,7 @@ func RandomizedResponseSuccess(eps float64) (float64, error) {
 // GaussianArgmaxSuccess is the exact success of the argmax attack on a
 // K-ary attribute with uniform prior (Ball = 1/K) released through a
 // histogram with N(0, μ^{-2}) noise per bin (μ-GDP for add/remove of the
-// target; the adversary subtracts the known histogram of the rest, check
-// A13):
+// target; the adversary subtracts the known histogram of the rest):
 //
 //	succ = ∫ φ(z) Φ(z + μ)^{K−1} dz,
 //

@@ -76,7 +76,7 @@ func SingleBatchDelta(q, z float64, steps int, eps float64) (float64, error) {
 }
 
 // SingleBatchEpsilon inverts SingleBatchDelta: the smallest ε ≥ 0 with
-// δ(ε) ≤ δ, by bisection on ε to 1e-10 relative. Example (P15): q = 1/16,
+// δ(ε) ≤ δ, by bisection on ε to 1e-10 relative. Example: q = 1/16,
 // z = 1, T = 286, δ = 1e-5 gives ε ≈ 32.04 (Algorithm 1 with amplification:
 // 7.988).
 //

@@ -8,8 +8,8 @@ import (
 	"github.com/featuredp/featuredp/mechanisms"
 )
 
-// HistogramAttack simulates the K-ary attribute-inference game of check
-// A13 (Thm 4) trials times: the target's attribute a is uniform on K values,
+// HistogramAttack simulates the K-ary attribute-inference game of
+// Thm 4 trials times: the target's attribute a is uniform on K values,
 // the released histogram of the target's bin plus the others' known counts
 // gets N(0, μ^{-2}) noise per bin (μ-GDP for add/remove of the target), and
 // the adversary guesses the argmax after subtracting the known counts. It

@@ -78,8 +78,8 @@ func Harmonic(n int) float64 {
 func EtaDedup(radius float64, k int) float64 { return 2 * radius * float64(k) }
 
 // EtaQuant is the ℓ_{1,2} sensitivity of r-approximate quantization,
-// η = r·k (Proposition 3; doubled to 2rk with paperFactor2 = true
-// A6) [R].
+// η = r·k (Proposition 3; doubled to 2rk with doubled = true, the
+// reading if both fits move a point to different centres) [R].
 func EtaQuant(r float64, k int, doubled bool) float64 {
 	if doubled {
 		return 2 * r * float64(k)

@@ -161,7 +161,7 @@ func fig2Figure(panel, title, xlabel string, logx bool, groupBy []string, settin
 
 func init() {
 	common := "Gaussian mechanism with Δ = L = 1, σ = 4.900555 (the un-pre-processed mechanism is exactly (1.0, 1e-5)-DP), R = 1, " +
-		"Mironov conversion (docs/smooth-rdp.md proposal; the paper gives no parameters). "
+		"Mironov conversion (our setting, docs/smooth-rdp.md; the paper gives no parameters). "
 	experiments.MustRegister(fig2Figure("quantization", "Figure 2(a): quantization, SRDP vs group privacy (reconstructed)", "quantization radius r", true, nil,
 		common+"k = 10 (largest good cluster 5), η = rk, n = 1000.",
 		"Claim (paper): SRDP is much better than group privacy for small r; group privacy is flat in r, SRDP grows with η = rk.",

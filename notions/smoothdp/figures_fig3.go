@@ -100,7 +100,7 @@ func init() {
 		Run: runFig3,
 		Settings: func(p experiments.Profile) string {
 			s := fig3Set(p)
-			return fmt.Sprintf("proposal: n = %d, d = %d, s = %d, spectrum λ1 = λ2 = 0.45 and 0.10 shared by the other directions "+
+			return fmt.Sprintf("our setting: n = %d, d = %d, s = %d, spectrum λ1 = λ2 = 0.45 and 0.10 shared by the other directions "+
 				"(random orthonormal basis, centred, rows clipped to R = 1); labels ~ Bernoulli(σ(θ*ᵀx)), θ* = 5·unit vector in the top-2 span. "+
 				"Logistic loss, Θ = ball of radius B = %g (L = 1, β = 1 + B/4 = %g, β_θ = 1/4), DP-GD with T = %d, γ = 4, averaged iterate. "+
 				"σ calibrated by bisection so that the Mironov conversion of each method's curve equals ε (δ = 1e-5). DP-PCA = Analyze-Gauss with "+

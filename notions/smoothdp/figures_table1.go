@@ -54,7 +54,7 @@ func init() {
 		},
 		Notes: "Metric `srdp` is ε̃(2, η) (Table 1, column SRDP), `rdp` the mechanism's RDP ε(2), `srdp_over_rdp` their ratio: " +
 			"η² (Gaussian with L = Δ), η²β²/(4L²) (DP-GD), η (Laplace/Exponential) — versus g² (resp. g) for group privacy. " +
-			"DP-SGD-iter's SRDP is [D] (derived by the spec) and is +Inf where σ² < α(α−1)β²η²/2." + banner,
+			"DP-SGD-iter's SRDP is [D] (derived by us) and is +Inf where σ² < α(α−1)β²η²/2." + banner,
 	})
 }
 
