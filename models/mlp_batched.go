@@ -174,8 +174,8 @@ func (m *MLP) batchedGradNorms(theta []float64, data *design.Data, idx []int, ou
 
 // diffNorms writes the norms of the per-example gradients of
 // ℓ_priv = ℓ(θ; x_i) − ℓ_pub(θ; x'_i), both MLPs of the same shape (m on
-// data, pub on pubData, same row indices), with the rank-2 ghost norm of
-// docs/feature-dp.md: for a dense layer with inputs (x, x') and
+// data, pub on pubData, same row indices), with the rank-2 ghost norm (ours): for a
+// dense layer with inputs (x, x') and
 // back-propagated errors (δ, δ'),
 //
 //	‖δxᵀ − δ'x'ᵀ‖²_F = ‖δ‖²‖x‖² + ‖δ'‖²‖x'‖² − 2(δ·δ')(x·x'),

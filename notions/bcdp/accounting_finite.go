@@ -296,8 +296,8 @@ func CoordinateTV(m Finite, i int) (float64, error) {
 	return best, nil
 }
 
-// TradeoffMin checks the hypothesis-testing characterisation (Thm. 1,
-// docs/bcdp.md) of coordinate i at level delta: it enumerates every rejection
+// TradeoffMin checks the hypothesis-testing characterisation (BCDP paper,
+// Sec. 3.1, Thm. 1) of coordinate i at level delta: it enumerates every rejection
 // region R ⊆ Y and every ordered pair of values (a, a') of positive mass, with
 // α = P(M(x) ∈ R | x_i=a) and β = P(M(x) ∉ R | x_i=a'), and returns the
 // minimum of min(e^δ α + β, α + e^δ β). Thm. 1: (π, M) is δ-BCDP in

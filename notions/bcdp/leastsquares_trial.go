@@ -44,7 +44,7 @@ func LSDefault(design string, n int) LSSetting {
 // LSPrior returns the exact finite prior of the least-squares design
 // (features and label, values 0/1 for −1/+1) and its Assumption-1 q: the
 // maximum over feature coordinates i ≤ 5 of the conditional TV with the
-// label inside x_{−i} (docs/bcdp.md subtlety).
+// label inside x_{−i} (Assumption 1 includes the label; docs/bcdp.md).
 func LSPrior(s LSSetting) (Finite, float64, error) {
 	p := len(s.Beta)
 	l1 := 0.0

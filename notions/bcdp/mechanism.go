@@ -128,8 +128,8 @@ func (c *Duchi) add(rng *rand.Rand, v []float64, nrm float64, acc []float64, sca
 type Projection int
 
 const (
-	// ProjectBox clips every coordinate to [−1, 1] (the Π of Theorem 2,
-	// docs/bcdp.md; the library default).
+	// ProjectBox clips every coordinate to [−1, 1] (the Π of Theorem 2;
+	// the library default).
 	ProjectBox Projection = iota
 	// ProjectAuthors is the projection of the authors' code:
 	// each round's mean onto the ℓ2 ball of radius √D_k, then the combined

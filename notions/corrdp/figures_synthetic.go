@@ -87,15 +87,16 @@ func syntheticFigure(id, paperRef string, ms int) experiments.Figure {
 				set.N, set.M, ms, set.NoiseSD, set.Alpha, set.Steps, set.Delta, set.C, syntheticEps(p), syntheticReps(p))
 		},
 		PaperValues: []experiments.PaperValue{
-			{Quantity: "population TV(i) for this m_s (docs/corrdp.md, eq. 22)", Value: populationTV(ms), Method: VariantCorrDP.String(), Metric: "utility_gap", Stat: "mean", X: 1,
+			{Quantity: "population TV(i) for this m_s (CorrDP paper, eq. (22))", Value: populationTV(ms), Method: VariantCorrDP.String(), Metric: "utility_gap", Stat: "mean", X: 1,
 				Note: "not a plotted quantity: the paper gives no curve values; the CSV column tv_mean holds our TV~"},
 		},
 		Notes: "The paper's figures are images without numbers; only the qualitative claims (CorrDP below Standard and Partial at every ε, " +
-			"close to Semi at moderate ε) can be compared. Expected magnitudes: docs/corrdp.md.",
+			"close to Semi at moderate ε) can be compared. See docs/corrdp.md, 'Synthetic experiment'.",
 	}
 }
 
-// populationTV is the population TV of docs/corrdp.md (computed, not typed in).
+// populationTV is the population TV of the synthetic design
+// (eq. (22); computed, not typed in).
 func populationTV(ms int) float64 {
 	cov, err := SyntheticCov(100, ms)
 	if err != nil {

@@ -22,8 +22,8 @@ type MultinomialLR struct {
 // u (n×p row-major) and class codes in [0, k), with damped Newton steps on
 // the mean negative log-likelihood plus (l2/2)‖θ‖² (weights and biases).
 // l2 ≤ 0 uses 1e-6, just enough to make the over-parametrised softmax
-// identifiable and keep separable classes finite (docs/corrdp.md asks for an
-// unregularised fit; 1e-6 is numerically that). With a one-hot u the fit
+// identifiable and keep separable classes finite (we use an unregularised
+// fit, the paper gives no regularisation; 1e-6 is numerically that). With a one-hot u the fit
 // reproduces the empirical conditional pmfs (the saturated model), i.e. the
 // plug-in. Intended for small p·k (the Hessian is (p+1)k square).
 func FitMultinomialLR(u []float64, n, p int, class []int, k int, l2 float64) (*MultinomialLR, error) {

@@ -25,7 +25,8 @@ type Synthetic struct {
 	ThetaStar []float64
 }
 
-// SyntheticCov returns the covariance of docs/corrdp.md: diagonal 1 on S
+// SyntheticCov returns the covariance of the synthetic design (CorrDP
+// paper, Sec. 5.1, App. E.1): diagonal 1 on S
 // (the first ms indices) and 2 on U, 0.5 between two distinct S features,
 // 0.5 between two distinct U features, 0.1 between an S and a U feature.
 func SyntheticCov(m, ms int) (*mat.SymDense, error) {
@@ -53,7 +54,7 @@ func SyntheticCov(m, ms int) (*mat.SymDense, error) {
 	return c, nil
 }
 
-// NewSynthetic draws the synthetic data of docs/corrdp.md: X ~ N(μ, Σ) in
+// NewSynthetic draws the synthetic data of App. E.1: X ~ N(μ, Σ) in
 // R^m with μ_i = (−1)^{i+1} (1-based i), Σ of SyntheticCov,
 // Y = θ*ᵀX + η with θ*_i = (−1)^{i+1}√(i+1) and η ~ N(0, noiseSD²). The
 // paper uses n = 2000, m = 100, m_s ∈ {5, 10, 20, 50, 80}, noiseSD = 5.

@@ -228,7 +228,7 @@ func Prop1Power(power func(alpha float64) float64) func(alpha float64) float64 {
 
 // AttributeInferenceBound returns the Thm 4 bound on the success of any
 // attribute-inference adversary against an (ε, δ)-DP_i^Ψ mechanism
-// (docs/feature-dp.md; only the add direction M vs simulator is used):
+// (docs/feature-dp.md, 'The guarantee'; only the add direction M vs simulator is used):
 //
 //	adv ≤ 1 − f_{ε,δ}(Ball) = min(1, e^ε·Ball + δ),
 //
@@ -249,7 +249,7 @@ func AttributeInferenceBound(eps, delta, ball float64) (float64, error) {
 }
 
 // AttributeInferenceBoundGDP returns the Thm 4 bound for a μ-GDP
-// (f = G_μ) feature-DP mechanism [derived in docs/feature-dp.md]:
+// (f = G_μ) feature-DP mechanism (our derivation; docs/feature-dp.md):
 //
 //	adv ≤ 1 − G_μ(Ball) = Φ(Φ^{-1}(Ball) + μ).
 //

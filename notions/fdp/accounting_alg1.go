@@ -117,8 +117,8 @@ func SingleBatchEpsilon(q, z float64, steps int, delta float64) (float64, error)
 
 // SingleBatchNoiseMultiplier is the smallest noise multiplier z (to
 // 1e-6 relative, by bisection) for which SingleBatchEpsilon(q, z, T, δ) ≤
-// targetEps: the calibration of the single-batch ablation (docs/feature-dp.md
-// (c); it needs a much larger z than Algorithm 1 at the same ε).
+// targetEps: the calibration of the single-batch ablation (docs/feature-dp.md;
+// it needs a much larger z than Algorithm 1 at the same ε).
 //
 // Errors: targetEps not finite and > 0, invalid q, T < 1 or δ, or no
 // z ≤ 1e6 reaching the target.

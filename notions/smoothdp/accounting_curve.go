@@ -117,8 +117,8 @@ func (c RDPCurve) Scale(k float64) (RDPCurve, error) {
 }
 
 // Compose returns the adaptive composition of RDP curves: ε(α) = Σ_i
-// ε_i(α) on the intersection of the validity intervals (Mironov 2017 Prop 1;
-// docs/smooth-rdp.md, Lemma F) [S]. All curves must share one neighbouring relation.
+// ε_i(α) on the intersection of the validity intervals (Mironov 2017 Prop 1)
+// [S]. All curves must share one neighbouring relation.
 func Compose(curves ...RDPCurve) (RDPCurve, error) {
 	if len(curves) == 0 {
 		return RDPCurve{}, errors.New("smoothdp: compose needs at least one curve")

@@ -15,8 +15,8 @@ import (
 //
 // with Σ_α = αΣ₂ + (1−α)Σ₁, which must be positive definite (else the
 // divergence is +Inf and +Inf is returned). With Σ₁ = Σ₂ = σ²I it is
-// α‖μ₁−μ₂‖²/(2σ²), the Gaussian mechanism's RDP (docs/smooth-rdp.md shared
-// primitive). Errors: α ≤ 1, mismatched dimensions, non-finite input, or a
+// α‖μ₁−μ₂‖²/(2σ²), the Gaussian mechanism's RDP (docs/smooth-rdp.md,
+// Table 1). Errors: α ≤ 1, mismatched dimensions, non-finite input, or a
 // covariance that is not positive definite.
 func GaussianRenyi(mu1, mu2 []float64, s1, s2 mat.Symmetric, alpha float64) (float64, error) {
 	if !(alpha > 1) || math.IsInf(alpha, 1) {

@@ -216,8 +216,8 @@ func SGDIterSRDP(n, k int, beta, sigma float64) (SRDPCurve, error) {
 
 // SampledGaussianRDP wraps the exact RDP of the Poisson-subsampled
 // Gaussian (RDPSubsampledGaussian; add/remove neighbours, Poisson sampling)
-// composed over T steps as an add/remove curve (docs/smooth-rdp.md, needed by seed
-// 001's pipelines).
+// composed over T steps as an add/remove curve (docs/accounting.md; used by the
+// feature-DP pipelines).
 func SampledGaussianRDP(q, z float64, steps int) (RDPCurve, error) {
 	if err := accounting.ValidateSampleRate(q); err != nil {
 		return RDPCurve{}, err

@@ -13,7 +13,7 @@ import (
 
 var table2Pre = []Preprocessing{PreDedup, PreQuant, PreMeanImpute, PrePCA}
 
-// table2Params are docs/smooth-rdp.md's Table 2 parameters (R = 1, L = Δ = 1,
+// table2Params are our Table 2 parameters (R = 1, L = Δ = 1,
 // σ = 10, n = 1000; dedup k = 4, quantization k = 10 with r = 0.01, mean
 // imputation m = 100, PCA g_min = 0.1), with DP-GD T = 100, σ = 0.05, β = 1
 // and Laplace ε = 1.
