@@ -530,8 +530,8 @@ func GaussianRenyi(alpha, mu1, s1, mu2, s2 float64) (float64, error) {
 
 // StationaryGap returns the expected stationary excess loss of
 // constant-step full-batch GD with additive noise N(0, diag σ²) on a
-// quadratic with Hessian H (m×m row-major): 0.5·α·tr((2I − αH)⁻¹ diag σ²)
-// , ≈ (α/4)Σσ_i² when αλ_max(H) is small.
+// quadratic with Hessian H (m×m row-major): 0.5·α·tr((2I − αH)⁻¹ diag σ²),
+// ≈ (α/4)Σσ_i² when αλ_max(H) is small.
 func StationaryGap(hessian []float64, m int, alpha float64, sigma2 []float64) (float64, error) {
 	if m < 1 || len(hessian) != m*m || len(sigma2) != m || !(alpha > 0) {
 		return 0, fmt.Errorf("corrdp: StationaryGap: m = %d, |H| = %d, |σ²| = %d, α = %v", m, len(hessian), len(sigma2), alpha)

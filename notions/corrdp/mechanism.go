@@ -56,7 +56,7 @@ func Laplace(rng *rand.Rand, value, coordSens []float64, sensitive []bool, tv []
 }
 
 // BiasPolicy says which noise the first-layer bias b1 of an MLP gets
-// .
+// (docs/corrdp.md, 'Where we differ').
 type BiasPolicy int
 
 const (

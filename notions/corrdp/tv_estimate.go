@@ -12,7 +12,7 @@ import (
 )
 
 // Neighbourhood selects the neighbouring relation of a TV estimate
-// .
+// (docs/corrdp.md, 'What it protects').
 type Neighbourhood int
 
 const (

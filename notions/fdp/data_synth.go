@@ -185,8 +185,8 @@ func Split(d *design.Data, nTest int, rng *rand.Rand) (train, test *design.Data,
 	return take(perm[nTest:]), take(perm[:nTest]), nil
 }
 
-// FashionTabular turns Fashion-MNIST into the tabular stand-in of E3 (ii)
-// : the first nTrain training and nTest test images (0 means
+// FashionTabular turns Fashion-MNIST into the tabular stand-in of E3: the
+// first nTrain training and nTest test images (0 means
 // all), pixels scaled to [0, 1], and a fixed random set of
 // round(publicFrac·784) public pixel columns drawn from rng (default 1/6:
 // 131 columns), returned sorted.

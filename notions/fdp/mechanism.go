@@ -103,8 +103,7 @@ type Setup struct {
 	OnStep func(t int, theta []float64)
 }
 
-// EngineConfig returns the Train configuration of method for the problem s
-// :
+// EngineConfig returns the Train configuration of method for the problem s:
 //
 //	NonPrivate       Model on Data, shuffled batches, no clipping/noise
 //	Public           PubModel on PubData, shuffled batches, no clipping/noise

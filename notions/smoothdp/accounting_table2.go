@@ -82,8 +82,8 @@ func (p Preprocessing) String() string {
 }
 
 // Table2Params are the parameters of a Table 2 entry. Unused fields
-// are ignored. Defaults: none (zero is a value); L and Δ are kept separate
-// , set both to the same value for the paper's L = Δ.
+// are ignored. Defaults: none (zero is a value); L and Δ are kept separate;
+// set both to the same value for the paper's L = Δ.
 type Table2Params struct {
 	R     float64 // radius of the instance ball X
 	L     float64 // Lipschitz constant of f / u / ℓ

@@ -1,7 +1,7 @@
 package smoothdp
 
-// Mechanisms of "Provable Privacy with Non-Private Pre-Processing"
-//: the exponential mechanism, DP-GD / DP-SGD with
+// Mechanisms of "Provable Privacy with Non-Private Pre-Processing":
+// the exponential mechanism, DP-GD / DP-SGD with
 // subsampling / DP-FGD / DP-SGD with iteration as configurations of the one
 // engine Train (no new loop), Analyze-Gauss DP-PCA (the Figure 3 baseline)
 // and propose-test-release for PCA + DP-GD (Algorithm 1). Privacy is
