@@ -22,8 +22,8 @@ const (
 	// (DP-SGD). Required for the accountant's guarantee.
 	ClipPerExample
 	// ClipBatch clips the L2 norm of the normalised private batch gradient
-	// to C before noise, like PyTorch's clip_grad_norm_ (docs/corrdp.md and
-	// §6 item 14: the CorrDP NN experiments). It bounds no per-example
+	// to C before noise, like PyTorch's clip_grad_norm_ (the CorrDP paper's
+	// network experiments, docs/corrdp.md). It bounds no per-example
 	// sensitivity. The public gradient (PublicTerm) is never clipped.
 	ClipBatch
 )
@@ -88,8 +88,8 @@ type PublicTerm struct {
 	// number of parameters as Config.Model. nil means Config.Model.
 	Model models.Model
 	// BatchSize is m', 1 ≤ m' ≤ n. 0 means the expected private batch
-	// size rounded to an integer (at least 1) — fdp.md's [ext] default
-	// m' = m.
+	// size rounded to an integer (at least 1) — our default m' = m
+	// (docs/feature-dp.md).
 	BatchSize int
 	// Alpha is the weight α > 0 of the noisy private gradient (fixed for
 	// all steps). No default: α = 1 is DP-SGD's scale.
@@ -155,7 +155,7 @@ type Config struct {
 	// means none.
 	Public *PublicTerm
 	// PublicPretrainSteps ≥ 0 public-only steps (g = g_pub, no noise, no
-	// privacy cost; fdp.md Remark 2) run before the private steps with
+	// privacy cost; Remark 2 of the feature-DP paper) run before the private steps with
 	// their own optimizer state. Requires Public.
 	PublicPretrainSteps int
 

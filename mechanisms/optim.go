@@ -179,6 +179,6 @@ type Schedule func(t int) float64
 // Constant returns the schedule s(t) = 1.
 func Constant() Schedule { return func(int) float64 { return 1 } }
 
-// InverseSqrt returns s(t) = 1/√t, i.e. η_t = LR/√t (fdp.md Thm 6,
-// η(t) = c/√t).
+// InverseSqrt returns s(t) = 1/√t, i.e. η_t = LR/√t (the step size
+// η(t) = c/√t of Thm 6 of the feature-DP paper).
 func InverseSqrt() Schedule { return func(t int) float64 { return 1 / math.Sqrt(float64(t)) } }

@@ -11,11 +11,11 @@ import (
 // Standard stream purposes used by Train. Any other string is a valid
 // purpose too.
 const (
-	// PurposeSampling is the private batch sampler's stream (docs/feature-dp.md,
-	// stream A).
+	// PurposeSampling is the private batch sampler's stream (Algorithm 1 of
+	// the feature-DP paper: the private batch, stream A).
 	PurposeSampling = "sampling"
-	// PurposePublicSampling is the public batch sampler's stream (fdp.md
-	// §2.3, stream B), independent of the private one.
+	// PurposePublicSampling is the public batch sampler's stream (Algorithm
+	// 1's public batch, stream B), independent of the private one.
 	PurposePublicSampling = "public-sampling"
 	// PurposeNoise is the stream of the privacy noise.
 	PurposeNoise = "noise"
