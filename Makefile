@@ -26,7 +26,7 @@ define apt_install
 	$(SUDO) apt-get update -qq && $(SUDO) $(APT_INSTALL) $(1)
 endef
 
-.PHONY: reproduce test vet fmt-check nb-deps nb-deps-ui nb-tools nb-gopls nb-kernel nb-setup notebooks nb-run nb-test nb-clean bench fuzz
+.PHONY: reproduce test vet fmt-check nb-deps nb-deps-ui nb-tools nb-gopls nb-kernel nb-setup notebooks nb-run nb-test nb-clean bench bench-numpy fuzz
 
 # GOEXPERIMENT=simd (Go 1.26, amd64 with AVX2+FMA) turns on the SIMD kernels of
 # models/logistic_block_simd.go; results are bit-identical without it, only slower.
@@ -41,7 +41,7 @@ reproduce:
 # portable kernels are compared with them bit for bit inside that run and built and tested alone after.
 test: nb-deps nb-tools fmt-check vet
 	$(SIMD) REQUIRE_NOTEBOOKS=1 go test -count=1 -timeout 60m ./...
-	go test -count=1 -run 'Block|Lockstep' ./models/ ./mechanisms/
+	go test -count=1 -run 'Block|Lockstep|Gonum|Parts|VecMath' ./models/ ./mechanisms/ ./internal/gemm/
 
 vet:
 	go vet ./...
@@ -78,7 +78,13 @@ nb-clean:
 	  --ClearOutputPreprocessor.remove_metadata_fields='["execution","collapsed","scrolled"]' $(NOTEBOOKS)
 
 bench:   # the numbers in BENCHMARKS.md
-	$(SIMD) go test -run '^$$' -bench . -benchmem ./accounting/ ./mechanisms/ ./models/ ./experiments/
+	$(SIMD) go test -run '^$$' -bench . -benchmem ./accounting/ ./mechanisms/ ./models/ ./experiments/ ./internal/gemm/
+
+bench-numpy:   # the same E3 DP-SGD step in numpy (python3-numpy from Debian), beside BenchmarkDPSGDStepE3
+	@command -v /usr/bin/python3 >/dev/null && /usr/bin/python3 -c 'import numpy' 2>/dev/null || \
+	  { echo "bench-numpy: needs Debian's python3-numpy (apt-get install python3-numpy)"; exit 1; }
+	/usr/bin/python3 tools/bench_numpy.py 20
+	$(SIMD) go test -run '^$$' -bench 'DPSGDStepE3' -benchtime 20x ./mechanisms/
 
 fuzz:    # 30 s per fuzz target (FUZZTIME=5m for the accountant's acceptance run)
 	go test -run '^$$' -fuzz=FuzzRDPInvariants -fuzztime=$(or $(FUZZTIME),30s) ./accounting/

@@ -21,29 +21,32 @@ const exampleChunk = 64
 
 // trainer is a validated configuration plus the run's buffers.
 type trainer struct {
-	cfg      Config
-	model    models.Model
-	data     *design.Data
-	p, n     int
-	sampler  Sampler
-	full     bool    // FullBatch sampler
-	m        float64 // expected batch size
-	sched    Schedule
-	radius   float64
-	std      []float64 // nil: no noise
-	ghostN   models.GradNormer
-	ghostW   models.WeightedGradSummer
-	pub      bool // public term present
-	pubPriv  bool // public term used in private steps
-	subtract bool
-	pubModel models.Model
-	pubData  *design.Data
-	pubM     int
-	same     bool  // PublicTerm.SameBatch in the private steps
-	batch    []int // the last private batch
-	alpha    float64
-	phases   []accounting.Phase
-	note     string
+	cfg     Config
+	model   models.Model
+	data    *design.Data
+	p, n    int
+	sampler Sampler
+	full    bool    // FullBatch sampler
+	m       float64 // expected batch size
+	sched   Schedule
+	radius  float64
+	std     []float64 // nil: no noise
+	ghostN  models.GradNormer
+	ghostW  models.WeightedGradSummer
+	// ghostC fuses ghostN and ghostW (one pass) with weights clipWeight.
+	ghostC     models.ClippedGradSummer
+	clipWeight func(float64) float64
+	pub        bool // public term present
+	pubPriv    bool // public term used in private steps
+	subtract   bool
+	pubModel   models.Model
+	pubData    *design.Data
+	pubM       int
+	same       bool  // PublicTerm.SameBatch in the private steps
+	batch      []int // the last private batch
+	alpha      float64
+	phases     []accounting.Phase
+	note       string
 
 	theta, grad, pubGrad, pe, pe2, norms, weights []float64
 	idx, pubIdx, all                              []int
@@ -209,6 +212,10 @@ func (t *trainer) setPublicTerm() error {
 		gw, ok2 := cfg.Model.(models.WeightedGradSummer)
 		if ok1 && ok2 {
 			t.ghostN, t.ghostW = gn, gw
+		}
+		if gc, ok := cfg.Model.(models.ClippedGradSummer); ok {
+			c := cfg.ClipNorm
+			t.ghostC, t.clipWeight = gc, func(norm float64) float64 { return clipFactor(norm, c) }
 		}
 	}
 	return nil

@@ -83,6 +83,10 @@ func (t *trainer) privateGrad() (int, error) {
 	b := len(idx)
 	switch {
 	case b == 0:
+	case t.cfg.Clip == ClipPerExample && t.ghostC != nil:
+		t.norms = grow(t.norms, b)
+		t.weights = grow(t.weights, b)
+		t.ghostC.ClippedGradSum(t.theta, t.data, rows, t.clipWeight, t.norms, t.weights, g)
 	case t.cfg.Clip == ClipPerExample && t.ghostN != nil:
 		t.norms = grow(t.norms, b)
 		t.weights = grow(t.weights, b)

@@ -186,6 +186,10 @@ func (m *LabelSplitSoftmax) WeightedGradSum(theta []float64, data *design.Data, 
 	if w != nil {
 		checkLen("LabelSplitSoftmax.WeightedGradSum", "w", len(w), n)
 	}
+	if m.batched(n) {
+		m.batchedWeightedGradSum(theta, data, idx, w, out)
+		return
+	}
 	z := make([]float64, m.K)
 	for k := range n {
 		i := rowIndex(idx, k)

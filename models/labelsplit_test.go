@@ -381,3 +381,85 @@ func TestLabelSplitSoftmaxL2(t *testing.T) {
 		}
 	}
 }
+
+// TestBatchedLabelSplitBits: the batched gradient sum of the Full and
+// Public parts (≥ lsBatchMin rows) has the bits of the row loop (one row at
+// a time into the same sum), with and without weights, on rows with zero
+// features and on an index subset.
+func TestBatchedLabelSplitBits(t *testing.T) {
+	const n, d, k = 2500, 7, 5
+	data := splitTestData(n, d, k, 21)
+	for i := 0; i < len(data.X); i += 3 {
+		data.X[i] = 0
+	}
+	rng := rand.New(rand.NewPCG(4, 5))
+	idx := make([]int, 1300)
+	w := make([]float64, len(idx))
+	for r := range idx {
+		idx[r], w[r] = rng.IntN(n), rng.Float64()
+	}
+	for _, part := range []LossPart{PartFull, PartPublic} {
+		m, _ := NewLabelSplitSoftmax(d, k, part)
+		theta := make([]float64, m.NumParams())
+		for j := range theta {
+			theta[j] = rng.NormFloat64()
+		}
+		for _, c := range []struct {
+			name string
+			idx  []int
+			w    []float64
+		}{{"all", nil, nil}, {"subset", idx, nil}, {"weighted", idx, w}} {
+			if !m.batched(numRows(data, c.idx)) {
+				t.Fatalf("%v %s: batched path not taken", part, c.name)
+			}
+			got := make([]float64, m.NumParams())
+			m.WeightedGradSum(theta, data, c.idx, c.w, got)
+			want := make([]float64, m.NumParams())
+			for r := range numRows(data, c.idx) {
+				var wr []float64
+				if c.w != nil {
+					wr = c.w[r : r+1]
+				}
+				m.WeightedGradSum(theta, data, []int{rowIndex(c.idx, r)}, wr, want)
+			}
+			for j := range got {
+				if math.Float64bits(got[j]) != math.Float64bits(want[j]) {
+					t.Fatalf("%v %s: gradient[%d] = %v, row loop %v", part, c.name, j, got[j], want[j])
+				}
+			}
+		}
+	}
+}
+
+// TestMLPClippedGradSumBits: ClippedGradSum gives the bits of
+// PerExampleGradNorms followed by WeightedGradSum, batched and row loop.
+func TestMLPClippedGradSumBits(t *testing.T) {
+	data := splitTestData(3000, 9, 4, 31)
+	m, _ := NewMLP(9, 12, 4, Tanh, HeadSoftmaxCE)
+	theta := make([]float64, m.NumParams())
+	m.Init(theta, rand.New(rand.NewPCG(6, 7)))
+	clip := func(nr float64) float64 { return min(1, 0.05/nr) }
+	for _, rows := range [][]int{nil, {5, 9, 2}} {
+		n := numRows(data, rows)
+		norms, wts := make([]float64, n), make([]float64, n)
+		got := make([]float64, m.NumParams())
+		m.ClippedGradSum(theta, data, rows, clip, norms, wts, got)
+		wantN, wantW := make([]float64, n), make([]float64, n)
+		want := make([]float64, m.NumParams())
+		m.PerExampleGradNorms(theta, data, rows, wantN)
+		for r, v := range wantN {
+			wantW[r] = clip(v)
+		}
+		m.WeightedGradSum(theta, data, rows, wantW, want)
+		for r := range n {
+			if norms[r] != wantN[r] || wts[r] != wantW[r] {
+				t.Fatalf("rows %d: norm/weight %d differ", n, r)
+			}
+		}
+		for j := range got {
+			if math.Float64bits(got[j]) != math.Float64bits(want[j]) {
+				t.Fatalf("rows %d: gradient[%d] = %v, two passes %v", n, j, got[j], want[j])
+			}
+		}
+	}
+}

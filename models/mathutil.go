@@ -45,20 +45,14 @@ func logSumExp(z []float64) float64 {
 	if math.IsInf(m, 0) {
 		return m
 	}
-	var s float64
-	for _, v := range z {
-		s += math.Exp(v - m)
-	}
-	return m + math.Log(s)
+	return m + math.Log(sumExpShift(z, m))
 }
 
 // softmaxInPlace overwrites z with softmax(z)_k = e^{z_k − lse(z)} and
 // returns lse(z).
 func softmaxInPlace(z []float64) float64 {
 	lse := logSumExp(z)
-	for k, v := range z {
-		z[k] = math.Exp(v - lse)
-	}
+	expShift(z, z, lse)
 	return lse
 }
 

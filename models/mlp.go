@@ -471,6 +471,27 @@ func (m *MLP) PerExampleGradNorms(theta []float64, data *design.Data, idx []int,
 	}
 }
 
+// ClippedGradSum writes the per-example gradient norms and weights
+// weight(norm) and adds the weighted gradient sum into out
+// (ClippedGradSummer): PerExampleGradNorms then WeightedGradSum in one
+// pass.
+func (m *MLP) ClippedGradSum(theta []float64, data *design.Data, idx []int, weight func(float64) float64, norms, weights, out []float64) {
+	m.check("ClippedGradSum", theta, data)
+	n := numRows(data, idx)
+	checkLen("MLP.ClippedGradSum", "out", len(out), m.NumParams())
+	checkLen("MLP.ClippedGradSum", "norms", len(norms), n)
+	checkLen("MLP.ClippedGradSum", "weights", len(weights), n)
+	if n > mlpRowLoopMax {
+		m.batchedClippedSum(theta, data, idx, weight, norms, weights, out)
+		return
+	}
+	m.PerExampleGradNorms(theta, data, idx, norms)
+	for k, v := range norms {
+		weights[k] = weight(v)
+	}
+	m.gradSum(theta, data, idx, weights, out)
+}
+
 // Evaluate returns, over all rows: for HeadSoftmaxCE, Loss = mean
 // cross-entropy, Accuracy = fraction of rows whose largest output
 // (smallest index on ties) is the label, MSE = NaN; for HeadMSE, Loss =

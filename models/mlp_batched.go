@@ -5,22 +5,20 @@ import (
 	"sync"
 
 	"github.com/featuredp/featuredp/design"
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/gonum"
+	"github.com/featuredp/featuredp/internal/gemm"
 )
 
 // Batched (matrix-product) forward/backward passes of the MLP, used by
 // MLP.GradSum / WeightedGradSum / PerExampleGradNorms and by the feature-DP
 // difference model LossDiff. Rows are processed in chunks
-// of batchChunk; within a chunk the passes are gonum BLAS Dgemm calls, whose
-// result does not depend on GOMAXPROCS (each output block is reduced
-// sequentially along the inner dimension, and the blocking depends only on
-// the matrix sizes), so results stay bitwise reproducible.
+// of batchChunk; within a chunk the passes are matrix products of
+// internal/gemm (SIMD kernels that give the bits of gonum's Dgemm), whose
+// result does not depend on GOMAXPROCS (each output element is reduced in
+// one fixed order along the inner dimension), so results stay bitwise
+// reproducible.
 
 // batchChunk is the number of rows per batched pass.
 const batchChunk = 1024
-
-var batchBLAS gonum.Implementation
 
 // mlpBatch holds the activations of one chunk of rows.
 type mlpBatch struct {
@@ -58,54 +56,71 @@ func growTo(s []float64, n int) []float64 {
 
 // batchPass runs the forward pass on rows idx[start:start+b] (idx nil: rows
 // start..start+b−1) and, with backward, δ2 (into bt.o) and δ1 (into bt.d1)
-// and the per-row losses.
+// and the per-row losses. Every row's values depend on that row alone, so
+// the rows are split across goroutines.
 func (m *MLP) batchPass(theta []float64, data *design.Data, idx []int, start, b int, bt *mlpBatch, backward bool) {
-	d, hh, kk := m.D, m.H, m.K
 	bt.b = b
+	gemm.ParallelRows(b, m.D*m.H, func(r0, r1 int) {
+		m.passRows(theta, data, idx, start, b, r0, r1, bt, backward)
+	})
+}
+
+// passRows is batchPass on rows r0..r1−1 of the chunk of b rows.
+func (m *MLP) passRows(theta []float64, data *design.Data, idx []int, start, b, r0, r1 int, bt *mlpBatch, backward bool) {
+	d, hh, kk := m.D, m.H, m.K
 	x, h, o := bt.x[:b*d], bt.h[:b*hh], bt.o[:b*kk]
-	for r := 0; r < b; r++ {
-		copy(x[r*d:(r+1)*d], data.Row(rowIndex(idx, start+r)))
-	}
 	b1 := theta[m.offB1():m.offW2()]
 	w2 := theta[m.offW2():m.offB2()]
 	b2 := theta[m.offB2():]
-	for r := 0; r < b; r++ {
+	for r := r0; r < r1; r++ {
+		copy(x[r*d:(r+1)*d], data.Row(rowIndex(idx, start+r)))
 		copy(h[r*hh:(r+1)*hh], b1)
 		copy(o[r*kk:(r+1)*kk], b2)
 	}
 	// a = X·W1 + b1.
-	batchBLAS.Dgemm(blas.NoTrans, blas.NoTrans, b, hh, d, 1, x, d, theta[:d*hh], hh, 1, h, hh)
+	gemm.NNPart(r0, r1, b, hh, d, x, d, theta[:d*hh], hh, h, hh)
 	dh := bt.dh[:b*hh]
-	for j, a := range h {
-		h[j], dh[j] = m.Act.eval(a)
+	if m.Act == Tanh {
+		tanhInPlace(h[r0*hh:r1*hh], dh[r0*hh:r1*hh])
+	} else {
+		for j := r0 * hh; j < r1*hh; j++ {
+			h[j], dh[j] = m.Act.eval(h[j])
+		}
 	}
 	// o = H·W2 + b2.
-	batchBLAS.Dgemm(blas.NoTrans, blas.NoTrans, b, kk, hh, 1, h, hh, w2, kk, 1, o, kk)
+	gemm.NNPart(r0, r1, b, kk, hh, h, hh, w2, kk, o, kk)
 	if !backward {
 		return
 	}
-	loss := bt.loss[:b]
-	for r := 0; r < b; r++ {
+	m.lossRows(data, idx, start, r0, r1, bt)
+	// δ1 = φ'(a) ⊙ (δ2·W2ᵀ).
+	d1 := bt.d1[:b*hh]
+	clear(d1[r0*hh : r1*hh])
+	gemm.NTPart(r0, r1, b, hh, kk, o, kk, w2, kk, d1, hh)
+	for j := r0 * hh; j < r1*hh; j++ {
+		d1[j] *= dh[j]
+	}
+}
+
+// lossRows writes the losses of rows r0..r1−1 and replaces their outputs
+// by δ2 = ∂ℓ/∂o.
+func (m *MLP) lossRows(data *design.Data, idx []int, start, r0, r1 int, bt *mlpBatch) {
+	kk := m.K
+	for r := r0; r < r1; r++ {
 		i := rowIndex(idx, start+r)
-		or := o[r*kk : (r+1)*kk]
+		or := bt.o[r*kk : (r+1)*kk]
 		y := data.Y[i]
 		if m.Head == HeadMSE {
 			res := or[0] - y
-			loss[r] = res * res
+			bt.loss[r] = res * res
 			or[0] = 2 * res
 			continue
 		}
 		c := classOf(y, kk, i)
 		oy := or[c]
 		lse := softmaxInPlace(or)
-		loss[r] = lse - oy
+		bt.loss[r] = lse - oy
 		or[c]--
-	}
-	// δ1 = φ'(a) ⊙ (δ2·W2ᵀ).
-	d1 := bt.d1[:b*hh]
-	batchBLAS.Dgemm(blas.NoTrans, blas.Trans, b, hh, kk, 1, o, kk, w2, kk, 0, d1, hh)
-	for j := range d1 {
-		d1[j] *= dh[j]
 	}
 }
 
@@ -114,8 +129,8 @@ func (m *MLP) batchPass(theta []float64, data *design.Data, idx []int, start, b 
 func (m *MLP) batchAccumulate(bt *mlpBatch, out []float64) {
 	d, hh, kk, b := m.D, m.H, m.K, bt.b
 	x, h, d1, o := bt.x[:b*d], bt.h[:b*hh], bt.d1[:b*hh], bt.o[:b*kk]
-	batchBLAS.Dgemm(blas.Trans, blas.NoTrans, d, hh, b, 1, x, d, d1, hh, 1, out[:d*hh], hh)
-	batchBLAS.Dgemm(blas.Trans, blas.NoTrans, hh, kk, b, 1, h, hh, o, kk, 1, out[m.offW2():m.offB2()], kk)
+	gemm.TN(d, hh, b, x, d, d1, hh, out[:d*hh], hh)
+	gemm.TN(hh, kk, b, h, hh, o, kk, out[m.offW2():m.offB2()], kk)
 	gB1 := out[m.offB1():m.offW2()]
 	gB2 := out[m.offB2():]
 	for r := 0; r < b; r++ {
@@ -158,17 +173,41 @@ func (m *MLP) batchedGradSum(theta []float64, data *design.Data, idx []int, w []
 // with batched passes.
 func (m *MLP) batchedGradNorms(theta []float64, data *design.Data, idx []int, out []float64) {
 	n := numRows(data, idx)
-	d, hh, kk := m.D, m.H, m.K
 	bt := m.getBatch(min(n, batchChunk))
 	defer mlpBatchPool.Put(bt)
 	for start := 0; start < n; start += batchChunk {
 		b := min(batchChunk, n-start)
 		m.batchPass(theta, data, idx, start, b, bt, true)
-		for r := 0; r < b; r++ {
-			ss := (sumSq(bt.x[r*d:(r+1)*d])+1)*sumSq(bt.d1[r*hh:(r+1)*hh]) +
-				(sumSq(bt.h[r*hh:(r+1)*hh])+1)*sumSq(bt.o[r*kk:(r+1)*kk])
-			out[start+r] = math.Sqrt(ss)
+		m.batchNorms(bt, out[start:start+b])
+	}
+}
+
+// batchNorms writes the ghost norms of the chunk's rows into out.
+func (m *MLP) batchNorms(bt *mlpBatch, out []float64) {
+	d, hh, kk := m.D, m.H, m.K
+	for r := range bt.b {
+		ss := (sumSq(bt.x[r*d:(r+1)*d])+1)*sumSq(bt.d1[r*hh:(r+1)*hh]) +
+			(sumSq(bt.h[r*hh:(r+1)*hh])+1)*sumSq(bt.o[r*kk:(r+1)*kk])
+		out[r] = math.Sqrt(ss)
+	}
+}
+
+// batchedClippedSum is ClippedGradSum with batched passes: each chunk's
+// norms, weights and weighted gradient from one pass (the chunks are
+// accumulated in the order batchedGradSum uses, so the sum has its bits).
+func (m *MLP) batchedClippedSum(theta []float64, data *design.Data, idx []int, weight func(float64) float64, norms, weights, out []float64) {
+	n := numRows(data, idx)
+	bt := m.getBatch(min(n, batchChunk))
+	defer mlpBatchPool.Put(bt)
+	for start := 0; start < n; start += batchChunk {
+		b := min(batchChunk, n-start)
+		m.batchPass(theta, data, idx, start, b, bt, true)
+		m.batchNorms(bt, norms[start:start+b])
+		for r, v := range norms[start : start+b] {
+			weights[start+r] = weight(v)
 		}
+		m.batchScaleRows(bt, weights[start:start+b])
+		m.batchAccumulate(bt, out)
 	}
 }
 
@@ -295,17 +334,19 @@ func diffWeightedSum(m, pub *MLP, data, pubData *design.Data, idx []int, w []flo
 		for start := 0; start < n; start += batchChunk {
 			b := min(batchChunk, n-start)
 			bt.b = b
-			for r := 0; r < b; r++ {
-				copy(bt.x[r*m.D:(r+1)*m.D], src.Row(rowIndex(idx, start+r)))
-				wr := sign * w[start+r]
-				for j := range hh {
-					bt.d1[r*hh+j] = wr * d1[(start+r)*hh+j]
+			gemm.ParallelRows(b, m.D+2*hh+kk, func(r0, r1 int) {
+				for r := r0; r < r1; r++ {
+					copy(bt.x[r*m.D:(r+1)*m.D], src.Row(rowIndex(idx, start+r)))
+					wr := sign * w[start+r]
+					for j := range hh {
+						bt.d1[r*hh+j] = wr * d1[(start+r)*hh+j]
+					}
+					for j := range kk {
+						bt.o[r*kk+j] = wr * o[(start+r)*kk+j]
+					}
 				}
-				for j := range kk {
-					bt.o[r*kk+j] = wr * o[(start+r)*kk+j]
-				}
-			}
-			copy(bt.h[:b*hh], h[start*hh:(start+b)*hh])
+				copy(bt.h[r0*hh:r1*hh], h[(start+r0)*hh:(start+r1)*hh])
+			})
 			m.batchAccumulate(bt, out)
 		}
 	}

@@ -131,6 +131,17 @@ type WeightedGradSummer interface {
 	WeightedGradSum(theta []float64, data *design.Data, idx []int, w []float64, out []float64)
 }
 
+// ClippedGradSummer fuses GradNormer and WeightedGradSummer: it writes
+// norms[k] = ‖∇θ ℓ(θ; x_i, y_i)‖₂ and weights[k] = weight(norms[k]) for
+// i = idx[k], and adds Σ_k weights[k] ∇θ ℓ(θ; x_i, y_i) into out — the same
+// bits as PerExampleGradNorms followed by WeightedGradSum, with one
+// forward/backward pass over the rows instead of two. weight must depend on
+// its argument alone (DP-SGD's clip factor min(1, C/‖g‖)). Implemented by
+// MLP.
+type ClippedGradSummer interface {
+	ClippedGradSum(theta []float64, data *design.Data, idx []int, weight func(norm float64) float64, norms, weights, out []float64)
+}
+
 // numRows is the number of rows selected by idx (all rows if idx is nil).
 func numRows(data *design.Data, idx []int) int {
 	if idx == nil {

@@ -1,0 +1,152 @@
+//go:build goexperiment.simd && amd64
+
+package models
+
+import (
+	"math"
+	"simd/archsimd"
+)
+
+func init() {
+	// math.Exp takes its FMA path on every CPU with AVX-512 (which implies
+	// FMA); the twins below follow that path.
+	if archsimd.X86.AVX512() && archsimd.X86.FMA() {
+		sumExpShift, expShift, tanhInPlace = sumExpShift8, expShift8, tanhInPlace8
+	}
+}
+
+type f64x8 = archsimd.Float64x8
+
+func bc8(x float64) f64x8 { return archsimd.BroadcastFloat64x8(x) }
+
+// Constants of math.Exp's amd64 assembly (Shibata's method, from SLEEF).
+const (
+	expLog2e = 1.4426950408889634073599246810018920
+	expLn2U  = 0.69314718055966295651160180568695068359375
+	expLn2L  = 0.28235290563031577122588448175013436025525412068e-12
+)
+
+var expTaylor = [...]float64{
+	2.4801587301587301587e-5, 1.9841269841269841270e-4, 1.3888888888888888889e-3,
+	8.3333333333333333333e-3, 4.1666666666666666667e-2, 1.6666666666666666667e-1, 0.5, 1.0,
+}
+
+// mexp8 returns e^x on 8 lanes with the bits of math.Exp, and ok = false
+// when a lane is outside [−700, 700] (or NaN), where the caller must use
+// math.Exp (the assembly's overflow, underflow and subnormal branches).
+func mexp8(x f64x8) (f64x8, bool) {
+	in := x.GreaterEqual(bc8(-700)).And(x.LessEqual(bc8(700)))
+	if in.ToBits() != 0xff {
+		return x, false
+	}
+	ef := x.Mul(bc8(expLog2e)).RoundToEvenScaled(0)
+	r := ef.MulAdd(bc8(-expLn2U), x)
+	r = ef.MulAdd(bc8(-expLn2L), r)
+	r = r.Mul(bc8(0.0625))
+	p := bc8(expTaylor[0])
+	for _, c := range expTaylor[1:] {
+		p = p.MulAdd(r, bc8(c))
+	}
+	r = r.Mul(p)
+	two := bc8(2)
+	for range 3 {
+		r = r.Mul(r.Add(two))
+	}
+	r = r.MulAdd(r.Add(two), bc8(1))
+	scale := ef.ConvertToInt64().Add(archsimd.BroadcastInt64x8(1023)).ShiftAllLeft(52).AsFloat64x8()
+	return r.Mul(scale), true
+}
+
+func sumExpShift8(z []float64, m float64) float64 {
+	var s float64
+	var t [8]float64
+	k := 0
+	for ; k+8 <= len(z); k += 8 {
+		e, ok := mexp8(archsimd.LoadFloat64x8Slice(z[k : k+8]).Sub(bc8(m)))
+		if !ok {
+			break
+		}
+		e.Store(&t)
+		s += t[0]
+		s += t[1]
+		s += t[2]
+		s += t[3]
+		s += t[4]
+		s += t[5]
+		s += t[6]
+		s += t[7]
+	}
+	for _, v := range z[k:] {
+		s += math.Exp(v - m)
+	}
+	return s
+}
+
+func expShift8(dst, src []float64, m float64) {
+	k := 0
+	for ; k+8 <= len(dst); k += 8 {
+		e, ok := mexp8(archsimd.LoadFloat64x8Slice(src[k : k+8]).Sub(bc8(m)))
+		if !ok {
+			break
+		}
+		e.StoreSlice(dst[k : k+8])
+	}
+	for ; k < len(dst); k++ {
+		dst[k] = math.Exp(src[k] - m)
+	}
+}
+
+// math.Tanh's constants.
+var (
+	tanhP = [...]float64{-9.64399179425052238628e-1, -9.92877231001918586564e1, -1.61468768441708447952e3}
+	tanhQ = [...]float64{1.12811678491632931402e2, 2.23548839060100448583e3, 4.84406305325125486048e3}
+)
+
+// mtanh8 is math.Tanh on 8 lanes; ok = false when a lane is not finite.
+func mtanh8(x f64x8) (f64x8, bool) {
+	const maxlog = 8.8029691931113054295988e+01
+	zero, one := bc8(0), bc8(1)
+	neg := x.Less(zero)
+	z := x.Merge(zero.Sub(x), x.GreaterEqual(zero)) // |x| (−0 → +0 is irrelevant below)
+	fin := z.LessEqual(bc8(math.MaxFloat64))
+	if fin.ToBits() != 0xff {
+		return x, false
+	}
+	// |x| ≥ 0.625: 1 − 2/(e^{2|x|}+1), sign restored.
+	big := z.GreaterEqual(bc8(0.625))
+	var hb f64x8
+	if big.ToBits() != 0 {
+		e, ok := mexp8(z.Mul(bc8(2)).Min(bc8(700)))
+		if !ok {
+			return x, false
+		}
+		hb = one.Sub(bc8(2).Div(e.Add(one)))
+		hb = zero.Sub(hb).Merge(hb, neg)
+		sat := one.Merge(zero.Sub(one), x.GreaterEqual(zero)) // ±1 beyond maxlog/2
+		hb = sat.Merge(hb, z.Greater(bc8(0.5*maxlog)))
+	}
+	// |x| < 0.625: x + x·s·P(s)/Q(s), s = x² (x = ±0 returns x).
+	s := x.Mul(x)
+	pn := bc8(tanhP[0]).Mul(s).Add(bc8(tanhP[1])).Mul(s).Add(bc8(tanhP[2]))
+	qd := s.Add(bc8(tanhQ[0])).Mul(s).Add(bc8(tanhQ[1])).Mul(s).Add(bc8(tanhQ[2]))
+	hs := x.Add(x.Mul(s).Mul(pn).Div(qd))
+	hs = x.Merge(hs, x.Equal(zero))
+	return hb.Merge(hs, big), true
+}
+
+func tanhInPlace8(h, dh []float64) {
+	one := bc8(1)
+	j := 0
+	for ; j+8 <= len(h); j += 8 {
+		t, ok := mtanh8(archsimd.LoadFloat64x8Slice(h[j : j+8]))
+		if !ok {
+			break
+		}
+		t.StoreSlice(h[j : j+8])
+		one.Sub(t.Mul(t)).StoreSlice(dh[j : j+8])
+	}
+	for ; j < len(h); j++ {
+		t := math.Tanh(h[j])
+		h[j], dh[j] = t, 1-t*t
+	}
+}
