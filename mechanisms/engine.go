@@ -234,10 +234,8 @@ func (t *trainer) update(opt OptimizerState, g []float64, s, global int) error {
 	if t.radius > 0 {
 		projectL2(t.theta, t.radius)
 	}
-	for j, v := range t.theta {
-		if !valid.Finite(v) {
-			return fmt.Errorf("mechanisms: step %d: θ[%d] = %v (training diverged; lower the learning rate or clip)", global, j, v)
-		}
+	if j := valid.FirstNonFinite(t.theta); j >= 0 {
+		return fmt.Errorf("mechanisms: step %d: θ[%d] = %v (training diverged; lower the learning rate or clip)", global, j, t.theta[j])
 	}
 	return nil
 }

@@ -131,10 +131,19 @@ func (m *EmbedLogistic) Loss(theta []float64, data *design.Data, idx []int) floa
 	return s / float64(n)
 }
 
+// residual returns r = σ(z) − y of row i (resid without the loss).
+func (m *EmbedLogistic) residual(theta []float64, data *design.Data, i int) float64 {
+	return sigmoid(m.logit(theta, data.Row(i))) - data.Y[i]
+}
+
 // addGrad adds w·∇ℓ_i into out.
 func (m *EmbedLogistic) addGrad(theta []float64, data *design.Data, i int, w float64, out []float64) {
-	r, _ := m.resid(theta, data, i)
-	r *= w
+	m.addResid(data, i, w*m.residual(theta, data, i), out)
+}
+
+// addResid adds r·(x_n, e_cats, 1), the gradient of row i with residual r,
+// into out.
+func (m *EmbedLogistic) addResid(data *design.Data, i int, r float64, out []float64) {
 	x := data.Row(i)
 	for j := range m.Numeric {
 		out[j] += r * x[j]
@@ -193,8 +202,31 @@ func (m *EmbedLogistic) PerExampleGradNorms(theta []float64, data *design.Data, 
 	checkLen("EmbedLogistic.PerExampleGradNorms", "out", len(out), n)
 	for k := range n {
 		i := rowIndex(idx, k)
-		r, _ := m.resid(theta, data, i)
-		out[k] = math.Abs(r) * math.Sqrt(sumSq(data.Row(i)[:m.Numeric])+m.numCats()+1)
+		out[k] = m.ghostNorm(data, i, m.residual(theta, data, i))
+	}
+}
+
+// ghostNorm is ‖∇ℓ_i‖ = |r|·√(‖x_n‖² + C + 1) for residual r.
+func (m *EmbedLogistic) ghostNorm(data *design.Data, i int, r float64) float64 {
+	return math.Abs(r) * math.Sqrt(sumSq(data.Row(i)[:m.Numeric])+m.numCats()+1)
+}
+
+// ClippedGradSum writes the per-example gradient norms and weights
+// weight(norm) and adds the weighted gradient sum into out
+// (ClippedGradSummer): PerExampleGradNorms then WeightedGradSum, each row's
+// residual computed once.
+func (m *EmbedLogistic) ClippedGradSum(theta []float64, data *design.Data, idx []int, weight func(float64) float64, norms, weights, out []float64) {
+	checkModel("EmbedLogistic", "ClippedGradSum", theta, m.p, data, m.NumFeatures())
+	n := numRows(data, idx)
+	checkLen("EmbedLogistic.ClippedGradSum", "out", len(out), m.p)
+	checkLen("EmbedLogistic.ClippedGradSum", "norms", len(norms), n)
+	checkLen("EmbedLogistic.ClippedGradSum", "weights", len(weights), n)
+	for k := range n {
+		i := rowIndex(idx, k)
+		r := m.residual(theta, data, i)
+		norms[k] = m.ghostNorm(data, i, r)
+		weights[k] = weight(norms[k])
+		m.addResid(data, i, weights[k]*r, out)
 	}
 }
 
@@ -229,8 +261,8 @@ func (m *EmbedLogistic) diffNorms(pub *EmbedLogistic, theta []float64, data, pub
 	}
 	for k := range numRows(data, idx) {
 		i := rowIndex(idx, k)
-		r, _ := m.resid(theta, data, i)
-		rp, _ := pub.resid(theta, pubData, i)
+		r := m.residual(theta, data, i)
+		rp := pub.residual(theta, pubData, i)
 		a, ap := r, rp
 		if m.PublicOnly {
 			a = 0

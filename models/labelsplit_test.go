@@ -431,34 +431,63 @@ func TestBatchedLabelSplitBits(t *testing.T) {
 	}
 }
 
-// TestMLPClippedGradSumBits: ClippedGradSum gives the bits of
-// PerExampleGradNorms followed by WeightedGradSum, batched and row loop.
-func TestMLPClippedGradSumBits(t *testing.T) {
-	data := splitTestData(3000, 9, 4, 31)
-	m, _ := NewMLP(9, 12, 4, Tanh, HeadSoftmaxCE)
-	theta := make([]float64, m.NumParams())
-	m.Init(theta, rand.New(rand.NewPCG(6, 7)))
+// TestClippedGradSumBits: ClippedGradSum gives the bits of
+// PerExampleGradNorms followed by WeightedGradSum (MLP batched and row
+// loop; EmbedLogistic).
+func TestClippedGradSumBits(t *testing.T) {
+	mlpData := splitTestData(3000, 9, 4, 31)
+	mlp, _ := NewMLP(9, 12, 4, Tanh, HeadSoftmaxCE)
+	mlpTheta := make([]float64, mlp.NumParams())
+	mlp.Init(mlpTheta, rand.New(rand.NewPCG(6, 7)))
+	rng := rand.New(rand.NewPCG(8, 9))
+	const n = 500
+	vocab := []int{7, 3, 11}
+	x, y := make([]float64, n*5), make([]float64, n)
+	for i := range n {
+		x[i*5], x[i*5+1] = rng.NormFloat64(), rng.NormFloat64()
+		for c, v := range vocab {
+			x[i*5+2+c] = float64(rng.IntN(v))
+		}
+		y[i] = float64(rng.IntN(2))
+	}
+	embData, _ := design.NewData(x, y, n, 5)
+	emb, _ := NewEmbedLogistic(2, vocab, false)
+	embTheta := make([]float64, emb.NumParams())
+	for j := range embTheta {
+		embTheta[j] = rng.NormFloat64()
+	}
 	clip := func(nr float64) float64 { return min(1, 0.05/nr) }
-	for _, rows := range [][]int{nil, {5, 9, 2}} {
-		n := numRows(data, rows)
-		norms, wts := make([]float64, n), make([]float64, n)
-		got := make([]float64, m.NumParams())
-		m.ClippedGradSum(theta, data, rows, clip, norms, wts, got)
-		wantN, wantW := make([]float64, n), make([]float64, n)
-		want := make([]float64, m.NumParams())
-		m.PerExampleGradNorms(theta, data, rows, wantN)
+	for _, c := range []struct {
+		name  string
+		m     Model
+		data  *design.Data
+		theta []float64
+		rows  []int
+	}{
+		{"mlp-batched", mlp, mlpData, mlpTheta, nil},
+		{"mlp-rowloop", mlp, mlpData, mlpTheta, []int{5, 9, 2}},
+		{"embed", emb, embData, embTheta, nil},
+		{"embed-subset", emb, embData, embTheta, []int{4, 4, 100, 7}},
+	} {
+		k := numRows(c.data, c.rows)
+		norms, wts := make([]float64, k), make([]float64, k)
+		got := make([]float64, c.m.NumParams())
+		c.m.(ClippedGradSummer).ClippedGradSum(c.theta, c.data, c.rows, clip, norms, wts, got)
+		wantN, wantW := make([]float64, k), make([]float64, k)
+		want := make([]float64, c.m.NumParams())
+		c.m.(GradNormer).PerExampleGradNorms(c.theta, c.data, c.rows, wantN)
 		for r, v := range wantN {
 			wantW[r] = clip(v)
 		}
-		m.WeightedGradSum(theta, data, rows, wantW, want)
-		for r := range n {
+		c.m.(WeightedGradSummer).WeightedGradSum(c.theta, c.data, c.rows, wantW, want)
+		for r := range k {
 			if norms[r] != wantN[r] || wts[r] != wantW[r] {
-				t.Fatalf("rows %d: norm/weight %d differ", n, r)
+				t.Fatalf("%s: norm/weight %d differ", c.name, r)
 			}
 		}
 		for j := range got {
 			if math.Float64bits(got[j]) != math.Float64bits(want[j]) {
-				t.Fatalf("rows %d: gradient[%d] = %v, two passes %v", n, j, got[j], want[j])
+				t.Fatalf("%s: gradient[%d] = %v, two passes %v", c.name, j, got[j], want[j])
 			}
 		}
 	}

@@ -76,10 +76,26 @@ func sumExpShift8(z []float64, m float64) float64 {
 		s += t[6]
 		s += t[7]
 	}
+	if rest := z[k:]; len(rest) > 0 && len(rest) < 8 {
+		if e, ok := mexp8(tailLanes(rest, m)); ok {
+			e.Store(&t)
+			for _, v := range t[:len(rest)] {
+				s += v
+			}
+			return s
+		}
+	}
 	for _, v := range z[k:] {
 		s += math.Exp(v - m)
 	}
 	return s
+}
+
+// tailLanes loads the w < 8 values of s minus m into the first w lanes,
+// the other lanes 0 (whose exponential is discarded).
+func tailLanes(s []float64, m float64) f64x8 {
+	mask := archsimd.Mask64x8FromBits(uint8(0xff >> (8 - len(s))))
+	return archsimd.LoadFloat64x8SlicePart(s).Sub(bc8(m)).Merge(bc8(0), mask)
 }
 
 func expShift8(dst, src []float64, m float64) {
@@ -90,6 +106,12 @@ func expShift8(dst, src []float64, m float64) {
 			break
 		}
 		e.StoreSlice(dst[k : k+8])
+	}
+	if rest := len(dst) - k; rest > 0 && rest < 8 {
+		if e, ok := mexp8(tailLanes(src[k:len(dst)], m)); ok {
+			e.StoreSlicePart(dst[k:])
+			return
+		}
 	}
 	for ; k < len(dst); k++ {
 		dst[k] = math.Exp(src[k] - m)

@@ -60,6 +60,23 @@ func TestVecMathBits(t *testing.T) {
 			t.Fatalf("sumExpShift shift %v = %v, want %v", shift, s, want)
 		}
 	}
+	// Short rows (the softmax of a few classes) take the masked tail.
+	for w := 1; w <= 20; w++ {
+		row := xs[100 : 100+w]
+		got := make([]float64, w)
+		expShift(got, row, 0.25)
+		var want float64
+		for k, v := range row {
+			e := math.Exp(v - 0.25)
+			want += e
+			if !sameFloat(got[k], e) {
+				t.Fatalf("width %d: expShift[%d] = %v, math.Exp %v", w, k, got[k], e)
+			}
+		}
+		if s := sumExpShift(row, 0.25); !sameFloat(s, want) {
+			t.Fatalf("width %d: sumExpShift = %v, want %v", w, s, want)
+		}
+	}
 	h := append([]float64(nil), xs...)
 	dh := make([]float64, len(xs))
 	tanhInPlace(h, dh)
