@@ -145,6 +145,11 @@ func TestFeatureDPvsDP(t *testing.T) {
 	if _, err := FeatureDPvsDP(context.Background(), df, schema, bad); err == nil || !strings.Contains(err.Error(), "unknown mode") {
 		t.Errorf("unknown mode: %v", err)
 	}
+	bad = cfg
+	bad.Hidden, bad.Float32 = 0, true
+	if _, err := FeatureDPvsDP(context.Background(), df, schema, bad); err == nil || !strings.Contains(err.Error(), "Float32") {
+		t.Errorf("Float32 without an MLP: %v", err)
+	}
 	// A misspelt Ball key names the key (it used to be silently ignored).
 	bad = cfg
 	bad.Ball = map[string]float64{"smokr": 0.5}

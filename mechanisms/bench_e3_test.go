@@ -38,7 +38,8 @@ func e3Data(tb testing.TB, n int) (priv, pub *design.Data) {
 // n = 197,324 at q = 1/16): DP is DP-SGD with ghost-norm per-example
 // clipping, Gaussian noise and the update; FDP-Alg1 is Algorithm 1 of the
 // feature-DP paper (clipping of ∇ℓ − ∇ℓ_pub with rank-2 ghost norms, plus
-// the public gradient on an independent batch of the same size). Set-up
+// the public gradient on an independent batch of the same size); the
+// -float32 variants run the MLP's Float32 mode. Set-up
 // (data, model, first step) is excluded; ns/op is one step. tools/bench_numpy.py
 // runs the same DP step in numpy for comparison (BENCHMARKS.md).
 func BenchmarkDPSGDStepE3(b *testing.B) {
@@ -52,6 +53,12 @@ func BenchmarkDPSGDStepE3(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	mlp32 := *mlp
+	mlp32.Float32 = true
+	diff32, err := models.NewLossDiff(&mlp32, &mlp32, pub)
+	if err != nil {
+		b.Fatal(err)
+	}
 	m := q * n
 	for _, c := range []struct {
 		name   string
@@ -60,6 +67,8 @@ func BenchmarkDPSGDStepE3(b *testing.B) {
 	}{
 		{"DP", mlp, nil},
 		{"FDP-Alg1", diff, &PublicTerm{Model: mlp, Data: pub, Alpha: 10}},
+		{"DP-float32", &mlp32, nil},
+		{"FDP-Alg1-float32", diff32, &PublicTerm{Model: &mlp32, Data: pub, Alpha: 10}},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			plan, err := DPSGD(mlp.NumParams(), 1, 0.01, m)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"github.com/featuredp/featuredp/design"
@@ -489,6 +490,47 @@ func TestClippedGradSumBits(t *testing.T) {
 			if math.Float64bits(got[j]) != math.Float64bits(want[j]) {
 				t.Fatalf("%s: gradient[%d] = %v, two passes %v", c.name, j, got[j], want[j])
 			}
+		}
+	}
+}
+
+// TestMLPFloat32: the Float32 mode's batched gradients, norms and clipped
+// sums agree with float64 to single-precision rounding, and do not depend
+// on the number of goroutines.
+func TestMLPFloat32(t *testing.T) {
+	data := splitTestData(2500, 40, 5, 41)
+	m64, _ := NewMLP(40, 24, 5, Tanh, HeadSoftmaxCE)
+	m32 := *m64
+	m32.Float32 = true
+	theta := make([]float64, m64.NumParams())
+	m64.Init(theta, rand.New(rand.NewPCG(1, 9)))
+	p := m64.NumParams()
+	clip := func(nr float64) float64 { return min(1, 0.5/nr) }
+	run := func(m *MLP) ([]float64, []float64) {
+		g := make([]float64, p)
+		nr, w := make([]float64, data.N), make([]float64, data.N)
+		m.ClippedGradSum(theta, data, nil, clip, nr, w, g)
+		return g, nr
+	}
+	g64, n64 := run(m64)
+	g32, n32 := run(&m32)
+	scale := math.Sqrt(sumSq(g64))
+	for j := range g64 {
+		if math.Abs(g32[j]-g64[j]) > 1e-5*scale {
+			t.Fatalf("gradient[%d]: float32 %v, float64 %v", j, g32[j], g64[j])
+		}
+	}
+	for i := range n64 {
+		if math.Abs(n32[i]-n64[i]) > 1e-5*n64[i] {
+			t.Fatalf("norm %d: float32 %v, float64 %v", i, n32[i], n64[i])
+		}
+	}
+	procs := runtime.GOMAXPROCS(1)
+	g1, _ := run(&m32)
+	runtime.GOMAXPROCS(procs)
+	for j := range g1 {
+		if math.Float64bits(g1[j]) != math.Float64bits(g32[j]) {
+			t.Fatalf("gradient[%d] depends on GOMAXPROCS in Float32 mode", j)
 		}
 	}
 }

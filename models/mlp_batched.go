@@ -28,6 +28,9 @@ type mlpBatch struct {
 	d1    []float64 // b×H: δ1
 	o     []float64 // b×K: outputs, then δ2
 	loss  []float64 // b
+	// Float32 mode: x, W1, the first-layer pre-activations, δ1 and the
+	// chunk's W1 gradient in single precision.
+	x32, w32, a32, d32, g32 []float32
 }
 
 var mlpBatchPool sync.Pool
@@ -44,7 +47,28 @@ func (m *MLP) getBatch(n int) *mlpBatch {
 	bt.d1 = growTo(bt.d1, n*m.H)
 	bt.o = growTo(bt.o, n*m.K)
 	bt.loss = growTo(bt.loss, n)
+	if m.Float32 {
+		bt.x32 = growTo32(bt.x32, n*m.D)
+		bt.w32 = growTo32(bt.w32, m.D*m.H)
+		bt.a32 = growTo32(bt.a32, n*m.H)
+		bt.d32 = growTo32(bt.d32, n*m.H)
+		bt.g32 = growTo32(bt.g32, m.D*m.H)
+	}
 	return bt
+}
+
+func growTo32(s []float32, n int) []float32 {
+	if cap(s) < n {
+		return make([]float32, n)
+	}
+	return s[:n]
+}
+
+// toFloat32 writes dst[j] = float32(src[j]).
+func toFloat32(dst []float32, src []float64) {
+	for j, v := range src[:len(dst)] {
+		dst[j] = float32(v)
+	}
 }
 
 func growTo(s []float64, n int) []float64 {
@@ -60,9 +84,30 @@ func growTo(s []float64, n int) []float64 {
 // the rows are split across goroutines.
 func (m *MLP) batchPass(theta []float64, data *design.Data, idx []int, start, b int, bt *mlpBatch, backward bool) {
 	bt.b = b
+	if m.Float32 {
+		toFloat32(bt.w32, theta[:m.D*m.H])
+	}
 	gemm.ParallelRows(b, m.D*m.H, func(r0, r1 int) {
 		m.passRows(theta, data, idx, start, b, r0, r1, bt, backward)
 	})
+}
+
+// firstLayer computes rows r0..r1−1 of a = X·W1 + b1 into h (b1 already
+// there), in float32 (also filling x32) when m.Float32.
+func (m *MLP) firstLayer(theta []float64, b, r0, r1 int, bt *mlpBatch) {
+	d, hh := m.D, m.H
+	x, h := bt.x[:b*d], bt.h[:b*hh]
+	if !m.Float32 {
+		gemm.NNPart(r0, r1, b, hh, d, x, d, theta[:d*hh], hh, h, hh)
+		return
+	}
+	x32, a32 := bt.x32[:b*d], bt.a32[:b*hh]
+	toFloat32(x32[r0*d:r1*d], x[r0*d:r1*d])
+	toFloat32(a32[r0*hh:r1*hh], h[r0*hh:r1*hh])
+	gemm.NN32Part(r0, r1, b, hh, d, x32, d, bt.w32, hh, a32, hh)
+	for j := r0 * hh; j < r1*hh; j++ {
+		h[j] = float64(a32[j])
+	}
 }
 
 // passRows is batchPass on rows r0..r1−1 of the chunk of b rows.
@@ -78,7 +123,7 @@ func (m *MLP) passRows(theta []float64, data *design.Data, idx []int, start, b, 
 		copy(o[r*kk:(r+1)*kk], b2)
 	}
 	// a = X·W1 + b1.
-	gemm.NNPart(r0, r1, b, hh, d, x, d, theta[:d*hh], hh, h, hh)
+	m.firstLayer(theta, b, r0, r1, bt)
 	dh := bt.dh[:b*hh]
 	if m.Act == Tanh {
 		tanhInPlace(h[r0*hh:r1*hh], dh[r0*hh:r1*hh])
@@ -129,7 +174,19 @@ func (m *MLP) lossRows(data *design.Data, idx []int, start, r0, r1 int, bt *mlpB
 func (m *MLP) batchAccumulate(bt *mlpBatch, out []float64) {
 	d, hh, kk, b := m.D, m.H, m.K, bt.b
 	x, h, d1, o := bt.x[:b*d], bt.h[:b*hh], bt.d1[:b*hh], bt.o[:b*kk]
-	gemm.TN(d, hh, b, x, d, d1, hh, out[:d*hh], hh)
+	if m.Float32 {
+		// ∇W1 of the chunk in float32 (x32 filled by the pass or the
+		// caller), added to out in float64.
+		d32, g32 := bt.d32[:b*hh], bt.g32[:d*hh]
+		toFloat32(d32, d1)
+		clear(g32)
+		gemm.TN32(d, hh, b, bt.x32[:b*d], d, d32, hh, g32, hh)
+		for j, v := range g32 {
+			out[j] += float64(v)
+		}
+	} else {
+		gemm.TN(d, hh, b, x, d, d1, hh, out[:d*hh], hh)
+	}
 	gemm.TN(hh, kk, b, h, hh, o, kk, out[m.offW2():m.offB2()], kk)
 	gB1 := out[m.offB1():m.offW2()]
 	gB2 := out[m.offB2():]
@@ -337,6 +394,9 @@ func diffWeightedSum(m, pub *MLP, data, pubData *design.Data, idx []int, w []flo
 			gemm.ParallelRows(b, m.D+2*hh+kk, func(r0, r1 int) {
 				for r := r0; r < r1; r++ {
 					copy(bt.x[r*m.D:(r+1)*m.D], src.Row(rowIndex(idx, start+r)))
+					if m.Float32 {
+						toFloat32(bt.x32[r*m.D:(r+1)*m.D], bt.x[r*m.D:(r+1)*m.D])
+					}
 					wr := sign * w[start+r]
 					for j := range hh {
 						bt.d1[r*hh+j] = wr * d1[(start+r)*hh+j]

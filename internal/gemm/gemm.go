@@ -74,7 +74,7 @@ func NNPart(r0, r1, m, n, k int, a []float64, lda int, b []float64, ldb int, c [
 	if r0 == r1 || n == 0 || k == 0 {
 		return
 	}
-	checkOperands(m, n, k, len(a), lda, k, (m-1)*lda+k, len(b), (k-1)*ldb+n, ldb, n, c, ldc)
+	checkOperands(m, n, k, len(a), lda, k, (m-1)*lda+k, len(b), (k-1)*ldb+n, ldb, n, len(c), ldc)
 	if kernels == nil {
 		impl.Dgemm(blas.NoTrans, blas.NoTrans, r1-r0, n, k, 1, a[r0*lda:], lda, b, ldb, 1, c[r0*ldc:], ldc)
 		return
@@ -95,7 +95,7 @@ func TNPart(r0, r1, m, n, k int, a []float64, lda int, b []float64, ldb int, c [
 	if r0 == r1 || n == 0 || k == 0 {
 		return
 	}
-	checkOperands(m, n, k, len(a), lda, m, (k-1)*lda+m, len(b), (k-1)*ldb+n, ldb, n, c, ldc)
+	checkOperands(m, n, k, len(a), lda, m, (k-1)*lda+m, len(b), (k-1)*ldb+n, ldb, n, len(c), ldc)
 	if kernels == nil {
 		impl.Dgemm(blas.Trans, blas.NoTrans, r1-r0, n, k, 1, a[r0:], lda, b, ldb, 1, c[r0*ldc:], ldc)
 		return
@@ -117,7 +117,7 @@ func NTPart(r0, r1, m, n, k int, a []float64, lda int, b []float64, ldb int, c [
 	if r0 == r1 || n == 0 || k == 0 {
 		return
 	}
-	checkOperands(m, n, k, len(a), lda, k, (m-1)*lda+k, len(b), (n-1)*ldb+k, ldb, k, c, ldc)
+	checkOperands(m, n, k, len(a), lda, k, (m-1)*lda+k, len(b), (n-1)*ldb+k, ldb, k, len(c), ldc)
 	kb := k
 	if blocks(m)*blocks(n) >= gonumMinParBlock {
 		kb = gonumBlock
@@ -151,12 +151,12 @@ func checkPart(r0, r1, m int) {
 
 // checkOperands panics, as gonum does, when a leading dimension is too
 // small or a slice too short for the product.
-func checkOperands(m, n, k, lenA, lda, minLda, needA, lenB, needB, ldb, minLdb int, c []float64, ldc int) {
+func checkOperands(m, n, k, lenA, lda, minLda, needA, lenB, needB, ldb, minLdb, lenC, ldc int) {
 	switch {
 	case lda < max(1, minLda) || ldb < max(1, minLdb) || ldc < max(1, n):
 		panic(fmt.Sprintf("gemm: leading dimensions %d, %d, %d too small for %d×%d×%d", lda, ldb, ldc, m, n, k))
-	case lenA < needA || lenB < needB || len(c) < (m-1)*ldc+n:
-		panic(fmt.Sprintf("gemm: operand slices (%d, %d, %d) too short for %d×%d×%d", lenA, lenB, len(c), m, n, k))
+	case lenA < needA || lenB < needB || lenC < (m-1)*ldc+n:
+		panic(fmt.Sprintf("gemm: operand slices (%d, %d, %d) too short for %d×%d×%d", lenA, lenB, lenC, m, n, k))
 	}
 }
 
