@@ -81,3 +81,48 @@ func TestLabelDPOrdering(t *testing.T) {
 		t.Errorf("A8: noise variance ratio %v, want 2", r)
 	}
 }
+
+// Theorem 6 overlay of fdp-labeldp: at every n of the quick profile the
+// mean excess risk of Algorithm 1 run with the theorem's step size is
+// below the bound the figure draws, and the runs used the step scale c* of
+// the bound rows; thm6's c* minimises the bound over c.
+func TestLabelDPThm6Bound(t *testing.T) {
+	f, _ := experiments.Lookup("fdp-labeldp")
+	res, err := f.Execute(context.Background(), experiments.Quick, experiments.Env{Workers: 2}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mean, bound, stepRun, stepBound := map[float64]float64{}, map[float64]float64{}, map[float64]float64{}, map[float64]float64{}
+	for _, r := range res.Rows {
+		switch r.Method {
+		case labelDPThm6Run:
+			mean[r.X] += r.Value / 5
+			stepRun[r.X], _ = r.Number("step_c")
+		case labelDPThm6Bound:
+			bound[r.X] = r.Value
+			stepBound[r.X], _ = r.Number("step_c")
+		}
+	}
+	if len(bound) != len(e2Ns(experiments.Quick)) || len(mean) != len(bound) {
+		t.Fatalf("overlay rows: %d bounds, %d runs", len(bound), len(mean))
+	}
+	for n, b := range bound {
+		if !(mean[n] >= 0 && mean[n] <= b) || !(b > 0) || math.IsInf(b, 0) {
+			t.Errorf("n = %v: mean excess risk %v, Thm 6 bound %v", n, mean[n], b)
+		}
+		if stepRun[n] != stepBound[n] || !(stepRun[n] > 0) {
+			t.Errorf("n = %v: runs used c = %v, bound computed with c = %v", n, stepRun[n], stepBound[n])
+		}
+	}
+	// The bound formula: c* minimises M²/c + c·G², so the bound at c* is at
+	// most the bound at c*·2 and c*/2 (same T).
+	_, c, b := thm6(1)
+	g2 := 2 + float64(e2.d*e2.k)*(1/e2.m)*(1/e2.m)
+	m := 2 * e2.radius
+	at := func(c float64) float64 {
+		return (m*m/c + c*g2) * (2 + math.Log(float64(e2.steps))) / math.Sqrt(float64(e2.steps))
+	}
+	if math.Abs(b-at(c)) > 1e-12*b || at(2*c) < b || at(c/2) < b {
+		t.Errorf("thm6 bound %v at c* = %v; at 2c* %v, at c*/2 %v", b, c, at(2*c), at(c/2))
+	}
+}
