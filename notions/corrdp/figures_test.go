@@ -381,3 +381,46 @@ func TestSepsisBalancing(t *testing.T) {
 		t.Logf("%-32s rows %7d  alive %.3f  distinct inputs %5d  best accuracy %.4f", r.Variant, r.Rows, r.Positive, r.Distinct, r.BestAccuracy)
 	}
 }
+
+// Theorems 3.9 and 3.12 beside Fig. 1(a) and Fig. 2 (quick profile): every
+// measured mean gap is above Thm 3.12's lower bound, and the measured
+// CorrDP/Standard ratio √(excess gap ratio) matches Thm 3.9's rate ratio
+// within 10% at every ε where the noise dominates the GD residual.
+func TestSyntheticTheoryBeside(t *testing.T) {
+	for _, c := range []struct {
+		id string
+		ms int
+	}{{"corrdp-fig1a", 10}, {"corrdp-fig2a", 5}, {"corrdp-fig2b", 20}, {"corrdp-fig2c", 50}, {"corrdp-fig2d", 80}} {
+		fig, _ := experiments.Lookup(c.id)
+		res, err := fig.Execute(context.Background(), experiments.Quick, experiments.Env{Workers: 2}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pts, err := TheoryBeside(res, SyntheticDefaults(c.ms))
+		if err != nil {
+			t.Fatal(err)
+		}
+		checked := 0
+		for _, p := range pts {
+			t.Logf("%s ε = %v: gaps %.4g / %.4g / %.4g (residual %.3g), lower %.3g, ratio measured %.3f vs rate %.3f",
+				c.id, p.Eps, p.Standard, p.CorrDP, p.Semi, p.Residual, p.Lower, p.GapRatio, p.RateRatio)
+			for name, g := range map[string]float64{"Standard": p.Standard, "CorrDP": p.CorrDP, "Semi": p.Semi} {
+				if g < p.Lower {
+					t.Errorf("%s ε = %v: %s gap %v below the Thm 3.12 lower bound %v", c.id, p.Eps, name, g, p.Lower)
+				}
+			}
+			if p.Standard-p.Residual > 10*p.Residual {
+				checked++
+				if math.Abs(p.GapRatio/p.RateRatio-1) > 0.1 {
+					t.Errorf("%s ε = %v: measured ratio %v, Thm 3.9 rate ratio %v", c.id, p.Eps, p.GapRatio, p.RateRatio)
+				}
+			}
+		}
+		if checked < 2 {
+			t.Errorf("%s: the rate ratio was checked at %d ε only", c.id, checked)
+		}
+	}
+	if _, err := TheoryBeside(nil, SyntheticDefaults(10)); err == nil {
+		t.Error("nil results accepted")
+	}
+}
