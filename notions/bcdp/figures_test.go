@@ -249,3 +249,30 @@ func TestCompareZetaAndPredictedCurves(t *testing.T) {
 		}
 	}
 }
+
+// Corollary 1 beside the exact error in the Figure 3 setting (d = 10, two
+// coordinates at δ = 0.2, ε = 2, n = 10,000): over q ∈ [0.001, 1] the
+// constant the rate hides stays within a band of width ≤ 5 (measured
+// 6.5–24), so the rate tracks the error's dependence on q up to a bounded
+// factor; and the error itself is what the simulation measures (checked
+// against Monte Carlo in TestUnprojectedMatchesPrediction).
+func TestCorollary1Beside(t *testing.T) {
+	qs := []float64{0.001, 0.005, 0.01, 0.0165, 0.02, 0.05}
+	for i := 1; i <= 20; i++ {
+		qs = append(qs, float64(i)/20)
+	}
+	pts, err := Corollary1Beside(10000, 10, 2, 0.2, 2, qs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lo, hi := RatioBand(pts)
+	if !(lo > 0) || math.IsInf(hi, 0) || hi/lo > 5 {
+		t.Errorf("Corollary 1's hidden constant ranges over [%v, %v]", lo, hi)
+	}
+	if _, err := Corollary1Beside(10000, 10, 2, 0.2, 2, nil); err == nil {
+		t.Error("no q accepted")
+	}
+	if _, err := Corollary1Beside(10000, 10, 2, 1.5, 2, qs); err == nil {
+		t.Error("ε ≤ 2δ accepted")
+	}
+}
