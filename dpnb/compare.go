@@ -53,9 +53,9 @@ func (c Comparison) Verdict() string {
 	case !ok:
 		return "—"
 	case agree:
-		return fmt.Sprintf("agrees (±%g%%)", 100*tol)
+		return fmt.Sprintf("agrees (±%.3g%%)", 100*tol)
 	}
-	return fmt.Sprintf("disagrees (±%g%%)", 100*tol)
+	return fmt.Sprintf("disagrees (±%.3g%%)", 100*tol)
 }
 
 // RelDiff returns (Ours − Paper)/|Paper|: NaN if either is NaN or Paper is
