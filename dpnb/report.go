@@ -66,6 +66,9 @@ type ColumnPrivacy struct {
 	// column's min–max-scaled values when its bounds come from the data
 	// (0: public bounds, or no Pipeline).
 	MinMaxC float64
+	// Preprocessing names the planned pre-processing steps that touch the
+	// column (their costs are in PrivacyReportResult.Pipeline.PerStep).
+	Preprocessing []string
 }
 
 // PrivacyReportResult is the outcome of PrivacyReport; it renders itself
@@ -77,6 +80,7 @@ type PrivacyReportResult struct {
 	Notes []string
 	// Pipeline is the smooth-RDP cost of Options.Pipeline (nil without).
 	Pipeline *PipelineCost
+	missing  int // records with a missing value in Pipeline.Impute's columns
 }
 
 // PrivacyReport says, before anything is trained, what each notion would
@@ -92,10 +96,20 @@ func PrivacyReport(ctx context.Context, df dataframe.DataFrame, schema data.Sche
 	if err != nil {
 		return nil, fmt.Errorf("dpnb: PrivacyReport: %w", err)
 	}
+	missing := 0
+	if p := opts.Pipeline; p != nil && len(p.Impute) > 0 {
+		// The mechanism sees the imputed frame: report on it.
+		if err := p.validate(schema); err != nil {
+			return nil, fmt.Errorf("dpnb: PrivacyReport: %w", err)
+		}
+		if df, missing, err = meanImpute(df, p.Impute); err != nil {
+			return nil, fmt.Errorf("dpnb: PrivacyReport: %w", err)
+		}
+	}
 	if err := schema.Validate(df); err != nil {
 		return nil, fmt.Errorf("dpnb: PrivacyReport: %w", err)
 	}
-	r := &PrivacyReportResult{Options: opts}
+	r := &PrivacyReportResult{Options: opts, missing: missing}
 	for _, c := range schema.Columns {
 		if c.Role == data.Ignore {
 			continue
@@ -279,17 +293,18 @@ func (r *PrivacyReportResult) bcdp(_ dataframe.DataFrame, _ data.Schema) error {
 // Table returns one row per column.
 func (r *PrivacyReportResult) Table() dataframe.DataFrame {
 	n := len(r.Columns)
-	name, role, kind, note := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	name, role, kind, note, pre := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 	tv, ucb, w, fb, lv, al := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
 	for i, c := range r.Columns {
-		name[i], role[i], kind[i], note[i] = c.Column, c.Role, c.Kind, c.FDPNote
+		name[i], role[i], kind[i], note[i], pre[i] = c.Column, c.Role, c.Kind, c.FDPNote, strings.Join(c.Preprocessing, "; ")
 		tv[i], ucb[i], w[i], fb[i], lv[i], al[i] = c.TV, c.TVUCB, c.CorrDPWeight, c.FDPBound, c.BCDPLevel, c.BCDPAlloc
 	}
 	return dataframe.New(reportseries.New(name, reportseries.String, "column"), reportseries.New(role, reportseries.String, "role"),
 		reportseries.New(kind, reportseries.String, "kind"), reportseries.New(tv, reportseries.Float, "corrdp_tv"),
 		reportseries.New(ucb, reportseries.Float, "corrdp_tv_ucb"), reportseries.New(w, reportseries.Float, "corrdp_weight"),
 		reportseries.New(fb, reportseries.Float, "fdp_attribute_bound"), reportseries.New(note, reportseries.String, "fdp_note"),
-		reportseries.New(lv, reportseries.Float, "bcdp_level"), reportseries.New(al, reportseries.Float, "bcdp_allocation"))
+		reportseries.New(lv, reportseries.Float, "bcdp_level"), reportseries.New(al, reportseries.Float, "bcdp_allocation"),
+		reportseries.New(pre, reportseries.String, "preprocessing"))
 }
 
 // Markdown renders the report with its notes.

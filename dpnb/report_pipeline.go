@@ -8,17 +8,36 @@ import (
 	"github.com/featuredp/featuredp/data"
 	"github.com/featuredp/featuredp/notions/smoothdp"
 	"github.com/go-gota/gota/dataframe"
+	reportseries "github.com/go-gota/gota/series"
 )
 
 // ReportPipeline describes the pre-processing a user plans before a DP
 // mechanism, for PrivacyReport's smooth-RDP part: min–max scaling of every
 // continuous feature column (with the PUBLIC ranges of Bounds, or with the
 // data's own extremes for a column without one), optional deduplication,
-// then DP-GD with T steps calibrated for the report's (ε, δ) as if the
-// pre-processing were data-independent.
+// mean imputation, quantization and PCA, then DP-GD with T steps calibrated
+// for the report's (ε, δ) as if the pre-processing were data-independent.
+// The sensitivities are those of docs/smooth-rdp.md (replace-one).
 type ReportPipeline struct {
 	Bounds map[string]data.Range
 	Dedup  bool
+	// Impute lists feature columns whose missing values (NaN, or an empty
+	// string) are replaced by the column mean: k = m, η = 2Rm/(n − m) with
+	// m the number of records with a missing value — MaxMissing if given
+	// (a public bound), else counted in df (data-dependent: the report
+	// says so).
+	Impute     []string
+	MaxMissing int
+	// QuantizeRadius r > 0 adds r-approximate quantization of the records
+	// with largest cluster QuantizeCluster (a public bound, required):
+	// k = 2·cluster, η = r·k (Proposition 3).
+	QuantizeRadius  float64
+	QuantizeCluster int
+	// PCARank s > 0 adds PCA rank reduction of the scaled features, with
+	// PCAGap a public lower bound g_min on the eigen-gap λ_s − λ_{s+1}
+	// (required): k = n, η = 12R³/g_min.
+	PCARank int
+	PCAGap  float64
 	// Steps is DP-GD's T [200].
 	Steps int
 }
@@ -27,8 +46,19 @@ type ReportPipeline struct {
 type PipelineCost struct {
 	// DataDependent accounts for the min–max bounds taken from the data
 	// for the columns without public bounds; Public with every column's
-	// bounds public (only deduplication, if planned, stays data-dependent).
+	// bounds public (the other planned steps stay in both).
 	DataDependent, Public *SmoothPipelineReport
+	// PerStep is the best ε of DP-GD after each planned step alone, in
+	// the order min–max (data bounds), deduplication, imputation,
+	// quantization, PCA.
+	PerStep []StepCost
+}
+
+// StepCost is the smooth-RDP cost of one planned step alone.
+type StepCost struct {
+	Step    string
+	Columns []string // the columns it touches
+	EpsBest float64
 }
 
 // pipeline fills MinMaxC per column and the pipeline costs.
@@ -40,11 +70,13 @@ func (r *PrivacyReportResult) pipeline(df dataframe.DataFrame, schema data.Schem
 	if p.Steps == 0 {
 		p.Steps = 200
 	}
+	if err := p.validate(schema); err != nil {
+		return err
+	}
 	var cols [][]float64
-	var names []string
-	nFeatures := 0
+	var names, features []string
 	for _, c := range schema.Features() {
-		nFeatures++
+		features = append(features, c.Name)
 		if c.Kind != data.Continuous {
 			continue
 		}
@@ -64,36 +96,73 @@ func (r *PrivacyReportResult) pipeline(df dataframe.DataFrame, schema data.Schem
 			cols, names = append(cols, col), append(names, c.Name)
 		}
 	}
-	cost, err := pipelineCost(df, cols, names, nFeatures, p, r.Options)
+	cost, err := pipelineCost(df, cols, names, features, p, r.Options, r.missing)
 	if err != nil {
 		return err
 	}
 	r.Pipeline = cost
+	for _, sc := range cost.PerStep {
+		for _, c := range sc.Columns {
+			if row := r.col(c); row != nil {
+				row.Preprocessing = append(row.Preprocessing, sc.Step)
+			}
+		}
+	}
+	if len(p.Impute) > 0 && p.MaxMissing == 0 {
+		r.Notes = append(r.Notes, "Imputation: the number of records with a missing value was counted in the data (a data-dependent quantity); give ReportPipeline.MaxMissing, a public bound, to remove that dependence.")
+	}
+	return nil
+}
+
+// validate checks the planned steps against the schema.
+func (p *ReportPipeline) validate(schema data.Schema) error {
+	nf := len(schema.Features())
+	for _, c := range p.Impute {
+		col, ok := schema.Lookup(c)
+		if !ok || col.Role == data.Label || col.Role == data.Ignore || col.Kind != data.Continuous {
+			return fmt.Errorf("Pipeline.Impute: %q is not a continuous feature column of the schema (mean imputation)", c)
+		}
+	}
+	for c := range p.Bounds {
+		if _, ok := schema.Lookup(c); !ok {
+			return fmt.Errorf("Pipeline.Bounds: %q is not a column of the schema", c)
+		}
+	}
+	switch {
+	case p.MaxMissing < 0:
+		return fmt.Errorf("Pipeline.MaxMissing = %d, want ≥ 0", p.MaxMissing)
+	case math.IsNaN(p.QuantizeRadius) || p.QuantizeRadius < 0 || math.IsInf(p.QuantizeRadius, 0):
+		return fmt.Errorf("Pipeline.QuantizeRadius = %v, want finite ≥ 0", p.QuantizeRadius)
+	case p.QuantizeRadius > 0 && p.QuantizeCluster < 1:
+		return fmt.Errorf("Pipeline.QuantizeCluster = %d: quantization needs a public bound ≥ 1 on the largest cluster", p.QuantizeCluster)
+	case p.PCARank < 0 || p.PCARank > 0 && p.PCARank >= nf:
+		return fmt.Errorf("Pipeline.PCARank = %d, want 0 (none) or in [1, %d)", p.PCARank, nf)
+	case p.PCARank > 0 && !(p.PCAGap > 0) || math.IsInf(p.PCAGap, 0):
+		return fmt.Errorf("Pipeline.PCAGap = %v: PCA needs a public eigen-gap bound > 0", p.PCAGap)
+	case p.Steps < 0:
+		return fmt.Errorf("Pipeline.Steps = %d, want ≥ 1 (0 = 200)", p.Steps)
+	}
 	return nil
 }
 
 // pipelineCost accounts DP-GD after the planned steps, data-dependent and
 // public bounds (R = √(number of features): min–max puts every feature in
 // [0, 1]).
-func pipelineCost(df dataframe.DataFrame, cols [][]float64, names []string, nFeatures int, p *ReportPipeline, o ReportOptions) (*PipelineCost, error) {
-	R := math.Sqrt(float64(nFeatures))
+func pipelineCost(df dataframe.DataFrame, cols [][]float64, names []string, features []string, p *ReportPipeline, o ReportOptions, missing int) (*PipelineCost, error) {
+	R := math.Sqrt(float64(len(features)))
 	n, T, B := df.Nrow(), p.Steps, 1.0
 	sigma, err := smoothdp.CalibrateSigma(func(s float64) (smoothdp.RDPCurve, error) { return smoothdp.DPGDRDP(n, T, R, s) }, o.Eps, o.Delta)
 	if err != nil {
 		return nil, err
 	}
 	params := smoothdp.Table2Params{R: R, L: R, Delta: 2 * R, Beta: 1 + R*B/4, Sigma: sigma, N: n, T: T}
-	var base []SmoothStep
-	if p.Dedup {
-		d, _, err := SmoothDuplicateStep(df, R)
-		if err != nil {
-			return nil, err
-		}
-		base = append(base, d)
+	base, touched, err := plannedSteps(df, features, R, p, missing)
+	if err != nil {
+		return nil, err
 	}
 	account := func(steps []SmoothStep) (*SmoothPipelineReport, error) {
 		if len(steps) == 0 {
-			steps = []SmoothStep{{Name: "none (data-independent)", Note: "every bound public, no deduplication"}}
+			steps = []SmoothStep{{Name: "none (data-independent)", Note: "every bound public, no other step"}}
 		}
 		return SmoothPreprocCost(SmoothPipeline{Steps: steps, Mechanism: smoothdp.MechDPGD, Params: params, Delta: o.Delta})
 	}
@@ -101,17 +170,100 @@ func pipelineCost(df dataframe.DataFrame, cols [][]float64, names []string, nFea
 	if err != nil {
 		return nil, err
 	}
-	dep := pub
+	cost := &PipelineCost{DataDependent: pub, Public: pub}
+	all := base
 	if len(cols) > 0 {
 		mm, err := SmoothMinMaxStep(cols, names, nil, nil)
 		if err != nil {
 			return nil, err
 		}
-		if dep, err = account(append(append([]SmoothStep(nil), base...), mm)); err != nil {
+		all = append([]SmoothStep{mm}, base...)
+		touched = append([][]string{names}, touched...)
+		if cost.DataDependent, err = account(all); err != nil {
 			return nil, err
 		}
 	}
-	return &PipelineCost{DataDependent: dep, Public: pub}, nil
+	for i, st := range all {
+		one, err := account([]SmoothStep{st})
+		if err != nil {
+			return nil, err
+		}
+		cost.PerStep = append(cost.PerStep, StepCost{Step: st.Name, Columns: touched[i], EpsBest: one.EpsBest})
+	}
+	return cost, nil
+}
+
+// plannedSteps returns the planned steps other than min–max (dedup,
+// imputation, quantization, PCA) with the columns each touches.
+func plannedSteps(df dataframe.DataFrame, features []string, R float64, p *ReportPipeline, missing int) ([]SmoothStep, [][]string, error) {
+	n := df.Nrow()
+	var steps []SmoothStep
+	var touched [][]string
+	if p.Dedup {
+		d, _, err := SmoothDuplicateStep(df, R)
+		if err != nil {
+			return nil, nil, err
+		}
+		steps, touched = append(steps, d), append(touched, df.Names())
+	}
+	if len(p.Impute) > 0 {
+		m, note := p.MaxMissing, "m = MaxMissing (public bound)"
+		if m == 0 {
+			m = missing
+			note = "m counted in the data (data-dependent: give MaxMissing to make it public)"
+		}
+		steps = append(steps, SmoothStep{Name: fmt.Sprintf("mean imputation (m = %d)", m), K: m, Eta: smoothdp.EtaMeanImpute(R, m, n), Note: note})
+		touched = append(touched, p.Impute)
+	}
+	if p.QuantizeRadius > 0 {
+		k := smoothdp.KDedup(p.QuantizeCluster, smoothdp.ReplaceOne)
+		steps = append(steps, SmoothStep{Name: fmt.Sprintf("quantization (r = %g, cluster ≤ %d)", p.QuantizeRadius, p.QuantizeCluster), K: k,
+			Eta: smoothdp.EtaQuant(p.QuantizeRadius, k, false), Note: "Proposition 3, public radius and cluster bound"})
+		touched = append(touched, features)
+	}
+	if p.PCARank > 0 {
+		steps = append(steps, SmoothStep{Name: fmt.Sprintf("PCA rank %d (g_min = %g)", p.PCARank, p.PCAGap), K: n,
+			Eta: smoothdp.EtaPCARank(R, p.PCAGap), Note: "Zwald–Blanchard, public gap bound"})
+		touched = append(touched, features)
+	}
+	return steps, touched, nil
+}
+
+// meanImpute returns df with the missing values (NaN, empty or "?") of
+// the continuous columns cols replaced by the column means, and the number
+// of records that had a missing value in any of them.
+func meanImpute(df dataframe.DataFrame, cols []string) (dataframe.DataFrame, int, error) {
+	rows := map[int]bool{}
+	for _, name := range cols {
+		s := df.Col(name)
+		if s.Err != nil {
+			return df, 0, fmt.Errorf("Pipeline.Impute: %w", s.Err)
+		}
+		vals := make([]float64, s.Len())
+		var sum float64
+		var k int
+		miss := make([]bool, s.Len())
+		for i := range vals {
+			e := s.Elem(i)
+			str := strings.TrimSpace(e.String())
+			v, err := data.NumericAt(s, i)
+			if e.IsNA() || str == "" || str == "?" || err != nil || math.IsNaN(v) {
+				miss[i], rows[i] = true, true
+				continue
+			}
+			vals[i], sum, k = v, sum+v, k+1
+		}
+		if k == 0 {
+			return df, 0, fmt.Errorf("Pipeline.Impute: column %q has no value to take the mean of", name)
+		}
+		for i := range vals {
+			if miss[i] {
+				vals[i] = sum / float64(k)
+			}
+		}
+		df = df.Mutate(reportseries.New(vals, reportseries.Float, name))
+	}
+	return df, len(rows), nil
 }
 
 // numericColumn reads a column as float64 (an error names the row).
@@ -147,6 +299,12 @@ func (r *PrivacyReportResult) pipelineMarkdown() string {
 	}
 	if len(moving) > 0 {
 		b.WriteString("\nColumns with data-dependent bounds that one record can move: " + strings.Join(moving, ", ") + ".\n")
+	}
+	if len(c.PerStep) > 0 {
+		b.WriteString("\n| planned step | columns it touches | best ε with this step alone |\n|---|---|---:|\n")
+		for _, st := range c.PerStep {
+			fmt.Fprintf(&b, "| %s | %s | %.4g |\n", mdCell(st.Step), mdCell(strings.Join(st.Columns, ", ")), st.EpsBest)
+		}
 	}
 	return b.String()
 }

@@ -156,3 +156,71 @@ func TestPrivacyReportAdult(t *testing.T) {
 		t.Errorf("Adult: ε with data-dependent bounds %v (want ≈ 151.8), public %v (want ≈ 7.87)", dep, pub)
 	}
 }
+
+// Imputation, quantization and PCA in the planned pipeline: each step's
+// cost alone, the columns it touches, a note when the number of missing
+// records is read from the data (none with a public MaxMissing), and
+// clear errors for steps without their public parameters.
+func TestPrivacyReportPipelineSteps(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	n := 400
+	age, inc, s, y := make([]float64, n), make([]float64, n), make([]string, n), make([]string, n)
+	for i := range n {
+		age[i], inc[i] = 18+70*rng.Float64(), 1000*rng.Float64()
+		if i%20 == 0 {
+			inc[i] = math.NaN()
+		}
+		s[i], y[i] = []string{"no", "yes"}[rng.IntN(2)], []string{"no", "yes"}[rng.IntN(2)]
+	}
+	df := dataframe.New(reportseries.New(age, reportseries.Float, "age"), reportseries.New(inc, reportseries.Float, "income"),
+		reportseries.New(s, reportseries.String, "smoker"), reportseries.New(y, reportseries.String, "y"))
+	yn := []string{"no", "yes"}
+	schema := data.Schema{Task: data.Classification, Columns: []data.Column{
+		{Name: "age", Role: data.Public, Kind: data.Continuous}, {Name: "income", Role: data.Sensitive, Kind: data.Continuous},
+		{Name: "smoker", Role: data.Sensitive, Kind: data.Categorical, Levels: yn}, {Name: "y", Role: data.Label, Kind: data.Categorical, Levels: yn},
+	}}
+	bounds := map[string]data.Range{"age": {Lo: 18, Hi: 90}, "income": {Lo: 0, Hi: 1000}}
+	pl := &ReportPipeline{Bounds: bounds, Impute: []string{"income"}, QuantizeRadius: 0.01, QuantizeCluster: 3, PCARank: 1, PCAGap: 0.5}
+	r, err := PrivacyReport(context.Background(), df, schema, ReportOptions{Pipeline: pl})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Pipeline.PerStep) != 3 {
+		t.Fatalf("per-step costs: %+v", r.Pipeline.PerStep)
+	}
+	for _, st := range r.Pipeline.PerStep {
+		if !(st.EpsBest >= 1-1e-9) || len(st.Columns) == 0 {
+			t.Errorf("step %q: ε %v, columns %v", st.Step, st.EpsBest, st.Columns)
+		}
+	}
+	if !strings.Contains(r.Pipeline.PerStep[0].Step, "m = 20") {
+		t.Errorf("imputation step %q, want m = 20 missing records", r.Pipeline.PerStep[0].Step)
+	}
+	if got := r.col("income").Preprocessing; len(got) != 3 || len(r.col("smoker").Preprocessing) != 2 {
+		t.Errorf("preprocessing of income %v, smoker %v", got, r.col("smoker").Preprocessing)
+	}
+	if !(r.Pipeline.Public.EpsBest > r.Pipeline.PerStep[0].EpsBest) || !strings.Contains(strings.Join(r.Notes, " "), "counted in the data") {
+		t.Errorf("whole pipeline %v vs imputation alone %v; notes %v", r.Pipeline.Public.EpsBest, r.Pipeline.PerStep[0].EpsBest, r.Notes)
+	}
+	if !strings.Contains(r.Markdown(), "best ε with this step alone") || r.Table().Col("preprocessing").Elem(1).String() == "" {
+		t.Error("per-step table or preprocessing column missing")
+	}
+	pub := *pl
+	pub.MaxMissing = 25
+	rp, err := PrivacyReport(context.Background(), df, schema, ReportOptions{Pipeline: &pub})
+	if err != nil || strings.Contains(strings.Join(rp.Notes, " "), "counted in the data") || !strings.Contains(rp.Pipeline.PerStep[0].Step, "m = 25") {
+		t.Errorf("public MaxMissing: %v, notes %v", err, rp.Notes)
+	}
+	for name, bad := range map[string]ReportPipeline{
+		"impute a label":      {Impute: []string{"y"}},
+		"misspelt impute":     {Impute: []string{"incom"}},
+		"no cluster bound":    {QuantizeRadius: 0.1},
+		"no gap":              {PCARank: 1},
+		"rank too large":      {PCARank: 3, PCAGap: 1},
+		"misspelt bounds key": {Bounds: map[string]data.Range{"agee": {Lo: 0, Hi: 1}}},
+	} {
+		if _, err := PrivacyReport(context.Background(), df, schema, ReportOptions{Pipeline: &bad}); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
