@@ -87,9 +87,11 @@ type PrivacyReportResult struct {
 // promise every column of df at budget ε (roles from schema): CorrDP's TV
 // of each public column to the sensitive ones and the noise weight it
 // implies (estimated from df: the report says so), feature DP's protection
-// and attribute-inference bound, and BCDP's allocation for demanded levels.
-// The smooth-RDP cost of planned pre-processing is reported by
-// SmoothPreprocCost (notebook 34). The call shape is that of the one-call
+// and attribute-inference bound, BCDP's allocation for demanded levels,
+// and, with ReportOptions.Pipeline, the smooth-RDP cost of the planned
+// pre-processing (whole pipeline and each step alone; columns listed in
+// Pipeline.Impute are mean-imputed before the other analyses, as the
+// mechanism would see them). The call shape is that of the one-call
 // helpers.
 func PrivacyReport(ctx context.Context, df dataframe.DataFrame, schema data.Schema, opts ReportOptions) (*PrivacyReportResult, error) {
 	opts, err := opts.withDefaults(schema)
