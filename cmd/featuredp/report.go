@@ -22,6 +22,7 @@ func init() {
 
 const reportUsage = `usage: featuredp report --csv FILE --sensitive COL,COL --label COL [--ignore COL,...]
                         [--epsilon E] [--delta D] [--format markdown|csv|json]
+                        [--pipeline] [--bounds COL=LO:HI,...] [--dedup] [--impute COL,...] [--max-missing N]
 
 Says, before anything is trained, what each notion would promise every column
 at budget ε: CorrDP's TV of each public column to the sensitive ones (estimated
@@ -29,7 +30,12 @@ from the file: the report says so) and the noise weight it implies, whether
 feature DP protects it and its attribute-inference bound. Every column not
 named sensitive, label or ignore is public. Kinds come from the data (numbers:
 continuous; text: categorical with the observed levels, an assumption about
-the public domain the report inherits). See docs/ in the repository.
+the public domain the report inherits). With --pipeline (implied by the other
+pipeline flags) it adds the smooth-RDP cost of planned pre-processing before
+DP-GD: min–max scaling of every continuous feature (public ranges from
+--bounds, else the data's own extremes), optional deduplication and mean
+imputation of the --impute columns (--max-missing: a public bound on the
+records with a missing value). See docs/smooth-rdp.md in the repository.
 
 flags:
 `
@@ -44,6 +50,11 @@ func runPrivacyReport(args []string, stdout, stderr io.Writer) int {
 	eps := fs.Float64("epsilon", 1, "budget ε")
 	delta := fs.Float64("delta", 1e-5, "δ")
 	format := fs.String("format", "markdown", "`markdown`, csv or json")
+	pipe := fs.Bool("pipeline", false, "add the smooth-RDP cost of planned pre-processing (min–max scaling, then DP-GD)")
+	bounds := fs.String("bounds", "", "public min–max ranges `COL=LO:HI,...` (implies --pipeline)")
+	dedup := fs.Bool("dedup", false, "plan deduplication (implies --pipeline)")
+	impute := fs.String("impute", "", "continuous `COLUMNS` to mean-impute (implies --pipeline)")
+	maxMissing := fs.Int("max-missing", 0, "public bound on the records with a missing value (0: counted in the file)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, reportUsage)
@@ -62,12 +73,43 @@ func runPrivacyReport(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "featuredp report: %v\n", err)
 		return 2
 	}
-	r, err := dpnb.PrivacyReport(context.Background(), df, schema, dpnb.ReportOptions{Eps: *eps, Delta: *delta})
+	opts := dpnb.ReportOptions{Eps: *eps, Delta: *delta}
+	if *pipe || *bounds != "" || *dedup || *impute != "" || *maxMissing != 0 {
+		if opts.Pipeline, err = reportPipeline(*bounds, *dedup, *impute, *maxMissing); err != nil {
+			fmt.Fprintf(stderr, "featuredp report: %v\n", err)
+			return 2
+		}
+	}
+	r, err := dpnb.PrivacyReport(context.Background(), df, schema, opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "featuredp report: %s\n", strings.TrimPrefix(err.Error(), "dpnb: PrivacyReport: "))
 		return 2
 	}
 	return writeReport(r, *format, stdout, stderr)
+}
+
+// reportPipeline parses the pipeline flags.
+func reportPipeline(bounds string, dedup bool, impute string, maxMissing int) (*dpnb.ReportPipeline, error) {
+	p := &dpnb.ReportPipeline{Dedup: dedup, MaxMissing: maxMissing, Bounds: map[string]data.Range{}}
+	if bounds != "" {
+		for _, item := range strings.Split(bounds, ",") {
+			name, rng, ok := strings.Cut(strings.TrimSpace(item), "=")
+			lo, hi, ok2 := strings.Cut(rng, ":")
+			var r data.Range
+			_, err1 := fmt.Sscan(lo, &r.Lo)
+			_, err2 := fmt.Sscan(hi, &r.Hi)
+			if !ok || !ok2 || name == "" || err1 != nil || err2 != nil || !(r.Lo < r.Hi) {
+				return nil, fmt.Errorf("--bounds %q: want COL=LO:HI with LO < HI", item)
+			}
+			p.Bounds[name] = r
+		}
+	}
+	if impute != "" {
+		for _, c := range strings.Split(impute, ",") {
+			p.Impute = append(p.Impute, strings.TrimSpace(c))
+		}
+	}
+	return p, nil
 }
 
 // reportInput reads the CSV and builds the schema from the role flags;

@@ -40,3 +40,37 @@ func TestPrivacyReportCLI(t *testing.T) {
 		}
 	}
 }
+
+// The pipeline flags: public bounds for one column leave the other's
+// data-dependent bounds priced; imputation with a public bound; bad flags
+// are errors.
+func TestPrivacyReportCLIPipeline(t *testing.T) {
+	dir := t.TempDir()
+	csv := "s,age,income,y\n"
+	for i := 0; i < 300; i++ {
+		inc := []string{"10", "20", "35", "", "50"}[i%5]
+		csv += []string{"no", "yes"}[i%2] + "," + []string{"20", "40", "60"}[i%3] + "," + inc + "," + []string{"no", "yes"}[(i/7)%2] + "\n"
+	}
+	path := filepath.Join(dir, "p.csv")
+	if err := os.WriteFile(path, []byte(csv), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runReproduceCLI("report", "--csv", path, "--sensitive", "s", "--label", "y",
+		"--bounds", "age=18:90", "--impute", "income", "--max-missing", "80")
+	if code != 0 || !strings.Contains(out, "Planned pre-processing") || !strings.Contains(out, "mean imputation (m = 80)") ||
+		!strings.Contains(out, "min–max scaling") {
+		t.Fatalf("code %d\n%s\n%s", code, out, errs)
+	}
+	for _, args := range [][]string{
+		{"--bounds", "age=90:18"},
+		{"--bounds", "age"},
+		{"--bounds", "agee=0:1"},
+		{"--impute", "s"},
+		{"--max-missing", "-1"},
+	} {
+		all := append([]string{"report", "--csv", path, "--sensitive", "s", "--label", "y"}, args...)
+		if code, _, errs := runReproduceCLI(all...); code != 2 || errs == "" {
+			t.Errorf("%v: code %d, stderr %q", args, code, errs)
+		}
+	}
+}
