@@ -273,3 +273,42 @@ func BenchmarkProducts32(b *testing.B) {
 		b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 	})
 }
+
+// BenchmarkGEMM12288 is the product of BENCHMARKS.md's side-by-side table,
+// 12,288×600 · 600×128 (a batch's first layer in one call), in float64
+// (these kernels and gonum's Dgemm) and float32; tools/bench_numpy.py times
+// the same product in numpy.
+func BenchmarkGEMM12288(b *testing.B) {
+	const m, n, k = 12288, 128, 600
+	rng := rand.New(rand.NewPCG(5, 6))
+	a, w, c := randMat(rng, m, k, k, 0), randMat(rng, k, n, n, 0), make([]float64, m*n)
+	a32, w32, c32 := make([]float32, len(a)), make([]float32, len(w)), make([]float32, len(c))
+	for i, v := range a {
+		a32[i] = float32(v)
+	}
+	for i, v := range w {
+		w32[i] = float32(v)
+	}
+	flops := 2.0 * m * n * k
+	report := func(b *testing.B) {
+		b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+	}
+	b.Run("featuredp-float64", func(b *testing.B) {
+		for b.Loop() {
+			NN(m, n, k, a, k, w, n, c, n)
+		}
+		report(b)
+	})
+	b.Run("gonum-float64", func(b *testing.B) {
+		for b.Loop() {
+			impl.Dgemm(blas.NoTrans, blas.NoTrans, m, n, k, 1, a, k, w, n, 1, c, n)
+		}
+		report(b)
+	})
+	b.Run("featuredp-float32", func(b *testing.B) {
+		for b.Loop() {
+			NN32(m, n, k, a32, k, w32, n, c32, n)
+		}
+		report(b)
+	})
+}
