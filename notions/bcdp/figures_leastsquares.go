@@ -3,15 +3,49 @@ package bcdp
 import (
 	"context"
 	"fmt"
+	"math"
+	"sort"
 
 	"github.com/featuredp/featuredp/experiments"
 )
 
-// lsCell is the Config of a least-squares cell.
+// lsCell is the Config of a least-squares cell; Bound cells compute
+// Theorem 3's bound for the method instead of a trial.
 type lsCell struct {
 	Method   Method
 	Design   string
 	DataSeed uint64
+	Bound    bool
+}
+
+// Thm3Bound returns Theorem 3's bound on the expected excess risk of
+// Algorithm 3 with method m's levels c in setting s, with the constant of
+// its ≲ set to 1:
+//
+//	max_{θ∈Θ}(‖θ‖² + ‖θ‖) · min( (log d/√n)(r² + r·d), d ),
+//
+// Θ the ball of radius s.Radius (so the max is R² + R) and r² the Theorem 2
+// quantity Σ_i 1/(Σ_{k≤i}(c_k − c_{k−1})²/(d−k+1)) of the halved levels the
+// two releases use (Lemma 1), and also r².
+func Thm3Bound(s LSSetting, m Method) (bound, r2 float64, err error) {
+	_, q, err := LSPrior(s)
+	if err != nil {
+		return 0, 0, err
+	}
+	c, err := s.Levels(m, q)
+	if err != nil {
+		return 0, 0, err
+	}
+	half := make([]float64, len(c))
+	for i, v := range c {
+		half[i] = v / 2
+	}
+	sort.Float64s(half)
+	if r2, err = Thm2Proxy(half); err != nil {
+		return 0, 0, err
+	}
+	d, n, R := float64(len(c)), float64(s.N), s.Radius
+	return (R*R + R) * math.Min(math.Log(d)/math.Sqrt(n)*(r2+math.Sqrt(r2)*d), d), r2, nil
 }
 
 // String describes the cell configuration for error messages.
@@ -56,6 +90,15 @@ func registerLeastSquares() {
 					}
 				}
 			}
+			// Theorem 3's bound beside the trials (no randomness: one cell each).
+			for _, des := range LSDesigns {
+				for _, meth := range meanMethods {
+					for _, n := range ns(p) {
+						cells = append(cells, experiments.Cell{Method: "Thm 3 bound, " + meth.String(), X: n,
+							Seed: experiments.CellSeed(0, "bcdp-least-squares", "bound|"+meth.String()+"|"+des, n, 0), Config: lsCell{Method: meth, Design: des, Bound: true}})
+					}
+				}
+			}
 			return cells, nil
 		},
 		Run: func(ctx context.Context, c experiments.Cell, _ experiments.Env) ([]experiments.Measurement, error) {
@@ -64,6 +107,13 @@ func registerLeastSquares() {
 				return nil, fmt.Errorf("bcdp-least-squares: cell config is %T, want lsCell", c.Config)
 			}
 			s := LSDefault(cfg.Design, int(c.X))
+			if cfg.Bound {
+				b, r2, err := Thm3Bound(s, cfg.Method)
+				if err != nil {
+					return nil, err
+				}
+				return []experiments.Measurement{{Metric: "excess_risk", Value: b, Num: map[string]float64{"r2": r2}, Extra: map[string]string{"design": cfg.Design}}}, nil
+			}
 			ex, pe, err := LSTrial(ctx, s, cfg.Method, cfg.DataSeed, c.Seed)
 			if err != nil {
 				return nil, err
@@ -82,6 +132,8 @@ func registerLeastSquares() {
 				q1, q2, ns(p), trials(p))
 		},
 		Notes: "Not in the paper. Excess empirical risk over the non-private minimiser on the same ball; exact trust-region solve of the " +
-			"(possibly indefinite) quadratic. Metric param_error = ‖θ̂ − θ*‖ is in the CSV.",
+			"(possibly indefinite) quadratic. Metric param_error = ‖θ̂ − θ*‖ is in the CSV. The 'Thm 3 bound' series are Theorem 3's bound " +
+			"(R² + R)·min((log d/√n)(r² + r·d), d) with its constant set to 1 (column r2: Σ_i 1/(Σ_{k≤i}Δc_k²/(d−k+1)) of the halved levels); " +
+			"every trial's mean lies below it.",
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/featuredp/featuredp/experiments"
@@ -299,5 +300,41 @@ func TestNotionRelations(t *testing.T) {
 	}
 	if _, err := NotionRelations(nil, 0.3); err == nil {
 		t.Error("no coordinates accepted")
+	}
+}
+
+// Theorem 3 beside bcdp-least-squares (quick profile): at every n, design
+// and method the mean excess risk of the trials is below the bound with
+// its constant set to 1.
+func TestLeastSquaresThm3Bound(t *testing.T) {
+	fig, _ := experiments.Lookup("bcdp-least-squares")
+	res, err := fig.Execute(context.Background(), experiments.Quick, experiments.Env{Workers: 2}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type key struct {
+		method, design string
+		n              float64
+	}
+	sum, cnt, bound := map[key]float64{}, map[key]float64{}, map[key]float64{}
+	for _, r := range res.Rows {
+		if r.Metric != "excess_risk" {
+			continue
+		}
+		des := r.Extra["design"]
+		if m, ok := strings.CutPrefix(r.Method, "Thm 3 bound, "); ok {
+			bound[key{m, des, r.X}] = r.Value
+			continue
+		}
+		sum[key{r.Method, des, r.X}] += r.Value
+		cnt[key{r.Method, des, r.X}]++
+	}
+	if len(bound) != len(cnt) || len(bound) == 0 {
+		t.Fatalf("%d bounds for %d (method, design, n)", len(bound), len(cnt))
+	}
+	for k, b := range bound {
+		if mean := sum[k] / cnt[k]; !(mean <= b) {
+			t.Errorf("%v: mean excess risk %v above the Thm 3 bound %v", k, mean, b)
+		}
 	}
 }
