@@ -97,3 +97,41 @@ func TestFig3Determinism(t *testing.T) {
 		}
 	}
 }
+
+// Proposition 8 beside smoothdp-fig3 (quick): at every ε the mean excess
+// risk of the two non-private-PCA pipelines is below the mean of the bound
+// (constants 1), and the bound's DP-GD ε is below the overall ε (the
+// pre-processing only adds).
+func TestFig3Prop8Bound(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short")
+	}
+	sums := runFigure(t, "smoothdp-fig3")
+	bound := map[float64]float64{}
+	for _, s := range sums {
+		if s.Method == fig3Prop8.String() && s.Metric == "excess_risk" {
+			bound[s.X] = s.Mean
+		}
+	}
+	if len(bound) != len(fig3Eps(experiments.Quick)) {
+		t.Fatalf("bounds at %d ε", len(bound))
+	}
+	for _, s := range sums {
+		if s.Metric != "excess_risk" || (s.Method != fig3PCAPaper.String() && s.Method != fig3PCATight.String()) {
+			continue
+		}
+		if !(s.Mean <= bound[s.X]) {
+			t.Errorf("%s ε = %v: mean excess risk %v above the Prop 8 bound %v", s.Method, s.X, s.Mean, bound[s.X])
+		}
+	}
+	set := fig3Set(experiments.Quick)
+	ds, err := fig3Dataset(context.Background(), experiments.Env{}, set, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, eps := range fig3Eps(experiments.Quick) {
+		if _, epsGD, err := fig3Prop8Bound(set, ds, eps); err != nil || !(epsGD > 0 && epsGD <= eps) {
+			t.Errorf("ε = %v: DP-GD's own ε %v (%v)", eps, epsGD, err)
+		}
+	}
+}
