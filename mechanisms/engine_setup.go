@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sync"
 
 	"github.com/featuredp/featuredp/accounting"
 	"github.com/featuredp/featuredp/design"
@@ -33,6 +34,10 @@ type trainer struct {
 	std     []float64 // nil: no noise
 	ghostN  models.GradNormer
 	ghostW  models.WeightedGradSummer
+	// normals holds the step's standard normals, drawn concurrently with
+	// the gradient (privateGrad).
+	normals []float64
+	noiseWG sync.WaitGroup
 	// ghostC fuses ghostN and ghostW (one pass) with weights clipWeight.
 	ghostC     models.ClippedGradSummer
 	clipWeight func(float64) float64

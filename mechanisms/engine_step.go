@@ -66,12 +66,35 @@ func (t *trainer) sample() ([]int, error) {
 	return idx, nil
 }
 
+// concurrentNoiseMin is the number of parameters from which a step draws
+// its normals on a second goroutine while the gradient is computed (below
+// it the goroutine costs more than it saves; the values are the same).
+var concurrentNoiseMin = 4096
+
+// drawNormals fills t.normals from the noise stream (exactly len(std)
+// normals, in order, as addGaussian draws them).
+func (t *trainer) drawNormals() {
+	defer t.noiseWG.Done()
+	for j := range t.normals {
+		t.normals[j] = t.rngN.NormFloat64()
+	}
+}
+
 // privateGrad writes the normalised, clipped, noisy private gradient g̃ into
 // t.grad and returns the realised batch size.
 func (t *trainer) privateGrad() (int, error) {
 	idx, err := t.sample()
 	if err != nil {
 		return 0, err
+	}
+	// The step's normals do not depend on the gradient: draw them from the
+	// noise stream while the gradient is computed (same stream, same order,
+	// same g_j + σ_j·z_j as drawing them afterwards).
+	concurrent := len(t.std) >= concurrentNoiseMin
+	if concurrent {
+		t.normals = grow(t.normals, len(t.std))
+		t.noiseWG.Add(1)
+		go t.drawNormals()
 	}
 	t.batch = idx
 	g := t.grad
@@ -129,7 +152,13 @@ func (t *trainer) privateGrad() (int, error) {
 			}
 		}
 	}
-	if t.std != nil {
+	switch {
+	case concurrent:
+		t.noiseWG.Wait()
+		for j, z := range t.normals {
+			g[j] += t.std[j] * z
+		}
+	case t.std != nil:
 		addGaussian(t.rngN, g, t.std)
 	}
 	return b, nil

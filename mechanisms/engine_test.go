@@ -696,3 +696,31 @@ func TestSecureStreams(t *testing.T) {
 		}
 	}
 }
+
+// TestConcurrentNoiseBits: drawing the step's normals on a second goroutine
+// gives the bits of drawing them after the gradient (same stream, same
+// order), for DP-SGD and for a public term.
+func TestConcurrentNoiseBits(t *testing.T) {
+	data := logisticData(t, 600, 30)
+	mlp, _ := models.NewMLP(30, 200, 2, models.Tanh, models.HeadSoftmaxCE) // 6,602 parameters
+	if mlp.NumParams() < concurrentNoiseMin {
+		t.Fatalf("model too small for the concurrent path: %d", mlp.NumParams())
+	}
+	run := func() []float64 {
+		cfg := dpsgdConfig(t, mlp, data, 25)
+		plan, err := DPSGD(mlp.NumParams(), 1.1, 1, cfg.Sampler.(Poisson).Rate*600)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Noise, cfg.Public = plan, &PublicTerm{Alpha: 2}
+		return mustTrain(t, cfg).Theta
+	}
+	concurrent := run()
+	old := concurrentNoiseMin
+	concurrentNoiseMin = math.MaxInt
+	serial := run()
+	concurrentNoiseMin = old
+	if !sameBits(concurrent, serial) {
+		t.Fatal("concurrent normals changed θ")
+	}
+}

@@ -28,9 +28,11 @@ type mlpBatch struct {
 	d1    []float64 // b×H: δ1
 	o     []float64 // b×K: outputs, then δ2
 	loss  []float64 // b
-	// Float32 mode: x, W1, the first-layer pre-activations, δ1 and the
-	// chunk's W1 gradient in single precision.
+	// Float32 mode: x, W1, the hidden layer (pre-activations, then
+	// activations), δ1, the outputs/δ2, W2 and W2ᵀ, and the chunk's W1 and
+	// W2 gradients in single precision.
 	x32, w32, a32, d32, g32 []float32
+	o32, v32, vt32, g232    []float32
 }
 
 var mlpBatchPool sync.Pool
@@ -53,6 +55,10 @@ func (m *MLP) getBatch(n int) *mlpBatch {
 		bt.a32 = growTo32(bt.a32, n*m.H)
 		bt.d32 = growTo32(bt.d32, n*m.H)
 		bt.g32 = growTo32(bt.g32, m.D*m.H)
+		bt.o32 = growTo32(bt.o32, n*m.K)
+		bt.v32 = growTo32(bt.v32, m.H*m.K)
+		bt.vt32 = growTo32(bt.vt32, m.H*m.K)
+		bt.g232 = growTo32(bt.g232, m.H*m.K)
 	}
 	return bt
 }
@@ -86,6 +92,13 @@ func (m *MLP) batchPass(theta []float64, data *design.Data, idx []int, start, b 
 	bt.b = b
 	if m.Float32 {
 		toFloat32(bt.w32, theta[:m.D*m.H])
+		w2 := theta[m.offW2():m.offB2()]
+		toFloat32(bt.v32, w2)
+		for u := range m.H {
+			for c := range m.K {
+				bt.vt32[c*m.H+u] = float32(w2[u*m.K+c])
+			}
+		}
 	}
 	gemm.ParallelRows(b, m.D*m.H, func(r0, r1 int) {
 		m.passRows(theta, data, idx, start, b, r0, r1, bt, backward)
@@ -133,15 +146,50 @@ func (m *MLP) passRows(theta []float64, data *design.Data, idx []int, start, b, 
 		}
 	}
 	// o = H·W2 + b2.
-	gemm.NNPart(r0, r1, b, kk, hh, h, hh, w2, kk, o, kk)
+	m.outputLayer(w2, b, r0, r1, bt)
 	if !backward {
 		return
 	}
 	m.lossRows(data, idx, start, r0, r1, bt)
 	// δ1 = φ'(a) ⊙ (δ2·W2ᵀ).
-	d1 := bt.d1[:b*hh]
+	m.backLayer(w2, b, r0, r1, bt)
+}
+
+// outputLayer computes rows r0..r1−1 of o = H·W2 + b2 (b2 already in o),
+// in float32 when m.Float32.
+func (m *MLP) outputLayer(w2 []float64, b, r0, r1 int, bt *mlpBatch) {
+	hh, kk := m.H, m.K
+	h, o := bt.h[:b*hh], bt.o[:b*kk]
+	if !m.Float32 {
+		gemm.NNPart(r0, r1, b, kk, hh, h, hh, w2, kk, o, kk)
+		return
+	}
+	h32, o32 := bt.a32[:b*hh], bt.o32[:b*kk]
+	toFloat32(h32[r0*hh:r1*hh], h[r0*hh:r1*hh])
+	toFloat32(o32[r0*kk:r1*kk], o[r0*kk:r1*kk])
+	gemm.NN32Part(r0, r1, b, kk, hh, h32, hh, bt.v32, kk, o32, kk)
+	for j := r0 * kk; j < r1*kk; j++ {
+		o[j] = float64(o32[j])
+	}
+}
+
+// backLayer computes rows r0..r1−1 of δ1 = φ'(a) ⊙ (δ2·W2ᵀ) (δ2 in o), in
+// float32 when m.Float32.
+func (m *MLP) backLayer(w2 []float64, b, r0, r1 int, bt *mlpBatch) {
+	hh, kk := m.H, m.K
+	d1, dh := bt.d1[:b*hh], bt.dh[:b*hh]
+	if m.Float32 {
+		o32, d32 := bt.o32[:b*kk], bt.d32[:b*hh]
+		toFloat32(o32[r0*kk:r1*kk], bt.o[r0*kk:r1*kk])
+		clear(d32[r0*hh : r1*hh])
+		gemm.NN32Part(r0, r1, b, hh, kk, o32, kk, bt.vt32, hh, d32, hh)
+		for j := r0 * hh; j < r1*hh; j++ {
+			d1[j] = float64(d32[j]) * dh[j]
+		}
+		return
+	}
 	clear(d1[r0*hh : r1*hh])
-	gemm.NTPart(r0, r1, b, hh, kk, o, kk, w2, kk, d1, hh)
+	gemm.NTPart(r0, r1, b, hh, kk, bt.o[:b*kk], kk, w2, kk, d1, hh)
 	for j := r0 * hh; j < r1*hh; j++ {
 		d1[j] *= dh[j]
 	}
@@ -175,24 +223,39 @@ func (m *MLP) batchAccumulate(bt *mlpBatch, out []float64) {
 	d, hh, kk, b := m.D, m.H, m.K, bt.b
 	x, h, d1, o := bt.x[:b*d], bt.h[:b*hh], bt.d1[:b*hh], bt.o[:b*kk]
 	if m.Float32 {
-		// ∇W1 of the chunk in float32 (x32 filled by the pass or the
-		// caller), added to out in float64.
-		d32, g32 := bt.d32[:b*hh], bt.g32[:d*hh]
-		toFloat32(d32, d1)
-		clear(g32)
-		gemm.TN32(d, hh, b, bt.x32[:b*d], d, d32, hh, g32, hh)
-		for j, v := range g32 {
-			out[j] += float64(v)
-		}
+		m.accumulate32(bt, out)
 	} else {
 		gemm.TN(d, hh, b, x, d, d1, hh, out[:d*hh], hh)
+		gemm.TN(hh, kk, b, h, hh, o, kk, out[m.offW2():m.offB2()], kk)
 	}
-	gemm.TN(hh, kk, b, h, hh, o, kk, out[m.offW2():m.offB2()], kk)
 	gB1 := out[m.offB1():m.offW2()]
 	gB2 := out[m.offB2():]
 	for r := 0; r < b; r++ {
 		axpy(1, d1[r*hh:(r+1)*hh], gB1)
 		axpy(1, o[r*kk:(r+1)*kk], gB2)
+	}
+}
+
+// accumulate32 adds the chunk's ∇W1 = Xᵀδ1 and ∇W2 = Hᵀδ2, computed in
+// float32 (x32 filled by the pass or the caller; H, δ1 and δ2 converted
+// from the float64 buffers, which hold the weighted errors), to out in
+// float64.
+func (m *MLP) accumulate32(bt *mlpBatch, out []float64) {
+	d, hh, kk, b := m.D, m.H, m.K, bt.b
+	d32, g32, h32, o32, g2 := bt.d32[:b*hh], bt.g32[:d*hh], bt.a32[:b*hh], bt.o32[:b*kk], bt.g232[:hh*kk]
+	toFloat32(d32, bt.d1[:b*hh])
+	toFloat32(h32, bt.h[:b*hh])
+	toFloat32(o32, bt.o[:b*kk])
+	clear(g32)
+	clear(g2)
+	gemm.TN32(d, hh, b, bt.x32[:b*d], d, d32, hh, g32, hh)
+	gemm.TN32(hh, kk, b, h32, hh, o32, kk, g2, kk)
+	for j, v := range g32 {
+		out[j] += float64(v)
+	}
+	w2 := out[m.offW2():m.offB2()]
+	for j, v := range g2 {
+		w2[j] += float64(v)
 	}
 }
 
