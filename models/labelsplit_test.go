@@ -534,3 +534,43 @@ func TestMLPFloat32(t *testing.T) {
 		}
 	}
 }
+
+// TestLossDiffFloat32: the rank-2 ghost norms and the weighted sum of
+// ∇ℓ − ∇ℓ_pub in Float32 mode agree with float64 to single-precision
+// rounding.
+func TestLossDiffFloat32(t *testing.T) {
+	data := splitTestData(2000, 30, 4, 51)
+	pubData := splitTestData(2000, 30, 4, 52)
+	m64, _ := NewMLP(30, 20, 4, Tanh, HeadSoftmaxCE)
+	m32 := *m64
+	m32.Float32 = true
+	theta := make([]float64, m64.NumParams())
+	m64.Init(theta, rand.New(rand.NewPCG(3, 9)))
+	run := func(m *MLP) ([]float64, []float64) {
+		diff, err := NewLossDiff(m, m, pubData)
+		if err != nil {
+			t.Fatal(err)
+		}
+		nr, w := make([]float64, data.N), make([]float64, data.N)
+		diff.PerExampleGradNorms(theta, data, nil, nr)
+		for i, v := range nr {
+			w[i] = min(1, 0.1/v)
+		}
+		g := make([]float64, m.NumParams())
+		diff.WeightedGradSum(theta, data, nil, w, g)
+		return g, nr
+	}
+	g64, n64 := run(m64)
+	g32, n32 := run(&m32)
+	scale := math.Sqrt(sumSq(g64))
+	for j := range g64 {
+		if math.Abs(g32[j]-g64[j]) > 1e-4*scale {
+			t.Fatalf("gradient[%d]: float32 %v, float64 %v", j, g32[j], g64[j])
+		}
+	}
+	for i := range n64 {
+		if math.Abs(n32[i]-n64[i]) > 1e-4*n64[i] {
+			t.Fatalf("norm %d: float32 %v, float64 %v", i, n32[i], n64[i])
+		}
+	}
+}
