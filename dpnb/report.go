@@ -101,9 +101,6 @@ func PrivacyReport(ctx context.Context, df dataframe.DataFrame, schema data.Sche
 	missing := 0
 	if p := opts.Pipeline; p != nil && len(p.Impute) > 0 {
 		// The mechanism sees the imputed frame: report on it.
-		if err := p.validate(schema); err != nil {
-			return nil, fmt.Errorf("dpnb: PrivacyReport: %w", err)
-		}
 		if df, missing, err = meanImpute(df, p.Impute); err != nil {
 			return nil, fmt.Errorf("dpnb: PrivacyReport: %w", err)
 		}
@@ -144,6 +141,11 @@ func (o ReportOptions) withDefaults(schema data.Schema) (ReportOptions, error) {
 		return o, fmt.Errorf("δ = %v, want in (0, 1)", o.Delta)
 	case !(o.Q >= 0 && o.Q <= 1):
 		return o, fmt.Errorf("q = %v, want in [0, 1]", o.Q)
+	}
+	if o.Pipeline != nil {
+		if err := o.Pipeline.validate(schema); err != nil {
+			return o, err
+		}
 	}
 	for _, m := range []map[string]float64{o.Ball, o.Levels} {
 		for k := range m {

@@ -70,9 +70,6 @@ func (r *PrivacyReportResult) pipeline(df dataframe.DataFrame, schema data.Schem
 	if p.Steps == 0 {
 		p.Steps = 200
 	}
-	if err := p.validate(schema); err != nil {
-		return err
-	}
 	var cols [][]float64
 	var names, features []string
 	for _, c := range schema.Features() {
@@ -114,7 +111,8 @@ func (r *PrivacyReportResult) pipeline(df dataframe.DataFrame, schema data.Schem
 	return nil
 }
 
-// validate checks the planned steps against the schema.
+// validate checks the planned steps against the schema (once, with the
+// report's other options).
 func (p *ReportPipeline) validate(schema data.Schema) error {
 	nf := len(schema.Features())
 	for _, c := range p.Impute {

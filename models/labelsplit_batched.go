@@ -25,7 +25,7 @@ var lsBatchPool sync.Pool
 // batched reports whether WeightedGradSum over n rows takes the batched
 // path.
 func (m *LabelSplitSoftmax) batched(n int) bool {
-	return n >= lsBatchMin && m.Part != PartPrivate && (m.L2 == 0)
+	return n >= lsBatchMin && m.Part != PartPrivate && m.L2 == 0
 }
 
 // batchedWeightedGradSum adds Σ_k w_k x_i δ_iᵀ into out (w nil: all ones)

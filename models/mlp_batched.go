@@ -114,12 +114,18 @@ func (m *MLP) firstLayer(theta []float64, b, r0, r1 int, bt *mlpBatch) {
 		gemm.NNPart(r0, r1, b, hh, d, x, d, theta[:d*hh], hh, h, hh)
 		return
 	}
-	x32, a32 := bt.x32[:b*d], bt.a32[:b*hh]
-	toFloat32(x32[r0*d:r1*d], x[r0*d:r1*d])
-	toFloat32(a32[r0*hh:r1*hh], h[r0*hh:r1*hh])
-	gemm.NN32Part(r0, r1, b, hh, d, x32, d, bt.w32, hh, a32, hh)
-	for j := r0 * hh; j < r1*hh; j++ {
-		h[j] = float64(a32[j])
+	rowsProduct32(r0, r1, b, hh, d, x, bt.x32, bt.w32, h, bt.a32)
+}
+
+// rowsProduct32 computes rows r0..r1−1 of C += A·W in float32 for the
+// float64 b×k matrix A and b×n matrix C: their rows are converted into a32
+// and c32, multiplied with w32 (k×n), and C's rows written back.
+func rowsProduct32(r0, r1, b, n, k int, a []float64, a32, w32 []float32, c []float64, c32 []float32) {
+	toFloat32(a32[r0*k:r1*k], a[r0*k:r1*k])
+	toFloat32(c32[r0*n:r1*n], c[r0*n:r1*n])
+	gemm.NN32Part(r0, r1, b, n, k, a32[:b*k], k, w32, n, c32[:b*n], n)
+	for j := r0 * n; j < r1*n; j++ {
+		c[j] = float64(c32[j])
 	}
 }
 
@@ -164,32 +170,20 @@ func (m *MLP) outputLayer(w2 []float64, b, r0, r1 int, bt *mlpBatch) {
 		gemm.NNPart(r0, r1, b, kk, hh, h, hh, w2, kk, o, kk)
 		return
 	}
-	h32, o32 := bt.a32[:b*hh], bt.o32[:b*kk]
-	toFloat32(h32[r0*hh:r1*hh], h[r0*hh:r1*hh])
-	toFloat32(o32[r0*kk:r1*kk], o[r0*kk:r1*kk])
-	gemm.NN32Part(r0, r1, b, kk, hh, h32, hh, bt.v32, kk, o32, kk)
-	for j := r0 * kk; j < r1*kk; j++ {
-		o[j] = float64(o32[j])
-	}
+	rowsProduct32(r0, r1, b, kk, hh, h, bt.a32, bt.v32, o, bt.o32)
 }
 
 // backLayer computes rows r0..r1−1 of δ1 = φ'(a) ⊙ (δ2·W2ᵀ) (δ2 in o), in
 // float32 when m.Float32.
 func (m *MLP) backLayer(w2 []float64, b, r0, r1 int, bt *mlpBatch) {
 	hh, kk := m.H, m.K
-	d1, dh := bt.d1[:b*hh], bt.dh[:b*hh]
-	if m.Float32 {
-		o32, d32 := bt.o32[:b*kk], bt.d32[:b*hh]
-		toFloat32(o32[r0*kk:r1*kk], bt.o[r0*kk:r1*kk])
-		clear(d32[r0*hh : r1*hh])
-		gemm.NN32Part(r0, r1, b, hh, kk, o32, kk, bt.vt32, hh, d32, hh)
-		for j := r0 * hh; j < r1*hh; j++ {
-			d1[j] = float64(d32[j]) * dh[j]
-		}
-		return
-	}
+	d1, dh, o := bt.d1[:b*hh], bt.dh[:b*hh], bt.o[:b*kk]
 	clear(d1[r0*hh : r1*hh])
-	gemm.NTPart(r0, r1, b, hh, kk, bt.o[:b*kk], kk, w2, kk, d1, hh)
+	if m.Float32 {
+		rowsProduct32(r0, r1, b, hh, kk, o, bt.o32, bt.vt32, d1, bt.d32)
+	} else {
+		gemm.NTPart(r0, r1, b, hh, kk, o, kk, w2, kk, d1, hh)
+	}
 	for j := r0 * hh; j < r1*hh; j++ {
 		d1[j] *= dh[j]
 	}

@@ -19,8 +19,7 @@ func NN32(m, n, k int, a []float32, lda int, b []float32, ldb int, c []float32, 
 // NN32Part computes rows r0..r1−1 of C += A·B in float32 on the calling
 // goroutine.
 func NN32Part(r0, r1, m, n, k int, a []float32, lda int, b []float32, ldb int, c []float32, ldc int) {
-	checkPart(r0, r1, m)
-	if r0 == r1 || n == 0 || k == 0 {
+	if emptyPart(r0, r1, m, n, k) {
 		return
 	}
 	checkOperands(m, n, k, len(a), lda, k, (m-1)*lda+k, len(b), (k-1)*ldb+n, ldb, n, len(c), ldc)
@@ -30,14 +29,17 @@ func NN32Part(r0, r1, m, n, k int, a []float32, lda int, b []float32, ldb int, c
 // TN32 computes C += Aᵀ·B in float32 (shapes as TN), rows of C split
 // across goroutines.
 func TN32(m, n, k int, a []float32, lda int, b []float32, ldb int, c []float32, ldc int) {
-	ParallelRows(m, n*k, func(r0, r1 int) {
-		checkPart(r0, r1, m)
-		if r0 == r1 || n == 0 || k == 0 {
-			return
-		}
-		checkOperands(m, n, k, len(a), lda, m, (k-1)*lda+m, len(b), (k-1)*ldb+n, ldb, n, len(c), ldc)
-		rows32(r0, r1, n, k, a, 1, lda, b, ldb, c, ldc)
-	})
+	ParallelRows(m, n*k, func(r0, r1 int) { TN32Part(r0, r1, m, n, k, a, lda, b, ldb, c, ldc) })
+}
+
+// TN32Part computes rows r0..r1−1 of C += Aᵀ·B in float32 on the calling
+// goroutine.
+func TN32Part(r0, r1, m, n, k int, a []float32, lda int, b []float32, ldb int, c []float32, ldc int) {
+	if emptyPart(r0, r1, m, n, k) {
+		return
+	}
+	checkOperands(m, n, k, len(a), lda, m, (k-1)*lda+m, len(b), (k-1)*ldb+n, ldb, n, len(c), ldc)
+	rows32(r0, r1, n, k, a, 1, lda, b, ldb, c, ldc)
 }
 
 func rows32(r0, r1, n, k int, a []float32, ais, als int, b []float32, ldb int, c []float32, ldc int) {

@@ -70,8 +70,7 @@ func NN(m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ld
 // NNPart computes rows r0..r1−1 of C += A·B (see NN) on the calling
 // goroutine.
 func NNPart(r0, r1, m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int) {
-	checkPart(r0, r1, m)
-	if r0 == r1 || n == 0 || k == 0 {
+	if emptyPart(r0, r1, m, n, k) {
 		return
 	}
 	checkOperands(m, n, k, len(a), lda, k, (m-1)*lda+k, len(b), (k-1)*ldb+n, ldb, n, len(c), ldc)
@@ -91,8 +90,7 @@ func TN(m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ld
 // TNPart computes rows r0..r1−1 of C += Aᵀ·B (see TN) on the calling
 // goroutine.
 func TNPart(r0, r1, m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int) {
-	checkPart(r0, r1, m)
-	if r0 == r1 || n == 0 || k == 0 {
+	if emptyPart(r0, r1, m, n, k) {
 		return
 	}
 	checkOperands(m, n, k, len(a), lda, m, (k-1)*lda+m, len(b), (k-1)*ldb+n, ldb, n, len(c), ldc)
@@ -113,8 +111,7 @@ func NT(m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ld
 // goroutine; m is the row count of the whole product, which decides
 // gonum's blocking of the inner dimension.
 func NTPart(r0, r1, m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int) {
-	checkPart(r0, r1, m)
-	if r0 == r1 || n == 0 || k == 0 {
+	if emptyPart(r0, r1, m, n, k) {
 		return
 	}
 	checkOperands(m, n, k, len(a), lda, k, (m-1)*lda+k, len(b), (n-1)*ldb+k, ldb, k, len(c), ldc)
@@ -143,10 +140,13 @@ func NTPart(r0, r1, m, n, k int, a []float64, lda int, b []float64, ldb int, c [
 
 func blocks(dim int) int { return (dim + gonumBlock - 1) / gonumBlock }
 
-func checkPart(r0, r1, m int) {
+// emptyPart panics if [r0, r1) is not a row range of [0, m) and reports
+// whether the part has nothing to compute.
+func emptyPart(r0, r1, m, n, k int) bool {
 	if r0 < 0 || r1 < r0 || r1 > m {
 		panic(fmt.Sprintf("gemm: row range [%d, %d) outside [0, %d)", r0, r1, m))
 	}
+	return r0 == r1 || n == 0 || k == 0
 }
 
 // checkOperands panics, as gonum does, when a leading dimension is too

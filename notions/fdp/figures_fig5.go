@@ -256,7 +256,10 @@ func CriteoSignal(ctx context.Context, p experiments.Profile) (CriteoLevels, err
 	if err != nil {
 		return CriteoLevels{}, err
 	}
-	pub, _ := models.NewEmbedLogistic(13, pr.vocab, true)
+	pub, err := models.NewEmbedLogistic(13, pr.vocab, true)
+	if err != nil {
+		return CriteoLevels{}, err
+	}
 	fit := func(m *models.EmbedLogistic, train, test *design.Data) (float64, error) {
 		s := Setup{Model: m, Data: train, Rate: 1000 / float64(train.N), Optimizer: mechanisms.SGD{LR: 1},
 			NonPrivateBatch: 1000, NonPrivateSteps: int(math.Ceil(20 * float64(train.N) / 1000)), Seed: 3}
@@ -273,7 +276,15 @@ func CriteoSignal(ctx context.Context, p experiments.Profile) (CriteoLevels, err
 	if lv.Numeric, err = fit(pub, pr.train, pr.test); err != nil {
 		return lv, fmt.Errorf("fdp: CriteoSignal numeric: %w", err)
 	}
-	if lv.Categorical, err = fit(full, zeroNumeric(pr.train), zeroNumeric(pr.test)); err != nil {
+	train, err := zeroNumeric(pr.train)
+	if err != nil {
+		return lv, err
+	}
+	test, err := zeroNumeric(pr.test)
+	if err != nil {
+		return lv, err
+	}
+	if lv.Categorical, err = fit(full, train, test); err != nil {
 		return lv, fmt.Errorf("fdp: CriteoSignal categorical: %w", err)
 	}
 	var ones float64
@@ -286,11 +297,14 @@ func CriteoSignal(ctx context.Context, p experiments.Profile) (CriteoLevels, err
 
 // zeroNumeric returns a copy of E4 data with the 13 numeric columns set to
 // zero (the paper's zero masking, here of the numeric part).
-func zeroNumeric(d *design.Data) *design.Data {
+func zeroNumeric(d *design.Data) (*design.Data, error) {
 	x := append([]float64(nil), d.X...)
 	for i := range d.N {
 		clear(x[i*d.D : i*d.D+13])
 	}
-	out, _ := design.NewData(x, d.Y, d.N, d.D)
-	return out
+	out, err := design.NewData(x, d.Y, d.N, d.D)
+	if err != nil {
+		return nil, fmt.Errorf("fdp: CriteoSignal: %w", err)
+	}
+	return out, nil
 }
