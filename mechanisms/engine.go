@@ -47,6 +47,9 @@ func Train(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	t.rngS, t.rngP, t.rngN = streams.Sampling(), streams.PublicSampling(), streams.Noise()
+	if t.stochastic {
+		t.rngK = streams.Rand(PurposeModel)
+	}
 	t.alloc()
 	if err := t.init(streams); err != nil {
 		return nil, err
@@ -161,6 +164,7 @@ func (t *trainer) pretrain(ctx context.Context, trace func(int)) error {
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("mechanisms: training cancelled before public step %d: %w", s, err)
 		}
+		t.rekey()
 		t.publicGrad()
 		if err := t.update(opt, t.pubGrad, s, s); err != nil {
 			return err
@@ -184,6 +188,7 @@ func (t *trainer) privateSteps(ctx context.Context, res *Result, avg []float64, 
 		if err := ctx.Err(); err != nil {
 			return 0, fmt.Errorf("mechanisms: training cancelled before step %d: %w", global, err)
 		}
+		t.rekey()
 		b, err := t.privateGrad()
 		if err != nil {
 			return 0, fmt.Errorf("mechanisms: step %d: %w", global, err)

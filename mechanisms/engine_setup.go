@@ -39,19 +39,25 @@ type trainer struct {
 	normals []float64
 	noiseWG sync.WaitGroup
 	// ghostC fuses ghostN and ghostW (one pass) with weights clipWeight.
-	ghostC     models.ClippedGradSummer
-	clipWeight func(float64) float64
-	pub        bool // public term present
-	pubPriv    bool // public term used in private steps
-	subtract   bool
-	pubModel   models.Model
-	pubData    *design.Data
-	pubM       int
-	same       bool  // PublicTerm.SameBatch in the private steps
-	batch      []int // the last private batch
-	alpha      float64
-	phases     []accounting.Phase
-	note       string
+	ghostC models.ClippedGradSummer
+	// baseModel and basePub are Config.Model and the public model; with
+	// stochastic set (a models.Stochastic loss), model and pubModel are
+	// their keyed copies of the current step (rekey, stream rngK).
+	baseModel, basePub models.Model
+	stochastic         bool
+	rngK               *rand.Rand
+	clipWeight         func(float64) float64
+	pub                bool // public term present
+	pubPriv            bool // public term used in private steps
+	subtract           bool
+	pubModel           models.Model
+	pubData            *design.Data
+	pubM               int
+	same               bool  // PublicTerm.SameBatch in the private steps
+	batch              []int // the last private batch
+	alpha              float64
+	phases             []accounting.Phase
+	note               string
 
 	theta, grad, pubGrad, pe, pe2, norms, weights []float64
 	idx, pubIdx, all                              []int
@@ -213,17 +219,57 @@ func (t *trainer) setPublicTerm() error {
 		}
 	}
 	if cfg.Clip == ClipPerExample && !t.subtract {
-		gn, ok1 := cfg.Model.(models.GradNormer)
-		gw, ok2 := cfg.Model.(models.WeightedGradSummer)
-		if ok1 && ok2 {
-			t.ghostN, t.ghostW = gn, gw
-		}
-		if gc, ok := cfg.Model.(models.ClippedGradSummer); ok {
-			c := cfg.ClipNorm
-			t.ghostC, t.clipWeight = gc, func(norm float64) float64 { return clipFactor(norm, c) }
+		c := cfg.ClipNorm
+		t.clipWeight = func(norm float64) float64 { return clipFactor(norm, c) }
+	}
+	t.bindModel(cfg.Model)
+	t.baseModel, t.basePub = cfg.Model, t.pubModel
+	t.stochastic = models.IsStochastic(cfg.Model) || (t.pub && models.IsStochastic(t.pubModel))
+	return nil
+}
+
+// bindModel makes m the private model and chooses ghost clipping (norms
+// and the clipped sum without materialised per-example gradients) where m
+// supports it.
+func (t *trainer) bindModel(m models.Model) {
+	t.model = m
+	if t.clipWeight == nil {
+		return
+	}
+	t.ghostN, t.ghostW, t.ghostC = nil, nil, nil
+	gn, ok1 := m.(models.GradNormer)
+	gw, ok2 := m.(models.WeightedGradSummer)
+	if ok1 && ok2 {
+		t.ghostN, t.ghostW = gn, gw
+	}
+	if gc, ok := m.(models.ClippedGradSummer); ok {
+		t.ghostC = gc
+	}
+}
+
+// publicKeySalt separates the key of the public batch's draws from the
+// private batch's (models.Stochastic).
+const publicKeySalt = 0x9e3779b97f4a7c15
+
+// rekey gives the step's models a fresh key from the model stream when one
+// of them is models.Stochastic: the private model and, through LossDiff or
+// SubtractFromPrivate, its public part share the key; otherwise the public
+// batch's model gets the salted key. Nothing is drawn for other models.
+func (t *trainer) rekey() {
+	if !t.stochastic {
+		return
+	}
+	key := t.rngK.Uint64()
+	if s, ok := t.baseModel.(models.Stochastic); ok {
+		t.bindModel(s.WithKey(key))
+	}
+	if s, ok := t.basePub.(models.Stochastic); ok && t.pub {
+		if t.subtract { // ∇ℓ(x_i) − ∇ℓ_pub(Ψ(x_i)) shares the draw
+			t.pubModel = s.WithKey(key)
+		} else {
+			t.pubModel = s.WithKey(key ^ publicKeySalt)
 		}
 	}
-	return nil
 }
 
 // setPublic validates and resolves the public term.

@@ -21,6 +21,10 @@ const (
 	PurposeNoise = "noise"
 	// PurposeInit is the stream of random parameter initialisation.
 	PurposeInit = "init"
+	// PurposeModel is the stream of the per-step keys of a loss with
+	// randomness of its own (models.Stochastic: DDPM's diffusion step and
+	// noise draws).
+	PurposeModel = "model"
 )
 
 // streamsDomain separates this package's key derivation from any other use

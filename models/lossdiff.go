@@ -179,6 +179,9 @@ func (m *LossDiff) PerExampleGradNorms(theta []float64, data *design.Data, idx [
 		m.mu.Unlock()
 		return
 	}
+	if f, ok := m.Full.(DiffGradNormer); ok && f.DiffGradNorms(m.Pub, theta, data, m.PubData, idx, out) {
+		return
+	}
 	if f, ok := m.Full.(*EmbedLogistic); ok {
 		if p, ok := m.Pub.(*EmbedLogistic); ok {
 			checkModel("LossDiff", "PerExampleGradNorms", theta, f.NumParams(), data, f.NumFeatures())
@@ -203,6 +206,22 @@ func (m *LossDiff) PerExampleGradNorms(theta []float64, data *design.Data, idx [
 			out[start+r] = math.Sqrt(sumSq(g[r*np : (r+1)*np]))
 		}
 	}
+}
+
+// WithKey returns the difference of Full and Pub each with the same key
+// (the shared draw of ℓ(x) − ℓ_pub(Ψ(x))); a loss that is not Stochastic
+// is kept. Without a Stochastic loss it returns m itself.
+func (m *LossDiff) WithKey(key uint64) Model {
+	if !IsStochastic(m) {
+		return m
+	}
+	withKey := func(l Model) Model {
+		if s, ok := l.(Stochastic); ok {
+			return s.WithKey(key)
+		}
+		return l
+	}
+	return &LossDiff{Full: withKey(m.Full), Pub: withKey(m.Pub), PubData: m.PubData}
 }
 
 // mlpPair returns Full and Pub as MLPs of the same shape, if they are.

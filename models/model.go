@@ -142,6 +142,35 @@ type ClippedGradSummer interface {
 	ClippedGradSum(theta []float64, data *design.Data, idx []int, weight func(norm float64) float64, norms, weights, out []float64)
 }
 
+// Stochastic is implemented by a loss with randomness of its own (the
+// diffusion step and noise draw of DDPM). WithKey returns the loss whose
+// draws are fixed by key: a value (the receiver is unchanged), so it stays
+// safe for concurrent use. mechanisms.Train gives such a model a fresh key
+// at every step (from its own seeded stream, or the OS CSPRNG in Secure
+// mode); LossDiff passes the same key to both of its losses.
+type Stochastic interface {
+	Model
+	WithKey(key uint64) Model
+}
+
+// IsStochastic reports whether m draws randomness of its own: it
+// implements Stochastic and, for a LossDiff, one of its losses does.
+func IsStochastic(m Model) bool {
+	if d, ok := m.(*LossDiff); ok {
+		return IsStochastic(d.Full) || IsStochastic(d.Pub)
+	}
+	_, ok := m.(Stochastic)
+	return ok
+}
+
+// DiffGradNormer is implemented by models that compute the per-example
+// norms of ∇ℓ(θ; x_i) − ∇ℓ_pub(θ; Ψ(x_i)) themselves (LossDiff asks Full
+// first). DiffGradNorms reports false, writing nothing, if it does not
+// handle pub.
+type DiffGradNormer interface {
+	DiffGradNorms(pub Model, theta []float64, data, pubData *design.Data, idx []int, out []float64) bool
+}
+
 // numRows is the number of rows selected by idx (all rows if idx is nil).
 func numRows(data *design.Data, idx []int) int {
 	if idx == nil {
