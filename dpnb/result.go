@@ -11,6 +11,8 @@ import (
 	"github.com/featuredp/featuredp/experiments"
 	"github.com/go-gota/gota/dataframe"
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg/draw"
 )
 
 // Result is a figure's run: the tidy rows, their summaries and the run's
@@ -86,7 +88,57 @@ func (r Result) Plot() (*plot.Plot, error) {
 // Panels draws the figure as its panels: one plot per value of
 // Figure.PanelBy (in order of first appearance), titled "Title — value",
 // or the single Plot when the figure has no PanelBy.
+//
+// A figure with a Picture gets it as its first panel.
 func (r Result) Panels() ([]*plot.Plot, error) {
+	panels, err := r.metricPanels()
+	if err != nil || r.Figure.Picture == nil {
+		return panels, err
+	}
+	pic, err := r.PicturePlot()
+	if err != nil {
+		return nil, err
+	}
+	return append([]*plot.Plot{pic}, panels...), nil
+}
+
+// PicturePlot draws the figure's Picture (Figure.Picture) in a plot titled
+// with the figure's title, without axes.
+func (r Result) PicturePlot() (*plot.Plot, error) {
+	if r.Figure.Picture == nil {
+		return nil, fmt.Errorf("dpnb: figure %s has no picture", r.Figure.ID)
+	}
+	if r.Results == nil {
+		return nil, fmt.Errorf("dpnb: figure %s: no results to draw", r.Figure.ID)
+	}
+	pic, err := r.Figure.Picture(r.Results)
+	if err != nil {
+		return nil, fmt.Errorf("dpnb: figure %s: picture: %w", r.Figure.ID, err)
+	}
+	if pic.Image == nil || len(pic.Rows) == 0 || len(pic.Cols) == 0 {
+		return nil, fmt.Errorf("dpnb: figure %s: empty picture", r.Figure.ID)
+	}
+	nr, nc := float64(len(pic.Rows)), float64(len(pic.Cols))
+	p := plot.New()
+	p.Title.Text = r.Figure.Title
+	p.Add(plotter.NewImage(pic.Image, 0, 0, nc, nr))
+	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, nc, 0, nr
+	var xt, yt []plot.Tick
+	for j, c := range pic.Cols {
+		xt = append(xt, plot.Tick{Value: float64(j) + 0.5, Label: c})
+	}
+	for i, l := range pic.Rows { // row 0 at the top
+		yt = append(yt, plot.Tick{Value: nr - float64(i) - 0.5, Label: l})
+	}
+	p.X.Tick.Marker, p.Y.Tick.Marker = plot.ConstantTicks(xt), plot.ConstantTicks(yt)
+	p.X.Tick.Label.Rotation = 0.6
+	p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = draw.XRight, draw.YCenter
+	return p, nil
+}
+
+// metricPanels draws the figure's metric as its panels (Panels without the
+// picture).
+func (r Result) metricPanels() ([]*plot.Plot, error) {
 	key := r.Figure.PanelBy
 	if key == "" {
 		p, err := r.Plot()

@@ -23,6 +23,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"image"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -211,6 +212,17 @@ type Figure struct {
 	PaperValues []PaperValue
 	// Notes are shown under the figure in reports (markdown).
 	Notes string
+	// Picture, if set, draws the figure from its results as an image (a
+	// grid of generated samples, say); reports and notebooks show it
+	// before the plot of Metric.
+	Picture func(res *Results) (Picture, error)
+}
+
+// Picture is a figure drawn as an image: a grid of len(Rows) × len(Cols)
+// equal cells, labelled by Rows (top to bottom) and Cols (left to right).
+type Picture struct {
+	Image      image.Image
+	Rows, Cols []string
 }
 
 // Validate checks that the figure is well formed.

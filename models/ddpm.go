@@ -302,6 +302,42 @@ func (m *DDPM) DiffGradNorms(pub Model, theta []float64, data, pubData *design.D
 	return true
 }
 
+// DiffClippedGradSum is DiffGradNorms fused with the clipped sum: it writes
+// the rank-2 norms of ∇ℓ(θ; x_i) − ∇ℓ_pub(θ; Ψ(x_i)) and weights[k] =
+// weight(norms[k]), and adds Σ_k weights[k](∇ℓ(θ; x_i) − ∇ℓ_pub(θ; Ψ(x_i)))
+// into out, from one forward and backward pass on each view
+// (DiffClippedGradSummer). It reports false for another pub.
+func (m *DDPM) DiffClippedGradSum(pub Model, theta []float64, data, pubData *design.Data, idx []int, weight func(float64) float64, norms, weights, out []float64) bool {
+	p, ok := pub.(*DDPM)
+	if !ok || !m.sameShape(p) || p.Key != m.Key {
+		return false
+	}
+	checkModel("DDPM", "DiffClippedGradSum", theta, m.NumParams(), data, m.P)
+	checkData("DDPM.DiffClippedGradSum", pubData, m.P)
+	n := numRows(data, idx)
+	checkLen("DDPM.DiffClippedGradSum", "norms", len(norms), n)
+	checkLen("DDPM.DiffClippedGradSum", "weights", len(weights), n)
+	checkLen("DDPM.DiffClippedGradSum", "out", len(out), m.NumParams())
+	var other ddpmPass
+	neg := make([]float64, min(n, ddpmChunk))
+	m.chunks(data, idx, func(ps *ddpmPass) {
+		other.fill(m, pubData, idx, ps.start, ps.n)
+		for _, q := range []*ddpmPass{ps, &other} {
+			m.forward(theta, q)
+			m.backward(theta, q)
+		}
+		w := weights[ps.start : ps.start+ps.n]
+		for k := range ps.n {
+			norms[ps.start+k] = math.Sqrt(max(0, diffNormSq(ps, &other, k)))
+			w[k] = weight(norms[ps.start+k])
+			neg[k] = -w[k]
+		}
+		m.accumulate(ps, w, out)
+		m.accumulate(&other, neg[:ps.n], out)
+	})
+	return true
+}
+
 // sameShape reports whether o has m's architecture and schedule length.
 func (m *DDPM) sameShape(o *DDPM) bool {
 	return m.P == o.P && m.Classes == o.Classes && m.Hidden == o.Hidden && m.Embed == o.Embed && m.Steps == o.Steps
@@ -311,9 +347,11 @@ func (m *DDPM) sameShape(o *DDPM) bool {
 var ErrDDPMSample = errors.New("models: DDPM.Sample")
 
 var (
-	_ fullModelNoEval   = (*DDPM)(nil)
-	_ ClippedGradSummer = (*DDPM)(nil)
-	_ Stochastic        = (*DDPM)(nil)
+	_ fullModelNoEval       = (*DDPM)(nil)
+	_ ClippedGradSummer     = (*DDPM)(nil)
+	_ Stochastic            = (*DDPM)(nil)
+	_ DiffGradNormer        = (*DDPM)(nil)
+	_ DiffClippedGradSummer = (*DDPM)(nil)
 )
 
 // fullModelNoEval is fullModel without Evaluator (a generative loss has

@@ -180,6 +180,19 @@ func TestDDPMDiffNorms(t *testing.T) {
 			t.Errorf("row %d: rank-2 norm %v, materialised %v", idx[k], got[k], want)
 		}
 	}
+	// The fused clipped sum of the difference equals the materialised one.
+	want := make([]float64, np)
+	for k := range idx {
+		gk := pe[k*np : (k+1)*np]
+		f := min(1, 0.3/math.Sqrt(sumSq(gk)))
+		for j, v := range gk {
+			want[j] += f * v
+		}
+	}
+	sum := make([]float64, np)
+	nn, ww := make([]float64, len(idx)), make([]float64, len(idx))
+	keyed.ClippedGradSum(theta, d, idx, func(n float64) float64 { return min(1, 0.3/n) }, nn, ww, sum)
+	assertClose(t, "LossDiff.ClippedGradSum", sum, want, 1e-9)
 	other := m.WithKey(8).(*DDPM)
 	if m.DiffGradNorms(other, theta, d, pub, idx, got) {
 		t.Error("DiffGradNorms accepted a public loss with another key")

@@ -208,6 +208,23 @@ func (m *LossDiff) PerExampleGradNorms(theta []float64, data *design.Data, idx [
 	}
 }
 
+// ClippedGradSum writes the norms and weights of ∇ℓ_priv and adds the
+// weighted sum into out (ClippedGradSummer): in one fused pass when Full
+// is a DiffClippedGradSummer that handles Pub, else PerExampleGradNorms
+// followed by WeightedGradSum (the same bits as calling them in turn).
+func (m *LossDiff) ClippedGradSum(theta []float64, data *design.Data, idx []int, weight func(float64) float64, norms, weights, out []float64) {
+	m.checkRows("ClippedGradSum", data)
+	if f, ok := m.Full.(DiffClippedGradSummer); ok && f.DiffClippedGradSum(m.Pub, theta, data, m.PubData, idx, weight, norms, weights, out) {
+		return
+	}
+	m.PerExampleGradNorms(theta, data, idx, norms)
+	checkLen("LossDiff.ClippedGradSum", "weights", len(weights), len(norms))
+	for k, v := range norms {
+		weights[k] = weight(v)
+	}
+	m.WeightedGradSum(theta, data, idx, weights, out)
+}
+
 // WithKey returns the difference of Full and Pub each with the same key
 // (the shared draw of ℓ(x) − ℓ_pub(Ψ(x))); a loss that is not Stochastic
 // is kept. Without a Stochastic loss it returns m itself.
@@ -238,4 +255,5 @@ var (
 	_ Model              = (*LossDiff)(nil)
 	_ GradNormer         = (*LossDiff)(nil)
 	_ WeightedGradSummer = (*LossDiff)(nil)
+	_ ClippedGradSummer  = (*LossDiff)(nil)
 )

@@ -340,6 +340,19 @@ func (m *MLP) Predict(theta, x, out []float64) {
 	}
 }
 
+// HiddenFeatures writes the hidden activations φ(W₁ᵀx + b₁) of one
+// feature vector x (len D) into out (len H): the penultimate-layer
+// features (e.g. of a classifier used as a feature map for a Fréchet
+// distance).
+func (m *MLP) HiddenFeatures(theta, x, out []float64) {
+	checkLen("MLP.HiddenFeatures", "theta", len(theta), m.NumParams())
+	checkLen("MLP.HiddenFeatures", "x", len(x), m.D)
+	checkLen("MLP.HiddenFeatures", "out", len(out), m.H)
+	s := m.newScratch()
+	m.forward(theta, x, s)
+	copy(out, s.h)
+}
+
 func (m *MLP) check(method string, theta []float64, data *design.Data) {
 	checkModel("MLP", method, theta, m.NumParams(), data, m.D)
 }

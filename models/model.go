@@ -171,6 +171,14 @@ type DiffGradNormer interface {
 	DiffGradNorms(pub Model, theta []float64, data, pubData *design.Data, idx []int, out []float64) bool
 }
 
+// DiffClippedGradSummer is implemented by models that fuse the norms and
+// the clipped sum of ∇ℓ(θ; x_i) − ∇ℓ_pub(θ; Ψ(x_i)) (LossDiff's
+// ClippedGradSum asks Full first). DiffClippedGradSum reports false,
+// writing nothing, if it does not handle pub.
+type DiffClippedGradSummer interface {
+	DiffClippedGradSum(pub Model, theta []float64, data, pubData *design.Data, idx []int, weight func(float64) float64, norms, weights, out []float64) bool
+}
+
 // numRows is the number of rows selected by idx (all rows if idx is nil).
 func numRows(data *design.Data, idx []int) int {
 	if idx == nil {

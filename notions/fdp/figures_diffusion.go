@@ -1,0 +1,491 @@
+package fdp
+
+// fdp-fig7, fdp-fig8 and fdp-samples (E5): the diffusion study, the
+// stand-in for the paper's AFHQ (Figs 6, 7) and LSUN Bedroom (Figs 8, 9)
+// experiments on 14×14 Fashion-MNIST.
+
+import (
+	"context"
+	"encoding/hex"
+	"fmt"
+	"image"
+	"image/color"
+	"math"
+	"math/rand/v2"
+	"path/filepath"
+	"slices"
+
+	"github.com/featuredp/featuredp/data"
+	"github.com/featuredp/featuredp/design"
+	"github.com/featuredp/featuredp/experiments"
+)
+
+// Series of the diffusion figures besides the methods: Algorithm 1's
+// samples through the sharpness filter, and the reference image sets whose
+// FD frames the methods'.
+const (
+	Alg1Filtered   = "FDP-Alg1+filter"
+	RefNoise       = "ref: N(0,I) noise"
+	RefBlurred     = "ref: blurred Ψ(X)"
+	RefReal        = "ref: real training images"
+	refRealSamples = "real"
+)
+
+// DiffusionMethods are the trained series of the study, in the order of
+// the paper's figures.
+func DiffusionMethods() []string {
+	return []string{string(NonPrivate), string(PublicOnly), string(DP), string(DPSGD), string(Alg1), Alg1Filtered}
+}
+
+// DiffusionSettingA is setting A ("AFHQ-like": class-conditional, ε = 8,
+// δ = 1/(2N), batch 256) at a profile's sizes: full = 60,000 images, 30
+// epochs (10 public pre-training epochs), 2,000 samples against 2,000
+// validation images; quick = 1,000 images, 40 epochs of batch 64, 400
+// samples.
+func DiffusionSettingA(p experiments.Profile) DiffusionSetting {
+	s := DiffusionSetting{Name: "A", Conditional: true, Hidden: 256, Clip: 0.1, Alpha: 1, BlurSigma: 1.5,
+		LRs: []float64{1e-3, 3e-3}}
+	if p == experiments.Full {
+		s.Train, s.Val, s.Samples, s.Epochs, s.Pretrain, s.Batch, s.ClassifierEpochs = 0, 2000, 2000, 30, 10, 256, 10
+		return s
+	}
+	s.Train, s.Val, s.Samples, s.Epochs, s.Pretrain, s.Batch, s.ClassifierEpochs = 1000, 400, 400, 40, 20, 64, 10
+	return s
+}
+
+// DiffusionSettingB is setting B ("LSUN-like": unconditional, ε = 0.5, a
+// large batch): full = 60,000 images, batch 4,096, 60 epochs (20 public);
+// quick = 1,000 images, batch 256, 100 epochs.
+func DiffusionSettingB(p experiments.Profile) DiffusionSetting {
+	s := DiffusionSettingA(p)
+	s.Name, s.Conditional = "B", false
+	if p == experiments.Full {
+		s.Epochs, s.Pretrain, s.Batch = 60, 20, 4096
+		return s
+	}
+	s.Epochs, s.Pretrain, s.Batch = 100, 50, 256
+	return s
+}
+
+// diffusionEps is the privacy target of a setting (the paper's).
+func diffusionEps(s DiffusionSetting) float64 {
+	if s.Name == "B" {
+		return 0.5
+	}
+	return 8
+}
+
+// diffusionCell is the Config of a cell of fdp-fig7 and fdp-fig8: the
+// series, the setting and the comparison set (x).
+type diffusionCell struct {
+	Series  string
+	Setting DiffusionSetting
+}
+
+// String describes the cell configuration for error messages.
+func (c diffusionCell) String() string {
+	return fmt.Sprintf("series=%s setting=%s", c.Series, c.Setting.Name)
+}
+
+// diffusionCells lists a setting's cells: every series at every x, reps
+// seeds; x is 0 for the FD against all validation images and 1..10 for the
+// class k = x−1 (setting A), or 1 for the FD against training images
+// (setting B, as the paper's Fig. 8).
+func diffusionCells(id string, s DiffusionSetting, reps int) []experiments.Cell {
+	xs := []float64{0, 1}
+	if s.Conditional {
+		xs = make([]float64, 1+len(data.FashionMNISTClasses))
+		for i := range xs {
+			xs[i] = float64(i)
+		}
+	}
+	series := append(DiffusionMethods(), RefNoise, RefBlurred, RefReal)
+	cells := experiments.Grid(id, 0, series, xs, reps)
+	for i := range cells {
+		cells[i].Config = diffusionCell{Series: cells[i].Method, Setting: s}
+		// Every x of a (series, rep) is one trained model: one seed.
+		cells[i].Seed = experiments.CellSeed(0, id, cells[i].Method, 0, cells[i].Rep)
+	}
+	return cells
+}
+
+// diffusionReps is the number of seeds of a profile.
+func diffusionReps(p experiments.Profile) int {
+	if p == experiments.Full {
+		return 2
+	}
+	return 2
+}
+
+// diffusionData returns the setting's images (memoised per setting sizes).
+func diffusionData(ctx context.Context, memo *experiments.Memo, s DiffusionSetting, dir string) (*DiffusionData, error) {
+	key := fmt.Sprintf("fdp/diffusion/data/%d/%d/%v/%v", s.Train, s.Val, s.BlurSigma, s.ClassifierEpochs)
+	if !fashionAvailable(dir) {
+		return nil, fmt.Errorf("Fashion-MNIST not found in %s or %s: install the Debian package dataset-fashion-mnist (make nb-deps) "+
+			"or copy its four .gz files there", filepath.Join(dir, "fashion-mnist"), data.FashionMNISTDir)
+	}
+	dir = fashionDir(dir)
+	v, err := memo.Do(key, func() (any, error) { return LoadDiffusionData(ctx, s, dir, 1) })
+	if err != nil {
+		return nil, err
+	}
+	return v.(*DiffusionData), nil
+}
+
+// diffusionOutcome is what a (series, rep) produced: its samples and
+// classes, the run (nil for the references) and the fraction kept by the
+// filter.
+type diffusionOutcome struct {
+	x       []float64
+	classes []int
+	run     *DiffusionRun
+	kept    float64
+}
+
+// diffusionSeries trains (or reads) the series of a cell and draws its
+// samples, shared through memo by the cells of the same series and seed
+// (and Algorithm 1's run by its filtered series).
+func diffusionSeries(ctx context.Context, memo *experiments.Memo, s DiffusionSetting, d *DiffusionData, series string, seed uint64) (*diffusionOutcome, error) {
+	key := fmt.Sprintf("fdp/diffusion/series/%+v/%s/%d", s, series, seed)
+	v, err := memo.Do(key, func() (any, error) { return drawSeries(ctx, memo, s, d, series, seed) })
+	if err != nil {
+		return nil, err
+	}
+	return v.(*diffusionOutcome), nil
+}
+
+// drawSeries computes diffusionSeries.
+func drawSeries(ctx context.Context, memo *experiments.Memo, s DiffusionSetting, d *DiffusionData, series string, seed uint64) (*diffusionOutcome, error) {
+	n, p := s.Samples, d.Train.D
+	rng := rand.New(rand.NewPCG(seed, 0xd1ff))
+	switch series {
+	case RefNoise:
+		x := make([]float64, n*p)
+		for j := range x {
+			x[j] = max(-1, min(1, rng.NormFloat64()))
+		}
+		return &diffusionOutcome{x: x, classes: cyclicClasses(n, s.Conditional), kept: 1}, nil
+	case RefBlurred, RefReal:
+		src := d.Public
+		if series == RefReal {
+			src = d.Train
+		}
+		rows := rng.Perm(src.N)[:min(n, src.N)]
+		x, classes := pickRows(src, rows, s.Conditional)
+		return &diffusionOutcome{x: x, classes: classes, kept: 1}, nil
+	}
+	method := Method(series)
+	if series == Alg1Filtered {
+		method = Alg1
+	}
+	run, err := diffusionRun(ctx, memo, s, d, method, seed)
+	if err != nil {
+		return nil, err
+	}
+	x, classes, kept, err := run.Generate(n, series == Alg1Filtered, d.Threshold, rng)
+	if err != nil {
+		return nil, err
+	}
+	if !s.Conditional {
+		classes = nil
+	}
+	return &diffusionOutcome{x: x, classes: classes, run: run, kept: kept}, nil
+}
+
+// diffusionRun is TuneDiffusion for a method and seed, memoised.
+func diffusionRun(ctx context.Context, memo *experiments.Memo, s DiffusionSetting, d *DiffusionData, method Method, seed uint64) (*DiffusionRun, error) {
+	key := fmt.Sprintf("fdp/diffusion/run/%+v/%s/%d", s, method, seed)
+	v, err := memo.Do(key, func() (any, error) { return TuneDiffusion(ctx, s, d, method, diffusionEps(s), seed) })
+	if err != nil {
+		return nil, err
+	}
+	return v.(*DiffusionRun), nil
+}
+
+// cyclicClasses returns the classes i mod 10 of n images (nil when
+// unconditional).
+func cyclicClasses(n int, conditional bool) []int {
+	if !conditional {
+		return nil
+	}
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i % len(data.FashionMNISTClasses)
+	}
+	return out
+}
+
+// pickRows copies the rows of src and their classes (nil when
+// unconditional).
+func pickRows(src *design.Data, rows []int, conditional bool) ([]float64, []int) {
+	p := src.D
+	x := make([]float64, 0, len(rows)*p)
+	var classes []int
+	for _, i := range rows {
+		x = append(x, src.X[i*p:(i+1)*p]...)
+		if conditional {
+			classes = append(classes, int(src.Y[i]))
+		}
+	}
+	return x, classes
+}
+
+// diffusionFigureRun computes a cell of fdp-fig7 or fdp-fig8.
+func diffusionFigureRun(ctx context.Context, c experiments.Cell, env experiments.Env) ([]experiments.Measurement, error) {
+	cc, ok := c.Config.(diffusionCell)
+	if !ok {
+		return nil, fmt.Errorf("cell config is %T", c.Config)
+	}
+	s := cc.Setting
+	d, err := diffusionData(ctx, env.Memo, s, env.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	out, err := diffusionSeries(ctx, env.Memo, s, d, cc.Series, c.Seed)
+	if err != nil {
+		return nil, err
+	}
+	ref, nRef := d.Val, s.Samples
+	if !s.Conditional && c.X == 1 {
+		ref = d.Train
+	}
+	num := map[string]float64{"kept": out.kept}
+	if r := out.run; r != nil {
+		num["epsilon"], num["z"], num["steps"], num["lr"] = r.Eps, r.Z, float64(r.Steps), r.LR
+	}
+	x, classes := out.x, out.classes
+	if s.Conditional && c.X > 0 {
+		x, classes = onlyClass(x, classes, int(c.X)-1, d.Train.D)
+		ref = classRows(ref, int(c.X)-1, nRef)
+		nRef = ref.N
+	}
+	sc, err := d.Score(x, classes, ref, nRef)
+	if err != nil {
+		return nil, err
+	}
+	ms := []experiments.Measurement{
+		{Metric: "fd_classifier", Value: sc.FDClassifier, Num: num},
+		{Metric: "fd_pixel", Value: sc.FDPixel},
+	}
+	if s.Conditional {
+		ms = append(ms, experiments.Measurement{Metric: "sample_accuracy", Value: sc.Accuracy})
+	}
+	return ms, nil
+}
+
+// onlyClass keeps the images of class c.
+func onlyClass(x []float64, classes []int, c, p int) ([]float64, []int) {
+	var ox []float64
+	var oc []int
+	for i, y := range classes {
+		if y == c {
+			ox = append(ox, x[i*p:(i+1)*p]...)
+			oc = append(oc, y)
+		}
+	}
+	return ox, oc
+}
+
+// classRows returns the images of class c among the first n rows of d.
+func classRows(d *design.Data, c, n int) *design.Data {
+	p := d.D
+	var x, y []float64
+	for i := range min(n, d.N) {
+		if int(d.Y[i]) == c {
+			x = append(x, d.X[i*p:(i+1)*p]...)
+			y = append(y, d.Y[i])
+		}
+	}
+	out, _ := design.NewData(x, y, len(y), p)
+	return out
+}
+
+// samplesCells lists fdp-samples: for every series (the real and blurred
+// images first) one image per class.
+func samplesCells(p experiments.Profile) ([]experiments.Cell, error) {
+	s := DiffusionSettingA(p)
+	series := append([]string{refRealSamples, RefBlurred}, DiffusionMethods()...)
+	xs := make([]float64, len(data.FashionMNISTClasses))
+	for i := range xs {
+		xs[i] = float64(i)
+	}
+	cells := experiments.Grid("fdp-samples", 0, series, xs, 1)
+	for i := range cells {
+		cells[i].Config = diffusionCell{Series: cells[i].Method, Setting: s}
+		// The seed of setting A's first replicate: the samples are those
+		// fdp-fig7 scores.
+		cells[i].Seed = experiments.CellSeed(0, "fdp-fig7", seriesOf(cells[i].Method), 0, 0)
+	}
+	return cells, nil
+}
+
+// seriesOf maps the real-image row of fdp-samples to fdp-fig7's series.
+func seriesOf(s string) string {
+	if s == refRealSamples {
+		return RefReal
+	}
+	return s
+}
+
+// samplesRun returns the first image of class x of the series, its
+// sharpness and the image as hex bytes (pixel values in [0, 255]).
+func samplesRun(ctx context.Context, c experiments.Cell, env experiments.Env) ([]experiments.Measurement, error) {
+	cc, ok := c.Config.(diffusionCell)
+	if !ok {
+		return nil, fmt.Errorf("cell config is %T", c.Config)
+	}
+	s := cc.Setting
+	d, err := diffusionData(ctx, env.Memo, s, env.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	out, err := diffusionSeries(ctx, env.Memo, s, d, seriesOf(cc.Series), c.Seed)
+	if err != nil {
+		return nil, err
+	}
+	p := d.Train.D
+	k := slices.Index(out.classes, int(c.X))
+	if k < 0 {
+		return nil, fmt.Errorf("no image of class %v among the samples", c.X)
+	}
+	img := out.x[k*p : (k+1)*p]
+	sh, err := Sharpness(img, DiffusionSide)
+	if err != nil {
+		return nil, err
+	}
+	b := make([]byte, p)
+	for j, v := range img {
+		b[j] = byte(math.Round(127.5 * (min(1, max(-1, v)) + 1)))
+	}
+	return []experiments.Measurement{{Metric: "sharpness", Value: sh,
+		Extra: map[string]string{"image": hex.EncodeToString(b), "class": data.FashionMNISTClasses[int(c.X)]}}}, nil
+}
+
+// samplesPicture draws fdp-samples as a grid: one row per series, one
+// column per class, each image upscaled 4× (nearest neighbour) with a
+// 2-pixel white gap.
+func samplesPicture(res *experiments.Results) (experiments.Picture, error) {
+	const side, scale, gap = DiffusionSide, 4, 2
+	var rows []string
+	cols := make([]string, len(data.FashionMNISTClasses))
+	imgs := map[string]map[int][]byte{}
+	for _, r := range res.Rows {
+		if r.Metric != "sharpness" {
+			continue
+		}
+		b, err := hex.DecodeString(r.Extra["image"])
+		if err != nil || len(b) != side*side {
+			return experiments.Picture{}, fmt.Errorf("fdp-samples: %s class %v: bad image column", r.Method, r.X)
+		}
+		c := int(r.X)
+		if c < 0 || c >= len(cols) {
+			return experiments.Picture{}, fmt.Errorf("fdp-samples: class %v out of range", r.X)
+		}
+		if imgs[r.Method] == nil {
+			rows = append(rows, r.Method)
+			imgs[r.Method] = map[int][]byte{}
+		}
+		imgs[r.Method][c] = b
+		cols[c] = data.FashionMNISTClasses[c]
+	}
+	if len(rows) == 0 {
+		return experiments.Picture{}, fmt.Errorf("fdp-samples: no images in the results")
+	}
+	cell := side*scale + gap
+	img := image.NewGray(image.Rect(0, 0, len(cols)*cell, len(rows)*cell))
+	for j := range img.Pix {
+		img.Pix[j] = 255
+	}
+	for i, s := range rows {
+		for c, b := range imgs[s] {
+			for y := range side * scale {
+				for x := range side * scale {
+					img.SetGray(c*cell+gap/2+x, i*cell+gap/2+y, color.Gray{Y: b[(y/scale)*side+x/scale]})
+				}
+			}
+		}
+	}
+	return experiments.Picture{Image: img, Rows: rows, Cols: cols}, nil
+}
+
+// diffusionSettingsText describes a setting for the figures' Settings.
+func diffusionSettingsText(s DiffusionSetting, reps int) string {
+	n := "all 60,000 minus a tenth held out"
+	if s.Train > 0 {
+		n = fmt.Sprintf("the first %d minus a tenth held out", s.Train)
+	}
+	cond := "class-conditional (class public)"
+	if !s.Conditional {
+		cond = "unconditional"
+	}
+	return fmt.Sprintf("Fashion-MNIST at 14×14 (2×2 means, [−1, 1]): %s training images; Ψ = Gaussian blur σ_b = %g px. %s DDPM, "+
+		"200 steps, β linear 1e−4…0.02, ε-prediction; denoiser MLP [x_t, 32-d sinusoidal t, one-hot class] → %d → %d → 196, SiLU "+
+		"(177,348 parameters). ε = %g, δ = 1/(2N), Poisson batches of expected size %d, %g epochs (FDP methods: %g public epochs first), "+
+		"clip C = %g, z calibrated (Opacus orders, improved conversion), Adam with the learning rate of %v that minimises the DDPM loss on "+
+		"the held-out training images (every method, the same rule), α = %g. Metrics on %d samples vs %d validation images: FD in the "+
+		"hidden layer of a 196 → 128 → 10 classifier trained on the real training images (%g epochs) and in pixel space; %d seeds. "+
+		"Filter: keep samples whose Laplacian variance ≥ the median of Ψ(X) (public data only).",
+		n, s.BlurSigma, cond, s.Hidden, s.Hidden, diffusionEps(s), s.Batch, s.Epochs, s.Pretrain, s.Clip, s.LRs, s.Alpha,
+		s.Samples, s.Val, s.ClassifierEpochs, reps)
+}
+
+func init() {
+	experiments.MustRegister(experiments.Figure{
+		ID:       "fdp-fig7",
+		Paper:    "fdp",
+		Title:    "E5 setting A (AFHQ-like, ε = 8): Fréchet distance by method",
+		XLabel:   "comparison (0 = all classes, k = class k−1)",
+		YLabel:   "classifier-FD (lower is better)",
+		Metric:   "fd_classifier",
+		Plot:     experiments.GroupedBars,
+		Cells: func(p experiments.Profile) ([]experiments.Cell, error) {
+			return diffusionCells("fdp-fig7", DiffusionSettingA(p), diffusionReps(p)), nil
+		},
+		Run: diffusionFigureRun,
+		Settings: func(p experiments.Profile) string {
+			return diffusionSettingsText(DiffusionSettingA(p), diffusionReps(p))
+		},
+		Notes: "Stand-in for the paper's Fig. 7 (AFHQ, FID of a 32.8M-parameter U-Net; non-private 25.2, public 149.1, DP 286.7, " +
+			"FDP (DP-SGD) 115.5, FDP (Alg. 1) 101.9): a different metric on different data, so only the ordering can be compared " +
+			"(docs/feature-dp.md, 'Private image generation'). x = 0 is the FD against all validation images, x = k against class k−1's. " +
+			"The ref: series frame the scale: N(0, I) noise, the blurred training images Ψ(X) and real training images. Other metrics: " +
+			"fd_pixel, sample_accuracy (the classifier's accuracy on the samples against their conditioning class); columns epsilon " +
+			"(the accountant's, for the trained run), z, lr (the held-out choice), kept (the filter's acceptance rate).",
+	})
+	experiments.MustRegister(experiments.Figure{
+		ID:       "fdp-fig8",
+		Paper:    "fdp",
+		Title:    "E5 setting B (LSUN-like, unconditional, ε = 0.5): Fréchet distance by method",
+		XLabel:   "compared with (0 = validation, 1 = training images)",
+		YLabel:   "classifier-FD (lower is better)",
+		Metric:   "fd_classifier",
+		Plot:     experiments.GroupedBars,
+		Cells: func(p experiments.Profile) ([]experiments.Cell, error) {
+			return diffusionCells("fdp-fig8", DiffusionSettingB(p), diffusionReps(p)), nil
+		},
+		Run: diffusionFigureRun,
+		Settings: func(p experiments.Profile) string {
+			return diffusionSettingsText(DiffusionSettingB(p), diffusionReps(p))
+		},
+		Notes: "Stand-in for the paper's Fig. 8 (LSUN Bedroom, FID vs 2,000 training and 300 validation images; non-private 26.5, " +
+			"public 264.2, FDP (DP-SGD) 42.4, FDP (Alg. 1) 43.2): a different metric on different data (docs/feature-dp.md). " +
+			"x = 0 compares with validation images, x = 1 with training images, as the paper does.",
+	})
+	experiments.MustRegister(experiments.Figure{
+		ID:       "fdp-samples",
+		Paper:    "fdp",
+		Title:    "E5 setting A: one sample per class and method",
+		XLabel:   "class",
+		YLabel:   "Laplacian variance (sharpness)",
+		Metric:   "sharpness",
+		Plot:     experiments.GroupedBars,
+		Cells:    samplesCells,
+		Run:      samplesRun,
+		Picture:  samplesPicture,
+		Settings: func(p experiments.Profile) string {
+			return diffusionSettingsText(DiffusionSettingA(p), 1) + " The first sample of each class of fdp-fig7's first seed."
+		},
+		Notes: "Stand-in for the paper's sample figures (Figs 1–3, 6, 9): rows are the real and blurred training images, then the " +
+			"methods' samples; the image column holds each image's bytes (hex, 14×14, 0 = −1 … 255 = +1).",
+	})
+}
