@@ -69,8 +69,8 @@ func (s DiffusionSetting) Steps(n int) (steps, pretrain int) {
 // filter threshold (from Ψ(X) only).
 type DiffusionData struct {
 	Train, Public, Holdout, Val *design.Data
-	Classifier         *FeatureClassifier
-	Threshold          float64
+	Classifier                  *FeatureClassifier
+	Threshold                   float64
 }
 
 // LoadDiffusionData prepares the images of setting s from Fashion-MNIST
@@ -150,10 +150,10 @@ type DiffusionRun struct {
 	// held-out images that chose it.
 	LR, HoldoutLoss float64
 	Steps           int
-	Model   *models.DDPM
-	Theta   []float64
-	Z, Eps  float64
-	Setting DiffusionSetting
+	Model           *models.DDPM
+	Theta           []float64
+	Z, Eps          float64
+	Setting         DiffusionSetting
 }
 
 // holdoutKeys fix the draws (t, ε) of the held-out loss: the same for

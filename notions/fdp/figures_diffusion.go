@@ -431,13 +431,13 @@ func diffusionSettingsText(s DiffusionSetting, reps int) string {
 
 func init() {
 	experiments.MustRegister(experiments.Figure{
-		ID:       "fdp-fig7",
-		Paper:    "fdp",
-		Title:    "E5 setting A (AFHQ-like, ε = 8): Fréchet distance by method",
-		XLabel:   "comparison (0 = all classes, k = class k−1)",
-		YLabel:   "classifier-FD (lower is better)",
-		Metric:   "fd_classifier",
-		Plot:     experiments.GroupedBars,
+		ID:     "fdp-fig7",
+		Paper:  "fdp",
+		Title:  "E5 setting A (AFHQ-like, ε = 8): Fréchet distance by method",
+		XLabel: "comparison (0 = all classes, k = class k−1)",
+		YLabel: "classifier-FD (lower is better)",
+		Metric: "fd_classifier",
+		Plot:   experiments.GroupedBars,
 		Cells: func(p experiments.Profile) ([]experiments.Cell, error) {
 			return diffusionCells("fdp-fig7", DiffusionSettingA(p), diffusionReps(p)), nil
 		},
@@ -453,13 +453,13 @@ func init() {
 			"(the accountant's, for the trained run), z, lr (the held-out choice), kept (the filter's acceptance rate).",
 	})
 	experiments.MustRegister(experiments.Figure{
-		ID:       "fdp-fig8",
-		Paper:    "fdp",
-		Title:    "E5 setting B (LSUN-like, unconditional, ε = 0.5): Fréchet distance by method",
-		XLabel:   "compared with (0 = validation, 1 = training images)",
-		YLabel:   "classifier-FD (lower is better)",
-		Metric:   "fd_classifier",
-		Plot:     experiments.GroupedBars,
+		ID:     "fdp-fig8",
+		Paper:  "fdp",
+		Title:  "E5 setting B (LSUN-like, unconditional, ε = 0.5): Fréchet distance by method",
+		XLabel: "compared with (0 = validation, 1 = training images)",
+		YLabel: "classifier-FD (lower is better)",
+		Metric: "fd_classifier",
+		Plot:   experiments.GroupedBars,
 		Cells: func(p experiments.Profile) ([]experiments.Cell, error) {
 			return diffusionCells("fdp-fig8", DiffusionSettingB(p), diffusionReps(p)), nil
 		},
@@ -472,16 +472,16 @@ func init() {
 			"x = 0 compares with validation images, x = 1 with training images, as the paper does.",
 	})
 	experiments.MustRegister(experiments.Figure{
-		ID:       "fdp-samples",
-		Paper:    "fdp",
-		Title:    "E5 setting A: one sample per class and method",
-		XLabel:   "class",
-		YLabel:   "Laplacian variance (sharpness)",
-		Metric:   "sharpness",
-		Plot:     experiments.GroupedBars,
-		Cells:    samplesCells,
-		Run:      samplesRun,
-		Picture:  samplesPicture,
+		ID:      "fdp-samples",
+		Paper:   "fdp",
+		Title:   "E5 setting A: one sample per class and method",
+		XLabel:  "class",
+		YLabel:  "Laplacian variance (sharpness)",
+		Metric:  "sharpness",
+		Plot:    experiments.GroupedBars,
+		Cells:   samplesCells,
+		Run:     samplesRun,
+		Picture: samplesPicture,
 		Settings: func(p experiments.Profile) string {
 			return diffusionSettingsText(DiffusionSettingA(p), 1) + " The first sample of each class of fdp-fig7's first seed."
 		},
