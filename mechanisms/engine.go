@@ -28,7 +28,10 @@ import (
 //  6. θ ← Optimizer step with learning-rate multiplier Schedule(t), then
 //     projection onto the L2 ball of ProjectRadius.
 //
-// Public pre-training steps (g = g_pub) run first. The context is checked
+// A models.Stochastic loss (DDPM) gets a fresh key before every step, from
+// the stream PurposeModel (LossDiff gives ℓ and ℓ_pub the same key; the
+// public batch's loss gets a salted one). Public pre-training steps
+// (g = g_pub) run first. The context is checked
 // before every step; on cancellation Train returns an error wrapping
 // ctx.Err(). A non-finite θ (divergence) or schedule value stops training
 // with an error. The same Config gives bit-identical results on every run,

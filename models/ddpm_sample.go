@@ -8,14 +8,17 @@ import (
 
 // Sample draws one image per entry of classes (a class index, or anything
 // for an unconditional model) with the ancestral sampler of Ho et al. (2020,
-// Algorithm 2):
+// Algorithm 2) in the form of their released code (clipped x̂₀): at t =
+// T−1, …, 0, from x_T ~ N(0, I),
 //
-//	x_T ~ N(0, I);  for t = T−1, …, 0:
-//	x_{t−1} = (x_t − β_t/√(1−ᾱ_t)·f_θ(x_t, t, c))/√(1−β_t) + √β_t·z,  z ~ N(0, I) (z = 0 at t = 0),
+//	x̂₀ = clip((x_t − √(1−ᾱ_t)·f_θ(x_t, t, c))/√ᾱ_t, −1, 1),
+//	x_{t−1} = √ᾱ_{t−1}β_t/(1−ᾱ_t)·x̂₀ + √(1−β_t)(1−ᾱ_{t−1})/(1−ᾱ_t)·x_t + σ_t·z,
+//	σ_t² = β_t(1−ᾱ_{t−1})/(1−ᾱ_t),  z ~ N(0, I)  (ᾱ_{−1} = 1: x_{−1} = x̂₀),
 //
-// and returns the images row after row (len(classes)×P), clipped to
-// [−1, 1]. All normals come from rng in a fixed order, so the same rng
-// state gives the same images whatever GOMAXPROCS is.
+// the mean of the posterior q(x_{t−1} | x_t, x̂₀) plus its noise. It returns
+// the images row after row (len(classes)×P) in [−1, 1]. All normals come
+// from rng in a fixed order, so the same rng state gives the same images
+// whatever GOMAXPROCS is.
 func (m *DDPM) Sample(theta []float64, classes []int, rng *rand.Rand) ([]float64, error) {
 	switch {
 	case len(theta) != m.NumParams():
@@ -60,15 +63,18 @@ func (m *DDPM) denoiseStep(theta []float64, ps *ddpmPass, x []float64, classes [
 		m.input(ps.u[k*din:(k+1)*din], x[k*p:(k+1)*p], nil, t, c, false)
 	}
 	m.forward(theta, ps) // r = f_θ(x_t, t, c), since ε = 0
-	b := m.betas[t]
-	coef := b / math.Sqrt(1-m.alphaBar[t])
-	inv := 1 / math.Sqrt(1-b)
-	sd := 0.0
+	ab, b := m.alphaBar[t], m.betas[t]
+	abPrev := 1.0
 	if t > 0 {
-		sd = math.Sqrt(b)
+		abPrev = m.alphaBar[t-1]
 	}
+	c0 := math.Sqrt(abPrev) * b / (1 - ab)
+	ct := math.Sqrt(1-b) * (1 - abPrev) / (1 - ab)
+	sd := math.Sqrt(b * (1 - abPrev) / (1 - ab))
+	sa, sb := math.Sqrt(ab), math.Sqrt(1-ab)
 	for j := range x {
-		x[j] = (x[j] - coef*ps.r[j]) * inv
+		x0 := min(1, max(-1, (x[j]-sb*ps.r[j])/sa))
+		x[j] = c0*x0 + ct*x[j]
 		if t > 0 {
 			x[j] += sd * rng.NormFloat64()
 		}

@@ -1,10 +1,12 @@
 // Package models holds differentiable models with exact per-example
 // gradients: linear / ridge regression (Linear, with a sufficient-statistics
 // fast path LinearStats and a closed-form Cholesky solve), binary logistic
-// regression (Logistic), softmax regression (Softmax) and a one-hidden-layer
+// regression (Logistic), softmax regression (Softmax), a one-hidden-layer
 // MLP (Softplus, ReLU, Tanh or SiLU hidden units; softmax cross-entropy or
-// squared-error head). It contains no privacy logic: clipping and noise
-// live in package mechanisms.
+// squared-error head) and the training loss of a denoising diffusion model
+// with an MLP denoiser (DDPM, a Stochastic loss: its per-example draws are
+// fixed by a key the engine renews every step). It contains no privacy
+// logic: clipping and noise live in package mechanisms.
 //
 // All models share one data layout (Data: a row-major feature matrix and a
 // label vector) and one parameter layout convention: a flat []float64 whose

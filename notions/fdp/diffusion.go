@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/featuredp/featuredp/accounting"
 	"github.com/featuredp/featuredp/data"
@@ -47,6 +48,11 @@ type DiffusionSetting struct {
 	// each and keeps the run with the lowest DDPM loss on the held-out
 	// training images (TuneDiffusion; the same rule for every method).
 	LRs []float64
+	// EMA, if > 0, is the decay of the exponential moving average of the
+	// iterates that the run returns (0.999 for DDPMs in Ho et al.): a
+	// post-processing of iterates the accountant already covers (DP-SGD's
+	// guarantee holds for releasing every θ_t), applied to every method.
+	EMA float64
 	// Delta is δ (0: 1/(2N)).
 	Delta float64
 	// BlurSigma is Ψ's Gaussian blur σ_b in pixels.
@@ -229,6 +235,10 @@ func TrainDiffusion(ctx context.Context, s DiffusionSetting, d *DiffusionData, m
 	default:
 		return nil, fmt.Errorf("fdp: TrainDiffusion: method %q is not one of the study's", method)
 	}
+	var ema []float64
+	if s.EMA > 0 {
+		setup.OnStep = func(t int, theta []float64) { ema = emaUpdate(ema, theta, s.EMA, t) }
+	}
 	res, err := Train(ctx, method, setup)
 	if err != nil {
 		return nil, fmt.Errorf("fdp: TrainDiffusion: %w", err)
@@ -237,7 +247,25 @@ func TrainDiffusion(ctx context.Context, s DiffusionSetting, d *DiffusionData, m
 	if err != nil {
 		return nil, fmt.Errorf("fdp: TrainDiffusion %s: %w", method, err)
 	}
-	return &DiffusionRun{Method: method, Model: m, Theta: res.Theta, LR: lr, Z: setup.Multiplier, Eps: spent, Steps: steps, Setting: s}, nil
+	theta := res.Theta
+	if ema != nil {
+		theta = ema
+	}
+	return &DiffusionRun{Method: method, Model: m, Theta: theta, LR: lr, Z: setup.Multiplier, Eps: spent, Steps: steps, Setting: s}, nil
+}
+
+// emaUpdate folds the iterate θ_t into the exponential moving average
+// θ̄ ← d·θ̄ + (1−d)·θ_t, d = min(decay, (1+t)/(10+t)) (the warm-up of
+// TensorFlow's ExponentialMovingAverage), starting from θ̄ = θ_1.
+func emaUpdate(ema, theta []float64, decay float64, t int) []float64 {
+	if ema == nil {
+		return slices.Clone(theta)
+	}
+	d := min(decay, float64(1+t)/float64(10+t))
+	for j, v := range theta {
+		ema[j] = d*ema[j] + (1-d)*v
+	}
+	return ema
 }
 
 // delta returns s.Delta, or 1/(2n) when unset.

@@ -2,6 +2,7 @@ package fdp
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -344,4 +345,17 @@ func TestDiffusionFiguresRegistered(t *testing.T) {
 			}
 		}
 	}
+}
+
+// The Fréchet distance between two point sets, here one the other shifted
+// by (3, 4): ‖μ_a − μ_b‖² = 25 and equal covariances.
+func ExampleFrechetDistance() {
+	a := []float64{0, 0, 1, 0, 0, 1, 1, 1}
+	b := []float64{3, 4, 4, 4, 3, 5, 4, 5}
+	fd, err := FrechetDistance(a, 4, b, 4, 2)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("FD = %.6f\n", fd)
+	// Output: FD = 25.000000
 }
