@@ -70,8 +70,9 @@ func growTo32(s []float32, n int) []float32 {
 	return s[:n]
 }
 
-// toFloat32 writes dst[j] = float32(src[j]).
-func toFloat32(dst []float32, src []float64) {
+// toFloat32 writes dst[j] = float32(src[j]) (round to nearest even); the
+// SIMD build replaces it by an 8-lane twin with the same bits.
+var toFloat32 = func(dst []float32, src []float64) {
 	for j, v := range src[:len(dst)] {
 		dst[j] = float32(v)
 	}

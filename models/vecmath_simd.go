@@ -13,6 +13,23 @@ func init() {
 	if archsimd.X86.AVX512() && archsimd.X86.FMA() {
 		sumExpShift, expShift, tanhInPlace = sumExpShift8, expShift8, tanhInPlace8
 	}
+	if archsimd.X86.AVX512() {
+		toFloat32 = toFloat32x8
+	}
+}
+
+// toFloat32x8 is toFloat32 on 8 lanes: VCVTPD2PS rounds to nearest even
+// under the default MXCSR, as Go's float32 conversion does.
+func toFloat32x8(dst []float32, src []float64) {
+	n := len(dst)
+	src = src[:n]
+	j := 0
+	for ; j+8 <= n; j += 8 {
+		archsimd.LoadFloat64x8Slice(src[j:]).ConvertToFloat32().StoreSlice(dst[j:])
+	}
+	for ; j < n; j++ {
+		dst[j] = float32(src[j])
+	}
 }
 
 type f64x8 = archsimd.Float64x8

@@ -123,3 +123,24 @@ func BenchmarkVecMath(b *testing.B) {
 		}
 	})
 }
+
+// TestToFloat32Bits checks the float32 conversion (SIMD twin in the simd
+// build) against Go's conversion on awkward values: ties, subnormals,
+// overflow, ±0, ±Inf, NaN, and lengths with tails.
+func TestToFloat32Bits(t *testing.T) {
+	vals := []float64{0, math.Copysign(0, -1), 1, -1, 1 + 0x1p-24, 1 + 0x1p-23 + 0x1p-24, 0x1p-149, 0x1p-150, 0x1.8p-150,
+		math.MaxFloat32, math.MaxFloat32 * 1.0000001, 1e300, -1e300, math.Inf(1), math.Inf(-1), math.NaN(), 3.14159, -2.71828e-20}
+	r := rand.New(rand.NewPCG(8, 9))
+	for range 101 {
+		vals = append(vals, r.NormFloat64()*math.Pow(10, float64(r.IntN(60)-30)))
+	}
+	for n := range len(vals) + 1 {
+		dst := make([]float32, n)
+		toFloat32(dst, vals)
+		for j, v := range vals[:n] {
+			if w := float32(v); math.Float32bits(dst[j]) != math.Float32bits(w) && !(w != w && dst[j] != dst[j]) {
+				t.Fatalf("n = %d: float32(%v) = %v, want %v", n, v, dst[j], w)
+			}
+		}
+	}
+}

@@ -254,6 +254,9 @@ func diffusionFigureRun(ctx context.Context, c experiments.Cell, env experiments
 	num := map[string]float64{"kept": out.kept}
 	if r := out.run; r != nil {
 		num["epsilon"], num["z"], num["steps"], num["lr"] = r.Eps, r.Z, float64(r.Steps), r.LR
+		if r.Z > 0 { // ‖noise‖/C of the averaged private gradient: z·√P/m
+			num["noise_ratio"] = r.Z * math.Sqrt(float64(r.Model.NumParams())) / float64(s.Batch)
+		}
 	}
 	x, classes := out.x, out.classes
 	if s.Conditional && c.X > 0 {
@@ -452,7 +455,8 @@ func init() {
 			"(docs/feature-dp.md, 'Private image generation'). x = 0 is the FD against all validation images, x = k against class k−1's. " +
 			"The ref: series frame the scale: N(0, I) noise, the blurred training images Ψ(X) and real training images. Other metrics: " +
 			"fd_pixel, sample_accuracy (the classifier's accuracy on the samples against their conditioning class); columns epsilon " +
-			"(the accountant's, for the trained run), z, lr (the held-out choice), kept (the filter's acceptance rate).",
+			"(the accountant's, for the trained run), z, noise_ratio (z·√P/m: the norm of the noise on the averaged private gradient over the " +
+			"largest norm C of its signal), lr (the held-out choice), kept (the filter's pass rate).",
 	})
 	experiments.MustRegister(experiments.Figure{
 		ID:     "fdp-fig8",
