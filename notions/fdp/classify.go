@@ -28,6 +28,9 @@ type ClassConfig struct {
 	// Surrogate selects the public view: SurrogateGaussian ("" too) or
 	// SurrogateMean.
 	Surrogate string
+	// Float32 runs the MLP's products in single precision
+	// (models.MLP.Float32); clipping, noise and accounting stay float64.
+	Float32 bool
 }
 
 // DefaultClassConfig returns the E3 defaults: hidden 128, q = 1/16,
@@ -129,6 +132,7 @@ func classSetup(p *ClassProblem, method Method, cfg ClassConfig, maxT int, seed 
 	if err != nil {
 		return nil, Setup{}, 0, err
 	}
+	mlp.Float32 = cfg.Float32
 	m := cfg.Rate * float64(p.Train.N)
 	pre := int(math.Round(cfg.PretrainEpoch * float64(p.Train.N) / math.Max(1, math.Round(m))))
 	var pub *design.Data

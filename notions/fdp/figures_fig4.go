@@ -17,6 +17,8 @@ import (
 type Fig4Sizes struct {
 	PurchaseN, PurchaseK, FashionTrain, FashionTest, Hidden, Reps int
 	Pretrain                                                      float64
+	// Float32 trains the MLPs in single precision (ClassConfig.Float32).
+	Float32 bool
 }
 
 // Fig4Profile returns the sizes of a profile: quick (3,000 rows / 20
@@ -31,8 +33,9 @@ func Fig4Profile(p experiments.Profile) Fig4Sizes {
 
 // Fig4Cells returns the cells of fdp-fig4 at the given sizes (for runs at
 // another scale than the profiles, e.g. the report's mid-scale run with
-// Fig4Sizes{50000, 100, 20000, 5000, 64, 2, 5}); run them with the
-// figure's Run function.
+// Fig4Sizes{PurchaseN: 50000, PurchaseK: 100, FashionTrain: 20000,
+// FashionTest: 5000, Hidden: 64, Reps: 2, Pretrain: 5}); run them with
+// the figure's Run function.
 func Fig4Cells(sz Fig4Sizes) []experiments.Cell {
 	methods := []string{string(DP), string(DPSGD), string(Alg1)}
 	datasets := []string{"purchase-like"}
@@ -85,7 +88,7 @@ func Fig4Tuning(ctx context.Context, memo *experiments.Memo, sz Fig4Sizes, datas
 // dataset at the given sizes.
 func fig4Problem(memo *experiments.Memo, sz Fig4Sizes, dataset, dataDir string) (*ClassProblem, ClassConfig, error) {
 	base := DefaultClassConfig()
-	base.Hidden, base.PretrainEpoch = sz.Hidden, sz.Pretrain
+	base.Hidden, base.PretrainEpoch, base.Float32 = sz.Hidden, sz.Pretrain, sz.Float32
 	var p *ClassProblem
 	var err error
 	switch dataset {
