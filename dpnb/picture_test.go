@@ -29,7 +29,9 @@ func TestPicturePanels(t *testing.T) {
 		t.Fatalf("picture panel: %d bytes, %v", len(png), err)
 	}
 	for _, bad := range []func(*experiments.Results) (experiments.Picture, error){
-		func(*experiments.Results) (experiments.Picture, error) { return experiments.Picture{}, errors.New("boom") },
+		func(*experiments.Results) (experiments.Picture, error) {
+			return experiments.Picture{}, errors.New("boom")
+		},
 		func(*experiments.Results) (experiments.Picture, error) { return experiments.Picture{}, nil },
 	} {
 		r.Figure.Picture = bad
