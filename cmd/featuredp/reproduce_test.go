@@ -207,7 +207,7 @@ func TestFullWallTimeKnown(t *testing.T) {
 	var b bytes.Buffer
 	fdp, _ := experiments.Select([]string{"fdp"})
 	printExpected(&b, fdp)
-	if !strings.Contains(b.String(), "≈ 38m12s") || !strings.Contains(b.String(), "fdp-fig4 ≈ 27m32s") {
+	if !strings.Contains(b.String(), "fdp-fig7 ≈ 32m54s") || !strings.Contains(b.String(), "fdp-fig4 ≈ 27m32s") {
 		t.Errorf("%q", b.String())
 	}
 }
