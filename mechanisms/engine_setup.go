@@ -40,24 +40,24 @@ type trainer struct {
 	noiseWG sync.WaitGroup
 	// ghostC fuses ghostN and ghostW (one pass) with weights clipWeight.
 	ghostC models.ClippedGradSummer
-	// baseModel and basePub are Config.Model and the public model; with
-	// stochastic set (a models.Stochastic loss), model and pubModel are
-	// their keyed copies of the current step (rekey, stream rngK).
-	baseModel, basePub models.Model
-	stochastic         bool
-	rngK               *rand.Rand
-	clipWeight         func(float64) float64
-	pub                bool // public term present
-	pubPriv            bool // public term used in private steps
-	subtract           bool
-	pubModel           models.Model
-	pubData            *design.Data
-	pubM               int
-	same               bool  // PublicTerm.SameBatch in the private steps
-	batch              []int // the last private batch
-	alpha              float64
-	phases             []accounting.Phase
-	note               string
+	// basePub is the resolved public model; with stochastic set (a
+	// models.Stochastic loss), model and pubModel are the keyed copies of
+	// Config.Model and basePub for the current step (rekey, stream rngK).
+	basePub    models.Model
+	stochastic bool
+	rngK       *rand.Rand
+	clipWeight func(float64) float64
+	pub        bool // public term present
+	pubPriv    bool // public term used in private steps
+	subtract   bool
+	pubModel   models.Model
+	pubData    *design.Data
+	pubM       int
+	same       bool  // PublicTerm.SameBatch in the private steps
+	batch      []int // the last private batch
+	alpha      float64
+	phases     []accounting.Phase
+	note       string
 
 	theta, grad, pubGrad, pe, pe2, norms, weights []float64
 	idx, pubIdx, all                              []int
@@ -223,7 +223,7 @@ func (t *trainer) setPublicTerm() error {
 		t.clipWeight = func(norm float64) float64 { return clipFactor(norm, c) }
 	}
 	t.bindModel(cfg.Model)
-	t.baseModel, t.basePub = cfg.Model, t.pubModel
+	t.basePub = t.pubModel
 	t.stochastic = models.IsStochastic(cfg.Model) || (t.pub && models.IsStochastic(t.pubModel))
 	return nil
 }
@@ -260,7 +260,7 @@ func (t *trainer) rekey() {
 		return
 	}
 	key := t.rngK.Uint64()
-	if s, ok := t.baseModel.(models.Stochastic); ok {
+	if s, ok := t.cfg.Model.(models.Stochastic); ok {
 		t.bindModel(s.WithKey(key))
 	}
 	if s, ok := t.basePub.(models.Stochastic); ok && t.pub {

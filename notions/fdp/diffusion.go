@@ -288,6 +288,7 @@ func (r *DiffusionRun) Generate(n int, filter bool, threshold float64, rng *rand
 	k := max(1, r.Model.Classes)
 	p := r.Model.P
 	drawn, passed := 0, 0
+	perClass := make([]int, k) // kept samples of each class, at most ⌈n/k⌉
 	for len(classes) < n && drawn < 20*n {
 		want := make([]int, 0, n-len(classes))
 		for i := len(classes); i < n; i++ {
@@ -312,7 +313,7 @@ func (r *DiffusionRun) Generate(n int, filter bool, threshold float64, rng *rand
 					continue
 				}
 				passed++
-				if !needClass(classes, c, n, k) {
+				if perClass[c] >= (n+k-1)/k {
 					continue
 				}
 			}
@@ -321,6 +322,7 @@ func (r *DiffusionRun) Generate(n int, filter bool, threshold float64, rng *rand
 			}
 			x = append(x, img...)
 			classes = append(classes, c)
+			perClass[c]++
 		}
 	}
 	if len(classes) < n {
@@ -330,17 +332,6 @@ func (r *DiffusionRun) Generate(n int, filter bool, threshold float64, rng *rand
 		passed = drawn
 	}
 	return x, classes, float64(passed) / float64(drawn), nil
-}
-
-// needClass reports whether class c is below its share ⌈n/k⌉ among kept.
-func needClass(kept []int, c, n, k int) bool {
-	cnt := 0
-	for _, v := range kept {
-		if v == c {
-			cnt++
-		}
-	}
-	return cnt < (n+k-1)/k
 }
 
 // FeatureClassifier is the study's stand-in for the Inception network of

@@ -111,13 +111,8 @@ func diffusionCells(id string, s DiffusionSetting, reps int) []experiments.Cell 
 	return cells
 }
 
-// diffusionReps is the number of seeds of a profile.
-func diffusionReps(p experiments.Profile) int {
-	if p == experiments.Full {
-		return 2
-	}
-	return 2
-}
+// diffusionReps is the number of seeds of both profiles.
+func diffusionReps(experiments.Profile) int { return 2 }
 
 // diffusionData returns the setting's images (memoised per setting sizes).
 func diffusionData(ctx context.Context, memo *experiments.Memo, s DiffusionSetting, dir string) (*DiffusionData, error) {
@@ -434,49 +429,37 @@ func diffusionSettingsText(s DiffusionSetting, reps int) string {
 		s.Samples, s.Val, s.ClassifierEpochs, reps)
 }
 
+// diffusionFigure is the FD figure of one setting (fdp-fig7, fdp-fig8).
+func diffusionFigure(id, title, xlabel string, setting func(experiments.Profile) DiffusionSetting, notes string) experiments.Figure {
+	return experiments.Figure{
+		ID: id, Paper: "fdp", Title: title, XLabel: xlabel,
+		YLabel: "classifier-FD (lower is better)",
+		Metric: "fd_classifier",
+		Plot:   experiments.GroupedBars,
+		Cells: func(p experiments.Profile) ([]experiments.Cell, error) {
+			return diffusionCells(id, setting(p), diffusionReps(p)), nil
+		},
+		Run:      diffusionFigureRun,
+		Settings: func(p experiments.Profile) string { return diffusionSettingsText(setting(p), diffusionReps(p)) },
+		Notes:    notes,
+	}
+}
+
 func init() {
-	experiments.MustRegister(experiments.Figure{
-		ID:     "fdp-fig7",
-		Paper:  "fdp",
-		Title:  "E5 setting A (AFHQ-like, ε = 8): Fréchet distance by method",
-		XLabel: "comparison (0 = all classes, k = class k−1)",
-		YLabel: "classifier-FD (lower is better)",
-		Metric: "fd_classifier",
-		Plot:   experiments.GroupedBars,
-		Cells: func(p experiments.Profile) ([]experiments.Cell, error) {
-			return diffusionCells("fdp-fig7", DiffusionSettingA(p), diffusionReps(p)), nil
-		},
-		Run: diffusionFigureRun,
-		Settings: func(p experiments.Profile) string {
-			return diffusionSettingsText(DiffusionSettingA(p), diffusionReps(p))
-		},
-		Notes: "Stand-in for the paper's Fig. 7 (AFHQ, FID of a 32.8M-parameter U-Net; non-private 25.2, public 149.1, DP 286.7, " +
-			"FDP (DP-SGD) 115.5, FDP (Alg. 1) 101.9): a different metric on different data, so only the ordering can be compared " +
-			"(docs/feature-dp.md, 'Private image generation'). x = 0 is the FD against all validation images, x = k against class k−1's. " +
-			"The ref: series frame the scale: N(0, I) noise, the blurred training images Ψ(X) and real training images. Other metrics: " +
-			"fd_pixel, sample_accuracy (the classifier's accuracy on the samples against their conditioning class); columns epsilon " +
-			"(the accountant's, for the trained run), z, noise_ratio (z·√P/m: the norm of the noise on the averaged private gradient over the " +
-			"largest norm C of its signal), lr (the held-out choice), kept (the filter's pass rate).",
-	})
-	experiments.MustRegister(experiments.Figure{
-		ID:     "fdp-fig8",
-		Paper:  "fdp",
-		Title:  "E5 setting B (LSUN-like, unconditional, ε = 0.5): Fréchet distance by method",
-		XLabel: "compared with (0 = validation, 1 = training images)",
-		YLabel: "classifier-FD (lower is better)",
-		Metric: "fd_classifier",
-		Plot:   experiments.GroupedBars,
-		Cells: func(p experiments.Profile) ([]experiments.Cell, error) {
-			return diffusionCells("fdp-fig8", DiffusionSettingB(p), diffusionReps(p)), nil
-		},
-		Run: diffusionFigureRun,
-		Settings: func(p experiments.Profile) string {
-			return diffusionSettingsText(DiffusionSettingB(p), diffusionReps(p))
-		},
-		Notes: "Stand-in for the paper's Fig. 8 (LSUN Bedroom, FID vs 2,000 training and 300 validation images; non-private 26.5, " +
-			"public 264.2, FDP (DP-SGD) 42.4, FDP (Alg. 1) 43.2): a different metric on different data (docs/feature-dp.md). " +
-			"x = 0 compares with validation images, x = 1 with training images, as the paper does.",
-	})
+	experiments.MustRegister(diffusionFigure("fdp-fig7", "E5 setting A (AFHQ-like, ε = 8): Fréchet distance by method",
+		"comparison (0 = all classes, k = class k−1)", DiffusionSettingA,
+		"Stand-in for the paper's Fig. 7 (AFHQ, FID of a 32.8M-parameter U-Net; non-private 25.2, public 149.1, DP 286.7, "+
+			"FDP (DP-SGD) 115.5, FDP (Alg. 1) 101.9): a different metric on different data, so only the ordering can be compared "+
+			"(docs/feature-dp.md, 'Private image generation'). x = 0 is the FD against all validation images, x = k against class k−1's. "+
+			"The ref: series frame the scale: N(0, I) noise, the blurred training images Ψ(X) and real training images. Other metrics: "+
+			"fd_pixel, sample_accuracy (the classifier's accuracy on the samples against their conditioning class); columns epsilon "+
+			"(the accountant's, for the trained run), z, noise_ratio (z·√P/m: the norm of the noise on the averaged private gradient over the "+
+			"largest norm C of its signal), lr (the held-out choice), kept (the filter's pass rate)."))
+	experiments.MustRegister(diffusionFigure("fdp-fig8", "E5 setting B (LSUN-like, unconditional, ε = 0.5): Fréchet distance by method",
+		"compared with (0 = validation, 1 = training images)", DiffusionSettingB,
+		"Stand-in for the paper's Fig. 8 (LSUN Bedroom, FID vs 2,000 training and 300 validation images; non-private 26.5, "+
+			"public 264.2, FDP (DP-SGD) 42.4, FDP (Alg. 1) 43.2): a different metric on different data (docs/feature-dp.md). "+
+			"x = 0 compares with validation images, x = 1 with training images, as the paper does."))
 	experiments.MustRegister(experiments.Figure{
 		ID:      "fdp-samples",
 		Paper:   "fdp",
