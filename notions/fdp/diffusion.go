@@ -38,9 +38,19 @@ type DiffusionSetting struct {
 	// the non-private and public methods take the same number of steps),
 	// Pretrain the public pre-training epochs of the FDP methods.
 	Epochs, Pretrain float64
-	// Batch is the expected private batch size (Poisson q = Batch/N) and
-	// the batch of the non-private methods.
+	// Batch is the expected private batch size (Poisson q = Batch/N) and,
+	// unless SmallBatch is set, the batch of the non-private methods.
 	Batch int
+	// SmallBatch, if > 0, is the batch of the Non-private and Public
+	// methods and of the FDP methods' public pre-training, as in the
+	// paper's Table I, whose non-private and public runs take batch 128
+	// while its LSUN private runs take 16,384. They then run
+	// Epochs·N/SmallBatch steps (pre-training Pretrain·N/SmallBatch) of
+	// shuffled batches, and the FDP methods start their private steps from
+	// the pre-trained θ (the paper's "initialization obtained by training
+	// on blurred images"). 0 means Batch, with the pre-training inside the
+	// engine run (mechanisms.Config.PublicPretrainSteps).
+	SmallBatch int
 	// Clip is the per-example clip norm C (of ∇ℓ for DP and FDP (DP-SGD),
 	// of ∇ℓ − ∇ℓ_pub for Algorithm 1) and Alpha Algorithm 1's weight α.
 	Clip, Alpha float64
@@ -62,10 +72,29 @@ type DiffusionSetting struct {
 }
 
 // Steps returns the number of training steps T = ⌈Epochs·N/Batch⌉ for n
-// training images, and the public pre-training steps.
+// training images, and the public pre-training steps ⌈Pretrain·N/Batch⌉.
 func (s DiffusionSetting) Steps(n int) (steps, pretrain int) {
-	per := float64(n) / float64(s.Batch)
+	return s.stepsAt(n, s.Batch)
+}
+
+// SmallSteps returns the steps of the non-private methods and of the
+// public pre-training at the batch SmallBatch (Batch when unset).
+func (s DiffusionSetting) SmallSteps(n int) (steps, pretrain int) {
+	return s.stepsAt(n, s.smallBatch())
+}
+
+// stepsAt returns ⌈Epochs·n/b⌉ (at least 1) and ⌈Pretrain·n/b⌉.
+func (s DiffusionSetting) stepsAt(n, b int) (steps, pretrain int) {
+	per := float64(n) / float64(b)
 	return max(1, int(math.Ceil(s.Epochs*per))), int(math.Ceil(s.Pretrain * per))
+}
+
+// smallBatch returns SmallBatch, or Batch when unset.
+func (s DiffusionSetting) smallBatch() int {
+	if s.SmallBatch > 0 {
+		return s.SmallBatch
+	}
+	return s.Batch
 }
 
 // DiffusionData are the images of a setting: the training images X, their
@@ -216,11 +245,18 @@ func TrainDiffusion(ctx context.Context, s DiffusionSetting, d *DiffusionData, m
 	}
 	n := d.Train.N
 	steps, pre := s.Steps(n)
+	npSteps, npPre := s.SmallSteps(n)
 	q, delta := float64(s.Batch)/float64(n), s.delta(n)
 	setup := Setup{Model: m, PubModel: m, Data: d.Train, PubData: d.Public, Rate: q, Clip: s.Clip, Steps: steps,
-		Alpha: s.Alpha, Optimizer: mechanisms.Adam{LR: lr}, Seed: seed, NonPrivateBatch: s.Batch, NonPrivateSteps: steps}
+		Alpha: s.Alpha, Optimizer: mechanisms.Adam{LR: lr}, Seed: seed, NonPrivateBatch: s.smallBatch(), NonPrivateSteps: npSteps}
+	var ema []float64
+	offset := 0 // steps before the engine run's (the separate pre-training)
+	if s.EMA > 0 {
+		setup.OnStep = func(t int, theta []float64) { ema = emaUpdate(ema, theta, s.EMA, offset+t) }
+	}
 	switch method {
 	case NonPrivate, PublicOnly:
+		steps = npSteps
 	case DP, DPSGD, Alg1:
 		if !(eps > 0) || math.IsInf(eps, 0) {
 			return nil, fmt.Errorf("fdp: TrainDiffusion %s: ε = %v, want finite > 0", method, eps)
@@ -229,15 +265,19 @@ func TrainDiffusion(ctx context.Context, s DiffusionSetting, d *DiffusionData, m
 		if err != nil {
 			return nil, fmt.Errorf("fdp: TrainDiffusion %s: %w", method, err)
 		}
-		if method != DP {
+		if method == DP {
+			break
+		}
+		if s.smallBatch() == s.Batch {
 			setup.PretrainSteps = pre
+		} else if npPre > 0 {
+			if setup.Init, err = pretrainPublic(ctx, setup, npPre); err != nil {
+				return nil, fmt.Errorf("fdp: TrainDiffusion %s: pre-training: %w", method, err)
+			}
+			offset = npPre
 		}
 	default:
 		return nil, fmt.Errorf("fdp: TrainDiffusion: method %q is not one of the study's", method)
-	}
-	var ema []float64
-	if s.EMA > 0 {
-		setup.OnStep = func(t int, theta []float64) { ema = emaUpdate(ema, theta, s.EMA, t) }
 	}
 	res, err := Train(ctx, method, setup)
 	if err != nil {
@@ -252,6 +292,22 @@ func TrainDiffusion(ctx context.Context, s DiffusionSetting, d *DiffusionData, m
 		theta = ema
 	}
 	return &DiffusionRun{Method: method, Model: m, Theta: theta, LR: lr, Z: setup.Multiplier, Eps: spent, Steps: steps, Setting: s}, nil
+}
+
+// pretrainSalt separates the random streams of a separate public
+// pre-training from those of the private run that starts from it.
+const pretrainSalt = 0x7072657472616e
+
+// pretrainPublic trains the Public method of setup for steps steps (its
+// NonPrivateBatch, shuffled) and returns the final θ: the initialisation
+// of an FDP method's private steps. setup.OnStep sees these steps first.
+func pretrainPublic(ctx context.Context, setup Setup, steps int) ([]float64, error) {
+	setup.NonPrivateSteps, setup.Seed = steps, setup.Seed^pretrainSalt
+	res, err := Train(ctx, PublicOnly, setup)
+	if err != nil {
+		return nil, err
+	}
+	return res.Theta, nil
 }
 
 // emaUpdate folds the iterate θ_t into the exponential moving average

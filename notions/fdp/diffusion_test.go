@@ -296,6 +296,44 @@ func TestTrainDiffusionEpsilon(t *testing.T) {
 	}
 }
 
+// TestTrainDiffusionSmallBatch checks the paper's Table I split (setting
+// B): with SmallBatch the non-private methods run Epochs·N/SmallBatch
+// steps, the private ones Epochs·N/Batch at the target ε, and an FDP
+// method starts from a public pre-training — deterministic per seed, and
+// different from the run without it.
+func TestTrainDiffusionSmallBatch(t *testing.T) {
+	s, d := tinyDiffusion(t)
+	s.Batch, s.SmallBatch = 50, 10
+	ctx := context.Background()
+	n := d.Train.N
+	np, err := TrainDiffusion(ctx, s, d, NonPrivate, 0, 1e-3, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := int(math.Ceil(s.Epochs * float64(n) / 10)); np.Steps != want {
+		t.Errorf("non-private steps %d, want %d", np.Steps, want)
+	}
+	run := func(s DiffusionSetting) *DiffusionRun {
+		t.Helper()
+		r, err := TrainDiffusion(ctx, s, d, Alg1, 8, 1e-3, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	a, b := run(s), run(s)
+	if want := int(math.Ceil(s.Epochs * float64(n) / 50)); a.Steps != want || math.Abs(a.Eps-8) > 1e-6 || a.Eps > 8 {
+		t.Errorf("private run: %d steps (want %d), ε %v (want 8)", a.Steps, want, a.Eps)
+	}
+	if !slices.Equal(a.Theta, b.Theta) {
+		t.Error("same seed, different θ")
+	}
+	s.Pretrain = 0
+	if c := run(s); slices.Equal(a.Theta, c.Theta) {
+		t.Error("the public pre-training changed nothing")
+	}
+}
+
 // TestGenerate checks the sampler's classes and the filter: threshold 0
 // keeps everything, +Inf keeps nothing (an error), the same rng gives the
 // same samples.

@@ -56,11 +56,14 @@ func DiffusionSettingA(p experiments.Profile) DiffusionSetting {
 }
 
 // DiffusionSettingB is setting B ("LSUN-like": unconditional, ε = 0.5, a
-// large batch): full = 60,000 images, batch 4,096, 30 epochs after 10
-// public ones; quick = 1,000 images, batch 256, 60 epochs after 30.
+// large private batch): full = 60,000 images, private batch 4,096, 30
+// epochs after 10 public ones; quick = 1,000 images, batch 256, 60 epochs
+// after 30. As in the paper's Table I, the non-private and public runs
+// and the public pre-training keep setting A's small batch (SmallBatch:
+// 256 full, 64 quick), the private runs alone take the large one.
 func DiffusionSettingB(p experiments.Profile) DiffusionSetting {
 	s := DiffusionSettingA(p)
-	s.Name, s.Conditional = "B", false
+	s.Name, s.Conditional, s.SmallBatch = "B", false, s.Batch
 	if p == experiments.Full {
 		s.Batch = 4096
 		return s
@@ -418,15 +421,20 @@ func diffusionSettingsText(s DiffusionSetting, reps int) string {
 	if !s.Conditional {
 		cond, in, params = "unconditional", "[x_t, 32-d sinusoidal t]", 177348-10*s.Hidden
 	}
+	small := ""
+	if s.SmallBatch > 0 && s.SmallBatch != s.Batch {
+		small = fmt.Sprintf(" As in the paper's Table I, Non-private, Public and the public pre-training (the FDP methods' "+
+			"initialisation) take shuffled batches of %d for the same epochs; only the private steps take the large batch.", s.SmallBatch)
+	}
 	return fmt.Sprintf("Fashion-MNIST at 14×14 (2×2 means, [−1, 1]): %s training images; Ψ = Gaussian blur σ_b = %g px. %s DDPM, "+
 		"200 steps, β linear 1e−4…0.02, ε-prediction; denoiser MLP %s → %d → %d → 196, SiLU "+
 		"(%d parameters). ε = %g, δ = 1/(2N), Poisson batches of expected size %d, %g epochs (FDP methods: %g public epochs first), "+
 		"clip C = %g, z calibrated (Opacus orders, improved conversion), Adam with the learning rate of %v that minimises the DDPM loss on "+
 		"the held-out training images (every method, the same rule), α = %g. Metrics on %d samples vs %d validation images: FD in the "+
 		"hidden layer of a 196 → 128 → 10 classifier trained on the real training images (%g epochs) and in pixel space; %d seeds. "+
-		"Filter: keep samples whose Laplacian variance ≥ the median of Ψ(X) (public data only).",
+		"Filter: keep samples whose Laplacian variance ≥ the median of Ψ(X) (public data only).%s",
 		n, s.BlurSigma, cond, in, s.Hidden, s.Hidden, params, diffusionEps(s), s.Batch, s.Epochs, s.Pretrain, s.Clip, s.LRs, s.Alpha,
-		s.Samples, s.Val, s.ClassifierEpochs, reps)
+		s.Samples, s.Val, s.ClassifierEpochs, reps, small)
 }
 
 // diffusionFigure is the FD figure of one setting (fdp-fig7, fdp-fig8).
