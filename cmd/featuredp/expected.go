@@ -36,8 +36,9 @@ var fullWallTime = map[string]time.Duration{
 	"fdp-fig4":                27*time.Minute + 32*time.Second,
 	"fdp-fig5":                2*time.Minute + 49*time.Second,
 	"fdp-fig7":                32*time.Minute + 54*time.Second,
-	// fdp-fig8 was measured while CI ran beside it (about 20 of its 49 min).
-	"fdp-fig8": 48*time.Minute + 40*time.Second,
+	"fdp-fig7-eps":            10*time.Minute + 18*time.Second,
+	// fdp-fig8 was measured with short test runs beside it (its first 20 min).
+	"fdp-fig8": 36*time.Minute + 12*time.Second,
 	// fdp-samples reuses fdp-fig7's runs when both run together (as in
 	// `reproduce fdp`); alone it retrains fdp-fig7's first seed (≈ 16 min).
 	"fdp-samples":                time.Second,

@@ -63,6 +63,9 @@ type DiffusionSetting struct {
 	// post-processing of iterates the accountant already covers (DP-SGD's
 	// guarantee holds for releasing every θ_t), applied to every method.
 	EMA float64
+	// Eps is the privacy target ε of the private methods (0: the paper's
+	// for the setting, 8 for "A" and 0.5 for "B").
+	Eps float64
 	// Delta is δ (0: 1/(2N)).
 	Delta float64
 	// BlurSigma is Ψ's Gaussian blur σ_b in pixels.

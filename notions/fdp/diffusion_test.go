@@ -369,7 +369,7 @@ func TestGenerate(t *testing.T) {
 }
 
 func TestDiffusionFiguresRegistered(t *testing.T) {
-	for _, id := range []string{"fdp-fig7", "fdp-fig8", "fdp-samples"} {
+	for _, id := range []string{"fdp-fig7", "fdp-fig8", "fdp-samples", "fdp-fig7-eps"} {
 		f, ok := experiments.Lookup(id)
 		if !ok {
 			t.Fatalf("%s not registered", id)
@@ -396,4 +396,47 @@ func ExampleFrechetDistance() {
 	}
 	fmt.Printf("FD = %.6f\n", fd)
 	// Output: FD = 25.000000
+}
+
+// TestDiffusionEpsCells checks fdp-fig7-eps's grid: the private methods
+// train at ε = x with a seed per ε, the ε-free series share one seed (one
+// run) across ε, and the setting is A's.
+func TestDiffusionEpsCells(t *testing.T) {
+	for _, p := range []experiments.Profile{experiments.Quick, experiments.Full} {
+		cells, err := diffusionEpsCells(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		eps := DiffusionEpsValues(p)
+		if want := 7 * len(eps) * diffusionEpsReps(p); len(cells) != want {
+			t.Fatalf("%s: %d cells, want %d", p, len(cells), want)
+		}
+		seeds := map[string]map[uint64]bool{}
+		for _, c := range cells {
+			s := c.Config.(diffusionCell).Setting
+			if s.Name != "A" || !s.Conditional {
+				t.Fatalf("%s: setting %+v, want A", p, s)
+			}
+			if seeds[c.Method] == nil {
+				seeds[c.Method] = map[uint64]bool{}
+			}
+			seeds[c.Method][c.Seed] = true
+			private := slices.Contains([]string{string(DP), string(DPSGD), string(Alg1)}, c.Method)
+			if private && diffusionEps(s) != c.X {
+				t.Errorf("%s %s at x = %v: ε %v", p, c.Method, c.X, diffusionEps(s))
+			}
+			if !private && s.Eps != 0 {
+				t.Errorf("%s %s: ε set (%v) on a series that does not use it", p, c.Method, s.Eps)
+			}
+		}
+		for m, ss := range seeds {
+			want := diffusionEpsReps(p)
+			if slices.Contains([]string{string(DP), string(DPSGD), string(Alg1)}, m) {
+				want *= len(eps)
+			}
+			if len(ss) != want {
+				t.Errorf("%s %s: %d seeds, want %d", p, m, len(ss), want)
+			}
+		}
+	}
 }

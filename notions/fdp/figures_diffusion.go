@@ -14,6 +14,7 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/featuredp/featuredp/data"
 	"github.com/featuredp/featuredp/design"
@@ -72,8 +73,11 @@ func DiffusionSettingB(p experiments.Profile) DiffusionSetting {
 	return s
 }
 
-// diffusionEps is the privacy target of a setting (the paper's).
+// diffusionEps is the privacy target of a setting: s.Eps, or the paper's.
 func diffusionEps(s DiffusionSetting) float64 {
+	if s.Eps > 0 {
+		return s.Eps
+	}
 	if s.Name == "B" {
 		return 0.5
 	}
@@ -192,6 +196,19 @@ func drawSeries(ctx context.Context, memo *experiments.Memo, s DiffusionSetting,
 	return &diffusionOutcome{x: x, classes: classes, run: run, kept: kept}, nil
 }
 
+// nums are the numeric columns of a series' rows: the filter's pass rate
+// and, for a trained run, its ε, z, steps, learning rate and noise ratio.
+func (o *diffusionOutcome) nums(s DiffusionSetting) map[string]float64 {
+	num := map[string]float64{"kept": o.kept}
+	if r := o.run; r != nil {
+		num["epsilon"], num["z"], num["steps"], num["lr"] = r.Eps, r.Z, float64(r.Steps), r.LR
+		if r.Z > 0 { // ‖noise‖/C of the averaged private gradient: z·√P/m
+			num["noise_ratio"] = r.Z * math.Sqrt(float64(r.Model.NumParams())) / float64(s.Batch)
+		}
+	}
+	return num
+}
+
 // diffusionRun is TuneDiffusion for a method and seed, memoised.
 func diffusionRun(ctx context.Context, memo *experiments.Memo, s DiffusionSetting, d *DiffusionData, method Method, seed uint64) (*DiffusionRun, error) {
 	key := fmt.Sprintf("fdp/diffusion/run/%+v/%s/%d", s, method, seed)
@@ -230,18 +247,25 @@ func pickRows(src *design.Data, rows []int, conditional bool) ([]float64, []int)
 	return x, classes
 }
 
-// diffusionFigureRun computes a cell of fdp-fig7 or fdp-fig8.
-func diffusionFigureRun(ctx context.Context, c experiments.Cell, env experiments.Env) ([]experiments.Measurement, error) {
+// cellSeries returns the setting, the images and the series' samples of a
+// diffusion cell (trained or read from env.Memo).
+func cellSeries(ctx context.Context, c experiments.Cell, env experiments.Env) (DiffusionSetting, *DiffusionData, *diffusionOutcome, error) {
 	cc, ok := c.Config.(diffusionCell)
 	if !ok {
-		return nil, fmt.Errorf("cell config is %T", c.Config)
+		return DiffusionSetting{}, nil, nil, fmt.Errorf("cell config is %T", c.Config)
 	}
 	s := cc.Setting
 	d, err := diffusionData(ctx, env.Memo, s, env.DataDir)
 	if err != nil {
-		return nil, err
+		return s, nil, nil, err
 	}
-	out, err := diffusionSeries(ctx, env.Memo, s, d, cc.Series, c.Seed)
+	out, err := diffusionSeries(ctx, env.Memo, s, d, seriesOf(cc.Series), c.Seed)
+	return s, d, out, err
+}
+
+// diffusionFigureRun computes a cell of fdp-fig7 or fdp-fig8.
+func diffusionFigureRun(ctx context.Context, c experiments.Cell, env experiments.Env) ([]experiments.Measurement, error) {
+	s, d, out, err := cellSeries(ctx, c, env)
 	if err != nil {
 		return nil, err
 	}
@@ -249,13 +273,7 @@ func diffusionFigureRun(ctx context.Context, c experiments.Cell, env experiments
 	if !s.Conditional && c.X == 1 {
 		ref = d.Train
 	}
-	num := map[string]float64{"kept": out.kept}
-	if r := out.run; r != nil {
-		num["epsilon"], num["z"], num["steps"], num["lr"] = r.Eps, r.Z, float64(r.Steps), r.LR
-		if r.Z > 0 { // ‖noise‖/C of the averaged private gradient: z·√P/m
-			num["noise_ratio"] = r.Z * math.Sqrt(float64(r.Model.NumParams())) / float64(s.Batch)
-		}
-	}
+	num := out.nums(s)
 	x, classes := out.x, out.classes
 	if s.Conditional && c.X > 0 {
 		x, classes = onlyClass(x, classes, int(c.X)-1, d.Train.D)
@@ -333,16 +351,7 @@ func seriesOf(s string) string {
 // samplesRun returns the first image of class x of the series, its
 // sharpness and the image as hex bytes (pixel values in [0, 255]).
 func samplesRun(ctx context.Context, c experiments.Cell, env experiments.Env) ([]experiments.Measurement, error) {
-	cc, ok := c.Config.(diffusionCell)
-	if !ok {
-		return nil, fmt.Errorf("cell config is %T", c.Config)
-	}
-	s := cc.Setting
-	d, err := diffusionData(ctx, env.Memo, s, env.DataDir)
-	if err != nil {
-		return nil, err
-	}
-	out, err := diffusionSeries(ctx, env.Memo, s, d, seriesOf(cc.Series), c.Seed)
+	_, d, out, err := cellSeries(ctx, c, env)
 	if err != nil {
 		return nil, err
 	}
@@ -411,11 +420,15 @@ func samplesPicture(res *experiments.Results) (experiments.Picture, error) {
 	return experiments.Picture{Image: img, Rows: rows, Cols: cols}, nil
 }
 
-// diffusionSettingsText describes a setting for the figures' Settings.
-func diffusionSettingsText(s DiffusionSetting, reps int) string {
-	n := "all 60,000 minus a tenth held out"
+// diffusionSettingsText describes a setting for the figures' Settings;
+// eps is its privacy target in words ("" for the setting's ε).
+func diffusionSettingsText(s DiffusionSetting, reps int, eps string) string {
+	n := "all 60,000 training images (a tenth held out)"
 	if s.Train > 0 {
-		n = fmt.Sprintf("the first %d minus a tenth held out", s.Train)
+		n = fmt.Sprintf("the first %d training images (a tenth held out)", s.Train)
+	}
+	if eps == "" {
+		eps = fmt.Sprintf("ε = %g", diffusionEps(s))
 	}
 	cond, in, params := "class-conditional (class public)", "[x_t, 32-d sinusoidal t, one-hot class]", 177348
 	if !s.Conditional {
@@ -426,15 +439,28 @@ func diffusionSettingsText(s DiffusionSetting, reps int) string {
 		small = fmt.Sprintf(" As in the paper's Table I, Non-private, Public and the public pre-training (the FDP methods' "+
 			"initialisation) take shuffled batches of %d for the same epochs; only the private steps take the large batch.", s.SmallBatch)
 	}
-	return fmt.Sprintf("Fashion-MNIST at 14×14 (2×2 means, [−1, 1]): %s training images; Ψ = Gaussian blur σ_b = %g px. %s DDPM, "+
+	seeds := "seeds"
+	if reps == 1 {
+		seeds = "seed"
+	}
+	return fmt.Sprintf("Fashion-MNIST at 14×14 (2×2 means, [−1, 1]): %s; Ψ = Gaussian blur σ_b = %g px. %s DDPM, "+
 		"200 steps, β linear 1e−4…0.02, ε-prediction; denoiser MLP %s → %d → %d → 196, SiLU "+
-		"(%d parameters). ε = %g, δ = 1/(2N), Poisson batches of expected size %d, %g epochs (FDP methods: %g public epochs first), "+
-		"clip C = %g, z calibrated (Opacus orders, improved conversion), Adam with the learning rate of %v that minimises the DDPM loss on "+
+		"(%d parameters). %s, δ = 1/(2N), Poisson batches of expected size %d, %g epochs (FDP methods: %g public epochs first), "+
+		"clip C = %g, z calibrated (Opacus orders, improved conversion), Adam with the learning rate of {%s} that minimises the DDPM loss on "+
 		"the held-out training images (every method, the same rule), α = %g. Metrics on %d samples vs %d validation images: FD in the "+
-		"hidden layer of a 196 → 128 → 10 classifier trained on the real training images (%g epochs) and in pixel space; %d seeds. "+
+		"hidden layer of a 196 → 128 → 10 classifier trained on the real training images (%g epochs) and in pixel space; %d %s. "+
 		"Filter: keep samples whose Laplacian variance ≥ the median of Ψ(X) (public data only).%s",
-		n, s.BlurSigma, cond, in, s.Hidden, s.Hidden, params, diffusionEps(s), s.Batch, s.Epochs, s.Pretrain, s.Clip, s.LRs, s.Alpha,
-		s.Samples, s.Val, s.ClassifierEpochs, reps, small)
+		n, s.BlurSigma, cond, in, s.Hidden, s.Hidden, params, eps, s.Batch, s.Epochs, s.Pretrain, s.Clip, joinFloats(s.LRs), s.Alpha,
+		s.Samples, s.Val, s.ClassifierEpochs, reps, seeds, small)
+}
+
+// joinFloats formats xs as "a, b, c" (%g each).
+func joinFloats(xs []float64) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = fmt.Sprintf("%g", x)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // diffusionFigure is the FD figure of one setting (fdp-fig7, fdp-fig8).
@@ -448,7 +474,7 @@ func diffusionFigure(id, title, xlabel string, setting func(experiments.Profile)
 			return diffusionCells(id, setting(p), diffusionReps(p)), nil
 		},
 		Run:      diffusionFigureRun,
-		Settings: func(p experiments.Profile) string { return diffusionSettingsText(setting(p), diffusionReps(p)) },
+		Settings: func(p experiments.Profile) string { return diffusionSettingsText(setting(p), diffusionReps(p), "") },
 		Notes:    notes,
 	}
 }
@@ -480,7 +506,7 @@ func init() {
 		Run:     samplesRun,
 		Picture: samplesPicture,
 		Settings: func(p experiments.Profile) string {
-			return diffusionSettingsText(DiffusionSettingA(p), 1) + " The first sample of each class of fdp-fig7's first seed."
+			return diffusionSettingsText(DiffusionSettingA(p), 1, "") + " The first sample of each class of fdp-fig7's first seed."
 		},
 		Notes: "Stand-in for the paper's sample figures (Figs 1–3, 6, 9): rows are the real and blurred training images, then the " +
 			"methods' samples; the image column holds each image's bytes (hex, 14×14, 0 = −1 … 255 = +1).",
