@@ -80,9 +80,9 @@ func (s DiffusionSetting) Steps(n int) (steps, pretrain int) {
 	return s.stepsAt(n, s.Batch)
 }
 
-// SmallSteps returns the steps of the non-private methods and of the
+// smallSteps returns the steps of the non-private methods and of the
 // public pre-training at the batch SmallBatch (Batch when unset).
-func (s DiffusionSetting) SmallSteps(n int) (steps, pretrain int) {
+func (s DiffusionSetting) smallSteps(n int) (steps, pretrain int) {
 	return s.stepsAt(n, s.smallBatch())
 }
 
@@ -248,7 +248,7 @@ func TrainDiffusion(ctx context.Context, s DiffusionSetting, d *DiffusionData, m
 	}
 	n := d.Train.N
 	steps, pre := s.Steps(n)
-	npSteps, npPre := s.SmallSteps(n)
+	npSteps, npPre := s.smallSteps(n)
 	q, delta := float64(s.Batch)/float64(n), s.delta(n)
 	setup := Setup{Model: m, PubModel: m, Data: d.Train, PubData: d.Public, Rate: q, Clip: s.Clip, Steps: steps,
 		Alpha: s.Alpha, Optimizer: mechanisms.Adam{LR: lr}, Seed: seed, NonPrivateBatch: s.smallBatch(), NonPrivateSteps: npSteps}

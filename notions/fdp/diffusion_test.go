@@ -421,7 +421,7 @@ func TestDiffusionEpsCells(t *testing.T) {
 				seeds[c.Method] = map[uint64]bool{}
 			}
 			seeds[c.Method][c.Seed] = true
-			private := slices.Contains([]string{string(DP), string(DPSGD), string(Alg1)}, c.Method)
+			private := slices.Contains(privateMethods(), c.Method)
 			if private && diffusionEps(s) != c.X {
 				t.Errorf("%s %s at x = %v: ε %v", p, c.Method, c.X, diffusionEps(s))
 			}
@@ -431,7 +431,7 @@ func TestDiffusionEpsCells(t *testing.T) {
 		}
 		for m, ss := range seeds {
 			want := diffusionEpsReps(p)
-			if slices.Contains([]string{string(DP), string(DPSGD), string(Alg1)}, m) {
+			if slices.Contains(privateMethods(), m) {
 				want *= len(eps)
 			}
 			if len(ss) != want {

@@ -41,6 +41,9 @@ func diffusionEpsReps(p experiments.Profile) int {
 	return 1
 }
 
+// privateMethods are the series of fdp-fig7-eps that spend ε.
+func privateMethods() []string { return []string{string(DP), string(DPSGD), string(Alg1)} }
+
 // diffusionEpsCells lists fdp-fig7-eps: every series at every ε. The
 // series that do not depend on ε (Non-private, Public, the references)
 // take one seed per replicate, so each is trained once and drawn as a flat
@@ -48,7 +51,7 @@ func diffusionEpsReps(p experiments.Profile) int {
 func diffusionEpsCells(p experiments.Profile) ([]experiments.Cell, error) {
 	const id = "fdp-fig7-eps"
 	s := DiffusionEpsSetting(p)
-	private := []string{string(DP), string(DPSGD), string(Alg1)}
+	private := privateMethods()
 	series := append([]string{string(NonPrivate), string(PublicOnly)}, private...)
 	series = append(series, RefNoise, RefBlurred)
 	cells := experiments.Grid(id, 0, series, DiffusionEpsValues(p), diffusionEpsReps(p))
