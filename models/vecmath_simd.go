@@ -12,6 +12,7 @@ func init() {
 	// FMA); the twins below follow that path.
 	if archsimd.X86.AVX512() && archsimd.X86.FMA() {
 		sumExpShift, expShift, tanhInPlace = sumExpShift8, expShift8, tanhInPlace8
+		siluRows, siluBack = siluRows8, siluBack8
 	}
 	if archsimd.X86.AVX512() {
 		toFloat32 = toFloat32x8
@@ -188,4 +189,52 @@ func tanhInPlace8(h, dh []float64) {
 		t := math.Tanh(h[j])
 		h[j], dh[j] = t, 1-t*t
 	}
+}
+
+// msigmoid8 is sigmoid on 8 lanes with its bits: 1/(1+e^{−z}) for z ≥ 0,
+// e^z/(1+e^z) below, both from e^{−|z|}; ok = false when a lane has
+// |z| > 700 or is NaN (the caller uses sigmoid).
+func msigmoid8(z f64x8) (f64x8, bool) {
+	zero, one := bc8(0), bc8(1)
+	pos := z.GreaterEqual(zero)
+	e, ok := mexp8(zero.Sub(z).Merge(z, pos))
+	if !ok {
+		return z, false
+	}
+	d := one.Add(e)
+	return one.Div(d).Merge(e.Div(d), pos), true
+}
+
+// siluLanes calls vec(j, z[j:j+8], σ) for every 8-lane block of z that
+// msigmoid8 covers and one(k, z_k, sigmoid(z_k)) for the other indices.
+func siluLanes(z []float64, vec func(j int, v, s f64x8), one func(k int, v, s float64)) {
+	j := 0
+	for ; j+8 <= len(z); j += 8 {
+		v := archsimd.LoadFloat64x8Slice(z[j : j+8])
+		if s, ok := msigmoid8(v); ok {
+			vec(j, v, s)
+			continue
+		}
+		for k := j; k < j+8; k++ {
+			one(k, z[k], sigmoid(z[k]))
+		}
+	}
+	for ; j < len(z); j++ {
+		one(j, z[j], sigmoid(z[j]))
+	}
+}
+
+func siluRows8(z, a []float64) {
+	a = a[:len(z)]
+	siluLanes(z, func(j int, v, s f64x8) { v.Mul(s).StoreSlice(a[j : j+8]) },
+		func(k int, v, s float64) { a[k] = v * s })
+}
+
+func siluBack8(z, d []float64) {
+	d = d[:len(z)]
+	one := bc8(1)
+	siluLanes(z, func(j int, v, s f64x8) {
+		f := s.Mul(one.Add(v.Mul(one.Sub(s))))
+		archsimd.LoadFloat64x8Slice(d[j : j+8]).Mul(f).StoreSlice(d[j : j+8])
+	}, func(k int, v, s float64) { d[k] *= s * (1 + v*(1-s)) })
 }

@@ -32,8 +32,8 @@ func sameFloat(a, b float64) bool {
 	return math.Float64bits(a) == math.Float64bits(b) || math.IsNaN(a) && math.IsNaN(b)
 }
 
-// TestVecMathBits: the vectorised exp, softmax pieces and tanh give the
-// bits of math.Exp and math.Tanh element by element (and the sums in
+// TestVecMathBits: the vectorised exp, softmax pieces, tanh and SiLU give
+// the bits of math.Exp, math.Tanh and the scalar SiLU element by element (and the sums in
 // order), whichever implementation the build uses.
 func TestVecMathBits(t *testing.T) {
 	xs := vecInputs()
@@ -75,6 +75,20 @@ func TestVecMathBits(t *testing.T) {
 		}
 		if s := sumExpShift(row, 0.25); !sameFloat(s, want) {
 			t.Fatalf("width %d: sumExpShift = %v, want %v", w, s, want)
+		}
+	}
+	a := make([]float64, len(xs))
+	d := make([]float64, len(xs))
+	for k := range d {
+		d[k] = xs[len(xs)-1-k]
+	}
+	siluRows(xs, a)
+	siluBack(xs, d)
+	for k, v := range xs {
+		s := sigmoid(v)
+		ds := xs[len(xs)-1-k] * (s * (1 + v*(1-s)))
+		if !sameFloat(a[k], v*s) || !sameFloat(d[k], ds) {
+			t.Fatalf("silu(%v) = %v, %v; scalar %v, %v", v, a[k], d[k], v*s, ds)
 		}
 	}
 	h := append([]float64(nil), xs...)

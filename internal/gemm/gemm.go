@@ -20,7 +20,10 @@
 //     turn.
 //
 // With GOEXPERIMENT=simd on amd64 with AVX-512 the products run on
-// register-tiled 8-lane kernels; elsewhere they call gonum itself. Rows of
+// register-tiled 8-lane kernels — 8×16 (NN, TN) and 2×16 (NT) tiles in
+// assembly (kernels_amd64.s), smaller tiles and tails in Go's SIMD
+// intrinsics, every one in the order above; elsewhere they call gonum
+// itself. Rows of
 // C are split across GOMAXPROCS goroutines; since each element is
 // computed by one fixed sequence of operations, the result does not depend
 // on the number of goroutines.
@@ -102,9 +105,18 @@ func TNPart(r0, r1, m, n, k int, a []float64, lda int, b []float64, ldb int, c [
 }
 
 // NT computes C += A·Bᵀ for A m×k (lda), B n×k (ldb) and C m×n (ldc), with
-// the rows of C split across goroutines.
+// the rows of C split across goroutines (B transposed once for all of
+// them).
 func NT(m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int) {
-	ParallelRows(m, n*k, func(r0, r1 int) { NTPart(r0, r1, m, n, k, a, lda, b, ldb, c, ldc) })
+	if kernels == nil || emptyPart(0, m, m, n, k) {
+		ParallelRows(m, n*k, func(r0, r1 int) { NTPart(r0, r1, m, n, k, a, lda, b, ldb, c, ldc) })
+		return
+	}
+	checkNT(m, n, k, a, lda, b, ldb, c, ldc)
+	bt := transposed(n, k, b, ldb)
+	defer putScratch(bt)
+	kb := ntBlock(m, n, k)
+	ParallelRows(m, n*k, func(r0, r1 int) { kernels.nt(r0, r1, n, k, kb, a, lda, *bt, c, ldc) })
 }
 
 // NTPart computes rows r0..r1−1 of C += A·Bᵀ (see NT) on the calling
@@ -114,11 +126,8 @@ func NTPart(r0, r1, m, n, k int, a []float64, lda int, b []float64, ldb int, c [
 	if emptyPart(r0, r1, m, n, k) {
 		return
 	}
-	checkOperands(m, n, k, len(a), lda, k, (m-1)*lda+k, len(b), (n-1)*ldb+k, ldb, k, len(c), ldc)
-	kb := k
-	if blocks(m)*blocks(n) >= gonumMinParBlock {
-		kb = gonumBlock
-	}
+	checkNT(m, n, k, a, lda, b, ldb, c, ldc)
+	kb := ntBlock(m, n, k)
 	if kernels == nil {
 		// One gonum call per inner block: a call with k ≤ 64, or on fewer
 		// blocks of C than gonum's threshold, does not split k again.
@@ -128,14 +137,43 @@ func NTPart(r0, r1, m, n, k int, a []float64, lda int, b []float64, ldb int, c [
 		}
 		return
 	}
-	bt := getScratch(k * n)
+	bt := transposed(n, k, b, ldb)
 	defer putScratch(bt)
-	for j := range n {
-		for l, v := range b[j*ldb : j*ldb+k] {
-			(*bt)[l*n+j] = v
+	kernels.nt(r0, r1, n, k, kb, a, lda, *bt, c, ldc)
+}
+
+func checkNT(m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int) {
+	checkOperands(m, n, k, len(a), lda, k, (m-1)*lda+k, len(b), (n-1)*ldb+k, ldb, k, len(c), ldc)
+}
+
+// ntBlock is the inner block of gonum's NT product of m rows: 64 when it
+// computes in parallel (at least four 64×64 blocks of C), else all of k.
+func ntBlock(m, n, k int) int {
+	if blocks(m)*blocks(n) >= gonumMinParBlock {
+		return gonumBlock
+	}
+	return k
+}
+
+// transposed returns Bᵀ (k×n, leading dimension n) of B n×k in a scratch
+// buffer (give it back with putScratch), copied in 16×16 blocks so that
+// both sides stay in cache.
+func transposed(n, k int, b []float64, ldb int) *[]float64 {
+	const blk = 16
+	bt := getScratch(k * n)
+	t := *bt
+	for j0 := 0; j0 < n; j0 += blk {
+		j1 := min(n, j0+blk)
+		for l0 := 0; l0 < k; l0 += blk {
+			l1 := min(k, l0+blk)
+			for j := j0; j < j1; j++ {
+				for l, v := range b[j*ldb+l0 : j*ldb+l1] {
+					t[(l0+l)*n+j] = v
+				}
+			}
 		}
 	}
-	kernels.nt(r0, r1, n, k, kb, a, lda, *bt, c, ldc)
+	return bt
 }
 
 func blocks(dim int) int { return (dim + gonumBlock - 1) / gonumBlock }

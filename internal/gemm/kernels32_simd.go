@@ -17,10 +17,32 @@ func ldp32(s []float32) f32x16   { return archsimd.LoadFloat32x16SlicePart(s) }
 func bc32(x float32) f32x16      { return archsimd.BroadcastFloat32x16(x) }
 func st32(v f32x16, s []float32) { v.StoreSlice(s) }
 
+// nn32x8x32 is the 8×32 tile in assembly (kernels32_amd64.s): the same
+// fused multiply–adds in the same order as nn32x4x32, so the same bits,
+// with twice the rows per load of B. The caller guarantees the operands'
+// extent (checkOperands).
+//
+//go:noescape
+func nn32x8x32(k int, a *float32, ais, als int, b *float32, ldb int, c *float32, ldc int)
+
 // nn32Rows computes rows r0..r1−1 of C += A·B in float32 with fused
-// multiply–adds, in 4×32 tiles (then 4×16, a masked 4×w and single rows).
+// multiply–adds, in 8×32 tiles (then 4×32, 4×16, a masked 4×w and single
+// rows).
 func nn32Rows(r0, r1, n, k int, a []float32, ais, als int, b []float32, ldb int, c []float32, ldc int) {
 	i := r0
+	if n >= 32 {
+		for ; i+8 <= r1; i += 8 {
+			j := 0
+			for ; j+32 <= n; j += 32 {
+				nn32x8x32(k, &a[i*ais], ais, als, &b[j], ldb, &c[i*ldc+j], ldc)
+			}
+			for ; j < n; j += 16 {
+				w := min(16, n-j)
+				nn32x4x16(k, a[i*ais:], ais, als, b[j:], ldb, w, c[i*ldc+j:], ldc)
+				nn32x4x16(k, a[(i+4)*ais:], ais, als, b[j:], ldb, w, c[(i+4)*ldc+j:], ldc)
+			}
+		}
+	}
 	for ; i+4 <= r1; i += 4 {
 		j := 0
 		for ; j+32 <= n; j += 32 {

@@ -16,21 +16,36 @@ func ld(s []float64) f64x8    { return archsimd.LoadFloat64x8Slice(s) }
 func bc(x float64) f64x8      { return archsimd.BroadcastFloat64x8(x) }
 func st(v f64x8, s []float64) { v.StoreSlice(s) }
 
-// nnRows computes rows r0..r1−1 of C += A·B in 4×24, 4×8 and 1×8 tiles,
-// every element c ← c + a_il·b_lj in the order of l.
+// nn64x8x16 is the 8×16 tile in assembly (kernels_amd64.s): the same
+// rounded products and sums in the same order as nn4x16, so the same bits,
+// with twice the rows per load of B and no spills. The caller guarantees
+// the operands' extent (checkOperands).
+//
+//go:noescape
+func nn64x8x16(k int, a *float64, ais, als int, b *float64, ldb int, c *float64, ldc int)
+
+// nnRows computes rows r0..r1−1 of C += A·B in 8×16, 4×16, 4×8 and 1×8
+// tiles, every element c ← c + a_il·b_lj in the order of l.
 func nnRows(r0, r1, n, k int, a []float64, ais, als int, b []float64, ldb int, c []float64, ldc int) {
 	i := r0
+	if n >= 16 {
+		for ; i+8 <= r1; i += 8 {
+			j := 0
+			for ; j+16 <= n; j += 16 {
+				nn64x8x16(k, &a[i*ais], ais, als, &b[j], ldb, &c[i*ldc+j], ldc)
+			}
+			if j < n {
+				nnCols(j, n, k, a[i*ais:], ais, als, b, ldb, c[i*ldc:], ldc)
+				nnCols(j, n, k, a[(i+4)*ais:], ais, als, b, ldb, c[(i+4)*ldc:], ldc)
+			}
+		}
+	}
 	for ; i+4 <= r1; i += 4 {
 		j := 0
 		for ; j+16 <= n; j += 16 {
 			nn4x16(k, a[i*ais:], ais, als, b[j:], ldb, c[i*ldc+j:], ldc)
 		}
-		for ; j+8 <= n; j += 8 {
-			nn4x8(k, a[i*ais:], ais, als, b[j:], ldb, c[i*ldc+j:], ldc)
-		}
-		if j < n {
-			nn4xPart(k, a[i*ais:], ais, als, b[j:], ldb, n-j, c[i*ldc+j:], ldc)
-		}
+		nnCols(j, n, k, a[i*ais:], ais, als, b, ldb, c[i*ldc:], ldc)
 	}
 	for ; i < r1; i++ {
 		j := 0
@@ -38,6 +53,18 @@ func nnRows(r0, r1, n, k int, a []float64, ais, als int, b []float64, ldb int, c
 			nn1x8(k, a[i*ais:], als, b[j:], ldb, c[i*ldc+j:])
 		}
 		nnScalar(j, n, k, a[i*ais:], als, b, ldb, c[i*ldc:])
+	}
+}
+
+// nnCols computes columns j0..n−1 (fewer than 16) of four rows in 4×8
+// and masked 4×w tiles.
+func nnCols(j0, n, k int, a []float64, ais, als int, b []float64, ldb int, c []float64, ldc int) {
+	j := j0
+	for ; j+8 <= n; j += 8 {
+		nn4x8(k, a, ais, als, b[j:], ldb, c[j:], ldc)
+	}
+	if j < n {
+		nn4xPart(k, a, ais, als, b[j:], ldb, n-j, c[j:], ldc)
 	}
 }
 
@@ -129,24 +156,50 @@ func nn1x8(k int, a []float64, als int, b []float64, ldb int, c []float64) {
 	st(s, c[:8])
 }
 
+// nt64x2x16 is the 2×16 tile of C += A·Bᵀ in assembly (kernels_amd64.s)
+// on one inner block of k terms, in gonum's DotUnitary order: the same
+// operations as nt1x16. The caller guarantees the operands' extent.
+//
+//go:noescape
+func nt64x2x16(k int, a *float64, lda int, bt *float64, ldb int, c *float64, ldc int)
+
 // ntRows computes rows r0..r1−1 of C += A·Bᵀ from bt = Bᵀ (k×n) with
-// gonum's DotUnitary order on each inner block of kb.
+// gonum's DotUnitary order on each inner block of kb: pairs of rows in
+// 2×16 tiles, the rest row by row.
 func ntRows(r0, r1, n, k, kb int, a []float64, lda int, bt []float64, c []float64, ldc int) {
-	for i := r0; i < r1; i++ {
-		ar, cr := a[i*lda:i*lda+k], c[i*ldc:i*ldc+n]
-		for k0 := 0; k0 < k; k0 += kb {
-			k1 := min(k, k0+kb)
-			j := 0
-			for ; j+16 <= n; j += 16 {
-				nt1x16(k0, k1, ar, bt[j:], n, cr[j:j+16])
-			}
-			for ; j+8 <= n; j += 8 {
-				nt1x8(k0, k1, ar, bt[j:], n, cr[j:j+8])
-			}
-			for ; j < n; j++ {
-				cr[j] += dotUnitary(k0, k1, ar, bt[j:], n)
+	i := r0
+	if n >= 16 {
+		for ; i+2 <= r1; i += 2 {
+			for k0 := 0; k0 < k; k0 += kb {
+				k1 := min(k, k0+kb)
+				j := 0
+				for ; j+16 <= n; j += 16 {
+					nt64x2x16(k1-k0, &a[i*lda+k0], lda, &bt[k0*n+j], n, &c[i*ldc+j], ldc)
+				}
+				ntRowBlock(j, n, k0, k1, a[i*lda:i*lda+k], bt, c[i*ldc:i*ldc+n])
+				ntRowBlock(j, n, k0, k1, a[(i+1)*lda:(i+1)*lda+k], bt, c[(i+1)*ldc:(i+1)*ldc+n])
 			}
 		}
+	}
+	for ; i < r1; i++ {
+		for k0 := 0; k0 < k; k0 += kb {
+			ntRowBlock(0, n, k0, min(k, k0+kb), a[i*lda:i*lda+k], bt, c[i*ldc:i*ldc+n])
+		}
+	}
+}
+
+// ntRowBlock adds to columns j0..n−1 of one row of C its inner block
+// k0..k1−1: 1×16, 1×8 and single-column dot products.
+func ntRowBlock(j0, n, k0, k1 int, ar, bt, cr []float64) {
+	j := j0
+	for ; j+16 <= n; j += 16 {
+		nt1x16(k0, k1, ar, bt[j:], n, cr[j:j+16])
+	}
+	for ; j+8 <= n; j += 8 {
+		nt1x8(k0, k1, ar, bt[j:], n, cr[j:j+8])
+	}
+	for ; j < n; j++ {
+		cr[j] += dotUnitary(k0, k1, ar, bt[j:], n)
 	}
 }
 
