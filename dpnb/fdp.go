@@ -46,7 +46,7 @@ type FeatureDPOptions struct {
 	// logistic / softmax regression [0].
 	Hidden int
 	// Float32 runs the MLP's matrix products in single precision
-	// (models.MLP.Float32: about 1.4× faster on large batches; gradients
+	// (models.MLP.Float32: about 1.2–1.3× faster on large batches; gradients
 	// differ from float64 by float32 rounding; accounting, clipping
 	// weights, noise and updates stay float64) [false].
 	Float32 bool

@@ -212,6 +212,11 @@ type Figure struct {
 	PaperValues []PaperValue
 	// Notes are shown under the figure in reports (markdown).
 	Notes string
+	// Reuses, if set, is the id of a figure whose memoised intermediate
+	// results (Env.Memo) this one reads, such as trained models: a
+	// selection holding both runs this figure right after that one, while
+	// the bounded memo still holds them (Registry.Select).
+	Reuses string
 	// Picture, if set, draws the figure from its results as an image (a
 	// grid of generated samples, say); reports and notebooks show it
 	// before the plot of Metric.

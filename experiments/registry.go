@@ -69,7 +69,9 @@ func (r *Registry) Lookup(id string) (Figure, bool) {
 // Select resolves command-line style arguments into figures. Each argument is
 // "all", a paper name (see Papers) selecting that paper's figures, or a
 // figure id. No argument means "all". The result keeps the order of the
-// arguments (figures of a paper sorted by id) without duplicates. Unknown
+// arguments (figures of a paper sorted by id) without duplicates, except
+// that a figure that reuses another selected one (Figure.Reuses) comes
+// right after it. Unknown
 // names give an error listing the valid ones; a paper without registered
 // figures is an error too.
 func (r *Registry) Select(args []string) ([]Figure, error) {
@@ -111,7 +113,45 @@ func (r *Registry) Select(args []string) ([]Figure, error) {
 			add(f)
 		}
 	}
-	return out, nil
+	return afterReused(out), nil
+}
+
+// afterReused moves every figure whose Figure.Reuses is also in figs to
+// right after it (chains follow in turn); the order is otherwise kept, and
+// the figures of a cycle of reuses (a mistake) all run, from the first.
+func afterReused(figs []Figure) []Figure {
+	selected := map[string]bool{}
+	for _, f := range figs {
+		selected[f.ID] = true
+	}
+	followers := map[string][]Figure{}
+	for _, f := range figs {
+		if f.Reuses != "" && f.Reuses != f.ID && selected[f.Reuses] {
+			followers[f.Reuses] = append(followers[f.Reuses], f)
+		}
+	}
+	done := map[string]bool{}
+	out := make([]Figure, 0, len(figs))
+	var emit func(f Figure)
+	emit = func(f Figure) {
+		if done[f.ID] {
+			return
+		}
+		done[f.ID] = true
+		out = append(out, f)
+		for _, g := range followers[f.ID] {
+			emit(g)
+		}
+	}
+	for _, f := range figs {
+		if f.Reuses == "" || f.Reuses == f.ID || !selected[f.Reuses] {
+			emit(f)
+		}
+	}
+	for _, f := range figs { // figures on a cycle of reuses
+		emit(f)
+	}
+	return out
 }
 
 // Default is the registry that figures of this package register into and

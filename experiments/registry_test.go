@@ -166,3 +166,35 @@ func TestCellSeed(t *testing.T) {
 }
 
 func negZero() float64 { z := 0.0; return -z }
+
+// TestSelectReuses: a figure that reuses another selected one runs right
+// after it (chains in turn); otherwise the order is kept; a cycle of
+// reuses loses no figure.
+func TestSelectReuses(t *testing.T) {
+	var r Registry
+	reusing := func(id, of string) Figure { f := dummyFigure(id, "fdp"); f.Reuses = of; return f }
+	for _, f := range []Figure{dummyFigure("fdp-a", "fdp"), dummyFigure("fdp-b", "fdp"), reusing("fdp-c", "fdp-a"),
+		reusing("fdp-d", "fdp-c"), reusing("fdp-x", "fdp-y"), reusing("fdp-y", "fdp-x")} {
+		if err := r.Register(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct{ args, want []string }{
+		{[]string{"fdp"}, []string{"fdp-a", "fdp-c", "fdp-d", "fdp-b", "fdp-x", "fdp-y"}},
+		{[]string{"fdp-c", "fdp-b"}, []string{"fdp-c", "fdp-b"}},
+		{[]string{"fdp-d", "fdp-b", "fdp-c"}, []string{"fdp-b", "fdp-c", "fdp-d"}},
+		{[]string{"fdp-y", "fdp-x"}, []string{"fdp-y", "fdp-x"}},
+	} {
+		got, err := r.Select(tc.args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, f := range got {
+			ids = append(ids, f.ID)
+		}
+		if !reflect.DeepEqual(ids, tc.want) {
+			t.Errorf("%v: got %v, want %v", tc.args, ids, tc.want)
+		}
+	}
+}

@@ -116,8 +116,8 @@ type MLP struct {
 	Head Head
 	// Float32 computes the matrix products of the batched passes (batches
 	// of more than 32 rows: X·W1, H·W2, δ2·W2ᵀ and the weight gradients
-	// Xᵀδ1, Hᵀδ2) in single precision with fused multiply–adds, about 1.4×
-	// faster per step on AVX-512. Everything else (activations, softmax and
+	// Xᵀδ1, Hᵀδ2) in single precision with fused multiply–adds, about
+	// 1.2–1.3× faster per step on AVX-512. Everything else (activations, softmax and
 	// loss, per-example norms, clipping weights, the bias gradients, the sums
 	// across chunks of 1,024 rows, noise, updates and the accountant) stays
 	// float64. The

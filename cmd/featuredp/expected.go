@@ -33,16 +33,16 @@ var fullWallTime = map[string]time.Duration{
 	"corrdp-fig2c":            2 * time.Second,
 	"corrdp-fig2d":            2 * time.Second,
 	"corrdp-table2":           4 * time.Second,
-	"fdp-fig4":                27*time.Minute + 32*time.Second,
-	"fdp-fig5":                2*time.Minute + 49*time.Second,
-	"fdp-fig7":                32*time.Minute + 54*time.Second,
-	"fdp-fig7-eps":            10*time.Minute + 18*time.Second,
-	// fdp-fig8 was measured with short test runs beside it (its first 20 min).
-	"fdp-fig8": 36*time.Minute + 12*time.Second,
+	"fdp-fig4":                14*time.Minute + 9*time.Second,
+	"fdp-fig5":                2*time.Minute + 44*time.Second,
+	"fdp-fig7":                16*time.Minute + 25*time.Second,
+	"fdp-fig7-eps":            5*time.Minute + 16*time.Second,
+	"fdp-fig8":                13*time.Minute + 18*time.Second,
 	// fdp-samples reuses fdp-fig7's runs when both run together (as in
-	// `reproduce fdp`); alone it retrains fdp-fig7's first seed (≈ 16 min).
+	// `reproduce fdp`, which runs it right after fdp-fig7); alone it
+	// retrains fdp-fig7's first seed (13 min 27 s measured).
 	"fdp-samples":                time.Second,
-	"fdp-labeldp":                7*time.Minute + 26*time.Second,
+	"fdp-labeldp":                7*time.Minute + 2*time.Second,
 	"fdp-table1":                 time.Second,
 	"fdp-theory":                 24 * time.Second,
 	"smoothdp-fig2-imputation":   time.Second,

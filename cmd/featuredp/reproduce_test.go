@@ -12,6 +12,7 @@ import (
 
 	"github.com/featuredp/featuredp/dpnb"
 	"github.com/featuredp/featuredp/experiments"
+	"github.com/featuredp/featuredp/internal/eta"
 )
 
 // A test-only figure that needs a dataset nobody has, to exercise skipping.
@@ -207,7 +208,9 @@ func TestFullWallTimeKnown(t *testing.T) {
 	var b bytes.Buffer
 	fdp, _ := experiments.Select([]string{"fdp"})
 	printExpected(&b, fdp)
-	if !strings.Contains(b.String(), "fdp-fig7 ≈ 32m54s") || !strings.Contains(b.String(), "fdp-fig4 ≈ 27m32s") {
-		t.Errorf("%q", b.String())
+	for _, id := range []string{"fdp-fig4", "fdp-fig7"} {
+		if want := id + " ≈ " + eta.Format(fullWallTime[id]); !strings.Contains(b.String(), want) {
+			t.Errorf("%q lacks %q", b.String(), want)
+		}
 	}
 }

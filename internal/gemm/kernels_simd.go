@@ -79,9 +79,9 @@ func nnScalar(j0, n, k int, a []float64, als int, b []float64, ldb int, c []floa
 	}
 }
 
-// nn4x16 is the main tile: 4 rows × 16 columns, eight 8-lane
-// accumulators (a 4×24 tile with twelve runs out of vector registers in
-// Go's allocator and spills).
+// nn4x16 is the tile of the last rows (fewer than 8): 4 rows × 16
+// columns, eight 8-lane accumulators (larger tiles run out of vector
+// registers in Go's allocator and spill: hence the assembly 8×16).
 func nn4x16(k int, a []float64, ais, als int, b []float64, ldb int, c []float64, ldc int) {
 	c0, c1, c2, c3 := c[:16], c[ldc:ldc+16], c[2*ldc:2*ldc+16], c[3*ldc:3*ldc+16]
 	s00, s01 := ld(c0[0:8]), ld(c0[8:16])

@@ -271,13 +271,8 @@ func TrainDiffusion(ctx context.Context, s DiffusionSetting, d *DiffusionData, m
 		if method == DP {
 			break
 		}
-		if s.smallBatch() == s.Batch {
-			setup.PretrainSteps = pre
-		} else if npPre > 0 {
-			if setup.Init, err = pretrainPublic(ctx, setup, npPre); err != nil {
-				return nil, fmt.Errorf("fdp: TrainDiffusion %s: pre-training: %w", method, err)
-			}
-			offset = npPre
+		if offset, err = s.pretraining(ctx, &setup, pre, npPre); err != nil {
+			return nil, fmt.Errorf("fdp: TrainDiffusion %s: pre-training: %w", method, err)
 		}
 	default:
 		return nil, fmt.Errorf("fdp: TrainDiffusion: method %q is not one of the study's", method)
@@ -295,6 +290,28 @@ func TrainDiffusion(ctx context.Context, s DiffusionSetting, d *DiffusionData, m
 		theta = ema
 	}
 	return &DiffusionRun{Method: method, Model: m, Theta: theta, LR: lr, Z: setup.Multiplier, Eps: spent, Steps: steps, Setting: s}, nil
+}
+
+// pretraining sets up the public pre-training of an FDP method. With one
+// batch for every method (setting A) it is the engine run's own first
+// pre steps (Setup.PretrainSteps: uniform public batches of the private
+// batch size). When the non-private methods take a smaller batch (setting
+// B, the paper's Table I) it is a separate run of the Public method at that
+// batch for npPre steps — the "initialisation obtained by training on
+// blurred images" — whose θ becomes setup.Init; offset is then npPre, the
+// steps run before the engine's (for the EMA's step count).
+func (s DiffusionSetting) pretraining(ctx context.Context, setup *Setup, pre, npPre int) (offset int, err error) {
+	if s.smallBatch() == s.Batch {
+		setup.PretrainSteps = pre
+		return 0, nil
+	}
+	if npPre == 0 {
+		return 0, nil
+	}
+	if setup.Init, err = pretrainPublic(ctx, *setup, npPre); err != nil {
+		return 0, err
+	}
+	return npPre, nil
 }
 
 // pretrainSalt separates the random streams of a separate public

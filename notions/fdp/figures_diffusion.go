@@ -497,6 +497,7 @@ func init() {
 	experiments.MustRegister(experiments.Figure{
 		ID:      "fdp-samples",
 		Paper:   "fdp",
+		Reuses:  "fdp-fig7", // its trained runs and samples (the memo)
 		Title:   "E5 setting A: one sample per class and method",
 		XLabel:  "class",
 		YLabel:  "Laplacian variance (sharpness)",
