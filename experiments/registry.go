@@ -124,9 +124,10 @@ func afterReused(figs []Figure) []Figure {
 	for _, f := range figs {
 		selected[f.ID] = true
 	}
+	follows := func(f Figure) bool { return f.Reuses != f.ID && selected[f.Reuses] }
 	followers := map[string][]Figure{}
 	for _, f := range figs {
-		if f.Reuses != "" && f.Reuses != f.ID && selected[f.Reuses] {
+		if follows(f) {
 			followers[f.Reuses] = append(followers[f.Reuses], f)
 		}
 	}
@@ -144,7 +145,7 @@ func afterReused(figs []Figure) []Figure {
 		}
 	}
 	for _, f := range figs {
-		if f.Reuses == "" || f.Reuses == f.ID || !selected[f.Reuses] {
+		if !follows(f) {
 			emit(f)
 		}
 	}

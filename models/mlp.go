@@ -117,10 +117,10 @@ type MLP struct {
 	// Float32 computes the matrix products of the batched passes (batches
 	// of more than 32 rows: X·W1, H·W2, δ2·W2ᵀ and the weight gradients
 	// Xᵀδ1, Hᵀδ2) in single precision with fused multiply–adds, about
-	// 1.2–1.3× faster per step on AVX-512. Everything else (activations, softmax and
-	// loss, per-example norms, clipping weights, the bias gradients, the sums
-	// across chunks of 1,024 rows, noise, updates and the accountant) stays
-	// float64. The
+	// 1.2–1.3× faster per step on AVX-512. Everything else (activations,
+	// softmax and loss, per-example norms, clipping weights, the bias
+	// gradients, the sums across chunks of 1,024 rows, noise, updates and the
+	// accountant) stays float64. The
 	// gradients then differ from the default float64 ones by float32
 	// rounding (about 1e-7 relative per product, 1e-5 after a 1,024-row
 	// sum), so runs are reproducible but not bit-identical to float64 runs;

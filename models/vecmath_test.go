@@ -33,8 +33,8 @@ func sameFloat(a, b float64) bool {
 }
 
 // TestVecMathBits: the vectorised exp, softmax pieces, tanh and SiLU give
-// the bits of math.Exp, math.Tanh and the scalar SiLU element by element (and the sums in
-// order), whichever implementation the build uses.
+// the bits of math.Exp, math.Tanh and the scalar SiLU element by element
+// (and the sums in order), whichever implementation the build uses.
 func TestVecMathBits(t *testing.T) {
 	xs := vecInputs()
 	for _, shift := range []float64{0, 3.5, -20, 650} {

@@ -23,10 +23,9 @@
 // register-tiled 8-lane kernels — 8×16 (NN, TN) and 2×16 (NT) tiles in
 // assembly (kernels_amd64.s), smaller tiles and tails in Go's SIMD
 // intrinsics, every one in the order above; elsewhere they call gonum
-// itself. Rows of
-// C are split across GOMAXPROCS goroutines; since each element is
-// computed by one fixed sequence of operations, the result does not depend
-// on the number of goroutines.
+// itself. Rows of C are split across GOMAXPROCS goroutines; since each
+// element is computed by one fixed sequence of operations, the result does
+// not depend on the number of goroutines.
 package gemm
 
 import (

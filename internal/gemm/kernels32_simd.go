@@ -36,11 +36,8 @@ func nn32Rows(r0, r1, n, k int, a []float32, ais, als int, b []float32, ldb int,
 			for ; j+32 <= n; j += 32 {
 				nn32x8x32(k, &a[i*ais], ais, als, &b[j], ldb, &c[i*ldc+j], ldc)
 			}
-			for ; j < n; j += 16 {
-				w := min(16, n-j)
-				nn32x4x16(k, a[i*ais:], ais, als, b[j:], ldb, w, c[i*ldc+j:], ldc)
-				nn32x4x16(k, a[(i+4)*ais:], ais, als, b[j:], ldb, w, c[(i+4)*ldc+j:], ldc)
-			}
+			nn32Cols(j, n, k, a[i*ais:], ais, als, b, ldb, c[i*ldc:], ldc)
+			nn32Cols(j, n, k, a[(i+4)*ais:], ais, als, b, ldb, c[(i+4)*ldc:], ldc)
 		}
 	}
 	for ; i+4 <= r1; i += 4 {
@@ -48,9 +45,7 @@ func nn32Rows(r0, r1, n, k int, a []float32, ais, als int, b []float32, ldb int,
 		for ; j+32 <= n; j += 32 {
 			nn32x4x32(k, a[i*ais:], ais, als, b[j:], ldb, c[i*ldc+j:], ldc)
 		}
-		for ; j < n; j += 16 {
-			nn32x4x16(k, a[i*ais:], ais, als, b[j:], ldb, min(16, n-j), c[i*ldc+j:], ldc)
-		}
+		nn32Cols(j, n, k, a[i*ais:], ais, als, b, ldb, c[i*ldc:], ldc)
 	}
 	for ; i < r1; i++ {
 		for j := 0; j < n; j += 16 {
@@ -61,6 +56,14 @@ func nn32Rows(r0, r1, n, k int, a []float32, ais, als int, b []float32, ldb int,
 			}
 			s.StoreSlicePart(c[i*ldc+j : i*ldc+j+w])
 		}
+	}
+}
+
+// nn32Cols computes columns j0..n−1 (fewer than 32) of four rows in
+// 4×16 tiles, the last one masked.
+func nn32Cols(j0, n, k int, a []float32, ais, als int, b []float32, ldb int, c []float32, ldc int) {
+	for j := j0; j < n; j += 16 {
+		nn32x4x16(k, a, ais, als, b[j:], ldb, min(16, n-j), c[j:], ldc)
 	}
 }
 

@@ -79,9 +79,12 @@
 	VMOVUPS Z30, (DX); \
 	VMOVUPS Z31, 64(DX)
 
-// TILE8_BCAST(op) broadcasts element l of the 8 rows of A into Z2–Z9 with
-// op (VBROADCASTSS or VBROADCASTSD).
-#define TILE8_BCAST(op) \
+// TILE8_LOAD_AB(op) loads row l of the B panel (two vectors) into Z0–Z1 and
+// broadcasts element l of the 8 rows of A into Z2–Z9 with op (VBROADCASTSS
+// or VBROADCASTSD).
+#define TILE8_LOAD_AB(op) \
+	VMOVUPS (BX), Z0; \
+	VMOVUPS 64(BX), Z1; \
 	op (AX), Z2; \
 	op (AX)(R8*1), Z3; \
 	op (AX)(R8*2), Z4; \
