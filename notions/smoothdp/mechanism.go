@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/big"
 	"math/rand/v2"
 
 	"github.com/featuredp/featuredp/design"
@@ -73,7 +74,14 @@ type GD struct {
 	Radius float64
 	// Init is θ₀ (nil: zeros, inside Θ).
 	Init []float64
-	// Seed / Streams select the random streams (see Config).
+	// Mode is the randomness (mechanisms.Mode): Reproducible (the default)
+	// draws from NewStreams(Seed) or Streams, for experiments, and is not a
+	// private release; Secure draws the noise, the batches and (DPSGDIter)
+	// the stopping time from the OS CSPRNG, and PTR's test from an exact
+	// discrete Laplace. Streams must match the mode (mechanisms.StreamsFor).
+	Mode mechanisms.Mode
+	// Seed / Streams select the random streams of Reproducible mode (see
+	// mechanisms.Config).
 	Seed    uint64
 	Streams *mechanisms.Streams
 }
@@ -94,7 +102,7 @@ func (p GD) config(model models.Model, d *design.Data) (mechanisms.Config, error
 		init = make([]float64, model.NumParams())
 	}
 	return mechanisms.Config{Model: model, Data: d, Init: init, Steps: p.Steps, Noise: plan, Optimizer: mechanisms.SGD{LR: p.LR},
-		ProjectRadius: p.Radius, Average: true, Seed: p.Seed, Streams: p.Streams}, nil
+		ProjectRadius: p.Radius, Average: true, Mode: p.Mode, Seed: p.Seed, Streams: p.Streams}, nil
 }
 
 // DPGDConfig is DP-GD (𝒜_GD) as a Train configuration:
@@ -159,17 +167,18 @@ func DPFGDConfig(model models.Model, d *design.Data, p GD) (mechanisms.Config, e
 }
 
 // DPSGDIter is DP-SGD with iteration (𝒜^iter_SGD): it draws
-// the stopping time T ~ Uniform{1..n} from the stream "smoothdp-stop" and
-// runs DP-FGD for T steps (p.Steps is ignored). It returns the result (last
-// iterate in Theta) and T. RDP: SGDIterRDP (convex,
+// the stopping time T ~ Uniform{1..n} from the stream "smoothdp-stop" (the
+// OS CSPRNG in Secure mode: the stopping time is secret too) and runs
+// DP-FGD for T steps (p.Steps is ignored). It returns the result (last
+// iterate in Theta, Result.Mode = p.Mode) and T. RDP: SGDIterRDP (convex,
 // β_θ-smooth loss with γ ≤ 2/β_θ).
 func DPSGDIter(ctx context.Context, model models.Model, d *design.Data, p GD) (*mechanisms.Result, int, error) {
 	if d == nil || d.N < 1 {
 		return nil, 0, errors.New("smoothdp: DP-SGD-iter needs data")
 	}
-	st := p.Streams
-	if st == nil {
-		st = mechanisms.NewStreams(p.Seed)
+	st, err := mechanisms.StreamsFor(p.Mode, p.Seed, p.Streams)
+	if err != nil {
+		return nil, 0, fmt.Errorf("smoothdp: DP-SGD-iter (GD.Mode, GD.Streams): %w", err)
 	}
 	t := 1 + st.Rand("smoothdp-stop").IntN(d.N)
 	p.Steps, p.Streams = t, st
@@ -263,7 +272,7 @@ type PTRConfig struct {
 	Eps0  float64      // test budget ε₀ > 0
 	Delta float64      // δ ∈ (0, 1)
 	R     float64      // data radius
-	GD    GD           // DP-GD parameters (its Seed / Streams also drive the test)
+	GD    GD           // DP-GD parameters (its Mode / Seed / Streams also drive the test)
 }
 
 // PTRResult is the outcome of Algorithm 1.
@@ -271,10 +280,11 @@ type PTRResult struct {
 	Refused   bool    // ⊥ was returned
 	Gap       float64 // λ_s − λ_{s+1} of the data (not released)
 	Gamma     int     // γ_S (not released)
-	Noisy     float64 // γ_S + Lap(1/ε₀)
-	Threshold float64 // log(1/δ)/ε₀
+	Noisy     float64 // γ_S + Lap(1/ε₀) (Secure: + discrete Laplace, an integer)
+	Threshold float64 // log(1/δ)/ε₀ (Secure: PTRSecureThreshold)
 	Projected *design.Data
 	Train     *mechanisms.Result // nil if refused
+	Mode      mechanisms.Mode    // the randomness used (GD.Mode)
 }
 
 // PTR runs Algorithm 1 (PTR for PCA rank reduction + DP-GD) [R]:
@@ -284,6 +294,14 @@ type PTRResult struct {
 // eigenspace of the covariance and runs DP-GD. The whole algorithm is
 // (ε₀ + ε', δ)-DP for every dataset of size n (Theorem 7,
 // PTREpsilon; replace-one).
+//
+// In Secure mode (GD.Mode) every draw comes from the OS CSPRNG and the test
+// is floating-point safe: γ_S is an integer of sensitivity 1, Ĝ = γ_S + Y
+// with Y the exact discrete Laplace P[Y = y] ∝ e^{−ε₀|y|} (Canonne, Kamath
+// & Steinke 2020), which is exactly ε₀-DP, and the threshold is
+// PTRSecureThreshold, the smallest integer with Pr[Y > threshold] ≤ δ/2,
+// the failure probability of the continuous test; so Theorem 7 holds as
+// stated. The result's Mode says which test ran.
 func PTR(ctx context.Context, cfg PTRConfig) (*PTRResult, error) {
 	if cfg.Data == nil || cfg.Model == nil {
 		return nil, errors.New("smoothdp: PTR needs a model and data")
@@ -297,19 +315,17 @@ func PTR(ctx context.Context, cfg PTRConfig) (*PTRResult, error) {
 	if err != nil {
 		return nil, fmt.Errorf("PTR: %w", err)
 	}
-	out := &PTRResult{Gap: fit.Values[cfg.Rank-1] - fit.Values[cfg.Rank], Threshold: PTRThreshold(cfg.Eps0, cfg.Delta)}
+	st, err := mechanisms.StreamsFor(cfg.GD.Mode, cfg.GD.Seed, cfg.GD.Streams)
+	if err != nil {
+		return nil, fmt.Errorf("smoothdp: PTR (GD.Mode, GD.Streams): %w", err)
+	}
+	out := &PTRResult{Gap: fit.Values[cfg.Rank-1] - fit.Values[cfg.Rank], Mode: cfg.GD.Mode}
 	if out.Gamma, err = PTRGamma(cfg.Data.N, out.Gap, cfg.GHat, cfg.R); err != nil {
 		return nil, err
 	}
-	st := cfg.GD.Streams
-	if st == nil {
-		st = mechanisms.NewStreams(cfg.GD.Seed)
-	}
-	lap, err := mechanisms.Laplace(st.Rand("smoothdp-ptr"), 1/cfg.Eps0)
-	if err != nil {
+	if out.Noisy, out.Threshold, err = ptrTest(cfg.GD.Mode, st.Rand("smoothdp-ptr"), out.Gamma, cfg.Eps0, cfg.Delta); err != nil {
 		return nil, err
 	}
-	out.Noisy = float64(out.Gamma) + lap
 	if out.Noisy <= out.Threshold {
 		out.Refused = true
 		return out, nil
@@ -327,4 +343,52 @@ func PTR(ctx context.Context, cfg PTRConfig) (*PTRResult, error) {
 		return nil, fmt.Errorf("PTR DP-GD: %w", err)
 	}
 	return out, nil
+}
+
+// ptrTest returns Algorithm 1's noisy statistic Ĝ and its threshold:
+// γ + Lap(1/ε₀) against log(1/δ)/ε₀ in Reproducible mode (float64 inverse
+// CDF, as the figures use), γ + discrete Laplace(1/ε₀) against
+// PTRSecureThreshold in Secure mode.
+func ptrTest(mode mechanisms.Mode, rng *rand.Rand, gamma int, eps0, delta float64) (noisy, threshold float64, err error) {
+	if mode == mechanisms.Reproducible {
+		lap, err := mechanisms.Laplace(rng, 1/eps0)
+		if err != nil {
+			return 0, 0, err
+		}
+		return float64(gamma) + lap, PTRThreshold(eps0, delta), nil
+	}
+	thr, err := PTRSecureThreshold(eps0, delta)
+	if err != nil {
+		return 0, 0, err
+	}
+	// P[Y = y] ∝ exp(−|y|·s/t) with s/t = ε₀ exactly (ε₀ as a rational).
+	e := new(big.Rat).SetFloat64(eps0)
+	y := mechanisms.DiscreteLaplace(rng, e.Num(), e.Denom())
+	if !y.IsInt64() || y.Int64() > math.MaxInt32 || y.Int64() < math.MinInt32 {
+		// Probability below exp(−2³¹·ε₀): the sign decides the test.
+		return float64(y.Sign()) * math.MaxInt32, float64(thr), nil
+	}
+	return float64(int64(gamma) + y.Int64()), float64(thr), nil
+}
+
+// PTRSecureThreshold is the threshold of Algorithm 1's test in Secure mode:
+// the smallest integer T ≥ 0 with Pr[Y > T] ≤ δ/2 for the discrete Laplace
+// P[Y = y] ∝ e^{−ε₀|y|}, whose tail is Pr[Y ≥ m] = e^{−ε₀m}/(1 + e^{−ε₀})
+// for m ≥ 1 (Canonne, Kamath & Steinke 2020):
+//
+//	T = max(0, ⌈log(2/(δ(1 + e^{−ε₀})))/ε₀⌉ − 1),
+//
+// computed with a relative margin of 10⁻¹² upwards so that float64
+// rounding can only raise T. The continuous test's failure probability is
+// Pr[Lap(1/ε₀) > log(1/δ)/ε₀] = δ/2, so Theorem 7's δ is unchanged.
+func PTRSecureThreshold(eps0, delta float64) (int, error) {
+	if !(eps0 > 0) || math.IsInf(eps0, 0) || !(delta > 0 && delta < 1) {
+		return 0, fmt.Errorf("smoothdp: PTR needs ε₀ > 0 finite and δ ∈ (0, 1) (got %v, %v)", eps0, delta)
+	}
+	m := math.Log(2/(delta*(1+math.Exp(-eps0)))) / eps0
+	m = math.Ceil(m*(1+1e-12) + 1e-12)
+	if m > math.MaxInt32 {
+		return 0, fmt.Errorf("smoothdp: PTR threshold log(2/δ)/ε₀ = %v is too large (raise ε₀ = %v)", m, eps0)
+	}
+	return max(0, int(m)-1), nil
 }
