@@ -224,11 +224,90 @@ func Project(d *design.Data, f Fitted) (*design.Data, error) {
 // baseline): it adds a symmetric Gaussian matrix (i.i.d. N(0, σ²) on and
 // above the diagonal, mirrored) to (1/n)Σ x_i x_iᵀ — replace-one Frobenius
 // sensitivity 2R²/n, so the release has Gaussian RDP α(2R²/n)²/(2σ²) — and
-// returns the top-s eigenvectors as a rank-reduction fit.
+// returns the top-s eigenvectors as a rank-reduction fit. The noise is
+// float64 from rng (not floating-point safe); AnalyzeGaussRelease takes the
+// Mode and is floating-point safe in Secure mode.
 func AnalyzeGauss(rng *rand.Rand, d *design.Data, s int, sigma float64) (*PCAFit, error) {
 	if rng == nil {
 		return nil, mechanisms.ErrNilRand
 	}
+	A, err := secondMoment(d, s, sigma)
+	if err != nil {
+		return nil, err
+	}
+	for i := 0; i < d.D; i++ {
+		for j := i; j < d.D; j++ {
+			A.SetSym(i, j, A.At(i, j)+sigma*rng.NormFloat64())
+		}
+	}
+	return topEigen(A, s)
+}
+
+// AnalyzeGaussRelease is Analyze-Gauss DP-PCA with the randomness chosen by
+// mode. Reproducible: AnalyzeGauss(st.Rand("dp-pca"), d, s, sigma), bit for
+// bit (st is required). Secure (st nil or NewSecureStreams()): the upper
+// triangle of (1/n)Σ x_i x_iᵀ, a vector of ℓ2 sensitivity at most its
+// Frobenius sensitivity 2R²/n (every row must have ‖x_i‖₂ ≤ radius R), is
+// released by mechanisms.GaussianRelease — exact discrete Gaussian noise on
+// a power-of-two grid from the OS CSPRNG, floating-point safe, with the
+// same RDP α(2R²/n)²/(2σ²) — and the eigenvectors are computed from the
+// released matrix (post-processing). It returns the fit and the release's
+// label (Mode, grid, noise).
+func AnalyzeGaussRelease(mode mechanisms.Mode, st *mechanisms.Streams, d *design.Data, s int, sigma, radius float64) (*PCAFit, *mechanisms.Release, error) {
+	if err := mode.Validate(); err != nil {
+		return nil, nil, fmt.Errorf("smoothdp: Analyze-Gauss: %w", err)
+	}
+	if mode == mechanisms.Reproducible {
+		if st == nil || st.Secure() {
+			return nil, nil, errors.New("smoothdp: Analyze-Gauss: Reproducible mode needs seeded streams (mechanisms.NewStreams(seed)); use Mode Secure for a release")
+		}
+		fit, err := AnalyzeGauss(st.Rand("dp-pca"), d, s, sigma)
+		return fit, &mechanisms.Release{Mode: mode, Scale: sigma}, err
+	}
+	A, err := secondMoment(d, s, sigma)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := checkRadius(d, radius); err != nil {
+		return nil, nil, err
+	}
+	upper := make([]float64, 0, d.D*(d.D+1)/2)
+	for i := 0; i < d.D; i++ {
+		for j := i; j < d.D; j++ {
+			upper = append(upper, A.At(i, j))
+		}
+	}
+	rel, err := mechanisms.GaussianRelease(mode, st, upper, 2*radius*radius/float64(d.N), sigma)
+	if err != nil {
+		return nil, nil, fmt.Errorf("smoothdp: Analyze-Gauss: %w", err)
+	}
+	k := 0
+	for i := 0; i < d.D; i++ {
+		for j := i; j < d.D; j++ {
+			A.SetSym(i, j, rel.Value[k])
+			k++
+		}
+	}
+	fit, err := topEigen(A, s)
+	return fit, rel, err
+}
+
+// checkRadius returns an error unless every row of d has ‖x‖₂ ≤ radius.
+func checkRadius(d *design.Data, radius float64) error {
+	if !(radius > 0) || math.IsInf(radius, 0) {
+		return fmt.Errorf("smoothdp: Analyze-Gauss: radius R = %v, want finite > 0", radius)
+	}
+	for i := 0; i < d.N; i++ {
+		if nr := mat.Norm(mat.NewVecDense(d.D, d.X[i*d.D:(i+1)*d.D]), 2); nr > radius {
+			return fmt.Errorf("smoothdp: Analyze-Gauss: row %d has norm %v > R = %v (the sensitivity 2R²/n needs every row in the ball; rescale or raise R)", i, nr, radius)
+		}
+	}
+	return nil
+}
+
+// secondMoment validates Analyze-Gauss's arguments and returns
+// (1/n)Σ x_i x_iᵀ.
+func secondMoment(d *design.Data, s int, sigma float64) (*mat.SymDense, error) {
 	if d == nil || d.N < 1 || s < 1 || s >= d.D {
 		return nil, errors.New("smoothdp: Analyze-Gauss needs data and 1 ≤ s < d")
 	}
@@ -238,26 +317,27 @@ func AnalyzeGauss(rng *rand.Rand, d *design.Data, s int, sigma float64) (*PCAFit
 	X := mat.NewDense(d.N, d.D, append([]float64(nil), d.X...))
 	A := mat.NewSymDense(d.D, nil)
 	A.SymOuterK(1/float64(d.N), X.T())
-	for i := 0; i < d.D; i++ {
-		for j := i; j < d.D; j++ {
-			A.SetSym(i, j, A.At(i, j)+sigma*rng.NormFloat64())
-		}
-	}
+	return A, nil
+}
+
+// topEigen returns the top-s eigenvectors of A as a rank-reduction fit.
+func topEigen(A *mat.SymDense, s int) (*PCAFit, error) {
 	var es mat.EigenSym
 	if !es.Factorize(A, true) {
 		return nil, errors.New("smoothdp: Analyze-Gauss eigen-decomposition failed")
 	}
+	n := A.SymmetricDim()
 	var vecs mat.Dense
 	es.VectorsTo(&vecs)
 	vals := es.Values(nil)
-	V := mat.NewDense(d.D, s, nil)
-	desc := make([]float64, d.D)
-	for k := 0; k < d.D; k++ {
-		desc[k] = vals[d.D-1-k]
+	V := mat.NewDense(n, s, nil)
+	desc := make([]float64, n)
+	for k := 0; k < n; k++ {
+		desc[k] = vals[n-1-k]
 	}
 	for k := 0; k < s; k++ {
-		for j := 0; j < d.D; j++ {
-			V.Set(j, k, vecs.At(j, d.D-1-k))
+		for j := 0; j < n; j++ {
+			V.Set(j, k, vecs.At(j, n-1-k))
 		}
 	}
 	return &PCAFit{V: V, Values: desc}, nil
