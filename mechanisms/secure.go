@@ -38,7 +38,8 @@ var maxSecureMagnitude = math.Ldexp(1, 1000)
 //     plus integer noise) is computed exactly;
 //   - rounding to the grid adds at most g per coordinate to the
 //     sensitivity, a relative increase of the noise of d·g/Δ (ℓ1) or
-//     √d·g/Δ (ℓ2), negligible for every sensitivity above 2⁻³⁰·scale.
+//     √d·g/Δ (ℓ2), at most d·2⁻³⁹/ε for the Laplace scale Δ/ε and
+//     √d·2⁻³⁹·σ/Δ for the Gaussian.
 //
 // It returns an error unless scale is finite with 2⁻⁹⁸² ≤ scale ≤ 2¹⁰⁰⁰
 // (g must be a normal float64).
