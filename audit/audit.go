@@ -63,16 +63,30 @@ type Spec struct {
 	Trials int
 }
 
+// MinTrials and MaxTrials bound Options.Trials. Run keeps every statistic
+// (2·Trials float64 values, and a copy of half of them to choose the
+// threshold: about 24 bytes per trial, ≈ 96 MB at MaxTrials), so the bound
+// keeps its memory and time finite; 4·10⁶ trials resolve an ε_lb of up to
+// log(2·10⁶) ≈ 14.5, beyond every claimed ε.
+const (
+	MinTrials = 100
+	MaxTrials = 4_000_000
+)
+
+// MaxWorkers bounds Options.Workers (one goroutine each).
+const MaxWorkers = 1024
+
 // Options configure Run.
 type Options struct {
-	// Trials per input and per mechanism [Spec.Trials, else 4000].
+	// Trials per input and per mechanism [Spec.Trials, else 4000], in
+	// [MinTrials, MaxTrials].
 	Trials int
 	// Seed of the trials' streams [0]; every trial has its own stream, so
 	// the result does not depend on Workers.
 	Seed uint64
 	// Confidence of ε_lb [0.95].
 	Confidence float64
-	// Workers run trials in parallel [2].
+	// Workers run trials in parallel [2], at most MaxWorkers.
 	Workers int
 }
 
@@ -168,8 +182,10 @@ func (o Options) withDefaults(s Spec) (Options, error) {
 		o.Workers = 2
 	}
 	switch {
-	case o.Trials < 100:
-		return o, fmt.Errorf("trials = %d, want ≥ 100", o.Trials)
+	case o.Trials < MinTrials || o.Trials > MaxTrials:
+		return o, fmt.Errorf("trials = %d, want %d ≤ trials ≤ %d (each trial keeps about 24 bytes)", o.Trials, MinTrials, MaxTrials)
+	case o.Workers > MaxWorkers:
+		return o, fmt.Errorf("workers = %d, want ≤ %d", o.Workers, MaxWorkers)
 	case !(o.Confidence > 0 && o.Confidence < 1):
 		return o, fmt.Errorf("confidence = %v, want in (0, 1)", o.Confidence)
 	}

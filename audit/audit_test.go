@@ -55,7 +55,10 @@ func TestEpsilonLB(t *testing.T) {
 
 func TestRunBadOptions(t *testing.T) {
 	s := laplaceSpec()
-	for _, o := range []Options{{Trials: 10}, {Confidence: 1}, {Confidence: -1}} {
+	// Trials beyond MaxTrials used to be allocated (2·Trials statistics):
+	// 10⁹ reached 7.9 GB in 8 s. They are refused before any allocation.
+	for _, o := range []Options{{Trials: 10}, {Trials: -5}, {Trials: MaxTrials + 1}, {Trials: 1_000_000_000}, {Confidence: 1}, {Confidence: -1},
+		{Workers: MaxWorkers + 1}} {
 		if _, err := Run(context.Background(), s, o); err == nil {
 			t.Errorf("%+v accepted", o)
 		}

@@ -12,7 +12,8 @@ import (
 // discrete Gaussian (Canonne, Kamath & Steinke, "The Discrete Gaussian for
 // Differential Privacy", NeurIPS 2020, Algorithms 1–3), using only integer
 // and rational arithmetic and uniform integers from the generator, and the
-// release mechanisms built on them: the value is rounded to a grid, integer
+// release mechanisms built on them (LaplaceRelease and GaussianRelease choose
+// the grid in Secure mode): the value is rounded to a grid, integer
 // noise is added in grid units, and the output is a multiple of the grid.
 // Unlike x + float noise, whose low-order bits depend on x (Mironov, "On
 // significance of the least significant bits for differential privacy",

@@ -31,16 +31,24 @@
 // output is not a private release, since anyone with the seed (0 when none
 // is set) can regenerate it. Secure draws batch sampling, noise, shuffles
 // and initialisation from the OS CSPRNG (NewSecureStreams) — for a release.
+// A mode that does not match the streams given is an error (StreamsFor), so
+// a result's Mode always names the randomness used.
 //
-// Floating-point safety: LaplaceMechanism, GaussianMechanism and the
-// engine's DP-SGD noise sample in float64 (inverse CDF, ziggurat), like
-// Opacus; released with full precision, such outputs are open to the
-// least-significant-bit attacks of Mironov (CCS 2012), whatever the
-// generator. DiscreteLaplaceRelease and DiscreteGaussianRelease are the
-// floating-point-safe releases (exact discrete samplers of Canonne, Kamath
-// & Steinke 2020 on a grid, the rounding added to the sensitivity). The
-// engine keeps the continuous Gaussian: its subsampled RDP accountant is
-// proven for that distribution; a discrete-Gaussian DP-SGD would need an
-// amplification-by-subsampling analysis of the discrete Gaussian that
-// featuredp does not implement yet.
+// Floating-point safety: LaplaceRelease and GaussianRelease take the Mode;
+// in Secure mode they round the value to a power-of-two grid 2⁻⁴⁰ of the
+// noise scale (Granularity), add exact discrete Laplace or discrete
+// Gaussian noise (Canonne, Kamath & Steinke 2020) in grid units, and
+// calibrate the noise to the sensitivity plus the rounding, so the released
+// float64 carries no information in its low-order bits (Mironov, "On
+// significance of the least significant bits for differential privacy",
+// CCS 2012). In Reproducible mode, and in the low-level LaplaceMechanism,
+// GaussianMechanism, Laplace, Gaussian, AddLaplace and AddGaussian, noise
+// is sampled in float64 (inverse CDF, ziggurat) and open to that attack.
+// The engine keeps the continuous Gaussian in both modes: its subsampled
+// RDP accountant is proven for that distribution (a discrete-Gaussian
+// DP-SGD would need an amplification-by-subsampling analysis of the
+// discrete Gaussian that featuredp does not implement), so Secure mode
+// makes its randomness unpredictable but not the low-order bits of the
+// trained parameters floating-point safe. See docs/accounting.md, "Threat
+// model and guarantees".
 package mechanisms

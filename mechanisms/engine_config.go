@@ -1,7 +1,6 @@
 package mechanisms
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/featuredp/featuredp/accounting"
@@ -181,7 +180,9 @@ type Config struct {
 	// everything from seeded streams — NewStreams(Seed), Seed 0 when
 	// unset, or Streams — and is not a private release; Secure draws
 	// batch sampling, noise and initialisation from the OS CSPRNG and
-	// ignores Seed (Streams must then be nil or NewSecureStreams()).
+	// ignores Seed (Streams must then be nil or NewSecureStreams()). A
+	// secure Streams in Reproducible mode is an error too (StreamsFor), so
+	// Result.Mode always names the randomness actually used.
 	Mode Mode
 	// Seed selects the random streams NewStreams(Seed) when Streams is
 	// nil (Reproducible mode; 0 when unset).
@@ -231,20 +232,12 @@ type Result struct {
 	Mode Mode
 }
 
-// streams returns the run's stream tree: seeded (Reproducible) or the OS
-// CSPRNG for every purpose (Secure). A seeded Config.Streams in Secure mode
-// is an error rather than a silently predictable run.
+// streams returns the run's stream tree (StreamsFor with the Config's
+// Mode, Seed and Streams).
 func (cfg Config) streams() (*Streams, error) {
-	if err := cfg.Mode.Validate(); err != nil {
-		return nil, err
+	st, err := StreamsFor(cfg.Mode, cfg.Seed, cfg.Streams)
+	if err != nil {
+		return nil, fmt.Errorf("%w (Train: Config.Mode, Config.Streams)", err)
 	}
-	switch {
-	case cfg.Mode == Secure && cfg.Streams != nil && !cfg.Streams.Secure():
-		return nil, errors.New("mechanisms: Train: Mode is Secure but Config.Streams is a seeded stream tree; leave Streams nil or pass NewSecureStreams()")
-	case cfg.Mode == Secure:
-		return NewSecureStreams(), nil
-	case cfg.Streams != nil:
-		return cfg.Streams, nil
-	}
-	return NewStreams(cfg.Seed), nil
+	return st, nil
 }

@@ -676,6 +676,12 @@ func TestSecureModeBatches(t *testing.T) {
 	if _, err := Train(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), "seeded stream tree") {
 		t.Errorf("Secure mode with seeded Streams: %v", err)
 	}
+	// Reproducible mode with a secure tree used to run on the CSPRNG and
+	// label the result "reproducible".
+	cfg.Streams, cfg.Mode = NewSecureStreams(), Reproducible
+	if _, err := Train(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), "Mode is Reproducible but Streams is a secure") {
+		t.Errorf("Reproducible mode with secure Streams: %v", err)
+	}
 	cfg.Streams, cfg.Mode = NewSecureStreams(), Mode(7)
 	if _, err := Train(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), "unknown mode") {
 		t.Errorf("unknown mode: %v", err)

@@ -4,6 +4,7 @@ import (
 	crand "crypto/rand"
 	"crypto/sha256"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 )
@@ -85,6 +86,35 @@ func (m Mode) Validate() error {
 		return fmt.Errorf("mechanisms: unknown mode %d (Reproducible or Secure)", int(m))
 	}
 	return nil
+}
+
+// StreamsFor returns the stream tree of an entry point that takes a Mode,
+// a seed and optional streams, so that its result's Mode label always
+// matches the randomness used:
+//
+//   - Reproducible: st if non-nil, else NewStreams(seed); st must be a
+//     seeded tree (a NewSecureStreams tree is an error: its output would
+//     be labelled reproducible while no seed can reproduce it);
+//   - Secure: NewSecureStreams(); seed is ignored and st must be nil or a
+//     secure tree (a seeded tree is an error: its noise would be
+//     predictable from the seed).
+//
+// An unknown mode is an error.
+func StreamsFor(mode Mode, seed uint64, st *Streams) (*Streams, error) {
+	if err := mode.Validate(); err != nil {
+		return nil, err
+	}
+	switch {
+	case mode == Secure && st != nil && !st.Secure():
+		return nil, errors.New("mechanisms: Mode is Secure but Streams is a seeded stream tree (predictable noise); leave Streams nil or pass NewSecureStreams()")
+	case mode == Secure:
+		return NewSecureStreams(), nil
+	case st != nil && st.Secure():
+		return nil, errors.New("mechanisms: Mode is Reproducible but Streams is a secure (OS CSPRNG) tree, which no seed reproduces; set Mode to Secure for a private release, or pass NewStreams(seed)")
+	case st != nil:
+		return st, nil
+	}
+	return NewStreams(seed), nil
 }
 
 // NewSecureStreams returns a stream tree whose every generator — of any

@@ -2,6 +2,7 @@ package mechanisms
 
 import (
 	"math/rand/v2"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -106,5 +107,38 @@ func TestCryptoSource(t *testing.T) {
 		if f := r.Float64(); f < 0 || f >= 1 {
 			t.Fatalf("Float64 = %v", f)
 		}
+	}
+}
+
+// StreamsFor: the tree matches the mode, or the call fails.
+func TestStreamsFor(t *testing.T) {
+	seeded, secure := NewStreams(4), NewSecureStreams()
+	for _, tc := range []struct {
+		name       string
+		mode       Mode
+		st         *Streams
+		wantSecure bool
+		wantErr    string
+	}{
+		{"reproducible, seed", Reproducible, nil, false, ""},
+		{"reproducible, seeded tree", Reproducible, seeded, false, ""},
+		{"reproducible, secure tree", Reproducible, secure, false, "Mode is Reproducible"},
+		{"secure, nil", Secure, nil, true, ""},
+		{"secure, secure tree", Secure, secure, true, ""},
+		{"secure, seeded tree", Secure, seeded, false, "Mode is Secure"},
+		{"unknown", Mode(3), nil, false, "unknown mode"},
+	} {
+		st, err := StreamsFor(tc.mode, 9, tc.st)
+		switch {
+		case tc.wantErr != "":
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("%s: error %v, want %q", tc.name, err, tc.wantErr)
+			}
+		case err != nil || st.Secure() != tc.wantSecure:
+			t.Errorf("%s: secure %v, %v", tc.name, st.Secure(), err)
+		}
+	}
+	if st, _ := StreamsFor(Reproducible, 9, nil); st.Noise().Uint64() != NewStreams(9).Noise().Uint64() {
+		t.Error("Reproducible without streams is not NewStreams(seed)")
 	}
 }

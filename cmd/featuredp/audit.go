@@ -34,7 +34,7 @@ func runAudit(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("featuredp audit", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	asJSON := fs.Bool("json", false, "print a JSON array of records")
-	trials := fs.Int("trials", 0, "runs per input and mechanism `N` (default: each audit's own, ≥ 2000)")
+	trials := fs.Int("trials", 0, fmt.Sprintf("runs per input and mechanism `N`, %d to %d (default: each audit's own, ≥ 2000)", audit.MinTrials, audit.MaxTrials))
 	seed := fs.Uint64("seed", 1, "seed `S` of the trials (the audit is reproducible)")
 	only := fs.String("only", "", "audit only these comma-separated `NAMES`")
 	if err := fs.Parse(args); err != nil {
@@ -45,6 +45,11 @@ func runAudit(args []string, stdout, stderr io.Writer) int {
 			return 0
 		}
 		fmt.Fprintf(stderr, "featuredp audit: %v\n", err)
+		return 2
+	}
+	if *trials != 0 && (*trials < audit.MinTrials || *trials > audit.MaxTrials) {
+		fmt.Fprintf(stderr, "featuredp audit: --trials %d: want %d ≤ N ≤ %d (every trial's statistic is kept in memory; 0 means each audit's own)\n",
+			*trials, audit.MinTrials, audit.MaxTrials)
 		return 2
 	}
 	specs, err := selectAudits(*only)

@@ -41,3 +41,14 @@ func TestAuditJSON(t *testing.T) {
 		t.Errorf("--trials 5: code %d", code)
 	}
 }
+
+// A hostile --trials is refused before anything is allocated (10⁹ used to
+// reach 7.9 GB in 8 s), with the valid range in the message.
+func TestAuditTrialsBound(t *testing.T) {
+	for _, n := range []string{"1000000000", "4000001", "-1", "99"} {
+		code, _, errs := runReproduceCLI("audit", "--trials", n, "--only", "laplace")
+		if code != 2 || !strings.Contains(errs, "--trials "+n) || !strings.Contains(errs, "≤ N ≤ 4000000") {
+			t.Errorf("--trials %s: code %d, %q", n, code, errs)
+		}
+	}
+}

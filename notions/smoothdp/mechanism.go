@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/big"
 	"math/rand/v2"
 
 	"github.com/featuredp/featuredp/design"
@@ -73,7 +74,14 @@ type GD struct {
 	Radius float64
 	// Init is θ₀ (nil: zeros, inside Θ).
 	Init []float64
-	// Seed / Streams select the random streams (see Config).
+	// Mode is the randomness (mechanisms.Mode): Reproducible (the default)
+	// draws from NewStreams(Seed) or Streams, for experiments, and is not a
+	// private release; Secure draws the noise, the batches and (DPSGDIter)
+	// the stopping time from the OS CSPRNG, and PTR's test from an exact
+	// discrete Laplace. Streams must match the mode (mechanisms.StreamsFor).
+	Mode mechanisms.Mode
+	// Seed / Streams select the random streams of Reproducible mode (see
+	// mechanisms.Config).
 	Seed    uint64
 	Streams *mechanisms.Streams
 }
@@ -94,7 +102,7 @@ func (p GD) config(model models.Model, d *design.Data) (mechanisms.Config, error
 		init = make([]float64, model.NumParams())
 	}
 	return mechanisms.Config{Model: model, Data: d, Init: init, Steps: p.Steps, Noise: plan, Optimizer: mechanisms.SGD{LR: p.LR},
-		ProjectRadius: p.Radius, Average: true, Seed: p.Seed, Streams: p.Streams}, nil
+		ProjectRadius: p.Radius, Average: true, Mode: p.Mode, Seed: p.Seed, Streams: p.Streams}, nil
 }
 
 // DPGDConfig is DP-GD (𝒜_GD) as a Train configuration:
@@ -159,17 +167,18 @@ func DPFGDConfig(model models.Model, d *design.Data, p GD) (mechanisms.Config, e
 }
 
 // DPSGDIter is DP-SGD with iteration (𝒜^iter_SGD): it draws
-// the stopping time T ~ Uniform{1..n} from the stream "smoothdp-stop" and
-// runs DP-FGD for T steps (p.Steps is ignored). It returns the result (last
-// iterate in Theta) and T. RDP: SGDIterRDP (convex,
+// the stopping time T ~ Uniform{1..n} from the stream "smoothdp-stop" (the
+// OS CSPRNG in Secure mode: the stopping time is secret too) and runs
+// DP-FGD for T steps (p.Steps is ignored). It returns the result (last
+// iterate in Theta, Result.Mode = p.Mode) and T. RDP: SGDIterRDP (convex,
 // β_θ-smooth loss with γ ≤ 2/β_θ).
 func DPSGDIter(ctx context.Context, model models.Model, d *design.Data, p GD) (*mechanisms.Result, int, error) {
 	if d == nil || d.N < 1 {
 		return nil, 0, errors.New("smoothdp: DP-SGD-iter needs data")
 	}
-	st := p.Streams
-	if st == nil {
-		st = mechanisms.NewStreams(p.Seed)
+	st, err := mechanisms.StreamsFor(p.Mode, p.Seed, p.Streams)
+	if err != nil {
+		return nil, 0, fmt.Errorf("smoothdp: DP-SGD-iter (GD.Mode, GD.Streams): %w", err)
 	}
 	t := 1 + st.Rand("smoothdp-stop").IntN(d.N)
 	p.Steps, p.Streams = t, st
@@ -215,11 +224,90 @@ func Project(d *design.Data, f Fitted) (*design.Data, error) {
 // baseline): it adds a symmetric Gaussian matrix (i.i.d. N(0, σ²) on and
 // above the diagonal, mirrored) to (1/n)Σ x_i x_iᵀ — replace-one Frobenius
 // sensitivity 2R²/n, so the release has Gaussian RDP α(2R²/n)²/(2σ²) — and
-// returns the top-s eigenvectors as a rank-reduction fit.
+// returns the top-s eigenvectors as a rank-reduction fit. The noise is
+// float64 from rng (not floating-point safe); AnalyzeGaussRelease takes the
+// Mode and is floating-point safe in Secure mode.
 func AnalyzeGauss(rng *rand.Rand, d *design.Data, s int, sigma float64) (*PCAFit, error) {
 	if rng == nil {
 		return nil, mechanisms.ErrNilRand
 	}
+	A, err := secondMoment(d, s, sigma)
+	if err != nil {
+		return nil, err
+	}
+	for i := 0; i < d.D; i++ {
+		for j := i; j < d.D; j++ {
+			A.SetSym(i, j, A.At(i, j)+sigma*rng.NormFloat64())
+		}
+	}
+	return topEigen(A, s)
+}
+
+// AnalyzeGaussRelease is Analyze-Gauss DP-PCA with the randomness chosen by
+// mode. Reproducible: AnalyzeGauss(st.Rand("dp-pca"), d, s, sigma), bit for
+// bit (st is required). Secure (st nil or NewSecureStreams()): the upper
+// triangle of (1/n)Σ x_i x_iᵀ, a vector of ℓ2 sensitivity at most its
+// Frobenius sensitivity 2R²/n (every row must have ‖x_i‖₂ ≤ radius R), is
+// released by mechanisms.GaussianRelease — exact discrete Gaussian noise on
+// a power-of-two grid from the OS CSPRNG, floating-point safe, with the
+// same RDP α(2R²/n)²/(2σ²) — and the eigenvectors are computed from the
+// released matrix (post-processing). It returns the fit and the release's
+// label (Mode, grid, noise).
+func AnalyzeGaussRelease(mode mechanisms.Mode, st *mechanisms.Streams, d *design.Data, s int, sigma, radius float64) (*PCAFit, *mechanisms.Release, error) {
+	if err := mode.Validate(); err != nil {
+		return nil, nil, fmt.Errorf("smoothdp: Analyze-Gauss: %w", err)
+	}
+	if mode == mechanisms.Reproducible {
+		if st == nil || st.Secure() {
+			return nil, nil, errors.New("smoothdp: Analyze-Gauss: Reproducible mode needs seeded streams (mechanisms.NewStreams(seed)); use Mode Secure for a release")
+		}
+		fit, err := AnalyzeGauss(st.Rand("dp-pca"), d, s, sigma)
+		return fit, &mechanisms.Release{Mode: mode, Scale: sigma}, err
+	}
+	A, err := secondMoment(d, s, sigma)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := checkRadius(d, radius); err != nil {
+		return nil, nil, err
+	}
+	upper := make([]float64, 0, d.D*(d.D+1)/2)
+	for i := 0; i < d.D; i++ {
+		for j := i; j < d.D; j++ {
+			upper = append(upper, A.At(i, j))
+		}
+	}
+	rel, err := mechanisms.GaussianRelease(mode, st, upper, 2*radius*radius/float64(d.N), sigma)
+	if err != nil {
+		return nil, nil, fmt.Errorf("smoothdp: Analyze-Gauss: %w", err)
+	}
+	k := 0
+	for i := 0; i < d.D; i++ {
+		for j := i; j < d.D; j++ {
+			A.SetSym(i, j, rel.Value[k])
+			k++
+		}
+	}
+	fit, err := topEigen(A, s)
+	return fit, rel, err
+}
+
+// checkRadius returns an error unless every row of d has ‖x‖₂ ≤ radius.
+func checkRadius(d *design.Data, radius float64) error {
+	if !(radius > 0) || math.IsInf(radius, 0) {
+		return fmt.Errorf("smoothdp: Analyze-Gauss: radius R = %v, want finite > 0", radius)
+	}
+	for i := 0; i < d.N; i++ {
+		if nr := mat.Norm(mat.NewVecDense(d.D, d.X[i*d.D:(i+1)*d.D]), 2); nr > radius {
+			return fmt.Errorf("smoothdp: Analyze-Gauss: row %d has norm %v > R = %v (the sensitivity 2R²/n needs every row in the ball; rescale or raise R)", i, nr, radius)
+		}
+	}
+	return nil
+}
+
+// secondMoment validates Analyze-Gauss's arguments and returns
+// (1/n)Σ x_i x_iᵀ.
+func secondMoment(d *design.Data, s int, sigma float64) (*mat.SymDense, error) {
 	if d == nil || d.N < 1 || s < 1 || s >= d.D {
 		return nil, errors.New("smoothdp: Analyze-Gauss needs data and 1 ≤ s < d")
 	}
@@ -229,26 +317,27 @@ func AnalyzeGauss(rng *rand.Rand, d *design.Data, s int, sigma float64) (*PCAFit
 	X := mat.NewDense(d.N, d.D, append([]float64(nil), d.X...))
 	A := mat.NewSymDense(d.D, nil)
 	A.SymOuterK(1/float64(d.N), X.T())
-	for i := 0; i < d.D; i++ {
-		for j := i; j < d.D; j++ {
-			A.SetSym(i, j, A.At(i, j)+sigma*rng.NormFloat64())
-		}
-	}
+	return A, nil
+}
+
+// topEigen returns the top-s eigenvectors of A as a rank-reduction fit.
+func topEigen(A *mat.SymDense, s int) (*PCAFit, error) {
 	var es mat.EigenSym
 	if !es.Factorize(A, true) {
 		return nil, errors.New("smoothdp: Analyze-Gauss eigen-decomposition failed")
 	}
+	n := A.SymmetricDim()
 	var vecs mat.Dense
 	es.VectorsTo(&vecs)
 	vals := es.Values(nil)
-	V := mat.NewDense(d.D, s, nil)
-	desc := make([]float64, d.D)
-	for k := 0; k < d.D; k++ {
-		desc[k] = vals[d.D-1-k]
+	V := mat.NewDense(n, s, nil)
+	desc := make([]float64, n)
+	for k := 0; k < n; k++ {
+		desc[k] = vals[n-1-k]
 	}
 	for k := 0; k < s; k++ {
-		for j := 0; j < d.D; j++ {
-			V.Set(j, k, vecs.At(j, d.D-1-k))
+		for j := 0; j < n; j++ {
+			V.Set(j, k, vecs.At(j, n-1-k))
 		}
 	}
 	return &PCAFit{V: V, Values: desc}, nil
@@ -263,7 +352,7 @@ type PTRConfig struct {
 	Eps0  float64      // test budget ε₀ > 0
 	Delta float64      // δ ∈ (0, 1)
 	R     float64      // data radius
-	GD    GD           // DP-GD parameters (its Seed / Streams also drive the test)
+	GD    GD           // DP-GD parameters (its Mode / Seed / Streams also drive the test)
 }
 
 // PTRResult is the outcome of Algorithm 1.
@@ -271,10 +360,11 @@ type PTRResult struct {
 	Refused   bool    // ⊥ was returned
 	Gap       float64 // λ_s − λ_{s+1} of the data (not released)
 	Gamma     int     // γ_S (not released)
-	Noisy     float64 // γ_S + Lap(1/ε₀)
-	Threshold float64 // log(1/δ)/ε₀
+	Noisy     float64 // γ_S + Lap(1/ε₀) (Secure: + discrete Laplace, an integer)
+	Threshold float64 // log(1/δ)/ε₀ (Secure: PTRSecureThreshold)
 	Projected *design.Data
 	Train     *mechanisms.Result // nil if refused
+	Mode      mechanisms.Mode    // the randomness used (GD.Mode)
 }
 
 // PTR runs Algorithm 1 (PTR for PCA rank reduction + DP-GD) [R]:
@@ -284,6 +374,14 @@ type PTRResult struct {
 // eigenspace of the covariance and runs DP-GD. The whole algorithm is
 // (ε₀ + ε', δ)-DP for every dataset of size n (Theorem 7,
 // PTREpsilon; replace-one).
+//
+// In Secure mode (GD.Mode) every draw comes from the OS CSPRNG and the test
+// is floating-point safe: γ_S is an integer of sensitivity 1, Ĝ = γ_S + Y
+// with Y the exact discrete Laplace P[Y = y] ∝ e^{−ε₀|y|} (Canonne, Kamath
+// & Steinke 2020), which is exactly ε₀-DP, and the threshold is
+// PTRSecureThreshold, the smallest integer with Pr[Y > threshold] ≤ δ/2,
+// the failure probability of the continuous test; so Theorem 7 holds as
+// stated. The result's Mode says which test ran.
 func PTR(ctx context.Context, cfg PTRConfig) (*PTRResult, error) {
 	if cfg.Data == nil || cfg.Model == nil {
 		return nil, errors.New("smoothdp: PTR needs a model and data")
@@ -297,19 +395,17 @@ func PTR(ctx context.Context, cfg PTRConfig) (*PTRResult, error) {
 	if err != nil {
 		return nil, fmt.Errorf("PTR: %w", err)
 	}
-	out := &PTRResult{Gap: fit.Values[cfg.Rank-1] - fit.Values[cfg.Rank], Threshold: PTRThreshold(cfg.Eps0, cfg.Delta)}
+	st, err := mechanisms.StreamsFor(cfg.GD.Mode, cfg.GD.Seed, cfg.GD.Streams)
+	if err != nil {
+		return nil, fmt.Errorf("smoothdp: PTR (GD.Mode, GD.Streams): %w", err)
+	}
+	out := &PTRResult{Gap: fit.Values[cfg.Rank-1] - fit.Values[cfg.Rank], Mode: cfg.GD.Mode}
 	if out.Gamma, err = PTRGamma(cfg.Data.N, out.Gap, cfg.GHat, cfg.R); err != nil {
 		return nil, err
 	}
-	st := cfg.GD.Streams
-	if st == nil {
-		st = mechanisms.NewStreams(cfg.GD.Seed)
-	}
-	lap, err := mechanisms.Laplace(st.Rand("smoothdp-ptr"), 1/cfg.Eps0)
-	if err != nil {
+	if out.Noisy, out.Threshold, err = ptrTest(cfg.GD.Mode, st.Rand("smoothdp-ptr"), out.Gamma, cfg.Eps0, cfg.Delta); err != nil {
 		return nil, err
 	}
-	out.Noisy = float64(out.Gamma) + lap
 	if out.Noisy <= out.Threshold {
 		out.Refused = true
 		return out, nil
@@ -327,4 +423,52 @@ func PTR(ctx context.Context, cfg PTRConfig) (*PTRResult, error) {
 		return nil, fmt.Errorf("PTR DP-GD: %w", err)
 	}
 	return out, nil
+}
+
+// ptrTest returns Algorithm 1's noisy statistic Ĝ and its threshold:
+// γ + Lap(1/ε₀) against log(1/δ)/ε₀ in Reproducible mode (float64 inverse
+// CDF, as the figures use), γ + discrete Laplace(1/ε₀) against
+// PTRSecureThreshold in Secure mode.
+func ptrTest(mode mechanisms.Mode, rng *rand.Rand, gamma int, eps0, delta float64) (noisy, threshold float64, err error) {
+	if mode == mechanisms.Reproducible {
+		lap, err := mechanisms.Laplace(rng, 1/eps0)
+		if err != nil {
+			return 0, 0, err
+		}
+		return float64(gamma) + lap, PTRThreshold(eps0, delta), nil
+	}
+	thr, err := PTRSecureThreshold(eps0, delta)
+	if err != nil {
+		return 0, 0, err
+	}
+	// P[Y = y] ∝ exp(−|y|·s/t) with s/t = ε₀ exactly (ε₀ as a rational).
+	e := new(big.Rat).SetFloat64(eps0)
+	y := mechanisms.DiscreteLaplace(rng, e.Num(), e.Denom())
+	if !y.IsInt64() || y.Int64() > math.MaxInt32 || y.Int64() < math.MinInt32 {
+		// Probability below exp(−2³¹·ε₀): the sign decides the test.
+		return float64(y.Sign()) * math.MaxInt32, float64(thr), nil
+	}
+	return float64(int64(gamma) + y.Int64()), float64(thr), nil
+}
+
+// PTRSecureThreshold is the threshold of Algorithm 1's test in Secure mode:
+// the smallest integer T ≥ 0 with Pr[Y > T] ≤ δ/2 for the discrete Laplace
+// P[Y = y] ∝ e^{−ε₀|y|}, whose tail is Pr[Y ≥ m] = e^{−ε₀m}/(1 + e^{−ε₀})
+// for m ≥ 1 (Canonne, Kamath & Steinke 2020):
+//
+//	T = max(0, ⌈log(2/(δ(1 + e^{−ε₀})))/ε₀⌉ − 1),
+//
+// computed with a relative margin of 10⁻¹² upwards so that float64
+// rounding can only raise T. The continuous test's failure probability is
+// Pr[Lap(1/ε₀) > log(1/δ)/ε₀] = δ/2, so Theorem 7's δ is unchanged.
+func PTRSecureThreshold(eps0, delta float64) (int, error) {
+	if !(eps0 > 0) || math.IsInf(eps0, 0) || !(delta > 0 && delta < 1) {
+		return 0, fmt.Errorf("smoothdp: PTR needs ε₀ > 0 finite and δ ∈ (0, 1) (got %v, %v)", eps0, delta)
+	}
+	m := math.Log(2/(delta*(1+math.Exp(-eps0)))) / eps0
+	m = math.Ceil(m*(1+1e-12) + 1e-12)
+	if m > math.MaxInt32 {
+		return 0, fmt.Errorf("smoothdp: PTR threshold log(2/δ)/ε₀ = %v is too large (raise ε₀ = %v)", m, eps0)
+	}
+	return max(0, int(m)-1), nil
 }

@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/featuredp/featuredp/audit"
 	"github.com/featuredp/featuredp/design"
 	"github.com/featuredp/featuredp/mechanisms"
 	"github.com/featuredp/featuredp/models"
+	"gonum.org/v1/gonum/floats"
 )
 
 func logisticData(rng *rand.Rand, n, d int) *design.Data {
@@ -305,6 +307,193 @@ func TestPTRAndImputeAudits(t *testing.T) {
 		t.Logf("%s: claimed %.3f, ε_lb %.3f, control (claims %.3f) %.3f", s.Name, r.ClaimedEpsilon, r.EpsilonLB, r.ControlClaimedEpsilon, r.ControlEpsilonLB)
 		if r.EpsilonLB > r.ClaimedEpsilon || !r.ControlFlagged {
 			t.Errorf("%s: %+v", s.Name, r)
+		}
+	}
+}
+
+// ptrData is the low-rank PTR test dataset of TestPTRRefusal.
+func ptrData(t *testing.T) (*design.Data, models.Model) {
+	rng := rand.New(rand.NewPCG(20, 1))
+	S, _, _ := LowRank(rng, 60, 4, []float64{0.3}, 0.2, 1)
+	x := make([]float64, 0, 240)
+	for _, r := range S {
+		x = append(x, r...)
+	}
+	y := make([]float64, 60)
+	for i := range y {
+		y[i] = float64(i % 2)
+	}
+	d, err := design.NewData(x, y, 60, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	model, _ := models.NewLogistic(4, false, 0)
+	return d, model
+}
+
+// Secure mode reaches every draw of the smoothdp entry points and is
+// labelled: DP-GD and DP-SGD-iter run on the OS CSPRNG (two runs differ;
+// they used to default to seed 0), PTR's test is an integer discrete
+// Laplace against PTRSecureThreshold, and a mode that does not match the
+// streams is an error (it used to run on the secure streams and be
+// labelled reproducible).
+func TestSmoothDPSecureMode(t *testing.T) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(3, 1))
+	S := logisticData(rng, 40, 3)
+	model, _ := models.NewLogistic(3, false, 0)
+	p := GD{Sigma: 0.1, Steps: 5, LR: 0.5, Radius: 2, Mode: mechanisms.Secure}
+	cfg, err := DPGDConfig(model, S, p)
+	if err != nil || cfg.Mode != mechanisms.Secure {
+		t.Fatalf("DPGDConfig mode %v, %v", cfg.Mode, err)
+	}
+	a, err1 := mechanisms.Train(ctx, cfg)
+	b, err2 := mechanisms.Train(ctx, cfg)
+	if err1 != nil || err2 != nil || a.Mode != mechanisms.Secure || sameFloats(a.Theta, b.Theta) {
+		t.Errorf("Secure DP-GD: modes %v/%v, identical θ %v (%v, %v)", a.Mode, b.Mode, sameFloats(a.Theta, b.Theta), err1, err2)
+	}
+	it, _, err := DPSGDIter(ctx, model, S, p)
+	if err != nil || it.Mode != mechanisms.Secure {
+		t.Errorf("Secure DP-SGD-iter: %v, %v", it, err)
+	}
+	for name, q := range map[string]GD{
+		"Reproducible with secure streams": {Sigma: 0.1, LR: 0.5, Streams: mechanisms.NewSecureStreams()},
+		"Secure with seeded streams":       {Sigma: 0.1, LR: 0.5, Streams: mechanisms.NewStreams(1), Mode: mechanisms.Secure},
+	} {
+		if _, _, err := DPSGDIter(ctx, model, S, q); err == nil || !strings.Contains(err.Error(), "GD.Mode") {
+			t.Errorf("DP-SGD-iter, %s: %v", name, err)
+		}
+		d, m := ptrData(t)
+		if _, err := PTR(ctx, PTRConfig{Model: m, Data: d, Rank: 1, GHat: 10, Eps0: 1, Delta: 0.01, R: 1, GD: q}); err == nil || !strings.Contains(err.Error(), "GD.Mode") {
+			t.Errorf("PTR, %s: %v", name, err)
+		}
+	}
+	d, m := ptrData(t)
+	thr, _ := PTRSecureThreshold(0.05, 0.01)
+	seen := map[float64]bool{}
+	for range 10 {
+		res, err := PTR(ctx, PTRConfig{Model: m, Data: d, Rank: 1, GHat: 10, Eps0: 0.05, Delta: 0.01, R: 1,
+			GD: GD{Sigma: 1, Steps: 2, LR: 0.1, Radius: 1, Mode: mechanisms.Secure}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Mode != mechanisms.Secure || res.Threshold != float64(thr) || res.Noisy != math.Trunc(res.Noisy) {
+			t.Fatalf("Secure PTR: mode %v, threshold %v (want %d), Ĝ = %v not an integer", res.Mode, res.Threshold, thr, res.Noisy)
+		}
+		seen[res.Noisy] = true
+	}
+	if len(seen) < 2 {
+		t.Errorf("ten Secure PTR runs drew the same noise: %v", seen)
+	}
+	// γ_S ≥ 1 > threshold 0 at ε₀ = 20: refused with probability ≈ e⁻²⁰.
+	res, err := PTR(ctx, PTRConfig{Model: m, Data: d, Rank: 1, GHat: 1e-3, Eps0: 20, Delta: 0.01, R: 1,
+		GD: GD{Sigma: 1, Steps: 2, LR: 0.1, Radius: 1, Mode: mechanisms.Secure}})
+	if err != nil || res.Gamma < 1 || res.Threshold != 0 || res.Refused || res.Train.Mode != mechanisms.Secure {
+		t.Errorf("Secure PTR release: %+v, %v", res, err)
+	}
+}
+
+// sameFloats reports bit-identical slices.
+func sameFloats(a, b []float64) bool {
+	for i := range a {
+		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
+			return false
+		}
+	}
+	return len(a) == len(b)
+}
+
+// The Secure PTR test keeps the continuous test's failure probability: T is
+// the smallest integer with Pr[Y > T] ≤ δ/2 for the discrete Laplace of
+// parameter ε₀ (exact tail), and on γ_S = 0 the test passes at that rate
+// (seeded draws of the exact sampler, 4 standard errors).
+func TestPTRSecureThreshold(t *testing.T) {
+	tail := func(m int, eps0 float64) float64 { return math.Exp(-eps0*float64(m)) / (1 + math.Exp(-eps0)) } // Pr[Y ≥ m], m ≥ 1
+	for _, eps0 := range []float64{0.01, 0.1, 0.5, 1, 2, 5, 20} {
+		for _, delta := range []float64{1e-9, 1e-5, 0.01, 0.3, 0.99} {
+			T, err := PTRSecureThreshold(eps0, delta)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tail(T+1, eps0) > delta/2*(1+1e-12) {
+				t.Errorf("ε₀ %v δ %v: T = %d has Pr[Y > T] = %v > δ/2", eps0, delta, T, tail(T+1, eps0))
+			}
+			if T > 0 && tail(T, eps0) <= delta/2*(1-1e-9) {
+				t.Errorf("ε₀ %v δ %v: T = %d is not the smallest", eps0, delta, T)
+			}
+		}
+	}
+	for _, bad := range [][2]float64{{0, 0.1}, {1, 0}, {1, 1}, {math.Inf(1), 0.1}, {1e-300, 0.1}} {
+		if _, err := PTRSecureThreshold(bad[0], bad[1]); err == nil {
+			t.Errorf("PTRSecureThreshold(%v, %v) accepted", bad[0], bad[1])
+		}
+	}
+	rng := rand.New(rand.NewPCG(4, 4))
+	const n = 20000
+	pass := 0
+	for range n {
+		g, thr, err := ptrTest(mechanisms.Secure, rng, 0, 1, 0.01)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g > thr {
+			pass++
+		}
+	}
+	T, _ := PTRSecureThreshold(1, 0.01)
+	p := tail(T+1, 1)
+	if sd := math.Sqrt(p * (1 - p) / n); math.Abs(float64(pass)/n-p) > 4*sd || p > 0.005 {
+		t.Errorf("Secure test passes at rate %v on γ = 0, want %v ± %v (≤ δ/2)", float64(pass)/n, p, 4*sd)
+	}
+}
+
+// Analyze-Gauss takes the Mode: Reproducible is AnalyzeGauss on the
+// "dp-pca" stream bit for bit; Secure releases the noisy second moment on
+// a power-of-two grid (floating-point safe), labelled, with the rows'
+// radius checked (the sensitivity 2R²/n needs it).
+func TestAnalyzeGaussRelease(t *testing.T) {
+	d, _ := ptrData(t)
+	radius := 0.0
+	for i := 0; i < d.N; i++ {
+		radius = math.Max(radius, math.Sqrt(floats.Dot(d.X[i*d.D:(i+1)*d.D], d.X[i*d.D:(i+1)*d.D])))
+	}
+	rep, lab, err := AnalyzeGaussRelease(mechanisms.Reproducible, mechanisms.NewStreams(5), d, 1, 0.01, radius)
+	want, _ := AnalyzeGauss(mechanisms.NewStreams(5).Rand("dp-pca"), d, 1, 0.01)
+	if err != nil || lab.Mode != mechanisms.Reproducible || !sameFloats(rep.V.RawMatrix().Data, want.V.RawMatrix().Data) {
+		t.Fatalf("Reproducible Analyze-Gauss differs from AnalyzeGauss (%v)", err)
+	}
+	exact, _ := AnalyzeGauss(rand.New(rand.NewPCG(1, 1)), d, 1, 0)
+	sec, rel, err := AnalyzeGaussRelease(mechanisms.Secure, nil, d, 1, 1e-4, radius)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rel.Mode != mechanisms.Secure || rel.CheckGranular() != nil || len(rel.Value) != d.D*(d.D+1)/2 || rel.Sensitivity < 2*radius*radius/float64(d.N) {
+		t.Errorf("Secure release %+v", rel)
+	}
+	if c := math.Abs(floats.Dot(sec.V.RawMatrix().Data, exact.V.RawMatrix().Data)); c < 0.99 {
+		t.Errorf("Secure top eigenvector |cos| = %v with the exact one at σ = 10⁻⁴", c)
+	}
+	for name, call := range map[string]func() error{
+		"Reproducible, no streams": func() error {
+			_, _, err := AnalyzeGaussRelease(mechanisms.Reproducible, nil, d, 1, 0.1, radius)
+			return err
+		},
+		"Reproducible, secure streams": func() error {
+			_, _, err := AnalyzeGaussRelease(mechanisms.Reproducible, mechanisms.NewSecureStreams(), d, 1, 0.1, radius)
+			return err
+		},
+		"Secure, seeded streams": func() error {
+			_, _, err := AnalyzeGaussRelease(mechanisms.Secure, mechanisms.NewStreams(1), d, 1, 0.1, radius)
+			return err
+		},
+		"Secure, rows outside the ball": func() error {
+			_, _, err := AnalyzeGaussRelease(mechanisms.Secure, nil, d, 1, 0.1, radius/2)
+			return err
+		},
+		"unknown mode": func() error { _, _, err := AnalyzeGaussRelease(mechanisms.Mode(4), nil, d, 1, 0.1, radius); return err },
+	} {
+		if err := call(); err == nil {
+			t.Errorf("%s accepted", name)
 		}
 	}
 }
