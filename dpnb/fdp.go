@@ -133,6 +133,12 @@ type FeatureDPResult struct {
 // Ψ(x), what the adversary may know; Sensitive columns are protected by
 // feature DP. The task must be classification. The call shape (ctx, df,
 // schema, opts) is the same for every one-call helper.
+//
+// No statistic of df is used silently: an encoding that would fit min–max
+// bounds or category levels on df is an error naming the columns and the
+// fix (public opts.Encode.Bounds / Levels, or the explicit opt-in
+// opts.Encode.BoundsFromData / LevelsFromData, which the result's FromData,
+// Markdown, Table and plot title then state).
 func FeatureDPvsDP(ctx context.Context, df dataframe.DataFrame, schema data.Schema, opts FeatureDPOptions) (*FeatureDPResult, error) {
 	cfg := featureDPConfig{FeatureDPOptions: opts, Schema: schema}
 	cfg, err := cfg.withDefaults(df)

@@ -211,3 +211,18 @@ func TestBCDPFittedBoundsAreTheRange(t *testing.T) {
 		t.Errorf("constant column: %v", err)
 	}
 }
+
+// TestFeatureDPLevelsOptionGivesBall checks that public levels given in
+// Encode.Levels (not in the schema) also give the uniform-prior Ball of
+// the Thm 4 bound, as schema levels do.
+func TestFeatureDPLevelsOptionGivesBall(t *testing.T) {
+	df, schema := fdpPatients(300)
+	enc := data.EncodeOptions{Levels: map[string][]string{"smoker": {"no", "yes"}}}
+	r, err := FeatureDPvsDP(context.Background(), df, withoutLevels(schema, "smoker"), FeatureDPOptions{Encode: enc, Eps: []float64{1}, Steps: 5, Seeds: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.NoBound) != 0 || len(r.Bounds) != 1 || r.Bounds[0].Ball != 0.5 {
+		t.Fatalf("bounds %+v, no bound %+v: want smoker bounded with Ball 0.5", r.Bounds, r.NoBound)
+	}
+}
