@@ -421,7 +421,7 @@ func (e *Encoder) fillOneHot(col series.Series, fe FeatureEncoding, out *Encoded
 		v := LevelAt(col, i)
 		k, ok := index[v]
 		if !ok {
-			return 0, fmt.Errorf("data: Transform: column %q, row %d: level %q was not seen when the encoder was fitted (levels: %v): %w",
+			return 0, fmt.Errorf("data: Transform: column %q, row %d: level %q is not among the encoder's levels %q (public levels: add it to EncodeOptions.Levels or Column.Levels, or map the value before encoding): %w",
 				fe.Column.Name, i, v, fe.Levels, ErrUnknownLevel)
 		}
 		if k-offset >= 0 {
@@ -450,7 +450,7 @@ func (e *Encoder) fillY(df dataframe.DataFrame, out *Encoded) error {
 			v := LevelAt(col, i)
 			k, ok := index[v]
 			if !ok {
-				return fmt.Errorf("data: Transform: label %q, row %d: class %q was not seen when the encoder was fitted (classes: %v): %w",
+				return fmt.Errorf("data: Transform: label %q, row %d: class %q is not among the encoder's classes %q (public classes: add it to EncodeOptions.Levels or the label's Column.Levels): %w",
 					l.Name, i, v, e.Classes, ErrUnknownLevel)
 			}
 			out.Y[i] = float64(k)
