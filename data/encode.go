@@ -59,8 +59,11 @@ type Moments struct {
 //
 // Fitted scaling parameters (min, max, mean, sd) and fitted category levels
 // are functions of the data and are NOT differentially private. Give public
-// values in Bounds, Moments and Column.Levels to keep the encoding
-// data-independent.
+// values in Bounds, Moments, Levels (or Column.Levels) to keep the encoding
+// data-independent. FitEncoder and Encode fit whatever is not given (they
+// are preprocessing, not a release); the private one-call helpers (package
+// dpnb) call RequirePublic first and refuse to fit on the data unless the
+// caller opts in with BoundsFromData or LevelsFromData.
 type EncodeOptions struct {
 	// DropFirst drops the first level of every categorical feature
 	// (pandas get_dummies(drop_first=True)); otherwise all levels get a
@@ -75,6 +78,27 @@ type EncodeOptions struct {
 	Bounds map[string]Range
 	// Moments gives public ZScore parameters per feature.
 	Moments map[string]Moments
+	// Levels gives the public category levels of a categorical feature or
+	// of a classification label, in encoding order; it overrides the
+	// schema's Column.Levels. A value not among the levels at Transform
+	// time is an error wrapping ErrUnknownLevel that names the column and
+	// the value (there is no "other" bucket: add the level, or map the
+	// value before encoding).
+	Levels map[string][]string
+	// BoundsFromData is the explicit opt-in to fit the scaling parameters
+	// that have no public value (MinMax min and max without Bounds, ZScore
+	// mean and sd without Moments, a scaled regression label) on the data
+	// itself. Those parameters are NOT differentially private: the private
+	// helpers then say so prominently in their results. Without it,
+	// RequirePublic rejects such an encoding.
+	BoundsFromData bool
+	// LevelsFromData is the explicit opt-in to take the category levels
+	// (and the classification label's classes) that have no public value
+	// (Levels or Column.Levels) from the values that occur in the data.
+	// Which values occur is NOT differentially private: the private helpers
+	// then say so prominently. Without it, RequirePublic rejects such an
+	// encoding.
+	LevelsFromData bool
 	// LabelScale scales a regression label (NoScaling by default). The
 	// fitted parameters are kept in the Encoder to undo the scaling.
 	LabelScale Scaling
@@ -168,8 +192,8 @@ func FitEncoder(df dataframe.DataFrame, schema Schema, opts EncodeOptions) (*Enc
 		fe := FeatureEncoding{Column: c}
 		switch c.Kind {
 		case Categorical:
-			if len(c.Levels) > 0 {
-				fe.Levels = slices.Clone(c.Levels)
+			if lv := opts.publicLevels(c); len(lv) > 0 {
+				fe.Levels = slices.Clone(lv)
 				fe.Public = true
 			} else {
 				fe.Levels = distinctLevels(col)
@@ -204,8 +228,8 @@ func FitEncoder(df dataframe.DataFrame, schema Schema, opts EncodeOptions) (*Enc
 		col := df.Col(l.Name)
 		switch schema.Task {
 		case Classification:
-			if len(l.Levels) > 0 {
-				enc.Classes = slices.Clone(l.Levels)
+			if lv := opts.publicLevels(l); len(lv) > 0 {
+				enc.Classes = slices.Clone(lv)
 			} else {
 				enc.Classes = distinctLevels(col)
 			}
@@ -250,14 +274,17 @@ func checkEncodeOptions(schema Schema, opts EncodeOptions) error {
 			errs = append(errs, fmt.Errorf("invalid scaling %v for %q", s, name))
 		}
 	}
-	for name, b := range opts.Bounds {
+	for _, name := range sortedKeys(opts.Bounds) {
+		b := opts.Bounds[name]
 		if !isCont(name) {
-			errs = append(errs, fmt.Errorf("Bounds names %q, which is not a continuous feature of the schema", name))
+			errs = append(errs, fmt.Errorf("Bounds names %q, which is not a continuous feature of the schema (continuous features: %s)",
+				name, quoteList(continuousFeatures(schema))))
 		}
 		if !(b.Lo < b.Hi) || math.IsInf(b.Lo, 0) || math.IsInf(b.Hi, 0) {
 			errs = append(errs, fmt.Errorf("bounds of %q must be finite with Lo < Hi, got [%v, %v]", name, b.Lo, b.Hi))
 		}
 	}
+	errs = append(errs, checkLevelsOption(schema, opts.Levels)...)
 	for name, m := range opts.Moments {
 		if !isCont(name) {
 			errs = append(errs, fmt.Errorf("Moments names %q, which is not a continuous feature of the schema", name))
@@ -394,7 +421,7 @@ func (e *Encoder) fillOneHot(col series.Series, fe FeatureEncoding, out *Encoded
 		v := LevelAt(col, i)
 		k, ok := index[v]
 		if !ok {
-			return 0, fmt.Errorf("data: Transform: column %q, row %d: level %q was not seen when the encoder was fitted (levels: %v): %w",
+			return 0, fmt.Errorf("data: Transform: column %q, row %d: level %q is not among the encoder's levels %q (public levels: add it to EncodeOptions.Levels or Column.Levels, or map the value before encoding): %w",
 				fe.Column.Name, i, v, fe.Levels, ErrUnknownLevel)
 		}
 		if k-offset >= 0 {
@@ -423,7 +450,7 @@ func (e *Encoder) fillY(df dataframe.DataFrame, out *Encoded) error {
 			v := LevelAt(col, i)
 			k, ok := index[v]
 			if !ok {
-				return fmt.Errorf("data: Transform: label %q, row %d: class %q was not seen when the encoder was fitted (classes: %v): %w",
+				return fmt.Errorf("data: Transform: label %q, row %d: class %q is not among the encoder's classes %q (public classes: add it to EncodeOptions.Levels or the label's Column.Levels): %w",
 					l.Name, i, v, e.Classes, ErrUnknownLevel)
 			}
 			out.Y[i] = float64(k)

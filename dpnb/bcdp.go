@@ -16,9 +16,11 @@ import (
 
 // BCDPMeanOptions configure BCDPMeanEstimation: the per-column levels
 // (Levels, for the Sensitive columns), ε, the public correlation bound q,
-// ζ, the PUBLIC bounds (Bounds map[string]data.Range, as in
-// data.EncodeOptions), the number of simulated releases and their seed.
-// See bcdp.MeanEstimationOptions for every field.
+// ζ, the PUBLIC bounds of every estimated column (Bounds
+// map[string]data.Range, as in data.EncodeOptions; BoundsFromData is the
+// explicit, non-private opt-in to fit missing ones on the data), the number
+// of simulated releases and their seed. See bcdp.MeanEstimationOptions for
+// every field.
 type BCDPMeanOptions = bcdp.MeanEstimationOptions
 
 // BCDPMeanResult is the output of BCDPMeanEstimation (see
@@ -39,7 +41,9 @@ type BCDPMeanResult struct {
 // row is one user. It returns the allocation, the exact predicted error and
 // the Monte Carlo error of opts.Trials releases of both methods, simulated
 // from opts.Seed (see bcdp.EstimateMeans). A key of opts.Levels or
-// opts.Bounds that is not a column of the right role is an error naming it.
+// opts.Bounds that is not a column of the right role is an error naming it,
+// and so is a column without Bounds unless opts.BoundsFromData (then the
+// result's Markdown and Table say that those bounds came from the data).
 func BCDPMeanEstimation(ctx context.Context, df dataframe.DataFrame, schema data.Schema, opts BCDPMeanOptions) (*BCDPMeanResult, error) {
 	r, err := bcdp.EstimateMeans(ctx, df, schema, opts)
 	if err != nil {
@@ -68,9 +72,10 @@ func bcdpSum(v []float64) float64 {
 
 // Table returns one row per column: δ, the allocated c, the true mean, the
 // first simulated release of each method (seeded: not a private release),
-// and the predicted and Monte Carlo squared errors.
+// and the predicted and Monte Carlo squared errors; plus the column
+// FromDataColumn when bounds were fitted on the data.
 func (r BCDPMeanResult) Table() dataframe.DataFrame {
-	return dataframe.New(
+	return withFromDataColumn(dataframe.New(
 		bcdpseries.New(r.Columns, bcdpseries.String, "column"),
 		bcdpseries.New(r.Delta, bcdpseries.Float, "delta"),
 		bcdpseries.New(r.C, bcdpseries.Float, "c_BCDP"),
@@ -81,7 +86,12 @@ func (r BCDPMeanResult) Table() dataframe.DataFrame {
 		bcdpseries.New(r.PredictedBaseline, bcdpseries.Float, "LDP_pred_mse"),
 		bcdpseries.New(r.MC, bcdpseries.Float, "BCDP_mc_mse"),
 		bcdpseries.New(r.MCBaseline, bcdpseries.Float, "LDP_mc_mse"),
-	)
+	), r.fromData())
+}
+
+// fromData describes the bounds fitted on the data (FittedBounds).
+func (r BCDPMeanResult) fromData() data.DataDependence {
+	return data.DataDependence{Scaling: r.FittedBounds}
 }
 
 // Plot draws the Monte Carlo squared error per column on the [−1, 1] scale
@@ -97,7 +107,7 @@ func (r BCDPMeanResult) Plot() (*plot.Plot, error) {
 	}
 	cols := r.Columns
 	return BarPlot(sums, BarOptions{
-		Title: "Mean estimation: Monte Carlo squared error per column", XLabel: "column", YLabel: "squared error (column scaled to [−1, 1])",
+		Title: "Mean estimation: Monte Carlo squared error per column" + fromDataTitle(r.fromData()), XLabel: "column", YLabel: "squared error (column scaled to [−1, 1])",
 		Metric: "mse", Band: BandNone,
 		XFormat: func(x float64) string {
 			i := int(x) - 1
@@ -109,9 +119,11 @@ func (r BCDPMeanResult) Plot() (*plot.Plot, error) {
 	})
 }
 
-// Markdown summarises the allocation and the errors.
+// Markdown summarises the allocation and the errors, after a warning when
+// bounds were fitted on the data (Options.BoundsFromData).
 func (r BCDPMeanResult) Markdown() string {
 	var b strings.Builder
+	b.WriteString(fromDataWarning(r.fromData(), "public Bounds for every estimated column"))
 	fmt.Fprintf(&b, "**BCDP mean estimation** of %d columns over %d users: ε = %g, q = %g, ζ = %.4g. ", len(r.Columns), r.N, r.Options.Eps, r.Options.Q, r.Allocation.Zeta)
 	fmt.Fprintf(&b, "Allocation c = (%s); each release is %.4g-LDP. Baseline: Duchi channel at min δ = %g on all columns.\n\n",
 		bcdpFmt(r.C), r.LDPLevel, r.Baseline)

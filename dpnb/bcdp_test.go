@@ -59,7 +59,8 @@ func bcdpTestOptions() BCDPMeanOptions {
 	return BCDPMeanOptions{
 		Levels: map[string]float64{"hiv": 0.2, "smoker": 0.2},
 		Eps:    2, Q: 0.01, Trials: 60, Seed: 1,
-		Bounds: map[string]data.Range{"age": {Lo: 0, Hi: 10}, "bmi": {Lo: 0, Hi: 10}, "income": {Lo: 0, Hi: 10}},
+		Bounds: map[string]data.Range{"hiv": {Lo: -1, Hi: 1}, "smoker": {Lo: -1, Hi: 1},
+			"age": {Lo: 0, Hi: 10}, "bmi": {Lo: 0, Hi: 10}, "income": {Lo: 0, Hi: 10}},
 	}
 }
 
@@ -146,7 +147,7 @@ func TestBCDPMeanEstimationBadInput(t *testing.T) {
 		func(c *BCDPMeanOptions) { c.Levels = nil },
 		func(c *BCDPMeanOptions) { c.Eps = 0 },
 		func(c *BCDPMeanOptions) { c.Q = 2 },
-		func(c *BCDPMeanOptions) { delete(c.Bounds, "age") }, // age is outside [−1, 1]
+		func(c *BCDPMeanOptions) { c.Bounds["age"] = data.Range{Lo: -1, Hi: 1} }, // age is outside [−1, 1]
 		func(c *BCDPMeanOptions) { c.Bounds["age"] = data.Range{Lo: 3, Hi: 1} },
 		func(c *BCDPMeanOptions) { c.Trials = -1 },
 	}
@@ -159,8 +160,9 @@ func TestBCDPMeanEstimationBadInput(t *testing.T) {
 	}
 	nan := dataframe.New(bcdpseries.New([]float64{0.5, math.NaN()}, bcdpseries.Float, "hiv"))
 	s := data.Schema{Task: data.Unsupervised, Columns: []data.Column{{Name: "hiv"}}}
-	if _, err := BCDPMeanEstimation(context.Background(), nan, s, BCDPMeanOptions{Levels: map[string]float64{"hiv": 1}, Eps: 1}); err == nil {
-		t.Error("NaN accepted")
+	if _, err := BCDPMeanEstimation(context.Background(), nan, s, BCDPMeanOptions{Levels: map[string]float64{"hiv": 1}, Eps: 1,
+		Bounds: map[string]data.Range{"hiv": {Lo: -1, Hi: 1}}}); err == nil || !strings.Contains(err.Error(), "missing value") {
+		t.Errorf("NaN accepted or not named: %v", err)
 	}
 	if _, err := BCDPMeanEstimation(context.Background(), df, data.Schema{Task: data.Unsupervised}, bcdpTestOptions()); err == nil {
 		t.Error("empty schema accepted")

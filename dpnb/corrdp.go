@@ -40,7 +40,12 @@ type CorrDPOptions struct {
 	// Delta is δ [1e-5].
 	Delta float64
 	// Encode are the encoding options [MinMax scaling of continuous
-	// features, full one-hot; regression adds an intercept].
+	// features, full one-hot; regression adds an intercept]. Give public
+	// Bounds for the continuous columns and public levels (Encode.Levels
+	// or the schema's Column.Levels) for the categorical ones and the
+	// label, else the helper returns an error naming the columns; or opt in
+	// explicitly with Encode.BoundsFromData / Encode.LevelsFromData to fit
+	// them on the data (not differentially private: the result says so).
 	Encode *data.EncodeOptions
 	// Workers [all cores] and Progress (may be nil) drive the runner.
 	Workers  int
@@ -62,6 +67,9 @@ type CorrDPResult struct {
 	TVUsed, TVEstimated map[string]float64
 	// C is the noise constant (given or calibrated on Standard).
 	C float64
+	// FromData lists the encoding parameters fitted on the private data by
+	// the caller's opt-in; empty when the encoding used public values only.
+	FromData data.DataDependence
 }
 
 // CorrDPvsSemiVsStandard runs the CorrDP paper's comparison on any
@@ -74,7 +82,9 @@ type CorrDPResult struct {
 // paired on the random numbers). The metric is the training accuracy or the
 // utility gap F(θ) − F(θ̂). No ε is accounted: paper mode calibrates only
 // relative noise (see corrdp.Honesty for the honest ε), and the
-// TV estimate and the encoder read the data.
+// TV estimate reads the data (it is reported). The encoder reads the data
+// only by explicit opt-in (opts.Encode.BoundsFromData, LevelsFromData):
+// without public bounds and levels it returns an error naming the columns.
 func CorrDPvsSemiVsStandard(ctx context.Context, df dataframe.DataFrame, schema data.Schema, opts CorrDPOptions) (*CorrDPResult, error) {
 	if ctx == nil {
 		ctx = context.Background()
@@ -102,6 +112,7 @@ func CorrDPvsSemiVsStandard(ctx context.Context, df dataframe.DataFrame, schema 
 		Result: &Result{Figure: cmp.Figure, Results: res, Summary: experiments.SummarizeBy(res, cmp.Figure.GroupBy...),
 			Workers: workers, Elapsed: time.Since(start)},
 		TVReport: cmp.Prep.TVReport,
+		FromData: cmp.FromData,
 	}
 	out.TVUsed, out.TVEstimated = cmp.TVs()
 	out.C, _ = corrdp.Constant(res)
@@ -134,10 +145,18 @@ func (r *CorrDPResult) TVTable() dataframe.DataFrame {
 	)
 }
 
+// Table is the Result's table, plus the column FromDataColumn when the
+// encoding was fitted on the data.
+func (r *CorrDPResult) Table() dataframe.DataFrame {
+	return withFromDataColumn(r.Result.Table(), r.FromData)
+}
+
 // Markdown is the Result's report plus the table of the metric per ε and
-// method, the TV report and the constant C.
+// method, the TV report and the constant C, after a warning when the
+// encoding was fitted on the data (FromData).
 func (r *CorrDPResult) Markdown() string {
 	var b strings.Builder
+	b.WriteString(fromDataWarning(r.FromData, encodeFix))
 	b.WriteString(r.Result.Markdown())
 	if t := SummaryMarkdown(r.Summary, r.Metric(), "ε"); t != "" {
 		fmt.Fprintf(&b, "\n**%s** (mean ± SD over seeds):\n\n%s", r.Metric(), t)

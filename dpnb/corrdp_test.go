@@ -47,18 +47,23 @@ func corrdpUserFrame(n int) (dataframe.DataFrame, data.Schema) {
 		corrdpseries.New(smoker, corrdpseries.String, "smoker"), corrdpseries.New(income, corrdpseries.Float, "income"),
 		corrdpseries.New(y, corrdpseries.String, "y"))
 	schema := data.Schema{Task: data.Classification, Columns: []data.Column{
-		{Name: "region", Role: data.Public, Kind: data.Categorical},
+		{Name: "region", Role: data.Public, Kind: data.Categorical, Levels: []string{"north", "south"}},
 		{Name: "age", Role: data.Public},
-		{Name: "smoker", Role: data.Sensitive, Kind: data.Categorical},
+		{Name: "smoker", Role: data.Sensitive, Kind: data.Categorical, Levels: []string{"no", "yes"}},
 		{Name: "income", Role: data.Sensitive},
 		{Name: "y", Role: data.Label, Kind: data.Categorical, Levels: []string{"no", "yes"}},
 	}}
 	return df, schema
 }
 
+// corrdpEncode is the encoding of corrdpUserFrame with public bounds.
+func corrdpEncode() *data.EncodeOptions {
+	return &data.EncodeOptions{Scale: data.MinMax, Bounds: map[string]data.Range{"age": {Lo: 20, Hi: 80}, "income": {Lo: 0, Hi: 120}}}
+}
+
 func TestCorrDPvsSemiVsStandard(t *testing.T) {
 	df, schema := corrdpUserFrame(800)
-	res, err := CorrDPvsSemiVsStandard(context.Background(), df, schema, CorrDPOptions{
+	res, err := CorrDPvsSemiVsStandard(context.Background(), df, schema, CorrDPOptions{Encode: corrdpEncode(),
 		Eps: []float64{0.5, 5}, Seeds: 2, Steps: 200, C: 0.01, Workers: 2,
 		TV: map[string]float64{"region": 0.3, "age": 0.5},
 	})
@@ -93,14 +98,14 @@ func TestCorrDPvsSemiVsStandard(t *testing.T) {
 		t.Error("TV table")
 	}
 	// Calibrated C (Standard-only rule) and estimated TVs only.
-	res2, err := CorrDPvsSemiVsStandard(context.Background(), df, schema, CorrDPOptions{Eps: []float64{1}, Seeds: 1, Steps: 100, Workers: 1})
+	res2, err := CorrDPvsSemiVsStandard(context.Background(), df, schema, CorrDPOptions{Encode: corrdpEncode(), Eps: []float64{1}, Seeds: 1, Steps: 100, Workers: 1})
 	if err != nil || !(res2.C > 0) {
 		t.Errorf("calibrated C = %v, %v", res2.C, err)
 	}
-	if _, err := CorrDPvsSemiVsStandard(context.Background(), df, schema, CorrDPOptions{Eps: []float64{-1}}); err == nil {
+	if _, err := CorrDPvsSemiVsStandard(context.Background(), df, schema, CorrDPOptions{Encode: corrdpEncode(), Eps: []float64{-1}}); err == nil {
 		t.Error("ε < 0 accepted")
 	}
-	if _, err := CorrDPvsSemiVsStandard(context.Background(), df, schema, CorrDPOptions{TV: map[string]float64{"region": 2, "age": 0}}); err == nil {
+	if _, err := CorrDPvsSemiVsStandard(context.Background(), df, schema, CorrDPOptions{Encode: corrdpEncode(), TV: map[string]float64{"region": 2, "age": 0}}); err == nil {
 		t.Error("TV > 1 accepted")
 	}
 }
@@ -111,7 +116,7 @@ func TestCorrDPvsSemiVsStandard(t *testing.T) {
 // reason, not silently seeded.
 func TestCorrDPvsSemiVsStandardSecureRefused(t *testing.T) {
 	df, schema := corrdpUserFrame(200)
-	_, err := CorrDPvsSemiVsStandard(context.Background(), df, schema, CorrDPOptions{Eps: []float64{1}, Seeds: 1, Steps: 10, C: 0.01, Mode: mechanisms.Secure})
+	_, err := CorrDPvsSemiVsStandard(context.Background(), df, schema, CorrDPOptions{Encode: corrdpEncode(), Eps: []float64{1}, Seeds: 1, Steps: 10, C: 0.01, Mode: mechanisms.Secure})
 	if err == nil || !strings.Contains(err.Error(), "only the Reproducible mode") {
 		t.Errorf("Secure mode: %v", err)
 	}
@@ -124,7 +129,7 @@ func TestCorrDPvsSemiVsStandardSingleClass(t *testing.T) {
 		ys[i] = "no"
 	}
 	df = df.Mutate(corrdpseries.New(ys, corrdpseries.String, "y"))
-	_, err := CorrDPvsSemiVsStandard(context.Background(), df, schema, CorrDPOptions{Eps: []float64{1}, Seeds: 1, Steps: 20, C: 0.01, Workers: 1})
+	_, err := CorrDPvsSemiVsStandard(context.Background(), df, schema, CorrDPOptions{Encode: corrdpEncode(), Eps: []float64{1}, Seeds: 1, Steps: 20, C: 0.01, Workers: 1})
 	if err == nil || !strings.Contains(err.Error(), "fewer than 2 classes") {
 		t.Fatalf("single-class label: err = %v, want a \"fewer than 2 classes\" error", err)
 	}
@@ -134,7 +139,7 @@ func TestCorrDPvsSemiVsStandardSingleClass(t *testing.T) {
 // seeds come from the options.
 func TestCorrDPvsSemiVsStandardNoProfile(t *testing.T) {
 	df, schema := corrdpUserFrame(300)
-	res, err := CorrDPvsSemiVsStandard(context.Background(), df, schema, CorrDPOptions{Eps: []float64{1}, Seeds: 1, Steps: 20, C: 0.01, Workers: 1})
+	res, err := CorrDPvsSemiVsStandard(context.Background(), df, schema, CorrDPOptions{Encode: corrdpEncode(), Eps: []float64{1}, Seeds: 1, Steps: 20, C: 0.01, Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -182,7 +182,7 @@ func ExampleBCDPMeanEstimation() {
 	}}
 	r, err := dpnb.BCDPMeanEstimation(context.Background(), df, schema, dpnb.BCDPMeanOptions{
 		Levels: map[string]float64{"hiv": 0.5}, Eps: 3, Q: 0.01, Trials: 50, Seed: 1,
-		Bounds: map[string]data.Range{"age": {Lo: 18, Hi: 88}},
+		Bounds: map[string]data.Range{"hiv": {Lo: -1, Hi: 1}, "age": {Lo: 18, Hi: 88}}, // public ranges
 	})
 	if err != nil {
 		fmt.Println(err)

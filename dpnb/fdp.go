@@ -25,8 +25,13 @@ import (
 // FeatureDPOptions configures FeatureDPvsDP. Zero values give the defaults
 // in brackets.
 type FeatureDPOptions struct {
-	// Encode are the encoding options; give public bounds and levels (see
-	// data.EncodeOptions) so that the encoding does not look at the data.
+	// Encode are the encoding options. Every MinMax (ZScore) continuous
+	// column needs public Bounds (Moments) and every categorical column and
+	// the label public levels (Encode.Levels or the schema's Column.Levels),
+	// else FeatureDPvsDP returns an error naming the columns: fitting them
+	// on the data is not differentially private. Encode.BoundsFromData and
+	// Encode.LevelsFromData opt in explicitly to fitting them on the data;
+	// the result then says so (FromData, Markdown, Table).
 	Encode data.EncodeOptions
 	// Eps are the target ε values [1, 2, 4, 8]; Delta is δ [1e-5].
 	Eps   []float64
@@ -106,6 +111,10 @@ type FeatureDPResult struct {
 	Public, Private []string
 	Config          FeatureDPOptions
 	Schema          data.Schema // the schema the run used
+	// FromData lists the encoding parameters fitted on the private data by
+	// the caller's opt-in (Encode.BoundsFromData, Encode.LevelsFromData);
+	// empty when the encoding used public values only.
+	FromData data.DataDependence
 }
 
 // FeatureDPvsDP trains a classifier on df four ways — NonPrivate, Public
@@ -124,6 +133,12 @@ type FeatureDPResult struct {
 // Ψ(x), what the adversary may know; Sensitive columns are protected by
 // feature DP. The task must be classification. The call shape (ctx, df,
 // schema, opts) is the same for every one-call helper.
+//
+// No statistic of df is used silently: an encoding that would fit min–max
+// bounds or category levels on df is an error naming the columns and the
+// fix (public opts.Encode.Bounds / Levels, or the explicit opt-in
+// opts.Encode.BoundsFromData / LevelsFromData, which the result's FromData,
+// Markdown, Table and plot title then state).
 func FeatureDPvsDP(ctx context.Context, df dataframe.DataFrame, schema data.Schema, opts FeatureDPOptions) (*FeatureDPResult, error) {
 	cfg := featureDPConfig{FeatureDPOptions: opts, Schema: schema}
 	cfg, err := cfg.withDefaults(df)
@@ -137,7 +152,7 @@ func FeatureDPvsDP(ctx context.Context, df dataframe.DataFrame, schema data.Sche
 	if len(enc.Classes) < 2 {
 		return nil, errors.New("dpnb: FeatureDPvsDP: the label has fewer than 2 classes")
 	}
-	res := &FeatureDPResult{Config: cfg.FeatureDPOptions, Schema: cfg.Schema, Eps: cfg.Eps}
+	res := &FeatureDPResult{Config: cfg.FeatureDPOptions, Schema: cfg.Schema, Eps: cfg.Eps, FromData: cfg.Encode.DataDependent(cfg.Schema)}
 	for _, c := range cfg.Schema.Features() {
 		if c.Role == data.Public {
 			res.Public = append(res.Public, c.Name)
@@ -168,6 +183,9 @@ func (cfg featureDPConfig) withDefaults(df dataframe.DataFrame) (featureDPConfig
 	}
 	if err := checkBallKeys(cfg.Ball, cfg.Schema); err != nil {
 		return cfg, err
+	}
+	if err := cfg.Encode.RequirePublic(cfg.Schema); err != nil {
+		return cfg, fmt.Errorf("Encode: %w", err)
 	}
 	if err := cfg.Mode.Validate(); err != nil {
 		return cfg, err
@@ -381,6 +399,9 @@ func (r *FeatureDPResult) bounds() error {
 		ball, ok := cfg.Ball[name]
 		if !ok {
 			col, _ := r.Schema.Lookup(name)
+			if lv, ok := cfg.Encode.Levels[name]; ok {
+				col.Levels = lv // public levels given in the options
+			}
 			var why string
 			if ball, why, ok = fdp.UniformBall(col); !ok {
 				r.NoBound = append(r.NoBound, FeatureDPSkipped{Column: name, Reason: why})
@@ -400,7 +421,8 @@ func (r *FeatureDPResult) bounds() error {
 
 // Table returns one row per (method, ε): mean and SD of the test accuracy
 // over seeds, and the calibrated z of DP and FDP-Alg1 (NaN for NonPrivate
-// and Public, which add no noise).
+// and Public, which add no noise); plus the column FromDataColumn when the
+// encoding was fitted on the data.
 func (r *FeatureDPResult) Table() dataframe.DataFrame {
 	var meth []string
 	var eps, mean, sd, z []float64
@@ -419,20 +441,23 @@ func (r *FeatureDPResult) Table() dataframe.DataFrame {
 		}
 		z = append(z, zs)
 	}
-	return dataframe.New(fdpseries.New(meth, fdpseries.String, "method"), fdpseries.New(eps, fdpseries.Float, "target_epsilon"),
+	return withFromDataColumn(dataframe.New(fdpseries.New(meth, fdpseries.String, "method"), fdpseries.New(eps, fdpseries.Float, "target_epsilon"),
 		fdpseries.New(mean, fdpseries.Float, "accuracy_mean"), fdpseries.New(sd, fdpseries.Float, "accuracy_sd"),
-		fdpseries.New(z, fdpseries.Float, "noise_multiplier"))
+		fdpseries.New(z, fdpseries.Float, "noise_multiplier")), r.FromData)
 }
 
-// Plot draws the test accuracy against ε, one line per method (SD bands).
+// Plot draws the test accuracy against ε, one line per method (SD bands);
+// the title says so when the encoding was fitted on the data.
 func (r *FeatureDPResult) Plot() (*plot.Plot, error) {
-	return LinePlot(r.Summary, LineOptions{Title: "DP vs feature DP (Algorithm 1) at equal ε",
+	return LinePlot(r.Summary, LineOptions{Title: "DP vs feature DP (Algorithm 1) at equal ε" + fromDataTitle(r.FromData),
 		XLabel: fmt.Sprintf("ε (δ = %g)", r.Config.Delta), YLabel: "test accuracy", Metric: "accuracy", Band: BandSD})
 }
 
-// Markdown summarises the comparison and the attribute-inference bounds.
+// Markdown summarises the comparison and the attribute-inference bounds,
+// after a warning when the encoding was fitted on the data (FromData).
 func (r *FeatureDPResult) Markdown() string {
 	var b strings.Builder
+	b.WriteString(fromDataWarning(r.FromData, encodeFix))
 	fmt.Fprintf(&b, "**DP vs feature DP.** Public Ψ(x): %s and the label; protected: %s. q = %.4g, T = %d, C = %g, α = %g; "+
 		"z calibrated per ε (same for DP and FDP-Alg1, so both spend the same ε). Randomness: %s.\n\n",
 		strings.Join(r.Public, ", "), strings.Join(r.Private, ", "), r.Config.Rate, r.Config.Steps, r.Config.Clip, r.Config.Alpha, r.Config.Mode)

@@ -39,11 +39,17 @@ type MeanEstimationOptions struct {
 	// (1+q)/2].
 	Zeta float64
 	// Bounds are PUBLIC per-column ranges [Lo, Hi] (the data.Range of
-	// data.EncodeOptions.Bounds), mapped affinely to [−1, 1]; a column
-	// without bounds must already lie in [−1, 1]. Bounds are never fitted on
-	// the private data; a value outside them is an error, and so is a key
-	// that is not an estimated (Sensitive or Public) column.
+	// data.EncodeOptions.Bounds), mapped affinely to [−1, 1]. Every
+	// estimated (Sensitive or Public) column needs one (a column already in
+	// [−1, 1] takes {Lo: -1, Hi: 1}); a missing one is an error naming the
+	// columns, unless BoundsFromData. A value outside its bounds is an
+	// error, and so is a key that is not an estimated column.
 	Bounds map[string]data.Range
+	// BoundsFromData is the explicit opt-in to fit the missing Bounds on
+	// the data (the column's min and max). Those bounds are NOT
+	// differentially private and no ε accounts for them: the result lists
+	// the columns (FittedBounds) and its Markdown and Table say so.
+	BoundsFromData bool
 	// Trials is the number of simulated releases of each method [200].
 	Trials int
 	// Seed seeds the simulated mechanism noise: the whole result is a
@@ -96,6 +102,9 @@ type MeanEstimation struct {
 	// Scale[j] = (Hi−Lo)/2 of column j: dividing a squared error by Scale²
 	// expresses it on the [−1, 1] scale the mechanism works on.
 	Scale []float64
+	// FittedBounds lists the columns whose bounds were fitted on the data
+	// (Options.BoundsFromData): for them the release is not DP as a whole.
+	FittedBounds []string
 	// Options are the options used, defaults filled in.
 	Options MeanEstimationOptions
 }
@@ -132,7 +141,11 @@ func estimateMeans(ctx context.Context, df dataframe.DataFrame, schema data.Sche
 	if err != nil {
 		return nil, err
 	}
-	x, lo, half, err := readScaled(df, cols, opts.Bounds)
+	bounds, fitted, err := resolveBounds(df, cols, opts)
+	if err != nil {
+		return nil, err
+	}
+	x, lo, half, err := readScaled(df, cols, bounds)
 	if err != nil {
 		return nil, err
 	}
@@ -146,7 +159,7 @@ func estimateMeans(ctx context.Context, df dataframe.DataFrame, schema data.Sche
 	}
 	n, d := df.Nrow(), len(cols)
 	r := &MeanEstimation{Columns: cols, Delta: delta, C: alloc.C, LDPLevel: alloc.LDP, Baseline: uni.DeltaTilde[0],
-		Allocation: alloc, N: n, Options: opts, Scale: half, TrueMean: make([]float64, d)}
+		Allocation: alloc, N: n, Options: opts, Scale: half, TrueMean: make([]float64, d), FittedBounds: fitted}
 	m2 := make([]float64, d)
 	for j := range cols {
 		mean := 0.0
@@ -156,6 +169,7 @@ func estimateMeans(ctx context.Context, df dataframe.DataFrame, schema data.Sche
 			m2[j] += v * v / float64(n)
 		}
 		r.TrueMean[j] = lo[j] + half[j]*(mean+1)
+		m2[j] = math.Min(1, m2[j]) // |x| ≤ 1: only rounding of the sum can exceed 1
 	}
 	if r.Predicted, err = predictedPerColumn(alloc, n, m2, half, opts.PaperConstant); err != nil {
 		return nil, err
@@ -190,25 +204,19 @@ func (o MeanEstimationOptions) withDefaults() (MeanEstimationOptions, error) {
 // resolveColumns returns the estimated columns (Sensitive and Public, in
 // schema order) and their demanded levels. Every key of opts.Levels must
 // be a Sensitive column and every key of opts.Bounds an estimated column;
-// the error names the offending key.
+// the error names the offending key. The keys are checked before the
+// missing levels, so that a misspelt key is named rather than reported as
+// a missing level.
 func resolveColumns(schema data.Schema, opts MeanEstimationOptions) ([]string, []float64, error) {
 	var cols, sensitive []string
-	var delta []float64
 	for _, c := range schema.Features() {
 		if c.Kind != data.Continuous {
 			return nil, nil, fmt.Errorf("column %q is %v; mean estimation needs Continuous columns (make it Ignore to leave it out)", c.Name, c.Kind)
 		}
 		cols = append(cols, c.Name)
-		if c.Role == data.Public {
-			delta = append(delta, math.Inf(1))
-			continue
+		if c.Role == data.Sensitive {
+			sensitive = append(sensitive, c.Name)
 		}
-		sensitive = append(sensitive, c.Name)
-		lv, ok := opts.Levels[c.Name]
-		if !ok {
-			return nil, nil, fmt.Errorf("Sensitive column %q has no level in Levels (give it one, or make it Public: no demand beyond ε)", c.Name)
-		}
-		delta = append(delta, lv)
 	}
 	if len(cols) == 0 {
 		return nil, nil, errors.New("the schema has no Sensitive or Public column to estimate")
@@ -219,7 +227,78 @@ func resolveColumns(schema data.Schema, opts MeanEstimationOptions) ([]string, [
 	if err := unknownKeys("Bounds", keysOf(opts.Bounds), cols, "estimated (Sensitive or Public)"); err != nil {
 		return nil, nil, err
 	}
+	delta := make([]float64, len(cols))
+	for j, c := range cols {
+		if !slices.Contains(sensitive, c) {
+			delta[j] = math.Inf(1) // Public: no demand beyond ε
+			continue
+		}
+		lv, ok := opts.Levels[c]
+		if !ok {
+			return nil, nil, fmt.Errorf("Sensitive column %q has no level in Levels (give it one, or make it Public: no demand beyond ε)", c)
+		}
+		delta[j] = lv
+	}
 	return cols, delta, nil
+}
+
+// resolveBounds returns the bounds of every column of cols: opts.Bounds,
+// and for a column without one, with opts.BoundsFromData, its min and max
+// on df (listed in fitted); without the opt-in a missing bound is an error
+// naming the columns and the fix.
+func resolveBounds(df dataframe.DataFrame, cols []string, opts MeanEstimationOptions) (map[string]data.Range, []string, error) {
+	var missing []string
+	for _, c := range cols {
+		if _, ok := opts.Bounds[c]; !ok {
+			missing = append(missing, c)
+		}
+	}
+	if len(missing) == 0 {
+		return opts.Bounds, nil, nil
+	}
+	if !opts.BoundsFromData {
+		return nil, nil, fmt.Errorf("Bounds has no public range for %s: give Bounds: map[string]data.Range{%q: {Lo: …, Hi: …}, …} "+
+			"from the columns' documentation (a column already in [−1, 1] takes {Lo: -1, Hi: 1}), "+
+			"or set BoundsFromData = true to fit them on the data (not differentially private)", quoted(missing), missing[0])
+	}
+	out := make(map[string]data.Range, len(cols))
+	for k, v := range opts.Bounds {
+		out[k] = v
+	}
+	for _, c := range missing {
+		r, err := fitBounds(df, c)
+		if err != nil {
+			return nil, nil, err
+		}
+		out[c] = r
+	}
+	return out, missing, nil
+}
+
+// fitBounds returns the min and max of column c of df (BoundsFromData).
+func fitBounds(df dataframe.DataFrame, c string) (data.Range, error) {
+	s := df.Col(c)
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for i := 0; i < s.Len(); i++ {
+		v, err := data.NumericAt(s, i)
+		if err != nil || !valid.Finite(v) {
+			return data.Range{}, fmt.Errorf("column %q row %d: %v is not a finite number (BoundsFromData cannot fit its bounds)", c, i, s.Elem(i))
+		}
+		lo, hi = math.Min(lo, v), math.Max(hi, v)
+	}
+	if !(hi > lo) {
+		return data.Range{}, fmt.Errorf("column %q is constant (%v): BoundsFromData cannot fit a range; give Bounds[%q] with Lo < Hi", c, lo, c)
+	}
+	return data.Range{Lo: lo, Hi: hi}, nil
+}
+
+// quoted formats names as "a", "b".
+func quoted(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = fmt.Sprintf("%q", n)
+	}
+	return strings.Join(q, ", ")
 }
 
 // keysOf returns the sorted keys of m.
@@ -243,9 +322,9 @@ func unknownKeys(field string, keys, valid []string, what string) error {
 	return nil
 }
 
-// readScaled reads the columns of df row-major, mapped from their public
-// bounds (default [−1, 1]) to [−1, 1]; it returns the values, and per
-// column the lower bound and the half-width.
+// readScaled reads the columns of df row-major, mapped from their bounds
+// (one per column, see resolveBounds) to [−1, 1]; it returns the values,
+// and per column the lower bound and the half-width.
 func readScaled(df dataframe.DataFrame, cols []string, bounds map[string]data.Range) (x, lo, half []float64, err error) {
 	n, d := df.Nrow(), len(cols)
 	if n == 0 {
@@ -255,17 +334,18 @@ func readScaled(df dataframe.DataFrame, cols []string, bounds map[string]data.Ra
 	for j, c := range cols {
 		b, ok := bounds[c]
 		if !ok {
-			b = data.Range{Lo: -1, Hi: 1}
+			return nil, nil, nil, fmt.Errorf("column %q has no Bounds", c)
 		}
 		if !valid.Finite(b.Lo) || !valid.Finite(b.Hi) || !(b.Hi > b.Lo) {
-			return nil, nil, nil, fmt.Errorf("bounds %+v of column %q must be finite with Lo < Hi", b, c)
+			return nil, nil, nil, fmt.Errorf("Bounds[%q] = %+v must be finite with Lo < Hi", c, b)
 		}
 		lo[j], half[j] = b.Lo, (b.Hi-b.Lo)/2
 		s := df.Col(c)
 		for i := 0; i < n; i++ {
 			v, err := data.NumericAt(s, i)
 			if err != nil || math.IsNaN(v) || v < b.Lo || v > b.Hi {
-				return nil, nil, nil, fmt.Errorf("column %q row %d: %v outside the public bounds [%v, %v] (or not a number)", c, i, s.Elem(i), b.Lo, b.Hi)
+				return nil, nil, nil, fmt.Errorf("column %q row %d: %v is not a number or outside Bounds[%q] = [%v, %v] (widen the public range, or clip the column first)",
+					c, i, s.Elem(i), c, b.Lo, b.Hi)
 			}
 			x[i*d+j] = math.Max(-1, math.Min(1, (v-b.Lo)/half[j]-1))
 		}

@@ -32,7 +32,12 @@ type CompareOptions struct {
 	Steps int
 	Delta float64
 	// Encode are the encoding options [MinMax scaling of continuous
-	// features, full one-hot; regression adds an intercept].
+	// features, full one-hot; regression adds an intercept]. The encoding
+	// must not read the data: every MinMax (ZScore) column needs public
+	// Bounds (Moments), every categorical column and the label public
+	// levels (Levels or the schema's Column.Levels), unless
+	// Encode.BoundsFromData / Encode.LevelsFromData opt in explicitly
+	// (see data.EncodeOptions.RequirePublic).
 	Encode *data.EncodeOptions
 }
 
@@ -41,12 +46,17 @@ type CompareOptions struct {
 type Comparison struct {
 	Figure experiments.Figure
 	Prep   *RealPrep
+	// FromData lists the encoding parameters fitted on the data by the
+	// caller's explicit opt-in (empty when all were public).
+	FromData data.DataDependence
 }
 
 // NewComparison validates the options, encodes df with schema, estimates
 // the TVs and returns the unregistered comparison figure (logistic
 // regression for a binary label, linear regression for a numeric one).
-// It rejects a label with fewer or more than 2 classes.
+// It rejects a label with fewer or more than 2 classes, and an encoding
+// that would fit bounds or levels on the data without the explicit opt-in
+// (the error names the columns and the fix).
 func NewComparison(df dataframe.DataFrame, schema data.Schema, opts CompareOptions) (*Comparison, error) {
 	if err := schema.Validate(df); err != nil {
 		return nil, err
@@ -58,6 +68,9 @@ func NewComparison(df dataframe.DataFrame, schema data.Schema, opts CompareOptio
 	spec, enc, err := opts.spec(schema.Task)
 	if err != nil {
 		return nil, err
+	}
+	if err := enc.RequirePublic(schema); err != nil {
+		return nil, fmt.Errorf("Encode: %w", err)
 	}
 	prep, err := NewFramePrep(df, schema, spec, enc)
 	if err != nil {
@@ -74,8 +87,12 @@ func NewComparison(df dataframe.DataFrame, schema data.Schema, opts CompareOptio
 	}
 	fig := FrameFigure("corrdp-user", prep, opts.C, eps, seeds, modes)
 	fig.Title = "CorrDP vs Semi vs Standard on your data"
+	fromData := enc.DataDependent(schema)
+	if !fromData.Empty() {
+		fig.Title += " (encoding fitted on the data: not DP)"
+	}
 	fig.YLabel = map[string]string{"accuracy": "training accuracy", "utility_gap": "F(θ) − F(θ̂)"}[spec.Metric]
-	return &Comparison{Figure: fig, Prep: prep}, nil
+	return &Comparison{Figure: fig, Prep: prep, FromData: fromData}, nil
 }
 
 // grid returns the ε grid and the number of seeds.

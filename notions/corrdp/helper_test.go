@@ -1,0 +1,39 @@
+package corrdp
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/featuredp/featuredp/data"
+	"github.com/go-gota/gota/dataframe"
+)
+
+// TestNewFramePrepRequiresOptIn checks that preparing a frame with an
+// encoding that would fit bounds or levels on the data is an error naming
+// the columns, unless the options opt in (as NewRealPrep does for the
+// paper's benchmark data).
+func TestNewFramePrepRequiresOptIn(t *testing.T) {
+	df := dataframe.LoadRecords([][]string{{"a", "c", "y"}, {"1", "u", "0"}, {"2", "v", "1"}, {"3", "u", "1"}})
+	schema := data.Schema{Task: data.Classification, Columns: []data.Column{
+		{Name: "a", Role: data.Public, Kind: data.Continuous},
+		{Name: "c", Role: data.Sensitive, Kind: data.Categorical},
+		{Name: "y", Role: data.Label, Kind: data.Categorical, Levels: []string{"0", "1"}},
+	}}
+	tests := []struct {
+		name string
+		opts data.EncodeOptions
+		want string
+	}{
+		{"bounds fitted", data.EncodeOptions{Scale: data.MinMax, LevelsFromData: true}, `"a"`},
+		{"levels fitted", data.EncodeOptions{Bounds: map[string]data.Range{"a": {Lo: 0, Hi: 5}}}, `"c"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := NewFramePrep(df, schema, RealSpec{Name: "t", Kind: "logistic", Metric: "accuracy", Delta: 1e-5}, tc.opts)
+			if !errors.Is(err, data.ErrPrivateStatistic) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want ErrPrivateStatistic naming %s", err, tc.want)
+			}
+		})
+	}
+}
