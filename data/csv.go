@@ -66,10 +66,10 @@ type CSVOptions struct {
 // UCI Adult, is 3.8 MB, 15 columns, 0.5 million cells) and keep the
 // memory of a capped read to a few hundred MB.
 const (
-	DefaultMaxBytes     int64 = 256 << 20
-	DefaultMaxLineBytes int64 = 16 << 20
+	DefaultMaxBytes     int64 = 64 << 20
+	DefaultMaxLineBytes int64 = 4 << 20
 	DefaultMaxColumns         = 100_000
-	DefaultMaxCells           = 10_000_000
+	DefaultMaxCells           = 2_000_000
 )
 
 // CapError reports input beyond one of the reading caps of CSVOptions.
@@ -144,7 +144,7 @@ func (c *capReader) Read(p []byte) (int, error) {
 
 // ErrBinary is wrapped by ReadCSV's error for input that is not CSV text
 // (compressed, or with NUL bytes in the header).
-var ErrBinary = errors.New("not CSV text")
+var ErrBinary = errors.New("binary or compressed input, not CSV text")
 
 // ErrCSV wraps every error from ReadCSV.
 var ErrCSV = errors.New("malformed CSV")
@@ -259,7 +259,7 @@ func checkWidth(rec []string, isHeader bool, line int, opts CSVOptions) error {
 	}
 	for i, h := range rec {
 		if strings.IndexByte(h, 0) >= 0 {
-			return fmt.Errorf("data: ReadCSV: header column %d (%q) contains a NUL byte: the input is binary, not CSV text: %w (%w)", i, h, ErrBinary, ErrCSV)
+			return fmt.Errorf("data: ReadCSV: header column %d (%q) contains a NUL byte: %w (%w)", i, h, ErrBinary, ErrCSV)
 		}
 	}
 	return nil
