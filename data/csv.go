@@ -2,6 +2,7 @@ package data
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -49,7 +50,101 @@ type CSVOptions struct {
 	// SkipLines drops this many raw lines before parsing (for example the
 	// "|1x3 Cross validator" first line of adult.test).
 	SkipLines int
+	// MaxBytes caps the bytes read, MaxLineBytes the bytes of one line,
+	// MaxColumns the number of columns and MaxCells the number of data
+	// cells (rows × columns), so that any input, /dev/zero included, is
+	// read in bounded memory and time. 0 means the Default cap below; a
+	// negative value means no cap. Input beyond a cap is a *CapError.
+	MaxBytes     int64
+	MaxLineBytes int64
+	MaxColumns   int
+	MaxCells     int
 }
+
+// The default reading caps of CSVOptions (docs/README.md, "Reading CSV
+// files"). They are far above the datasets of the papers (the largest,
+// UCI Adult, is 3.8 MB, 15 columns, 0.5 million cells) and keep the
+// memory of a capped read to a few hundred MB.
+const (
+	DefaultMaxBytes     int64 = 64 << 20
+	DefaultMaxLineBytes int64 = 4 << 20
+	DefaultMaxColumns         = 100_000
+	DefaultMaxCells           = 2_000_000
+)
+
+// CapError reports input beyond one of the reading caps of CSVOptions.
+// ReadCSV wraps it together with ErrCSV.
+type CapError struct {
+	// Option is the CSVOptions field of the cap ("MaxBytes",
+	// "MaxLineBytes", "MaxColumns" or "MaxCells"), Limit its value.
+	Option string
+	Limit  int64
+	// What describes the input that went over the cap.
+	What string
+}
+
+// Error names the cap and how to raise it.
+func (e *CapError) Error() string {
+	return fmt.Sprintf("%s: over the reading cap CSVOptions.%s = %d (raise it, or set it negative for no cap)", e.What, e.Option, e.Limit)
+}
+
+// limits returns the effective caps of o (negative: none).
+func (o CSVOptions) limits() (maxBytes, maxLine int64, maxCols, maxCells int) {
+	maxBytes, maxLine, maxCols, maxCells = o.MaxBytes, o.MaxLineBytes, o.MaxColumns, o.MaxCells
+	if maxBytes == 0 {
+		maxBytes = DefaultMaxBytes
+	}
+	if maxLine == 0 {
+		maxLine = DefaultMaxLineBytes
+	}
+	if maxCols == 0 {
+		maxCols = DefaultMaxColumns
+	}
+	if maxCells == 0 {
+		maxCells = DefaultMaxCells
+	}
+	return maxBytes, maxLine, maxCols, maxCells
+}
+
+// capReader counts the bytes it passes on and fails with a *CapError once
+// the total or the current line exceeds its caps (negative: no cap).
+type capReader struct {
+	r                io.Reader
+	maxBytes, maxLn  int64
+	total, lineBytes int64
+	line             int // 1-based current line
+	err              *CapError
+}
+
+func (c *capReader) Read(p []byte) (int, error) {
+	if c.err != nil {
+		return 0, c.err
+	}
+	n, err := c.r.Read(p)
+	c.total += int64(n)
+	for b := p[:n]; len(b) > 0; {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			c.lineBytes += int64(len(b))
+			break
+		}
+		c.lineBytes, c.line, b = 0, c.line+1, b[i+1:]
+	}
+	switch {
+	case c.maxBytes >= 0 && c.total > c.maxBytes:
+		c.err = &CapError{Option: "MaxBytes", Limit: c.maxBytes, What: fmt.Sprintf("the input is larger than %d bytes", c.maxBytes)}
+	case c.maxLn >= 0 && c.lineBytes > c.maxLn:
+		c.err = &CapError{Option: "MaxLineBytes", Limit: c.maxLn, What: fmt.Sprintf("line %d is longer than %d bytes", c.line, c.maxLn)}
+	}
+	if c.err != nil {
+		return n, c.err
+	}
+	return n, err
+}
+
+// ErrBinary is wrapped by ReadCSV's error for input that is not CSV text
+// (compressed, or with NUL bytes in the header).
+var ErrBinary = errors.New("binary or compressed input, not CSV text")
 
 // ErrCSV wraps every error from ReadCSV.
 var ErrCSV = errors.New("malformed CSV")
@@ -57,7 +152,9 @@ var ErrCSV = errors.New("malformed CSV")
 // ReadCSV reads CSV data into a gota DataFrame. Missing cells become gota NA
 // values. It returns an error, never panics, on malformed input: bad
 // quoting, ragged rows, empty or duplicate column names, no data rows,
-// values that do not fit an explicit type.
+// values that do not fit an explicit type, compressed or binary input
+// (ErrBinary), input over the reading caps of CSVOptions (*CapError). Its
+// time and memory are linear in the input, which the caps bound.
 func ReadCSV(r io.Reader, opts CSVOptions) (dataframe.DataFrame, error) {
 	header, rows, lines, err := readRecords(r, opts)
 	if err != nil {
@@ -69,11 +166,20 @@ func ReadCSV(r io.Reader, opts CSVOptions) (dataframe.DataFrame, error) {
 // readRecords parses the CSV text into a header and data rows; lines[i] is
 // the 1-based input line of rows[i].
 func readRecords(r io.Reader, opts CSVOptions) (header []string, rows [][]string, lines []int, err error) {
-	cr, err := newCSVReader(r, opts)
+	if r == nil {
+		return nil, nil, nil, fmt.Errorf("data: ReadCSV: nil reader: %w", ErrCSV)
+	}
+	maxBytes, maxLine, _, _ := opts.limits()
+	capped := &capReader{r: r, maxBytes: maxBytes, maxLn: maxLine, line: 1}
+	cr, err := newCSVReader(capped, opts)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	if header, rows, lines, err = scanRecords(cr, opts); err != nil {
+	header, rows, lines, err = scanRecords(cr, opts)
+	if capped.err != nil { // whatever the CSV reader made of the cut input
+		return nil, nil, nil, fmt.Errorf("data: ReadCSV: %w (%w)", capped.err, ErrCSV)
+	}
+	if err != nil {
 		return nil, nil, nil, err
 	}
 	if header, err = finishHeader(header, rows, opts); err != nil {
@@ -90,15 +196,15 @@ const utf8BOM = "\xef\xbb\xbf"
 // (else it would stick to the first column's name), skips opts.SkipLines
 // lines and returns the configured CSV reader.
 func newCSVReader(r io.Reader, opts CSVOptions) (*csv.Reader, error) {
-	if r == nil {
-		return nil, fmt.Errorf("data: ReadCSV: nil reader: %w", ErrCSV)
-	}
 	if opts.SkipLines < 0 {
 		return nil, fmt.Errorf("data: ReadCSV: negative SkipLines %d: %w", opts.SkipLines, ErrCSV)
 	}
 	br := bufio.NewReader(r)
 	if b, err := br.Peek(len(utf8BOM)); err == nil && string(b) == utf8BOM {
 		br.Discard(len(utf8BOM))
+	}
+	if err := sniffBinary(br); err != nil {
+		return nil, err
 	}
 	for i := 0; i < opts.SkipLines; i++ {
 		if _, err := br.ReadString('\n'); err != nil {
@@ -120,9 +226,50 @@ func newCSVReader(r io.Reader, opts CSVOptions) (*csv.Reader, error) {
 	return cr, nil
 }
 
+// compressedMagic are the leading bytes of compressed files a user may
+// give instead of CSV text, with the command that decompresses them.
+var compressedMagic = []struct{ magic, format, fix string }{
+	{"\x1f\x8b", "gzip", "gunzip FILE.gz"},
+	{"PK\x03\x04", "zip", "unzip FILE.zip"},
+	{"BZh", "bzip2", "bunzip2 FILE.bz2"},
+	{"\xfd7zXZ\x00", "xz", "unxz FILE.xz"},
+	{"\x28\xb5\x2f\xfd", "zstd", "unzstd FILE.zst"},
+}
+
+// sniffBinary rejects compressed input by its magic bytes.
+func sniffBinary(br *bufio.Reader) error {
+	head, _ := br.Peek(8)
+	for _, m := range compressedMagic {
+		if bytes.HasPrefix(head, []byte(m.magic)) {
+			return fmt.Errorf("data: ReadCSV: the input is %s-compressed; decompress it first (%s): %w (%w)", m.format, m.fix, ErrBinary, ErrCSV)
+		}
+	}
+	return nil
+}
+
+// checkWidth rejects a record wider than the MaxColumns cap and a header
+// with NUL bytes (a binary file).
+func checkWidth(rec []string, isHeader bool, line int, opts CSVOptions) error {
+	if _, _, maxCols, _ := opts.limits(); maxCols >= 0 && len(rec) > maxCols {
+		ce := &CapError{Option: "MaxColumns", Limit: int64(maxCols), What: fmt.Sprintf("line %d has %d columns", line, len(rec))}
+		return fmt.Errorf("data: ReadCSV: %w (%w)", ce, ErrCSV)
+	}
+	if !isHeader {
+		return nil
+	}
+	for i, h := range rec {
+		if strings.IndexByte(h, 0) >= 0 {
+			return fmt.Errorf("data: ReadCSV: header column %d (%q) contains a NUL byte: %w (%w)", i, h, ErrBinary, ErrCSV)
+		}
+	}
+	return nil
+}
+
 // scanRecords reads every record: the first is the header unless
-// opts.NoHeader.
+// opts.NoHeader. It stops at the MaxColumns and MaxCells caps.
 func scanRecords(cr *csv.Reader, opts CSVOptions) (header []string, rows [][]string, lines []int, err error) {
+	_, _, _, maxCells := opts.limits()
+	cells := 0
 	first := true
 	for {
 		rec, err := cr.Read()
@@ -142,13 +289,20 @@ func scanRecords(cr *csv.Reader, opts CSVOptions) (header []string, rows [][]str
 				rec[i] = strings.TrimSpace(rec[i])
 			}
 		}
+		line, _ := cr.FieldPos(0)
+		if err := checkWidth(rec, first && !opts.NoHeader, line+opts.SkipLines, opts); err != nil {
+			return nil, nil, nil, err
+		}
 		if first && !opts.NoHeader {
 			header = rec
 			first = false
 			continue
 		}
 		first = false
-		line, _ := cr.FieldPos(0)
+		if cells += len(rec); maxCells >= 0 && cells > maxCells {
+			ce := &CapError{Option: "MaxCells", Limit: int64(maxCells), What: fmt.Sprintf("the data rows up to line %d hold %d cells", line+opts.SkipLines, cells)}
+			return nil, nil, nil, fmt.Errorf("data: ReadCSV: %w (%w)", ce, ErrCSV)
+		}
 		rows = append(rows, rec)
 		lines = append(lines, line+opts.SkipLines)
 	}
@@ -204,10 +358,14 @@ func buildFrame(header []string, rows [][]string, lines []int, opts CSVOptions) 
 	for _, m := range missing {
 		isNA[m] = true
 	}
+	inHeader := make(map[string]bool, len(header))
+	for _, h := range header {
+		inHeader[h] = true
+	}
 	for name, t := range opts.Types {
-		if !slices.Contains(header, name) {
+		if !inHeader[name] {
 			return dataframe.DataFrame{}, fmt.Errorf("data: ReadCSV: a type is given for column %q, which is not in the data (columns: %s): %w",
-				name, strings.Join(header, ", "), ErrCSV)
+				name, QuoteNames(header), ErrCSV)
 		}
 		switch t {
 		case series.String, series.Int, series.Float, series.Bool:

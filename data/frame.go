@@ -18,6 +18,40 @@ import (
 // *rand.Rand.
 var ErrNilRand = errors.New("data: nil *rand.Rand (pass a seeded source, e.g. rand.New(rand.NewPCG(seed, 0)))")
 
+// Columns returns df's columns by name, in time linear in the size of df
+// (gota's df.Col scans the names, so one df.Col per column is quadratic in
+// the width). The series share df's storage: read them, do not modify
+// them. A DataFrame carrying an error gives an empty map.
+func Columns(df dataframe.DataFrame) map[string]series.Series {
+	out := make(map[string]series.Series, df.Ncol())
+	if df.Error() != nil {
+		return out
+	}
+	df.Capply(func(s series.Series) series.Series {
+		out[s.Name] = s
+		return s
+	})
+	return out
+}
+
+// QuoteNames lists column names for an error message: each quoted (so an
+// empty, blank or binary name shows), the first 20 and then the count.
+func QuoteNames(names []string) string {
+	const show = 20
+	var b strings.Builder
+	for i, n := range names {
+		if i == show {
+			fmt.Fprintf(&b, ", … (%d columns in all)", len(names))
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.Quote(n))
+	}
+	return b.String()
+}
+
 // columnsByName resolves names (all columns when names is empty).
 func columnsByName(df dataframe.DataFrame, names []string) ([]series.Series, error) {
 	if err := df.Error(); err != nil {
@@ -26,12 +60,14 @@ func columnsByName(df dataframe.DataFrame, names []string) ([]series.Series, err
 	if len(names) == 0 {
 		names = df.Names()
 	}
+	all := Columns(df)
 	cols := make([]series.Series, len(names))
 	for i, n := range names {
-		if !slices.Contains(df.Names(), n) {
-			return nil, fmt.Errorf("data: no column %q (available: %s): %w", n, strings.Join(df.Names(), ", "), ErrUnknownColumn)
+		s, ok := all[n]
+		if !ok {
+			return nil, fmt.Errorf("data: no column %q (available: %s): %w", n, QuoteNames(df.Names()), ErrUnknownColumn)
 		}
-		cols[i] = df.Col(n)
+		cols[i] = s
 	}
 	return cols, nil
 }

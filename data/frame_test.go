@@ -36,7 +36,7 @@ func TestDropMissing(t *testing.T) {
 			t.Errorf("DropMissing(%v): %d rows, %d dropped; want %d, %d", tc.cols, out.Nrow(), n, tc.rows, tc.dropped)
 		}
 	}
-	if _, _, err := DropMissing(df, "nope"); !errors.Is(err, ErrUnknownColumn) || !strings.Contains(err.Error(), "available: a, b, c") {
+	if _, _, err := DropMissing(df, "nope"); !errors.Is(err, ErrUnknownColumn) || !strings.Contains(err.Error(), `available: "a", "b", "c"`) {
 		t.Errorf("unknown column: %v", err)
 	}
 }

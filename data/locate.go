@@ -32,9 +32,30 @@ type FileStatus struct {
 	Verified bool
 }
 
+// CheckDir returns an error when Options.Dir is set but is not an
+// existing directory (a typo or a plain file would otherwise be searched
+// silently and every file reported missing).
+func CheckDir(opts Options) error {
+	if opts.Dir == "" {
+		return nil
+	}
+	st, err := os.Stat(opts.Dir)
+	switch {
+	case err != nil:
+		return fmt.Errorf("data: data directory (Options.Dir): %w", err)
+	case !st.IsDir():
+		return fmt.Errorf("data: data directory (Options.Dir) %s is not a directory (mode %v): give the directory that holds the dataset files", opts.Dir, st.Mode())
+	}
+	return nil
+}
+
 // Status returns the state of every registry file: where it was found
-// (Locate), its size and whether its SHA-256 matches.
+// (Locate), its size and whether its SHA-256 matches. Options.Dir, when
+// set, must be a directory (CheckDir).
 func Status(opts Options) ([]FileStatus, error) {
+	if err := CheckDir(opts); err != nil {
+		return nil, err
+	}
 	out := make([]FileStatus, 0, len(registry))
 	for _, f := range registry {
 		s := FileStatus{File: f}

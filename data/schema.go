@@ -212,7 +212,7 @@ func (s Schema) WithRole(role Role, names ...string) (Schema, error) {
 		}
 		if !found {
 			return Schema{}, fmt.Errorf("data: schema has no column %q (columns: %s): %w",
-				name, strings.Join(s.Names(), ", "), ErrUnknownColumn)
+				name, QuoteNames(s.Names()), ErrUnknownColumn)
 		}
 	}
 	return out, nil
@@ -326,7 +326,7 @@ func (s Schema) columnSetErrors(names []string, seen map[string]bool) (errs []er
 	for _, c := range s.Columns {
 		if c.Name != "" && !inDF[c.Name] {
 			errs = append(errs, fmt.Errorf("data: schema column %q is not in the DataFrame (available: %s): %w",
-				c.Name, strings.Join(names, ", "), ErrUnknownColumn))
+				c.Name, QuoteNames(names), ErrUnknownColumn))
 		}
 	}
 	for _, n := range names {
@@ -380,11 +380,12 @@ func (s Schema) labelErrors() []error {
 // DataFrame (inDF) and has a valid role; Ignore columns are skipped.
 func (s Schema) valueErrors(df dataframe.DataFrame, inDF map[string]bool) []error {
 	var errs []error
+	all := Columns(df) // one df.Col per column would be quadratic in the width
 	for _, c := range s.Columns {
 		if c.Role == Ignore || !inDF[c.Name] || !c.Role.valid() {
 			continue
 		}
-		col := df.Col(c.Name)
+		col := all[c.Name]
 		if err := col.Error(); err != nil {
 			errs = append(errs, fmt.Errorf("data: column %q: %w", c.Name, err))
 			continue

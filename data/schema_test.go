@@ -65,7 +65,7 @@ func TestValidateErrors(t *testing.T) {
 		want   []string // substrings of the message
 	}{
 		{"unknown column", withCols(func(cs []Column) []Column { return append(cs, Column{Name: "zip", Role: Public}) }),
-			smallFrame(t), ErrUnknownColumn, []string{`"zip"`, "available: age, city, income, y"}},
+			smallFrame(t), ErrUnknownColumn, []string{`"zip"`, `available: "age", "city", "income", "y"`}},
 		{"column missing from schema", withCols(func(cs []Column) []Column { return cs[1:] }),
 			smallFrame(t), ErrUnlistedColumn, []string{`"age"`, "Ignore"}},
 		{"no label", withCols(func(cs []Column) []Column { cs[3].Role = Ignore; return cs }),

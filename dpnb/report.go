@@ -35,6 +35,13 @@ type ReportOptions struct {
 	// Pipeline, if set, is the planned pre-processing whose smooth-RDP
 	// cost the report adds (nil: none).
 	Pipeline *ReportPipeline
+	// ObservedLevels names the categorical columns whose schema Levels the
+	// caller took from df itself rather than from a public domain (the
+	// command line's --levels-from-data). The levels enter feature DP's
+	// uniform-prior bound (Ball = 1/levels) and CorrDP's TV estimate, so
+	// the report lists these columns among what it read from the private
+	// data (PrivacyReportResult.FromData).
+	ObservedLevels []string
 }
 
 // ColumnPrivacy is what each notion promises one column.
@@ -69,6 +76,9 @@ type ColumnPrivacy struct {
 	// Preprocessing names the planned pre-processing steps that touch the
 	// column (their costs are in PrivacyReportResult.Pipeline.PerStep).
 	Preprocessing []string
+	// FromData lists what the report read from the private data for this
+	// column ("TV", "levels", "min–max bounds", "missing count").
+	FromData []string
 }
 
 // PrivacyReportResult is the outcome of PrivacyReport; it renders itself
@@ -78,9 +88,14 @@ type PrivacyReportResult struct {
 	Options ReportOptions
 	// Notes say which quantities read the private data.
 	Notes []string
+	// FromData states, one item per kind of quantity, what the report
+	// computed from the private data (none of it is differentially
+	// private); Markdown puts it first, Table in a column.
+	FromData []string
 	// Pipeline is the smooth-RDP cost of Options.Pipeline (nil without).
 	Pipeline *PipelineCost
-	missing  int // records with a missing value in Pipeline.Impute's columns
+	missing  int            // records with a missing value in Pipeline.Impute's columns
+	index    map[string]int // row of each column in Columns
 }
 
 // PrivacyReport says, before anything is trained, what each notion would
@@ -108,11 +123,12 @@ func PrivacyReport(ctx context.Context, df dataframe.DataFrame, schema data.Sche
 	if err := schema.Validate(df); err != nil {
 		return nil, fmt.Errorf("dpnb: PrivacyReport: %w", err)
 	}
-	r := &PrivacyReportResult{Options: opts, missing: missing}
+	r := &PrivacyReportResult{Options: opts, missing: missing, index: map[string]int{}}
 	for _, c := range schema.Columns {
 		if c.Role == data.Ignore {
 			continue
 		}
+		r.index[c.Name] = len(r.Columns)
 		r.Columns = append(r.Columns, ColumnPrivacy{Column: c.Name, Role: c.Role.String(), Kind: c.Kind.String(),
 			TV: math.NaN(), TVUCB: math.NaN(), CorrDPWeight: math.NaN(), CorrDPHonestEps: math.NaN(), CorrDPClaimedEps: math.NaN(), FDPBound: math.NaN(), BCDPLevel: math.NaN(), BCDPAlloc: math.NaN()})
 	}
@@ -121,7 +137,34 @@ func PrivacyReport(ctx context.Context, df dataframe.DataFrame, schema data.Sche
 			return nil, fmt.Errorf("dpnb: PrivacyReport: %w", err)
 		}
 	}
+	r.statePrivateInputs()
 	return r, nil
+}
+
+// statePrivateInputs fills FromData from the rows' FromData and the
+// options: every quantity the report computed from the private data.
+func (r *PrivacyReportResult) statePrivateInputs() {
+	for _, c := range r.Options.ObservedLevels {
+		if row := r.col(c); row != nil {
+			row.FromData = append(row.FromData, "levels")
+		}
+	}
+	byKind := map[string][]string{}
+	for _, c := range r.Columns {
+		for _, k := range c.FromData {
+			byKind[k] = append(byKind[k], c.Column)
+		}
+	}
+	for _, k := range []struct{ kind, what string }{
+		{"TV", "CorrDP's TVs of the public columns to the sensitive ones"},
+		{"levels", "the category levels observed in the data of"},
+		{"min–max bounds", "the min–max bounds the planned scaling takes from the data for"},
+		{"missing count", "the number of records with a missing value in"},
+	} {
+		if cols := byKind[k.kind]; len(cols) > 0 {
+			r.FromData = append(r.FromData, fmt.Sprintf("%s %s", k.what, data.QuoteNames(cols)))
+		}
+	}
 }
 
 func (o ReportOptions) withDefaults(schema data.Schema) (ReportOptions, error) {
@@ -133,6 +176,15 @@ func (o ReportOptions) withDefaults(schema data.Schema) (ReportOptions, error) {
 	}
 	if o.C2 == 0 {
 		o.C2 = 1
+	}
+	kinds := make(map[string]data.Kind, len(schema.Columns))
+	for _, c := range schema.Columns {
+		kinds[c.Name] = c.Kind
+	}
+	for _, c := range o.ObservedLevels {
+		if k, ok := kinds[c]; !ok || k != data.Categorical {
+			return o, fmt.Errorf("ObservedLevels: %q is not a categorical column of the schema", c)
+		}
 	}
 	switch {
 	case !(o.Eps > 0) || math.IsInf(o.Eps, 0):
@@ -157,12 +209,10 @@ func (o ReportOptions) withDefaults(schema data.Schema) (ReportOptions, error) {
 	return o, nil
 }
 
-// col returns the report row of name.
+// col returns the report row of name (nil: none), in constant time.
 func (r *PrivacyReportResult) col(name string) *ColumnPrivacy {
-	for i := range r.Columns {
-		if r.Columns[i].Column == name {
-			return &r.Columns[i]
-		}
+	if i, ok := r.index[name]; ok {
+		return &r.Columns[i]
 	}
 	return nil
 }
@@ -190,6 +240,7 @@ func (r *PrivacyReportResult) corrdp(df dataframe.DataFrame, schema data.Schema)
 		if c := r.col(f.Name); c != nil {
 			c.TV, c.TVUCB, c.CorrDPWeight = f.TV, tilde[f.Name], tilde[f.Name]
 			c.Leaking = tilde[f.Name] >= 0.99 && f.TV >= 0.9
+			c.FromData = append(c.FromData, "TV")
 		}
 	}
 	if err := r.honesty(df.Nrow()); err != nil {
@@ -294,13 +345,16 @@ func (r *PrivacyReportResult) bcdp(_ dataframe.DataFrame, _ data.Schema) error {
 	return nil
 }
 
-// Table returns one row per column.
+// Table returns one row per column; its last column,
+// read_from_private_data, lists what the report computed from the private
+// data for that column (FromData).
 func (r *PrivacyReportResult) Table() dataframe.DataFrame {
 	n := len(r.Columns)
-	name, role, kind, note, pre := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	name, role, kind, note, pre, from := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 	tv, ucb, w, fb, lv, al := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
 	for i, c := range r.Columns {
 		name[i], role[i], kind[i], note[i], pre[i] = c.Column, c.Role, c.Kind, c.FDPNote, strings.Join(c.Preprocessing, "; ")
+		from[i] = strings.Join(c.FromData, "; ")
 		tv[i], ucb[i], w[i], fb[i], lv[i], al[i] = c.TV, c.TVUCB, c.CorrDPWeight, c.FDPBound, c.BCDPLevel, c.BCDPAlloc
 	}
 	return dataframe.New(reportseries.New(name, reportseries.String, "column"), reportseries.New(role, reportseries.String, "role"),
@@ -308,14 +362,19 @@ func (r *PrivacyReportResult) Table() dataframe.DataFrame {
 		reportseries.New(ucb, reportseries.Float, "corrdp_tv_ucb"), reportseries.New(w, reportseries.Float, "corrdp_weight"),
 		reportseries.New(fb, reportseries.Float, "fdp_attribute_bound"), reportseries.New(note, reportseries.String, "fdp_note"),
 		reportseries.New(lv, reportseries.Float, "bcdp_level"), reportseries.New(al, reportseries.Float, "bcdp_allocation"),
-		reportseries.New(pre, reportseries.String, "preprocessing"))
+		reportseries.New(pre, reportseries.String, "preprocessing"), reportseries.New(from, reportseries.String, "read_from_private_data"))
 }
 
-// Markdown renders the report with its notes.
+// Markdown renders the report with its notes, led by what it read from
+// the private data (FromData).
 func (r *PrivacyReportResult) Markdown() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "**Privacy report** at ε = %g, δ = %g.\n\n| column | role | CorrDP TV (UCB) | CorrDP weight | CorrDP ε of a change (honest / claimed) | feature DP | BCDP δ_i → c_i |\n|---|---|---|---:|---|---|---|\n",
-		r.Options.Eps, r.Options.Delta)
+	fmt.Fprintf(&b, "**Privacy report** at ε = %g, δ = %g.\n\n", r.Options.Eps, r.Options.Delta)
+	if len(r.FromData) > 0 {
+		b.WriteString("> **Read from the private data** (not differentially private; share this report as you would share the data): " +
+			strings.Join(r.FromData, "; ") + ".\n\n")
+	}
+	b.WriteString("| column | role | CorrDP TV (UCB) | CorrDP weight | CorrDP ε of a change (honest / claimed) | feature DP | BCDP δ_i → c_i |\n|---|---|---|---:|---|---|---|\n")
 	for _, c := range r.Columns {
 		tv := "—"
 		if !math.IsNaN(c.TV) {

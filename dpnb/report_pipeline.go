@@ -72,12 +72,13 @@ func (r *PrivacyReportResult) pipeline(df dataframe.DataFrame, schema data.Schem
 	}
 	var cols [][]float64
 	var names, features []string
+	all := data.Columns(df)
 	for _, c := range schema.Features() {
 		features = append(features, c.Name)
 		if c.Kind != data.Continuous {
 			continue
 		}
-		col, err := numericColumn(df, c.Name)
+		col, err := numericColumn(all[c.Name], c.Name)
 		if err != nil {
 			return err
 		}
@@ -88,6 +89,7 @@ func (r *PrivacyReportResult) pipeline(df dataframe.DataFrame, schema data.Schem
 				return err
 			}
 			row.MinMaxC = st.Eta / float64(len(col))
+			row.FromData = append(row.FromData, "min–max bounds")
 		}
 		if !public {
 			cols, names = append(cols, col), append(names, c.Name)
@@ -106,6 +108,11 @@ func (r *PrivacyReportResult) pipeline(df dataframe.DataFrame, schema data.Schem
 		}
 	}
 	if len(p.Impute) > 0 && p.MaxMissing == 0 {
+		for _, c := range p.Impute {
+			if row := r.col(c); row != nil {
+				row.FromData = append(row.FromData, "missing count")
+			}
+		}
 		r.Notes = append(r.Notes, "Imputation: the number of records with a missing value was counted in the data (a data-dependent quantity); give ReportPipeline.MaxMissing, a public bound, to remove that dependence.")
 	}
 	return nil
@@ -121,9 +128,13 @@ func (p *ReportPipeline) validate(schema data.Schema) error {
 			return fmt.Errorf("Pipeline.Impute: %q is not a continuous feature column of the schema (mean imputation)", c)
 		}
 	}
-	for c := range p.Bounds {
-		if _, ok := schema.Lookup(c); !ok {
-			return fmt.Errorf("Pipeline.Bounds: %q is not a column of the schema", c)
+	for c, r := range p.Bounds {
+		col, ok := schema.Lookup(c)
+		if !ok || col.Role == data.Label || col.Role == data.Ignore || col.Kind != data.Continuous {
+			return fmt.Errorf("Pipeline.Bounds: %q is not a continuous feature column of the schema (min–max scaling)", c)
+		}
+		if !(r.Lo < r.Hi) || math.IsInf(r.Lo, 0) || math.IsInf(r.Hi, 0) {
+			return fmt.Errorf("Pipeline.Bounds: %q has range [%v, %v], want finite Lo < Hi", c, r.Lo, r.Hi)
 		}
 	}
 	switch {
@@ -264,10 +275,10 @@ func meanImpute(df dataframe.DataFrame, cols []string) (dataframe.DataFrame, int
 	return df, len(rows), nil
 }
 
-// numericColumn reads a column as float64 (an error names the row).
-func numericColumn(df dataframe.DataFrame, name string) ([]float64, error) {
-	s := df.Col(name)
-	out := make([]float64, df.Nrow())
+// numericColumn reads the column s named name as float64 (an error names
+// the row).
+func numericColumn(s reportseries.Series, name string) ([]float64, error) {
+	out := make([]float64, s.Len())
 	for i := range out {
 		v, err := data.NumericAt(s, i)
 		if err != nil {

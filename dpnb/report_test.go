@@ -212,15 +212,71 @@ func TestPrivacyReportPipelineSteps(t *testing.T) {
 		t.Errorf("public MaxMissing: %v, notes %v", err, rp.Notes)
 	}
 	for name, bad := range map[string]ReportPipeline{
-		"impute a label":      {Impute: []string{"y"}},
-		"misspelt impute":     {Impute: []string{"incom"}},
-		"no cluster bound":    {QuantizeRadius: 0.1},
-		"no gap":              {PCARank: 1},
-		"rank too large":      {PCARank: 3, PCAGap: 1},
-		"misspelt bounds key": {Bounds: map[string]data.Range{"agee": {Lo: 0, Hi: 1}}},
+		"impute a label":       {Impute: []string{"y"}},
+		"misspelt impute":      {Impute: []string{"incom"}},
+		"no cluster bound":     {QuantizeRadius: 0.1},
+		"no gap":               {PCARank: 1},
+		"rank too large":       {PCARank: 3, PCAGap: 1},
+		"misspelt bounds key":  {Bounds: map[string]data.Range{"agee": {Lo: 0, Hi: 1}}},
+		"bounds of the label":  {Bounds: map[string]data.Range{"y": {Lo: 0, Hi: 1}}},
+		"bounds of a category": {Bounds: map[string]data.Range{"smoker": {Lo: 0, Hi: 1}}},
+		"infinite bounds":      {Bounds: map[string]data.Range{"age": {Lo: math.Inf(-1), Hi: 1}}},
 	} {
 		if _, err := PrivacyReport(context.Background(), df, schema, ReportOptions{Pipeline: &bad}); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
+	}
+}
+
+// What the report reads from the private data is stated first in the
+// markdown, per column in the table and in FromData: the TVs, levels the
+// caller observed in the data (ObservedLevels), data-dependent min–max
+// bounds and a missing count read from the data. With public levels,
+// bounds and MaxMissing only the TVs remain.
+func TestPrivacyReportFromData(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	n := 300
+	age, inc, s, y := make([]float64, n), make([]float64, n), make([]string, n), make([]string, n)
+	for i := range n {
+		age[i], inc[i] = 18+70*rng.Float64(), 1000*rng.Float64()
+		if i%30 == 0 {
+			inc[i] = math.NaN()
+		}
+		s[i], y[i] = []string{"no", "yes"}[rng.IntN(2)], []string{"no", "yes"}[rng.IntN(2)]
+	}
+	df := dataframe.New(reportseries.New(age, reportseries.Float, "age"), reportseries.New(inc, reportseries.Float, "income"),
+		reportseries.New(s, reportseries.String, "smoker"), reportseries.New(y, reportseries.String, "y"))
+	yn := []string{"no", "yes"}
+	schema := data.Schema{Task: data.Classification, Columns: []data.Column{
+		{Name: "age", Role: data.Public, Kind: data.Continuous}, {Name: "income", Role: data.Sensitive, Kind: data.Continuous},
+		{Name: "smoker", Role: data.Sensitive, Kind: data.Categorical, Levels: yn}, {Name: "y", Role: data.Label, Kind: data.Categorical, Levels: yn},
+	}}
+	r, err := PrivacyReport(context.Background(), df, schema, ReportOptions{ObservedLevels: []string{"smoker"},
+		Pipeline: &ReportPipeline{Bounds: map[string]data.Range{"age": {Lo: 18, Hi: 90}}, Impute: []string{"income"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ column, want string }{
+		{"age", "TV"}, {"income", "min–max bounds; missing count"}, {"smoker", "levels"}, {"y", ""},
+	} {
+		if got := strings.Join(r.col(tc.column).FromData, "; "); got != tc.want {
+			t.Errorf("%s: FromData %q, want %q", tc.column, got, tc.want)
+		}
+	}
+	lines := strings.Split(r.Markdown(), "\n")
+	if len(r.FromData) != 4 || !strings.HasPrefix(lines[2], "> **Read from the private data**") ||
+		!strings.Contains(lines[2], `levels observed in the data of "smoker"`) || !strings.Contains(lines[2], `takes from the data for "income"`) {
+		t.Errorf("FromData %q; markdown:\n%s", r.FromData, r.Markdown())
+	}
+	if got := r.Table().Col("read_from_private_data").Elem(1).String(); got != "min–max bounds; missing count" {
+		t.Errorf("table: income read_from_private_data %q", got)
+	}
+	pub, err := PrivacyReport(context.Background(), df, schema, ReportOptions{Pipeline: &ReportPipeline{
+		Bounds: map[string]data.Range{"age": {Lo: 18, Hi: 90}, "income": {Lo: 0, Hi: 1000}}, Impute: []string{"income"}, MaxMissing: 12}})
+	if err != nil || len(pub.FromData) != 1 || !strings.HasPrefix(pub.FromData[0], "CorrDP's TVs") {
+		t.Errorf("public levels and bounds: %v, FromData %q", err, pub.FromData)
+	}
+	if _, err := PrivacyReport(context.Background(), df, schema, ReportOptions{ObservedLevels: []string{"age"}}); err == nil {
+		t.Error("ObservedLevels of a continuous column accepted")
 	}
 }

@@ -57,7 +57,7 @@ func runData(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("featuredp data "+sub, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	var f dataFlags
-	fs.StringVar(&f.dir, "data", os.Getenv(data.EnvDataDir), "`DIR` searched first (default $FEATUREDP_DATA)")
+	fs.StringVar(&f.dir, "data", "", "`DIR` searched first, an existing directory ($FEATUREDP_DATA is searched next)")
 	fs.StringVar(&f.mirror, "mirror", "", "fetch: download every file from `URL`/NAME")
 	fs.BoolVar(&f.asJSON, "json", false, "list: print a JSON array")
 	names, err := parseInterleaved(fs, rest)
@@ -69,6 +69,10 @@ func runData(args []string, stdout, stderr io.Writer) int {
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "featuredp data: %v\n", err)
+		return 2
+	}
+	if err := data.CheckDir(data.Options{Dir: f.dir}); err != nil {
+		fmt.Fprintf(stderr, "featuredp data %s: --data: %s\n", sub, strings.TrimPrefix(err.Error(), "data: "))
 		return 2
 	}
 	switch sub {

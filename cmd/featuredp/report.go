@@ -9,11 +9,13 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/featuredp/featuredp/data"
 	"github.com/featuredp/featuredp/dpnb"
 	"github.com/go-gota/gota/dataframe"
+	"github.com/go-gota/gota/series"
 )
 
 func init() {
@@ -21,40 +23,77 @@ func init() {
 }
 
 const reportUsage = `usage: featuredp report --csv FILE --sensitive COL,COL --label COL [--ignore COL,...]
+                        [--levels COL=A|B|...] [--levels-from-data]
                         [--epsilon E] [--delta D] [--format markdown|csv|json]
-                        [--pipeline] [--bounds COL=LO:HI,...] [--dedup] [--impute COL,...] [--max-missing N]
+                        [--pipeline] [--bounds COL=LO:HI,...] [--bounds-from-data] [--dedup]
+                        [--impute COL,...] [--max-missing N | --missing-from-data]
+                        [--max-bytes N] [--max-line-bytes N] [--max-columns N] [--max-cells N]
 
 Says, before anything is trained, what each notion would promise every column
 at budget ε: CorrDP's TV of each public column to the sensitive ones (estimated
 from the file: the report says so) and the noise weight it implies, whether
 feature DP protects it and its attribute-inference bound. Every column not
-named sensitive, label or ignore is public. Kinds come from the data (numbers:
-continuous; text: categorical with the observed levels, an assumption about
-the public domain the report inherits). With --pipeline (implied by the other
-pipeline flags) it adds the smooth-RDP cost of planned pre-processing before
-DP-GD: min–max scaling of every continuous feature (public ranges from
---bounds, else the data's own extremes), optional deduplication and mean
-imputation of the --impute columns (--max-missing: a public bound on the
-records with a missing value). See docs/smooth-rdp.md in the repository.
+named sensitive, label or ignore is public; a column has one role. Column
+lists are comma-separated, in CSV quoting for a name with a comma ("a,b"),
+and the flags may be repeated. Kinds come from the data (numbers: continuous;
+text: categorical). A categorical feature needs its public levels
+(--levels sex=female|male), or --levels-from-data to take the observed ones.
+With --pipeline (implied by the other pipeline flags) it adds the smooth-RDP
+cost of planned pre-processing before DP-GD: min–max scaling of every
+continuous feature (public ranges from --bounds; --bounds-from-data to plan
+the data's own extremes), optional deduplication and mean imputation of the
+--impute columns (--max-missing: a public bound on the records with a
+missing value; --missing-from-data to count them in the file). Whatever the
+report reads from the private data it states first (markdown) or in the
+read_from_private_data column (csv, json). The file is read within caps
+(default 64 MiB, lines of 4 MiB, 100000 columns, 2·10^6 cells; -1: no
+cap). See docs/README.md and docs/smooth-rdp.md in the repository.
 
 flags:
 `
 
+// reportFlags are the report command's flags.
+type reportFlags struct {
+	csv, label, format                           string
+	sens, ignore, impute                         columnList
+	levels                                       levelsList
+	bounds                                       boundsList
+	eps, delta                                   float64
+	pipe, dedup                                  bool
+	levelsFromData, boundsFromData, missFromData bool
+	maxMissing                                   int
+	csvOpts                                      data.CSVOptions
+}
+
+func newReportFlags(fs *flag.FlagSet) *reportFlags {
+	f := &reportFlags{levels: levelsList{}, bounds: boundsList{}}
+	fs.StringVar(&f.csv, "csv", "", "the CSV `FILE` (header row)")
+	fs.Var(&f.sens, "sensitive", "sensitive `COLUMNS` (comma-separated, CSV quoting; repeatable)")
+	fs.StringVar(&f.label, "label", "", "the label `COLUMN`")
+	fs.Var(&f.ignore, "ignore", "`COLUMNS` left out (comma-separated, CSV quoting; repeatable)")
+	fs.Var(f.levels, "levels", "public levels of a categorical column, `COL=A|B|...` (repeatable)")
+	fs.BoolVar(&f.levelsFromData, "levels-from-data", false, "take the levels of categorical columns without --levels from the file (the report says so)")
+	fs.Float64Var(&f.eps, "epsilon", 1, "budget ε, finite > 0")
+	fs.Float64Var(&f.delta, "delta", 1e-5, "δ in (0, 1)")
+	fs.StringVar(&f.format, "format", "markdown", "`markdown`, csv or json")
+	fs.BoolVar(&f.pipe, "pipeline", false, "add the smooth-RDP cost of planned pre-processing (min–max scaling, then DP-GD)")
+	fs.Var(f.bounds, "bounds", "public min–max ranges `COL=LO:HI,...` (repeatable; implies --pipeline)")
+	fs.BoolVar(&f.boundsFromData, "bounds-from-data", false, "plan min–max scaling with the file's own extremes for continuous columns without --bounds (implies --pipeline; the report says so)")
+	fs.BoolVar(&f.dedup, "dedup", false, "plan deduplication (implies --pipeline)")
+	fs.Var(&f.impute, "impute", "continuous `COLUMNS` to mean-impute (implies --pipeline)")
+	fs.IntVar(&f.maxMissing, "max-missing", 0, "public bound ≥ 1 on the records with a missing value (with --impute)")
+	fs.BoolVar(&f.missFromData, "missing-from-data", false, "count the records with a missing value in the file instead of --max-missing (the report says so)")
+	fs.Int64Var(&f.csvOpts.MaxBytes, "max-bytes", data.DefaultMaxBytes, "reading cap: bytes of the file (-1: none)")
+	fs.Int64Var(&f.csvOpts.MaxLineBytes, "max-line-bytes", data.DefaultMaxLineBytes, "reading cap: bytes of one line (-1: none)")
+	fs.IntVar(&f.csvOpts.MaxColumns, "max-columns", data.DefaultMaxColumns, "reading cap: columns (-1: none)")
+	fs.IntVar(&f.csvOpts.MaxCells, "max-cells", data.DefaultMaxCells, "reading cap: data cells, rows × columns (-1: none)")
+	return f
+}
+
 func runPrivacyReport(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("featuredp report", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	csvPath := fs.String("csv", "", "the CSV `FILE` (header row)")
-	sens := fs.String("sensitive", "", "comma-separated sensitive `COLUMNS`")
-	label := fs.String("label", "", "the label `COLUMN`")
-	ignore := fs.String("ignore", "", "comma-separated `COLUMNS` left out")
-	eps := fs.Float64("epsilon", 1, "budget ε")
-	delta := fs.Float64("delta", 1e-5, "δ")
-	format := fs.String("format", "markdown", "`markdown`, csv or json")
-	pipe := fs.Bool("pipeline", false, "add the smooth-RDP cost of planned pre-processing (min–max scaling, then DP-GD)")
-	bounds := fs.String("bounds", "", "public min–max ranges `COL=LO:HI,...` (implies --pipeline)")
-	dedup := fs.Bool("dedup", false, "plan deduplication (implies --pipeline)")
-	impute := fs.String("impute", "", "continuous `COLUMNS` to mean-impute (implies --pipeline)")
-	maxMissing := fs.Int("max-missing", 0, "public bound on the records with a missing value (0: counted in the file)")
+	f := newReportFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, reportUsage)
@@ -62,108 +101,217 @@ func runPrivacyReport(args []string, stdout, stderr io.Writer) int {
 			fs.PrintDefaults()
 			return 0
 		}
-		fmt.Fprintf(stderr, "featuredp report: %v\n", err)
+		fmt.Fprintf(stderr, "featuredp report: %s\n", flagDashes.Replace(err.Error()))
 		return 2
 	}
-	df, schema, err := reportInput(*csvPath, *sens, *label, *ignore)
-	if err == nil && *format != "markdown" && *format != "csv" && *format != "json" {
-		err = fmt.Errorf("--format %q: want markdown, csv or json", *format)
-	}
+	r, err := f.run(fs.Args())
 	if err != nil {
-		fmt.Fprintf(stderr, "featuredp report: %v\n", err)
+		fmt.Fprintf(stderr, "featuredp report: %s\n", libraryFlags.Replace(err.Error()))
 		return 2
 	}
-	opts := dpnb.ReportOptions{Eps: *eps, Delta: *delta}
-	if *pipe || *bounds != "" || *dedup || *impute != "" || *maxMissing != 0 {
-		if opts.Pipeline, err = reportPipeline(*bounds, *dedup, *impute, *maxMissing); err != nil {
-			fmt.Fprintf(stderr, "featuredp report: %v\n", err)
-			return 2
+	if f.format != "markdown" && len(r.FromData) > 0 {
+		fmt.Fprintf(stderr, "featuredp report: read from the private data (not differentially private): %s\n", strings.Join(r.FromData, "; "))
+	}
+	return writeReport(r, f.format, stdout, stderr)
+}
+
+// run checks the flags, reads the file and computes the report.
+func (f *reportFlags) run(extra []string) (*dpnb.PrivacyReportResult, error) {
+	if err := f.check(extra); err != nil {
+		return nil, err
+	}
+	df, err := readReportCSV(f.csv, f.csvOpts)
+	if err != nil {
+		return nil, err
+	}
+	schema, observed, err := f.schema(df)
+	if err != nil {
+		return nil, err
+	}
+	opts := dpnb.ReportOptions{Eps: f.eps, Delta: f.delta, ObservedLevels: observed}
+	if f.pipelineWanted() {
+		if opts.Pipeline, err = f.pipeline(schema); err != nil {
+			return nil, err
 		}
 	}
 	r, err := dpnb.PrivacyReport(context.Background(), df, schema, opts)
 	if err != nil {
-		fmt.Fprintf(stderr, "featuredp report: %s\n", strings.TrimPrefix(err.Error(), "dpnb: PrivacyReport: "))
-		return 2
+		return nil, fmt.Errorf("report on --csv %s: %w", f.csv, err)
 	}
-	return writeReport(r, *format, stdout, stderr)
+	return r, nil
 }
 
-// reportPipeline parses the pipeline flags.
-func reportPipeline(bounds string, dedup bool, impute string, maxMissing int) (*dpnb.ReportPipeline, error) {
-	p := &dpnb.ReportPipeline{Dedup: dedup, MaxMissing: maxMissing, Bounds: map[string]data.Range{}}
-	if bounds != "" {
-		for _, item := range strings.Split(bounds, ",") {
-			name, rng, ok := strings.Cut(strings.TrimSpace(item), "=")
-			lo, hi, ok2 := strings.Cut(rng, ":")
-			var r data.Range
-			_, err1 := fmt.Sscan(lo, &r.Lo)
-			_, err2 := fmt.Sscan(hi, &r.Hi)
-			if !ok || !ok2 || name == "" || err1 != nil || err2 != nil || !(r.Lo < r.Hi) {
-				return nil, fmt.Errorf("--bounds %q: want COL=LO:HI with LO < HI", item)
-			}
-			p.Bounds[name] = r
+// check validates the flags that need no data.
+func (f *reportFlags) check(extra []string) error {
+	switch {
+	case len(extra) > 0:
+		return fmt.Errorf("unexpected argument %q (every input is a flag; see featuredp report --help)", extra[0])
+	case f.csv == "" || len(f.sens) == 0 || f.label == "":
+		return errors.New("--csv, --sensitive and --label are required")
+	case f.format != "markdown" && f.format != "csv" && f.format != "json":
+		return fmt.Errorf("--format %q: want markdown, csv or json", f.format)
+	case f.maxMissing < 0:
+		return fmt.Errorf("--max-missing %d: want a public bound ≥ 1 (or --missing-from-data)", f.maxMissing)
+	case f.maxMissing > 0 && f.missFromData:
+		return errors.New("--max-missing and --missing-from-data exclude each other: give one")
+	case (f.maxMissing > 0 || f.missFromData) && len(f.impute) == 0:
+		return errors.New("--max-missing and --missing-from-data bound the records --impute fills: give --impute COLUMNS")
+	}
+	for flagName, v := range map[string]int64{"--max-bytes": f.csvOpts.MaxBytes, "--max-line-bytes": f.csvOpts.MaxLineBytes,
+		"--max-columns": int64(f.csvOpts.MaxColumns), "--max-cells": int64(f.csvOpts.MaxCells)} {
+		if v == 0 || v < -1 {
+			return fmt.Errorf("%s %d: want a cap ≥ 1, or -1 for none", flagName, v)
 		}
 	}
-	if impute != "" {
-		for _, c := range strings.Split(impute, ",") {
-			p.Impute = append(p.Impute, strings.TrimSpace(c))
-		}
+	if err := checkBudget(f.eps, f.delta); err != nil {
+		return err
 	}
-	return p, nil
+	return checkRoles(f.sens, f.ignore, f.label)
 }
 
-// reportInput reads the CSV and builds the schema from the role flags;
-// a column named in a flag that is not in the file is an error.
-func reportInput(path, sens, label, ignore string) (dataframe.DataFrame, data.Schema, error) {
-	if path == "" || sens == "" || label == "" {
-		return dataframe.DataFrame{}, data.Schema{}, errors.New("--csv, --sensitive and --label are required")
-	}
-	f, err := os.Open(path)
+func (f *reportFlags) pipelineWanted() bool {
+	return f.pipe || len(f.bounds) > 0 || f.boundsFromData || f.dedup || len(f.impute) > 0
+}
+
+// readReportCSV reads the file within the caps; errors name --csv or the
+// cap's flag.
+func readReportCSV(path string, opts data.CSVOptions) (dataframe.DataFrame, error) {
+	fh, err := os.Open(path)
 	if err != nil {
-		return dataframe.DataFrame{}, data.Schema{}, err
+		return dataframe.DataFrame{}, fmt.Errorf("--csv: %w", err)
 	}
-	defer f.Close()
-	df, err := data.ReadCSV(f, data.CSVOptions{})
+	defer fh.Close()
+	if st, err := fh.Stat(); err == nil && st.IsDir() {
+		return dataframe.DataFrame{}, fmt.Errorf("--csv %s is a directory: give a CSV file", path)
+	}
+	df, err := data.ReadCSV(fh, opts)
 	if err != nil {
-		return dataframe.DataFrame{}, data.Schema{}, err
+		return dataframe.DataFrame{}, csvError(path, err)
 	}
-	schema := data.DefaultSchema(df, label, data.Classification)
-	roles := map[string]data.Role{}
-	for _, c := range strings.Split(sens, ",") {
-		roles[strings.TrimSpace(c)] = data.Sensitive
-	}
-	if ignore != "" {
-		for _, c := range strings.Split(ignore, ",") {
-			roles[strings.TrimSpace(c)] = data.Ignore
-		}
-	}
-	for name := range roles {
-		if schemaIndex(schema, name) < 0 {
-			return df, schema, fmt.Errorf("no column %q in %s (columns: %s)", name, path, strings.Join(df.Names(), ", "))
-		}
-	}
-	if schemaIndex(schema, label) < 0 {
-		return df, schema, fmt.Errorf("no label column %q in %s (columns: %s)", label, path, strings.Join(df.Names(), ", "))
-	}
+	return df, nil
+}
+
+// schema builds the schema from the role flags and levels (linear in the
+// width). It returns the categorical columns whose levels it took from the
+// data (--levels-from-data).
+func (f *reportFlags) schema(df dataframe.DataFrame) (data.Schema, []string, error) {
+	schema := data.DefaultSchema(df, f.label, data.Classification)
+	at := make(map[string]int, len(schema.Columns))
 	for i, c := range schema.Columns {
-		if c.Name == label {
-			continue
-		}
-		schema.Columns[i].Role = data.Public
-		if r, ok := roles[c.Name]; ok {
-			schema.Columns[i].Role = r
-		}
-		if c.Kind == data.Categorical && len(c.Levels) == 0 {
-			schema.Columns[i].Levels = observedLevels(df, c.Name)
+		at[c.Name] = i
+	}
+	if err := f.known(at, df.Names()); err != nil {
+		return schema, nil, err
+	}
+	for i := range schema.Columns {
+		if schema.Columns[i].Role != data.Label {
+			schema.Columns[i].Role = data.Public
 		}
 	}
-	return df, schema, nil
+	for _, g := range []struct {
+		names columnList
+		role  data.Role
+	}{{f.sens, data.Sensitive}, {f.ignore, data.Ignore}} {
+		for _, n := range g.names {
+			schema.Columns[at[n]].Role = g.role
+		}
+	}
+	observed, err := f.applyLevels(df, schema)
+	return schema, observed, err
+}
+
+// known checks that every column a flag names is in the file.
+func (f *reportFlags) known(at map[string]int, names []string) error {
+	lists := []struct {
+		flag  string
+		names []string
+	}{{"--label", []string{f.label}}, {"--sensitive", f.sens}, {"--ignore", f.ignore}, {"--impute", f.impute}}
+	for n := range f.levels {
+		lists = append(lists, struct {
+			flag  string
+			names []string
+		}{"--levels", []string{n}})
+	}
+	for n := range f.bounds {
+		lists = append(lists, struct {
+			flag  string
+			names []string
+		}{"--bounds", []string{n}})
+	}
+	for _, l := range lists {
+		for _, n := range l.names {
+			if _, ok := at[n]; !ok {
+				return fmt.Errorf("%s: no column %q in %s (columns: %s)%s", l.flag, n, f.csv, data.QuoteNames(names), commaHint(at))
+			}
+		}
+	}
+	return nil
+}
+
+// commaHint explains the quoting when a column name holds a comma.
+func commaHint(at map[string]int) string {
+	for n := range at {
+		if strings.Contains(n, ",") {
+			return fmt.Sprintf("; a name with a comma is given in CSV quoting, e.g. --sensitive '%s'", strconv.Quote(n))
+		}
+	}
+	return ""
+}
+
+// applyLevels gives every categorical feature column its --levels, or with
+// --levels-from-data its observed levels; without either it is an error
+// naming the columns.
+func (f *reportFlags) applyLevels(df dataframe.DataFrame, schema data.Schema) ([]string, error) {
+	var need, observed []string
+	cols := data.Columns(df)
+	for i, c := range schema.Columns {
+		lv, public := f.levels[c.Name]
+		switch {
+		case public && c.Kind != data.Categorical:
+			return nil, fmt.Errorf("--levels: column %q is numeric (continuous), levels are for text columns", c.Name)
+		case public:
+			schema.Columns[i].Levels = lv
+		case c.Kind != data.Categorical || c.Role == data.Label || c.Role == data.Ignore:
+		case f.levelsFromData:
+			schema.Columns[i].Levels = observedLevels(cols[c.Name])
+			observed = append(observed, c.Name)
+		default:
+			need = append(need, c.Name)
+		}
+	}
+	if len(need) > 0 {
+		return nil, fmt.Errorf("categorical column(s) %s have no public levels: give them with --levels COL=A|B|..., "+
+			"or pass --levels-from-data to take the levels observed in %s (the report then says it read them from the private data)",
+			data.QuoteNames(need), f.csv)
+	}
+	return observed, nil
+}
+
+// pipeline builds the planned pre-processing; a continuous feature without
+// --bounds needs --bounds-from-data, --impute needs --max-missing or
+// --missing-from-data.
+func (f *reportFlags) pipeline(schema data.Schema) (*dpnb.ReportPipeline, error) {
+	var need []string
+	for _, c := range schema.Features() {
+		if _, ok := f.bounds[c.Name]; !ok && c.Kind == data.Continuous {
+			need = append(need, c.Name)
+		}
+	}
+	if len(need) > 0 && !f.boundsFromData {
+		return nil, fmt.Errorf("continuous column(s) %s have no public min–max bounds for the planned scaling: give them with --bounds COL=LO:HI, "+
+			"or pass --bounds-from-data to plan the file's own extremes (the report prices and states it)", data.QuoteNames(need))
+	}
+	if len(f.impute) > 0 && f.maxMissing == 0 && !f.missFromData {
+		return nil, errors.New("--impute needs --max-missing N, a public bound on the records with a missing value, " +
+			"or --missing-from-data to count them in the file (the report states it)")
+	}
+	return &dpnb.ReportPipeline{Dedup: f.dedup, MaxMissing: f.maxMissing, Bounds: f.bounds, Impute: f.impute}, nil
 }
 
 // observedLevels returns the sorted distinct values of a column.
-func observedLevels(df dataframe.DataFrame, name string) []string {
+func observedLevels(s series.Series) []string {
 	seen := map[string]bool{}
-	for _, v := range df.Col(name).Records() {
+	for _, v := range s.Records() {
 		seen[v] = true
 	}
 	out := make([]string, 0, len(seen))
@@ -172,15 +320,6 @@ func observedLevels(df dataframe.DataFrame, name string) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-func schemaIndex(s data.Schema, name string) int {
-	for i, c := range s.Columns {
-		if c.Name == name {
-			return i
-		}
-	}
-	return -1
 }
 
 func writeReport(r *dpnb.PrivacyReportResult, format string, stdout, stderr io.Writer) int {

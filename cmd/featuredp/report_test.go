@@ -19,11 +19,11 @@ func TestPrivacyReportCLI(t *testing.T) {
 	if err := os.WriteFile(path, []byte(csv), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, out, errs := runReproduceCLI("report", "--csv", path, "--sensitive", "s", "--label", "y")
+	code, out, errs := runReproduceCLI("report", "--csv", path, "--sensitive", "s", "--label", "y", "--levels-from-data")
 	if code != 0 || !strings.Contains(out, "| copy | public | 1.000 (1.000) **leaks**") || !strings.Contains(out, "| s | sensitive |") {
 		t.Fatalf("code %d\n%s\n%s", code, out, errs)
 	}
-	code, out, _ = runReproduceCLI("report", "--csv", path, "--sensitive", "s", "--label", "y", "--format", "json")
+	code, out, _ = runReproduceCLI("report", "--csv", path, "--sensitive", "s", "--label", "y", "--format", "json", "--levels-from-data")
 	var rows []map[string]any
 	if code != 0 || json.Unmarshal([]byte(out), &rows) != nil || len(rows) != 4 {
 		t.Fatalf("json: code %d\n%s", code, out)
@@ -55,8 +55,8 @@ func TestPrivacyReportCLIPipeline(t *testing.T) {
 	if err := os.WriteFile(path, []byte(csv), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, out, errs := runReproduceCLI("report", "--csv", path, "--sensitive", "s", "--label", "y",
-		"--bounds", "age=18:90", "--impute", "income", "--max-missing", "80")
+	code, out, errs := runReproduceCLI("report", "--csv", path, "--sensitive", "s", "--label", "y", "--levels", "s=no|yes",
+		"--bounds", "age=18:90", "--bounds-from-data", "--impute", "income", "--max-missing", "80")
 	if code != 0 || !strings.Contains(out, "Planned pre-processing") || !strings.Contains(out, "mean imputation (m = 80)") ||
 		!strings.Contains(out, "min–max scaling") {
 		t.Fatalf("code %d\n%s\n%s", code, out, errs)
@@ -68,7 +68,7 @@ func TestPrivacyReportCLIPipeline(t *testing.T) {
 		{"--impute", "s"},
 		{"--max-missing", "-1"},
 	} {
-		all := append([]string{"report", "--csv", path, "--sensitive", "s", "--label", "y"}, args...)
+		all := append([]string{"report", "--csv", path, "--sensitive", "s", "--label", "y", "--levels-from-data", "--bounds-from-data"}, args...)
 		if code, _, errs := runReproduceCLI(all...); code != 2 || errs == "" {
 			t.Errorf("%v: code %d, stderr %q", args, code, errs)
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/featuredp/featuredp/data"
 	"github.com/go-gota/gota/dataframe"
+	"github.com/go-gota/gota/series"
 )
 
 // Neighbourhood selects the neighbouring relation of a TV estimate
@@ -107,10 +108,10 @@ type rawColumn struct {
 	vals     []float64 // min–max scaled to [0, 1] (continuous)
 }
 
-func readRawColumn(df dataframe.DataFrame, c data.Column, discreteLevels int) (*rawColumn, error) {
-	s := df.Col(c.Name)
-	if s.Err != nil {
-		return nil, fmt.Errorf("column %q: %w", c.Name, s.Err)
+func readRawColumn(cols map[string]series.Series, c data.Column, discreteLevels int) (*rawColumn, error) {
+	s, ok := cols[c.Name]
+	if !ok {
+		return nil, fmt.Errorf("column %q: not in the DataFrame", c.Name)
 	}
 	n := s.Len()
 	col := &rawColumn{name: c.Name}
@@ -253,8 +254,9 @@ type tvEstimator struct {
 // the insensitive columns.
 func newTVEstimator(df dataframe.DataFrame, schema data.Schema, opts TVOptions) (*tvEstimator, []*rawColumn, error) {
 	var sDisc, sCont, us []*rawColumn
+	cols := data.Columns(df) // linear in the width, unlike one df.Col per column
 	for _, c := range schema.Features() {
-		col, err := readRawColumn(df, c, opts.DiscreteLevels)
+		col, err := readRawColumn(cols, c, opts.DiscreteLevels)
 		if err != nil {
 			return nil, nil, err
 		}
