@@ -2,11 +2,11 @@ package experiments
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
-	"maps"
-	"sort"
 	"strconv"
 	"strings"
 )
@@ -43,23 +43,68 @@ func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.K, s.N) }
 // Has reports whether cell index i belongs to the shard.
 func (s Shard) Has(i int) bool { return i%s.N == s.K-1 }
 
+// count is the number of the cells 0, …, total−1 that belong to the shard:
+// K−1, K−1+N, … below total.
+func (s Shard) count(total int) int {
+	if total <= s.K-1 {
+		return 0
+	}
+	return (total-s.K)/s.N + 1
+}
+
+// ManifestFormat is the version of the shard manifest layout that
+// WriteManifest writes and ReadPart reads (documented in deploy/README.md).
+// Manifests of another format, or without one (featuredp before format 1),
+// are refused.
+const ManifestFormat = 1
+
 // Part is what one shard computed of one figure: the rows of its cells and
-// their indices in the figure's cell list.
+// their indices in the figure's cell list. Its JSON form is the shard
+// manifest (see WriteManifest and deploy/README.md).
 type Part struct {
+	// Format is ManifestFormat.
+	Format int `json:"format"`
+	// Version is the featuredp build that ran the shard (BuildVersion).
+	Version string  `json:"featuredp_version"`
 	Figure  string  `json:"figure"`
 	Profile Profile `json:"profile"`
-	Shard   string  `json:"shard"`
+	// Shard is "K/N".
+	Shard string `json:"shard"`
 	// Total is the number of cells of the figure; Cells the indices this
-	// part ran.
+	// part ran: K−1, K−1+N, … below Total.
 	Total int   `json:"cells_total"`
 	Cells []int `json:"cells"`
-	// Rows are the rows of the part's cells, in cell order.
+	// CSV is the checksum of the part's CSV, filled by WriteManifest and
+	// verified by ReadPart.
+	CSV CSVSum `json:"csv"`
+	// Rows are the rows of the part's cells, in cell order, each with the
+	// extra column _cell.
 	Rows []Row `json:"-"`
+	// Source names where the part was read from (a file) in error
+	// messages; "" names it by figure and shard.
+	Source string `json:"-"`
+}
+
+// CSVSum is the checksum of a part's CSV as Part.WriteCSV writes it: the
+// number of data rows, the number of bytes and their SHA-256 (lower-case
+// hex).
+type CSVSum struct {
+	Rows   int    `json:"rows"`
+	Bytes  int64  `json:"bytes"`
+	SHA256 string `json:"sha256"`
 }
 
 // partCell is the extra column that carries a row's cell index in a part's
 // CSV; MergeParts removes it.
 const partCell = "_cell"
+
+// label names the part in error messages.
+func (p *Part) label() string {
+	if p.Source != "" {
+		return p.Source
+	}
+	return fmt.Sprintf("figure %s shard %s", p.Figure, p.Shard)
+}
 
 // ExecuteShard runs the figure's cells of shard s (see Execute) and
 // returns them as a Part.
@@ -71,7 +116,8 @@ func (f Figure) ExecuteShard(ctx context.Context, p Profile, env Env, s Shard, p
 	if err != nil {
 		return nil, err
 	}
-	part := &Part{Figure: f.ID, Profile: env.Profile, Shard: s.String(), Total: len(cells)}
+	part := &Part{Format: ManifestFormat, Version: BuildVersion(), Figure: f.ID, Profile: env.Profile,
+		Shard: s.String(), Total: len(cells)}
 	var mine []Cell
 	for i, c := range cells {
 		if s.Has(i) {
@@ -93,82 +139,48 @@ func (f Figure) ExecuteShard(ctx context.Context, p Profile, env Env, s Shard, p
 // _cell (each row's cell index).
 func (p *Part) WriteCSV(w io.Writer) error { return (&Results{Rows: p.Rows}).WriteCSV(w) }
 
-// WriteManifest writes the part's description as JSON.
+// WriteManifest writes the part's manifest as JSON: the fields of Part,
+// with Format set to ManifestFormat, Version to BuildVersion() if empty,
+// and CSV to the checksum of what WriteCSV writes for the part's rows.
 func (p *Part) WriteManifest(w io.Writer) error {
+	sum, err := p.csvSum()
+	if err != nil {
+		return err
+	}
+	m := *p
+	m.Format, m.CSV = ManifestFormat, sum
+	if m.Version == "" {
+		m.Version = BuildVersion()
+	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(p)
+	if err := enc.Encode(&m); err != nil {
+		return fmt.Errorf("experiments: writing the manifest of %s: %w", p.label(), err)
+	}
+	return nil
 }
 
-// ReadPart reads a part from its manifest and its CSV.
-func ReadPart(manifest, csv io.Reader) (*Part, error) {
-	var p Part
-	if err := json.NewDecoder(manifest).Decode(&p); err != nil {
-		return nil, fmt.Errorf("experiments: reading part manifest: %w", err)
+// csvSum renders the part's CSV into a hash and returns its checksum.
+func (p *Part) csvSum() (CSVSum, error) {
+	h := &countingHash{h: sha256.New()}
+	if err := p.WriteCSV(h); err != nil {
+		return CSVSum{}, err
 	}
-	res, err := ReadCSV(csv)
-	if err != nil {
-		return nil, err
-	}
-	p.Rows = res.Rows
-	return &p, nil
+	return CSVSum{Rows: len(p.Rows), Bytes: h.n, SHA256: h.sum()}, nil
 }
 
-// MergeParts combines the parts of one figure into the Results one machine
-// computes: every cell exactly once, rows in cell order, the _cell column
-// removed. It is an error if the parts disagree on the figure, profile or
-// cell count, or if a cell is missing or computed twice.
-func MergeParts(parts []*Part) (*Results, error) {
-	if len(parts) == 0 {
-		return nil, fmt.Errorf("experiments: merge: no parts")
+// countingHash is a SHA-256 that counts the bytes written to it.
+type countingHash struct {
+	h interface {
+		io.Writer
+		Sum([]byte) []byte
 	}
-	first := parts[0]
-	seen := make([]bool, first.Total)
-	for _, p := range parts {
-		if p.Figure != first.Figure || p.Profile != first.Profile || p.Total != first.Total {
-			return nil, fmt.Errorf("experiments: merge: part %s of %s (%s, %d cells) does not match %s (%s, %d cells)",
-				p.Shard, p.Figure, p.Profile, p.Total, first.Figure, first.Profile, first.Total)
-		}
-		for _, i := range p.Cells {
-			if i < 0 || i >= first.Total || seen[i] {
-				return nil, fmt.Errorf("experiments: merge: %s: cell %d out of range or in two parts", first.Figure, i)
-			}
-			seen[i] = true
-		}
-	}
-	for i, ok := range seen {
-		if !ok {
-			return nil, fmt.Errorf("experiments: merge: %s: cell %d of %d is in no part (a shard is missing)", first.Figure, i, first.Total)
-		}
-	}
-	return mergeRows(parts)
+	n int64
 }
 
-// mergeRows orders the parts' rows by their _cell (stable) and removes it.
-func mergeRows(parts []*Part) (*Results, error) {
-	type tagged struct {
-		cell int
-		row  Row
-	}
-	var all []tagged
-	for _, p := range parts {
-		for _, r := range p.Rows {
-			c, err := strconv.Atoi(r.cell(partCell))
-			if err != nil {
-				return nil, fmt.Errorf("experiments: merge: %s part %s: a row without a valid %s column", p.Figure, p.Shard, partCell)
-			}
-			r.Extra = maps.Clone(r.Extra)
-			delete(r.Extra, partCell)
-			if len(r.Extra) == 0 {
-				r.Extra = nil
-			}
-			all = append(all, tagged{c, r})
-		}
-	}
-	sort.SliceStable(all, func(i, j int) bool { return all[i].cell < all[j].cell })
-	res := &Results{Rows: make([]Row, len(all))}
-	for i, t := range all {
-		res.Rows[i] = t.row
-	}
-	return res, nil
+func (c *countingHash) Write(b []byte) (int, error) {
+	c.n += int64(len(b))
+	return c.h.Write(b)
 }
+
+func (c *countingHash) sum() string { return hex.EncodeToString(c.h.Sum(nil)) }

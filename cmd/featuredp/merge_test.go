@@ -2,9 +2,16 @@ package main
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/csv"
+	"encoding/hex"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -59,4 +66,197 @@ func TestShardUsageErrors(t *testing.T) {
 			t.Errorf("%v: code %d, want 2", args, code)
 		}
 	}
+}
+
+// shardDirs runs accounting-eps-vs-steps in three shards (in process)
+// into dir/s1, s2, s3 and returns the directories.
+func shardDirs(t *testing.T, dir string) []string {
+	t.Helper()
+	var dirs []string
+	for _, k := range []string{"1", "2", "3"} {
+		d := filepath.Join(dir, "s"+k)
+		if code, _, errs := runReproduceCLI("reproduce", "accounting-eps-vs-steps", "--shard", k+"/3", "--workers", "1", "--out", d); code != 0 {
+			t.Fatalf("shard %s/3: code %d\n%s", k, code, errs)
+		}
+		dirs = append(dirs, d)
+	}
+	return dirs
+}
+
+// copyDir copies the regular files of src into a new directory dst.
+func copyDir(t *testing.T, src, dst string) {
+	t.Helper()
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ents, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join(src, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dst, e.Name()), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// editManifest rewrites the manifest at path with edit applied to its
+// fields; with resum, it records the checksum of the CSV beside it (as
+// someone would who edits both files).
+func editManifest(t *testing.T, path string, resum bool, edit func(m map[string]any)) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	edit(m)
+	if resum {
+		csv, err := os.ReadFile(strings.TrimSuffix(path, ".json") + ".csv")
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := sha256.Sum256(csv)
+		m["csv"] = map[string]any{"rows": bytes.Count(csv, []byte("\n")) - 1, "bytes": len(csv), "sha256": hex.EncodeToString(h[:])}
+	}
+	if b, err = json.Marshal(m); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Every hostile merge of issue #25 exits 1 with a message naming the
+// shard's file and what is wrong, and writes no figure.
+func TestMergeRefusesHostileShardFiles(t *testing.T) {
+	base := t.TempDir()
+	shards := shardDirs(t, base)
+	file := func(d, k, ext string) string {
+		return filepath.Join(d, "s"+k, "accounting-eps-vs-steps.shard-"+k+"-of-3"+ext)
+	}
+	edit := func(path string, f func([]byte) []byte) {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, f(b), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	set := func(key string, v any) func(map[string]any) { return func(m map[string]any) { m[key] = v } }
+	// The shards as written merge into the one-process CSV.
+	whole := filepath.Join(base, "whole")
+	if code, _, errs := runReproduceCLI("reproduce", "accounting-eps-vs-steps", "--out", whole); code != 0 {
+		t.Fatalf("whole run: code %d\n%s", code, errs)
+	}
+	if code, _, errs := runReproduceCLI(append([]string{"merge", "--out", filepath.Join(base, "merged")}, shards...)...); code != 0 {
+		t.Fatalf("merge: code %d\n%s", code, errs)
+	}
+	a, _ := os.ReadFile(filepath.Join(whole, "accounting-eps-vs-steps.csv"))
+	b, err := os.ReadFile(filepath.Join(base, "merged", "accounting-eps-vs-steps.csv"))
+	if err != nil || len(a) == 0 || !bytes.Equal(a, b) {
+		t.Fatalf("merged CSV differs from the whole run's (%v)", err)
+	}
+	for i, tc := range []struct {
+		name  string
+		edit  func(d string)
+		shard string // the shard the message names
+		want  string
+	}{
+		{"CSV cut to its header", func(d string) {
+			edit(file(d, "2", ".csv"), func(b []byte) []byte { return b[:bytes.IndexByte(b, '\n')+1] })
+		}, "2", "does not match the manifest's checksum: it holds 0 rows"},
+		{"CSV copied over another", func(d string) {
+			edit(file(d, "2", ".csv"), func([]byte) []byte { b, _ := os.ReadFile(file(d, "1", ".csv")); return b })
+		}, "2", "the CSV was cut, replaced or edited after shard 2/3 ran"},
+		{"another figure's rows", func(d string) {
+			edit(file(d, "2", ".csv"), func(b []byte) []byte {
+				return bytes.ReplaceAll(b, []byte("\naccounting-eps-vs-steps,"), []byte("\naccounting-calibration,"))
+			})
+			editManifest(t, file(d, "2", ".json"), true, func(map[string]any) {})
+		}, "2", `is of figure "accounting-calibration", not accounting-eps-vs-steps`},
+		{"a _cell the manifest does not list", func(d string) {
+			edit(file(d, "2", ".csv"), func(b []byte) []byte { return setFirstCell(t, b, "0") })
+			editManifest(t, file(d, "2", ".json"), true, func(map[string]any) {})
+		}, "2", "row 1 is of cell 0, which the manifest does not list (shard 2/3 of 102 cells)"},
+		{"cells_total -1", func(d string) { editManifest(t, file(d, "2", ".json"), false, set("cells_total", -1)) },
+			"2", `"cells_total" -1 is negative`},
+		{"cells_total 9e18", func(d string) {
+			edit(file(d, "3", ".json"), func(b []byte) []byte {
+				return regexp.MustCompile(`"cells_total": \d+`).ReplaceAll(b, []byte(`"cells_total": 9000000000000000000`))
+			})
+		}, "3", "shard 3/3 of 9000000000000000000 cells has 3000000000000000000"},
+		{"another featuredp build", func(d string) {
+			editManifest(t, file(d, "3", ".json"), false, set("featuredp_version", "v0.0.1 go1.20"))
+		},
+			"3", `was written by featuredp "v0.0.1 go1.20"`},
+		{"another profile", func(d string) {
+			for _, k := range []string{"1", "2", "3"} {
+				editManifest(t, file(d, k, ".json"), false, set("profile", "full"))
+			}
+		}, "1", "splits 102 cells, but figure accounting-eps-vs-steps has"},
+		{"a manifest of an older featuredp", func(d string) {
+			editManifest(t, file(d, "1", ".json"), false, func(m map[string]any) { delete(m, "format") })
+		}, "1", `no "format" field`},
+		{"a renamed shard", func(d string) {
+			for _, ext := range []string{".json", ".csv"} {
+				if err := os.Rename(file(d, "3", ext), filepath.Join(d, "s3", "accounting-eps-vs-steps.shard-2-of-3"+ext)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, ext := range []string{".json", ".csv"} {
+				edit(filepath.Join(d, "s3", "accounting-eps-vs-steps.shard-2-of-3"+ext), func([]byte) []byte { b, _ := os.ReadFile(file(d, "1", ext)); return b })
+			}
+		}, "", "the manifest is of figure accounting-eps-vs-steps shard 1/3, which featuredp writes as accounting-eps-vs-steps.shard-1-of-3.json"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := filepath.Join(base, "case"+strconv.Itoa(i))
+			var dirs []string
+			for _, s := range shards {
+				copyDir(t, s, filepath.Join(d, filepath.Base(s)))
+				dirs = append(dirs, filepath.Join(d, filepath.Base(s)))
+			}
+			tc.edit(d)
+			out := filepath.Join(d, "merged")
+			code, _, errs := runReproduceCLI(append([]string{"merge", "--out", out}, dirs...)...)
+			named := filepath.Join(d, "s3", "accounting-eps-vs-steps.shard-2-of-3.json")
+			if tc.shard != "" {
+				named = file(d, tc.shard, ".json")
+			}
+			if code != 1 || !strings.Contains(errs, named) || !strings.Contains(errs, tc.want) || strings.Contains(errs, "panic") {
+				t.Errorf("code %d, stderr %q; want 1 and a message naming %s and containing %q", code, errs, named, tc.want)
+			}
+			if _, err := os.Stat(filepath.Join(out, "accounting-eps-vs-steps.csv")); err == nil {
+				t.Error("the refused merge wrote the figure's CSV")
+			}
+		})
+	}
+}
+
+// setFirstCell sets the _cell column of the first row of a shard CSV.
+func setFirstCell(t *testing.T, b []byte, cell string) []byte {
+	t.Helper()
+	recs, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+	if err != nil || len(recs) < 2 {
+		t.Fatalf("shard CSV: %v", err)
+	}
+	col := slices.Index(recs[0], "_cell")
+	if col < 0 {
+		t.Fatal("shard CSV without _cell")
+	}
+	recs[1][col] = cell
+	var out bytes.Buffer
+	w := csv.NewWriter(&out)
+	if err := w.WriteAll(recs); err != nil {
+		t.Fatal(err)
+	}
+	return out.Bytes()
 }

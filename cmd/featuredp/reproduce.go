@@ -27,12 +27,14 @@ func init() {
 const reproduceUsage = `usage: featuredp reproduce [all | PAPER | FIGURE-ID ...] [flags]
 
 Runs the selected figures (default: all) and writes, for each, DIR/FIGURE-ID.csv
-(tidy table), DIR/FIGURE-ID.png and .svg, and DIR/report.md (replacing an earlier
-one): a summary table (figure, status, wall time, agreement with the paper's
+(tidy table), DIR/FIGURE-ID.png and .svg, and DIR/report.md (replacing earlier
+ones): a summary table (figure, status, wall time, agreement with the paper's
 numbers) and a section per figure with the settings and the paper's numbers
 beside this run's. Figures whose datasets are missing from the data directory
 are skipped (and listed). Figures are experiments: every cell is seeded
 (reproducible mode), so nothing they output is a private release.
+DIR must be new, empty or written by featuredp (it holds the marker file
+.featuredp-output); --force writes into any other directory.
 PAPER is one of: ` + "corrdp, fdp, bcdp, smoothdp, accounting" + `.
 
 flags:
@@ -49,6 +51,7 @@ type reproduceOptions struct {
 	fetch     bool               // fetch the missing datasets first
 	mirror    string             // download them from this base URL
 	shard     *experiments.Shard // run only this slice of the cells
+	force     bool               // write into a directory featuredp did not write
 }
 
 // parseReproduce parses args, allowing flags before, between and after the
@@ -63,6 +66,7 @@ func parseReproduce(args []string, stdout io.Writer) (opts reproduceOptions, hel
 	list := fs.Bool("list", false, "list the selected figures (id, title, datasets) and exit")
 	fetch := fs.Bool("fetch", false, "first download the datasets the selected figures need and lack (see featuredp data fetch)")
 	mirror := fs.String("mirror", "", "with --fetch: download from `URL`/NAME instead of the canonical sources")
+	force := fs.Bool("force", false, "write into --out even if it is a non-empty directory featuredp did not write (its files of the same names are replaced)")
 	shard := fs.String("shard", "", "run only the slice `K/N` of every figure's cells and write partial results (combine them with featuredp merge)")
 	rest := args
 	for {
@@ -99,7 +103,7 @@ func parseReproduce(args []string, stdout io.Writer) (opts reproduceOptions, hel
 		return opts, false, errors.New("--out must not be empty")
 	}
 	opts.out, opts.profile, opts.dataDir, opts.workers, opts.list = *out, p, *data, *workers, *list
-	opts.fetch, opts.mirror = *fetch, *mirror
+	opts.fetch, opts.mirror, opts.force = *fetch, *mirror, *force
 	if *shard != "" {
 		sh, err := experiments.ParseShard(*shard)
 		if err != nil {
@@ -127,6 +131,10 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 	if opts.list {
 		listReproduceFigures(stdout, figs, opts.dataDir)
 		return 0
+	}
+	if err := prepareOutDir(opts.out, opts.force); err != nil {
+		fmt.Fprintf(stderr, "featuredp reproduce: %v\n", err)
+		return outDirExit(err)
 	}
 	if opts.fetch {
 		fetchForFigures(figs, opts, stdout, stderr)
@@ -182,10 +190,6 @@ func listReproduceFigures(w io.Writer, figs []experiments.Figure, dataDir string
 // table and one section per figure of this run (a previous report is
 // replaced).
 func reproduce(ctx context.Context, figs []experiments.Figure, opts reproduceOptions, stdout, stderr io.Writer) int {
-	if err := os.MkdirAll(opts.out, 0o755); err != nil {
-		fmt.Fprintf(stderr, "featuredp reproduce: creating output directory: %v\n", err)
-		return 1
-	}
 	rep := &runReport{path: filepath.Join(opts.out, "report.md"), header: reportHeader(figs, opts)}
 	if err := rep.write(); err != nil {
 		fmt.Fprintf(stderr, "featuredp reproduce: %v\n", err)
