@@ -97,12 +97,18 @@ bench-numpy:   # the same E3 DP-SGD step in numpy (python3-numpy from Debian), b
 	/usr/bin/python3 tools/bench_numpy.py 20
 	$(SIMD) go test -run '^$$' -bench 'DPSGDStepE3' -benchtime 20x ./mechanisms/
 
-fuzz:    # 30 s per fuzz target (FUZZTIME=5m for the accountant's acceptance run)
-	go test -run '^$$' -fuzz=FuzzRDPInvariants -fuzztime=$(or $(FUZZTIME),30s) ./accounting/
-	go test -run '^$$' -fuzz=FuzzGaussianInvariants -fuzztime=$(or $(FUZZTIME),30s) ./accounting/
-	go test -run '^$$' -fuzz=FuzzFDPAccountingInvariants -fuzztime=$(or $(FUZZTIME),30s) ./notions/fdp/
-	go test -run '^$$' -fuzz=FuzzCorrDPAccountingInvariants -fuzztime=$(or $(FUZZTIME),30s) ./notions/corrdp/
-	go test -run '^$$' -fuzz=FuzzAllocationInvariants -fuzztime=$(or $(FUZZTIME),30s) ./notions/bcdp/
-	go test -run '^$$' -fuzz=FuzzTheorem2Invariants -fuzztime=$(or $(FUZZTIME),30s) ./notions/smoothdp/
-	go test -run '^$$' -fuzz=FuzzReadCSV -fuzztime=30s ./data/
-	go test -run '^$$' -fuzz=FuzzReadIDX -fuzztime=30s ./data/
+fuzz:    # 60 s per fuzz target (FUZZTIME=5m for the accountant's acceptance run)
+	go test -run '^$$' -fuzz=FuzzRDPInvariants -fuzztime=$(or $(FUZZTIME),60s) ./accounting/
+	go test -run '^$$' -fuzz=FuzzGaussianInvariants -fuzztime=$(or $(FUZZTIME),60s) ./accounting/
+	go test -run '^$$' -fuzz=FuzzFDPAccountingInvariants -fuzztime=$(or $(FUZZTIME),60s) ./notions/fdp/
+	go test -run '^$$' -fuzz=FuzzCorrDPAccountingInvariants -fuzztime=$(or $(FUZZTIME),60s) ./notions/corrdp/
+	go test -run '^$$' -fuzz=FuzzAllocationInvariants -fuzztime=$(or $(FUZZTIME),60s) ./notions/bcdp/
+	go test -run '^$$' -fuzz=FuzzTheorem2Invariants -fuzztime=$(or $(FUZZTIME),60s) ./notions/smoothdp/
+	go test -run '^$$' -fuzz=FuzzReadCSV -fuzztime=$(or $(FUZZTIME),60s) ./data/
+	go test -run '^$$' -fuzz=FuzzReadIDX -fuzztime=$(or $(FUZZTIME),60s) ./data/
+	go test -run '^$$' -fuzz=FuzzPublicEncodingIsDataIndependent -fuzztime=$(or $(FUZZTIME),60s) ./data/
+	go test -run '^$$' -fuzz=FuzzEstimateMeansInBounds -fuzztime=$(or $(FUZZTIME),60s) ./notions/bcdp/
+	go test -run '^$$' -fuzz=FuzzSecureRelease -fuzztime=$(or $(FUZZTIME),60s) ./mechanisms/
+	go test -run '^$$' -fuzz=FuzzGranularity -fuzztime=$(or $(FUZZTIME),60s) ./mechanisms/
+	go test -run '^$$' -fuzz=FuzzMergeParts -fuzztime=$(or $(FUZZTIME),60s) ./experiments/
+	go test -run '^$$' -fuzz=FuzzReportFlags -fuzztime=$(or $(FUZZTIME),60s) ./cmd/featuredp/
