@@ -211,6 +211,11 @@ func SubsampledGaussianDelta(q, z, eps float64) (float64, error) {
 	mu := 1 / z
 	// Direction 1: remove (P over Q).
 	eps1 := math.Log1p(math.Expm1(eps) / q)
+	if math.IsInf(eps1, 1) {
+		// (e^ε − 1)/q overflows (ε > 709): log(1 + (e^ε − 1)/q) =
+		// ε − log q + log1p(−(1−q)e^{−ε}), the last term below 1e-300.
+		eps1 = eps - numeric.Log(q)
+	}
 	d1 := q * gaussDelta(mu, eps1)
 	// Direction 2: add (Q over P); non-zero only when e^{−ε} > 1 − q.
 	d2 := 0.0

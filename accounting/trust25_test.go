@@ -301,3 +301,17 @@ func TestCapNoteNamesTheBound(t *testing.T) {
 		t.Errorf("order 65535.5, q = 1 − 1e-12, z = 1: note %v", note)
 	}
 }
+
+// TestSubsampledGaussianDeltaLargeEpsilon: for ε > 709, (e^ε − 1)/q
+// overflowed and the remove direction's shifted ε became +Inf, giving
+// δ = 0; with z = 1e-3 (μ = 1000) the exact δ is q·δ_μ(ε − log q), close
+// to q.
+func TestSubsampledGaussianDeltaLargeEpsilon(t *testing.T) {
+	for _, eps := range []float64{710, 800, 1e5} {
+		got, err := SubsampledGaussianDelta(0.5, 1e-3, eps)
+		want, _ := GDPDelta(1000, eps+math.Ln2)
+		if want *= 0.5; err != nil || got < want*(1-1e-12) || want < 0.4 {
+			t.Errorf("SubsampledGaussianDelta(0.5, 1e-3, %v) = %v, %v; want %v", eps, got, err, want)
+		}
+	}
+}
