@@ -206,8 +206,11 @@ func ValidateSensitivity(s float64) error {
 // It is the smallest δ for which the mechanism is (ε, δ)-DP, for any
 // neighbouring relation under which the query's L2 sensitivity is sens (for
 // add/remove-one with per-record clipping to C, sens = C). One release, no
-// sampling. It is computed in log space, accurate to about 1e-15 absolute
-// and to a few ulps relative unless δ is many orders below Φ(Δ/(2σ) − εσ/Δ).
+// sampling. It is computed by the routes of logGaussDelta, accurate to
+// about 1e-13 relative (2e-10 where the difference route is used) down to
+// δ = 5e-324; outside the difference route a = Δ/(2σ) − εσ/Δ is formed in
+// double-double arithmetic from sens, σ and ε (logGaussDeltaSigma), never
+// through the rounded Δ/σ, and any remaining error in a errs upward.
 //
 // σ = +Inf or ε = +Inf give 0. Errors: σ NaN or <= 0, ε NaN or negative,
 // sens NaN, <= 0 or infinite.

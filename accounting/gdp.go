@@ -67,8 +67,8 @@ func GDPEpsilon(mu, delta float64) (float64, error) {
 	ld := numeric.Log(delta)
 	g := func(eps float64) float64 { return logGaussDelta(mu, eps) - ld } // decreasing in ε
 	g0 := g(0)
-	if g0 <= 0 && gdpCheck(mu, 0, ld) {
-		return 0, nil
+	if g0 <= 0 {
+		return certifyGDPEpsilon(mu, 0, ld, delta)
 	}
 	lo, hi := 0.0, 1.0
 	glo, ghi := g0, g(1)
@@ -80,9 +80,7 @@ func GDPEpsilon(mu, delta float64) (float64, error) {
 		}
 		ghi = g(hi)
 	}
-	if glo > 0 {
-		_, hi = numeric.BrentDecreasing(g, lo, hi, glo, ghi, 1e-14)
-	}
+	_, hi = numeric.BrentDecreasing(g, lo, hi, glo, ghi, 1e-14)
 	return certifyGDPEpsilon(mu, hi, ld, delta)
 }
 
