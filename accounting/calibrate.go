@@ -59,16 +59,38 @@ type epsCurve struct {
 	conv   Conversion
 	raw    bool // Opacus' unclamped get_privacy_spent instead of EpsilonFromRDP
 	rdp    []float64
+	// budget is the series work left for the whole calibration
+	// (calibrationWork when nil at the first evaluation); once spent,
+	// eps returns NaN and the calibration fails with errTooCostly.
+	budget *workBudget
 }
+
+// calibrationWork bounds the series terms of one calibration, over every
+// noise multiplier it tries: two grids' worth of maxSGMWork, about two seconds.
+const calibrationWork = 2 * maxSGMWork
+
+// errTooCostly is returned by the calibrations when the order grid needs
+// more series work than calibrationWork.
+var errTooCostly = errors.New("accounting: the order grid is too costly to calibrate on (more than 2^23 series terms): use fewer orders, or orders below a few thousand")
+
+// spent reports whether the calibration's work budget ran out (some order
+// then got the un-subsampled cap instead of its value).
+func (e *epsCurve) spent() bool { return e.budget != nil && e.budget.exhausted }
 
 func (e *epsCurve) eps(z float64) float64 {
 	if e.rdp == nil {
 		e.rdp = make([]float64, len(e.orders))
 	}
+	if e.budget == nil {
+		e.budget = &workBudget{left: calibrationWork}
+	}
 	for k := range e.rdp {
 		e.rdp[k] = 0
 	}
-	addRDP(e.rdp, e.q, z, e.steps, e.orders)
+	addRDPBudget(e.rdp, e.q, z, e.steps, e.orders, e.budget)
+	if e.spent() {
+		return math.NaN()
+	}
 	if e.raw {
 		v, _ := epsilonRaw(e.orders, e.rdp, e.delta, e.conv)
 		return v
@@ -115,6 +137,9 @@ func NoiseMultiplierOpacus(targetEps, delta, q float64, steps int) (float64, err
 	for epsHi > targetEps {
 		hi *= 2
 		epsHi = c.eps(hi)
+		if c.spent() {
+			return 0, errTooCostly
+		}
 		if hi > opacusMaxSigma {
 			return 0, fmt.Errorf("%w: the privacy budget is too low (noise multiplier would exceed %g)", ErrUnreachable, opacusMaxSigma)
 		}
@@ -127,6 +152,9 @@ func NoiseMultiplierOpacus(targetEps, delta, q float64, steps int) (float64, err
 		}
 		mid := (lo + hi) / 2
 		e := c.eps(mid)
+		if c.spent() {
+			return 0, errTooCostly
+		}
 		if e < targetEps {
 			hi, epsHi = mid, e
 		} else {
@@ -190,9 +218,15 @@ func NoiseMultiplier(targetEps, delta, q float64, steps int, orders []float64, c
 			glo = g(lo)
 		}
 	}
+	if c.spent() {
+		return 0, errTooCostly
+	}
 	if math.IsNaN(glo) || math.IsNaN(ghi) {
 		return 0, fmt.Errorf("accounting: epsilon is not a number while calibrating")
 	}
 	_, hi = numeric.BrentDecreasing(g, lo, hi, glo, ghi, 1e-13)
+	if c.spent() {
+		return 0, errTooCostly
+	}
 	return hi, nil
 }

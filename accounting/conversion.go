@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/featuredp/featuredp/internal/numeric"
 )
 
 // Conversion selects the RDP → (ε, δ) conversion. The zero value is
@@ -133,7 +135,7 @@ func EpsilonFromRDP(orders, rdp []float64, delta float64, conv Conversion) (eps,
 // epsilonRaw is the unclamped minimum over orders (Opacus' get_privacy_spent
 // for ConversionImproved). Inputs must be valid.
 func epsilonRaw(orders, rdp []float64, delta float64, conv Conversion) (float64, float64) {
-	logDelta := math.Log(delta)
+	logDelta := numeric.Log(delta)
 	best, bestOrder := math.Inf(1), orders[0]
 	for k, a := range orders {
 		e := epsAtOrder(a, rdp[k], logDelta, conv)
@@ -230,7 +232,7 @@ func GaussianEpsilonRealOrder(z float64, steps int, delta float64) (eps, order f
 		return math.Inf(1), math.Inf(1), nil
 	}
 	rho := float64(steps) / (2 * z * z)
-	l := -math.Log(delta)
+	l := -numeric.Log(delta)
 	if math.IsInf(rho, 1) {
 		return math.Inf(1), math.Inf(1), nil
 	}

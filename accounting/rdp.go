@@ -247,11 +247,16 @@ func trivialPhase(q, z float64, steps int) bool {
 // integer-order values, fractional-part tables) is shared across the grid
 // through one sgm context.
 func addRDP(out []float64, q, z float64, steps int, orders []float64) []RDPNote {
+	return addRDPBudget(out, q, z, steps, orders, &workBudget{left: maxSGMWork})
+}
+
+// addRDPBudget is addRDP drawing its series terms from a shared budget.
+func addRDPBudget(out []float64, q, z float64, steps int, orders []float64, budget *workBudget) []RDPNote {
 	if trivialPhase(q, z, steps) {
 		return nil
 	}
 	t := float64(steps)
-	c := newSGM(q, z)
+	c := newSGMBudget(q, z, budget)
 	var notes []RDPNote
 	for k, a := range orders {
 		r, note := c.rdp(a)

@@ -260,7 +260,10 @@ func (c *sgm) fracSeriesLin(alpha float64, t *fracTable) (seriesSum, bool) {
 	clin, sign := 1.0, 1.0
 	prev, center, width := math.Inf(1), 0.0, math.Inf(1)
 	converged := false
-	for i := 0; i < maxFracTerms; i++ {
+	limit := c.termLimit(first)
+	i := 0
+	defer func() { c.spend(i) }()
+	for ; i < limit; i++ {
 		fi := float64(i)
 		bc := base * clin
 		t0, t1 := bc*c.g0At(i), bc*c.g1At(t, top-i)
@@ -328,7 +331,10 @@ func (c *sgm) fracSeriesLog(alpha float64, t *fracTable) seriesSum {
 	logWidth := math.Inf(1)
 	eb := 1.5*math.Abs(logBase) + 2
 	converged := false
-	for i := 0; i < maxFracTerms; i++ {
+	limit := c.termLimit(first)
+	i := 0
+	defer func() { c.spend(i) }()
+	for ; i < limit; i++ {
 		fi := float64(i)
 		j := alpha - fi
 		l0, l1 := logBase+logCoef+c.logG0At(i), logBase+logCoef+c.logG1At(t, top-i)
@@ -399,5 +405,5 @@ func signedLogSum(s, sg []float64) float64 {
 	if !(sum > 0) {
 		return math.NaN()
 	}
-	return m + math.Log(sum)
+	return m + numeric.Log(sum)
 }

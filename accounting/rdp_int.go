@@ -51,6 +51,7 @@ func (c *sgm) logAm1IntFast(n int) (float64, bool) {
 		// of the combined exponent, which stays in range far longer.
 		c.hm1 = append(c.hm1, math.Exp(t*c.lr+d)*-math.Expm1(-d))
 	}
+	c.spend(n)
 	fn := float64(n)
 	sum, coef := 0.0, fn*(fn-1)/2 // C(n,2)
 	for i := 2; i <= n; i++ {
@@ -64,7 +65,7 @@ func (c *sgm) logAm1IntFast(n int) (float64, bool) {
 	if !(sum > 0) || math.IsInf(sum, 1) {
 		return 0, false
 	}
-	return math.Log(base) + math.Log(sum), true
+	return math.Log(base) + numeric.Log(sum), true
 }
 
 // logAm1IntLog evaluates log(A_n − 1) with a max-shifted log-sum-exp of
@@ -78,6 +79,7 @@ func (c *sgm) logAm1IntLog(n int) float64 {
 		c.intBuf = make([]float64, n+1)
 	}
 	s := c.intBuf[:n+1]
+	c.spend(n)
 	lfn := numeric.LogFact(n)
 	m := math.Inf(-1)
 	for i := 2; i <= n; i++ {
@@ -97,5 +99,5 @@ func (c *sgm) logAm1IntLog(n int) float64 {
 			sum += math.Exp(d)
 		}
 	}
-	return m + math.Log(sum)
+	return m + numeric.Log(sum)
 }

@@ -1,6 +1,10 @@
 package accounting
 
-import "math"
+import (
+	"math"
+
+	"github.com/featuredp/featuredp/internal/numeric"
+)
 
 // sgm holds the order-independent quantities of one (q, z) pair of the
 // Poisson-subsampled Gaussian mechanism, and caches that make evaluating a
@@ -40,17 +44,69 @@ type sgm struct {
 	intLogA map[int]float64 // log A_n, memoised
 	hm1     []float64       // (q/(1−q))^i expm1((i²−i)/(2z²)), see logAIntFast
 	intBuf  []float64
+	// budget is the number of series terms still allowed, shared by
+	// every order evaluated through this context (and, for calibrations,
+	// by every noise multiplier tried; see maxSGMWork).
+	budget *workBudget
+}
+
+// workBudget counts the series terms an evaluation may still use;
+// exhausted records that some order got the cap because it ran out.
+type workBudget struct {
+	left      int64
+	exhausted bool
+}
+
+// maxSGMWork bounds the series terms (each a few exponentials, logs or
+// erfc) that one order grid may cost for one (q, z) pair: about a second.
+// Orders evaluated after it is spent get the un-subsampled cap α/(2z²), a
+// valid upper bound, with a note (RDPUnsubsampled). Without it a grid of
+// 5,000 orders near 65,536, or q = 0.9 with z = 1e100 (whose fractional
+// series run to their 2^20-term cap at every order), take minutes.
+const maxSGMWork = 1 << 22
+
+// budgetReason is the note of an order whose value is the cap because the
+// work budget was spent.
+const budgetReason = "work budget of the order grid spent (2^22 series terms): fewer or smaller orders give tighter values"
+
+// spend records n series terms evaluated.
+func (c *sgm) spend(n int) { c.budget.left -= int64(n) }
+
+// affords reports whether at least n more terms may be evaluated, and
+// marks the budget exhausted when not.
+func (c *sgm) affords(n int) bool {
+	if c.budget.left >= int64(n) {
+		return true
+	}
+	c.budget.exhausted = true
+	return false
+}
+
+// termLimit returns how many terms a fractional series may use: at most
+// maxFracTerms and the remaining budget, but always past its first
+// alternating term ⌈α⌉ (rdp checks that the budget covers that).
+func (c *sgm) termLimit(first int) int {
+	return int(max(min(int64(maxFracTerms), c.budget.left), int64(first)+2))
 }
 
 func newSGM(q, z float64) *sgm {
-	c := &sgm{q: q, z: z}
+	return newSGMBudget(q, z, &workBudget{left: maxSGMWork})
+}
+
+// newSGMBudget is newSGM with a work budget shared with other contexts.
+func newSGMBudget(q, z float64, budget *workBudget) *sgm {
+	c := &sgm{q: q, z: z, budget: budget}
 	if q > 0 && q < 1 && z > 0 && !math.IsInf(z, 1) {
-		c.logq = math.Log(q)
+		c.logq = numeric.Log(q)
 		c.log1mq = math.Log1p(-q)
 		c.lr = c.logq - c.log1mq
 		z2 := z * z
 		c.inv2z2 = 1 / (2 * z2)
-		c.z0 = z2*math.Log(1/q-1) + 0.5
+		l := math.Log(1/q - 1)
+		if q < 0x1p-1022 { // 1/q overflows
+			l = -c.lr
+		}
+		c.z0 = z2*l + 0.5
 		c.invS = 1 / (sqrt2 * z)
 		c.logK = -c.z0*c.z0*c.inv2z2 - ln2
 		c.k = math.Exp(c.logK)
@@ -80,6 +136,10 @@ func (c *sgm) rdp(alpha float64) (float64, RDPNote) {
 		note.Method, note.Reason = RDPUnsubsampled, "order above 65536"
 		return full, note
 	}
+	if !c.affords(3*int(math.Ceil(alpha)) + 64) {
+		note.Method, note.Reason = RDPUnsubsampled, budgetReason
+		return full, note
+	}
 	var r float64
 	if alpha == math.Trunc(alpha) {
 		r = c.logAInt(int(alpha)) / (alpha - 1)
@@ -91,8 +151,13 @@ func (c *sgm) rdp(alpha float64) (float64, RDPNote) {
 		note.Method, note.Reason = RDPUnsubsampled, "series failed"
 		return full, note
 	case r > full:
-		// The cap is the tighter valid bound; it is exact to rounding
-		// for q → 1, so the note stays as it was.
+		// The cap is the tighter valid bound. Next to an exact value it
+		// is exact to rounding (q → 1) and the note stays; next to a
+		// bound it is the bound actually used, and the note says so.
+		if note.Method != RDPExact {
+			note.Reason = "the un-subsampled cap α/(2z²), below the " + note.Method.String() + " (" + note.Reason + ")"
+			note.Method = RDPUnsubsampled
+		}
 		return full, note
 	case r < math.SmallestNonzeroFloat64:
 		return math.SmallestNonzeroFloat64, note
@@ -113,5 +178,5 @@ func logExpm1(d float64) float64 {
 	if d > 1 {
 		return d + math.Log1p(-math.Exp(-d))
 	}
-	return math.Log(math.Expm1(d))
+	return numeric.Log(math.Expm1(d))
 }

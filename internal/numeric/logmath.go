@@ -149,3 +149,69 @@ func NormQuantile(p float64) float64 {
 	}
 	return x
 }
+
+// Log returns the natural logarithm of x, exact to rounding also for
+// subnormal x (0 < x < 2^-1022). math.Log on amd64 (its assembly kernel)
+// reads the exponent field of a subnormal as the minimum exponent and
+// returns about −709.09 for every subnormal (true values go down to
+// −744.44 at 5e-324): a log of a tiny probability that is too large. Here a
+// subnormal x is written x = f·2^k (math.Frexp, f ∈ [½, 1)) and
+// log x = log f + k·ln 2, with ln 2 split in two parts so that k·ln2Hi is
+// exact. Normal, zero, negative, infinite and NaN arguments give exactly
+// math.Log(x).
+func Log(x float64) float64 {
+	if !(x > 0 && x < minNormal) {
+		return math.Log(x)
+	}
+	f, k := math.Frexp(x)
+	fk := float64(k)
+	return fk*ln2Hi + (math.Log(f) + fk*ln2Lo)
+}
+
+const (
+	// minNormal is the smallest normal float64, 2^-1022.
+	minNormal = 0x1p-1022
+	// ln2Hi + ln2Lo = ln 2 (fdlibm's split: ln2Hi has 32 trailing zero
+	// bits, so k·ln2Hi is exact for |k| < 2^20).
+	ln2Hi = 6.93147180369123816490e-01
+	ln2Lo = 1.90821492927058770002e-10
+)
+
+// erfcxNegDeriv returns −Erfcx'(t) = 2/√π − 2t·Erfcx(t), positive for
+// every t (Erfcx is decreasing). For t ≥ erfcxAsymMin it uses the
+// derivative of Erfcx's asymptotic series,
+// (1/(√π t²)) Σ_k (2k+1)(−1)^k (2k−1)!! / (2t²)^k, which avoids the
+// cancellation of the two terms.
+func erfcxNegDeriv(t float64) float64 {
+	if t < erfcxAsymMin {
+		return 2/math.SqrtPi - 2*t*Erfcx(t)
+	}
+	u := 1 / (2 * t * t)
+	s := 0.0
+	for k := len(erfcxAsymCoef) - 1; k >= 0; k-- {
+		s = s*u + float64(2*k+1)*erfcxAsymCoef[k]
+	}
+	return s / (math.SqrtPi * t * t)
+}
+
+// erfcxDiffSimpson: below this value of h·max(1, |x|, |x+h|), ErfcxDiff
+// integrates −Erfcx' by Simpson's rule instead of subtracting.
+const erfcxDiffSimpson = 1e-2
+
+// ErfcxDiff returns Erfcx(x) − Erfcx(x+h) for h ≥ 0 and x > −26 (where
+// Erfcx(x) is finite), accurate to about 1e-11 relative also when h is tiny
+// and the two values nearly cancel. Erfcx is decreasing and convex, so the
+// difference is the integral of −Erfcx' over [x, x+h]; when
+// h·max(1, |x|, |x+h|) < 1e-2 it is Simpson's rule on that integral
+// (relative error ≲ (h·scale)⁴/2880 < 4e-12), otherwise the plain
+// difference (condition number ≲ 100·max(1, x²) there, a loss of at most
+// ~1e-11 relative for |x| ≤ 27, which is where the callers need it).
+func ErfcxDiff(x, h float64) float64 {
+	y := x + h
+	scale := math.Max(1, math.Max(math.Abs(x), math.Abs(y)))
+	if h*scale >= erfcxDiffSimpson {
+		return Erfcx(x) - Erfcx(y)
+	}
+	m := x + h/2
+	return h / 6 * (erfcxNegDeriv(x) + 4*erfcxNegDeriv(m) + erfcxNegDeriv(y))
+}
