@@ -100,6 +100,9 @@ bench-numpy:   # the same E3 DP-SGD step in numpy (python3-numpy from Debian), b
 fuzz:    # 60 s per fuzz target (FUZZTIME=5m for the accountant's acceptance run)
 	go test -run '^$$' -fuzz=FuzzRDPInvariants -fuzztime=$(or $(FUZZTIME),60s) ./accounting/
 	go test -run '^$$' -fuzz=FuzzGaussianInvariants -fuzztime=$(or $(FUZZTIME),60s) ./accounting/
+	go test -run '^$$' -fuzz=FuzzAnalyticGaussianFullRange -fuzztime=$(or $(FUZZTIME),60s) ./accounting/
+	go test -run '^$$' -fuzz=FuzzConversionSubnormalDelta -fuzztime=$(or $(FUZZTIME),60s) ./accounting/
+	go test -run '^$$' -fuzz=FuzzLogSubnormal -fuzztime=$(or $(FUZZTIME),60s) ./internal/numeric/
 	go test -run '^$$' -fuzz=FuzzFDPAccountingInvariants -fuzztime=$(or $(FUZZTIME),60s) ./notions/fdp/
 	go test -run '^$$' -fuzz=FuzzCorrDPAccountingInvariants -fuzztime=$(or $(FUZZTIME),60s) ./notions/corrdp/
 	go test -run '^$$' -fuzz=FuzzAllocationInvariants -fuzztime=$(or $(FUZZTIME),60s) ./notions/bcdp/
