@@ -236,5 +236,5 @@ func GaussianEpsilonRealOrder(z float64, steps int, delta float64) (eps, order f
 	if math.IsInf(rho, 1) {
 		return math.Inf(1), math.Inf(1), nil
 	}
-	return rho + 2*math.Sqrt(rho*l), 1 + math.Sqrt(l/rho), nil
+	return zcdpEpsilon(rho, l), 1 + math.Sqrt(l/rho), nil
 }

@@ -1,0 +1,332 @@
+package accounting
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+// rrRDPDirect is the RDP of randomized response at level ε evaluated
+// straight from the definition Σ p^α q^{1−α} over its two outputs (accurate
+// for moderate αε, where nothing cancels badly).
+func rrRDPDirect(eps, a float64) float64 {
+	p := math.Exp(eps) / (1 + math.Exp(eps))
+	q := 1 - p
+	s := math.Pow(p, a)*math.Pow(q, 1-a) + math.Pow(q, a)*math.Pow(p, 1-a)
+	return math.Log(s) / (a - 1)
+}
+
+// TestPureRDP: the RDP of an ε-DP loss is randomized response's, checked
+// against the definition, and never above ε nor αε²/2 (Bun & Steinke 2016).
+func TestPureRDP(t *testing.T) {
+	for _, eps := range []float64{1e-3, 0.1, 0.5, 1, 3} {
+		for _, a := range []float64{1.1, 1.5, 2, 4, 10, 63} {
+			got := PureRDP(eps, a)
+			want := rrRDPDirect(eps, a)
+			if got < want*(1-1e-9) || got > want*(1+1e-9) {
+				t.Errorf("PureRDP(%v, %v) = %.17g, definition %.17g", eps, a, got, want)
+			}
+			if got > eps || got > a*eps*eps/2*(1+1e-12) {
+				t.Errorf("PureRDP(%v, %v) = %v above min(ε, αε²/2)", eps, a, got)
+			}
+		}
+	}
+	if got := PureRDP(2, math.Inf(1)); got != 2 {
+		t.Errorf("PureRDP(2, +Inf) = %v, want 2", got)
+	}
+	if got := PureRDP(1e-200, 2); !(got > 0) {
+		t.Errorf("PureRDP(1e-200, 2) = %v, want > 0 (never an underflowed 0)", got)
+	}
+	if got := PureRDP(5, 1e6); !(got <= 5 && got > 4.99) {
+		t.Errorf("PureRDP(5, 1e6) = %v, want just below 5", got)
+	}
+}
+
+// ml returns l, panicking (failing the test) on a constructor error.
+func ml(l Loss, err error) Loss {
+	if err != nil {
+		panic(err)
+	}
+	return l
+}
+
+// TestLedgerComposition: pure ε + Gaussian + subsampled-Gaussian phases +
+// zCDP under add/remove, against the composition computed in the test from
+// the definitions: randomized response's Rényi divergence, αΔ²/(2σ²), αρ and
+// the subsampled Gaussian by quadrature of its integral, summed and
+// converted by the classic formula written out here.
+func TestLedgerComposition(t *testing.T) {
+	orders := []float64{2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 32}
+	L, err := NewLedger(RelationAddRemove, orders)
+	if err != nil {
+		t.Fatal(err)
+	}
+	losses := []Loss{
+		ml(PureLoss(0.5, RelationAddRemove)),
+		ml(GaussianLoss(2, 1, RelationAddRemove)),
+		ml(SubsampledGaussianLoss(Phase{SampleRate: 0.02, NoiseMultiplier: 1, Steps: 500})),
+		ml(SubsampledGaussianLoss(Phase{SampleRate: 0.05, NoiseMultiplier: 2, Steps: 100})),
+		ml(ZCDPLoss(0.1, RelationAddRemove)),
+	}
+	for _, l := range losses {
+		if err := L.Add(l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const delta = 1e-5
+	want, wantOrder := math.Inf(1), 0.0
+	for _, a := range orders {
+		r := rrRDPDirect(0.5, a) + a/(2*2*2) + 500*rdpQuadrature(0.02, 1, a) + 100*rdpQuadrature(0.05, 2, a) + a*0.1
+		if e := r + math.Log(1/delta)/(a-1); e < want {
+			want, wantOrder = e, a
+		}
+	}
+	rep, err := L.Epsilon(delta, ConversionClassic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Route != RouteRDP || rep.Order != wantOrder || math.Abs(rep.Epsilon-want) > 1e-9*want {
+		t.Errorf("ledger: ε = %.12g at order %v by %s, independent %.12g at order %v", rep.Epsilon, rep.Order, rep.Route, want, wantOrder)
+	}
+	if rep.Delta != delta || len(rep.Entries) != len(losses) {
+		t.Errorf("δ = %v, %d entries", rep.Delta, len(rep.Entries))
+	}
+	sum := 0.0
+	for _, s := range rep.Entries {
+		sum += s.Value
+	}
+	if math.Abs(sum+math.Log(1/delta)/(rep.Order-1)-rep.Epsilon) > 1e-9 {
+		t.Errorf("breakdown sums to %v, ε %v", sum, rep.Epsilon)
+	}
+	imp, err := L.Epsilon(delta, ConversionImproved)
+	if err != nil || !(imp.Epsilon < rep.Epsilon) {
+		t.Errorf("improved ε %v not below classic %v (%v)", imp.Epsilon, rep.Epsilon, err)
+	}
+}
+
+// TestLedgerPublished: a ledger of one phase reproduces Opacus' published
+// ε for (q, z, T) = (0.04, 1.5, 2250), δ = 1e-5 (reference_test.go, R1).
+func TestLedgerPublished(t *testing.T) {
+	L, _ := NewLedger(RelationAddRemove, nil)
+	if err := L.Add(ml(SubsampledGaussianLoss(Phase{SampleRate: 0.04, NoiseMultiplier: 1.5, Steps: 2250}))); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := L.Epsilon(1e-5, ConversionImproved)
+	if err != nil || !near(rep.Epsilon, 7.32911117143, 1e-9, 0) || rep.Order != 3.9 {
+		t.Errorf("ε = %v at %v (%v), want 7.32911117143 at 3.9", rep.Epsilon, rep.Order, err)
+	}
+}
+
+// TestLedgerRoutes: the closed-form routes against their formulas
+// computed here, and the best route wins.
+func TestLedgerRoutes(t *testing.T) {
+	const delta = 1e-6
+	ar := RelationAddRemove
+	tests := []struct {
+		name      string
+		losses    []Loss
+		wantRoute Route
+		want      func() float64
+		wantDelta float64
+	}{
+		{"pure only: Σε exactly, δ = 0", []Loss{ml(PureLoss(0.75, ar)), ml(PureLoss(0.25, ar))}, RoutePure,
+			func() float64 { return 1 }, 0},
+		{"gaussians: exact GDP", []Loss{ml(GaussianLoss(3, 1, ar)), ml(GDPLoss(0.4, ar))}, RouteGDP,
+			func() float64 { e, _ := GDPEpsilon(math.Sqrt(1.0/9+0.16), delta); return e }, delta},
+		{"pure + approx: basic", []Loss{ml(PureLoss(0.3, ar)), ml(ApproxLoss(0.2, 1e-7, ar))}, RoutePure,
+			func() float64 { return 0.5 }, 1e-7},
+		{"gaussian + approx: GDP at δ − δ_i, + ε_i", []Loss{ml(GaussianLoss(1, 1, ar)), ml(ApproxLoss(0.2, 4e-7, ar))}, RouteGDP,
+			func() float64 { e, _ := GDPEpsilon(1, 6e-7); return e + 0.2 }, delta},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			L, _ := NewLedger(ar, nil)
+			for _, l := range tc.losses {
+				if err := L.Add(l); err != nil {
+					t.Fatal(err)
+				}
+			}
+			rep, err := L.Epsilon(delta, ConversionImproved)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if w := tc.want(); rep.Route != tc.wantRoute || math.Abs(rep.Epsilon-w) > 1e-12*w || rep.Delta != tc.wantDelta {
+				t.Errorf("%s ε = %.15g δ = %v, want %s %.15g δ = %v", rep.Route, rep.Epsilon, rep.Delta, tc.wantRoute, w, tc.wantDelta)
+			}
+			for _, r := range rep.Routes {
+				if r.Valid && r.Epsilon < rep.Epsilon {
+					t.Errorf("route %s gives %v below the reported %v", r.Route, r.Epsilon, rep.Epsilon)
+				}
+			}
+		})
+	}
+	// zCDP: ρ + 2√(ρ log 1/δ) beats the grid for a large total ρ.
+	L, _ := NewLedger(ar, nil)
+	_ = L.Add(ml(ZCDPLoss(3, ar)))
+	_ = L.Add(ml(PureLoss(1, ar)))
+	rep, err := L.Epsilon(delta, ConversionImproved)
+	want := 3.5 + 2*math.Sqrt(3.5*math.Log(1/delta))
+	zr := rep.Routes[1]
+	if err != nil || zr.Route != RouteZCDP || math.Abs(zr.Epsilon-want) > 1e-12*want {
+		t.Errorf("zcdp route %+v, want ε %v (%v)", zr, want, err)
+	}
+}
+
+// TestLedgerRefusesMixedRelations: a loss of another relation is refused
+// with both relations named; an explicit change makes it composable.
+func TestLedgerRefusesMixedRelations(t *testing.T) {
+	L, _ := NewLedger(RelationReplaceOne, nil)
+	_ = L.Add(ml(PureLoss(1, RelationReplaceOne)))
+	g := ml(GaussianLoss(2, 1, RelationAddRemove))
+	err := L.Add(g)
+	if err == nil || !strings.Contains(err.Error(), "entry 1") || !strings.Contains(err.Error(), "add-remove") || !strings.Contains(err.Error(), "ChangeRelation") {
+		t.Fatalf("mixed relation: err = %v", err)
+	}
+	if L.Len() != 1 {
+		t.Fatalf("refused entry was added")
+	}
+	g2, err := g.ChangeRelation(RelationReplaceOne)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := L.Add(g2); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := L.Epsilon(1e-5, ConversionImproved); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestChangeRelation: each change against its source's formula.
+func TestChangeRelation(t *testing.T) {
+	ar, ro := RelationAddRemove, RelationReplaceOne
+	orders := []float64{1.5, 2, 3, 4, 8}
+	base := []float64{0.1, 0.2, 0.3, 0.4, 0.8} // given at 2α for α ∈ orders: 3, 4, 6, 8, 16
+	curve := ml(RDPLoss([]float64{2, 3, 4, 6, 8, 16}, []float64{0.05, 0.1, 0.2, 0.3, 0.4, 0.8}, ar))
+	tests := []struct {
+		name     string
+		l        Loss
+		to       Relation
+		check    func(Loss) bool
+		wantSame bool
+	}{
+		{"pure 2ε (Dwork & Roth Thm 2.2)", ml(PureLoss(0.5, ar)), ro, func(l Loss) bool { e, _, _ := l.ApproxDP(); return e == 1 }, false},
+		{"FDP Prop. 1 (1, 1e-5) → (2, 3.718e-5)", ml(ApproxLoss(1, 1e-5, RelationFeatureSimulator)), RelationFeature,
+			func(l Loss) bool { e, d, _ := l.ApproxDP(); return e == 2 && math.Abs(d-1e-5*(1+math.E)) < 1e-18 }, false},
+		{"zCDP 4ρ (Bun & Steinke Prop. 1.9)", ml(ZCDPLoss(0.1, ar)), ro, func(l Loss) bool { r, _ := l.Rho(); return math.Abs(r-0.4) < 1e-16 }, false},
+		{"Gaussian 2Δ", ml(GaussianLoss(2, 1, ar)), ro, func(l Loss) bool { m, _ := l.Mu(); return m == 1 }, false},
+		{"GDP 2μ", ml(GDPLoss(0.3, ar)), ro, func(l Loss) bool { m, _ := l.Mu(); return m == 0.6 }, false},
+		{"RDP 3ε(2α), α ≥ 2 (Mironov Prop. 2)", curve, ro, func(l Loss) bool {
+			r, _, err := l.RDP(orders)
+			if err != nil || !math.IsInf(r[0], 1) {
+				return false
+			}
+			for k := 1; k < len(orders); k++ {
+				if math.Abs(r[k]-3*base[k]) > 1e-15 {
+					return false
+				}
+			}
+			return true
+		}, false},
+		{"add-remove → label: chain then restriction", ml(PureLoss(0.5, ar)), RelationLabel, func(l Loss) bool { e, _, _ := l.ApproxDP(); return e == 1 && len(l.Changes()) == 2 }, false},
+		{"DP ⇒ FDP (Prop. 2): same loss", ml(ZCDPLoss(0.1, ar)), RelationFeatureSimulator, func(l Loss) bool { r, _ := l.Rho(); return r == 0.1 }, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := tc.l.ChangeRelation(tc.to)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Relation() != tc.to || !tc.check(got) {
+				t.Errorf("%v → %v: got %v", tc.l, tc.to, got)
+			}
+			if tc.l.Relation() == tc.to {
+				t.Error("input changed")
+			}
+		})
+	}
+	for _, bad := range []struct{ from, to Relation }{{ro, ar}, {RelationLabel, ro}, {RelationFeature, RelationFeatureSimulator}} {
+		if _, err := ml(PureLoss(1, bad.from)).ChangeRelation(bad.to); err == nil {
+			t.Errorf("%v → %v accepted (would under-report)", bad.from, bad.to)
+		}
+	}
+	if _, err := ml(ApproxLoss(5, 0.01, ar)).ChangeRelation(ro); err == nil {
+		t.Error("vacuous δ(1 + e^ε) ≥ 1 accepted")
+	}
+}
+
+// TestLedgerErrors: bad input gets an error, never a silent default.
+func TestLedgerErrors(t *testing.T) {
+	ar := RelationAddRemove
+	for name, err := range map[string]error{
+		"pure NaN":      second(PureLoss(math.NaN(), ar)),
+		"pure Inf":      second(PureLoss(math.Inf(1), ar)),
+		"approx δ 1":    second(ApproxLoss(1, 1, ar)),
+		"zcdp -1":       second(ZCDPLoss(-1, ar)),
+		"gaussian σ 0":  second(GaussianLoss(0, 1, ar)),
+		"gaussian Δ 0":  second(GaussianLoss(1, 0, ar)),
+		"gdp NaN":       second(GDPLoss(math.NaN(), ar)),
+		"phase q 2":     second(SubsampledGaussianLoss(Phase{SampleRate: 2, NoiseMultiplier: 1, Steps: 1})),
+		"rdp lengths":   second(RDPLoss([]float64{2, 3}, []float64{1}, ar)),
+		"rdp order 1":   second(RDPLoss([]float64{1}, []float64{1}, ar)),
+		"rdp repeated":  second(RDPLoss([]float64{2, 2}, []float64{1, 1}, ar)),
+		"rdp negative":  second(RDPLoss([]float64{2}, []float64{-1}, ar)),
+		"relation 99":   second(PureLoss(1, Relation(99))),
+		"curve nil":     second(CurveLoss("c", nil, 1, 2, ar)),
+		"curve [3, 2]":  second(CurveLoss("c", func(float64) (float64, error) { return 0, nil }, 3, 2, ar)),
+		"ledger orders": second(NewLedger(ar, []float64{})),
+	} {
+		if err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+	L, _ := NewLedger(ar, nil)
+	_ = L.Add(ml(ApproxLoss(1, 1e-5, ar)))
+	if _, err := L.Epsilon(1e-6, ConversionImproved); err == nil || !strings.Contains(err.Error(), "δ") {
+		t.Errorf("(ε, δ) entries above δ: err = %v", err)
+	}
+	_ = L.Add(ml(GaussianLoss(1, 1, ar)))
+	if _, err := L.Epsilon(1e-5, ConversionImproved); err == nil || !strings.Contains(err.Error(), "no route") {
+		t.Errorf("all of δ spent by (ε, δ) entries: err = %v", err)
+	}
+	bad := ml(CurveLoss("bad", func(float64) (float64, error) { return math.NaN(), nil }, 1, math.Inf(1), ar))
+	if err := L.Add(bad); err == nil || !strings.Contains(err.Error(), "entry 2") {
+		t.Errorf("NaN curve: err = %v", err)
+	}
+	if _, err := (*Ledger)(nil).Epsilon(1e-5, ConversionImproved); err == nil {
+		t.Error("nil ledger")
+	}
+}
+
+func second[T any](_ T, err error) error { return err }
+
+// TestRDPLossInterpolation: between given orders the value is the
+// convexity bound, never below the true curve (here the Gaussian's αρ,
+// for which (α−1)αρ is convex: the bound is above it).
+func TestRDPLossInterpolation(t *testing.T) {
+	rho := 0.3
+	given := []float64{2, 4, 8, 16}
+	vals := make([]float64, len(given))
+	for i, a := range given {
+		vals[i] = a * rho
+	}
+	l := ml(RDPLoss(given, vals, RelationAddRemove))
+	orders := []float64{1.5, 2, 3, 5, 7.5, 16, 20}
+	r, notes, err := l.RDP(orders)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, a := range orders {
+		switch {
+		case a > 16:
+			if !math.IsInf(r[k], 1) {
+				t.Errorf("order %v above the largest given: %v, want +Inf", a, r[k])
+			}
+		case r[k] < a*rho:
+			t.Errorf("order %v: %v below the true %v", a, r[k], a*rho)
+		}
+	}
+	if r[1] != 0.6 || len(notes) != 5 {
+		t.Errorf("exact order: %v; %d notes, want 5", r[1], len(notes))
+	}
+}
