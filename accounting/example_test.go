@@ -55,3 +55,38 @@ func ExampleAnalyticGaussianSigma() {
 	// Output:
 	// analytic 7.031827, classic 9.689611
 }
+
+// A ledger composes different mechanisms under one neighbouring relation:
+// a Laplace release (pure ε), a Gaussian release, DP-SGD (a subsampled
+// Gaussian phase) and a zCDP query. Each is an RDP curve on the order
+// grid; the best route here is the RDP one.
+func ExampleLedger() {
+	ar := accounting.RelationAddRemove
+	L, err := accounting.NewLedger(ar, nil)
+	if err != nil {
+		panic(err)
+	}
+	laplace, _ := accounting.PureLoss(0.5, ar)
+	gauss, _ := accounting.GaussianLoss(2, 1, ar)
+	sgd, _ := accounting.SubsampledGaussianLoss(accounting.Phase{SampleRate: 0.02, NoiseMultiplier: 1, Steps: 500})
+	zcdp, _ := accounting.ZCDPLoss(0.1, ar)
+	for _, l := range []accounting.Loss{laplace, gauss, sgd, zcdp} {
+		if err := L.Add(l); err != nil {
+			panic(err)
+		}
+	}
+	rep, err := L.Epsilon(1e-5, accounting.ConversionImproved)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("ε = %.4f at δ = %g by the %s route (order %v)\n", rep.Epsilon, rep.Delta, rep.Route, rep.Order)
+	for _, e := range rep.Entries {
+		fmt.Printf("  %-50s %s %.4f\n", e.Loss, e.Part, e.Value)
+	}
+	// Output:
+	// ε = 4.7910 at δ = 1e-05 by the rdp route (order 5.2)
+	//   pure ε=0.5 (add-remove)                            rdp 0.3893
+	//   gaussian σ=2 Δ=1 (add-remove)                      rdp 0.6500
+	//   subsampled_gaussian q=0.02 z=1 T=500 (add-remove)  rdp 1.0967
+	//   zcdp ρ=0.1 (add-remove)                            rdp 0.5200
+}

@@ -47,8 +47,7 @@ type RouteResult struct {
 // ("epsilon", with Delta its δ).
 type EntryShare struct {
 	Index int
-	Name  string // Loss.String()
-	Kind  LossKind
+	Loss  Loss // the entry (Loss.String names it)
 	Part  string
 	Value float64
 	Delta float64
@@ -216,8 +215,8 @@ func (L *Ledger) tally(l Loss) {
 }
 
 // vector returns the RDP vector of a non-trivial curve loss on the
-// ledger's grid and its factor, shared between equal losses (pure ε, and
-// subsampled-Gaussian phases of equal q, z and chain, per step).
+// ledger's grid and its factor, shared between equal losses (pure ε, equal
+// ρ, and subsampled-Gaussian phases of equal q, z and chain, per step).
 func (L *Ledger) vector(l Loss) (*rdpVec, float64, error) {
 	key, factor, ok := l.ledgerKey()
 	if ok {
@@ -247,6 +246,9 @@ func (l Loss) ledgerKey() (ledgerKey, float64, bool) {
 	switch l.kind {
 	case LossPure:
 		return ledgerKey{kind: LossPure, a: l.eps}, 1, true
+	case LossZCDP, LossGaussian, LossGDP:
+		rho, _ := l.Rho()
+		return ledgerKey{kind: LossZCDP, a: rho}, 1, true
 	case LossSubsampledGaussian:
 		p := l.phase
 		return ledgerKey{kind: l.kind, a: p.SampleRate, b: p.NoiseMultiplier, chain: l.chain, subsampled1: true}, float64(p.Steps), true
@@ -437,7 +439,7 @@ func (L *Ledger) shares(w RouteResult) []EntryShare {
 	out := make([]EntryShare, len(L.entries))
 	for i, e := range L.entries {
 		l := e.loss
-		s := EntryShare{Index: i, Name: l.String(), Kind: l.kind}
+		s := EntryShare{Index: i, Loss: l}
 		switch {
 		case l.kind == LossApprox || w.Route == RoutePure:
 			s.Part, s.Value, s.Delta = "epsilon", l.eps, l.del

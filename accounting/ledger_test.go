@@ -330,3 +330,159 @@ func TestRDPLossInterpolation(t *testing.T) {
 		t.Errorf("exact order: %v; %d notes, want 5", r[1], len(notes))
 	}
 }
+
+// fuzzLosses decodes up to 12 losses (4 bytes each) and δ from data.
+func fuzzLosses(data []byte) ([]Loss, float64) {
+	if len(data) == 0 {
+		return nil, 1e-5
+	}
+	delta := math.Pow(10, -float64(1+data[0]%10))
+	var out []Loss
+	ar := RelationAddRemove
+	for i := 1; i+3 < len(data) && len(out) < 12; i += 4 {
+		b1, b2, b3 := float64(data[i+1]), float64(data[i+2]), int(data[i+3])
+		var l Loss
+		var err error
+		switch data[i] % 6 {
+		case 0:
+			l, err = PureLoss(b1/32, ar)
+		case 1:
+			l, err = GaussianLoss(0.2+b1/16, 1+b2/64, ar)
+		case 2:
+			l, err = ZCDPLoss(b1/64, ar)
+		case 3:
+			l, err = GDPLoss(b1/64, ar)
+		case 4:
+			l, err = SubsampledGaussianLoss(Phase{SampleRate: (b1 + 1) / 256, NoiseMultiplier: 0.5 + b2/32, Steps: 1 + b3})
+		default:
+			l, err = ApproxLoss(b1/32, delta*(b2+1)/4096, ar)
+		}
+		if err != nil {
+			panic(err)
+		}
+		out = append(out, l)
+	}
+	return out, delta
+}
+
+// tightLower is an ε below which no valid (ε, δ) bound of the loss can be:
+// the exact ε(δ) of a mechanism the loss covers (randomized response for
+// pure ε, the Gaussian for ρ and μ, one step of the subsampled Gaussian),
+// or 0 for (ε, δ) losses.
+func tightLower(t *testing.T, l Loss, delta float64) float64 {
+	switch l.Kind() {
+	case LossPure:
+		e, _, _ := l.ApproxDP()
+		return math.Max(0, math.Log(math.Exp(e)-delta*(1+math.Exp(e))))
+	case LossZCDP, LossGaussian, LossGDP:
+		mu, ok := l.Mu()
+		if !ok {
+			rho, _ := l.Rho()
+			mu = math.Sqrt(2 * rho)
+		}
+		e, err := GDPEpsilon(mu, delta)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	case LossSubsampledGaussian:
+		p := l.phase
+		lo, hi := 0.0, 64.0 // δ_1(lo) > δ: the exact one-step ε is above lo
+		if d, _ := SubsampledGaussianDelta(p.SampleRate, p.NoiseMultiplier, 0); d <= delta {
+			return 0
+		}
+		for range 60 {
+			mid := (lo + hi) / 2
+			if d, _ := SubsampledGaussianDelta(p.SampleRate, p.NoiseMultiplier, mid); d > delta {
+				lo = mid
+			} else {
+				hi = mid
+			}
+		}
+		return lo
+	}
+	return 0
+}
+
+// FuzzLedgerInvariants: for any mix of losses, (1) adding an entry never
+// lowers ε; (2) ε is never below any single entry's tight value (a lower
+// bound on every valid guarantee) nor below the entry alone in a ledger;
+// (3) the reported ε is the minimum over the valid routes.
+func FuzzLedgerInvariants(f *testing.F) {
+	f.Add([]byte{4, 0, 16, 0, 0, 1, 30, 0, 0, 4, 5, 16, 100, 2, 6, 0, 0, 5, 8, 9, 0})
+	f.Add([]byte{0, 0, 32, 0, 0, 0, 1, 0, 0})
+	f.Add([]byte{9, 3, 64, 0, 0, 1, 200, 255, 0, 5, 1, 255, 0})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		losses, delta := fuzzLosses(data)
+		L, _ := NewLedger(RelationAddRemove, nil)
+		prev := 0.0
+		for i, l := range losses {
+			if err := L.Add(l); err != nil {
+				t.Fatal(err)
+			}
+			rep, err := L.Epsilon(delta, ConversionImproved)
+			if err != nil {
+				if strings.Contains(err.Error(), "δ") {
+					return // (ε, δ) entries spent δ: refused, never a low ε
+				}
+				t.Fatal(err)
+			}
+			if rep.Epsilon < prev*(1-1e-12) {
+				t.Fatalf("entry %d (%v) lowered ε from %v to %v", i, l, prev, rep.Epsilon)
+			}
+			prev = rep.Epsilon
+			for _, r := range rep.Routes {
+				if r.Valid && r.Epsilon < rep.Epsilon {
+					t.Fatalf("route %s gives %v below the reported %v", r.Route, r.Epsilon, rep.Epsilon)
+				}
+			}
+		}
+		if len(losses) == 0 {
+			return
+		}
+		final, err := L.Epsilon(delta, ConversionImproved)
+		if err != nil {
+			return
+		}
+		for i, l := range losses {
+			if lb := tightLower(t, l, delta); final.Epsilon < lb*(1-1e-9) {
+				t.Fatalf("ε %v below entry %d's (%v) tight value %v", final.Epsilon, i, l, lb)
+			}
+			one, _ := NewLedger(RelationAddRemove, nil)
+			_ = one.Add(l)
+			if rep, err := one.Epsilon(delta, ConversionImproved); err == nil && final.Epsilon < rep.Epsilon*(1-1e-12) {
+				t.Fatalf("ε %v below entry %d (%v) alone: %v", final.Epsilon, i, l, rep.Epsilon)
+			}
+		}
+	})
+}
+
+var ledgerSink *LedgerReport
+
+// BenchmarkLedger1000Mixed: 1,000 entries of five kinds (pure, Gaussian,
+// subsampled-Gaussian phases sharing (q, z), zCDP, (ε, δ)) composed and
+// converted. Target: ≤ 1 ms.
+func BenchmarkLedger1000Mixed(b *testing.B) {
+	ar := RelationAddRemove
+	kinds := []Loss{
+		ml(PureLoss(0.01, ar)),
+		ml(GaussianLoss(20, 1, ar)),
+		ml(SubsampledGaussianLoss(Phase{SampleRate: 0.01, NoiseMultiplier: 1.1, Steps: 10})),
+		ml(ZCDPLoss(0.001, ar)),
+		ml(ApproxLoss(0.01, 1e-9, ar)),
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		L, _ := NewLedger(ar, nil)
+		for i := range 1000 {
+			if err := L.Add(kinds[i%len(kinds)]); err != nil {
+				b.Fatal(err)
+			}
+		}
+		rep, err := L.Epsilon(1e-5, ConversionImproved)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ledgerSink = rep
+	}
+}

@@ -67,15 +67,39 @@ type Loss struct {
 	sens     float64 // gaussian
 	mu       float64 // gdp
 	phase    Phase   // subsampled gaussian
-	orders   []float64
-	values   []float64 // rdp, sorted by order
-	curve    Curve
-	lo, hi   float64 // curve validity interval
 	// chain is the number of two-step chains applied to a curve kind
 	// (subsampled gaussian, rdp, curve): ε′(α) = 3^chain·ε(2^chain·α) for
 	// α ≥ 2 (Mironov 2017, Prop. 2 with c = 1, applied chain times).
-	chain   int
+	chain int
+	ext   *lossExt // nil for none: keeps the common kinds small to copy
+}
+
+// lossExt holds the rarely used parts of a Loss. It is never modified
+// after the Loss holding it is returned (copies are made instead).
+type lossExt struct {
+	name    string
+	orders  []float64
+	values  []float64 // rdp, sorted by order
+	curve   Curve
+	lo, hi  float64  // curve validity interval
 	changes []string // the relation changes applied, with sources
+}
+
+var noExt lossExt
+
+// x returns the loss's extension for reading.
+func (l Loss) x() *lossExt {
+	if l.ext == nil {
+		return &noExt
+	}
+	return l.ext
+}
+
+// withExt returns l with a copy of its extension for writing.
+func (l Loss) withExt() (Loss, *lossExt) {
+	e := *l.x()
+	l.ext = &e
+	return l, &e
 }
 
 // finiteNonNeg reports an error naming the field unless v is finite and >= 0.
@@ -213,10 +237,11 @@ func RDPLoss(orders, values []float64, rel Relation) (Loss, error) {
 		idx[i] = i
 	}
 	sort.Slice(idx, func(i, j int) bool { return orders[idx[i]] < orders[idx[j]] })
-	l := Loss{kind: LossRDP, rel: rel, orders: make([]float64, len(orders)), values: make([]float64, len(orders))}
+	e := &lossExt{orders: make([]float64, len(orders)), values: make([]float64, len(orders))}
+	l := Loss{kind: LossRDP, rel: rel, ext: e}
 	for k, i := range idx {
-		l.orders[k], l.values[k] = orders[i], values[i]
-		if k > 0 && l.orders[k] == l.orders[k-1] {
+		e.orders[k], e.values[k] = orders[i], values[i]
+		if k > 0 && e.orders[k] == e.orders[k-1] {
 			return Loss{}, fmt.Errorf("accounting: RDP order %v is given twice", orders[i])
 		}
 	}
@@ -239,7 +264,7 @@ func CurveLoss(name string, c Curve, alphaMin, alphaMax float64, rel Relation) (
 	if err := checkRelation(rel); err != nil {
 		return Loss{}, err
 	}
-	return Loss{kind: LossCurve, rel: rel, name: name, curve: c, lo: alphaMin, hi: alphaMax}, nil
+	return Loss{kind: LossCurve, rel: rel, ext: &lossExt{name: name, curve: c, lo: alphaMin, hi: alphaMax}}, nil
 }
 
 // Kind returns the loss's parametrisation.
@@ -250,11 +275,12 @@ func (l Loss) Relation() Relation { return l.rel }
 
 // Changes returns the relation changes applied to the loss, each with its
 // source, in order (nil for none).
-func (l Loss) Changes() []string { return append([]string(nil), l.changes...) }
+func (l Loss) Changes() []string { return append([]string(nil), l.x().changes...) }
 
 // WithName returns the loss labelled name in reports.
 func (l Loss) WithName(name string) Loss {
-	l.name = name
+	l, e := l.withExt()
+	e.name = name
 	return l
 }
 
@@ -265,8 +291,8 @@ func (l Loss) String() string {
 }
 
 func (l Loss) label() string {
-	if l.name != "" {
-		return l.name
+	if n := l.x().name; n != "" {
+		return n
 	}
 	g := func(v float64) string { return fmt.Sprintf("%g", v) }
 	var s string
@@ -284,7 +310,7 @@ func (l Loss) label() string {
 	case LossSubsampledGaussian:
 		s = fmt.Sprintf("subsampled_gaussian q=%g z=%g T=%d", l.phase.SampleRate, l.phase.NoiseMultiplier, l.phase.Steps)
 	case LossRDP:
-		s = fmt.Sprintf("rdp at %d orders", len(l.orders))
+		s = fmt.Sprintf("rdp at %d orders", len(l.x().orders))
 	default:
 		s = "curve"
 	}
@@ -452,9 +478,10 @@ func (l Loss) baseRDP(vals, at []float64, budget *workBudget) ([]RDPNote, error)
 		p := l.phase
 		return addRDPBudget(vals, p.SampleRate, p.NoiseMultiplier, p.Steps, at, budget), nil
 	case LossRDP:
+		x := l.x()
 		var notes []RDPNote
 		for k, a := range at {
-			v, note := interpRDP(l.orders, l.values, a)
+			v, note := interpRDP(x.orders, x.values, a)
 			vals[k] = v
 			if note.Method != RDPExact {
 				notes = append(notes, note)
@@ -462,17 +489,18 @@ func (l Loss) baseRDP(vals, at []float64, budget *workBudget) ([]RDPNote, error)
 		}
 		return notes, nil
 	case LossCurve:
+		x := l.x()
 		for k, a := range at {
-			if !(a >= l.lo && a <= l.hi) {
+			if !(a >= x.lo && a <= x.hi) {
 				vals[k] = math.Inf(1)
 				continue
 			}
-			v, err := l.curve(a)
+			v, err := x.curve(a)
 			if err != nil {
-				return nil, fmt.Errorf("accounting: RDP curve %q at order %v: %w", l.name, a, err)
+				return nil, fmt.Errorf("accounting: RDP curve %q at order %v: %w", x.name, a, err)
 			}
 			if math.IsNaN(v) || v < 0 {
-				return nil, fmt.Errorf("accounting: RDP curve %q at order %v is %v, not >= 0", l.name, a, v)
+				return nil, fmt.Errorf("accounting: RDP curve %q at order %v is %v, not >= 0", x.name, a, v)
 			}
 			vals[k] = v
 		}
@@ -594,8 +622,8 @@ func (l Loss) ChangeRelation(to Relation) (Loss, error) {
 	if err != nil {
 		return Loss{}, err
 	}
-	out := l
-	out.changes = append([]string(nil), l.changes...)
+	out, ext := l.withExt()
+	ext.changes = append([]string(nil), ext.changes...)
 	for _, e := range path {
 		edge := relationEdges[e]
 		if edge.step == stepChain2 {
@@ -604,7 +632,7 @@ func (l Loss) ChangeRelation(to Relation) (Loss, error) {
 			}
 		}
 		out.rel = edge.to
-		out.changes = append(out.changes, fmt.Sprintf("%v → %v: %s", edge.from, edge.to, edge.source))
+		ext.changes = append(ext.changes, fmt.Sprintf("%v → %v: %s", edge.from, edge.to, edge.source))
 	}
 	return out, nil
 }
