@@ -6,6 +6,8 @@ import (
 	"math"
 	"math/big"
 	"math/rand/v2"
+
+	"github.com/featuredp/featuredp/accounting"
 )
 
 // Floating-point-safe noise: exact samplers of the discrete Laplace and the
@@ -208,10 +210,12 @@ func DiscreteGaussianRho(l2Sens, sigma, grid float64, d int) (float64, error) {
 
 // ZCDPEpsilon converts ρ-zCDP to (ε, δ)-DP with ε = ρ + 2√(ρ·log(1/δ))
 // (Bun & Steinke 2016, Prop. 1.3), a valid upper bound (CKS 2020 give a
-// tighter conversion).
+// tighter conversion). It is accounting.ZCDPEpsilon, the module's one
+// implementation of the formula.
 func ZCDPEpsilon(rho, delta float64) (float64, error) {
-	if !(rho >= 0) || math.IsInf(rho, 0) || !(delta > 0 && delta < 1) {
-		return 0, fmt.Errorf("mechanisms: ZCDPEpsilon: ρ = %v, δ = %v (want ρ ≥ 0 finite, δ in (0, 1))", rho, delta)
+	eps, err := accounting.ZCDPEpsilon(rho, delta)
+	if err != nil {
+		return 0, fmt.Errorf("mechanisms: ZCDPEpsilon: ρ = %v, δ = %v (want ρ ≥ 0 finite, δ in (0, 1)): %w", rho, delta, err)
 	}
-	return rho + 2*math.Sqrt(rho*math.Log(1/delta)), nil
+	return eps, nil
 }
