@@ -386,7 +386,7 @@ func (L *Ledger) routeRDP(delta, rest float64, conv Conversion) RouteResult {
 
 func (L *Ledger) routeZCDP(delta, rest float64) RouteResult {
 	if L.noRho > 0 {
-		return RouteResult{Route: RouteZCDP, Reason: fmt.Sprintf("%d entr(ies) have no zCDP ρ", L.noRho)}
+		return RouteResult{Route: RouteZCDP, Reason: fmt.Sprintf("entries without a zCDP ρ: %d", L.noRho)}
 	}
 	if !L.leaking {
 		return L.withApprox(RouteZCDP, 0, L.apxDel, 0)
@@ -420,7 +420,7 @@ func (L *Ledger) routeGDP(delta, rest float64) RouteResult {
 
 func (L *Ledger) routePure() RouteResult {
 	if L.noPure > 0 {
-		return RouteResult{Route: RoutePure, Reason: fmt.Sprintf("%d entr(ies) are neither pure nor (ε, δ)", L.noPure)}
+		return RouteResult{Route: RoutePure, Reason: fmt.Sprintf("entries neither pure nor (ε, δ): %d", L.noPure)}
 	}
 	return RouteResult{Route: RoutePure, Valid: true, Epsilon: addUp(L.pureEps, L.apxEps), Delta: L.apxDel}
 }

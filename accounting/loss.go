@@ -83,6 +83,7 @@ type lossExt struct {
 	curve   Curve
 	lo, hi  float64  // curve validity interval
 	changes []string // the relation changes applied, with sources
+	origin  Relation // the relation before the first change
 }
 
 var noExt lossExt
@@ -285,8 +286,12 @@ func (l Loss) WithName(name string) Loss {
 }
 
 // String describes the loss: its name if it has one, else its kind and
-// parameters, then its relation.
+// parameters (after any relation change), then its relation (after a
+// change, "from → to").
 func (l Loss) String() string {
+	if x := l.x(); len(x.changes) > 0 {
+		return l.label() + " (" + x.origin.String() + " → " + l.rel.String() + ")"
+	}
 	return l.label() + " (" + l.rel.String() + ")"
 }
 
@@ -623,6 +628,9 @@ func (l Loss) ChangeRelation(to Relation) (Loss, error) {
 		return Loss{}, err
 	}
 	out, ext := l.withExt()
+	if len(ext.changes) == 0 {
+		ext.origin = l.rel
+	}
 	ext.changes = append([]string(nil), ext.changes...)
 	for _, e := range path {
 		edge := relationEdges[e]

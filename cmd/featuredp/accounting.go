@@ -140,7 +140,16 @@ func runEpsilon(args []string, stdout, stderr io.Writer) int {
 		"heterogeneous phases instead of giving --sample-rate/--noise-multiplier/--steps.\n"+
 		"The RDP never under-reports: where an order's value cannot be computed exactly, a valid\n"+
 		"upper bound is used and a note says which (JSON: a \"bounds\" list).\n"+
-		"With --json prints {\"epsilon\":E,\"order\":A} (null when not finite).", stdout, stderr)
+		"With --json prints {\"epsilon\":E,\"order\":A} (null when not finite).\n\n"+
+		"featuredp epsilon --ledger FILE.json --delta D [--orders GRID] [--conversion C] [--json]\n"+
+		"composes the mechanisms listed in FILE.json, a JSON array of objects such as\n"+
+		"{\"mechanism\": \"laplace\", \"epsilon\": 0.5}, {\"mechanism\": \"gaussian\", \"sigma\": 2, \"sensitivity\": 1},\n"+
+		"{\"mechanism\": \"subsampled_gaussian\", \"q\": 0.02, \"z\": 1, \"steps\": 500}, {\"mechanism\": \"zcdp\", \"rho\": 0.1},\n"+
+		"{\"mechanism\": \"rdp\", \"orders\": [...], \"values\": [...]}, also pure, approx (epsilon, delta) and gdp (mu),\n"+
+		"each with an optional \"relation\" (default add-remove; replace-one, feature-simulator, feature,\n"+
+		"coordinate, label) and \"change_to\" (an explicit relation change), under one relation, and\n"+
+		"prints epsilon with the best route and a per-entry breakdown (docs/accounting.md). With --json\n"+
+		"prints {\"epsilon\":E,\"delta\":D,\"route\":…,\"entries\":[…],\"routes\":[…],\"notes\":[…]}.", stdout, stderr)
 	fs := c.fs
 	q := fs.Float64("sample-rate", 0, "Poisson sampling rate `Q` in [0, 1]")
 	z := fs.Float64("noise-multiplier", 0, "noise multiplier `Z` (noise std / clip norm)")
@@ -162,10 +171,14 @@ func runEpsilon(args []string, stdout, stderr io.Writer) int {
 		return err
 	})
 	asJSON := fs.Bool("json", false, "print one JSON object {\"epsilon\":…, \"order\":…}")
+	ledger := fs.String("ledger", "", "compose the mechanisms listed in JSON `FILE` (see above and docs/accounting.md)")
 	if done, code := c.parse(args); done {
 		return code
 	}
 	set := c.set()
+	if set["ledger"] {
+		return epsilonLedger(c, *ledger, *delta, *orders, *conv, *asJSON, len(phases) > 0)
+	}
 	if len(phases) > 0 {
 		if set["sample-rate"] || set["noise-multiplier"] || set["steps"] {
 			return c.fail(errors.New("give either --phase or --sample-rate/--noise-multiplier/--steps, not both"))

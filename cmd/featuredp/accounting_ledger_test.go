@@ -1,0 +1,159 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/featuredp/featuredp/accounting"
+)
+
+// writeLedger writes content to a file in a test directory.
+func writeLedger(t *testing.T, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "ledger.json")
+	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestCLIEpsilonLedger: the issue's five mechanisms through the CLI, in
+// JSON, against the ledger built directly and against the parts' sum
+// recomputed from the JSON breakdown.
+func TestCLIEpsilonLedger(t *testing.T) {
+	p := writeLedger(t, `[
+	  {"mechanism": "laplace", "epsilon": 0.5},
+	  {"mechanism": "gaussian", "sigma": 2, "sensitivity": 1},
+	  {"mechanism": "subsampled_gaussian", "q": 0.02, "z": 1.0, "steps": 500},
+	  {"mechanism": "zcdp", "rho": 0.1},
+	  {"mechanism": "rdp", "orders": [2, 4, 8, 16, 32], "values": [0.02, 0.04, 0.08, 0.16, 0.32]}
+	]`)
+	code, out, errs := runAccCLI("epsilon", "--ledger", p, "--delta", "1e-5", "--json", "--conversion", "classic")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	m := decodeOne(t, out)
+	eps, _ := m["epsilon"].(float64)
+	order, _ := m["order"].(float64)
+	entries, _ := m["entries"].([]any)
+	if m["delta"] != 1e-5 || m["route"] != "rdp" || len(entries) != 5 {
+		t.Fatalf("report %v", m)
+	}
+	sum := 0.0
+	for _, e := range entries {
+		sum += e.(map[string]any)["value"].(float64)
+	}
+	if want := sum + math.Log(1e5)/(order-1); !relNear(eps, want, 1e-12) {
+		t.Errorf("ε %v, breakdown + classic term at order %v gives %v", eps, order, want)
+	}
+	ar := accounting.RelationAddRemove
+	L, _ := accounting.NewLedger(ar, nil)
+	for _, l := range []accounting.Loss{
+		must(accounting.PureLoss(0.5, ar)), must(accounting.GaussianLoss(2, 1, ar)),
+		must(accounting.SubsampledGaussianLoss(accounting.Phase{SampleRate: 0.02, NoiseMultiplier: 1, Steps: 500})),
+		must(accounting.ZCDPLoss(0.1, ar)), must(accounting.RDPLoss([]float64{2, 4, 8, 16, 32}, []float64{0.02, 0.04, 0.08, 0.16, 0.32}, ar)),
+	} {
+		if err := L.Add(l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rep, err := L.Epsilon(1e-5, accounting.ConversionClassic)
+	if err != nil || rep.Epsilon != eps {
+		t.Errorf("CLI ε %v, library %v (%v)", eps, rep.Epsilon, err)
+	}
+	code, out, _ = runAccCLI("epsilon", "--ledger", p, "--delta", "1e-5")
+	if code != 0 || !strings.Contains(out, "rdp route") || !strings.Contains(out, "entry 4:") {
+		t.Errorf("text output: %q", out)
+	}
+}
+
+func must(l accounting.Loss, err error) accounting.Loss {
+	if err != nil {
+		panic(err)
+	}
+	return l
+}
+
+// TestCLIEpsilonLedgerPure: a pure-only ledger reports Σε at δ = 0.
+func TestCLIEpsilonLedgerPure(t *testing.T) {
+	p := writeLedger(t, `[{"mechanism": "laplace", "epsilon": 0.75}, {"mechanism": "pure", "epsilon": 0.25}]`)
+	code, out, errs := runAccCLI("epsilon", "--ledger", p, "--delta", "1e-5", "--json")
+	m := decodeOne(t, out)
+	if code != 0 || m["epsilon"] != 1.0 || m["delta"] != 0.0 || m["route"] != "pure" {
+		t.Errorf("exit %d %s: %v", code, errs, m)
+	}
+}
+
+// TestCLIEpsilonLedgerErrors: every bad ledger exits 2 with a message
+// naming the entry and the field.
+func TestCLIEpsilonLedgerErrors(t *testing.T) {
+	tests := []struct{ name, content, want string }{
+		{"unknown mechanism", `[{"mechanism": "laplce", "epsilon": 1}]`, `entry 0: unknown mechanism "laplce"`},
+		{"misspelt field", `[{"mechanism": "laplace", "epsilon": 1}, {"mechanism": "gaussian", "sigam": 2, "sensitivity": 1}]`, `entry 1 (gaussian): unknown field "sigam" (did you mean "sigma"?)`},
+		{"missing field", `[{"mechanism": "gaussian", "sigma": 2}]`, `entry 0 (gaussian): missing field "sensitivity"`},
+		{"string number", `[{"mechanism": "zcdp", "rho": "0.1"}]`, `entry 0 (zcdp): field "rho" must be a number`},
+		{"negative", `[{"mechanism": "laplace", "epsilon": -1}]`, `entry 0 (laplace): epsilon -1`},
+		{"mixed relations", `[{"mechanism": "laplace", "epsilon": 1}, {"mechanism": "zcdp", "rho": 1, "relation": "replace-one"}]`, `entry 1 (zcdp ρ=1 (replace-one)): relation replace-one differs from entry 0's add-remove`},
+		{"bad relation", `[{"mechanism": "laplace", "epsilon": 1, "relation": "neighbours"}]`, `entry 0 (laplace): "relation": unknown relation "neighbours"`},
+		{"under-reporting change", `[{"mechanism": "laplace", "epsilon": 1, "relation": "replace-one", "change_to": "add-remove"}]`, `entry 0 (laplace): "change_to": no valid change`},
+		{"fractional steps", `[{"mechanism": "subsampled_gaussian", "q": 0.1, "z": 1, "steps": 1.5}]`, `field "steps" must be a non-negative integer`},
+		{"phase not add-remove", `[{"mechanism": "subsampled_gaussian", "q": 0.1, "z": 1, "steps": 10, "relation": "label"}]`, `"relation" must be add-remove`},
+		{"repeated key", `[{"mechanism": "laplace", "epsilon": 1, "epsilon": 2}]`, `entry 0: field "epsilon" is given twice`},
+		{"empty", `[]`, "lists no mechanisms"},
+		{"not an array", `{"mechanism": "laplace"}`, "not a JSON array"},
+		{"not an object", `[1]`, "entry 0: not a JSON object"},
+		{"no mechanism", `[{"epsilon": 1}]`, `entry 0: missing "mechanism"`},
+		{"trailing data", `[{"mechanism": "laplace", "epsilon": 1}] []`, "data after the JSON array"},
+		{"rdp lengths", `[{"mechanism": "rdp", "orders": [2, 3], "values": [1]}]`, `entry 0 (rdp): fields "orders" and "values"`},
+		{"rdp order 1", `[{"mechanism": "rdp", "orders": [1], "values": [1]}]`, `entry 0 (rdp): RDP order 1`},
+		{"approx δ above the target", `[{"mechanism": "approx", "epsilon": 1, "delta": 0.001}]`, "spend δ = 0.001"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := writeLedger(t, tc.content)
+			code, out, errs := runAccCLI("epsilon", "--ledger", p, "--delta", "1e-5")
+			if code != 2 || out != "" || !strings.Contains(errs, tc.want) || strings.Count(errs, "\n") != 1 {
+				t.Errorf("exit %d, stdout %q, stderr %q; want 2 and %q", code, out, errs, tc.want)
+			}
+		})
+	}
+}
+
+// TestCLIEpsilonLedgerBounds: the file size, entry and order caps, and
+// the flags that cannot go with --ledger.
+func TestCLIEpsilonLedgerBounds(t *testing.T) {
+	many := "[" + strings.Repeat(`{"mechanism":"pure","epsilon":0},`, maxLedgerEntries) + `{"mechanism":"pure","epsilon":0}]`
+	orders := make([]string, maxEntryOrders+1)
+	for i := range orders {
+		orders[i] = fmt.Sprint(i + 2)
+	}
+	list := strings.Join(orders, ",")
+	tests := []struct{ name, content, want string }{
+		{"entries", many, fmt.Sprintf("at most %d", maxLedgerEntries)},
+		{"orders", `[{"mechanism":"rdp","orders":[` + list + `],"values":[` + list + `]}]`, fmt.Sprintf("at most %d", maxEntryOrders)},
+		{"size", "[" + strings.Repeat(" ", maxLedgerBytes) + "]", "larger than"},
+	}
+	for _, tc := range tests {
+		p := writeLedger(t, tc.content)
+		if code, _, errs := runAccCLI("epsilon", "--ledger", p, "--delta", "1e-5"); code != 2 || !strings.Contains(errs, tc.want) {
+			t.Errorf("%s: exit %d, %q", tc.name, code, errs)
+		}
+	}
+	p := writeLedger(t, `[{"mechanism":"pure","epsilon":1}]`)
+	for _, args := range [][]string{
+		{"--phase", "0.1,1,10", "--delta", "1e-5"},
+		{"--sample-rate", "0.1", "--delta", "1e-5"},
+		{},
+	} {
+		if code, _, errs := runAccCLI(append([]string{"epsilon", "--ledger", p}, args...)...); code != 2 || errs == "" {
+			t.Errorf("%v: exit %d, %q", args, code, errs)
+		}
+	}
+	if code, _, errs := runAccCLI("epsilon", "--ledger", filepath.Join(t.TempDir(), "none.json"), "--delta", "1e-5"); code != 2 || !strings.Contains(errs, "--ledger") {
+		t.Errorf("missing file: exit %d, %q", code, errs)
+	}
+}
