@@ -61,6 +61,19 @@
 // EpsilonFromRDP gets the formulas' small positive value, since a computed
 // zero may be an underflow.
 //
+// # Relations, losses and the ledger
+//
+// Relation names a neighbouring relation (add/remove, replace-one, feature
+// DP's simulator and replacement relations, one coordinate, the label);
+// Loss is a privacy loss as a value (pure ε, (ε, δ), zCDP ρ, Gaussian σ/Δ,
+// GDP μ, a subsampled-Gaussian phase, RDP at given orders or as a function
+// on a validity interval) carrying its relation; Loss.ChangeRelation is the
+// one place relations change, each change with its source. A Ledger
+// composes any mix of losses of one relation (refusing others), by the best
+// of its valid routes (RDP on the grid, zCDP, GDP, basic composition), and
+// reports the route, the per-entry breakdown and the notes of every bound
+// (docs/accounting.md, "Relations, losses and the ledger").
+//
 // # Calibration
 //
 // NoiseMultiplierOpacus reproduces Opacus' get_noise_multiplier (bisection

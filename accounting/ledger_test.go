@@ -486,3 +486,31 @@ func BenchmarkLedger1000Mixed(b *testing.B) {
 		ledgerSink = rep
 	}
 }
+
+// TestZCDPEpsilon: the one zCDP → (ε, δ) formula: ρ + 2√(ρ log 1/δ),
+// equal to GaussianEpsilonRealOrder's real-order optimum (ρ = T/(2z²)),
+// with log δ exact for subnormal δ (math.Log returns about −709 there).
+func TestZCDPEpsilon(t *testing.T) {
+	for _, tc := range []struct{ rho, delta float64 }{{0.5, 1e-5}, {0.1, 1e-10}, {2, 5e-324}, {0, 0.5}} {
+		got, err := ZCDPEpsilon(tc.rho, tc.delta)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := -math.Log(tc.delta)
+		if tc.delta == 5e-324 {
+			l = 1074 * math.Ln2 // 5e-324 = 2^-1074
+		}
+		if want := tc.rho + 2*math.Sqrt(tc.rho*l); math.Abs(got-want) > 1e-14*want {
+			t.Errorf("ZCDPEpsilon(%v, %v) = %v, want %v", tc.rho, tc.delta, got, want)
+		}
+	}
+	e1, _, _ := GaussianEpsilonRealOrder(1, 1, 1e-5)
+	if e2, _ := ZCDPEpsilon(0.5, 1e-5); e1 != e2 {
+		t.Errorf("GaussianEpsilonRealOrder %v != ZCDPEpsilon %v", e1, e2)
+	}
+	for _, bad := range [][2]float64{{-1, 1e-5}, {math.NaN(), 1e-5}, {math.Inf(1), 1e-5}, {1, 0}, {1, 1}} {
+		if _, err := ZCDPEpsilon(bad[0], bad[1]); err == nil {
+			t.Errorf("ZCDPEpsilon(%v, %v): no error", bad[0], bad[1])
+		}
+	}
+}
