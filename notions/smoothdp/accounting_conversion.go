@@ -8,6 +8,7 @@ import (
 	"sort"
 
 	"github.com/featuredp/featuredp/accounting"
+	"github.com/featuredp/featuredp/internal/numeric"
 )
 
 // ToApproxDP converts an RDP curve to (ε, δ)-DP with the paper's only
@@ -29,11 +30,12 @@ func ToApproxDP(c RDPCurve, delta float64) (eps, alpha float64, err error) {
 		return 0, 0, err
 	}
 	if c.Linear && c.Coef >= 0 && !math.IsInf(c.Coef, 1) {
-		ld := -math.Log(delta)
+		ld := -numeric.Log(delta) // exact for subnormal δ
 		as := 1 + math.Sqrt(ld/c.Coef)
 		switch {
 		case c.Valid(as):
-			return c.Coef + 2*math.Sqrt(c.Coef*ld), as, nil
+			eps, err := accounting.ZCDPEpsilon(c.Coef, delta)
+			return eps, as, err
 		case as < c.AlphaMin:
 			return c.Curve().Epsilon([]float64{c.AlphaMin}, delta, accounting.ConversionClassic)
 		case as > c.AlphaMax && c.AlphaMax > 1:

@@ -3,6 +3,8 @@ package smoothdp
 import (
 	"fmt"
 	"math"
+
+	"github.com/featuredp/featuredp/internal/numeric"
 )
 
 // PTRGamma is Algorithm 1's distance-to-instability proxy (docs/smooth-rdp.md,
@@ -24,8 +26,9 @@ func PTRGamma(n int, gap, ghat, radius float64) (int, error) {
 	return int(v), nil
 }
 
-// PTRThreshold is the test threshold log(1/δ)/ε₀ of Algorithm 1 line 4.
-func PTRThreshold(eps0, delta float64) float64 { return -math.Log(delta) / eps0 }
+// PTRThreshold is the test threshold log(1/δ)/ε₀ of Algorithm 1 line 4
+// (log δ by numeric.Log, exact for subnormal δ).
+func PTRThreshold(eps0, delta float64) float64 { return -numeric.Log(delta) / eps0 }
 
 // PTRRefusal is Pr[⊥] = Pr[γ_S + Lap(1/ε₀) ≤ log(1/δ)/ε₀] (docs/smooth-rdp.md,
 // 'Algorithm 1') [S]: ½e^{−ε₀(γ − thr)} if γ ≥ thr, else 1 − ½e^{−ε₀(thr − γ)}.
