@@ -78,8 +78,11 @@ type LedgerReport struct {
 type Ledger struct {
 	rel     Relation
 	orders  []float64
-	entries []ledgerEntry
-	rdp     []float64
+	chunks  [][]ledgerEntry // the entries, entryChunk per chunk (never moved once added)
+	n       int             // number of entries
+	rdp     []float64       // Σ weight × vector over vecs, valid unless dirty
+	dirty   bool
+	vecs    []*rdpVec // the distinct RDP vectors, in order of first use
 	notes   []string
 	budget  *workBudget           // subsampled-Gaussian series terms, shared by all entries
 	cache   map[ledgerKey]*rdpVec // RDP vectors shared by equal losses
@@ -101,10 +104,13 @@ type ledgerEntry struct {
 }
 
 // rdpVec is an RDP vector on the ledger's grid with the notes of its
-// bounds.
+// bounds and the total weight of the entries sharing it: the ledger's RDP
+// is Σ weight × rdp over its distinct vectors, so adding an entry whose
+// vector is already known costs O(1).
 type rdpVec struct {
-	rdp   []float64
-	notes []RDPNote
+	rdp    []float64
+	notes  []RDPNote
+	weight float64 // Σ factor of the entries using it
 }
 
 // ledgerKey identifies losses with equal RDP vectors (per step for the
@@ -144,20 +150,61 @@ func (L *Ledger) Relation() Relation { return L.rel }
 func (L *Ledger) Orders() []float64 { return append([]float64(nil), L.orders...) }
 
 // Len returns the number of entries.
-func (L *Ledger) Len() int { return len(L.entries) }
+func (L *Ledger) Len() int { return L.n }
+
+// entryChunk is the number of entries per chunk: appending never copies
+// earlier entries.
+const entryChunk = 256
+
+// each calls f on every entry, in order.
+func (L *Ledger) each(f func(i int, e *ledgerEntry)) {
+	i := 0
+	for _, c := range L.chunks {
+		for j := range c {
+			f(i, &c[j])
+			i++
+		}
+	}
+}
+
+// push appends an entry.
+func (L *Ledger) push(e ledgerEntry) {
+	if k := len(L.chunks); k == 0 || len(L.chunks[k-1]) == entryChunk {
+		L.chunks = append(L.chunks, make([]ledgerEntry, 0, min(entryChunk, max(8, 2*L.n))))
+	}
+	k := len(L.chunks) - 1
+	if c := L.chunks[k]; len(c) == cap(c) {
+		L.chunks[k] = append(make([]ledgerEntry, 0, min(entryChunk, 2*cap(c))), c...)
+	}
+	L.chunks[k] = append(L.chunks[k], e)
+	L.n++
+}
 
 // Entries returns the losses added, in order.
 func (L *Ledger) Entries() []Loss {
-	out := make([]Loss, len(L.entries))
-	for i, e := range L.entries {
-		out[i] = e.loss
-	}
+	out := make([]Loss, L.n)
+	L.each(func(i int, e *ledgerEntry) { out[i] = e.loss })
 	return out
 }
 
 // RDP returns a copy of the summed RDP of the curve entries, one value per
 // order.
-func (L *Ledger) RDP() []float64 { return append([]float64(nil), L.rdp...) }
+func (L *Ledger) RDP() []float64 { return append([]float64(nil), L.sum()...) }
+
+// sum returns the summed RDP of the curve entries, recomputing it after
+// additions.
+func (L *Ledger) sum() []float64 {
+	if L.dirty {
+		clear(L.rdp)
+		for _, v := range L.vecs {
+			for k, r := range v.rdp {
+				L.rdp[k] += v.weight * r
+			}
+		}
+		L.dirty = false
+	}
+	return L.rdp
+}
 
 // Add composes one loss. A loss of another relation is refused with an
 // error naming both relations (convert it with Loss.ChangeRelation); a
@@ -167,7 +214,7 @@ func (L *Ledger) Add(l Loss) error {
 	if L == nil {
 		return errNilLedger
 	}
-	i := len(L.entries)
+	i := L.n
 	if l.rel != L.rel {
 		return fmt.Errorf("accounting: entry %d (%s) holds for relation %v but the ledger is %v: relations are never mixed silently; convert the entry with Loss.ChangeRelation (valid changes: %s; docs/accounting.md)", i, l.label(), l.rel, L.rel, edgeList())
 	}
@@ -178,16 +225,17 @@ func (L *Ledger) Add(l Loss) error {
 			return fmt.Errorf("accounting: entry %d (%s): %w", i, l.label(), err)
 		}
 		e.vec, e.factor = vec, factor
-		for k, r := range vec.rdp {
-			L.rdp[k] += factor * r
+		if vec.weight == 0 {
+			L.vecs = append(L.vecs, vec)
 		}
-		L.leaking = true
+		vec.weight += factor
+		L.dirty, L.leaking = true, true
 		if len(vec.notes) > 0 {
 			L.notes = append(L.notes, fmt.Sprintf("entry %d (%s): %s", i, l.label(), summarise(vec.notes)))
 		}
 	}
 	L.tally(l)
-	L.entries = append(L.entries, e)
+	L.push(e)
 	return nil
 }
 
@@ -377,7 +425,7 @@ func (L *Ledger) routeRDP(delta, rest float64, conv Conversion) RouteResult {
 	if r, ok := L.curveDelta(RouteRDP, rest); !ok {
 		return r
 	}
-	eps, order, err := EpsilonFromRDP(L.orders, L.rdp, rest, conv)
+	eps, order, err := EpsilonFromRDP(L.orders, L.sum(), rest, conv)
 	if err != nil {
 		return RouteResult{Route: RouteRDP, Reason: err.Error()}
 	}
@@ -436,8 +484,8 @@ func (L *Ledger) shares(w RouteResult) []EntryShare {
 			}
 		}
 	}
-	out := make([]EntryShare, len(L.entries))
-	for i, e := range L.entries {
+	out := make([]EntryShare, L.n)
+	L.each(func(i int, e *ledgerEntry) {
 		l := e.loss
 		s := EntryShare{Index: i, Loss: l}
 		switch {
@@ -454,7 +502,7 @@ func (L *Ledger) shares(w RouteResult) []EntryShare {
 			}
 		}
 		out[i] = s
-	}
+	})
 	return out
 }
 

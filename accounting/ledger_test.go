@@ -514,3 +514,41 @@ func TestZCDPEpsilon(t *testing.T) {
 		}
 	}
 }
+
+// TestLedgerManyEntries: entries beyond one storage chunk keep their order
+// and their shares; 700 Gaussians of μ = 0.1 compose to GDP √7.
+func TestLedgerManyEntries(t *testing.T) {
+	ar := RelationAddRemove
+	g, m := ml(GaussianLoss(10, 1, ar)), ml(GDPLoss(0.1, ar))
+	L, _ := NewLedger(ar, nil)
+	for i := range 700 {
+		l := g
+		if i%2 == 1 {
+			l = m
+		}
+		if err := L.Add(l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rep, err := L.Epsilon(1e-6, ConversionImproved)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := GDPEpsilon(math.Sqrt(7), 1e-6)
+	if rep.Route != RouteGDP || math.Abs(rep.Epsilon-want) > 1e-12*want {
+		t.Errorf("%s ε = %v, want gdp %v", rep.Route, rep.Epsilon, want)
+	}
+	es := L.Entries()
+	if L.Len() != 700 || len(es) != 700 || len(rep.Entries) != 700 {
+		t.Fatalf("%d / %d / %d entries", L.Len(), len(es), len(rep.Entries))
+	}
+	for i, e := range rep.Entries {
+		wantKind := LossGaussian
+		if i%2 == 1 {
+			wantKind = LossGDP
+		}
+		if e.Index != i || e.Loss.Kind() != wantKind || es[i].Kind() != wantKind || math.Abs(e.Value-0.1) > 1e-16 {
+			t.Fatalf("entry %d: %+v", i, e)
+		}
+	}
+}
