@@ -157,3 +157,40 @@ func TestCLIEpsilonLedgerBounds(t *testing.T) {
 		t.Errorf("missing file: exit %d, %q", code, errs)
 	}
 }
+
+// FuzzParseLedger: any file content either is refused with an error naming
+// "--ledger" or gives at most maxLedgerEntries losses of one relation whose
+// composition is an error or an ε that is not NaN and not negative; never a
+// panic.
+func FuzzParseLedger(f *testing.F) {
+	f.Add([]byte(`[{"mechanism": "laplace", "epsilon": 0.5}, {"mechanism": "gaussian", "sigma": 2, "sensitivity": 1}]`))
+	f.Add([]byte(`[{"mechanism": "subsampled_gaussian", "q": 0.02, "z": 1.0, "steps": 500}, {"mechanism": "zcdp", "rho": 0.1}]`))
+	f.Add([]byte(`[{"mechanism": "rdp", "orders": [2, 4], "values": [0.1, 0.3], "relation": "replace-one", "change_to": "label"}]`))
+	f.Add([]byte(`[{"mechanism": "approx", "epsilon": 1, "delta": 1e-7, "change_to": "replace-one", "name": "x"}]`))
+	f.Add([]byte(`[{"mechanism": "gdp", "mu": 1, "relation": "feature-simulator", "change_to": "feature"}]`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		losses, err := parseLedger(data)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "--ledger") {
+				t.Fatalf("error without context: %v", err)
+			}
+			return
+		}
+		if len(losses) == 0 || len(losses) > maxLedgerEntries {
+			t.Fatalf("%d losses", len(losses))
+		}
+		L, err := accounting.NewLedger(losses[0].Relation(), []float64{1.5, 2, 4, 8, 16, 32, 64})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, l := range losses {
+			if err := L.Add(l); err != nil {
+				t.Fatalf("entry %d (%v) parsed but refused: %v", i, l, err)
+			}
+		}
+		rep, err := L.Epsilon(1e-6, accounting.ConversionImproved)
+		if err == nil && (math.IsNaN(rep.Epsilon) || rep.Epsilon < 0 || rep.Delta > 1e-6) {
+			t.Fatalf("ε %v δ %v", rep.Epsilon, rep.Delta)
+		}
+	})
+}
