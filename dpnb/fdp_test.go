@@ -278,3 +278,34 @@ func TestFeatureDPvsDPGolden(t *testing.T) {
 		})
 	}
 }
+
+// TestFeatureDPvsDPOptionErrors checks that an out-of-range option is an
+// error naming the field and its range: a repeated ε used to be accepted
+// (repeating the same seeded runs as if they were independent replicates),
+// and Steps, Seeds, Hidden and Rate errors did not name the field.
+func TestFeatureDPvsDPOptionErrors(t *testing.T) {
+	df, schema := fdpPatients(200)
+	for _, c := range []struct {
+		name string
+		edit func(*FeatureDPOptions)
+		want string
+	}{
+		{"repeated ε", func(o *FeatureDPOptions) { o.Eps = []float64{1, 2, 1} }, "Eps[0] = Eps[2] = 1: the target ε values must be distinct"},
+		{"negative steps", func(o *FeatureDPOptions) { o.Steps = -1 }, "Steps = -1, want T ≥ 1"},
+		{"negative seeds", func(o *FeatureDPOptions) { o.Seeds = -2 }, "Seeds = -2"},
+		{"huge hidden", func(o *FeatureDPOptions) { o.Hidden = 1 << 40 }, "Hidden = 1099511627776, want in [0, "},
+		{"MLP too large", func(o *FeatureDPOptions) { o.Hidden = 1 << 23 }, "parameters; use fewer hidden units"},
+		{"rate above 1", func(o *FeatureDPOptions) { o.Rate = 2 }, "Rate = 2, want the Poisson rate q in (0, 1]"},
+		{"negative clip", func(o *FeatureDPOptions) { o.Clip = -1 }, "Clip = -1, want finite > 0"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			opts := FeatureDPOptions{Encode: data.EncodeOptions{DropFirst: true, Scale: data.MinMax,
+				Bounds: map[string]data.Range{"age": {Lo: 20, Hi: 80}}}, Eps: []float64{1}, Steps: 5, Seeds: 1}
+			c.edit(&opts)
+			_, err := FeatureDPvsDP(context.Background(), df, schema, opts)
+			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "dpnb: FeatureDPvsDP: ") {
+				t.Errorf("error %v, want one containing %q", err, c.want)
+			}
+		})
+	}
+}
