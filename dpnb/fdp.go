@@ -27,13 +27,15 @@ type FeatureDPOptions struct {
 	// Encode.LevelsFromData opt in explicitly to fitting them on the data;
 	// the result then says so (FromData, Markdown, Table).
 	Encode data.EncodeOptions
-	// Eps are the target ε values [1, 2, 4, 8]; Delta is δ [1e-5].
+	// Eps are the target ε values, distinct, finite and > 0 [1, 2, 4, 8];
+	// Delta is δ in (0, 1) [1e-5].
 	Eps   []float64
 	Delta float64
-	// Rate is the Poisson rate q [min(1, 200/n)], Steps the number T of
-	// private steps [300]; the noise multiplier z is calibrated for each ε
-	// (tight RDP root, Opacus orders, improved conversion) and is the same
-	// for DP and feature DP (equal ε).
+	// Rate is the Poisson rate q in (0, 1] [min(1, 200/n), n the number of
+	// training rows], Steps the number T ≥ 1 of private steps [300]; the
+	// noise multiplier z is calibrated for each ε (tight root of the RDP of
+	// the Poisson-subsampled Gaussian, Opacus orders, improved conversion)
+	// and is the same for DP and feature DP (equal ε).
 	Rate  float64
 	Steps int
 	// Clip is the per-example clip norm C of both private methods [1];
@@ -42,15 +44,17 @@ type FeatureDPOptions struct {
 	// LR is the SGD learning rate [1].
 	LR float64
 	// Hidden > 0 uses a tanh MLP with that many hidden units instead of
-	// logistic / softmax regression [0].
+	// logistic / softmax regression [0]; the MLP may have at most
+	// fdp.MaxCompareParams parameters.
 	Hidden int
 	// Float32 runs the MLP's matrix products in single precision
 	// (models.MLP.Float32: about 1.2–1.3× faster on large batches; gradients
 	// differ from float64 by float32 rounding; accounting, clipping
 	// weights, noise and updates stay float64) [false].
 	Float32 bool
-	// TestFraction of the rows held out for the accuracy [0.25]; Seeds
-	// repeats per (method, ε) [3].
+	// TestFraction in (0, 1) of the rows held out for the accuracy [0.25];
+	// Seeds ≥ 1 repeats per (method, ε) [3], at most fdp.MaxCompareCells
+	// runs in all.
 	TestFraction float64
 	Seeds        int
 	// Ball is the prior mass Ball(X, u, d, ρ) (Def. 8) of the best guess of
@@ -67,7 +71,7 @@ type FeatureDPOptions struct {
 	// every private run with batches and noise from the OS CSPRNG (not
 	// reproducible). The train/test split stays seeded either way.
 	Mode mechanisms.Mode
-	// Workers for the cells [2].
+	// Workers for the cells [2; < 0: all cores].
 	Workers int
 	// Progress, if set, is called as cells finish.
 	Progress func(done, total int)

@@ -244,10 +244,13 @@ func newComparison(enc *data.Encoded, cfg CompareConfig) (*Comparison, error) {
 		return nil, fmt.Errorf("Hidden = %d: the MLP would have %d inputs × %d hidden units × %d classes, more than %d parameters; use fewer hidden units",
 			h, d, h, k, MaxCompareParams)
 	}
-	for field, keys := range map[string][]string{"Ball": sortedKeys(cfg.Ball), "Levels": sortedKeys(cfg.Levels)} {
-		for _, k := range keys {
+	for _, f := range []struct {
+		name string
+		keys []string
+	}{{"Ball", sortedKeys(cfg.Ball)}, {"Levels", sortedKeys(cfg.Levels)}} {
+		for _, k := range f.keys {
 			if !slices.Contains(c.Private, k) {
-				return nil, fmt.Errorf("%s: %q is not a sensitive column (sensitive columns: %s)", field, k, strings.Join(c.Private, ", "))
+				return nil, fmt.Errorf("%s: %q is not a sensitive column (sensitive columns: %s)", f.name, k, strings.Join(c.Private, ", "))
 			}
 		}
 	}
