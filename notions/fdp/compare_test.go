@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -120,7 +121,8 @@ func TestCompareEncodingErrors(t *testing.T) {
 
 // TestCompare checks a short run: the rows' layout, equal z and ε spent
 // for the private methods, ε-independent baselines, the uniform-prior
-// bounds and NoiseMultiplier; a nil ctx runs as context.Background().
+// bounds and NoiseMultiplier, rows independent of the number of workers;
+// a nil ctx runs as context.Background().
 func TestCompare(t *testing.T) {
 	cfg := compareConfig()
 	var ctx context.Context // nil: documented to mean context.Background()
@@ -152,6 +154,12 @@ func TestCompare(t *testing.T) {
 	}
 	if len(c.Bounds) != len(cfg.Eps) || len(c.NoBound) != 0 {
 		t.Errorf("bounds %+v, no bound %+v", c.Bounds, c.NoBound)
+	}
+	// The rows do not depend on the number of workers.
+	cfg.Workers = 2
+	c2, err := Compare(context.Background(), compareEncoded(200), cfg)
+	if err != nil || !reflect.DeepEqual(c2.Results, c.Results) {
+		t.Errorf("2 workers: %v, or rows differ from 1 worker", err)
 	}
 	cfg.Levels = nil
 	if c, err = Compare(context.Background(), compareEncoded(200), cfg); err != nil || len(c.Bounds) != 0 || len(c.NoBound) != 1 {
