@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -155,5 +156,156 @@ func TestFeatureDPvsDP(t *testing.T) {
 	bad.Ball = map[string]float64{"smokr": 0.5}
 	if _, err := FeatureDPvsDP(context.Background(), df, schema, bad); err == nil || !strings.Contains(err.Error(), `"smokr"`) {
 		t.Errorf("misspelt Ball key: %v", err)
+	}
+}
+
+// fdpGoldenCase is one small fixed-seed run of FeatureDPvsDP whose rows
+// are pinned by TestFeatureDPvsDPGolden.
+type fdpGoldenCase struct {
+	name   string
+	df     dataframe.DataFrame
+	schema data.Schema
+	opts   FeatureDPOptions
+}
+
+// fdpGoldenCases covers the three models (logistic, MLP, softmax) and a
+// given Rate and Ball.
+func fdpGoldenCases() []fdpGoldenCase {
+	df, schema := fdpPatients(400)
+	enc := data.EncodeOptions{DropFirst: true, Scale: data.MinMax, Bounds: map[string]data.Range{"age": {Lo: 20, Hi: 80}}}
+	df3, schema3 := fdpThreeClass(300)
+	return []fdpGoldenCase{
+		{"logistic", df, schema, FeatureDPOptions{Encode: enc, Eps: []float64{0.25, 4}, Steps: 30, Seeds: 2, Seed: 7}},
+		{"mlp", df, schema, FeatureDPOptions{Encode: enc, Eps: []float64{2, 0.5}, Steps: 20, Seeds: 1, Seed: 8, Hidden: 3,
+			Rate: 0.1, Ball: map[string]float64{"smoker": 0.7}, Alpha: 0.5, Clip: 2, LR: 0.5}},
+		{"softmax", df3, schema3, FeatureDPOptions{Encode: enc, Eps: []float64{3}, Steps: 25, Seeds: 1, Seed: 9, TestFraction: 0.3}},
+	}
+}
+
+// fdpThreeClass is fdpPatients with a three-class label (softmax regression).
+func fdpThreeClass(n int) (dataframe.DataFrame, data.Schema) {
+	df, schema := fdpPatients(n)
+	rng := rand.New(rand.NewPCG(5, 6))
+	age := df.Col("age").Float()
+	y := make([]string, n)
+	for i := range y {
+		k := int((age[i]-20)/20 + 0.5*rng.NormFloat64() + 0.5)
+		y[i] = []string{"low", "mid", "high"}[max(0, min(2, k))]
+	}
+	df = df.Mutate(fdpseries.New(y, fdpseries.String, "y"))
+	schema.Columns = append([]data.Column(nil), schema.Columns...)
+	schema.Columns[2].Levels = []string{"high", "low", "mid"}
+	return df, schema
+}
+
+// fdpGoldenLines formats every row of res (method, ε, seed, accuracy, ε
+// spent, z), the multipliers and the bounds with full precision.
+func fdpGoldenLines(res *FeatureDPResult) []string {
+	var out []string
+	for _, r := range res.Results.Rows {
+		spent, _ := r.Number("epsilon_spent")
+		z, _ := r.Number("z")
+		out = append(out, fmt.Sprintf("%s ε=%v seed=%d acc=%v spent=%v z=%v", r.Method, r.X, r.Seed, r.Value, spent, z))
+	}
+	out = append(out, fmt.Sprintf("z=%v q=%v", res.Multipliers, res.Config.Rate))
+	for _, b := range res.Bounds {
+		out = append(out, fmt.Sprintf("bound %s ball=%v ε=%v %v", b.Column, b.Ball, b.Eps, b.Bound))
+	}
+	return out
+}
+
+// fdpGolden holds the rows of fdpGoldenCases as computed by the
+// implementation of FeatureDPvsDP before its logic moved to notions/fdp
+// (#26; linux/amd64, identical with and without GOEXPERIMENT=simd). The
+// move must not change a bit: seeds, accuracies, ε spent, z, q, bounds.
+var fdpGolden = map[string][]string{
+	"logistic": {
+		"NonPrivate ε=0.25 seed=3294823081896904967 acc=0.78 spent=+Inf z=0",
+		"NonPrivate ε=0.25 seed=12883493690167107801 acc=0.78 spent=+Inf z=0",
+		"NonPrivate ε=4 seed=3294823081896904967 acc=0.78 spent=+Inf z=0",
+		"NonPrivate ε=4 seed=12883493690167107801 acc=0.78 spent=+Inf z=0",
+		"Public ε=0.25 seed=3294823081896904967 acc=0.59 spent=0 z=0",
+		"Public ε=0.25 seed=12883493690167107801 acc=0.59 spent=0 z=0",
+		"Public ε=4 seed=3294823081896904967 acc=0.59 spent=0 z=0",
+		"Public ε=4 seed=12883493690167107801 acc=0.59 spent=0 z=0",
+		"DP ε=0.25 seed=4300476133288578671 acc=0.56 spent=0.2499999999999987 z=53.30833151433685",
+		"DP ε=0.25 seed=3926352534492300430 acc=0.82 spent=0.2499999999999987 z=53.30833151433685",
+		"DP ε=4 seed=16488374153767754989 acc=0.78 spent=3.999999999999999 z=4.359178255768563",
+		"DP ε=4 seed=16908373673326742653 acc=0.78 spent=3.999999999999999 z=4.359178255768563",
+		"FDP-Alg1 ε=0.25 seed=4300476133288578671 acc=0.55 spent=0.2499999999999987 z=53.30833151433685",
+		"FDP-Alg1 ε=0.25 seed=3926352534492300430 acc=0.82 spent=0.2499999999999987 z=53.30833151433685",
+		"FDP-Alg1 ε=4 seed=16488374153767754989 acc=0.78 spent=3.999999999999999 z=4.359178255768563",
+		"FDP-Alg1 ε=4 seed=16908373673326742653 acc=0.78 spent=3.999999999999999 z=4.359178255768563",
+		"z=[53.30833151433685 4.359178255768563] q=0.6666666666666666",
+		"bound smoker ball=0.5 ε=0.25 0.6420227083438707",
+		"bound smoker ball=0.5 ε=4 1",
+	},
+	"mlp": {
+		"NonPrivate ε=2 seed=16095766050910057253 acc=0.59 spent=+Inf z=0",
+		"NonPrivate ε=0.5 seed=16095766050910057253 acc=0.59 spent=+Inf z=0",
+		"Public ε=2 seed=16095766050910057253 acc=0.59 spent=0 z=0",
+		"Public ε=0.5 seed=16095766050910057253 acc=0.59 spent=0 z=0",
+		"DP ε=2 seed=2161986794108437212 acc=0.73 spent=1.9999999999999998 z=1.4840841784706835",
+		"DP ε=0.5 seed=14492784585685476393 acc=0.7 spent=0.49999999999999983 z=3.8729119045554037",
+		"FDP-Alg1 ε=2 seed=2161986794108437212 acc=0.59 spent=1.9999999999999998 z=1.4840841784706835",
+		"FDP-Alg1 ε=0.5 seed=14492784585685476393 acc=0.41 spent=0.49999999999999983 z=3.8729119045554037",
+		"z=[1.4840841784706835 3.8729119045554037] q=0.1",
+		"bound smoker ball=0.7 ε=2 1",
+		"bound smoker ball=0.7 ε=0.5 1",
+	},
+	"softmax": {
+		"NonPrivate ε=3 seed=9320176580604832927 acc=0.6111111111111112 spent=+Inf z=0",
+		"Public ε=3 seed=9320176580604832927 acc=0.6111111111111112 spent=0 z=0",
+		"DP ε=3 seed=17500570756721519279 acc=0.5777777777777777 spent=2.999999999999997 z=7.130524371264638",
+		"FDP-Alg1 ε=3 seed=17500570756721519279 acc=0.6 spent=2.999999999999997 z=7.130524371264638",
+		"z=[7.130524371264638] q=0.9523809523809523",
+		"bound smoker ball=0.5 ε=3 1",
+	},
+}
+
+// TestFeatureDPvsDPGolden pins small fixed-seed runs of the three models
+// to the numbers of the pre-move implementation (fdpGolden).
+func TestFeatureDPvsDPGolden(t *testing.T) {
+	for _, c := range fdpGoldenCases() {
+		t.Run(c.name, func(t *testing.T) {
+			res, err := FeatureDPvsDP(context.Background(), c.df, c.schema, c.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := fdpGoldenLines(res), fdpGolden[c.name]; !slices.Equal(got, want) {
+				t.Errorf("rows changed:\ngot  %q\nwant %q", got, want)
+			}
+		})
+	}
+}
+
+// TestFeatureDPvsDPOptionErrors checks that an out-of-range option is an
+// error naming the field and its range: a repeated ε used to be accepted
+// (repeating the same seeded runs as if they were independent replicates),
+// and Steps, Seeds, Hidden and Rate errors did not name the field.
+func TestFeatureDPvsDPOptionErrors(t *testing.T) {
+	df, schema := fdpPatients(200)
+	for _, c := range []struct {
+		name string
+		edit func(*FeatureDPOptions)
+		want string
+	}{
+		{"repeated ε", func(o *FeatureDPOptions) { o.Eps = []float64{1, 2, 1} }, "Eps[0] = Eps[2] = 1: the target ε values must be distinct"},
+		{"negative steps", func(o *FeatureDPOptions) { o.Steps = -1 }, "Steps = -1, want T ≥ 1"},
+		{"negative seeds", func(o *FeatureDPOptions) { o.Seeds = -2 }, "Seeds = -2"},
+		{"huge hidden", func(o *FeatureDPOptions) { o.Hidden = 1 << 40 }, "Hidden = 1099511627776, want in [0, "},
+		{"MLP too large", func(o *FeatureDPOptions) { o.Hidden = 1 << 23 }, "parameters; use fewer hidden units"},
+		{"rate above 1", func(o *FeatureDPOptions) { o.Rate = 2 }, "Rate = 2, want the Poisson rate q in (0, 1]"},
+		{"negative clip", func(o *FeatureDPOptions) { o.Clip = -1 }, "Clip = -1, want finite > 0"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			opts := FeatureDPOptions{Encode: data.EncodeOptions{DropFirst: true, Scale: data.MinMax,
+				Bounds: map[string]data.Range{"age": {Lo: 20, Hi: 80}}}, Eps: []float64{1}, Steps: 5, Seeds: 1}
+			c.edit(&opts)
+			_, err := FeatureDPvsDP(context.Background(), df, schema, opts)
+			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "dpnb: FeatureDPvsDP: ") {
+				t.Errorf("error %v, want one containing %q", err, c.want)
+			}
+		})
 	}
 }

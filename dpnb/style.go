@@ -1,12 +1,3 @@
-// Package dpnb holds what a notebook or a Go program calls to run the
-// experiments of the feature-level DP papers and look at the results:
-// one-call runners returning a [Result] that renders itself as a table (gota
-// DataFrame), a gonum plot and a markdown report with the paper's numbers
-// beside ours, plus the plotting helpers [LinePlot] and [BarPlot] and the
-// PNG/SVG writers.
-//
-// dpnb does not depend on Jupyter: package nb displays its values inside
-// GoNB, and everything here works in plain Go programs and tests.
 package dpnb
 
 import (

@@ -26,7 +26,9 @@
 //     search of α, the surrogate and the DP clip.
 //   - figures_*.go: the figures fdp-table1, fdp-theory, fdp-labeldp,
 //     fdp-fig4 and fdp-fig5, registered in init.
-//   - helper.go: the logic of dpnb.FeatureDPvsDP.
+//   - compare.go, helper.go: Compare, the comparison of DP and feature DP
+//     at equal ε on a user's encoded table (the logic of
+//     dpnb.FeatureDPvsDP).
 //
 // The models of the experiments are generic and live in package models:
 // models.LabelSplitSoftmax (the label-DP loss split ℓ = ℓ_pub + ℓ_priv),

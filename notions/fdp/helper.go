@@ -1,9 +1,9 @@
 package fdp
 
-// The logic of dpnb.FeatureDPvsDP, the one-call comparison of DP and
-// feature DP on a data frame: the public view of encoded rows, the
-// training of one comparison cell, and the Thm 4 bound of each sensitive
-// column.
+// The building blocks of Compare (compare.go), the comparison of DP and
+// feature DP behind dpnb.FeatureDPvsDP: the public view of encoded rows,
+// the training of one comparison cell, and the uniform prior mass of a
+// sensitive column for its Thm 4 bound.
 
 import (
 	"context"
