@@ -21,7 +21,7 @@ import (
 //
 // Errors: as accounting.Epsilon.
 func Alg1Epsilon(q, z float64, steps int, delta float64) (eps, order float64, err error) {
-	eps, order, err = accounting.Epsilon([]accounting.Phase{{SampleRate: q, NoiseMultiplier: z, Steps: steps}}, delta, accounting.OrdersOpacus(), accounting.ConversionImproved)
+	eps, order, err = accounting.Epsilon([]accounting.Phase{{SampleRate: q, NoiseMultiplier: z, Steps: steps}}, delta, accounting.DefaultOrders(), accounting.DefaultConversion)
 	if err != nil {
 		return 0, 0, fmt.Errorf("fdp: Algorithm 1 accounting: %w", err)
 	}

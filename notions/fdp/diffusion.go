@@ -264,7 +264,7 @@ func TrainDiffusion(ctx context.Context, s DiffusionSetting, d *DiffusionData, m
 		if !(eps > 0) || math.IsInf(eps, 0) {
 			return nil, fmt.Errorf("fdp: TrainDiffusion %s: ε = %v, want finite > 0", method, eps)
 		}
-		setup.Multiplier, err = accounting.NoiseMultiplier(eps, delta, q, steps, accounting.OrdersOpacus(), accounting.ConversionImproved)
+		setup.Multiplier, err = accounting.NoiseMultiplier(eps, delta, q, steps, accounting.DefaultOrders(), accounting.DefaultConversion)
 		if err != nil {
 			return nil, fmt.Errorf("fdp: TrainDiffusion %s: %w", method, err)
 		}

@@ -253,6 +253,6 @@ func Epsilon(method Method, s Setup, res *mechanisms.Result, delta float64) (flo
 	if res == nil || len(res.Phases) == 0 {
 		return 0, fmt.Errorf("fdp: Epsilon %s: no accountable phases", method)
 	}
-	eps, _, err := accounting.Epsilon(res.Phases, delta, accounting.OrdersOpacus(), accounting.ConversionImproved)
+	eps, _, err := accounting.Epsilon(res.Phases, delta, accounting.DefaultOrders(), accounting.DefaultConversion)
 	return eps, err
 }
