@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"sort"
+
+	"github.com/featuredp/featuredp/internal/valid"
 )
 
 // ZetaHeuristic is the paper's heuristic ζ = (1+q)/2 (App. B.1), used in Figures 3–4 and the authors' code.
@@ -21,8 +23,8 @@ func ZetaStar(delta1 float64, q float64) (float64, error) {
 	if math.IsNaN(delta1) || delta1 <= 0 || math.IsInf(delta1, 0) {
 		return 0, fmt.Errorf("bcdp: ζ*: δ̃_1 = %v must be finite and > 0", delta1)
 	}
-	if err := checkQ(q); err != nil {
-		return 0, err
+	if err := valid.Unit("q", q); err != nil {
+		return 0, fmt.Errorf("bcdp: %w", err)
 	}
 	return math.Log1p(q*math.Expm1(delta1)) / delta1, nil
 }
@@ -64,8 +66,8 @@ func Allocate(delta []float64, eps, q, zeta float64) (Allocation, error) {
 	if math.IsNaN(eps) || eps <= 0 || math.IsInf(eps, 0) {
 		return Allocation{}, fmt.Errorf("bcdp: allocation: ε = %v must be finite and > 0", eps)
 	}
-	if err := checkQ(q); err != nil {
-		return Allocation{}, err
+	if err := valid.Unit("q", q); err != nil {
+		return Allocation{}, fmt.Errorf("bcdp: %w", err)
 	}
 	if math.IsNaN(zeta) || zeta <= 0 || zeta > 1 {
 		return Allocation{}, fmt.Errorf("bcdp: allocation: ζ = %v must lie in (0, 1]", zeta)
@@ -326,8 +328,8 @@ func Corollary1Bound(d, k, n int, delta, eps, q float64) (float64, error) {
 	if math.IsNaN(delta) || delta <= 0 || math.IsNaN(eps) || eps <= 2*delta || math.IsInf(eps, 0) {
 		return 0, fmt.Errorf("bcdp: Corollary 1: need 0 < 2δ < ε < ∞ (δ = %v, ε = %v)", delta, eps)
 	}
-	if err := checkQ(q); err != nil {
-		return 0, err
+	if err := valid.Unit("q", q); err != nil {
+		return 0, fmt.Errorf("bcdp: %w", err)
 	}
 	fd, fk := float64(d), float64(k)
 	qs := math.Expm1(delta/2) / math.Expm1(eps)

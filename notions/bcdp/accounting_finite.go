@@ -21,6 +21,8 @@ import (
 	"fmt"
 	"math"
 	"sort"
+
+	"github.com/featuredp/featuredp/internal/valid"
 )
 
 // Finite is a mechanism with finite input domain and finite output
@@ -378,14 +380,6 @@ func PostProcess(m Finite, k [][]float64) (Finite, error) {
 	return out, out.Validate()
 }
 
-// checkQ validates a correlation level q ∈ [0, 1].
-func checkQ(q float64) error {
-	if math.IsNaN(q) || q < 0 || q > 1 {
-		return fmt.Errorf("bcdp: q = %v must lie in [0, 1]", q)
-	}
-	return nil
-}
-
 // MixturePrior returns the domain {0,1}^d and the prior of eq. (60) of the
 // paper (App. B.1): with probability q all coordinates equal one
 // Bern(1/2) bit Z, otherwise they are i.i.d. Bern(1/2). So π(x) = (1−q)2^{−d}
@@ -396,8 +390,8 @@ func MixturePrior(d int, q float64) ([][]int, []float64, error) {
 	if d < 1 || d > 16 {
 		return nil, nil, fmt.Errorf("bcdp: mixture prior: d = %d must lie in [1, 16]", d)
 	}
-	if err := checkQ(q); err != nil {
-		return nil, nil, err
+	if err := valid.Unit("q", q); err != nil {
+		return nil, nil, fmt.Errorf("bcdp: %w", err)
 	}
 	n := 1 << d
 	dom := make([][]int, n)
@@ -573,8 +567,8 @@ func Prop4Part1(c, q []float64) ([]float64, error) {
 	}
 	out := make([]float64, len(c))
 	for i := range c {
-		if err := checkQ(q[i]); err != nil {
-			return nil, err
+		if err := valid.Unit(fmt.Sprintf("q[%d]", i), q[i]); err != nil {
+			return nil, fmt.Errorf("bcdp: %w", err)
 		}
 		out[i] = c[i] + math.Log1p(q[i]*math.Expm1(sum-c[i]))
 	}
@@ -597,8 +591,8 @@ func Prop4Part2(c, q []float64, eps float64) ([]float64, error) {
 	}
 	out := make([]float64, len(c))
 	for i := range c {
-		if err := checkQ(q[i]); err != nil {
-			return nil, err
+		if err := valid.Unit(fmt.Sprintf("q[%d]", i), q[i]); err != nil {
+			return nil, fmt.Errorf("bcdp: %w", err)
 		}
 		out[i] = math.Min(c[i]+math.Log1p(q[i]*math.Expm1(eps)), eps)
 	}
@@ -619,8 +613,8 @@ func Prop6Matrix(delta, q []float64) ([][]float64, error) {
 	d := len(delta)
 	a := make([][]float64, d)
 	for i := range a {
-		if err := checkQ(q[i]); err != nil {
-			return nil, err
+		if err := valid.Unit(fmt.Sprintf("q[%d]", i), q[i]); err != nil {
+			return nil, fmt.Errorf("bcdp: %w", err)
 		}
 		a[i] = make([]float64, d)
 		for j := range a[i] {

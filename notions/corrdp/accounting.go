@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/featuredp/featuredp/accounting"
+	"github.com/featuredp/featuredp/internal/valid"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -62,22 +63,6 @@ func LogTerm(delta float64) (float64, error) {
 		return 0, fmt.Errorf("corrdp: LogTerm: %w", err)
 	}
 	return math.Log(1/delta) + 1, nil
-}
-
-func checkEps(fn string, eps float64) error {
-	if math.IsNaN(eps) || !(eps > 0) || math.IsInf(eps, 1) {
-		return fmt.Errorf("corrdp: %s: ε = %v, want finite > 0", fn, eps)
-	}
-	return nil
-}
-
-func checkTV(fn string, tv []float64) error {
-	for i, v := range tv {
-		if math.IsNaN(v) || v < 0 || v > 1 {
-			return fmt.Errorf("corrdp: %s: TV[%d] = %v, want in [0, 1]", fn, i, v)
-		}
-	}
-	return nil
 }
 
 // NoiseWeights returns the variance weight w_i of every coordinate
@@ -152,8 +137,8 @@ func NoiseWeights(method Method, sensitive []bool, tv []float64, floor bool) ([]
 // of this noise is Honesty's. It returns an error for ε ≤ 0, δ ∉ (0,1),
 // L ≤ 0, T < 1 or n < 1.
 func Algorithm1Sigma2(eps, delta, lipschitz float64, steps, n int) (float64, error) {
-	if err := checkEps("Algorithm1Sigma2", eps); err != nil {
-		return 0, err
+	if err := valid.Positive("ε", eps); err != nil {
+		return 0, fmt.Errorf("corrdp: Algorithm1Sigma2: %w", err)
 	}
 	l, err := LogTerm(delta)
 	if err != nil {
@@ -181,8 +166,8 @@ func PaperSigma0Sq(c, eps, delta float64) (float64, error) {
 	if math.IsNaN(c) || !(c > 0) || math.IsInf(c, 1) {
 		return 0, fmt.Errorf("corrdp: PaperSigma0Sq: C = %v, want finite > 0", c)
 	}
-	if err := checkEps("PaperSigma0Sq", eps); err != nil {
-		return 0, err
+	if err := valid.Positive("ε", eps); err != nil {
+		return 0, fmt.Errorf("corrdp: PaperSigma0Sq: %w", err)
 	}
 	l, err := LogTerm(delta)
 	if err != nil {
@@ -237,8 +222,8 @@ func CorrelatedSensitivity(coordSens []float64, sensitive []bool, tv []float64, 
 // Laplace mechanism (Thm. 2.10): with probability ≥ 1 − β,
 // ‖f(D) − output‖_∞ ≤ Δ_C·log(K/β)/ε. Pass Δ for the standard mechanism.
 func LaplaceAccuracy(sens, eps, beta float64, k int) (float64, error) {
-	if err := checkEps("LaplaceAccuracy", eps); err != nil {
-		return 0, err
+	if err := valid.Positive("ε", eps); err != nil {
+		return 0, fmt.Errorf("corrdp: LaplaceAccuracy: %w", err)
 	}
 	if math.IsNaN(beta) || !(beta > 0) || beta > 1 {
 		return 0, fmt.Errorf("corrdp: LaplaceAccuracy: β = %v, want in (0, 1]", beta)
@@ -262,14 +247,14 @@ func UtilityRate(ms int, tvU []float64, eps, delta float64, n int) (rate, bound,
 	if ms < 0 || n < 1 {
 		return 0, 0, 0, fmt.Errorf("corrdp: UtilityRate: m_s = %d, n = %d", ms, n)
 	}
-	if err := checkEps("UtilityRate", eps); err != nil {
-		return 0, 0, 0, err
+	if err := valid.Positive("ε", eps); err != nil {
+		return 0, 0, 0, fmt.Errorf("corrdp: UtilityRate: %w", err)
 	}
 	if err := accounting.ValidateDelta(delta); err != nil {
 		return 0, 0, 0, fmt.Errorf("corrdp: UtilityRate: %w", err)
 	}
-	if err := checkTV("UtilityRate", tvU); err != nil {
-		return 0, 0, 0, err
+	if err := valid.UnitSlice("TV", tvU); err != nil {
+		return 0, 0, 0, fmt.Errorf("corrdp: UtilityRate: %w", err)
 	}
 	m := ms + len(tvU)
 	if m == 0 {
@@ -299,11 +284,11 @@ func LowerBound(ms int, tvU []float64, eps float64, n int) (bound, mid float64, 
 	if ms < 0 || n < 1 {
 		return 0, 0, fmt.Errorf("corrdp: LowerBound: m_s = %d, n = %d", ms, n)
 	}
-	if err := checkEps("LowerBound", eps); err != nil {
-		return 0, 0, err
+	if err := valid.Positive("ε", eps); err != nil {
+		return 0, 0, fmt.Errorf("corrdp: LowerBound: %w", err)
 	}
-	if err := checkTV("LowerBound", tvU); err != nil {
-		return 0, 0, err
+	if err := valid.UnitSlice("TV", tvU); err != nil {
+		return 0, 0, fmt.Errorf("corrdp: LowerBound: %w", err)
 	}
 	s := append([]float64(nil), tvU...)
 	sort.Sort(sort.Reverse(sort.Float64Slice(s)))
@@ -347,8 +332,8 @@ func UCB(tvHat []float64, term float64, independenceCheck bool) ([]float64, erro
 	if math.IsNaN(term) || term < 0 || math.IsInf(term, 0) {
 		return nil, fmt.Errorf("corrdp: UCB: term = %v, want finite ≥ 0", term)
 	}
-	if err := checkTV("UCB", tvHat); err != nil {
-		return nil, err
+	if err := valid.UnitSlice("TV", tvHat); err != nil {
+		return nil, fmt.Errorf("corrdp: UCB: %w", err)
 	}
 	out := make([]float64, len(tvHat))
 	for i, v := range tvHat {
@@ -428,8 +413,8 @@ func Honesty(sigma2 []float64, sensitive []bool, tv []float64, lipschitz float64
 	if m == 0 || len(sensitive) != m || len(tv) != m {
 		return nil, fmt.Errorf("corrdp: Honesty: %d variances, %d S/U flags, %d TVs", m, len(sensitive), len(tv))
 	}
-	if err := checkEps("Honesty", claimedEps); err != nil {
-		return nil, err
+	if err := valid.Positive("ε", claimedEps); err != nil {
+		return nil, fmt.Errorf("corrdp: Honesty: %w", err)
 	}
 	if err := accounting.ValidateDelta(delta); err != nil {
 		return nil, fmt.Errorf("corrdp: Honesty: %w", err)
@@ -442,8 +427,8 @@ func Honesty(sigma2 []float64, sensitive []bool, tv []float64, lipschitz float64
 			return nil, fmt.Errorf("corrdp: Honesty: σ²[%d] = %v, want finite ≥ 0", i, s)
 		}
 	}
-	if err := checkTV("Honesty", tv); err != nil {
-		return nil, err
+	if err := valid.UnitSlice("TV", tv); err != nil {
+		return nil, fmt.Errorf("corrdp: Honesty: %w", err)
 	}
 	var sens float64
 	switch nb {
