@@ -64,6 +64,12 @@ func Unit(name string, x float64) error {
 	return check(x >= 0 && x <= 1, name, x, "in [0, 1]")
 }
 
+// Closed returns an error unless lo ≤ x ≤ hi (NaN is rejected), e.g. a
+// record in [−1, 1].
+func Closed(name string, x, lo, hi float64) error {
+	return check(x >= lo && x <= hi, name, x, fmt.Sprintf("in [%v, %v]", lo, hi))
+}
+
 // Open01 returns an error unless 0 < x < 1 (NaN is rejected), the range of
 // the δ of (ε, δ)-DP.
 func Open01(name string, x float64) error {

@@ -25,6 +25,7 @@ var checks = []struct {
 	{"NonNegative", NonNegative, func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) && x >= 0 }},
 	{"Above1", func(n string, x float64) error { return Above(n, x, 1) }, func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) && x > 1 }},
 	{"AtLeast1.5", func(n string, x float64) error { return AtLeast(n, x, 1.5) }, func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) && x >= 1.5 }},
+	{"Closed-1,1", func(n string, x float64) error { return Closed(n, x, -1, 1) }, func(x float64) bool { return !math.IsNaN(x) && x >= -1 && x <= 1 }},
 	{"Unit", Unit, func(x float64) bool { return !math.IsNaN(x) && x >= 0 && x <= 1 }},
 	{"Open01", Open01, func(x float64) bool { return !math.IsNaN(x) && x > 0 && x < 1 }},
 	{"Probability", Probability, func(x float64) bool { return !math.IsNaN(x) && x > 0 && x <= 1 }},

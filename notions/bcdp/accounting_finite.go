@@ -68,8 +68,8 @@ func (m Finite) Validate() error {
 		}
 		seen[key] = true
 		p := m.Prior[x]
-		if math.IsNaN(p) || p < 0 || math.IsInf(p, 0) {
-			return fmt.Errorf("bcdp: finite mechanism: prior weight %v of point %d is not a finite non-negative number", p, x)
+		if err := valid.NonNegative(fmt.Sprintf("prior weight of point %d", x), p); err != nil {
+			return fmt.Errorf("bcdp: finite mechanism: %w", err)
 		}
 		total += p
 		if len(m.Channel[x]) != ny {
@@ -309,8 +309,8 @@ func TradeoffMin(m Finite, i int, delta float64) (float64, error) {
 	if err := m.Validate(); err != nil {
 		return 0, err
 	}
-	if math.IsNaN(delta) || delta < 0 {
-		return 0, fmt.Errorf("bcdp: trade-off: δ = %v must be ≥ 0", delta)
+	if !(delta >= 0) {
+		return 0, fmt.Errorf("bcdp: trade-off: δ = %v, want ≥ 0", delta)
 	}
 	ny := len(m.Channel[0])
 	if ny > 20 {
@@ -420,8 +420,8 @@ func RandomizedResponse(c []float64, q float64) (Finite, error) {
 		return Finite{}, fmt.Errorf("bcdp: randomized response: d = %d must lie in [1, 8]", d)
 	}
 	for i, v := range c {
-		if math.IsNaN(v) || v < 0 || math.IsInf(v, 0) {
-			return Finite{}, fmt.Errorf("bcdp: randomized response: c[%d] = %v must be finite and ≥ 0", i, v)
+		if err := valid.NonNegative(fmt.Sprintf("c[%d]", i), v); err != nil {
+			return Finite{}, fmt.Errorf("bcdp: randomized response: %w", err)
 		}
 	}
 	dom, pr, err := MixturePrior(d, q)
@@ -453,9 +453,12 @@ func RandomizedResponse(c []float64, q float64) (Finite, error) {
 // (0,1), (1,1). It is not LDP for any finite ε (input (0,1) never outputs 1),
 // yet BCDP: (log 2, log 2) at a = b = c = 1/2. a, b, c ∈ (0, 1].
 func Example1(a, b, c float64) (Finite, error) {
-	for _, v := range []float64{a, b, c} {
-		if math.IsNaN(v) || v <= 0 || v > 1 {
-			return Finite{}, fmt.Errorf("bcdp: Example 1: parameters (%v, %v, %v) must lie in (0, 1]", a, b, c)
+	for _, p := range []struct {
+		name string
+		v    float64
+	}{{"a", a}, {"b", b}, {"c", c}} {
+		if err := valid.Probability(p.name, p.v); err != nil {
+			return Finite{}, fmt.Errorf("bcdp: Example 1: %w", err)
 		}
 	}
 	p1 := map[[2]int]float64{{0, 0}: a, {1, 0}: b, {0, 1}: 0, {1, 1}: c}
@@ -583,8 +586,8 @@ func Prop4Part2(c, q []float64, eps float64) ([]float64, error) {
 	if err := checkVector("c", c, false, false); err != nil {
 		return nil, err
 	}
-	if math.IsNaN(eps) || eps < 0 || math.IsInf(eps, 0) {
-		return nil, fmt.Errorf("bcdp: Prop. 4: ε = %v must be finite and ≥ 0", eps)
+	if err := valid.NonNegative("ε", eps); err != nil {
+		return nil, fmt.Errorf("bcdp: Prop. 4: %w", err)
 	}
 	if len(q) != len(c) {
 		return nil, fmt.Errorf("bcdp: Prop. 4: len(q) = %d, want %d", len(q), len(c))
