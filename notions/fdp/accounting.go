@@ -331,8 +331,8 @@ func GaussianArgmaxSuccess(k int, mu float64) (float64, error) {
 //
 // Errors: ε NaN, ≤ 0 or infinite; p outside (0, 1).
 func Prop3Toy(eps, p float64) (simEps, s, dpAmplified float64, err error) {
-	if !(eps > 0) || math.IsInf(eps, 1) {
-		return 0, 0, 0, fmt.Errorf("fdp: Prop3Toy: ε = %v, want finite > 0", eps)
+	if err := valid.Positive("ε", eps); err != nil {
+		return 0, 0, 0, fmt.Errorf("fdp: Prop3Toy: %w", err)
 	}
 	if !(p > 0 && p < 1) {
 		return 0, 0, 0, fmt.Errorf("fdp: Prop3Toy: rate p = %v, want in (0, 1)", p)
@@ -368,8 +368,8 @@ func Prop3Toy(eps, p float64) (simEps, s, dpAmplified float64, err error) {
 //
 // Errors: ε NaN, ≤ 0 or infinite.
 func Prop3MaxRate(eps float64) (float64, error) {
-	if !(eps > 0) || math.IsInf(eps, 1) {
-		return 0, fmt.Errorf("fdp: Prop3MaxRate: ε = %v, want finite > 0", eps)
+	if err := valid.Positive("ε", eps); err != nil {
+		return 0, fmt.Errorf("fdp: Prop3MaxRate: %w", err)
 	}
 	e := math.Exp(eps)
 	return math.Expm1(eps) / (e - 2*e/(1+e*e)), nil
