@@ -82,6 +82,19 @@ func Probability(name string, x float64) error {
 	return check(x > 0 && x <= 1, name, x, "in (0, 1]")
 }
 
+// First returns the first non-nil error of errs, or nil: it runs a list of
+// checks and reports the first failure, in the order given, e.g.
+//
+//	valid.First(valid.Positive("ε", eps), valid.Open01("δ", delta))
+func First(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // FiniteSlice returns an error naming the first NaN or ±Inf of v as
 // name[i], or nil if every value is finite.
 func FiniteSlice(name string, v []float64) error {

@@ -84,6 +84,23 @@ func TestSliceChecks(t *testing.T) {
 	}
 }
 
+func TestFirst(t *testing.T) {
+	a, b := errors.New("a"), errors.New("b")
+	for _, c := range []struct {
+		errs []error
+		want error
+	}{
+		{nil, nil},
+		{[]error{nil, nil}, nil},
+		{[]error{nil, a, b}, a},
+		{[]error{b, a}, b},
+	} {
+		if got := First(c.errs...); got != c.want {
+			t.Errorf("First(%v) = %v, want %v", c.errs, got, c.want)
+		}
+	}
+}
+
 // FuzzChecks verifies every scalar check against its definition on
 // arbitrary bit patterns (all NaN payloads, subnormals, ±0, ±Inf).
 func FuzzChecks(f *testing.F) {
