@@ -234,7 +234,11 @@ func LaplaceAccuracy(sens, eps, beta float64, k int) (float64, error) {
 	if err := valid.NonNegative("Δ", sens); err != nil {
 		return 0, fmt.Errorf("corrdp: LaplaceAccuracy: %w", err)
 	}
-	return sens * math.Log(float64(k)/beta) / eps, nil
+	l := math.Log(float64(k) / beta)
+	if math.IsInf(l, 1) { // K/β overflows for a subnormal β; log K − log β does not
+		l = math.Log(float64(k)) - math.Log(beta)
+	}
+	return sens * l / eps, nil
 }
 
 // UtilityRate returns the rate of Thm. 3.9 with the corrected sum of
