@@ -108,6 +108,8 @@ fuzz:    # 60 s per fuzz target (FUZZTIME=5m for the accountant's acceptance run
 	go test -run '^$$' -fuzz=FuzzFDPAccountingInvariants -fuzztime=$(or $(FUZZTIME),60s) ./notions/fdp/
 	go test -run '^$$' -fuzz=FuzzCompareConfig -fuzztime=$(or $(FUZZTIME),60s) ./notions/fdp/
 	go test -run '^$$' -fuzz=FuzzCorrDPAccountingInvariants -fuzztime=$(or $(FUZZTIME),60s) ./notions/corrdp/
+	go test -run '^$$' -fuzz=FuzzLaplaceAccuracy -fuzztime=$(or $(FUZZTIME),60s) ./notions/corrdp/
+	go test -run '^$$' -fuzz=FuzzChecks -fuzztime=$(or $(FUZZTIME),60s) ./internal/valid/
 	go test -run '^$$' -fuzz=FuzzAllocationInvariants -fuzztime=$(or $(FUZZTIME),60s) ./notions/bcdp/
 	go test -run '^$$' -fuzz=FuzzTheorem2Invariants -fuzztime=$(or $(FUZZTIME),60s) ./notions/smoothdp/
 	go test -run '^$$' -fuzz=FuzzReadCSV -fuzztime=$(or $(FUZZTIME),60s) ./data/

@@ -79,7 +79,7 @@ const (
 
 func dpsgdSpec() Spec {
 	eps, _, err := accounting.Epsilon([]accounting.Phase{{SampleRate: dpsgdQ, NoiseMultiplier: dpsgdZ, Steps: dpsgdT}},
-		dpsgdDelta, accounting.OrdersOpacus(), accounting.ConversionImproved)
+		dpsgdDelta, accounting.DefaultOrders(), accounting.DefaultConversion)
 	if err != nil {
 		panic(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/featuredp/featuredp/internal/valid"
 	"github.com/go-gota/gota/dataframe"
 	"github.com/go-gota/gota/series"
 )
@@ -414,7 +415,7 @@ func detectType(vals []string, isNA map[string]bool) series.Type {
 		}
 		if !isInt {
 			f, err := strconv.ParseFloat(v, 64)
-			if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+			if err != nil || !valid.Finite(f) {
 				isFloat = false
 				break
 			}
@@ -445,7 +446,7 @@ func makeSeries(name string, t series.Type, raw []string, isNA map[string]bool, 
 				continue
 			}
 			f, err := strconv.ParseFloat(v, 64)
-			if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+			if err != nil || !valid.Finite(f) {
 				return series.Series{}, bad(i, "a finite number")
 			}
 			vals[i] = f

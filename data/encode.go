@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/featuredp/featuredp/design"
+	"github.com/featuredp/featuredp/internal/valid"
 	"github.com/go-gota/gota/dataframe"
 	"github.com/go-gota/gota/series"
 )
@@ -280,7 +281,7 @@ func checkEncodeOptions(schema Schema, opts EncodeOptions) error {
 			errs = append(errs, fmt.Errorf("Bounds names %q, which is not a continuous feature of the schema (continuous features: %s)",
 				name, quoteList(continuousFeatures(schema))))
 		}
-		if !(b.Lo < b.Hi) || math.IsInf(b.Lo, 0) || math.IsInf(b.Hi, 0) {
+		if !(b.Lo < b.Hi) || !valid.Finite(b.Lo) || !valid.Finite(b.Hi) {
 			errs = append(errs, fmt.Errorf("bounds of %q must be finite with Lo < Hi, got [%v, %v]", name, b.Lo, b.Hi))
 		}
 	}
@@ -289,7 +290,7 @@ func checkEncodeOptions(schema Schema, opts EncodeOptions) error {
 		if !isCont(name) {
 			errs = append(errs, fmt.Errorf("Moments names %q, which is not a continuous feature of the schema", name))
 		}
-		if !(m.SD > 0) || math.IsInf(m.SD, 0) || math.IsNaN(m.Mean) || math.IsInf(m.Mean, 0) {
+		if !(m.SD > 0) || !valid.Finite(m.SD) || !valid.Finite(m.Mean) {
 			errs = append(errs, fmt.Errorf("moments of %q must be finite with SD > 0, got mean %v, sd %v", name, m.Mean, m.SD))
 		}
 	}

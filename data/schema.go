@@ -3,11 +3,11 @@ package data
 import (
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/featuredp/featuredp/internal/valid"
 	"github.com/go-gota/gota/dataframe"
 	"github.com/go-gota/gota/series"
 )
@@ -494,7 +494,7 @@ func NumericAt(s series.Series, i int) (float64, error) {
 	default:
 		v = e.Float()
 	}
-	if math.IsNaN(v) || math.IsInf(v, 0) {
+	if !valid.Finite(v) {
 		return 0, fmt.Errorf("%v is not finite", v)
 	}
 	return v, nil

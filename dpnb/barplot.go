@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/featuredp/featuredp/experiments"
+	"github.com/featuredp/featuredp/internal/valid"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -93,7 +94,7 @@ func BarPlot(sums []experiments.Summary, opts BarOptions) (*plot.Plot, error) {
 func barGroups(sums []experiments.Summary) ([]float64, map[float64]int) {
 	xset := map[float64]bool{}
 	for _, s := range sums {
-		if finite(s.X) {
+		if valid.Finite(s.X) {
 			xset[s.X] = true
 		}
 	}
@@ -124,11 +125,11 @@ func barValues(sums []experiments.Summary, col map[float64]int, groups int, band
 			lo, hi = c, c
 		}
 		j, ok := col[s.X]
-		if !ok || !finite(c) {
+		if !ok || !valid.Finite(c) {
 			continue
 		}
 		vals[j] = c
-		if finite(lo) && finite(hi) && hi > lo {
+		if valid.Finite(lo) && valid.Finite(hi) && hi > lo {
 			errs = append(errs, errBar{x: float64(j), lo: lo, hi: hi})
 		}
 		n++

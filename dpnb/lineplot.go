@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/featuredp/featuredp/experiments"
+	"github.com/featuredp/featuredp/internal/valid"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg/draw"
@@ -101,8 +102,6 @@ func groupByMethod(sums []experiments.Summary) ([]string, map[string][]experimen
 	return methods, by
 }
 
-func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
-
 // LinePlot draws one line with markers per method through the summaries of
 // one metric, with a translucent band per line (see Band), in the house
 // style of NewPlot.
@@ -169,7 +168,7 @@ func lineSeries(sums []experiments.Summary, opts LineOptions) ([]*series, float6
 			case BandNone:
 				lo, hi = c, c
 			}
-			if !finite(c) || !finite(sm.X) {
+			if !valid.Finite(c) || !valid.Finite(sm.X) {
 				s.droppedPoints++
 				continue
 			}
@@ -179,10 +178,10 @@ func lineSeries(sums []experiments.Summary, opts LineOptions) ([]*series, float6
 			if opts.LogY && c <= 0 {
 				return nil, 0, fmt.Errorf("log y axis needs positive values, method %q has %g at x = %g", m, c, sm.X)
 			}
-			if !finite(lo) {
+			if !valid.Finite(lo) {
 				lo = c
 			}
-			if !finite(hi) {
+			if !valid.Finite(hi) {
 				hi = c
 			}
 			if hi > lo {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/featuredp/featuredp/data"
 	"github.com/featuredp/featuredp/experiments"
+	"github.com/featuredp/featuredp/internal/valid"
 	"github.com/featuredp/featuredp/notions/bcdp"
 	"github.com/featuredp/featuredp/notions/corrdp"
 	"github.com/featuredp/featuredp/notions/fdp"
@@ -186,13 +187,8 @@ func (o ReportOptions) withDefaults(schema data.Schema) (ReportOptions, error) {
 			return o, fmt.Errorf("ObservedLevels: %q is not a categorical column of the schema", c)
 		}
 	}
-	switch {
-	case !(o.Eps > 0) || math.IsInf(o.Eps, 0):
-		return o, fmt.Errorf("ε = %v, want finite > 0", o.Eps)
-	case !(o.Delta > 0 && o.Delta < 1):
-		return o, fmt.Errorf("δ = %v, want in (0, 1)", o.Delta)
-	case !(o.Q >= 0 && o.Q <= 1):
-		return o, fmt.Errorf("q = %v, want in [0, 1]", o.Q)
+	if err := valid.First(valid.Positive("ε", o.Eps), valid.Open01("δ", o.Delta), valid.Unit("q", o.Q)); err != nil {
+		return o, err
 	}
 	if o.Pipeline != nil {
 		if err := o.Pipeline.validate(schema); err != nil {

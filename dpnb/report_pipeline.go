@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/featuredp/featuredp/data"
+	"github.com/featuredp/featuredp/internal/valid"
 	"github.com/featuredp/featuredp/notions/smoothdp"
 	"github.com/go-gota/gota/dataframe"
 	reportseries "github.com/go-gota/gota/series"
@@ -133,14 +134,14 @@ func (p *ReportPipeline) validate(schema data.Schema) error {
 		if !ok || col.Role == data.Label || col.Role == data.Ignore || col.Kind != data.Continuous {
 			return fmt.Errorf("Pipeline.Bounds: %q is not a continuous feature column of the schema (min–max scaling)", c)
 		}
-		if !(r.Lo < r.Hi) || math.IsInf(r.Lo, 0) || math.IsInf(r.Hi, 0) {
+		if !(r.Lo < r.Hi) || !valid.Finite(r.Lo) || !valid.Finite(r.Hi) {
 			return fmt.Errorf("Pipeline.Bounds: %q has range [%v, %v], want finite Lo < Hi", c, r.Lo, r.Hi)
 		}
 	}
 	switch {
 	case p.MaxMissing < 0:
 		return fmt.Errorf("Pipeline.MaxMissing = %d, want ≥ 0", p.MaxMissing)
-	case math.IsNaN(p.QuantizeRadius) || p.QuantizeRadius < 0 || math.IsInf(p.QuantizeRadius, 0):
+	case !valid.Finite(p.QuantizeRadius) || p.QuantizeRadius < 0:
 		return fmt.Errorf("Pipeline.QuantizeRadius = %v, want finite ≥ 0", p.QuantizeRadius)
 	case p.QuantizeRadius > 0 && p.QuantizeCluster < 1:
 		return fmt.Errorf("Pipeline.QuantizeCluster = %d: quantization needs a public bound ≥ 1 on the largest cluster", p.QuantizeCluster)

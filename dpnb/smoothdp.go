@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/featuredp/featuredp/internal/valid"
 	"github.com/featuredp/featuredp/notions/smoothdp"
 	"github.com/go-gota/gota/dataframe"
 )
@@ -192,11 +193,11 @@ func SmoothMinMaxStep(cols [][]float64, names []string, lo, hi []float64) (Smoot
 		if len(c) != n {
 			return SmoothStep{}, fmt.Errorf("dpnb: smoothdp: column %d has %d values, want %d", j, len(c), n)
 		}
+		if i := valid.FirstNonFinite(c); i >= 0 {
+			return SmoothStep{}, fmt.Errorf("dpnb: smoothdp: column %d has NaN or Inf (%v at row %d)", j, c[i], i)
+		}
 		v := append([]float64(nil), c...)
 		sort.Float64s(v)
-		if math.IsNaN(v[0]) || math.IsNaN(v[n-1]) || math.IsInf(v[0], 0) || math.IsInf(v[n-1], 0) {
-			return SmoothStep{}, fmt.Errorf("dpnb: smoothdp: column %d has NaN or Inf", j)
-		}
 		m, M := v[0], v[n-1]
 		l, h := m, M
 		if lo != nil {

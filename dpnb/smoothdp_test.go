@@ -3,6 +3,7 @@ package dpnb
 import (
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/featuredp/featuredp/notions/smoothdp"
@@ -49,4 +50,16 @@ func ExampleSmoothPreprocCost() {
 	})
 	fmt.Printf("ignoring %.3f, paper-style %.3f, tight %.3f, group %.1f\n", r.EpsIgnoring, r.EpsPaperStyle, r.EpsTight, r.EpsGroup)
 	// Output: ignoring 0.485, paper-style 1.004, tight 0.594, group 99.5
+}
+
+// TestSmoothMinMaxStepNonFinite checks that a NaN or ±Inf anywhere in a
+// column is refused with its row, so the caller can find and clean it.
+func TestSmoothMinMaxStepNonFinite(t *testing.T) {
+	for _, bad := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+		col := []float64{0, 1, bad, 3, 4}
+		_, err := SmoothMinMaxStep([][]float64{{0, 1, 2, 3, 4}, col}, nil, nil, nil)
+		if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("column 1 has NaN or Inf (%v at row 2)", bad)) {
+			t.Errorf("column with %v: error %v, want it to name column 1, row 2", bad, err)
+		}
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/featuredp/featuredp/accounting"
+	"github.com/featuredp/featuredp/internal/valid"
 )
 
 // Floating-point-safe noise: exact samplers of the discrete Laplace and the
@@ -123,11 +124,12 @@ func checkRelease(fn string, rng *rand.Rand, value []float64, grid float64) erro
 		return fmt.Errorf("mechanisms: %s: nil random source", fn)
 	case len(value) == 0:
 		return fmt.Errorf("mechanisms: %s: empty value", fn)
-	case !(grid > 0) || math.IsInf(grid, 0):
-		return fmt.Errorf("mechanisms: %s: grid %v, want finite > 0", fn, grid)
+	}
+	if err := valid.Positive("grid", grid); err != nil {
+		return fmt.Errorf("mechanisms: %s: %w", fn, err)
 	}
 	for i, v := range value {
-		if math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v/grid) > 1<<52 {
+		if !valid.Finite(v) || math.Abs(v/grid) > 1<<52 {
 			return fmt.Errorf("mechanisms: %s: value[%d] = %v is not finite or too large for grid %v", fn, i, v, grid)
 		}
 	}
@@ -147,8 +149,8 @@ func DiscreteLaplaceRelease(rng *rand.Rand, value []float64, grid, l1Sens, eps f
 	if err := checkRelease("DiscreteLaplaceRelease", rng, value, grid); err != nil {
 		return nil, 0, err
 	}
-	if !(l1Sens > 0) || math.IsInf(l1Sens, 0) || !(eps > 0) || math.IsInf(eps, 0) {
-		return nil, 0, fmt.Errorf("mechanisms: DiscreteLaplaceRelease: sensitivity %v and ε %v must be finite and > 0", l1Sens, eps)
+	if err := errors.Join(valid.Positive("sensitivity", l1Sens), valid.Positive("ε", eps)); err != nil {
+		return nil, 0, fmt.Errorf("mechanisms: DiscreteLaplaceRelease: sensitivity and ε must be finite and > 0: %w", err)
 	}
 	dPrime := l1Sens/grid + float64(len(value))
 	const den = 1 << 20
@@ -181,8 +183,8 @@ func DiscreteGaussianRelease(rng *rand.Rand, value []float64, grid, sigma float6
 	if err := checkRelease("DiscreteGaussianRelease", rng, value, grid); err != nil {
 		return nil, err
 	}
-	if !(sigma > 0) || math.IsInf(sigma, 0) {
-		return nil, fmt.Errorf("mechanisms: DiscreteGaussianRelease: σ = %v, want finite > 0", sigma)
+	if err := valid.Positive("σ", sigma); err != nil {
+		return nil, fmt.Errorf("mechanisms: DiscreteGaussianRelease: %w", err)
 	}
 	s := sigma / grid
 	if s*s > 1<<100 {
@@ -213,9 +215,12 @@ func DiscreteGaussianRho(l2Sens, sigma, grid float64, d int) (float64, error) {
 // tighter conversion). It is accounting.ZCDPEpsilon, the module's one
 // implementation of the formula.
 func ZCDPEpsilon(rho, delta float64) (float64, error) {
+	if err := errors.Join(valid.NonNegative("ρ", rho), valid.Open01("δ", delta)); err != nil {
+		return 0, fmt.Errorf("mechanisms: ZCDPEpsilon: %w", err)
+	}
 	eps, err := accounting.ZCDPEpsilon(rho, delta)
 	if err != nil {
-		return 0, fmt.Errorf("mechanisms: ZCDPEpsilon: ρ = %v, δ = %v (want ρ ≥ 0 finite, δ in (0, 1)): %w", rho, delta, err)
+		return 0, fmt.Errorf("mechanisms: ZCDPEpsilon: %w", err)
 	}
 	return eps, nil
 }

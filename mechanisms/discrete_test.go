@@ -136,11 +136,14 @@ func TestDiscreteReleaseBadInput(t *testing.T) {
 	}{
 		{"nil rng", func() error { _, _, err := DiscreteLaplaceRelease(nil, []float64{1}, 0.1, 1, 1); return err }, "nil random source"},
 		{"empty", func() error { _, _, err := DiscreteLaplaceRelease(rng, nil, 0.1, 1, 1); return err }, "empty value"},
-		{"grid 0", func() error { _, err := DiscreteGaussianRelease(rng, []float64{1}, 0, 1); return err }, "grid"},
+		{"grid 0", func() error { _, err := DiscreteGaussianRelease(rng, []float64{1}, 0, 1); return err }, "grid = 0, want finite > 0"},
 		{"NaN value", func() error { _, err := DiscreteGaussianRelease(rng, []float64{math.NaN()}, 0.1, 1); return err }, "not finite"},
 		{"ε 0", func() error { _, _, err := DiscreteLaplaceRelease(rng, []float64{1}, 0.1, 1, 0); return err }, "must be finite and > 0"},
-		{"σ Inf", func() error { _, err := DiscreteGaussianRelease(rng, []float64{1}, 0.1, math.Inf(1)); return err }, "σ"},
-		{"δ 1", func() error { _, err := ZCDPEpsilon(0.1, 1); return err }, "δ"},
+		{"ε 0 named", func() error { _, _, err := DiscreteLaplaceRelease(rng, []float64{1}, 0.1, 1, 0); return err }, "ε = 0, want finite > 0"},
+		{"sensitivity NaN", func() error { _, _, err := DiscreteLaplaceRelease(rng, []float64{1}, 0.1, math.NaN(), 1); return err }, "sensitivity = NaN, want finite > 0"},
+		{"σ Inf", func() error { _, err := DiscreteGaussianRelease(rng, []float64{1}, 0.1, math.Inf(1)); return err }, "σ = +Inf, want finite > 0"},
+		{"δ 1", func() error { _, err := ZCDPEpsilon(0.1, 1); return err }, "δ = 1, want in (0, 1)"},
+		{"ρ Inf", func() error { _, err := ZCDPEpsilon(math.Inf(1), 0.5); return err }, "ρ = +Inf, want finite ≥ 0"},
 		{"d 0", func() error { _, err := DiscreteGaussianRho(1, 1, 0.1, 0); return err }, "d 0"},
 	} {
 		if err := tc.call(); err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/featuredp/featuredp/design"
+	"github.com/featuredp/featuredp/internal/valid"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -61,8 +62,8 @@ func (m *Linear) Validate() error {
 	if m.D <= 0 {
 		return fmt.Errorf("models: Linear: number of features d = %d, want > 0", m.D)
 	}
-	if !(m.Ridge >= 0) || math.IsInf(m.Ridge, 0) {
-		return fmt.Errorf("models: Linear: ridge λ = %v, want finite ≥ 0", m.Ridge)
+	if err := valid.NonNegative("ridge λ", m.Ridge); err != nil {
+		return fmt.Errorf("models: Linear: %w", err)
 	}
 	return nil
 }
@@ -99,10 +100,8 @@ func (m *Linear) CheckLabels(data *design.Data) error {
 	if err := checkDataErr("Linear", data, m.D); err != nil {
 		return err
 	}
-	for i, y := range data.Y {
-		if math.IsNaN(y) || math.IsInf(y, 0) {
-			return fmt.Errorf("models: Linear: label %v at row %d is not finite", y, i)
-		}
+	if i := valid.FirstNonFinite(data.Y); i >= 0 {
+		return fmt.Errorf("models: Linear: label %v at row %d is not finite", data.Y[i], i)
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/featuredp/featuredp/design"
+	"github.com/featuredp/featuredp/internal/valid"
 )
 
 // Logistic is binary logistic regression with labels y ∈ {0, 1}, an
@@ -58,8 +59,8 @@ func (m *Logistic) Validate() error {
 	if m.D <= 0 {
 		return fmt.Errorf("models: Logistic: number of features d = %d, want > 0", m.D)
 	}
-	if !(m.L2 >= 0) || math.IsInf(m.L2, 0) {
-		return fmt.Errorf("models: Logistic: L2 coefficient λ = %v, want finite ≥ 0", m.L2)
+	if err := valid.NonNegative("L2 coefficient λ", m.L2); err != nil {
+		return fmt.Errorf("models: Logistic: %w", err)
 	}
 	return nil
 }

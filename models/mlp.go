@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/featuredp/featuredp/design"
+	"github.com/featuredp/featuredp/internal/valid"
 )
 
 // Activation is the hidden-layer nonlinearity φ of an MLP.
@@ -227,10 +228,8 @@ func (m *MLP) CheckLabels(data *design.Data) error {
 	if m.Head == HeadSoftmaxCE {
 		return checkClassLabels("MLP", data, m.K)
 	}
-	for i, y := range data.Y {
-		if math.IsNaN(y) || math.IsInf(y, 0) {
-			return fmt.Errorf("models: MLP: label %v at row %d is not finite", y, i)
-		}
+	if i := valid.FirstNonFinite(data.Y); i >= 0 {
+		return fmt.Errorf("models: MLP: label %v at row %d is not finite", data.Y[i], i)
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/featuredp/featuredp/design"
+	"github.com/featuredp/featuredp/internal/valid"
 )
 
 // Softmax is multinomial logistic (softmax) regression over K ≥ 2 classes
@@ -55,8 +56,8 @@ func (m *Softmax) Validate() error {
 	if m.K < 2 {
 		return fmt.Errorf("models: Softmax: number of classes k = %d, want ≥ 2", m.K)
 	}
-	if !(m.L2 >= 0) || math.IsInf(m.L2, 0) {
-		return fmt.Errorf("models: Softmax: L2 coefficient λ = %v, want finite ≥ 0", m.L2)
+	if err := valid.NonNegative("L2 coefficient λ", m.L2); err != nil {
+		return fmt.Errorf("models: Softmax: %w", err)
 	}
 	return nil
 }

@@ -1,5 +1,16 @@
-// Package valid holds the small input checks shared by the mechanisms of
-// the core and of the notions.
+// Package valid holds the input checks shared by the core and the notions,
+// in the manner of Google DP's checks package: one place that states each
+// range. The error-returning checks (Positive, NonNegative, Above, AtLeast,
+// Unit, Open01, Probability, Closed, FiniteValue, FiniteSlice, UnitSlice)
+// return a *RangeError "name = value, want range"; the caller adds its
+// package and function:
+//
+//	if err := valid.Open01("δ", delta); err != nil {
+//		return fmt.Errorf("corrdp: TVTilde: %w", err)
+//	}
+//
+// Finite, FirstNonFinite and IsNil are the predicates for code that words
+// its own message. A NaN fails every check.
 package valid
 
 import (

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"sort"
+
+	"github.com/featuredp/featuredp/internal/valid"
 )
 
 // ZetaHeuristic is the paper's heuristic ζ = (1+q)/2 (App. B.1), used in Figures 3–4 and the authors' code.
@@ -18,11 +20,11 @@ const ZetaCorollary1 = 0.5
 // (δ̃_1 = min(δ_1, ε) > 0 is the smallest demanded level). It is 0 at q = 0
 // (where ζ does not matter) and 1 at q = 1.
 func ZetaStar(delta1 float64, q float64) (float64, error) {
-	if math.IsNaN(delta1) || delta1 <= 0 || math.IsInf(delta1, 0) {
-		return 0, fmt.Errorf("bcdp: ζ*: δ̃_1 = %v must be finite and > 0", delta1)
+	if err := valid.Positive("δ̃_1", delta1); err != nil {
+		return 0, fmt.Errorf("bcdp: ζ*: %w", err)
 	}
-	if err := checkQ(q); err != nil {
-		return 0, err
+	if err := valid.Unit("q", q); err != nil {
+		return 0, fmt.Errorf("bcdp: %w", err)
 	}
 	return math.Log1p(q*math.Expm1(delta1)) / delta1, nil
 }
@@ -61,14 +63,14 @@ func Allocate(delta []float64, eps, q, zeta float64) (Allocation, error) {
 	if err := checkVector("δ", delta, true, true); err != nil {
 		return Allocation{}, err
 	}
-	if math.IsNaN(eps) || eps <= 0 || math.IsInf(eps, 0) {
-		return Allocation{}, fmt.Errorf("bcdp: allocation: ε = %v must be finite and > 0", eps)
+	if err := valid.Positive("ε", eps); err != nil {
+		return Allocation{}, fmt.Errorf("bcdp: allocation: %w", err)
 	}
-	if err := checkQ(q); err != nil {
-		return Allocation{}, err
+	if err := valid.Unit("q", q); err != nil {
+		return Allocation{}, fmt.Errorf("bcdp: %w", err)
 	}
-	if math.IsNaN(zeta) || zeta <= 0 || zeta > 1 {
-		return Allocation{}, fmt.Errorf("bcdp: allocation: ζ = %v must lie in (0, 1]", zeta)
+	if err := valid.Probability("ζ", zeta); err != nil {
+		return Allocation{}, fmt.Errorf("bcdp: allocation: %w", err)
 	}
 	d := len(delta)
 	perm := make([]int, d)
@@ -165,11 +167,11 @@ func DuchiB(D int, r, alpha float64, paperConstant bool) (float64, error) {
 	if D < 1 {
 		return 0, fmt.Errorf("bcdp: Duchi B: dimension %d must be ≥ 1", D)
 	}
-	if math.IsNaN(r) || r <= 0 || math.IsInf(r, 0) {
-		return 0, fmt.Errorf("bcdp: Duchi B: radius r = %v must be finite and > 0", r)
+	if err := valid.Positive("radius r", r); err != nil {
+		return 0, fmt.Errorf("bcdp: Duchi B: %w", err)
 	}
-	if math.IsNaN(alpha) || alpha <= 0 || math.IsInf(alpha, 0) {
-		return 0, fmt.Errorf("bcdp: Duchi B: α = %v must be finite and > 0 (α = 0 means infinite noise)", alpha)
+	if err := valid.Positive("α", alpha); err != nil {
+		return 0, fmt.Errorf("bcdp: Duchi B: %w (α = 0 means infinite noise)", err)
 	}
 	lg1, _ := math.Lgamma(float64(D+1) / 2)
 	lg2, _ := math.Lgamma(float64(D)/2 + 1)
@@ -269,8 +271,8 @@ func PredictedMSE(c []float64, n int, o MSEOptions) (total float64, perCoord []f
 		m := 1.0
 		if o.SecondMoment != nil {
 			m = o.SecondMoment[i]
-			if math.IsNaN(m) || m < 0 || m > 1 {
-				return 0, nil, fmt.Errorf("bcdp: predicted MSE: second moment %v of coordinate %d must lie in [0, 1]", m, i)
+			if err := valid.Unit(fmt.Sprintf("second moment of coordinate %d", i), m); err != nil {
+				return 0, nil, fmt.Errorf("bcdp: predicted MSE: %w", err)
 			}
 		}
 		s := 0.0
@@ -323,11 +325,14 @@ func Corollary1Bound(d, k, n int, delta, eps, q float64) (float64, error) {
 	if d < 1 || k < 0 || k > d || n < 1 {
 		return 0, fmt.Errorf("bcdp: Corollary 1: need d ≥ 1, 0 ≤ k ≤ d, n ≥ 1 (got %d, %d, %d)", d, k, n)
 	}
-	if math.IsNaN(delta) || delta <= 0 || math.IsNaN(eps) || eps <= 2*delta || math.IsInf(eps, 0) {
-		return 0, fmt.Errorf("bcdp: Corollary 1: need 0 < 2δ < ε < ∞ (δ = %v, ε = %v)", delta, eps)
+	if err := valid.Positive("δ", delta); err != nil {
+		return 0, fmt.Errorf("bcdp: Corollary 1: %w", err)
 	}
-	if err := checkQ(q); err != nil {
-		return 0, err
+	if err := valid.Above("ε", eps, 2*delta); err != nil {
+		return 0, fmt.Errorf("bcdp: Corollary 1: %w (2δ)", err)
+	}
+	if err := valid.Unit("q", q); err != nil {
+		return 0, fmt.Errorf("bcdp: %w", err)
 	}
 	fd, fk := float64(d), float64(k)
 	qs := math.Expm1(delta/2) / math.Expm1(eps)

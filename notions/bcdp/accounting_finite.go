@@ -21,6 +21,8 @@ import (
 	"fmt"
 	"math"
 	"sort"
+
+	"github.com/featuredp/featuredp/internal/valid"
 )
 
 // Finite is a mechanism with finite input domain and finite output
@@ -66,8 +68,8 @@ func (m Finite) Validate() error {
 		}
 		seen[key] = true
 		p := m.Prior[x]
-		if math.IsNaN(p) || p < 0 || math.IsInf(p, 0) {
-			return fmt.Errorf("bcdp: finite mechanism: prior weight %v of point %d is not a finite non-negative number", p, x)
+		if err := valid.NonNegative(fmt.Sprintf("prior weight of point %d", x), p); err != nil {
+			return fmt.Errorf("bcdp: finite mechanism: %w", err)
 		}
 		total += p
 		if len(m.Channel[x]) != ny {
@@ -307,8 +309,8 @@ func TradeoffMin(m Finite, i int, delta float64) (float64, error) {
 	if err := m.Validate(); err != nil {
 		return 0, err
 	}
-	if math.IsNaN(delta) || delta < 0 {
-		return 0, fmt.Errorf("bcdp: trade-off: δ = %v must be ≥ 0", delta)
+	if !(delta >= 0) {
+		return 0, fmt.Errorf("bcdp: trade-off: δ = %v, want ≥ 0", delta)
 	}
 	ny := len(m.Channel[0])
 	if ny > 20 {
@@ -378,14 +380,6 @@ func PostProcess(m Finite, k [][]float64) (Finite, error) {
 	return out, out.Validate()
 }
 
-// checkQ validates a correlation level q ∈ [0, 1].
-func checkQ(q float64) error {
-	if math.IsNaN(q) || q < 0 || q > 1 {
-		return fmt.Errorf("bcdp: q = %v must lie in [0, 1]", q)
-	}
-	return nil
-}
-
 // MixturePrior returns the domain {0,1}^d and the prior of eq. (60) of the
 // paper (App. B.1): with probability q all coordinates equal one
 // Bern(1/2) bit Z, otherwise they are i.i.d. Bern(1/2). So π(x) = (1−q)2^{−d}
@@ -396,8 +390,8 @@ func MixturePrior(d int, q float64) ([][]int, []float64, error) {
 	if d < 1 || d > 16 {
 		return nil, nil, fmt.Errorf("bcdp: mixture prior: d = %d must lie in [1, 16]", d)
 	}
-	if err := checkQ(q); err != nil {
-		return nil, nil, err
+	if err := valid.Unit("q", q); err != nil {
+		return nil, nil, fmt.Errorf("bcdp: %w", err)
 	}
 	n := 1 << d
 	dom := make([][]int, n)
@@ -426,8 +420,8 @@ func RandomizedResponse(c []float64, q float64) (Finite, error) {
 		return Finite{}, fmt.Errorf("bcdp: randomized response: d = %d must lie in [1, 8]", d)
 	}
 	for i, v := range c {
-		if math.IsNaN(v) || v < 0 || math.IsInf(v, 0) {
-			return Finite{}, fmt.Errorf("bcdp: randomized response: c[%d] = %v must be finite and ≥ 0", i, v)
+		if err := valid.NonNegative(fmt.Sprintf("c[%d]", i), v); err != nil {
+			return Finite{}, fmt.Errorf("bcdp: randomized response: %w", err)
 		}
 	}
 	dom, pr, err := MixturePrior(d, q)
@@ -459,9 +453,12 @@ func RandomizedResponse(c []float64, q float64) (Finite, error) {
 // (0,1), (1,1). It is not LDP for any finite ε (input (0,1) never outputs 1),
 // yet BCDP: (log 2, log 2) at a = b = c = 1/2. a, b, c ∈ (0, 1].
 func Example1(a, b, c float64) (Finite, error) {
-	for _, v := range []float64{a, b, c} {
-		if math.IsNaN(v) || v <= 0 || v > 1 {
-			return Finite{}, fmt.Errorf("bcdp: Example 1: parameters (%v, %v, %v) must lie in (0, 1]", a, b, c)
+	for _, p := range []struct {
+		name string
+		v    float64
+	}{{"a", a}, {"b", b}, {"c", c}} {
+		if err := valid.Probability(p.name, p.v); err != nil {
+			return Finite{}, fmt.Errorf("bcdp: Example 1: %w", err)
 		}
 	}
 	p1 := map[[2]int]float64{{0, 0}: a, {1, 0}: b, {0, 1}: 0, {1, 1}: c}
@@ -573,8 +570,8 @@ func Prop4Part1(c, q []float64) ([]float64, error) {
 	}
 	out := make([]float64, len(c))
 	for i := range c {
-		if err := checkQ(q[i]); err != nil {
-			return nil, err
+		if err := valid.Unit(fmt.Sprintf("q[%d]", i), q[i]); err != nil {
+			return nil, fmt.Errorf("bcdp: %w", err)
 		}
 		out[i] = c[i] + math.Log1p(q[i]*math.Expm1(sum-c[i]))
 	}
@@ -589,16 +586,16 @@ func Prop4Part2(c, q []float64, eps float64) ([]float64, error) {
 	if err := checkVector("c", c, false, false); err != nil {
 		return nil, err
 	}
-	if math.IsNaN(eps) || eps < 0 || math.IsInf(eps, 0) {
-		return nil, fmt.Errorf("bcdp: Prop. 4: ε = %v must be finite and ≥ 0", eps)
+	if err := valid.NonNegative("ε", eps); err != nil {
+		return nil, fmt.Errorf("bcdp: Prop. 4: %w", err)
 	}
 	if len(q) != len(c) {
 		return nil, fmt.Errorf("bcdp: Prop. 4: len(q) = %d, want %d", len(q), len(c))
 	}
 	out := make([]float64, len(c))
 	for i := range c {
-		if err := checkQ(q[i]); err != nil {
-			return nil, err
+		if err := valid.Unit(fmt.Sprintf("q[%d]", i), q[i]); err != nil {
+			return nil, fmt.Errorf("bcdp: %w", err)
 		}
 		out[i] = math.Min(c[i]+math.Log1p(q[i]*math.Expm1(eps)), eps)
 	}
@@ -619,8 +616,8 @@ func Prop6Matrix(delta, q []float64) ([][]float64, error) {
 	d := len(delta)
 	a := make([][]float64, d)
 	for i := range a {
-		if err := checkQ(q[i]); err != nil {
-			return nil, err
+		if err := valid.Unit(fmt.Sprintf("q[%d]", i), q[i]); err != nil {
+			return nil, fmt.Errorf("bcdp: %w", err)
 		}
 		a[i] = make([]float64, d)
 		for j := range a[i] {

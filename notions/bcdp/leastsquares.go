@@ -3,9 +3,9 @@ package bcdp
 import (
 	"errors"
 	"fmt"
-	"math"
 	"math/rand/v2"
 
+	"github.com/featuredp/featuredp/internal/valid"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -40,8 +40,8 @@ func NewLeastSquares(c []float64, o MeanOptions) (*LeastSquares, error) {
 	}
 	half := make([]float64, len(c))
 	for i, v := range c {
-		if !(v > 0) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("bcdp: least squares: c[%d] = %v must be finite and > 0 (a zero level leaves its coordinate without an estimate)", i, v)
+		if err := valid.Positive(fmt.Sprintf("c[%d]", i), v); err != nil {
+			return nil, fmt.Errorf("bcdp: least squares: %w (a zero level leaves its coordinate without an estimate)", err)
 		}
 		half[i] = v / 2
 	}

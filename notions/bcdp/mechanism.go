@@ -303,8 +303,8 @@ func checkRecord(x []float64, d int) error {
 		return fmt.Errorf("bcdp: mean: record has %d coordinates, want %d", len(x), d)
 	}
 	for i, v := range x {
-		if math.IsNaN(v) || v < -1 || v > 1 {
-			return fmt.Errorf("bcdp: mean: x[%d] = %v must lie in [−1, 1]", i, v)
+		if err := valid.Closed(fmt.Sprintf("x[%d]", i), v, -1, 1); err != nil {
+			return fmt.Errorf("bcdp: mean: %w", err)
 		}
 	}
 	return nil

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/featuredp/featuredp/internal/valid"
 )
 
 // Release runs Mechanism 1 on one record x ∈ [−1,1]^d (caller's order) and
@@ -89,8 +91,8 @@ func MeanAuditMC(m *Mean, domain [][]float64, prior []float64, n int, rng *rand.
 	cum := make([]float64, len(prior))
 	total := 0.0
 	for i, p := range prior {
-		if math.IsNaN(p) || p < 0 {
-			return nil, fmt.Errorf("bcdp: audit: prior[%d] = %v", i, p)
+		if err := valid.NonNegative(fmt.Sprintf("prior[%d]", i), p); err != nil {
+			return nil, fmt.Errorf("bcdp: audit: %w", err)
 		}
 		total += p
 		cum[i] = total

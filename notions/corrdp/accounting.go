@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/featuredp/featuredp/accounting"
+	"github.com/featuredp/featuredp/internal/valid"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -64,22 +65,6 @@ func LogTerm(delta float64) (float64, error) {
 	return math.Log(1/delta) + 1, nil
 }
 
-func checkEps(fn string, eps float64) error {
-	if math.IsNaN(eps) || !(eps > 0) || math.IsInf(eps, 1) {
-		return fmt.Errorf("corrdp: %s: ε = %v, want finite > 0", fn, eps)
-	}
-	return nil
-}
-
-func checkTV(fn string, tv []float64) error {
-	for i, v := range tv {
-		if math.IsNaN(v) || v < 0 || v > 1 {
-			return fmt.Errorf("corrdp: %s: TV[%d] = %v, want in [0, 1]", fn, i, v)
-		}
-	}
-	return nil
-}
-
 // NoiseWeights returns the variance weight w_i of every coordinate
 // (σ_i² = base·w_i) for a method of docs/corrdp.md:
 //
@@ -134,8 +119,8 @@ func NoiseWeights(method Method, sensitive []bool, tv []float64, floor bool) ([]
 			w[i] = 1
 			continue
 		}
-		if v := tv[i]; math.IsNaN(v) || v < 0 || v > 1 {
-			return nil, fmt.Errorf("corrdp: NoiseWeights: TV[%d] = %v, want in [0, 1]", i, v)
+		if err := valid.Unit(fmt.Sprintf("TV[%d]", i), tv[i]); err != nil {
+			return nil, fmt.Errorf("corrdp: NoiseWeights: %w", err)
 		}
 		w[i] = math.Max(tv[i], fl)
 	}
@@ -152,15 +137,15 @@ func NoiseWeights(method Method, sensitive []bool, tv []float64, floor bool) ([]
 // of this noise is Honesty's. It returns an error for ε ≤ 0, δ ∉ (0,1),
 // L ≤ 0, T < 1 or n < 1.
 func Algorithm1Sigma2(eps, delta, lipschitz float64, steps, n int) (float64, error) {
-	if err := checkEps("Algorithm1Sigma2", eps); err != nil {
-		return 0, err
+	if err := valid.Positive("ε", eps); err != nil {
+		return 0, fmt.Errorf("corrdp: Algorithm1Sigma2: %w", err)
 	}
 	l, err := LogTerm(delta)
 	if err != nil {
 		return 0, err
 	}
-	if math.IsNaN(lipschitz) || !(lipschitz > 0) || math.IsInf(lipschitz, 1) {
-		return 0, fmt.Errorf("corrdp: Algorithm1Sigma2: L = %v, want finite > 0", lipschitz)
+	if err := valid.Positive("L", lipschitz); err != nil {
+		return 0, fmt.Errorf("corrdp: Algorithm1Sigma2: %w", err)
 	}
 	if steps < 1 || n < 1 {
 		return 0, fmt.Errorf("corrdp: Algorithm1Sigma2: T = %d and n = %d, want ≥ 1", steps, n)
@@ -178,11 +163,11 @@ func Algorithm1Sigma2(eps, delta, lipschitz float64, steps, n int) (float64, err
 // docs/corrdp.md, 'Noise constant C'). No ε is accounted in paper mode. It returns an error for
 // C ≤ 0, ε ≤ 0 or δ ∉ (0, 1).
 func PaperSigma0Sq(c, eps, delta float64) (float64, error) {
-	if math.IsNaN(c) || !(c > 0) || math.IsInf(c, 1) {
-		return 0, fmt.Errorf("corrdp: PaperSigma0Sq: C = %v, want finite > 0", c)
+	if err := valid.Positive("C", c); err != nil {
+		return 0, fmt.Errorf("corrdp: PaperSigma0Sq: %w", err)
 	}
-	if err := checkEps("PaperSigma0Sq", eps); err != nil {
-		return 0, err
+	if err := valid.Positive("ε", eps); err != nil {
+		return 0, fmt.Errorf("corrdp: PaperSigma0Sq: %w", err)
 	}
 	l, err := LogTerm(delta)
 	if err != nil {
@@ -211,21 +196,21 @@ func CorrelatedSensitivity(coordSens []float64, sensitive []bool, tv []float64, 
 	}
 	var sum, corr float64
 	for j, d := range coordSens {
-		if math.IsNaN(d) || d < 0 || math.IsInf(d, 0) {
-			return 0, fmt.Errorf("corrdp: CorrelatedSensitivity: Δ_%d = %v, want finite ≥ 0", j, d)
+		if err := valid.NonNegative(fmt.Sprintf("Δ_%d", j), d); err != nil {
+			return 0, fmt.Errorf("corrdp: CorrelatedSensitivity: %w", err)
 		}
 		sum += d
 		if sensitive[j] {
 			corr += d
 			continue
 		}
-		if v := tv[j]; math.IsNaN(v) || v < 0 || v > 1 {
-			return 0, fmt.Errorf("corrdp: CorrelatedSensitivity: TV[%d] = %v, want in [0, 1]", j, v)
+		if err := valid.Unit(fmt.Sprintf("TV[%d]", j), tv[j]); err != nil {
+			return 0, fmt.Errorf("corrdp: CorrelatedSensitivity: %w", err)
 		}
 		corr += d * tv[j]
 	}
-	if math.IsNaN(l1Sens) || math.IsInf(l1Sens, 0) {
-		return 0, fmt.Errorf("corrdp: CorrelatedSensitivity: Δ = %v", l1Sens)
+	if err := valid.FiniteValue("Δ", l1Sens); err != nil {
+		return 0, fmt.Errorf("corrdp: CorrelatedSensitivity: %w", err)
 	}
 	if l1Sens <= 0 {
 		l1Sens = sum
@@ -237,16 +222,23 @@ func CorrelatedSensitivity(coordSens []float64, sensitive []bool, tv []float64, 
 // Laplace mechanism (Thm. 2.10): with probability ≥ 1 − β,
 // ‖f(D) − output‖_∞ ≤ Δ_C·log(K/β)/ε. Pass Δ for the standard mechanism.
 func LaplaceAccuracy(sens, eps, beta float64, k int) (float64, error) {
-	if err := checkEps("LaplaceAccuracy", eps); err != nil {
-		return 0, err
+	if err := valid.Positive("ε", eps); err != nil {
+		return 0, fmt.Errorf("corrdp: LaplaceAccuracy: %w", err)
 	}
-	if math.IsNaN(beta) || !(beta > 0) || beta > 1 {
-		return 0, fmt.Errorf("corrdp: LaplaceAccuracy: β = %v, want in (0, 1]", beta)
+	if err := valid.Probability("β", beta); err != nil {
+		return 0, fmt.Errorf("corrdp: LaplaceAccuracy: %w", err)
 	}
-	if k < 1 || math.IsNaN(sens) || sens < 0 || math.IsInf(sens, 0) {
-		return 0, fmt.Errorf("corrdp: LaplaceAccuracy: K = %d, Δ = %v", k, sens)
+	if k < 1 {
+		return 0, fmt.Errorf("corrdp: LaplaceAccuracy: K = %d, want ≥ 1", k)
 	}
-	return sens * math.Log(float64(k)/beta) / eps, nil
+	if err := valid.NonNegative("Δ", sens); err != nil {
+		return 0, fmt.Errorf("corrdp: LaplaceAccuracy: %w", err)
+	}
+	l := math.Log(float64(k) / beta)
+	if math.IsInf(l, 1) { // K/β overflows for a subnormal β; log K − log β does not
+		l = math.Log(float64(k)) - math.Log(beta)
+	}
+	return sens * l / eps, nil
 }
 
 // UtilityRate returns the rate of Thm. 3.9 with the corrected sum of
@@ -262,14 +254,14 @@ func UtilityRate(ms int, tvU []float64, eps, delta float64, n int) (rate, bound,
 	if ms < 0 || n < 1 {
 		return 0, 0, 0, fmt.Errorf("corrdp: UtilityRate: m_s = %d, n = %d", ms, n)
 	}
-	if err := checkEps("UtilityRate", eps); err != nil {
-		return 0, 0, 0, err
+	if err := valid.Positive("ε", eps); err != nil {
+		return 0, 0, 0, fmt.Errorf("corrdp: UtilityRate: %w", err)
 	}
 	if err := accounting.ValidateDelta(delta); err != nil {
 		return 0, 0, 0, fmt.Errorf("corrdp: UtilityRate: %w", err)
 	}
-	if err := checkTV("UtilityRate", tvU); err != nil {
-		return 0, 0, 0, err
+	if err := valid.UnitSlice("TV", tvU); err != nil {
+		return 0, 0, 0, fmt.Errorf("corrdp: UtilityRate: %w", err)
 	}
 	m := ms + len(tvU)
 	if m == 0 {
@@ -299,11 +291,11 @@ func LowerBound(ms int, tvU []float64, eps float64, n int) (bound, mid float64, 
 	if ms < 0 || n < 1 {
 		return 0, 0, fmt.Errorf("corrdp: LowerBound: m_s = %d, n = %d", ms, n)
 	}
-	if err := checkEps("LowerBound", eps); err != nil {
-		return 0, 0, err
+	if err := valid.Positive("ε", eps); err != nil {
+		return 0, 0, fmt.Errorf("corrdp: LowerBound: %w", err)
 	}
-	if err := checkTV("LowerBound", tvU); err != nil {
-		return 0, 0, err
+	if err := valid.UnitSlice("TV", tvU); err != nil {
+		return 0, 0, fmt.Errorf("corrdp: LowerBound: %w", err)
 	}
 	s := append([]float64(nil), tvU...)
 	sort.Sort(sort.Reverse(sort.Float64Slice(s)))
@@ -322,8 +314,8 @@ func LowerBound(ms int, tvU []float64, eps float64, n int) (bound, mid float64, 
 // discrete plug-in estimators, 1/3 or 1/(m_s+2) for histograms). Example:
 // (n, mU, δ, γ) = (2000, 90, 1e-4, 1/2) gives 0.16559 for c2 = 1.
 func UCBTerm(c2 float64, mU int, delta float64, n int, gamma float64) (float64, error) {
-	if math.IsNaN(c2) || c2 < 0 || math.IsInf(c2, 0) {
-		return 0, fmt.Errorf("corrdp: UCBTerm: c2 = %v, want finite ≥ 0", c2)
+	if err := valid.NonNegative("c2", c2); err != nil {
+		return 0, fmt.Errorf("corrdp: UCBTerm: %w", err)
 	}
 	if mU < 1 || n < 1 {
 		return 0, fmt.Errorf("corrdp: UCBTerm: m − m_s = %d and n = %d, want ≥ 1", mU, n)
@@ -331,8 +323,8 @@ func UCBTerm(c2 float64, mU int, delta float64, n int, gamma float64) (float64, 
 	if err := accounting.ValidateDelta(delta); err != nil {
 		return 0, fmt.Errorf("corrdp: UCBTerm: %w", err)
 	}
-	if math.IsNaN(gamma) || !(gamma > 0) || gamma > 1 {
-		return 0, fmt.Errorf("corrdp: UCBTerm: γ = %v, want in (0, 1]", gamma)
+	if err := valid.Probability("γ", gamma); err != nil {
+		return 0, fmt.Errorf("corrdp: UCBTerm: %w", err)
 	}
 	return 2 * c2 * math.Sqrt(math.Log(float64(mU)/delta)) / math.Pow(float64(n), gamma), nil
 }
@@ -344,11 +336,11 @@ func UCBTerm(c2 float64, mU int, delta float64, n int, gamma float64) (float64, 
 // 0. term is UCBTerm's value. The guarantee with estimated TVs is
 // (ε, 2δ)-CorrDP (Lemma A.1; EstimatedDelta).
 func UCB(tvHat []float64, term float64, independenceCheck bool) ([]float64, error) {
-	if math.IsNaN(term) || term < 0 || math.IsInf(term, 0) {
-		return nil, fmt.Errorf("corrdp: UCB: term = %v, want finite ≥ 0", term)
+	if err := valid.NonNegative("term", term); err != nil {
+		return nil, fmt.Errorf("corrdp: UCB: %w", err)
 	}
-	if err := checkTV("UCB", tvHat); err != nil {
-		return nil, err
+	if err := valid.UnitSlice("TV", tvHat); err != nil {
+		return nil, fmt.Errorf("corrdp: UCB: %w", err)
 	}
 	out := make([]float64, len(tvHat))
 	for i, v := range tvHat {
@@ -428,22 +420,25 @@ func Honesty(sigma2 []float64, sensitive []bool, tv []float64, lipschitz float64
 	if m == 0 || len(sensitive) != m || len(tv) != m {
 		return nil, fmt.Errorf("corrdp: Honesty: %d variances, %d S/U flags, %d TVs", m, len(sensitive), len(tv))
 	}
-	if err := checkEps("Honesty", claimedEps); err != nil {
-		return nil, err
+	if err := valid.Positive("ε", claimedEps); err != nil {
+		return nil, fmt.Errorf("corrdp: Honesty: %w", err)
 	}
 	if err := accounting.ValidateDelta(delta); err != nil {
 		return nil, fmt.Errorf("corrdp: Honesty: %w", err)
 	}
-	if math.IsNaN(lipschitz) || !(lipschitz > 0) || math.IsInf(lipschitz, 1) || n < 1 || steps < 1 {
-		return nil, fmt.Errorf("corrdp: Honesty: L = %v, n = %d, T = %d", lipschitz, n, steps)
+	if err := valid.Positive("L", lipschitz); err != nil {
+		return nil, fmt.Errorf("corrdp: Honesty: %w", err)
+	}
+	if n < 1 || steps < 1 {
+		return nil, fmt.Errorf("corrdp: Honesty: n = %d and T = %d, want ≥ 1", n, steps)
 	}
 	for i, s := range sigma2 {
-		if math.IsNaN(s) || s < 0 || math.IsInf(s, 0) {
-			return nil, fmt.Errorf("corrdp: Honesty: σ²[%d] = %v, want finite ≥ 0", i, s)
+		if err := valid.NonNegative(fmt.Sprintf("σ²[%d]", i), s); err != nil {
+			return nil, fmt.Errorf("corrdp: Honesty: %w", err)
 		}
 	}
-	if err := checkTV("Honesty", tv); err != nil {
-		return nil, err
+	if err := valid.UnitSlice("TV", tv); err != nil {
+		return nil, fmt.Errorf("corrdp: Honesty: %w", err)
 	}
 	var sens float64
 	switch nb {
@@ -511,8 +506,8 @@ func Honesty(sigma2 []float64, sensitive []bool, tv []float64, lipschitz float64
 // which requires s_α² > 0 (else +Inf); α → 1 gives the KL divergence (use α = 1 to get
 // it directly).
 func GaussianRenyi(alpha, mu1, s1, mu2, s2 float64) (float64, error) {
-	if math.IsNaN(alpha) || !(alpha > 0) || math.IsInf(alpha, 1) {
-		return 0, fmt.Errorf("corrdp: GaussianRenyi: α = %v, want finite > 0", alpha)
+	if err := valid.Positive("α", alpha); err != nil {
+		return 0, fmt.Errorf("corrdp: GaussianRenyi: %w", err)
 	}
 	if !(s1 > 0) || !(s2 > 0) || math.IsInf(s1, 1) || math.IsInf(s2, 1) || math.IsNaN(mu1) || math.IsNaN(mu2) {
 		return 0, fmt.Errorf("corrdp: GaussianRenyi: N(%v, %v²) vs N(%v, %v²)", mu1, s1, mu2, s2)

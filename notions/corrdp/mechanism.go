@@ -191,8 +191,8 @@ func StepSize(radius, lipschitz float64, std []float64) (mechanisms.Schedule, er
 		}
 		g2 += s * s
 	}
-	if !(g2 > 0) || math.IsInf(g2, 0) {
-		return nil, fmt.Errorf("corrdp: StepSize: L² + Σσ² = %v, want finite > 0", g2)
+	if err := valid.Positive("L² + Σσ²", g2); err != nil {
+		return nil, fmt.Errorf("corrdp: StepSize: %w", err)
 	}
 	g := math.Sqrt(g2)
 	return func(t int) float64 { return radius / (g * math.Sqrt(float64(t))) }, nil

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/featuredp/featuredp/data"
+	"github.com/featuredp/featuredp/internal/valid"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -65,8 +66,8 @@ func NewSynthetic(n, m, ms int, noiseSD float64, rng *rand.Rand) (*Synthetic, er
 	if n < 1 {
 		return nil, fmt.Errorf("corrdp: NewSynthetic: n = %d, want ≥ 1", n)
 	}
-	if math.IsNaN(noiseSD) || noiseSD < 0 || math.IsInf(noiseSD, 0) {
-		return nil, fmt.Errorf("corrdp: NewSynthetic: noise SD %v, want finite ≥ 0", noiseSD)
+	if err := valid.NonNegative("noise SD", noiseSD); err != nil {
+		return nil, fmt.Errorf("corrdp: NewSynthetic: %w", err)
 	}
 	cov, err := SyntheticCov(m, ms)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/featuredp/featuredp/internal/numeric"
+	"github.com/featuredp/featuredp/internal/valid"
 )
 
 // TV estimators of the CorrDP paper (Sec. 4, App. D).
@@ -219,7 +220,7 @@ func TVGaussian1D(s, u []float64, width float64) (tv, phi, eta float64, err erro
 	var su, ss float64
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for i := range s {
-		if math.IsNaN(s[i]) || math.IsNaN(u[i]) || math.IsInf(s[i], 0) || math.IsInf(u[i], 0) {
+		if !valid.Finite(s[i]) || !valid.Finite(u[i]) {
 			return 0, 0, 0, fmt.Errorf("corrdp: TVGaussian1D: non-finite value at row %d", i)
 		}
 		su += u[i]

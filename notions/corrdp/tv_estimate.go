@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/featuredp/featuredp/data"
+	"github.com/featuredp/featuredp/internal/valid"
 	"github.com/go-gota/gota/dataframe"
 	"github.com/go-gota/gota/series"
 )
@@ -139,7 +140,7 @@ func readRawColumn(cols map[string]series.Series, c data.Column, discreteLevels 
 	distinct := map[float64]bool{}
 	for i := 0; i < n; i++ {
 		v, err := data.NumericAt(s, i)
-		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		if err != nil || !valid.Finite(v) {
 			return nil, fmt.Errorf("column %q: value at row %d is not a finite number", c.Name, i)
 		}
 		col.vals[i] = v
@@ -453,8 +454,11 @@ func TVTilde(report *TVReport, c2, delta float64, independenceCheck bool) (map[s
 	if report == nil || len(report.Features) == 0 || report.N < 1 {
 		return nil, errors.New("corrdp: TVTilde: empty report")
 	}
-	if math.IsNaN(c2) || c2 < 0 || math.IsInf(c2, 0) || !(delta > 0 && delta < 1) {
-		return nil, fmt.Errorf("corrdp: TVTilde: c2 = %v, δ = %v", c2, delta)
+	if err := valid.NonNegative("c2", c2); err != nil {
+		return nil, fmt.Errorf("corrdp: TVTilde: %w", err)
+	}
+	if err := valid.Open01("δ", delta); err != nil {
+		return nil, fmt.Errorf("corrdp: TVTilde: %w", err)
 	}
 	mU := float64(len(report.Features))
 	out := map[string]float64{}

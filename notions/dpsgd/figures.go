@@ -228,14 +228,14 @@ func init() {
 			case calOpacus:
 				z, err = accounting.NoiseMultiplierOpacus(c.X, delta, q, steps)
 			case calTight:
-				z, err = accounting.NoiseMultiplier(c.X, delta, q, steps, accounting.OrdersOpacus(), accounting.ConversionImproved)
+				z, err = accounting.NoiseMultiplier(c.X, delta, q, steps, accounting.DefaultOrders(), accounting.DefaultConversion)
 			default:
 				return nil, fmt.Errorf("unknown calibrator %v", cfg.cal)
 			}
 			if err != nil {
 				return nil, err
 			}
-			eps, _, err := accounting.Epsilon([]accounting.Phase{{SampleRate: q, NoiseMultiplier: z, Steps: steps}}, delta, accounting.OrdersOpacus(), accounting.ConversionImproved)
+			eps, _, err := accounting.Epsilon([]accounting.Phase{{SampleRate: q, NoiseMultiplier: z, Steps: steps}}, delta, accounting.DefaultOrders(), accounting.DefaultConversion)
 			if err != nil {
 				return nil, err
 			}

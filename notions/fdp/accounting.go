@@ -21,15 +21,8 @@ import (
 
 	"github.com/featuredp/featuredp/accounting"
 	"github.com/featuredp/featuredp/internal/numeric"
+	"github.com/featuredp/featuredp/internal/valid"
 )
-
-// checkUnit returns an error unless x is in [0, 1].
-func checkUnit(name string, x float64) error {
-	if !(x >= 0 && x <= 1) {
-		return fmt.Errorf("fdp: %s = %v, want in [0, 1]", name, x)
-	}
-	return nil
-}
 
 // normQuantile is Φ^{-1}(p) for p in [0, 1] (±Inf at the ends), accurate
 // in the far lower tail (numeric.NormQuantile; −√2·Erfcinv(2p) returned −Inf
@@ -50,11 +43,11 @@ func TradeOffApprox(eps, delta, alpha float64) (float64, error) {
 	if err := accounting.ValidateEpsilon(eps); err != nil {
 		return 0, err
 	}
-	if err := checkUnit("δ", delta); err != nil {
-		return 0, err
+	if err := valid.Unit("δ", delta); err != nil {
+		return 0, fmt.Errorf("fdp: %w", err)
 	}
-	if err := checkUnit("α", alpha); err != nil {
-		return 0, err
+	if err := valid.Unit("α", alpha); err != nil {
+		return 0, fmt.Errorf("fdp: %w", err)
 	}
 	if alpha == 0 {
 		return 1 - delta, nil
@@ -74,8 +67,8 @@ func TradeOffGaussian(mu, alpha float64) (float64, error) {
 	if err := accounting.ValidateMu(mu); err != nil {
 		return 0, err
 	}
-	if err := checkUnit("α", alpha); err != nil {
-		return 0, err
+	if err := valid.Unit("α", alpha); err != nil {
+		return 0, fmt.Errorf("fdp: %w", err)
 	}
 	return 1 - gaussianPower(mu, alpha), nil
 }
@@ -89,8 +82,8 @@ func GaussianPower(mu, alpha float64) (float64, error) {
 	if err := accounting.ValidateMu(mu); err != nil {
 		return 0, err
 	}
-	if err := checkUnit("α", alpha); err != nil {
-		return 0, err
+	if err := valid.Unit("α", alpha); err != nil {
+		return 0, fmt.Errorf("fdp: %w", err)
 	}
 	return gaussianPower(mu, alpha), nil
 }
@@ -213,8 +206,8 @@ func Prop1(eps, delta float64) (eps2, delta2 float64, err error) {
 	if math.IsInf(eps, 1) {
 		return 0, 0, errors.New("fdp: Prop1: ε = +Inf")
 	}
-	if err := checkUnit("δ", delta); err != nil {
-		return 0, 0, err
+	if err := valid.Unit("δ", delta); err != nil {
+		return 0, 0, fmt.Errorf("fdp: %w", err)
 	}
 	return 2 * eps, delta * (1 + math.Exp(eps)), nil
 }
@@ -338,8 +331,8 @@ func GaussianArgmaxSuccess(k int, mu float64) (float64, error) {
 //
 // Errors: ε NaN, ≤ 0 or infinite; p outside (0, 1).
 func Prop3Toy(eps, p float64) (simEps, s, dpAmplified float64, err error) {
-	if !(eps > 0) || math.IsInf(eps, 1) {
-		return 0, 0, 0, fmt.Errorf("fdp: Prop3Toy: ε = %v, want finite > 0", eps)
+	if err := valid.Positive("ε", eps); err != nil {
+		return 0, 0, 0, fmt.Errorf("fdp: Prop3Toy: %w", err)
 	}
 	if !(p > 0 && p < 1) {
 		return 0, 0, 0, fmt.Errorf("fdp: Prop3Toy: rate p = %v, want in (0, 1)", p)
@@ -375,8 +368,8 @@ func Prop3Toy(eps, p float64) (simEps, s, dpAmplified float64, err error) {
 //
 // Errors: ε NaN, ≤ 0 or infinite.
 func Prop3MaxRate(eps float64) (float64, error) {
-	if !(eps > 0) || math.IsInf(eps, 1) {
-		return 0, fmt.Errorf("fdp: Prop3MaxRate: ε = %v, want finite > 0", eps)
+	if err := valid.Positive("ε", eps); err != nil {
+		return 0, fmt.Errorf("fdp: Prop3MaxRate: %w", err)
 	}
 	e := math.Exp(eps)
 	return math.Expm1(eps) / (e - 2*e/(1+e*e)), nil

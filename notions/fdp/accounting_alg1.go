@@ -9,6 +9,7 @@ import (
 
 	"github.com/featuredp/featuredp/accounting"
 	"github.com/featuredp/featuredp/internal/numeric"
+	"github.com/featuredp/featuredp/internal/valid"
 )
 
 // Alg1Epsilon is the privacy of Algorithm 1 (Thm 5): T steps
@@ -21,7 +22,7 @@ import (
 //
 // Errors: as accounting.Epsilon.
 func Alg1Epsilon(q, z float64, steps int, delta float64) (eps, order float64, err error) {
-	eps, order, err = accounting.Epsilon([]accounting.Phase{{SampleRate: q, NoiseMultiplier: z, Steps: steps}}, delta, accounting.OrdersOpacus(), accounting.ConversionImproved)
+	eps, order, err = accounting.Epsilon([]accounting.Phase{{SampleRate: q, NoiseMultiplier: z, Steps: steps}}, delta, accounting.DefaultOrders(), accounting.DefaultConversion)
 	if err != nil {
 		return 0, 0, fmt.Errorf("fdp: Algorithm 1 accounting: %w", err)
 	}
@@ -218,8 +219,8 @@ const (
 // Errors: epochs NaN, negative or infinite; q outside (0, 1]; an unknown
 // rounding; more than 2^31 steps.
 func Steps(epochs, q float64, rounding StepsRounding) (int, error) {
-	if !(epochs >= 0) || math.IsInf(epochs, 1) {
-		return 0, fmt.Errorf("fdp: Steps: epochs = %v, want finite ≥ 0", epochs)
+	if err := valid.NonNegative("epochs", epochs); err != nil {
+		return 0, fmt.Errorf("fdp: Steps: %w", err)
 	}
 	if !(q > 0 && q <= 1) {
 		return 0, fmt.Errorf("fdp: Steps: rate q = %v, want in (0, 1]", q)

@@ -145,9 +145,9 @@ func TestMonotonicity(t *testing.T) {
 			t.Errorf("P14 %s: ε %v vs base %v", c.name, e, base)
 		}
 	}
-	z1, _ := accounting.NoiseMultiplier(2, 1e-5, 0.01, 500, accounting.OrdersOpacus(), accounting.ConversionImproved)
-	z2, _ := accounting.NoiseMultiplier(2, 1e-5, 0.01, 1000, accounting.OrdersOpacus(), accounting.ConversionImproved)
-	z3, _ := accounting.NoiseMultiplier(2, 1e-5, 0.005, 500, accounting.OrdersOpacus(), accounting.ConversionImproved) // larger n, same m
+	z1, _ := accounting.NoiseMultiplier(2, 1e-5, 0.01, 500, accounting.DefaultOrders(), accounting.DefaultConversion)
+	z2, _ := accounting.NoiseMultiplier(2, 1e-5, 0.01, 1000, accounting.DefaultOrders(), accounting.DefaultConversion)
+	z3, _ := accounting.NoiseMultiplier(2, 1e-5, 0.005, 500, accounting.DefaultOrders(), accounting.DefaultConversion) // larger n, same m
 	if !(z2 > z1 && z3 < z1) {
 		t.Errorf("P14 calibration: z(T=500) %v, z(T=1000) %v, z(n×2) %v", z1, z2, z3)
 	}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/featuredp/featuredp/internal/valid"
 	"github.com/featuredp/featuredp/mechanisms"
 )
 
@@ -23,8 +24,8 @@ func HistogramAttack(rng *rand.Rand, k int, mu float64, trials int) (float64, er
 	if k < 1 || trials < 1 {
 		return 0, fmt.Errorf("fdp: HistogramAttack: K = %d, trials = %d, want ≥ 1", k, trials)
 	}
-	if !(mu > 0) || math.IsInf(mu, 0) {
-		return 0, fmt.Errorf("fdp: HistogramAttack: μ = %v, want finite > 0", mu)
+	if err := valid.Positive("μ", mu); err != nil {
+		return 0, fmt.Errorf("fdp: HistogramAttack: %w", err)
 	}
 	sd := 1 / mu
 	wins := 0

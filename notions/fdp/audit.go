@@ -33,7 +33,7 @@ const (
 // gradient carries it, while the accountant claims the same ε.
 func alg1AuditSpec() audit.Spec {
 	eps, _, err := accounting.Epsilon([]accounting.Phase{{SampleRate: alg1Q, NoiseMultiplier: alg1Z, Steps: alg1T}},
-		alg1Delta, accounting.OrdersOpacus(), accounting.ConversionImproved)
+		alg1Delta, accounting.DefaultOrders(), accounting.DefaultConversion)
 	if err != nil {
 		panic(err)
 	}

@@ -295,7 +295,7 @@ func (c *Comparison) calibrate(cfg CompareConfig, n int) (map[float64]float64, e
 	}
 	zOf := map[float64]float64{}
 	for _, e := range cfg.Eps {
-		z, err := accounting.NoiseMultiplier(e, cfg.Delta, c.Rate, cfg.Steps, accounting.OrdersOpacus(), accounting.ConversionImproved)
+		z, err := accounting.NoiseMultiplier(e, cfg.Delta, c.Rate, cfg.Steps, accounting.DefaultOrders(), accounting.DefaultConversion)
 		if err != nil {
 			return nil, fmt.Errorf("calibrating z for ε = %v (Eps, Delta, Rate, Steps): %w", e, err)
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/featuredp/featuredp/data"
 	"github.com/featuredp/featuredp/design"
+	"github.com/featuredp/featuredp/internal/valid"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -28,8 +29,8 @@ func LabelMixture(n, d, k int, noise float64, rng *rand.Rand) (*design.Data, err
 	if n <= 0 || d <= 0 || k < 2 {
 		return nil, fmt.Errorf("fdp: LabelMixture: n = %d, d = %d, k = %d, want n, d > 0 and k ≥ 2", n, d, k)
 	}
-	if !(noise >= 0) || math.IsInf(noise, 0) {
-		return nil, fmt.Errorf("fdp: LabelMixture: noise = %v, want finite ≥ 0", noise)
+	if err := valid.NonNegative("noise", noise); err != nil {
+		return nil, fmt.Errorf("fdp: LabelMixture: %w", err)
 	}
 	if rng == nil {
 		return nil, errors.New("fdp: LabelMixture: nil rng")

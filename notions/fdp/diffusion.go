@@ -16,6 +16,7 @@ import (
 	"github.com/featuredp/featuredp/accounting"
 	"github.com/featuredp/featuredp/data"
 	"github.com/featuredp/featuredp/design"
+	"github.com/featuredp/featuredp/internal/valid"
 	"github.com/featuredp/featuredp/mechanisms"
 	"github.com/featuredp/featuredp/models"
 )
@@ -236,8 +237,8 @@ func TuneDiffusion(ctx context.Context, s DiffusionSetting, d *DiffusionData, me
 // with learning rate lr. The returned Eps is the accountant's ε of the
 // finished run.
 func TrainDiffusion(ctx context.Context, s DiffusionSetting, d *DiffusionData, method Method, eps, lr float64, seed uint64) (*DiffusionRun, error) {
-	if !(lr > 0) || math.IsInf(lr, 0) {
-		return nil, fmt.Errorf("fdp: TrainDiffusion: learning rate %v, want finite > 0", lr)
+	if err := valid.Positive("learning rate", lr); err != nil {
+		return nil, fmt.Errorf("fdp: TrainDiffusion: %w", err)
 	}
 	if d == nil || d.Train == nil {
 		return nil, errors.New("fdp: TrainDiffusion: no data")
@@ -261,10 +262,10 @@ func TrainDiffusion(ctx context.Context, s DiffusionSetting, d *DiffusionData, m
 	case NonPrivate, PublicOnly:
 		steps = npSteps
 	case DP, DPSGD, Alg1:
-		if !(eps > 0) || math.IsInf(eps, 0) {
-			return nil, fmt.Errorf("fdp: TrainDiffusion %s: ε = %v, want finite > 0", method, eps)
+		if err := valid.Positive("ε", eps); err != nil {
+			return nil, fmt.Errorf("fdp: TrainDiffusion %s: %w", method, err)
 		}
-		setup.Multiplier, err = accounting.NoiseMultiplier(eps, delta, q, steps, accounting.OrdersOpacus(), accounting.ConversionImproved)
+		setup.Multiplier, err = accounting.NoiseMultiplier(eps, delta, q, steps, accounting.DefaultOrders(), accounting.DefaultConversion)
 		if err != nil {
 			return nil, fmt.Errorf("fdp: TrainDiffusion %s: %w", method, err)
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/featuredp/featuredp/data"
 	"github.com/featuredp/featuredp/design"
+	"github.com/featuredp/featuredp/internal/valid"
 )
 
 // DiffusionSide is the side of the study's images: Fashion-MNIST's 28×28
@@ -56,8 +57,8 @@ func Blur(img []float64, side int, sigma float64) ([]float64, error) {
 	if side <= 0 || len(img) != side*side {
 		return nil, fmt.Errorf("fdp: Blur: %d values for a %d×%d image", len(img), side, side)
 	}
-	if !(sigma >= 0) || math.IsInf(sigma, 0) {
-		return nil, fmt.Errorf("fdp: Blur: σ = %v, want finite ≥ 0", sigma)
+	if err := valid.NonNegative("σ", sigma); err != nil {
+		return nil, fmt.Errorf("fdp: Blur: %w", err)
 	}
 	if sigma == 0 {
 		return slices.Clone(img), nil
@@ -180,7 +181,7 @@ func FrechetDistance(a []float64, na int, b []float64, nb, d int) (float64, erro
 	}
 	for _, v := range [][]float64{a, b} {
 		for _, x := range v {
-			if math.IsNaN(x) || math.IsInf(x, 0) {
+			if !valid.Finite(x) {
 				return 0, errors.New("fdp: FrechetDistance: non-finite value")
 			}
 		}

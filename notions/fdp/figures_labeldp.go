@@ -144,7 +144,7 @@ func labelDPRun(ctx context.Context, c experiments.Cell, env experiments.Env) ([
 	if method == SingleBatch {
 		z, err = SingleBatchNoiseMultiplier(e2.eps, q, e2.steps, delta)
 	} else {
-		z, err = accounting.NoiseMultiplier(e2.eps, delta, q, e2.steps, accounting.OrdersOpacus(), accounting.ConversionImproved)
+		z, err = accounting.NoiseMultiplier(e2.eps, delta, q, e2.steps, accounting.DefaultOrders(), accounting.DefaultConversion)
 	}
 	if err != nil {
 		return nil, err

@@ -118,7 +118,7 @@ func tableIMetrics(q, z float64, steps int, delta, target float64) ([]experiment
 	if err != nil {
 		return nil, err
 	}
-	root, err := accounting.NoiseMultiplier(target, delta, q, steps, accounting.OrdersOpacus(), accounting.ConversionImproved)
+	root, err := accounting.NoiseMultiplier(target, delta, q, steps, accounting.DefaultOrders(), accounting.DefaultConversion)
 	if err != nil {
 		return nil, err
 	}

@@ -174,8 +174,8 @@ func privateConfig(method Method, s Setup, base mechanisms.Config) (mechanisms.C
 	if !(s.Rate > 0 && s.Rate <= 1) {
 		return mechanisms.Config{}, fmt.Errorf("fdp: EngineConfig %s: Poisson rate q = %v, want in (0, 1]", method, s.Rate)
 	}
-	if !(s.Multiplier > 0) || math.IsInf(s.Multiplier, 0) {
-		return mechanisms.Config{}, fmt.Errorf("fdp: EngineConfig %s: noise multiplier z = %v, want finite > 0", method, s.Multiplier)
+	if err := valid.Positive("noise multiplier z", s.Multiplier); err != nil {
+		return mechanisms.Config{}, fmt.Errorf("fdp: EngineConfig %s: %w", method, err)
 	}
 	clip := s.Clip
 	if method == DP || method == DPSGD {
@@ -186,8 +186,8 @@ func privateConfig(method Method, s Setup, base mechanisms.Config) (mechanisms.C
 			base.Optimizer = s.DPOptimizer
 		}
 	}
-	if !(clip > 0) || math.IsInf(clip, 0) {
-		return mechanisms.Config{}, fmt.Errorf("fdp: EngineConfig %s: clip norm %v, want finite > 0", method, clip)
+	if err := valid.Positive("clip norm", clip); err != nil {
+		return mechanisms.Config{}, fmt.Errorf("fdp: EngineConfig %s: %w", method, err)
 	}
 	cfg := base
 	cfg.Model, cfg.Data, cfg.Steps = s.Model, s.Data, s.Steps
@@ -253,6 +253,6 @@ func Epsilon(method Method, s Setup, res *mechanisms.Result, delta float64) (flo
 	if res == nil || len(res.Phases) == 0 {
 		return 0, fmt.Errorf("fdp: Epsilon %s: no accountable phases", method)
 	}
-	eps, _, err := accounting.Epsilon(res.Phases, delta, accounting.OrdersOpacus(), accounting.ConversionImproved)
+	eps, _, err := accounting.Epsilon(res.Phases, delta, accounting.DefaultOrders(), accounting.DefaultConversion)
 	return eps, err
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/featuredp/featuredp/accounting"
 	"github.com/featuredp/featuredp/internal/numeric"
+	"github.com/featuredp/featuredp/internal/valid"
 )
 
 // ToApproxDP converts an RDP curve to (ε, δ)-DP with the paper's only
@@ -88,8 +89,8 @@ func SubsampleSRDP(base SRDPCurve, n, m int, omega, radius float64) (SRDPCurve, 
 	if !(omega > 0 && omega <= 1) {
 		return SRDPCurve{}, fmt.Errorf("smoothdp: ω = %v must be in (0, 1]", omega)
 	}
-	if err := checkPos("R", radius); err != nil {
-		return SRDPCurve{}, err
+	if err := valid.Positive("R", radius); err != nil {
+		return SRDPCurve{}, fmt.Errorf("smoothdp: %w", err)
 	}
 	tau := 1 / omega
 	lq := math.Log(math.Min(tau/float64(n), 1))

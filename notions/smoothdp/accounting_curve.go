@@ -9,6 +9,7 @@ import (
 	"math"
 
 	"github.com/featuredp/featuredp/accounting"
+	"github.com/featuredp/featuredp/internal/valid"
 )
 
 // Neighbouring is the neighbouring relation an RDP curve holds for.
@@ -103,8 +104,8 @@ func (c RDPCurve) atInf() float64 {
 // Scale returns the k-fold adaptive composition of the curve with itself
 // (k·ε(α), Mironov 2017 Prop 1) [S]. k must be finite and ≥ 0.
 func (c RDPCurve) Scale(k float64) (RDPCurve, error) {
-	if !(k >= 0) || math.IsInf(k, 0) {
-		return RDPCurve{}, fmt.Errorf("smoothdp: scale factor %v must be finite and ≥ 0", k)
+	if err := valid.NonNegative("scale factor", k); err != nil {
+		return RDPCurve{}, fmt.Errorf("smoothdp: %w", err)
 	}
 	out := c
 	out.Name = fmt.Sprintf("%g×(%s)", k, c.Name)
@@ -211,8 +212,8 @@ func (c SRDPCurve) atInf(eta float64) float64 {
 // Scale returns the k-fold adaptive composition k·ε̃(α, η) (Lemma 1; adaptive
 // by the RDP chain rule) [V/R].
 func (c SRDPCurve) Scale(k float64) (SRDPCurve, error) {
-	if !(k >= 0) || math.IsInf(k, 0) {
-		return SRDPCurve{}, fmt.Errorf("smoothdp: scale factor %v must be finite and ≥ 0", k)
+	if err := valid.NonNegative("scale factor", k); err != nil {
+		return SRDPCurve{}, fmt.Errorf("smoothdp: %w", err)
 	}
 	out := c
 	out.Name = fmt.Sprintf("%g×(%s)", k, c.Name)

@@ -1,10 +1,12 @@
 package smoothdp
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
 	"github.com/featuredp/featuredp/internal/numeric"
+	"github.com/featuredp/featuredp/internal/valid"
 )
 
 // PTRGamma is Algorithm 1's distance-to-instability proxy (docs/smooth-rdp.md,
@@ -13,8 +15,14 @@ import (
 // 6R²/n, hence the gap by at most 12R²/n: γ_S has replace-one sensitivity 1
 // and lower-bounds the number of replacements needed to bring the gap to ĝ.
 func PTRGamma(n int, gap, ghat, radius float64) (int, error) {
-	if n < 1 || math.IsNaN(gap) || math.IsInf(gap, 0) || !(ghat > 0) || !(radius > 0) {
-		return 0, fmt.Errorf("smoothdp: PTR γ_S needs n ≥ 1, finite gap, ĝ > 0, R > 0 (n=%d gap=%v ĝ=%v R=%v)", n, gap, ghat, radius)
+	if n < 1 {
+		return 0, fmt.Errorf("smoothdp: PTR γ_S: n = %d, want ≥ 1", n)
+	}
+	if err := valid.FiniteValue("gap", gap); err != nil {
+		return 0, fmt.Errorf("smoothdp: PTR γ_S: %w", err)
+	}
+	if !(ghat > 0) || !(radius > 0) {
+		return 0, fmt.Errorf("smoothdp: PTR γ_S: ĝ = %v and R = %v, want > 0", ghat, radius)
 	}
 	v := math.Floor(float64(n) * (gap - ghat) / (12 * radius * radius))
 	if v <= 0 {
@@ -33,8 +41,11 @@ func PTRThreshold(eps0, delta float64) float64 { return -numeric.Log(delta) / ep
 // PTRRefusal is Pr[⊥] = Pr[γ_S + Lap(1/ε₀) ≤ log(1/δ)/ε₀] (docs/smooth-rdp.md,
 // 'Algorithm 1') [S]: ½e^{−ε₀(γ − thr)} if γ ≥ thr, else 1 − ½e^{−ε₀(thr − γ)}.
 func PTRRefusal(gamma int, eps0, delta float64) (float64, error) {
-	if !(eps0 > 0) || math.IsInf(eps0, 0) || !(delta > 0 && delta < 1) || gamma < 0 {
-		return 0, fmt.Errorf("smoothdp: PTR refusal needs ε₀ > 0, δ ∈ (0,1), γ ≥ 0 (got %v, %v, %d)", eps0, delta, gamma)
+	if err := errors.Join(valid.Positive("ε₀", eps0), valid.Open01("δ", delta)); err != nil {
+		return 0, fmt.Errorf("smoothdp: PTR refusal: %w", err)
+	}
+	if gamma < 0 {
+		return 0, fmt.Errorf("smoothdp: PTR refusal: γ = %d, want ≥ 0", gamma)
 	}
 	thr := PTRThreshold(eps0, delta)
 	x := float64(gamma) - thr
@@ -55,8 +66,8 @@ func PTRRefusal(gamma int, eps0, delta float64) (float64, error) {
 // case (i) needs ε₀ ≤ ln 2 for δ_total = δ; for larger ε₀ the
 // caller should report δ_total = max(δ, ½e^{ε₀}δ) (PTRDeltaTotal).
 func PTREpsilon(n, steps int, sigma, l, beta, radius, ghat, eps0, delta float64) (epsPrime, total float64, err error) {
-	if !(eps0 > 0) || math.IsInf(eps0, 0) {
-		return 0, 0, fmt.Errorf("smoothdp: ε₀ = %v must be finite and > 0", eps0)
+	if err := valid.Positive("ε₀", eps0); err != nil {
+		return 0, 0, fmt.Errorf("smoothdp: %w", err)
 	}
 	e, err := Table2(MechDPGD, PrePCA, Table2Params{R: radius, L: l, Beta: beta, Sigma: sigma, N: n, T: steps, GMin: ghat})
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/featuredp/featuredp/internal/valid"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -19,8 +20,8 @@ import (
 // Table 1). Errors: α ≤ 1, mismatched dimensions, non-finite input, or a
 // covariance that is not positive definite.
 func GaussianRenyi(mu1, mu2 []float64, s1, s2 mat.Symmetric, alpha float64) (float64, error) {
-	if !(alpha > 1) || math.IsInf(alpha, 1) {
-		return 0, fmt.Errorf("smoothdp: order α = %v must be finite and > 1", alpha)
+	if err := valid.Above("order α", alpha, 1); err != nil {
+		return 0, fmt.Errorf("smoothdp: %w", err)
 	}
 	d := len(mu1)
 	if d == 0 || len(mu2) != d || s1 == nil || s2 == nil || s1.SymmetricDim() != d || s2.SymmetricDim() != d {
@@ -28,8 +29,8 @@ func GaussianRenyi(mu1, mu2 []float64, s1, s2 mat.Symmetric, alpha float64) (flo
 	}
 	diff := mat.NewVecDense(d, nil)
 	for i := range mu1 {
-		if math.IsNaN(mu1[i]) || math.IsInf(mu1[i], 0) || math.IsNaN(mu2[i]) || math.IsInf(mu2[i], 0) {
-			return 0, errors.New("smoothdp: non-finite mean")
+		if err := errors.Join(valid.FiniteValue(fmt.Sprintf("μ1[%d]", i), mu1[i]), valid.FiniteValue(fmt.Sprintf("μ2[%d]", i), mu2[i])); err != nil {
+			return 0, fmt.Errorf("smoothdp: non-finite mean: %w", err)
 		}
 		diff.SetVec(i, mu1[i]-mu2[i])
 	}

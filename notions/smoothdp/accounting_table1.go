@@ -8,33 +8,18 @@ import (
 	"math"
 
 	"github.com/featuredp/featuredp/accounting"
+	"github.com/featuredp/featuredp/internal/valid"
 )
-
-// Table 1 constructors.
-
-func checkPos(name string, v float64) error {
-	if !(v > 0) || math.IsInf(v, 0) {
-		return fmt.Errorf("smoothdp: %s = %v must be finite and > 0", name, v)
-	}
-	return nil
-}
-
-func checkNonNeg(name string, v float64) error {
-	if !(v >= 0) || math.IsInf(v, 0) {
-		return fmt.Errorf("smoothdp: %s = %v must be finite and ≥ 0", name, v)
-	}
-	return nil
-}
 
 // GaussianRDP is the RDP of the Gaussian mechanism f(S) + N(0, σ²I) with
 // global ℓ2 sensitivity Δ under rel, ε(α) = αΔ²/(2σ²) (Theorem 9; Mironov
 // 2017 Cor 3) [S]. Errors for Δ < 0, σ ≤ 0 or non-finite input.
 func GaussianRDP(delta, sigma float64, rel Neighbouring) (RDPCurve, error) {
-	if err := checkNonNeg("Δ", delta); err != nil {
-		return RDPCurve{}, err
+	if err := valid.NonNegative("Δ", delta); err != nil {
+		return RDPCurve{}, fmt.Errorf("smoothdp: %w", err)
 	}
-	if err := checkPos("σ", sigma); err != nil {
-		return RDPCurve{}, err
+	if err := valid.Positive("σ", sigma); err != nil {
+		return RDPCurve{}, fmt.Errorf("smoothdp: %w", err)
 	}
 	return RDPCurve{Name: fmt.Sprintf("Gaussian Δ=%g σ=%g", delta, sigma), Relation: rel, AlphaMin: 1, AlphaMax: math.Inf(1),
 		Linear: true, Coef: cfGaussianRDP(delta, sigma)}, nil
@@ -44,11 +29,11 @@ func GaussianRDP(delta, sigma float64, rel Neighbouring) (RDPCurve, error) {
 // (Frobenius → ℓ2), ε̃(α, η) = αL²η²/(2σ²) (Theorem 9; ‖S−S'‖_F ≤
 // ‖S−S'‖_{1,2}) [R].
 func GaussianSRDP(l, sigma float64) (SRDPCurve, error) {
-	if err := checkNonNeg("L", l); err != nil {
-		return SRDPCurve{}, err
+	if err := valid.NonNegative("L", l); err != nil {
+		return SRDPCurve{}, fmt.Errorf("smoothdp: %w", err)
 	}
-	if err := checkPos("σ", sigma); err != nil {
-		return SRDPCurve{}, err
+	if err := valid.Positive("σ", sigma); err != nil {
+		return SRDPCurve{}, fmt.Errorf("smoothdp: %w", err)
 	}
 	return SRDPCurve{Name: fmt.Sprintf("Gaussian SRDP L=%g σ=%g", l, sigma), AlphaMin: 1, AlphaMax: math.Inf(1), LinearInAlpha: true,
 		F: func(a, e float64) float64 { return a * cfGaussianSRDP(l, sigma, e) }}, nil
@@ -57,8 +42,8 @@ func GaussianSRDP(l, sigma float64) (SRDPCurve, error) {
 // PureRDP is the curve of a pure ε-DP mechanism, ε(α) = ε for every α
 // (Laplace Theorem 10, Exponential Theorem 11) [S].
 func PureRDP(eps float64, rel Neighbouring) (RDPCurve, error) {
-	if err := checkPos("ε", eps); err != nil {
-		return RDPCurve{}, err
+	if err := valid.Positive("ε", eps); err != nil {
+		return RDPCurve{}, fmt.Errorf("smoothdp: %w", err)
 	}
 	return RDPCurve{Name: fmt.Sprintf("pure ε=%g", eps), Relation: rel, AlphaMin: 1, AlphaMax: math.Inf(1), Pure: true, PureEps: eps}, nil
 }
@@ -72,12 +57,12 @@ func LaplaceSRDP(eps, l, delta float64) (SRDPCurve, error) {
 		n string
 		v float64
 	}{{"ε", eps}, {"Δ", delta}} {
-		if err := checkPos(p.n, p.v); err != nil {
-			return SRDPCurve{}, err
+		if err := valid.Positive(p.n, p.v); err != nil {
+			return SRDPCurve{}, fmt.Errorf("smoothdp: %w", err)
 		}
 	}
-	if err := checkNonNeg("L", l); err != nil {
-		return SRDPCurve{}, err
+	if err := valid.NonNegative("L", l); err != nil {
+		return SRDPCurve{}, fmt.Errorf("smoothdp: %w", err)
 	}
 	return SRDPCurve{Name: fmt.Sprintf("pure SRDP ε=%g L=%g Δ=%g", eps, l, delta), AlphaMin: 1, AlphaMax: math.Inf(1), Pure: true,
 		F: func(_, e float64) float64 { return cfPureSRDP(eps, l, delta, e) }}, nil
@@ -95,11 +80,11 @@ func DPGDRDP(n, steps int, l, sigma float64) (RDPCurve, error) {
 	if n < 1 || steps < 0 {
 		return RDPCurve{}, fmt.Errorf("smoothdp: DP-GD needs n ≥ 1 and T ≥ 0 (got n=%d, T=%d)", n, steps)
 	}
-	if err := checkNonNeg("L", l); err != nil {
-		return RDPCurve{}, err
+	if err := valid.NonNegative("L", l); err != nil {
+		return RDPCurve{}, fmt.Errorf("smoothdp: %w", err)
 	}
-	if err := checkPos("σ", sigma); err != nil {
-		return RDPCurve{}, err
+	if err := valid.Positive("σ", sigma); err != nil {
+		return RDPCurve{}, fmt.Errorf("smoothdp: %w", err)
 	}
 	return RDPCurve{Name: fmt.Sprintf("DP-GD n=%d T=%d L=%g σ=%g", n, steps, l, sigma), Relation: ReplaceOne,
 		AlphaMin: 1, AlphaMax: math.Inf(1), Linear: true, Coef: cfDPGDRDP(float64(n), float64(steps), l, sigma)}, nil
@@ -111,11 +96,11 @@ func DPGDSRDP(n, steps int, beta, sigma float64) (SRDPCurve, error) {
 	if n < 1 || steps < 0 {
 		return SRDPCurve{}, fmt.Errorf("smoothdp: DP-GD needs n ≥ 1 and T ≥ 0 (got n=%d, T=%d)", n, steps)
 	}
-	if err := checkNonNeg("β", beta); err != nil {
-		return SRDPCurve{}, err
+	if err := valid.NonNegative("β", beta); err != nil {
+		return SRDPCurve{}, fmt.Errorf("smoothdp: %w", err)
 	}
-	if err := checkPos("σ", sigma); err != nil {
-		return SRDPCurve{}, err
+	if err := valid.Positive("σ", sigma); err != nil {
+		return SRDPCurve{}, fmt.Errorf("smoothdp: %w", err)
 	}
 	nf, tf := float64(n), float64(steps)
 	return SRDPCurve{Name: fmt.Sprintf("DP-GD SRDP n=%d T=%d β=%g σ=%g", n, steps, beta, sigma), AlphaMin: 1, AlphaMax: math.Inf(1),
@@ -131,11 +116,11 @@ func SGDSubRDP(n, steps int, l, sigma float64) (RDPCurve, error) {
 	if n < 2 || steps < 0 {
 		return RDPCurve{}, fmt.Errorf("smoothdp: DP-SGD-sub needs n ≥ 2 and T ≥ 0 (got n=%d, T=%d)", n, steps)
 	}
-	if err := checkPos("L", l); err != nil {
-		return RDPCurve{}, err
+	if err := valid.Positive("L", l); err != nil {
+		return RDPCurve{}, fmt.Errorf("smoothdp: %w", err)
 	}
-	if err := checkPos("σ", sigma); err != nil {
-		return RDPCurve{}, err
+	if err := valid.Positive("σ", sigma); err != nil {
+		return RDPCurve{}, fmt.Errorf("smoothdp: %w", err)
 	}
 	if sigma < 2*l {
 		return RDPCurve{}, fmt.Errorf("smoothdp: DP-SGD-sub needs σ ≥ 2L (σ=%g, L=%g; Abadi et al. Lemma 3)", sigma, l)
@@ -156,14 +141,14 @@ func SGDSubSRDP(steps int, beta, omega, sigma float64) (SRDPCurve, error) {
 	if steps < 0 {
 		return SRDPCurve{}, fmt.Errorf("smoothdp: T=%d must be ≥ 0", steps)
 	}
-	if err := checkNonNeg("β", beta); err != nil {
-		return SRDPCurve{}, err
+	if err := valid.NonNegative("β", beta); err != nil {
+		return SRDPCurve{}, fmt.Errorf("smoothdp: %w", err)
 	}
 	if !(omega > 0 && omega <= 1) {
 		return SRDPCurve{}, fmt.Errorf("smoothdp: ω = %v must be in (0, 1]", omega)
 	}
-	if err := checkPos("σ", sigma); err != nil {
-		return SRDPCurve{}, err
+	if err := valid.Positive("σ", sigma); err != nil {
+		return SRDPCurve{}, fmt.Errorf("smoothdp: %w", err)
 	}
 	tf := float64(steps)
 	return SRDPCurve{Name: fmt.Sprintf("DP-SGD-sub SRDP T=%d β=%g ω=%g σ=%g", steps, beta, omega, sigma), AlphaMin: 1, AlphaMax: math.Inf(1),
@@ -184,11 +169,11 @@ func SGDIterRDP(n int, l, sigma float64) (RDPCurve, error) {
 	if n < 1 {
 		return RDPCurve{}, fmt.Errorf("smoothdp: n=%d must be ≥ 1", n)
 	}
-	if err := checkPos("L", l); err != nil {
-		return RDPCurve{}, err
+	if err := valid.Positive("L", l); err != nil {
+		return RDPCurve{}, fmt.Errorf("smoothdp: %w", err)
 	}
-	if err := checkPos("σ", sigma); err != nil {
-		return RDPCurve{}, err
+	if err := valid.Positive("σ", sigma); err != nil {
+		return RDPCurve{}, fmt.Errorf("smoothdp: %w", err)
 	}
 	return RDPCurve{Name: fmt.Sprintf("DP-SGD-iter n=%d L=%g σ=%g", n, l, sigma), Relation: ReplaceOne, AlphaMin: 1,
 		AlphaMax: SGDIterAlphaMax(l, sigma), Linear: true, Coef: cfSGDIterRDP(n, l, sigma)}, nil
@@ -202,11 +187,11 @@ func SGDIterSRDP(n, k int, beta, sigma float64) (SRDPCurve, error) {
 	if n < 1 || k < 1 || k > n {
 		return SRDPCurve{}, fmt.Errorf("smoothdp: DP-SGD-iter SRDP needs 1 ≤ K ≤ n (n=%d, K=%d)", n, k)
 	}
-	if err := checkNonNeg("β", beta); err != nil {
-		return SRDPCurve{}, err
+	if err := valid.NonNegative("β", beta); err != nil {
+		return SRDPCurve{}, fmt.Errorf("smoothdp: %w", err)
 	}
-	if err := checkPos("σ", sigma); err != nil {
-		return SRDPCurve{}, err
+	if err := valid.Positive("σ", sigma); err != nil {
+		return SRDPCurve{}, fmt.Errorf("smoothdp: %w", err)
 	}
 	return SRDPCurve{Name: fmt.Sprintf("DP-SGD-iter SRDP n=%d K=%d β=%g σ=%g", n, k, beta, sigma), AlphaMin: 1, AlphaMax: math.Inf(1),
 		LinearInAlpha: true,

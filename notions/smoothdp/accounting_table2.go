@@ -3,6 +3,8 @@ package smoothdp
 import (
 	"fmt"
 	"math"
+
+	"github.com/featuredp/featuredp/internal/valid"
 )
 
 // Mechanism names a Table 1 mechanism.
@@ -252,8 +254,8 @@ func Table2(m Mechanism, pre Preprocessing, p Table2Params) (Table2Entry, error)
 	if err != nil {
 		return Table2Entry{}, err
 	}
-	if !(eta >= 0) || math.IsInf(eta, 1) {
-		return Table2Entry{}, fmt.Errorf("smoothdp: η = %v must be finite and ≥ 0", eta)
+	if err := valid.NonNegative("η", eta); err != nil {
+		return Table2Entry{}, fmt.Errorf("smoothdp: %w", err)
 	}
 	if m == MechSGDSub && pre != PrePCA && pre != PreNone {
 		return Table2Entry{}, fmt.Errorf("smoothdp: Table 2 has no DP-SGD (subsampling) entry for %v (ω is only known for PCA)", pre)

@@ -6,6 +6,8 @@ package smoothdp
 import (
 	"fmt"
 	"math"
+
+	"github.com/featuredp/featuredp/internal/valid"
 )
 
 // Weak triangle inequality and Theorem 2.
@@ -16,11 +18,11 @@ import (
 //
 //	D_α(P‖Q) ≤ c·D_{a1}(P‖M) + D_{a2}(M‖Q),  c = (α − 1/p)/(α − 1), a1 = pα, a2 = q(α − 1/p).
 func WeakTriangle(alpha, p float64) (c, a1, a2 float64, err error) {
-	if !(alpha > 1) || math.IsInf(alpha, 1) {
-		return 0, 0, 0, fmt.Errorf("smoothdp: order α = %v must be finite and > 1", alpha)
+	if err := valid.Above("order α", alpha, 1); err != nil {
+		return 0, 0, 0, fmt.Errorf("smoothdp: %w", err)
 	}
-	if !(p > 1) || math.IsInf(p, 1) {
-		return 0, 0, 0, fmt.Errorf("smoothdp: Hölder exponent p = %v must be finite and > 1", p)
+	if err := valid.Above("Hölder exponent p", p, 1); err != nil {
+		return 0, 0, 0, fmt.Errorf("smoothdp: %w", err)
 	}
 	q := p / (p - 1)
 	return (alpha - 1/p) / (alpha - 1), p * alpha, q * (alpha - 1/p), nil
@@ -30,8 +32,8 @@ func theorem2Check(rdp RDPCurve, eta float64) error {
 	if rdp.Relation != ReplaceOne {
 		return fmt.Errorf("smoothdp: Theorem 2 needs a replace-one RDP curve, %q is %v (use ReplaceOneFromAddRemove)", rdp.Name, rdp.Relation)
 	}
-	if !(eta >= 0) || math.IsInf(eta, 1) {
-		return fmt.Errorf("smoothdp: η = %v must be finite and ≥ 0", eta)
+	if err := valid.NonNegative("η", eta); err != nil {
+		return fmt.Errorf("smoothdp: %w", err)
 	}
 	return nil
 }
@@ -113,8 +115,8 @@ func Theorem2Tight(rdp RDPCurve, srdp SRDPCurve, eta, alpha float64) (val, pOpt 
 	if err := theorem2Check(rdp, eta); err != nil {
 		return 0, 0, err
 	}
-	if !(alpha > 1) || math.IsInf(alpha, 1) {
-		return 0, 0, fmt.Errorf("smoothdp: order α = %v must be finite and > 1", alpha)
+	if err := valid.Above("order α", alpha, 1); err != nil {
+		return 0, 0, fmt.Errorf("smoothdp: %w", err)
 	}
 	best, pOpt := math.Inf(1), math.NaN()
 	// p → 1 limits.
@@ -170,8 +172,8 @@ func Theorem2PaperStyle(rdp RDPCurve, srdp SRDPCurve, eta, alpha float64) (float
 	if err := theorem2Check(rdp, eta); err != nil {
 		return 0, err
 	}
-	if !(alpha >= 1.5) || math.IsInf(alpha, 1) {
-		return 0, fmt.Errorf("smoothdp: the paper-style Theorem 2 needs finite α ≥ 3/2 (got %v)", alpha)
+	if err := valid.AtLeast("α", alpha, 1.5); err != nil {
+		return 0, fmt.Errorf("smoothdp: the paper-style Theorem 2: %w", err)
 	}
 	return 2*rdp.At(2*alpha) + 2*srdp.At(2*alpha, eta), nil
 }
@@ -184,8 +186,8 @@ func Theorem2MinForm(rdp RDPCurve, srdp SRDPCurve, eta, alpha float64) (float64,
 	if err := theorem2Check(rdp, eta); err != nil {
 		return 0, err
 	}
-	if !(alpha >= 1.5) || math.IsInf(alpha, 1) {
-		return 0, fmt.Errorf("smoothdp: the min-form Theorem 2 needs finite α ≥ 3/2 (got %v)", alpha)
+	if err := valid.AtLeast("α", alpha, 1.5); err != nil {
+		return 0, fmt.Errorf("smoothdp: the min-form Theorem 2: %w", err)
 	}
 	e, et := rdp.At(2*alpha), srdp.At(2*alpha, eta)
 	return math.Min(2*e+et, e+2*et), nil

@@ -3,14 +3,16 @@ package smoothdp
 import (
 	"fmt"
 	"math"
+
+	"github.com/featuredp/featuredp/internal/valid"
 )
 
 // CalibrateSigma returns the σ at which the Mironov conversion of
 // curve(σ) equals the target ε at δ (bisection in log σ to relative 1e-10;
 // ε(σ) must be non-increasing). Used by smoothdp-fig3.
 func CalibrateSigma(curve func(sigma float64) (RDPCurve, error), target, delta float64) (float64, error) {
-	if !(target > 0) || math.IsInf(target, 0) {
-		return 0, fmt.Errorf("smoothdp: target ε = %v must be finite and > 0", target)
+	if err := valid.Positive("target ε", target); err != nil {
+		return 0, fmt.Errorf("smoothdp: %w", err)
 	}
 	eps := func(s float64) (float64, error) {
 		c, err := curve(s)

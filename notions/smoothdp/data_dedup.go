@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"sort"
+
+	"github.com/featuredp/featuredp/internal/valid"
 )
 
 // Dedup is r-approximate deduplication (or quantization with Quantize)
@@ -49,14 +51,14 @@ func (p Dedup) Name() string {
 }
 
 func (p Dedup) check() error {
-	if !(p.Radius > 0) || math.IsInf(p.Radius, 0) {
-		return fmt.Errorf("smoothdp: dedup radius r = %v must be finite and > 0", p.Radius)
+	if err := valid.Positive("dedup radius r", p.Radius); err != nil {
+		return fmt.Errorf("smoothdp: %w", err)
 	}
-	if !(p.outer() >= 1) || math.IsInf(p.outer(), 0) {
-		return fmt.Errorf("smoothdp: outer factor %v must be ≥ 1", p.Outer)
+	if err := valid.AtLeast("outer factor", p.outer(), 1); err != nil {
+		return fmt.Errorf("smoothdp: %w", err)
 	}
-	if !(p.R > 0) || math.IsInf(p.R, 0) {
-		return fmt.Errorf("smoothdp: ball radius R = %v must be finite and > 0", p.R)
+	if err := valid.Positive("ball radius R", p.R); err != nil {
+		return fmt.Errorf("smoothdp: %w", err)
 	}
 	return nil
 }

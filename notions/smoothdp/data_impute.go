@@ -8,6 +8,7 @@ import (
 	"math"
 	"sort"
 
+	"github.com/featuredp/featuredp/internal/valid"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -111,8 +112,8 @@ func observed(S [][]float64, j int) []float64 {
 // Fit returns π_S. Every feature needs at least one observed value (and
 // more than 2t for the trimmed mean).
 func (p Impute) Fit(S [][]float64) (Fitted, error) {
-	if !(p.R > 0) || math.IsInf(p.R, 0) {
-		return nil, fmt.Errorf("smoothdp: ball radius R = %v must be finite and > 0", p.R)
+	if err := valid.Positive("ball radius R", p.R); err != nil {
+		return nil, fmt.Errorf("smoothdp: %w", err)
 	}
 	if p.Trim < 0 {
 		return nil, fmt.Errorf("smoothdp: trim t = %d must be ≥ 0", p.Trim)

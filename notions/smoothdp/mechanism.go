@@ -16,6 +16,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/featuredp/featuredp/design"
+	"github.com/featuredp/featuredp/internal/valid"
 	"github.com/featuredp/featuredp/mechanisms"
 	"github.com/featuredp/featuredp/models"
 	"gonum.org/v1/gonum/mat"
@@ -33,14 +34,14 @@ func Exponential(rng *rand.Rand, scores []float64, eps, sens float64) (int, erro
 	if len(scores) == 0 {
 		return 0, errors.New("smoothdp: exponential mechanism over an empty set")
 	}
-	if !(eps > 0) || math.IsInf(eps, 0) || !(sens > 0) || math.IsInf(sens, 0) {
-		return 0, fmt.Errorf("smoothdp: exponential mechanism needs finite ε > 0 and Δ > 0 (got %v, %v)", eps, sens)
+	if err := errors.Join(valid.Positive("ε", eps), valid.Positive("Δ", sens)); err != nil {
+		return 0, fmt.Errorf("smoothdp: exponential mechanism: %w", err)
 	}
 	w := make([]float64, len(scores))
 	mx := math.Inf(-1)
 	for i, u := range scores {
-		if math.IsNaN(u) || math.IsInf(u, 0) {
-			return 0, fmt.Errorf("smoothdp: score %d is %v", i, u)
+		if err := valid.FiniteValue(fmt.Sprintf("score %d", i), u); err != nil {
+			return 0, fmt.Errorf("smoothdp: %w", err)
 		}
 		w[i] = eps * u / (2 * sens)
 		mx = math.Max(mx, w[i])
@@ -90,8 +91,8 @@ func (p GD) config(model models.Model, d *design.Data) (mechanisms.Config, error
 	if model == nil || d == nil {
 		return mechanisms.Config{}, errors.New("smoothdp: nil model or data")
 	}
-	if !(p.Sigma > 0) || math.IsInf(p.Sigma, 0) {
-		return mechanisms.Config{}, fmt.Errorf("smoothdp: σ = %v must be finite and > 0", p.Sigma)
+	if err := valid.Positive("σ", p.Sigma); err != nil {
+		return mechanisms.Config{}, fmt.Errorf("smoothdp: %w", err)
 	}
 	plan, err := mechanisms.Standard(model.NumParams(), p.Sigma)
 	if err != nil {
@@ -294,8 +295,8 @@ func AnalyzeGaussRelease(mode mechanisms.Mode, st *mechanisms.Streams, d *design
 
 // checkRadius returns an error unless every row of d has ‖x‖₂ ≤ radius.
 func checkRadius(d *design.Data, radius float64) error {
-	if !(radius > 0) || math.IsInf(radius, 0) {
-		return fmt.Errorf("smoothdp: Analyze-Gauss: radius R = %v, want finite > 0", radius)
+	if err := valid.Positive("radius R", radius); err != nil {
+		return fmt.Errorf("smoothdp: Analyze-Gauss: %w", err)
 	}
 	for i := 0; i < d.N; i++ {
 		if nr := mat.Norm(mat.NewVecDense(d.D, d.X[i*d.D:(i+1)*d.D]), 2); nr > radius {
@@ -311,8 +312,8 @@ func secondMoment(d *design.Data, s int, sigma float64) (*mat.SymDense, error) {
 	if d == nil || d.N < 1 || s < 1 || s >= d.D {
 		return nil, errors.New("smoothdp: Analyze-Gauss needs data and 1 ≤ s < d")
 	}
-	if !(sigma >= 0) || math.IsInf(sigma, 0) {
-		return nil, fmt.Errorf("smoothdp: σ = %v must be finite and ≥ 0", sigma)
+	if err := valid.NonNegative("σ", sigma); err != nil {
+		return nil, fmt.Errorf("smoothdp: %w", err)
 	}
 	X := mat.NewDense(d.N, d.D, append([]float64(nil), d.X...))
 	A := mat.NewSymDense(d.D, nil)
@@ -386,8 +387,8 @@ func PTR(ctx context.Context, cfg PTRConfig) (*PTRResult, error) {
 	if cfg.Data == nil || cfg.Model == nil {
 		return nil, errors.New("smoothdp: PTR needs a model and data")
 	}
-	if !(cfg.Eps0 > 0) || math.IsInf(cfg.Eps0, 0) || !(cfg.Delta > 0 && cfg.Delta < 1) {
-		return nil, fmt.Errorf("smoothdp: PTR needs ε₀ > 0 and δ ∈ (0,1) (got %v, %v)", cfg.Eps0, cfg.Delta)
+	if err := errors.Join(valid.Positive("Eps0 (ε₀)", cfg.Eps0), valid.Open01("Delta (δ)", cfg.Delta)); err != nil {
+		return nil, fmt.Errorf("smoothdp: PTR: %w", err)
 	}
 	rows := designRows(cfg.Data)
 	pca := PCA{Rank: cfg.Rank, R: cfg.R}
@@ -462,8 +463,8 @@ func ptrTest(mode mechanisms.Mode, rng *rand.Rand, gamma int, eps0, delta float6
 // rounding can only raise T. The continuous test's failure probability is
 // Pr[Lap(1/ε₀) > log(1/δ)/ε₀] = δ/2, so Theorem 7's δ is unchanged.
 func PTRSecureThreshold(eps0, delta float64) (int, error) {
-	if !(eps0 > 0) || math.IsInf(eps0, 0) || !(delta > 0 && delta < 1) {
-		return 0, fmt.Errorf("smoothdp: PTR needs ε₀ > 0 finite and δ ∈ (0, 1) (got %v, %v)", eps0, delta)
+	if err := errors.Join(valid.Positive("ε₀", eps0), valid.Open01("δ", delta)); err != nil {
+		return 0, fmt.Errorf("smoothdp: PTR: %w", err)
 	}
 	m := math.Log(2/(delta*(1+math.Exp(-eps0)))) / eps0
 	m = math.Ceil(m*(1+1e-12) + 1e-12)

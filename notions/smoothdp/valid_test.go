@@ -1,0 +1,55 @@
+package smoothdp
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// TestInputErrorsNameParameter checks that each entry point refuses a
+// NaN, ±Inf or out-of-range parameter with an error naming that parameter,
+// its value and the valid range (internal/valid), and that a call with
+// two bad parameters names both.
+func TestInputErrorsNameParameter(t *testing.T) {
+	nan, inf := math.NaN(), math.Inf(1)
+	rng := rand.New(rand.NewPCG(1, 2))
+	rdp, err := GaussianRDP(1, 1, Neighbouring(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srdp, err := GaussianSRDP(1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		err  error
+		want []string
+	}{
+		{"PTRGamma gap", second(PTRGamma(10, nan, 1, 1)), []string{"gap = NaN, want finite"}},
+		{"PTRGamma n", second(PTRGamma(0, 1, 1, 1)), []string{"n = 0, want ≥ 1"}},
+		{"PTRRefusal ε₀ δ", second(PTRRefusal(1, inf, 1)), []string{"ε₀ = +Inf, want finite > 0", "δ = 1, want in (0, 1)"}},
+		{"PTRRefusal γ", second(PTRRefusal(-1, 1, 0.1)), []string{"γ = -1, want ≥ 0"}},
+		{"Exponential ε Δ", second(Exponential(rng, []float64{1, 2}, nan, inf)), []string{"ε = NaN, want finite > 0", "Δ = +Inf, want finite > 0"}},
+		{"Exponential score", second(Exponential(rng, []float64{1, inf}, 1, 1)), []string{"score 1 = +Inf, want finite"}},
+		{"GaussianRDP σ", second(GaussianRDP(1, inf, Neighbouring(0))), []string{"σ = +Inf, want finite > 0"}},
+		{"GaussianRDP Δ", second(GaussianRDP(-1, 1, Neighbouring(0))), []string{"Δ = -1, want finite ≥ 0"}},
+		{"WeakTriangle α", errOf(WeakTriangle(1, 2)), []string{"order α = 1, want finite > 1"}},
+		{"WeakTriangle p", errOf(WeakTriangle(2, inf)), []string{"Hölder exponent p = +Inf, want finite > 1"}},
+		{"Theorem2PaperStyle α", second(Theorem2PaperStyle(rdp, srdp, 0.1, 1.4)), []string{"α = 1.4, want finite ≥ 1.5"}},
+		{"Theorem2PaperStyle η", second(Theorem2PaperStyle(rdp, srdp, nan, 2)), []string{"η = NaN, want finite ≥ 0"}},
+	} {
+		for _, w := range c.want {
+			if c.err == nil || !strings.Contains(c.err.Error(), w) {
+				t.Errorf("%s: error %v, want it to contain %q", c.name, c.err, w)
+			}
+		}
+	}
+}
+
+// second returns the error of a (value, error) pair.
+func second[T any](_ T, err error) error { return err }
+
+// errOf returns the error of WeakTriangle's result.
+func errOf(_, _, _ float64, err error) error { return err }
