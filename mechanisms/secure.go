@@ -59,6 +59,8 @@ func Granularity(scale float64) (float64, error) {
 type Release struct {
 	// Value is the released vector.
 	Value []float64
+	// Kind is the noise: LaplaceNoise or GaussianNoise (Loss reads it).
+	Kind NoiseKind
 	// Mode is the randomness used: only a Secure release is private.
 	Mode Mode
 	// Granularity is the grid step g of a Secure release: every Value[j] is
@@ -115,7 +117,7 @@ func LaplaceRelease(mode Mode, st *Streams, value []float64, l1Sens, eps float64
 		if err != nil {
 			return nil, err
 		}
-		return &Release{Value: out, Mode: mode, Scale: l1Sens / eps, Sensitivity: l1Sens}, nil
+		return &Release{Value: out, Kind: LaplaceNoise, Mode: mode, Scale: l1Sens / eps, Sensitivity: l1Sens}, nil
 	}
 	return granularLaplace(rng, value, l1Sens, eps)
 }
@@ -152,7 +154,7 @@ func GaussianRelease(mode Mode, st *Streams, value []float64, l2Sens, sigma floa
 		if err != nil {
 			return nil, err
 		}
-		return &Release{Value: out, Mode: mode, Scale: sigma, Sensitivity: l2Sens}, nil
+		return &Release{Value: out, Kind: GaussianNoise, Mode: mode, Scale: sigma, Sensitivity: l2Sens}, nil
 	}
 	return granularGaussian(rng, value, l2Sens, sigma)
 }
@@ -206,7 +208,7 @@ func granularLaplace(rng *rand.Rand, value []float64, l1Sens, eps float64) (*Rel
 		out[j] = gridPoint(v, g, DiscreteLaplace(rng, s, t))
 	}
 	scale, _ := b.Float64()
-	return &Release{Value: out, Mode: Secure, Granularity: g, Scale: scale * g, Sensitivity: dPrime}, nil
+	return &Release{Value: out, Kind: LaplaceNoise, Mode: Secure, Granularity: g, Scale: scale * g, Sensitivity: dPrime}, nil
 }
 
 // granularGaussian is the Secure branch of GaussianRelease.
@@ -237,7 +239,7 @@ func granularGaussian(rng *rand.Rand, value []float64, l2Sens, sigma float64) (*
 		out[j] = gridPoint(v, g, DiscreteGaussian(rng, sigma2))
 	}
 	sf, _ := s.Float64()
-	return &Release{Value: out, Mode: Secure, Granularity: g, Scale: sf * g, Sensitivity: dPrime}, nil
+	return &Release{Value: out, Kind: GaussianNoise, Mode: Secure, Granularity: g, Scale: sf * g, Sensitivity: dPrime}, nil
 }
 
 // gridPoint returns g·(round(v/g) + y) for a power-of-two g. v/g and the

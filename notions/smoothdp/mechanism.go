@@ -263,7 +263,7 @@ func AnalyzeGaussRelease(mode mechanisms.Mode, st *mechanisms.Streams, d *design
 			return nil, nil, errors.New("smoothdp: Analyze-Gauss: Reproducible mode needs seeded streams (mechanisms.NewStreams(seed)); use Mode Secure for a release")
 		}
 		fit, err := AnalyzeGauss(st.Rand("dp-pca"), d, s, sigma)
-		return fit, &mechanisms.Release{Mode: mode, Scale: sigma}, err
+		return fit, &mechanisms.Release{Kind: mechanisms.GaussianNoise, Mode: mode, Scale: sigma}, err
 	}
 	A, err := secondMoment(d, s, sigma)
 	if err != nil {
