@@ -48,15 +48,23 @@ func (a *Accountant) Notes() []RDPNote {
 // means OrdersOpacus; any other grid (an empty one included) must pass
 // ValidateOrders. The grid is copied.
 func NewAccountant(orders []float64) (*Accountant, error) {
-	if orders == nil {
-		orders = OrdersOpacus()
-	} else {
-		if err := ValidateOrders(orders); err != nil {
-			return nil, err
-		}
-		orders = append([]float64(nil), orders...)
+	orders, err := gridOrDefault(orders)
+	if err != nil {
+		return nil, err
 	}
 	return &Accountant{orders: orders, rdp: make([]float64, len(orders))}, nil
+}
+
+// gridOrDefault returns OrdersOpacus for a nil grid, else a validated copy
+// of orders (the rule of NewAccountant and NewLedger).
+func gridOrDefault(orders []float64) ([]float64, error) {
+	if orders == nil {
+		return OrdersOpacus(), nil
+	}
+	if err := ValidateOrders(orders); err != nil {
+		return nil, err
+	}
+	return append([]float64(nil), orders...), nil
 }
 
 // Add composes one phase: p.Steps steps of the Poisson-subsampled Gaussian

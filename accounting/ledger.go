@@ -129,13 +129,9 @@ func NewLedger(rel Relation, orders []float64) (*Ledger, error) {
 	if err := checkRelation(rel); err != nil {
 		return nil, err
 	}
-	if orders == nil {
-		orders = OrdersOpacus()
-	} else {
-		if err := ValidateOrders(orders); err != nil {
-			return nil, err
-		}
-		orders = append([]float64(nil), orders...)
+	orders, err := gridOrDefault(orders)
+	if err != nil {
+		return nil, err
 	}
 	return &Ledger{rel: rel, orders: orders, rdp: make([]float64, len(orders)),
 		budget: &workBudget{left: maxSGMWork}, cache: map[ledgerKey]*rdpVec{}}, nil

@@ -162,23 +162,7 @@ func TestPrivacyReportAdult(t *testing.T) {
 // records is read from the data (none with a public MaxMissing), and
 // clear errors for steps without their public parameters.
 func TestPrivacyReportPipelineSteps(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 4))
-	n := 400
-	age, inc, s, y := make([]float64, n), make([]float64, n), make([]string, n), make([]string, n)
-	for i := range n {
-		age[i], inc[i] = 18+70*rng.Float64(), 1000*rng.Float64()
-		if i%20 == 0 {
-			inc[i] = math.NaN()
-		}
-		s[i], y[i] = []string{"no", "yes"}[rng.IntN(2)], []string{"no", "yes"}[rng.IntN(2)]
-	}
-	df := dataframe.New(reportseries.New(age, reportseries.Float, "age"), reportseries.New(inc, reportseries.Float, "income"),
-		reportseries.New(s, reportseries.String, "smoker"), reportseries.New(y, reportseries.String, "y"))
-	yn := []string{"no", "yes"}
-	schema := data.Schema{Task: data.Classification, Columns: []data.Column{
-		{Name: "age", Role: data.Public, Kind: data.Continuous}, {Name: "income", Role: data.Sensitive, Kind: data.Continuous},
-		{Name: "smoker", Role: data.Sensitive, Kind: data.Categorical, Levels: yn}, {Name: "y", Role: data.Label, Kind: data.Categorical, Levels: yn},
-	}}
+	df, schema := missingIncomeFixture(3, 4, 400, 20)
 	bounds := map[string]data.Range{"age": {Lo: 18, Hi: 90}, "income": {Lo: 0, Hi: 1000}}
 	pl := &ReportPipeline{Bounds: bounds, Impute: []string{"income"}, QuantizeRadius: 0.01, QuantizeCluster: 3, PCARank: 1, PCAGap: 0.5}
 	r, err := PrivacyReport(context.Background(), df, schema, ReportOptions{Pipeline: pl})
@@ -234,23 +218,7 @@ func TestPrivacyReportPipelineSteps(t *testing.T) {
 // bounds and a missing count read from the data. With public levels,
 // bounds and MaxMissing only the TVs remain.
 func TestPrivacyReportFromData(t *testing.T) {
-	rng := rand.New(rand.NewPCG(5, 6))
-	n := 300
-	age, inc, s, y := make([]float64, n), make([]float64, n), make([]string, n), make([]string, n)
-	for i := range n {
-		age[i], inc[i] = 18+70*rng.Float64(), 1000*rng.Float64()
-		if i%30 == 0 {
-			inc[i] = math.NaN()
-		}
-		s[i], y[i] = []string{"no", "yes"}[rng.IntN(2)], []string{"no", "yes"}[rng.IntN(2)]
-	}
-	df := dataframe.New(reportseries.New(age, reportseries.Float, "age"), reportseries.New(inc, reportseries.Float, "income"),
-		reportseries.New(s, reportseries.String, "smoker"), reportseries.New(y, reportseries.String, "y"))
-	yn := []string{"no", "yes"}
-	schema := data.Schema{Task: data.Classification, Columns: []data.Column{
-		{Name: "age", Role: data.Public, Kind: data.Continuous}, {Name: "income", Role: data.Sensitive, Kind: data.Continuous},
-		{Name: "smoker", Role: data.Sensitive, Kind: data.Categorical, Levels: yn}, {Name: "y", Role: data.Label, Kind: data.Categorical, Levels: yn},
-	}}
+	df, schema := missingIncomeFixture(5, 6, 300, 30)
 	r, err := PrivacyReport(context.Background(), df, schema, ReportOptions{ObservedLevels: []string{"smoker"},
 		Pipeline: &ReportPipeline{Bounds: map[string]data.Range{"age": {Lo: 18, Hi: 90}}, Impute: []string{"income"}}})
 	if err != nil {
@@ -279,4 +247,26 @@ func TestPrivacyReportFromData(t *testing.T) {
 	if _, err := PrivacyReport(context.Background(), df, schema, ReportOptions{ObservedLevels: []string{"age"}}); err == nil {
 		t.Error("ObservedLevels of a continuous column accepted")
 	}
+}
+
+// missingIncomeFixture is a table of n rows (age and income public and
+// sensitive continuous, smoker sensitive, label y) whose income is missing
+// in every every-th row, with its schema; the generator is seeded (a, b).
+func missingIncomeFixture(a, b uint64, n, every int) (dataframe.DataFrame, data.Schema) {
+	rng := rand.New(rand.NewPCG(a, b))
+	age, inc, s, y := make([]float64, n), make([]float64, n), make([]string, n), make([]string, n)
+	for i := range n {
+		age[i], inc[i] = 18+70*rng.Float64(), 1000*rng.Float64()
+		if i%every == 0 {
+			inc[i] = math.NaN()
+		}
+		s[i], y[i] = []string{"no", "yes"}[rng.IntN(2)], []string{"no", "yes"}[rng.IntN(2)]
+	}
+	df := dataframe.New(reportseries.New(age, reportseries.Float, "age"), reportseries.New(inc, reportseries.Float, "income"),
+		reportseries.New(s, reportseries.String, "smoker"), reportseries.New(y, reportseries.String, "y"))
+	yn := []string{"no", "yes"}
+	return df, data.Schema{Task: data.Classification, Columns: []data.Column{
+		{Name: "age", Role: data.Public, Kind: data.Continuous}, {Name: "income", Role: data.Sensitive, Kind: data.Continuous},
+		{Name: "smoker", Role: data.Sensitive, Kind: data.Categorical, Levels: yn}, {Name: "y", Role: data.Label, Kind: data.Categorical, Levels: yn},
+	}}
 }
