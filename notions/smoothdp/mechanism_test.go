@@ -228,18 +228,7 @@ func TestPTRGamma(t *testing.T) {
 
 // C20: with γ_S = 0 the Monte-Carlo release rate is δ/2; end-to-end PTR.
 func TestPTRRefusal(t *testing.T) {
-	rng := rand.New(rand.NewPCG(20, 1))
-	S, _, _ := LowRank(rng, 60, 4, []float64{0.3}, 0.2, 1)
-	x := make([]float64, 0, 240)
-	for _, r := range S {
-		x = append(x, r...)
-	}
-	y := make([]float64, 60)
-	for i := range y {
-		y[i] = float64(i % 2)
-	}
-	d, _ := design.NewData(x, y, 60, 4)
-	model, _ := models.NewLogistic(4, false, 0)
+	d, model := ptrData(t)
 	const trials = 20000
 	released := 0
 	for i := 0; i < trials; i++ {
