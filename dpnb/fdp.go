@@ -186,10 +186,15 @@ func featureDPConfig(df dataframe.DataFrame, schema data.Schema, opts FeatureDPO
 	}
 	cfg.Levels = map[string][]string{}
 	for _, c := range schema.Columns {
-		if lv := opts.Encode.Levels[c.Name]; len(lv) > 0 && c.Role == data.Sensitive {
-			cfg.Levels[c.Name] = lv // public levels given in the options
-		} else if len(c.Levels) > 0 && c.Role == data.Sensitive {
-			cfg.Levels[c.Name] = c.Levels
+		if c.Role != data.Sensitive {
+			continue
+		}
+		lv := opts.Encode.Levels[c.Name] // public levels given in the options
+		if len(lv) == 0 {
+			lv = c.Levels
+		}
+		if len(lv) > 0 {
+			cfg.Levels[c.Name] = lv
 		}
 	}
 	return cfg, cfg.Validate()

@@ -178,12 +178,8 @@ func (o ReportOptions) withDefaults(schema data.Schema) (ReportOptions, error) {
 	if o.C2 == 0 {
 		o.C2 = 1
 	}
-	kinds := make(map[string]data.Kind, len(schema.Columns))
-	for _, c := range schema.Columns {
-		kinds[c.Name] = c.Kind
-	}
 	for _, c := range o.ObservedLevels {
-		if k, ok := kinds[c]; !ok || k != data.Categorical {
+		if col, ok := schema.Lookup(c); !ok || col.Kind != data.Categorical {
 			return o, fmt.Errorf("ObservedLevels: %q is not a categorical column of the schema", c)
 		}
 	}

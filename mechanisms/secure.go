@@ -146,10 +146,10 @@ func GaussianRelease(mode Mode, st *Streams, value []float64, l2Sens, sigma floa
 	if err != nil {
 		return nil, err
 	}
-	if !valid.Finite(l2Sens) || l2Sens <= 0 {
-		return nil, fmt.Errorf("mechanisms: GaussianRelease: L2 sensitivity = %v, want finite > 0", l2Sens)
-	}
 	if mode == Reproducible {
+		if err := valid.Positive("L2 sensitivity", l2Sens); err != nil {
+			return nil, fmt.Errorf("mechanisms: GaussianRelease: %w", err)
+		}
 		out, err := GaussianMechanism(rng, value, sigma)
 		if err != nil {
 			return nil, err
@@ -184,11 +184,8 @@ func upperSum(a, b float64) float64 { return math.Nextafter(a+b, math.Inf(1)) }
 // source; a seeded one in tests).
 func granularLaplace(rng *rand.Rand, value []float64, l1Sens, eps float64) (*Release, error) {
 	const fn = "LaplaceRelease"
-	if !valid.Finite(l1Sens) || l1Sens <= 0 {
-		return nil, fmt.Errorf("mechanisms: %s: L1 sensitivity = %v, want finite > 0", fn, l1Sens)
-	}
-	if !valid.Finite(eps) || eps <= 0 {
-		return nil, fmt.Errorf("mechanisms: %s: ε = %v, want finite > 0", fn, eps)
+	if err := valid.First(valid.Positive("L1 sensitivity", l1Sens), valid.Positive("ε", eps)); err != nil {
+		return nil, fmt.Errorf("mechanisms: %s: %w", fn, err)
 	}
 	g, err := Granularity(l1Sens / eps)
 	if err != nil {
@@ -207,18 +204,15 @@ func granularLaplace(rng *rand.Rand, value []float64, l1Sens, eps float64) (*Rel
 	for j, v := range value {
 		out[j] = gridPoint(v, g, DiscreteLaplace(rng, s, t))
 	}
-	scale, _ := b.Float64()
+	scale := ratFloor(&b)
 	return &Release{Value: out, Kind: LaplaceNoise, Mode: Secure, Granularity: g, Scale: scale * g, Sensitivity: dPrime}, nil
 }
 
 // granularGaussian is the Secure branch of GaussianRelease.
 func granularGaussian(rng *rand.Rand, value []float64, l2Sens, sigma float64) (*Release, error) {
 	const fn = "GaussianRelease"
-	if !valid.Finite(l2Sens) || l2Sens <= 0 {
-		return nil, fmt.Errorf("mechanisms: %s: L2 sensitivity = %v, want finite > 0", fn, l2Sens)
-	}
-	if !valid.Finite(sigma) || sigma <= 0 {
-		return nil, fmt.Errorf("mechanisms: %s: σ = %v, want finite > 0", fn, sigma)
+	if err := valid.First(valid.Positive("L2 sensitivity", l2Sens), valid.Positive("σ", sigma)); err != nil {
+		return nil, fmt.Errorf("mechanisms: %s: %w", fn, err)
 	}
 	g, err := Granularity(sigma)
 	if err != nil {
@@ -238,7 +232,7 @@ func granularGaussian(rng *rand.Rand, value []float64, l2Sens, sigma float64) (*
 	for j, v := range value {
 		out[j] = gridPoint(v, g, DiscreteGaussian(rng, sigma2))
 	}
-	sf, _ := s.Float64()
+	sf := ratFloor(&s)
 	return &Release{Value: out, Kind: GaussianNoise, Mode: Secure, Granularity: g, Scale: sf * g, Sensitivity: dPrime}, nil
 }
 
@@ -269,4 +263,15 @@ func (r *Release) CheckGranular() error {
 		}
 	}
 	return nil
+}
+
+// ratFloor returns the largest float64 ≤ r (r > 0), so that a loss
+// computed from a recorded Scale is never below the exact one
+// (Release.Loss).
+func ratFloor(r *big.Rat) float64 {
+	f, exact := r.Float64()
+	if !exact && new(big.Rat).SetFloat64(f).Cmp(r) > 0 {
+		f = math.Nextafter(f, 0)
+	}
+	return f
 }

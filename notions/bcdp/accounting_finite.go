@@ -453,13 +453,8 @@ func RandomizedResponse(c []float64, q float64) (Finite, error) {
 // (0,1), (1,1). It is not LDP for any finite ε (input (0,1) never outputs 1),
 // yet BCDP: (log 2, log 2) at a = b = c = 1/2. a, b, c ∈ (0, 1].
 func Example1(a, b, c float64) (Finite, error) {
-	for _, p := range []struct {
-		name string
-		v    float64
-	}{{"a", a}, {"b", b}, {"c", c}} {
-		if err := valid.Probability(p.name, p.v); err != nil {
-			return Finite{}, fmt.Errorf("bcdp: Example 1: %w", err)
-		}
+	if err := valid.First(valid.Probability("a", a), valid.Probability("b", b), valid.Probability("c", c)); err != nil {
+		return Finite{}, fmt.Errorf("bcdp: Example 1: %w", err)
 	}
 	p1 := map[[2]int]float64{{0, 0}: a, {1, 0}: b, {0, 1}: 0, {1, 1}: c}
 	m := Finite{}

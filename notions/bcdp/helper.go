@@ -8,9 +8,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/featuredp/featuredp/data"
@@ -221,10 +221,10 @@ func resolveColumns(schema data.Schema, opts MeanEstimationOptions) ([]string, [
 	if len(cols) == 0 {
 		return nil, nil, errors.New("the schema has no Sensitive or Public column to estimate")
 	}
-	if err := unknownKeys("Levels", keysOf(opts.Levels), sensitive, "Sensitive"); err != nil {
+	if err := unknownKeys("Levels", slices.Sorted(maps.Keys(opts.Levels)), sensitive, "Sensitive"); err != nil {
 		return nil, nil, err
 	}
-	if err := unknownKeys("Bounds", keysOf(opts.Bounds), cols, "estimated (Sensitive or Public)"); err != nil {
+	if err := unknownKeys("Bounds", slices.Sorted(maps.Keys(opts.Bounds)), cols, "estimated (Sensitive or Public)"); err != nil {
 		return nil, nil, err
 	}
 	delta := make([]float64, len(cols))
@@ -259,7 +259,7 @@ func resolveBounds(df dataframe.DataFrame, cols []string, opts MeanEstimationOpt
 	if !opts.BoundsFromData {
 		return nil, nil, fmt.Errorf("Bounds has no public range for %s: give Bounds: map[string]data.Range{%q: {Lo: …, Hi: …}, …} "+
 			"from the columns' documentation (a column already in [−1, 1] takes {Lo: -1, Hi: 1}), "+
-			"or set BoundsFromData = true to fit them on the data (not differentially private)", quoted(missing), missing[0])
+			"or set BoundsFromData = true to fit them on the data (not differentially private)", data.QuoteNames(missing), missing[0])
 	}
 	out := make(map[string]data.Range, len(cols))
 	for k, v := range opts.Bounds {
@@ -290,25 +290,6 @@ func fitBounds(df dataframe.DataFrame, c string) (data.Range, error) {
 		return data.Range{}, fmt.Errorf("column %q is constant (%v): BoundsFromData cannot fit a range; give Bounds[%q] with Lo < Hi", c, lo, c)
 	}
 	return data.Range{Lo: lo, Hi: hi}, nil
-}
-
-// quoted formats names as "a", "b".
-func quoted(names []string) string {
-	q := make([]string, len(names))
-	for i, n := range names {
-		q[i] = fmt.Sprintf("%q", n)
-	}
-	return strings.Join(q, ", ")
-}
-
-// keysOf returns the sorted keys of m.
-func keysOf[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // unknownKeys errors on the first key (sorted) not in valid, naming it.

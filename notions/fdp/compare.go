@@ -8,10 +8,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/featuredp/featuredp/accounting"
@@ -209,7 +209,7 @@ func (cfg CompareConfig) Validate() error {
 			return fmt.Errorf("%s = %v, want finite > 0", p.name, p.v)
 		}
 	}
-	for _, k := range sortedKeys(cfg.Ball) {
+	for _, k := range slices.Sorted(maps.Keys(cfg.Ball)) {
 		if v := cfg.Ball[k]; !(v > 0 && v <= 1) {
 			return fmt.Errorf("Ball[%q] = %v, want a prior mass in (0, 1]", k, v)
 		}
@@ -247,7 +247,7 @@ func newComparison(enc *data.Encoded, cfg CompareConfig) (*Comparison, error) {
 	for _, f := range []struct {
 		name string
 		keys []string
-	}{{"Ball", sortedKeys(cfg.Ball)}, {"Levels", sortedKeys(cfg.Levels)}} {
+	}{{"Ball", slices.Sorted(maps.Keys(cfg.Ball))}, {"Levels", slices.Sorted(maps.Keys(cfg.Levels))}} {
 		for _, k := range f.keys {
 			if !slices.Contains(c.Private, k) {
 				return nil, fmt.Errorf("%s: %q is not a sensitive column (sensitive columns: %s)", f.name, k, strings.Join(c.Private, ", "))
@@ -255,16 +255,6 @@ func newComparison(enc *data.Encoded, cfg CompareConfig) (*Comparison, error) {
 		}
 	}
 	return c, nil
-}
-
-// sortedKeys returns the keys of m in increasing order.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // compareData splits enc into training and test rows (seeded by seed) and

@@ -236,8 +236,14 @@ func AnalyzeGauss(rng *rand.Rand, d *design.Data, s int, sigma float64) (*PCAFit
 	if err != nil {
 		return nil, err
 	}
-	for i := 0; i < d.D; i++ {
-		for j := i; j < d.D; j++ {
+	return noisyTopEigen(rng, A, s, sigma)
+}
+
+// noisyTopEigen adds i.i.d. N(0, σ²) from rng on and above the diagonal of
+// A (mirrored) and returns its top-s eigenvectors.
+func noisyTopEigen(rng *rand.Rand, A *mat.SymDense, s int, sigma float64) (*PCAFit, error) {
+	for i, n := 0, A.SymmetricDim(); i < n; i++ {
+		for j := i; j < n; j++ {
 			A.SetSym(i, j, A.At(i, j)+sigma*rng.NormFloat64())
 		}
 	}
@@ -245,7 +251,9 @@ func AnalyzeGauss(rng *rand.Rand, d *design.Data, s int, sigma float64) (*PCAFit
 }
 
 // AnalyzeGaussRelease is Analyze-Gauss DP-PCA with the randomness chosen by
-// mode. Reproducible: AnalyzeGauss(st.Rand("dp-pca"), d, s, sigma), bit for
+// mode. Both modes need every row in the ball ‖x_i‖₂ ≤ radius R, so that
+// the release's label carries the sensitivity 2R²/n (Release.Loss).
+// Reproducible: AnalyzeGauss(st.Rand("dp-pca"), d, s, sigma), bit for
 // bit (st is required). Secure (st nil or NewSecureStreams()): the upper
 // triangle of (1/n)Σ x_i x_iᵀ, a vector of ℓ2 sensitivity at most its
 // Frobenius sensitivity 2R²/n (every row must have ‖x_i‖₂ ≤ radius R), is
@@ -262,8 +270,6 @@ func AnalyzeGaussRelease(mode mechanisms.Mode, st *mechanisms.Streams, d *design
 		if st == nil || st.Secure() {
 			return nil, nil, errors.New("smoothdp: Analyze-Gauss: Reproducible mode needs seeded streams (mechanisms.NewStreams(seed)); use Mode Secure for a release")
 		}
-		fit, err := AnalyzeGauss(st.Rand("dp-pca"), d, s, sigma)
-		return fit, &mechanisms.Release{Kind: mechanisms.GaussianNoise, Mode: mode, Scale: sigma}, err
 	}
 	A, err := secondMoment(d, s, sigma)
 	if err != nil {
@@ -272,13 +278,18 @@ func AnalyzeGaussRelease(mode mechanisms.Mode, st *mechanisms.Streams, d *design
 	if err := checkRadius(d, radius); err != nil {
 		return nil, nil, err
 	}
+	sens := 2 * radius * radius / float64(d.N)
+	if mode == mechanisms.Reproducible {
+		fit, err := noisyTopEigen(st.Rand("dp-pca"), A, s, sigma)
+		return fit, &mechanisms.Release{Kind: mechanisms.GaussianNoise, Mode: mode, Scale: sigma, Sensitivity: sens}, err
+	}
 	upper := make([]float64, 0, d.D*(d.D+1)/2)
 	for i := 0; i < d.D; i++ {
 		for j := i; j < d.D; j++ {
 			upper = append(upper, A.At(i, j))
 		}
 	}
-	rel, err := mechanisms.GaussianRelease(mode, st, upper, 2*radius*radius/float64(d.N), sigma)
+	rel, err := mechanisms.GaussianRelease(mode, st, upper, sens, sigma)
 	if err != nil {
 		return nil, nil, fmt.Errorf("smoothdp: Analyze-Gauss: %w", err)
 	}
