@@ -3,6 +3,7 @@ package mechanisms
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/featuredp/featuredp/accounting"
 )
@@ -66,11 +67,15 @@ func (r *Release) Loss(rel accounting.Relation) (accounting.Loss, error) {
 		l   accounting.Loss
 		err error
 	)
+	// Scale is recorded rounded down (ratFloor); roundUp covers the
+	// rounding of the float64 arithmetic here, so the loss is never below
+	// the exact one.
 	switch {
 	case r.Kind == LaplaceNoise:
-		l, err = accounting.PureLoss(r.Sensitivity/r.Scale, rel)
+		l, err = accounting.PureLoss(roundUp(r.Sensitivity/r.Scale, 1), rel)
 	case r.Kind == GaussianNoise && r.Mode == Secure:
-		l, err = accounting.ZCDPLoss(r.Sensitivity*r.Sensitivity/(2*r.Scale*r.Scale), rel)
+		mu := r.Sensitivity / r.Scale
+		l, err = accounting.ZCDPLoss(roundUp(mu*mu/2, 3), rel)
 	case r.Kind == GaussianNoise:
 		l, err = accounting.GaussianLoss(r.Scale, r.Sensitivity, rel)
 	default:
@@ -106,4 +111,13 @@ func (r *Result) Losses() ([]accounting.Loss, error) {
 		out[i] = l
 	}
 	return out, nil
+}
+
+// roundUp returns x raised by k units in the last place: an upper bound
+// on a value computed with k correctly rounded float64 operations.
+func roundUp(x float64, k int) float64 {
+	for range k {
+		x = math.Nextafter(x, math.Inf(1))
+	}
+	return x
 }

@@ -2,6 +2,7 @@ package mechanisms
 
 import (
 	"math"
+	"math/big"
 	"strings"
 	"testing"
 
@@ -39,16 +40,26 @@ func TestReleaseLoss(t *testing.T) {
 			if l.Kind() != tc.kind || l.Relation() != accounting.RelationReplaceOne {
 				t.Fatalf("loss %v: kind %v relation %v, want %v under replace-one", l, l.Kind(), l.Relation(), tc.kind)
 			}
+			// A Secure release's noise is calibrated exactly to the requested ε
+			// or ρ = Δ²/(2σ²): its reported loss is never below that (exact
+			// rational comparison), and above it by float64 rounding only.
 			if tc.kind == accounting.LossPure {
 				got, d, _ := l.ApproxDP()
 				if d != 0 || math.Abs(got-tc.eps) > 1e-12*tc.eps {
 					t.Errorf("pure loss (%v, %v), want ε = %v", got, d, tc.eps)
+				}
+				if r.Mode == Secure && new(big.Rat).SetFloat64(got).Cmp(new(big.Rat).SetFloat64(tc.eps)) < 0 {
+					t.Errorf("Secure pure loss ε = %v below the calibrated %v", got, tc.eps)
 				}
 				return
 			}
 			got, ok := l.Rho()
 			if !ok || math.Abs(got-tc.rho) > 1e-12*tc.rho {
 				t.Errorf("ρ = %v (%v), want %v", got, ok, tc.rho)
+			}
+			exact := new(big.Rat).SetFrac64(int64(l2*l2*4), int64(2*sigma*sigma*4)) // Δ = 1.5, σ = 3: 9/72
+			if r.Mode == Secure && new(big.Rat).SetFloat64(got).Cmp(exact) < 0 {
+				t.Errorf("Secure ρ = %v below the calibrated %v", got, exact.FloatString(20))
 			}
 		})
 	}
