@@ -332,15 +332,33 @@ const checkTol = 0x1p-40
 // reported as failed rather than returning a loose or unsafe σ.
 func certifySigma(sigma, eps, delta, sens float64) (float64, error) {
 	ld := numeric.Log(delta)
-	step := 1e-15
-	for i := 0; i < 40; i++ {
-		if d, _ := AnalyticGaussianDelta(sigma, eps, sens); d <= delta && logGaussDeltaSigma(sens, sigma, eps) <= ld+checkTol {
-			return sigma, nil
-		}
-		sigma *= 1 + step
-		step *= 2
+	if s, ok := raiseUntil(sigma, 40, false, func(s float64) bool {
+		d, _ := AnalyticGaussianDelta(s, eps, sens)
+		return d <= delta && logGaussDeltaSigma(sens, s, eps) <= ld+checkTol
+	}); ok {
+		return s, nil
 	}
 	return 0, fmt.Errorf("accounting: AnalyticGaussianSigma: no σ reaches δ = %v at ε = %v by two independent evaluations", delta, eps)
+}
+
+// raiseUntil returns the first x that ok accepts among x, x(1 + 1e-15),
+// then x(1 + 2e-15)… (steps doubling, tries values in all); absFloor also
+// makes each step at least its absolute size (so that x = 0 moves). ok is
+// false when none is accepted. It is the certification loop of
+// AnalyticGaussianSigma and GDPEpsilon.
+func raiseUntil(x float64, tries int, absFloor bool, ok func(float64) bool) (float64, bool) {
+	step := 1e-15
+	for i := 0; i < tries; i++ {
+		if ok(x) {
+			return x, true
+		}
+		x *= 1 + step
+		if absFloor {
+			x = math.Max(x, step)
+		}
+		step *= 2
+	}
+	return 0, false
 }
 
 // ClassicGaussianSigma returns the noise standard deviation of the classic

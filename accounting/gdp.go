@@ -96,13 +96,10 @@ func gdpCheck(mu, eps, ld float64) bool {
 // steps of 1e-15, 2e-15, … relative (and absolute from 0), at most a 1e-9
 // relative total, then reports failure rather than a low ε.
 func certifyGDPEpsilon(mu, eps, ld, delta float64) (float64, error) {
-	step := 1e-15
-	for i := 0; i < 20; i++ {
-		if logGaussDelta(mu, eps) <= ld && gdpCheck(mu, eps, ld) {
-			return eps, nil
-		}
-		eps = math.Max(eps*(1+step), step)
-		step *= 2
+	if e, ok := raiseUntil(eps, 20, true, func(e float64) bool {
+		return logGaussDelta(mu, e) <= ld && gdpCheck(mu, e, ld)
+	}); ok {
+		return e, nil
 	}
 	return 0, fmt.Errorf("accounting: GDPEpsilon: no ε reaches δ = %v at μ = %v by two independent evaluations", delta, mu)
 }

@@ -78,7 +78,7 @@ type LedgerReport struct {
 type Ledger struct {
 	rel     Relation
 	orders  []float64
-	chunks  [][]ledgerEntry // the entries, entryChunk per chunk (never moved once added)
+	chunks  [][]ledgerEntry // the entries, entryChunk per chunk (appended in place; a full chunk starts a new one)
 	n       int             // number of entries
 	rdp     []float64       // Σ weight × vector over vecs, valid unless dirty
 	dirty   bool
@@ -416,7 +416,7 @@ func (L *Ledger) curveDelta(route Route, rest float64) (RouteResult, bool) {
 
 func (L *Ledger) routeRDP(delta, rest float64, conv Conversion) RouteResult {
 	if !L.leaking {
-		return L.withApprox(RouteRDP, 0, L.apxDel, L.orders[0])
+		return L.withApprox(RouteRDP, 0, L.apxDel, 0) // no curve entry: no order used
 	}
 	if r, ok := L.curveDelta(RouteRDP, rest); !ok {
 		return r

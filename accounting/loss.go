@@ -60,7 +60,6 @@ func (k LossKind) String() string {
 type Loss struct {
 	kind     LossKind
 	rel      Relation
-	name     string
 	eps, del float64 // pure, approx
 	rho      float64 // zcdp
 	sigma    float64 // gaussian

@@ -250,8 +250,8 @@ func sniffBinary(br *bufio.Reader) error {
 
 // checkWidth rejects a record wider than the MaxColumns cap and a header
 // with NUL bytes (a binary file).
-func checkWidth(rec []string, isHeader bool, line int, opts CSVOptions) error {
-	if _, _, maxCols, _ := opts.limits(); maxCols >= 0 && len(rec) > maxCols {
+func checkWidth(rec []string, isHeader bool, line, maxCols int) error {
+	if maxCols >= 0 && len(rec) > maxCols {
 		ce := &CapError{Option: "MaxColumns", Limit: int64(maxCols), What: fmt.Sprintf("line %d has %d columns", line, len(rec))}
 		return fmt.Errorf("data: ReadCSV: %w (%w)", ce, ErrCSV)
 	}
@@ -269,7 +269,7 @@ func checkWidth(rec []string, isHeader bool, line int, opts CSVOptions) error {
 // scanRecords reads every record: the first is the header unless
 // opts.NoHeader. It stops at the MaxColumns and MaxCells caps.
 func scanRecords(cr *csv.Reader, opts CSVOptions) (header []string, rows [][]string, lines []int, err error) {
-	_, _, _, maxCells := opts.limits()
+	_, _, maxCols, maxCells := opts.limits()
 	cells := 0
 	first := true
 	for {
@@ -291,7 +291,7 @@ func scanRecords(cr *csv.Reader, opts CSVOptions) (header []string, rows [][]str
 			}
 		}
 		line, _ := cr.FieldPos(0)
-		if err := checkWidth(rec, first && !opts.NoHeader, line+opts.SkipLines, opts); err != nil {
+		if err := checkWidth(rec, first && !opts.NoHeader, line+opts.SkipLines, maxCols); err != nil {
 			return nil, nil, nil, err
 		}
 		if first && !opts.NoHeader {

@@ -3,8 +3,8 @@ package data
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
 	"strings"
 )
 
@@ -184,23 +184,12 @@ func continuousFeatures(schema Schema) []string {
 }
 
 // sortedKeys returns the keys of m in increasing order.
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
 
-// quoteList formats names as "a", "b", "c" ("(none)" when empty).
+// quoteList formats names as QuoteNames does, "(none)" when empty.
 func quoteList(names []string) string {
 	if len(names) == 0 {
 		return "(none)"
 	}
-	q := make([]string, len(names))
-	for i, n := range names {
-		q[i] = fmt.Sprintf("%q", n)
-	}
-	return strings.Join(q, ", ")
+	return QuoteNames(names)
 }

@@ -12,6 +12,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 
@@ -236,7 +237,7 @@ func checkKeys(obj map[string]json.RawMessage, allowed, required []string) error
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		if !contains(allowed, k) {
+		if !slices.Contains(allowed, k) {
 			return fmt.Errorf("unknown field %q%s (fields: %s)", k, didYouMean(k, allowed), strings.Join(allowed, ", "))
 		}
 	}
@@ -246,15 +247,6 @@ func checkKeys(obj map[string]json.RawMessage, allowed, required []string) error
 		}
 	}
 	return nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // didYouMean suggests the allowed key nearest to k (edit distance ≤ 2).

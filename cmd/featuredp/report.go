@@ -7,7 +7,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -157,10 +159,13 @@ func (f *reportFlags) check(extra []string) error {
 	case (f.maxMissing > 0 || f.missFromData) && len(f.impute) == 0:
 		return errors.New("--max-missing and --missing-from-data bound the records --impute fills: give --impute COLUMNS")
 	}
-	for flagName, v := range map[string]int64{"--max-bytes": f.csvOpts.MaxBytes, "--max-line-bytes": f.csvOpts.MaxLineBytes,
-		"--max-columns": int64(f.csvOpts.MaxColumns), "--max-cells": int64(f.csvOpts.MaxCells)} {
-		if v == 0 || v < -1 {
-			return fmt.Errorf("%s %d: want a cap ≥ 1, or -1 for none", flagName, v)
+	for _, c := range []struct {
+		flag string
+		v    int64
+	}{{"--max-bytes", f.csvOpts.MaxBytes}, {"--max-line-bytes", f.csvOpts.MaxLineBytes},
+		{"--max-columns", int64(f.csvOpts.MaxColumns)}, {"--max-cells", int64(f.csvOpts.MaxCells)}} {
+		if c.v == 0 || c.v < -1 {
+			return fmt.Errorf("%s %d: want a cap ≥ 1, or -1 for none", c.flag, c.v)
 		}
 	}
 	if err := checkBudget(f.eps, f.delta); err != nil {
@@ -222,23 +227,11 @@ func (f *reportFlags) schema(df dataframe.DataFrame) (data.Schema, []string, err
 
 // known checks that every column a flag names is in the file.
 func (f *reportFlags) known(at map[string]int, names []string) error {
-	lists := []struct {
+	for _, l := range []struct {
 		flag  string
 		names []string
-	}{{"--label", []string{f.label}}, {"--sensitive", f.sens}, {"--ignore", f.ignore}, {"--impute", f.impute}}
-	for n := range f.levels {
-		lists = append(lists, struct {
-			flag  string
-			names []string
-		}{"--levels", []string{n}})
-	}
-	for n := range f.bounds {
-		lists = append(lists, struct {
-			flag  string
-			names []string
-		}{"--bounds", []string{n}})
-	}
-	for _, l := range lists {
+	}{{"--label", []string{f.label}}, {"--sensitive", f.sens}, {"--ignore", f.ignore}, {"--impute", f.impute},
+		{"--levels", slices.Sorted(maps.Keys(f.levels))}, {"--bounds", slices.Sorted(maps.Keys(f.bounds))}} {
 		for _, n := range l.names {
 			if _, ok := at[n]; !ok {
 				return fmt.Errorf("%s: no column %q in %s (columns: %s)%s", l.flag, n, f.csv, data.QuoteNames(names), commaHint(at))
