@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// The reference values R1–R9 of shared/reference/accounting.md (published by
+// The reference values R1–R9 (published by
 // Opacus, TF Privacy, dp_accounting, PipelineDP and recomputed there). The
 // tolerance is 1e-9 relative unless the reference states another one or
 // gives fewer digits, in which case it is half a unit of the last digit
