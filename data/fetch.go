@@ -2,6 +2,7 @@ package data
 
 import (
 	"archive/zip"
+	"compress/gzip"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -39,6 +40,19 @@ type File struct {
 	Manual string
 	// Licence is the dataset's licence and Citation how to cite it.
 	Licence, Citation string
+	// Dataset names the dataset the file belongs to ("adult",
+	// "fashion-mnist", …): `featuredp data fetch DATASET` fetches all its
+	// files, and a file is also looked for in a sub-directory of that name
+	// of every searched place.
+	Dataset string
+	// ContentSHA256, for a gzip file, is the hex SHA-256 of its
+	// decompressed bytes: a copy whose gzip wrapper differs (Debian's
+	// dataset-fashion-mnist package drops the original file names and
+	// times from the headers) is accepted when its content matches.
+	ContentSHA256 string
+	// Also lists directories searched after the cache, such as where a
+	// distribution's package installs the file.
+	Also []string
 }
 
 // registry is the table of known files: name, checksum, source, licence.
@@ -47,18 +61,21 @@ var registry = []File{
 		Name:    "adult.data",
 		SHA256:  "5b00264637dbfec36bdeaab5676b0b309ff9eb788d63554ca0a249491c86603d",
 		URL:     "https://archive.ics.uci.edu/ml/machine-learning-databases/adult/adult.data",
+		Dataset: "adult",
 		Licence: "CC BY 4.0", Citation: "Becker, B. & Kohavi, R. (1996). Adult. UCI Machine Learning Repository",
 	},
 	{
 		Name:    "adult.test",
 		SHA256:  "a2a9044bc167a35b2361efbabec64e89d69ce82d9790d2980119aac5fd7e9c05",
 		URL:     "https://archive.ics.uci.edu/ml/machine-learning-databases/adult/adult.test",
+		Dataset: "adult",
 		Licence: "CC BY 4.0", Citation: "Becker, B. & Kohavi, R. (1996). Adult. UCI Machine Learning Repository",
 	},
 	{
-		Name:   "UCI_Credit_Card.csv",
-		SHA256: "263ebe35e1c6ebbe988a79a4c207ac7c090e7dd89787bf6f18692877c67d6b76",
-		URL:    "https://archive.ics.uci.edu/static/public/350/default+of+credit+card+clients.zip",
+		Name:    "UCI_Credit_Card.csv",
+		Dataset: "credit",
+		SHA256:  "263ebe35e1c6ebbe988a79a4c207ac7c090e7dd89787bf6f18692877c67d6b76",
+		URL:     "https://archive.ics.uci.edu/static/public/350/default+of+credit+card+clients.zip",
 		Manual: "the canonical source is an .xls workbook inside a zip, which this library does not convert. " +
 			"Download the CSV export of UCI dataset 350 (\"UCI_Credit_Card.csv\", as distributed on Kaggle), " +
 			"or convert the .xls to CSV yourself (drop the ID column, name the target column \"default\"); " +
@@ -67,9 +84,10 @@ var registry = []File{
 		Licence: "CC BY 4.0", Citation: "Yeh, I.-C. & Lien, C.-H. (2009). The comparisons of data mining techniques for the predictive accuracy of probability of default of credit card clients. Expert Systems with Applications 36(2); UCI dataset 350",
 	},
 	{
-		Name:   "insurance.csv",
-		SHA256: "505c1cbc2e63d0363bac59501563df2530aadf4cdb9cfee226f4ef32f5468281",
-		URL:    "https://www.openml.org/d/46289",
+		Name:    "insurance.csv",
+		Dataset: "insurance",
+		SHA256:  "505c1cbc2e63d0363bac59501563df2530aadf4cdb9cfee226f4ef32f5468281",
+		URL:     "https://www.openml.org/d/46289",
 		Manual: "there is no byte-exact public URL for this file. Download the Medical Cost Personal data " +
 			"(\"insurance.csv\", 1,338 rows: age,sex,bmi,children,smoker,region,charges; from the book " +
 			"\"Machine Learning with R\", mirrored on Kaggle and as OpenML data id 46289); a copy with other " +
@@ -82,6 +100,7 @@ var registry = []File{
 		SHA256:    "6ba4ebd256fa3b5f6c0d42444a3e6b9a4b90d6e493c9efdfedcb2ef7470d4b0f",
 		URL:       sepsisZipURL,
 		ZipMember: "sepsis_survival_primary_cohort.csv",
+		Dataset:   "sepsis",
 		Licence:   "CC BY 4.0", Citation: "Chicco, D. & Jurman, G. (2020). Survival prediction of patients with sepsis from age, sex, and septic episode number alone. Scientific Reports 10; UCI dataset 827",
 	},
 	{
@@ -89,6 +108,7 @@ var registry = []File{
 		SHA256:    "d3302756c0e16d78acf8f1ed7d9692afeafe02d5b224b5aa694598e1b7443001",
 		URL:       sepsisZipURL,
 		ZipMember: "sepsis_survival_study_cohort.csv",
+		Dataset:   "sepsis",
 		Licence:   "CC BY 4.0", Citation: "Chicco, D. & Jurman, G. (2020). Survival prediction of patients with sepsis from age, sex, and septic episode number alone. Scientific Reports 10; UCI dataset 827",
 	},
 	{
@@ -96,9 +116,29 @@ var registry = []File{
 		SHA256:    "37a21fbbc2626131d318391af2e91c454316e18b11043175171b4b8d8a04a7a7",
 		URL:       sepsisZipURL,
 		ZipMember: "sepsis_survival_validation_cohort.csv",
+		Dataset:   "sepsis",
 		Licence:   "CC BY 4.0", Citation: "Chicco, D. & Jurman, G. (2020). Survival prediction of patients with sepsis from age, sex, and septic episode number alone. Scientific Reports 10; UCI dataset 827",
 	},
+	fashionFile("train-images-idx3-ubyte.gz", "3aede38d61863908ad78613f6a32ed271626dd12800ba2636569512369268a84", "c59f468a2f672dc815687fe0f83887768d799fd8a3f3276145d20f83aa44d888"),
+	fashionFile("train-labels-idx1-ubyte.gz", "a04f17134ac03560a47e3764e11b92fc97de4d1bfaf8ba1a3aa29af54cc90845", "bad3541b69d912435c50bb6ba87bec294ff4f6a2e1246121d8633921760443d9"),
+	fashionFile("t10k-images-idx3-ubyte.gz", "346e55b948d973a97e58d2351dde16a484bd415d4595297633bb08f03db6a073", "5b4141f0afbad91edebe8549f8fcffe087ea10ca49f1dbef5c9a5cd8815ce37b"),
+	fashionFile("t10k-labels-idx1-ubyte.gz", "67da17c76eaffca5446c3361aaab5c3cd6d1c2608764d35dfb1850b086bf8dd5", "0402a96d92fd2663957122ceb108a494c5af83dab82d92729df917d7dec38c34"),
 }
+
+// fashionFile is the registry entry of one of Fashion-MNIST's four files,
+// from the dataset's official location (Xiao, Rasul & Vollgraf 2017, its
+// README's download links). sum is the SHA-256 of the official gzip file
+// (whose MD5 the README lists), content that of its decompressed IDX bytes.
+func fashionFile(name, sum, content string) File {
+	return File{
+		Name: name, SHA256: sum, ContentSHA256: content,
+		URL:     fashionURL + name,
+		Dataset: "fashion-mnist", Also: []string{FashionMNISTDir},
+		Licence: "MIT", Citation: "Xiao, H., Rasul, K. & Vollgraf, R. (2017). Fashion-MNIST: a novel image dataset for benchmarking machine learning algorithms. arXiv:1708.07747",
+	}
+}
+
+const fashionURL = "http://fashion-mnist.s3-website.eu-central-1.amazonaws.com/"
 
 const sepsisZipURL = "https://archive.ics.uci.edu/static/public/827/sepsis+survival+minimal+clinical+records.zip"
 
@@ -210,8 +250,8 @@ func Fetch(name string, opts Options) (string, error) {
 		return "", fmt.Errorf("data: unknown dataset file %q (known: %s)", name, strings.Join(known, ", "))
 	}
 	dirs, looked, cache := opts.searchDirs()
-	for _, d := range dirs {
-		p := filepath.Join(d, f.Name)
+	looked = append(looked, f.Also...)
+	for _, p := range f.candidates(dirs) {
 		st, err := os.Stat(p)
 		if err != nil || st.IsDir() {
 			continue
@@ -221,11 +261,11 @@ func Fetch(name string, opts Options) (string, error) {
 			// forever by the checksum.
 			return "", fmt.Errorf("data: %s is not a regular file (mode %v): replace it with the dataset file", p, st.Mode())
 		}
-		got, err := fileSHA256(p)
+		ok, got, err := verifyFile(p, f)
 		if err != nil {
 			return "", fmt.Errorf("data: reading %s: %w", p, err)
 		}
-		if got != f.SHA256 && !opts.AllowUnverified {
+		if !ok && !opts.AllowUnverified {
 			return "", fmt.Errorf("data: %s: %w: expected SHA-256 %s, got %s (delete or replace it: `featuredp data fetch %s` "+
 				"downloads a verified copy where one exists; in Go code, Options.AllowUnverified uses the file anyway)",
 				p, ErrChecksum, f.SHA256, got, f.Name)
@@ -268,6 +308,51 @@ func Fetch(name string, opts Options) (string, error) {
 		return "", fmt.Errorf("%w; alternatively download it by hand and %s", err, howTo)
 	}
 	return filepath.Join(cache, f.Name), nil
+}
+
+// candidates returns the paths where f may be, in search order: each of
+// dirs, then each dir's sub-directory named after f.Dataset, then f.Also.
+func (f File) candidates(dirs []string) []string {
+	var out []string
+	for _, d := range dirs {
+		out = append(out, filepath.Join(d, f.Name))
+		if f.Dataset != "" {
+			out = append(out, filepath.Join(d, f.Dataset, f.Name))
+		}
+	}
+	for _, d := range f.Also {
+		out = append(out, filepath.Join(d, f.Name))
+	}
+	return out
+}
+
+// maxContent bounds the decompressed bytes hashed for ContentSHA256 (a
+// gzip bomb reads as a mismatch, not as unbounded work).
+const maxContent = 1 << 30
+
+// verifyFile reports whether the file at p is f: its SHA-256 equals
+// f.SHA256 or, when f has a ContentSHA256, its gunzipped bytes hash to it.
+// got is the SHA-256 of the file's bytes.
+func verifyFile(p string, f File) (ok bool, got string, err error) {
+	got, err = fileSHA256(p)
+	if err != nil || got == f.SHA256 || f.ContentSHA256 == "" {
+		return err == nil && got == f.SHA256, got, err
+	}
+	fh, err := os.Open(p)
+	if err != nil {
+		return false, got, err
+	}
+	defer fh.Close()
+	zr, err := gzip.NewReader(fh)
+	if err != nil {
+		return false, got, nil // not gzip: a mismatch
+	}
+	h := sha256.New()
+	n, err := io.Copy(h, io.LimitReader(zr, maxContent+1))
+	if err != nil || n > maxContent {
+		return false, got, nil // corrupt or too large: a mismatch
+	}
+	return hex.EncodeToString(h.Sum(nil)) == f.ContentSHA256, got, nil
 }
 
 // fileSHA256 hashes a file.
@@ -341,6 +426,11 @@ func downloadFile(f File, url, dir string, opts Options) error {
 		return err
 	}
 	tmp.Close()
+	if got != f.SHA256 {
+		if ok, _, err := verifyFile(tmp.Name(), f); err == nil && ok {
+			got = f.SHA256 // a recompressed copy with the official content
+		}
+	}
 	if got != f.SHA256 {
 		os.Remove(tmp.Name())
 		return fmt.Errorf("data: %s downloaded from %s: %w: expected SHA-256 %s, got %s (the temporary file was deleted)",

@@ -284,12 +284,20 @@ func (f failingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 
 func TestRegistry(t *testing.T) {
 	reg := Registry()
-	if len(reg) != 7 {
+	if len(reg) != 11 {
 		t.Fatalf("%d files", len(reg))
 	}
 	for _, f := range reg {
-		if len(f.SHA256) != 64 || f.URL == "" {
+		if len(f.SHA256) != 64 || f.URL == "" || f.Dataset == "" || f.Licence == "" {
 			t.Errorf("%s: incomplete entry %+v", f.Name, f)
+		}
+		if f.ContentSHA256 != "" && len(f.ContentSHA256) != 64 {
+			t.Errorf("%s: content checksum %q", f.Name, f.ContentSHA256)
+		}
+	}
+	for _, name := range FashionMNISTFiles {
+		if f, ok := LookupFile(name); !ok || f.Dataset != "fashion-mnist" || f.ContentSHA256 == "" || f.Manual != "" {
+			t.Errorf("%s: want a downloadable fashion-mnist entry with a content checksum, got %+v (known %v)", name, f, ok)
 		}
 	}
 	if f, ok := LookupFile("UCI_Credit_Card.csv"); !ok || f.Manual == "" {

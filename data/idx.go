@@ -208,12 +208,58 @@ func LoadFashionMNIST(dir string) (*FashionMNIST, error) {
 	return &FashionMNIST{Train: train, Test: test}, nil
 }
 
-func loadImageSet(dir, prefix string) (*ImageSet, error) {
-	images, err := readIDXFile(dir, prefix+"-images-idx3-ubyte", IDXImages)
+// FashionMNISTFiles are the dataset-registry names of Fashion-MNIST's four
+// files: training images and labels, test images and labels.
+var FashionMNISTFiles = []string{
+	"train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz",
+	"t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz",
+}
+
+// OpenFashionMNIST finds Fashion-MNIST's four files where Fetch finds them
+// (Options.Dir, $FEATUREDP_DATA, the cache, each also in a fashion-mnist
+// sub-directory, then FashionMNISTDir), verifies each against the dataset
+// registry (the official gzip bytes, or the same decompressed content, as
+// in Debian's package), downloads a missing one into the cache unless
+// Options.Offline, and loads them.
+func OpenFashionMNIST(opts Options) (*FashionMNIST, error) {
+	paths := make([]string, len(FashionMNISTFiles))
+	for i, name := range FashionMNISTFiles {
+		p, err := Fetch(name, opts)
+		if err != nil {
+			return nil, fmt.Errorf("data: Fashion-MNIST: %w", err)
+		}
+		paths[i] = p
+	}
+	train, err := loadImageSetPaths(paths[0], paths[1], "train")
 	if err != nil {
 		return nil, err
 	}
-	labels, err := readIDXFile(dir, prefix+"-labels-idx1-ubyte", IDXLabels)
+	test, err := loadImageSetPaths(paths[2], paths[3], "t10k")
+	if err != nil {
+		return nil, err
+	}
+	return &FashionMNIST{Train: train, Test: test}, nil
+}
+
+func loadImageSet(dir, prefix string) (*ImageSet, error) {
+	images, err := findIDXFile(dir, prefix+"-images-idx3-ubyte")
+	if err != nil {
+		return nil, err
+	}
+	labels, err := findIDXFile(dir, prefix+"-labels-idx1-ubyte")
+	if err != nil {
+		return nil, err
+	}
+	return loadImageSetPaths(images, labels, prefix)
+}
+
+// loadImageSetPaths reads one image file and its label file.
+func loadImageSetPaths(imagesPath, labelsPath, prefix string) (*ImageSet, error) {
+	images, err := readIDXPath(imagesPath, IDXImages)
+	if err != nil {
+		return nil, err
+	}
+	labels, err := readIDXPath(labelsPath, IDXLabels)
 	if err != nil {
 		return nil, err
 	}
@@ -228,25 +274,34 @@ func loadImageSet(dir, prefix string) (*ImageSet, error) {
 	return &ImageSet{N: images.Dims[0], Rows: images.Dims[1], Cols: images.Dims[2], Pixels: images.Data, Labels: labels.Data}, nil
 }
 
-func readIDXFile(dir, base string, magic uint32) (*IDX, error) {
+// findIDXFile returns the path of base (gzipped with a .gz suffix, or
+// not) in dir.
+func findIDXFile(dir, base string) (string, error) {
 	var tried []string
 	for _, name := range []string{base + ".gz", base} {
 		p := filepath.Join(dir, name)
-		fh, err := os.Open(p)
-		if err != nil {
-			tried = append(tried, p)
-			continue
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+			return p, nil
 		}
-		defer fh.Close()
-		idx, err := ReadIDX(fh)
-		if err != nil {
-			return nil, fmt.Errorf("data: %s: %w", p, err)
-		}
-		if idx.Magic != magic {
-			return nil, fmt.Errorf("data: %s: magic 0x%08x, want 0x%08x: %w", p, idx.Magic, magic, ErrIDX)
-		}
-		return idx, nil
+		tried = append(tried, p)
 	}
-	return nil, fmt.Errorf("data: Fashion-MNIST file %s %w (tried %v); install the Debian package dataset-fashion-mnist or pass the directory that holds the IDX files",
-		base, ErrNotFound, tried)
+	return "", fmt.Errorf("data: Fashion-MNIST file %s %w (tried %v); `featuredp data fetch fashion-mnist` downloads it, "+
+		"or install the Debian package dataset-fashion-mnist, or pass the directory that holds the IDX files", base, ErrNotFound, tried)
+}
+
+// readIDXPath reads the IDX file at p (gzipped or not) and checks its magic.
+func readIDXPath(p string, magic uint32) (*IDX, error) {
+	fh, err := os.Open(p)
+	if err != nil {
+		return nil, fmt.Errorf("data: %w", err)
+	}
+	defer fh.Close()
+	idx, err := ReadIDX(fh)
+	if err != nil {
+		return nil, fmt.Errorf("data: %s: %w", p, err)
+	}
+	if idx.Magic != magic {
+		return nil, fmt.Errorf("data: %s: magic 0x%08x, want 0x%08x: %w", p, idx.Magic, magic, ErrIDX)
+	}
+	return idx, nil
 }

@@ -3,17 +3,21 @@ package data
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 )
 
 // Locate returns the path of the dataset file name in the places Fetch
-// searches (Options.Dir, $FEATUREDP_DATA, the cache), without verifying or
+// searches (Options.Dir, $FEATUREDP_DATA, the cache — each also in a
+// sub-directory named after the file's dataset — and then the file's
+// File.Also directories), without verifying or
 // downloading it: the first regular file of that name. ok is false when no
 // place holds one.
 func Locate(name string, opts Options) (path string, ok bool) {
 	dirs, _, _ := opts.searchDirs()
-	for _, d := range dirs {
-		p := filepath.Join(d, name)
+	f, known := LookupFile(name)
+	if !known {
+		f = File{Name: name}
+	}
+	for _, p := range f.candidates(dirs) {
 		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
 			return p, true
 		}
@@ -64,11 +68,11 @@ func Status(opts Options) ([]FileStatus, error) {
 			if err != nil {
 				return nil, fmt.Errorf("data: %w", err)
 			}
-			sum, err := fileSHA256(p)
+			ok, _, err := verifyFile(p, f)
 			if err != nil {
 				return nil, fmt.Errorf("data: reading %s: %w", p, err)
 			}
-			s.Path, s.Size, s.Verified = p, st.Size(), sum == f.SHA256
+			s.Path, s.Size, s.Verified = p, st.Size(), ok
 		}
 		out = append(out, s)
 	}

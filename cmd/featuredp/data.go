@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/featuredp/featuredp/data"
@@ -25,18 +26,26 @@ func init() {
 const dataUsage = `usage: featuredp data list  [--data DIR] [--json]
        featuredp data fetch [--data DIR] [--mirror URL] NAME... | all
 
-list   shows every dataset file the figures use: present (and where) or
-       missing, SHA-256 verified or not, size, source and licence.
-fetch  downloads the named files (or all) into the user cache
+list   shows every dataset file the figures use: its dataset, present (and
+       where) or missing, SHA-256 verified or not, size, source and licence.
+fetch  downloads the named files or datasets (adult, credit, insurance,
+       sepsis, fashion-mnist; or all) into the user cache
        ($XDG_CACHE_HOME/featuredp or ~/.cache/featuredp), with a progress
        bar and SHA-256 verification; a file already present and verified is
        left alone. Files without a stable download (the CSV export of UCI
        Credit, Medical Cost insurance.csv) print the exact manual steps and
-       the expected checksum instead. --mirror URL downloads every file
-       from URL/NAME (plain files, no archives), e.g. a local copy.
-The figures find the files in --data DIR, $FEATUREDP_DATA or the cache.
+       the expected checksum instead.
+The figures find the files in --data DIR, $FEATUREDP_DATA or the cache
+(each also in a sub-directory named after the dataset, e.g.
+DIR/fashion-mnist/), and Fashion-MNIST also where Debian's
+dataset-fashion-mnist package puts it (/usr/share/datasets/fashion-mnist;
+its recompressed files verify by their decompressed content).
 
 flags:
+  --data DIR    searched first; must be an existing directory
+  --json        list: one JSON array of files
+  --mirror URL  fetch: download every file from URL/NAME (plain files, no
+                archives), e.g. a local copy served over HTTP
 `
 
 // dataFlags are the flags of both data sub-commands.
@@ -105,6 +114,7 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 // dataRecord is one file of `data list --json`.
 type dataRecord struct {
 	Name     string `json:"name"`
+	Dataset  string `json:"dataset"`
 	Status   string `json:"status"` // present, unverified or missing
 	Path     string `json:"path,omitempty"`
 	Size     int64  `json:"size,omitempty"`
@@ -126,7 +136,7 @@ func dataRecords(st []data.FileStatus) []dataRecord {
 		case s.Path != "":
 			status = "unverified"
 		}
-		out[i] = dataRecord{Name: s.Name, Status: status, Path: s.Path, Size: s.Size, Verified: s.Verified,
+		out[i] = dataRecord{Name: s.Name, Dataset: s.Dataset, Status: status, Path: s.Path, Size: s.Size, Verified: s.Verified,
 			SHA256: s.SHA256, URL: s.URL, Manual: s.Manual != "", Licence: s.Licence, Citation: s.Citation}
 	}
 	return out
@@ -156,11 +166,11 @@ func dataList(f dataFlags, stdout, stderr io.Writer) int {
 		if r.Path != "" {
 			where = fmt.Sprintf("%s (%s)", r.Path, humanBytes(r.Size))
 		}
-		how := "download: featuredp data fetch " + r.Name
+		how := "download: featuredp data fetch " + r.Dataset
 		if r.Manual {
 			how = "manual download: featuredp data fetch " + r.Name + " prints the steps"
 		}
-		fmt.Fprintf(stdout, "%-40s %-10s %s\n", r.Name, r.Status, where)
+		fmt.Fprintf(stdout, "%-13s %-38s %-10s %s\n", r.Dataset, r.Name, r.Status, where)
 		fmt.Fprintf(stdout, "    source %s; %s\n", r.URL, how)
 		if r.Licence != "" {
 			fmt.Fprintf(stdout, "    licence %s; cite %s\n", r.Licence, r.Citation)
@@ -202,7 +212,8 @@ func dataFetch(f dataFlags, names []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// fetchSelection resolves NAME... | all to registry files.
+// fetchSelection resolves NAME... | all to registry files; a NAME is a
+// file or a dataset (all its files).
 func fetchSelection(names []string) ([]data.File, error) {
 	if len(names) == 0 {
 		return nil, errors.New("name the files to fetch, or all (see featuredp data list)")
@@ -212,15 +223,23 @@ func fetchSelection(names []string) ([]data.File, error) {
 	}
 	var out []data.File
 	for _, n := range names {
-		f, ok := data.LookupFile(n)
-		if !ok {
-			var known []string
-			for _, r := range data.Registry() {
-				known = append(known, r.Name)
-			}
-			return nil, fmt.Errorf("unknown dataset file %q (known: %s, or all)", n, strings.Join(known, ", "))
+		if f, ok := data.LookupFile(n); ok {
+			out = append(out, f)
+			continue
 		}
-		out = append(out, f)
+		var group, known []string
+		for _, r := range data.Registry() {
+			if r.Dataset == n {
+				out = append(out, r)
+			}
+			known = append(known, r.Name)
+			if !slices.Contains(group, r.Dataset) {
+				group = append(group, r.Dataset)
+			}
+		}
+		if !slices.Contains(group, n) {
+			return nil, fmt.Errorf("unknown dataset or file %q (datasets: %s; files: %s; or all)", n, strings.Join(group, ", "), strings.Join(known, ", "))
+		}
 	}
 	return out, nil
 }
