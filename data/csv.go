@@ -41,6 +41,13 @@ type CSVOptions struct {
 	// Other columns are detected: Int if every non-missing value is an
 	// integer, Float if every one is a finite number, String otherwise.
 	Types map[string]series.Type
+	// StrictKinds rejects a column whose type is detected (not fixed by
+	// Types) as String although it is mostly numbers: at least
+	// MostlyNumeric of its non-missing cells are finite numbers and a few
+	// are not ("12k", "n/a"). One such cell would silently turn a
+	// continuous column categorical; the error names the cells and the
+	// fixes (correct them, list them as Missing, or fix the column's type).
+	StrictKinds bool
 	// Missing lists the cell values read as missing (after trimming when
 	// TrimSpace is set). nil means DefaultMissing; use an empty non-nil
 	// slice for none. A String cell "NaN" is always missing (a gota rule).
@@ -386,6 +393,11 @@ func buildFrame(header []string, rows [][]string, lines []int, opts CSVOptions) 
 		t, explicit := opts.Types[name]
 		if !explicit {
 			t = detectType(raw, isNA)
+			if t == series.String && opts.StrictKinds {
+				if err := mixedNumeric(name, raw, isNA, lines); err != nil {
+					return dataframe.DataFrame{}, err
+				}
+			}
 		}
 		s, err := makeSeries(name, t, raw, isNA, lines)
 		if err != nil {
@@ -398,6 +410,44 @@ func buildFrame(header []string, rows [][]string, lines []int, opts CSVOptions) 
 		return dataframe.DataFrame{}, fmt.Errorf("data: ReadCSV: building the DataFrame: %w", err)
 	}
 	return df, nil
+}
+
+// MostlyNumeric is the share of finite numbers among a column's
+// non-missing cells from which CSVOptions.StrictKinds treats its other
+// cells as errors rather than the column as text.
+const MostlyNumeric = 0.9
+
+// ErrMixedKind is wrapped by the error of CSVOptions.StrictKinds.
+var ErrMixedKind = errors.New("mostly numeric column with non-numeric cells")
+
+// mixedNumeric returns an ErrMixedKind error when the column is mostly
+// finite numbers but not only, naming up to five offending cells.
+func mixedNumeric(name string, raw []string, isNA map[string]bool, lines []int) error {
+	var bad []int
+	nonMissing := 0
+	for i, v := range raw {
+		if isNA[v] || v == "NaN" {
+			continue
+		}
+		nonMissing++
+		if f, err := strconv.ParseFloat(v, 64); err != nil || !valid.Finite(f) {
+			bad = append(bad, i)
+		}
+	}
+	if len(bad) == 0 || float64(nonMissing-len(bad)) < MostlyNumeric*float64(nonMissing) {
+		return nil
+	}
+	var cells []string
+	for _, i := range bad[:min(len(bad), 5)] {
+		cells = append(cells, fmt.Sprintf("line %d: %q", lines[i], raw[i]))
+	}
+	more := ""
+	if len(bad) > 5 {
+		more = fmt.Sprintf(" and %d more", len(bad)-5)
+	}
+	return fmt.Errorf("data: ReadCSV: column %q is numeric but for %d of %d cells (%s%s): %w; correct them, list them as missing values, "+
+		"or fix the column's kind (continuous: its cells must be numbers; categorical: its values are levels)",
+		name, len(bad), nonMissing, strings.Join(cells, ", "), more, ErrMixedKind)
 }
 
 // detectType returns Int, Float or String for the non-missing values.

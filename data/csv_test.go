@@ -2,6 +2,7 @@ package data
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -179,5 +180,54 @@ func TestReadCSVByteOrderMark(t *testing.T) {
 	df, err := ReadCSV(strings.NewReader("a,b\nx\xef\xbb\xbfy,1\n"), CSVOptions{})
 	if err != nil || df.Elem(0, 0).String() != "x\xef\xbb\xbfy" {
 		t.Errorf("value with an inner BOM: %v, %v", df.Elem(0, 0), err)
+	}
+}
+
+// StrictKinds: a column of numbers with a few text cells is an error that
+// names them; text columns, clean numeric columns and a fixed type are not
+// affected, and without StrictKinds the column is read as text.
+func TestStrictKinds(t *testing.T) {
+	mk := func(bad int, total int) string {
+		var b strings.Builder
+		b.WriteString("x\n")
+		for i := range total {
+			if i < bad {
+				b.WriteString("n/a-" + fmt.Sprint(i) + "\n")
+			} else {
+				b.WriteString(fmt.Sprint(i) + ".5\n")
+			}
+		}
+		return b.String()
+	}
+	for _, tc := range []struct {
+		name   string
+		csv    string
+		opts   CSVOptions
+		errHas string
+		typ    series.Type
+	}{
+		{"one bad of 20", mk(1, 20), CSVOptions{StrictKinds: true}, `numeric but for 1 of 20 cells (line 2: "n/a-0")`, ""},
+		{"seven bad of 70 lists five", mk(7, 70), CSVOptions{StrictKinds: true}, "and 2 more", ""},
+		{"half text is text", mk(10, 20), CSVOptions{StrictKinds: true}, "", series.String},
+		{"clean numbers", mk(0, 20), CSVOptions{StrictKinds: true}, "", series.Float},
+		{"not strict", mk(1, 20), CSVOptions{}, "", series.String},
+		{"type fixed", mk(1, 20), CSVOptions{StrictKinds: true, Types: map[string]series.Type{"x": series.String}}, "", series.String},
+		{"missing marker skipped", "x\n1\n2\nNA\n3\n", CSVOptions{StrictKinds: true}, "", series.Int},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			df, err := ReadCSV(strings.NewReader(tc.csv), tc.opts)
+			if tc.errHas != "" {
+				if !errors.Is(err, ErrMixedKind) || !strings.Contains(err.Error(), tc.errHas) {
+					t.Fatalf("err %v, want ErrMixedKind with %q", err, tc.errHas)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := df.Col("x").Type(); got != tc.typ {
+				t.Errorf("type %v, want %v", got, tc.typ)
+			}
+		})
 	}
 }

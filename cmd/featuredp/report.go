@@ -38,7 +38,9 @@ feature DP protects it and its attribute-inference bound. Every column not
 named sensitive, label or ignore is public; a column has one role. Column
 lists are comma-separated, in CSV quoting for a name with a comma ("a,b"),
 and the flags may be repeated. Kinds come from the data (numbers: continuous;
-text: categorical). A categorical feature needs its public levels
+text: categorical) unless --categorical or --continuous fixes them; a column
+of numbers with a few text cells ("12k", "n/a") is an error naming the cells
+(fix them, or fix the kind). A categorical feature needs its public levels
 (--levels sex=female|male), or --levels-from-data to take the observed ones.
 With --pipeline (implied by the other pipeline flags) it adds the smooth-RDP
 cost of planned pre-processing before DP-GD: min–max scaling of every
@@ -56,15 +58,15 @@ flags:
 
 // reportFlags are the report command's flags.
 type reportFlags struct {
-	csv, label, format                           string
-	sens, ignore, impute                         columnList
-	levels                                       levelsList
-	bounds                                       boundsList
-	eps, delta                                   float64
-	pipe, dedup                                  bool
-	levelsFromData, boundsFromData, missFromData bool
-	maxMissing                                   int
-	csvOpts                                      data.CSVOptions
+	csv, label, format                            string
+	sens, ignore, impute, categorical, continuous columnList
+	levels                                        levelsList
+	bounds                                        boundsList
+	eps, delta                                    float64
+	pipe, dedup                                   bool
+	levelsFromData, boundsFromData, missFromData  bool
+	maxMissing                                    int
+	csvOpts                                       data.CSVOptions
 }
 
 func newReportFlags(fs *flag.FlagSet) *reportFlags {
@@ -73,6 +75,8 @@ func newReportFlags(fs *flag.FlagSet) *reportFlags {
 	fs.Var(&f.sens, "sensitive", "sensitive `COLUMNS` (comma-separated, CSV quoting; repeatable)")
 	fs.StringVar(&f.label, "label", "", "the label `COLUMN`")
 	fs.Var(&f.ignore, "ignore", "`COLUMNS` left out (comma-separated, CSV quoting; repeatable)")
+	fs.Var(&f.categorical, "categorical", "`COLUMNS` read as categorical whatever their cells look like (comma-separated; repeatable)")
+	fs.Var(&f.continuous, "continuous", "`COLUMNS` read as continuous: every non-missing cell must be a number (comma-separated; repeatable)")
 	fs.Var(f.levels, "levels", "public levels of a categorical column, `COL=A|B|...` (repeatable)")
 	fs.BoolVar(&f.levelsFromData, "levels-from-data", false, "take the levels of categorical columns without --levels from the file (the report says so)")
 	fs.Float64Var(&f.eps, "epsilon", 1, "budget ε, finite > 0")
@@ -122,7 +126,7 @@ func (f *reportFlags) run(extra []string) (*dpnb.PrivacyReportResult, error) {
 	if err := f.check(extra); err != nil {
 		return nil, err
 	}
-	df, err := readReportCSV(f.csv, f.csvOpts)
+	df, err := readReportCSV(f.csv, f.readOptions())
 	if err != nil {
 		return nil, err
 	}
@@ -171,7 +175,29 @@ func (f *reportFlags) check(extra []string) error {
 	if err := checkBudget(f.eps, f.delta); err != nil {
 		return err
 	}
+	for _, n := range f.categorical {
+		if slices.Contains(f.continuous, n) {
+			return fmt.Errorf("column %q is given both --categorical and --continuous: give one kind", n)
+		}
+	}
 	return checkRoles(f.sens, f.ignore, f.label)
+}
+
+// readOptions are the CSV options of the flags: the reading caps, the
+// kinds fixed by --categorical and --continuous, and StrictKinds, so that a
+// mostly numeric column with a few text cells is an error naming them
+// rather than silently categorical.
+func (f *reportFlags) readOptions() data.CSVOptions {
+	o := f.csvOpts
+	o.StrictKinds = true
+	o.Types = map[string]series.Type{}
+	for _, n := range f.categorical {
+		o.Types[n] = series.String
+	}
+	for _, n := range f.continuous {
+		o.Types[n] = series.Float
+	}
+	return o
 }
 
 func (f *reportFlags) pipelineWanted() bool {

@@ -163,7 +163,11 @@ func csvError(path string, err error) error {
 	if errors.As(err, &ce) {
 		return fmt.Errorf("--csv %s: %s: over the reading cap %s %d (raise it; -1: no cap)", path, ce.What, capFlags[ce.Option], ce.Limit)
 	}
-	return fmt.Errorf("--csv %s: %w", path, err)
+	msg := strings.Replace(err.Error(), "a type is given for column", "--categorical or --continuous names column", 1)
+	if errors.Is(err, data.ErrMixedKind) {
+		msg += " (--categorical COL or --continuous COL)"
+	}
+	return fmt.Errorf("--csv %s: %s", path, msg)
 }
 
 // libraryFlags renames the option names of dpnb's errors to the flags

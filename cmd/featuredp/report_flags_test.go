@@ -281,3 +281,43 @@ func TestPrivacyReportWideLinear(t *testing.T) {
 		t.Errorf("%d bytes allocated per column at width %d, want a bounded amount (linear)", perCol, width)
 	}
 }
+
+// One bad cell in a numeric column used to turn it categorical silently
+// (#28): now it is an error naming the cells and the kind flags, and the
+// flags settle the kind either way.
+func TestPrivacyReportMixedKinds(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("sex,income,y\n")
+	for i := range 60 {
+		income := fmt.Sprint(1000 + 10*i)
+		if i == 7 {
+			income = "12k"
+		}
+		b.WriteString([]string{"f", "m"}[i%2] + "," + income + "," + []string{"0", "1"}[(i/5)%2] + "\n")
+	}
+	path := filepath.Join(t.TempDir(), "m.csv")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	base := []string{"report", "--csv", path, "--sensitive", "sex", "--label", "y", "--levels-from-data"}
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"mixed", nil, 2, `column "income" is numeric but for 1 of 60 cells (line 9: "12k")`},
+		{"mixed names the flags", nil, 2, "--categorical COL or --continuous COL"},
+		{"continuous", []string{"--continuous", "income"}, 2, `column "income", line 9: "12k" is not`},
+		{"categorical", []string{"--categorical", "income"}, 0, "income"},
+		{"both kinds", []string{"--categorical", "income", "--continuous", "income"}, 2, "both --categorical and --continuous"},
+		{"unknown column", []string{"--continuous", "incme"}, 2, `--categorical or --continuous names column "incme"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errs := runReproduceCLI(append(base, tc.args...)...)
+			if code != tc.code || !strings.Contains(out+errs, tc.want) {
+				t.Errorf("code %d (want %d), stdout %q, stderr %q; want %q", code, tc.code, out, errs, tc.want)
+			}
+		})
+	}
+}
