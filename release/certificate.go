@@ -1,0 +1,211 @@
+package release
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/featuredp/featuredp/accounting"
+	"github.com/featuredp/featuredp/experiments"
+)
+
+// CertificateVersion is the version of the certificate's JSON layout.
+const CertificateVersion = 1
+
+// Notion names the privacy notion a model was trained under.
+type Notion string
+
+// The notions a release can be trained under.
+const (
+	// FeatureDP is feature DP (Algorithm 1 of the feature-DP paper): the
+	// protected columns of one record may change arbitrarily, given its
+	// public columns; the loss is read under the feature relation.
+	FeatureDP Notion = "feature-dp"
+	// DP is record-level DP (DP-SGD): one whole record may be added or
+	// removed.
+	DP Notion = "dp"
+	// CorrDP is CorrDP with its honest guarantee (the ε the TV-weighted
+	// noise really gives each column, never the claimed one).
+	CorrDP Notion = "corrdp"
+)
+
+// Training describes the private training run that the ledger accounts
+// for: Poisson sampling at SampleRate, Steps noisy steps with Gaussian noise
+// NoiseMultiplier·ClipNorm on the sum of clipped per-example gradients.
+type Training struct {
+	Model           string  `json:"model"`
+	Sampling        string  `json:"sampling"`
+	SampleRate      float64 `json:"sample_rate"`
+	Steps           int     `json:"steps"`
+	NoiseMultiplier float64 `json:"noise_multiplier"`
+	ClipNorm        float64 `json:"clip_norm"`
+	LearningRate    float64 `json:"learning_rate,omitempty"`
+	Epochs          float64 `json:"epochs,omitempty"`
+}
+
+// ColumnBound is the attribute-inference bound of one protected column:
+// no adversary guesses its value from the model with probability above
+// Bound (feature DP paper, Thm 4: min(1, e^ε·Ball + δ), Ball the largest
+// prior mass of one value).
+type ColumnBound struct {
+	Column string  `json:"column"`
+	Ball   float64 `json:"ball"`
+	Bound  float64 `json:"bound"`
+	Why    string  `json:"ball_source"`
+}
+
+// Entry is one loss of the ledger, as the certificate lists it.
+type Entry struct {
+	Loss     string  `json:"loss"`
+	Relation string  `json:"relation"`
+	Part     string  `json:"part"`
+	Value    float64 `json:"value"`
+}
+
+// Accounting says how (ε, δ) was obtained.
+type Accounting struct {
+	Accountant string    `json:"accountant"`
+	Route      string    `json:"route"`
+	Order      float64   `json:"order,omitempty"`
+	Conversion string    `json:"conversion"`
+	Orders     []float64 `json:"orders"`
+	Entries    []Entry   `json:"entries"`
+	Notes      []string  `json:"notes,omitempty"`
+}
+
+// Certificate states the guarantee of a release. Its JSON layout is
+// documented in docs/release.md.
+type Certificate struct {
+	Version            int           `json:"certificate_version"`
+	Featuredp          string        `json:"featuredp"`
+	Notion             Notion        `json:"notion"`
+	Relation           string        `json:"relation"`
+	Protected          []string      `json:"protected_columns"`
+	Public             []string      `json:"public_columns"`
+	Label              string        `json:"label"`
+	Epsilon            float64       `json:"epsilon"`
+	Delta              float64       `json:"delta"`
+	TargetEpsilon      float64       `json:"target_epsilon"`
+	Randomness         string        `json:"randomness"`
+	PrivateRelease     bool          `json:"private_release"`
+	Statement          string        `json:"statement"`
+	Training           Training      `json:"training"`
+	Accounting         Accounting    `json:"accounting"`
+	AttributeInference []ColumnBound `json:"attribute_inference,omitempty"`
+	RowCount           string        `json:"row_count"`
+	Notes              []string      `json:"notes,omitempty"`
+}
+
+// Spec is what a certificate states besides the ledger's numbers.
+type Spec struct {
+	Notion        Notion
+	Protected     []string
+	Public        []string
+	Label         string
+	TargetEpsilon float64
+	// Secure is true for a run whose randomness came from the OS CSPRNG
+	// (mechanisms.Secure); only such a run is a private release.
+	Secure             bool
+	Training           Training
+	AttributeInference []ColumnBound
+	Notes              []string
+}
+
+// rowCountNote says how the certificate treats the number of training
+// rows, which under add/remove is itself private.
+const rowCountNote = "not recorded: under add/remove one record the number of rows is private; " +
+	"the sample rate q is a public parameter and the expected batch q·n is not stated"
+
+// New builds the certificate of a release from the ledger that composed
+// every loss the training released, at δ with conversion conv. The ε it
+// states is the ledger's (Ledger.Epsilon), never recomputed; it must not
+// exceed s.TargetEpsilon (a run that overshoots its target is an error,
+// not a certificate). Errors: a nil or empty ledger, a relation that does
+// not match the notion, missing columns, or ε above the target.
+func New(l *accounting.Ledger, delta float64, conv accounting.Conversion, s Spec) (*Certificate, error) {
+	if l == nil || l.Len() == 0 {
+		return nil, errors.New("release: New: the ledger is nil or empty: add the losses of the training run")
+	}
+	if err := s.check(l.Relation()); err != nil {
+		return nil, err
+	}
+	rep, err := l.Epsilon(delta, conv)
+	if err != nil {
+		return nil, fmt.Errorf("release: New: %w", err)
+	}
+	if !(rep.Epsilon <= s.TargetEpsilon*(1+1e-12)) {
+		return nil, fmt.Errorf("release: New: the ledger's ε = %.6g exceeds the target %.6g: recalibrate the noise (no certificate above the target)", rep.Epsilon, s.TargetEpsilon)
+	}
+	c := &Certificate{
+		Version: CertificateVersion, Featuredp: experiments.BuildVersion(), Notion: s.Notion,
+		Relation: rep.Relation.String(), Protected: slices.Clone(s.Protected), Public: slices.Clone(s.Public), Label: s.Label,
+		Epsilon: rep.Epsilon, Delta: rep.Delta, TargetEpsilon: s.TargetEpsilon,
+		Randomness: "reproducible", Training: s.Training, AttributeInference: slices.Clone(s.AttributeInference),
+		RowCount: rowCountNote, Notes: slices.Clone(s.Notes),
+		Accounting: accountingOf(l, rep, conv),
+	}
+	if s.Secure {
+		c.Randomness, c.PrivateRelease = "secure", true
+	}
+	c.Statement = c.statement()
+	return c, nil
+}
+
+// check validates the spec against the ledger's relation.
+func (s Spec) check(rel accounting.Relation) error {
+	want := map[Notion][]accounting.Relation{
+		FeatureDP: {accounting.RelationFeatureSimulator, accounting.RelationFeature},
+		DP:        {accounting.RelationAddRemove},
+		CorrDP:    {accounting.RelationReplaceOne},
+	}
+	rs, ok := want[s.Notion]
+	switch {
+	case !ok:
+		return fmt.Errorf("release: unknown notion %q (want %s, %s or %s)", s.Notion, FeatureDP, DP, CorrDP)
+	case !slices.Contains(rs, rel):
+		return fmt.Errorf("release: notion %s is stated under the %v relation, but the ledger composes %s losses: change the losses' relation explicitly (Loss.ChangeRelation)", s.Notion, rs, rel)
+	case s.Label == "":
+		return errors.New("release: the certificate needs the label column")
+	case len(s.Protected) == 0 && s.Notion != DP:
+		return fmt.Errorf("release: notion %s needs the protected columns", s.Notion)
+	case !(s.TargetEpsilon > 0) || math.IsInf(s.TargetEpsilon, 0):
+		return fmt.Errorf("release: target ε %v: want a finite ε > 0", s.TargetEpsilon)
+	}
+	return nil
+}
+
+// accountingOf lists the ledger's route, conversion and entries.
+func accountingOf(l *accounting.Ledger, rep *accounting.LedgerReport, conv accounting.Conversion) Accounting {
+	a := Accounting{
+		Accountant: "accounting.Ledger (composition of every released loss; docs/accounting.md)",
+		Route:      string(rep.Route), Order: rep.Order, Conversion: conv.String(),
+		Orders: slices.Clone(l.Orders()), Notes: slices.Clone(rep.Notes),
+	}
+	for _, e := range rep.Entries {
+		a.Entries = append(a.Entries, Entry{Loss: e.Loss.String(), Relation: e.Loss.Relation().String(), Part: e.Part, Value: e.Value})
+	}
+	return a
+}
+
+// statement is the guarantee in one sentence.
+func (c *Certificate) statement() string {
+	var who string
+	switch c.Notion {
+	case FeatureDP:
+		who = fmt.Sprintf("changing the protected columns (%s) of any one record, its public columns (%s) held fixed", strings.Join(c.Protected, ", "), strings.Join(c.Public, ", "))
+		if c.Relation == accounting.RelationFeatureSimulator.String() {
+			who = fmt.Sprintf("a simulator that sees every other record and only the public columns (%s) of the one record, not its protected columns (%s)", strings.Join(c.Public, ", "), strings.Join(c.Protected, ", "))
+		}
+	case DP:
+		who = "adding or removing any one record"
+	case CorrDP:
+		who = fmt.Sprintf("replacing any one record, with the honest ε of the protected columns (%s)", strings.Join(c.Protected, ", "))
+	}
+	s := fmt.Sprintf("(ε = %.4g, δ = %.3g)-%s with respect to %s.", c.Epsilon, c.Delta, c.Notion, who)
+	if !c.PrivateRelease {
+		s = "NOT A PRIVATE RELEASE (reproducible randomness: the seed regenerates the noise). Were the noise secret, it would be " + s
+	}
+	return s
+}

@@ -1,0 +1,206 @@
+package release
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/featuredp/featuredp/data"
+	"github.com/featuredp/featuredp/internal/valid"
+)
+
+// The model file's format name and version. Load refuses any other.
+const (
+	FileFormat  = "featuredp-model"
+	FileVersion = 1
+)
+
+// MaxFileBytes caps what Load reads: a model file of the supported models
+// is far smaller, and a hostile file cannot make Load use unbounded memory.
+const MaxFileBytes = 256 << 20
+
+// maxRead is MaxFileBytes (a variable so that a test can lower it).
+var maxRead = MaxFileBytes
+
+// Errors wrapped by Load.
+var (
+	// ErrFormat: the file is not a featuredp model file of a supported
+	// version, or is malformed (truncated JSON, unknown fields).
+	ErrFormat = errors.New("not a featuredp model file of a supported version")
+	// ErrChecksum: the file's content does not match its SHA-256 (it was
+	// edited or damaged after it was written).
+	ErrChecksum = errors.New("model file checksum mismatch")
+)
+
+// File is a released model: everything Predict needs (the public
+// encoding and the parameters) and the certificate of what the training
+// protected, with a SHA-256 of the rest. docs/release.md documents each
+// field.
+type File struct {
+	Format      string        `json:"format"`
+	Version     int           `json:"version"`
+	Encoder     *data.Encoder `json:"encoder"`
+	Model       ModelSpec     `json:"model"`
+	Certificate *Certificate  `json:"certificate"`
+	SHA256      string        `json:"sha256"`
+}
+
+// checksum is the SHA-256 of the file's JSON with an empty SHA256 field.
+func (f *File) checksum() (string, error) {
+	c := *f
+	c.SHA256 = ""
+	b, err := json.Marshal(&c)
+	if err != nil {
+		return "", err
+	}
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:]), nil
+}
+
+// Validate checks that the file is complete and consistent: format and
+// version, an encoder whose every parameter is public (no level or bound
+// fitted on the private data), a model whose parameter count matches its
+// shape and the encoded width, finite parameters and a certificate.
+func (f *File) Validate() error {
+	switch {
+	case f == nil:
+		return errors.New("release: nil model file")
+	case f.Format != FileFormat || f.Version != FileVersion:
+		return fmt.Errorf("release: format %q version %d: %w (want %q version %d)", f.Format, f.Version, ErrFormat, FileFormat, FileVersion)
+	case f.Encoder == nil:
+		return fmt.Errorf("release: the model file has no encoder: %w", ErrFormat)
+	case f.Certificate == nil:
+		return fmt.Errorf("release: the model file has no certificate: %w", ErrFormat)
+	}
+	for _, fe := range f.Encoder.Features {
+		if !fe.Public {
+			return fmt.Errorf("release: feature %q's encoding was fitted on the data: a release uses public levels and bounds only (give them in the schema or EncodeOptions)", fe.Column.Name)
+		}
+	}
+	if err := valid.FiniteSlice("model parameters", f.Model.Theta); err != nil {
+		return fmt.Errorf("release: %w", err)
+	}
+	p, err := f.Model.build(encodedWidth(f.Encoder))
+	if err != nil {
+		return err
+	}
+	want := 1
+	if f.Encoder.Schema.Task == data.Classification {
+		want = len(f.Encoder.Classes)
+	}
+	if p.outputs != want {
+		return fmt.Errorf("release: model %s gives %d outputs, the encoding has %d classes: %w", f.Model.Kind, p.outputs, want, ErrFormat)
+	}
+	return nil
+}
+
+// Write writes the file as indented JSON with its checksum set.
+func (f *File) Write(w io.Writer) error {
+	if err := f.Validate(); err != nil {
+		return err
+	}
+	f.SHA256 = ""
+	sum, err := f.checksum()
+	if err != nil {
+		return fmt.Errorf("release: encoding the model file: %w", err)
+	}
+	f.SHA256 = sum
+	b, err := json.MarshalIndent(f, "", " ")
+	if err != nil {
+		return fmt.Errorf("release: encoding the model file: %w", err)
+	}
+	if _, err := w.Write(append(b, '\n')); err != nil {
+		return fmt.Errorf("release: writing the model file: %w", err)
+	}
+	return nil
+}
+
+// Save writes the file to path. It refuses to replace an existing file
+// unless overwrite is set, and writes through a temporary file renamed into
+// place, so a failed save never leaves half a model.
+func (f *File) Save(path string, overwrite bool) error {
+	if _, err := os.Lstat(path); err == nil && !overwrite {
+		return fmt.Errorf("release: %s exists: choose another path or allow overwriting it", path)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".featuredp-model-*.part")
+	if err != nil {
+		return fmt.Errorf("release: saving the model: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if err := f.Write(tmp); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("release: saving the model: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("release: saving the model: %w", err)
+	}
+	return nil
+}
+
+// Read reads a model file, verifying its format, version and checksum and
+// validating its content. It reads at most MaxFileBytes.
+func Read(r io.Reader) (*File, error) {
+	if r == nil {
+		return nil, errors.New("release: Read: nil reader")
+	}
+	b, err := io.ReadAll(io.LimitReader(r, int64(maxRead)+1))
+	if err != nil {
+		return nil, fmt.Errorf("release: reading the model file: %w", err)
+	}
+	if len(b) > maxRead {
+		return nil, fmt.Errorf("release: the model file is larger than %d bytes: %w", maxRead, ErrFormat)
+	}
+	var head struct {
+		Format  string `json:"format"`
+		Version int    `json:"version"`
+	}
+	if err := json.Unmarshal(b, &head); err != nil {
+		return nil, fmt.Errorf("release: %w: %v (truncated or not JSON?)", ErrFormat, err)
+	}
+	if head.Format != FileFormat || head.Version != FileVersion {
+		return nil, fmt.Errorf("release: format %q version %d: %w (this build reads %q version %d)", head.Format, head.Version, ErrFormat, FileFormat, FileVersion)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	var f File
+	if err := dec.Decode(&f); err != nil {
+		return nil, fmt.Errorf("release: %w: %v", ErrFormat, err)
+	}
+	sum, err := f.checksum()
+	if err != nil {
+		return nil, fmt.Errorf("release: %w", err)
+	}
+	if sum != f.SHA256 {
+		return nil, fmt.Errorf("release: %w: the content hashes to %s, the file says %s (edited or damaged; train again or restore the original)", ErrChecksum, sum, f.SHA256)
+	}
+	if err := f.Validate(); err != nil {
+		return nil, err
+	}
+	return &f, nil
+}
+
+// Load opens and reads the model file at path (see Read).
+func Load(path string) (*File, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("release: %w", err)
+	}
+	defer fh.Close()
+	if st, err := fh.Stat(); err == nil && !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("release: %s is not a regular file (mode %v)", path, st.Mode())
+	}
+	f, err := Read(fh)
+	if err != nil {
+		return nil, fmt.Errorf("%w (file %s)", err, path)
+	}
+	return f, nil
+}

@@ -1,0 +1,62 @@
+package release
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Markdown renders the certificate for people: the statement first, then
+// the columns, the training run, the accounting and the per-column
+// attribute-inference bounds.
+func (c *Certificate) Markdown() string {
+	if c == nil {
+		return "_no certificate_\n"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "## Privacy certificate\n\n**%s**\n\n", c.Statement)
+	fmt.Fprintf(&b, "| | |\n|---|---|\n")
+	row := func(k, v string) { fmt.Fprintf(&b, "| %s | %s |\n", k, v) }
+	row("notion", string(c.Notion))
+	row("neighbouring relation", c.Relation)
+	row("protected columns", list(c.Protected))
+	row("public columns (treated as known)", list(c.Public))
+	row("label", c.Label)
+	row("ε (target)", fmt.Sprintf("%.6g (%.6g)", c.Epsilon, c.TargetEpsilon))
+	row("δ", fmt.Sprintf("%.3g", c.Delta))
+	row("randomness", c.Randomness)
+	row("private release", fmt.Sprint(c.PrivateRelease))
+	t := c.Training
+	row("training", fmt.Sprintf("%s; %s sampling q = %.6g, %d steps, noise multiplier %.6g, clip norm %.6g", t.Model, t.Sampling, t.SampleRate, t.Steps, t.NoiseMultiplier, t.ClipNorm))
+	a := c.Accounting
+	route := a.Route
+	if a.Order > 0 {
+		route += fmt.Sprintf(" (order %g)", a.Order)
+	}
+	row("accounting", fmt.Sprintf("%s; route %s; conversion %s; %d orders", a.Accountant, route, a.Conversion, len(a.Orders)))
+	row("row count", c.RowCount)
+	row("featuredp", c.Featuredp)
+	if len(a.Entries) > 0 {
+		b.WriteString("\n| ledger entry | relation | part | value |\n|---|---|---|---:|\n")
+		for _, e := range a.Entries {
+			fmt.Fprintf(&b, "| %s | %s | %s | %.6g |\n", e.Loss, e.Relation, e.Part, e.Value)
+		}
+	}
+	if len(c.AttributeInference) > 0 {
+		b.WriteString("\n| protected column | largest prior mass (Ball) | attribute-inference bound (Thm 4) |\n|---|---:|---:|\n")
+		for _, r := range c.AttributeInference {
+			fmt.Fprintf(&b, "| %s | %.4g (%s) | %.4g |\n", r.Column, r.Ball, r.Why, r.Bound)
+		}
+	}
+	for _, n := range append(append([]string(nil), a.Notes...), c.Notes...) {
+		fmt.Fprintf(&b, "\n- %s", n)
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+func list(xs []string) string {
+	if len(xs) == 0 {
+		return "—"
+	}
+	return strings.Join(xs, ", ")
+}

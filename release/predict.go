@@ -1,0 +1,94 @@
+package release
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/featuredp/featuredp/data"
+	"github.com/go-gota/gota/dataframe"
+)
+
+// Predictions holds one prediction per input row, in input order.
+type Predictions struct {
+	// Classes names the classes (classification): the columns of Probs.
+	Classes []string
+	// Probs are the class probabilities of each row (classification).
+	Probs [][]float64
+	// Class is each row's most probable class (classification; the first
+	// of equal ones).
+	Class []string
+	// Value is each row's prediction (regression).
+	Value []float64
+}
+
+// Predict applies the file's public encoding and model to df, which must
+// hold every feature column of the schema with the same kinds (the label
+// column may be absent; other columns are ignored). A missing column, a
+// value of the wrong type, a missing value or a category outside the
+// public levels is an error naming the column (data.ErrUnknownLevel for an
+// unseen category: there is no "other" level; map such values to a known
+// level first).
+func (f *File) Predict(df dataframe.DataFrame) (*Predictions, error) {
+	if f == nil || f.Encoder == nil {
+		return nil, errors.New("release: Predict on a nil or empty model file: Load one first")
+	}
+	if df.Err != nil {
+		return nil, fmt.Errorf("release: Predict: the DataFrame carries an error: %w", df.Err)
+	}
+	if df.Nrow() == 0 {
+		return nil, errors.New("release: Predict: no rows to predict")
+	}
+	p, err := f.Model.build(encodedWidth(f.Encoder))
+	if err != nil {
+		return nil, err
+	}
+	fe := featuresOnly(f.Encoder)
+	names := fe.Schema.Names()
+	have := df.Names()
+	for _, n := range names {
+		if !slices.Contains(have, n) {
+			return nil, fmt.Errorf("release: Predict: the data has no column %q (%w); the model needs %s", n, data.ErrUnknownColumn, data.QuoteNames(names))
+		}
+	}
+	enc, err := fe.Transform(df.Select(names))
+	if err != nil {
+		return nil, fmt.Errorf("release: Predict: %w", err)
+	}
+	return f.run(p, enc), nil
+}
+
+// featuresOnly returns a copy of e that encodes the features alone: the
+// label and ignored columns are dropped from the schema, so that new rows
+// need none of them.
+func featuresOnly(e *data.Encoder) *data.Encoder {
+	c := *e
+	c.Schema = data.Schema{Columns: e.Schema.Clone().Features(), Task: data.Unsupervised}
+	return &c
+}
+
+// run evaluates the model on every encoded row.
+func (f *File) run(p *predictor, enc *data.Encoded) *Predictions {
+	out := &Predictions{}
+	classify := f.Encoder.Schema.Task == data.Classification
+	if classify {
+		out.Classes = slices.Clone(f.Encoder.Classes)
+	}
+	for i := range enc.N {
+		y := make([]float64, p.outputs)
+		p.predict(enc.X[i*enc.D:(i+1)*enc.D], y)
+		if !classify {
+			out.Value = append(out.Value, y[0])
+			continue
+		}
+		out.Probs = append(out.Probs, y)
+		best := 0
+		for k := range y {
+			if y[k] > y[best] {
+				best = k
+			}
+		}
+		out.Class = append(out.Class, out.Classes[best])
+	}
+	return out
+}

@@ -1,0 +1,285 @@
+package release
+
+import (
+	"bytes"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/featuredp/featuredp/accounting"
+	"github.com/featuredp/featuredp/data"
+	"github.com/go-gota/gota/dataframe"
+	"github.com/go-gota/gota/series"
+)
+
+// frame is a small table: sex (categorical, sensitive), age (continuous,
+// public), y (label).
+func frame(sex []string, age []float64, y []string) dataframe.DataFrame {
+	cols := []series.Series{series.New(sex, series.String, "sex"), series.New(age, series.Float, "age")}
+	if y != nil {
+		cols = append(cols, series.New(y, series.String, "y"))
+	}
+	return dataframe.New(cols...)
+}
+
+func schema() data.Schema {
+	return data.Schema{Columns: []data.Column{
+		{Name: "sex", Role: data.Sensitive, Kind: data.Categorical, Levels: []string{"f", "m"}},
+		{Name: "age", Role: data.Public, Kind: data.Continuous},
+		{Name: "y", Role: data.Label, Kind: data.Categorical, Levels: []string{"no", "yes"}},
+	}}
+}
+
+func encoder(t *testing.T) *data.Encoder {
+	t.Helper()
+	df := frame([]string{"f", "m", "f"}, []float64{20, 50, 80}, []string{"no", "yes", "no"})
+	e, err := data.FitEncoder(df, schema(), data.EncodeOptions{Scale: data.MinMax, Bounds: map[string]data.Range{"age": {Lo: 0, Hi: 100}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// certificate composes 500 steps of q = 0.01, z = 1.1 under the relation
+// of the notion.
+func certificate(t *testing.T, notion Notion, rel accounting.Relation, secure bool) *Certificate {
+	t.Helper()
+	l, err := accounting.NewLedger(rel, accounting.DefaultOrders())
+	if err != nil {
+		t.Fatal(err)
+	}
+	loss, err := accounting.SubsampledGaussianLoss(accounting.Phase{SampleRate: 0.01, NoiseMultiplier: 1.1, Steps: 500})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if loss, err = loss.ChangeRelation(rel); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Add(loss); err != nil {
+		t.Fatal(err)
+	}
+	c, err := New(l, 1e-5, accounting.DefaultConversion, Spec{
+		Notion: notion, Protected: []string{"sex"}, Public: []string{"age"}, Label: "y", TargetEpsilon: 2, Secure: secure,
+		Training: Training{Model: KindLogistic, Sampling: "Poisson", SampleRate: 0.01, Steps: 500, NoiseMultiplier: 1.1, ClipNorm: 1},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func modelFile(t *testing.T) *File {
+	t.Helper()
+	return &File{Format: FileFormat, Version: FileVersion, Encoder: encoder(t),
+		Model:       ModelSpec{Kind: KindSoftmax, Features: 3, Classes: 2, Theta: []float64{0.5, -0.5, 0.25, -0.25, 2, -2, 0.1, -0.1}},
+		Certificate: certificate(t, FeatureDP, accounting.RelationFeatureSimulator, true)}
+}
+
+// The certificate's ε is the ledger's, to the bit; a reproducible run says
+// it is not a private release.
+func TestCertificateFromLedger(t *testing.T) {
+	l, _ := accounting.NewLedger(accounting.RelationAddRemove, accounting.DefaultOrders())
+	loss, _ := accounting.SubsampledGaussianLoss(accounting.Phase{SampleRate: 0.01, NoiseMultiplier: 1.1, Steps: 500})
+	if err := l.Add(loss); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := l.Epsilon(1e-5, accounting.DefaultConversion)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := certificate(t, DP, accounting.RelationAddRemove, false)
+	if c.Epsilon != rep.Epsilon || c.Delta != rep.Delta || c.Accounting.Order != rep.Order || len(c.Accounting.Entries) != 1 {
+		t.Errorf("certificate ε %v δ %v order %v, ledger %v %v %v", c.Epsilon, c.Delta, c.Accounting.Order, rep.Epsilon, rep.Delta, rep.Order)
+	}
+	if c.PrivateRelease || !strings.HasPrefix(c.Statement, "NOT A PRIVATE RELEASE") || c.Randomness != "reproducible" {
+		t.Errorf("reproducible run: %+v", c)
+	}
+	if s := certificate(t, DP, accounting.RelationAddRemove, true); !s.PrivateRelease || strings.Contains(s.Statement, "NOT") {
+		t.Errorf("secure run: %s", s.Statement)
+	}
+	md := c.Markdown()
+	for _, want := range []string{"NOT A PRIVATE RELEASE", "add-remove", "| protected columns | sex |", "Poisson sampling q = 0.01", "row count"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md)
+		}
+	}
+}
+
+// New refuses what would make a wrong certificate.
+func TestCertificateErrors(t *testing.T) {
+	l, _ := accounting.NewLedger(accounting.RelationAddRemove, accounting.DefaultOrders())
+	spec := Spec{Notion: DP, Label: "y", TargetEpsilon: 1}
+	if _, err := New(l, 1e-5, accounting.DefaultConversion, spec); err == nil {
+		t.Error("empty ledger accepted")
+	}
+	loss, _ := accounting.SubsampledGaussianLoss(accounting.Phase{SampleRate: 0.1, NoiseMultiplier: 0.8, Steps: 1000})
+	_ = l.Add(loss)
+	for name, s := range map[string]Spec{
+		"above target":     spec,
+		"wrong relation":   {Notion: FeatureDP, Protected: []string{"a"}, Label: "y", TargetEpsilon: 1e6},
+		"unknown notion":   {Notion: "fdp", Label: "y", TargetEpsilon: 1e6},
+		"no label":         {Notion: DP, TargetEpsilon: 1e6},
+		"no protected":     {Notion: CorrDP, Label: "y", TargetEpsilon: 1e6},
+		"infinite target":  {Notion: DP, Label: "y", TargetEpsilon: math.Inf(1)},
+		"non-positive eps": {Notion: DP, Label: "y", TargetEpsilon: 0},
+	} {
+		if _, err := New(l, 1e-5, accounting.DefaultConversion, s); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+	if _, err := New(nil, 1e-5, accounting.DefaultConversion, spec); err == nil {
+		t.Error("nil ledger accepted")
+	}
+}
+
+// Write → Read gives the same predictions; two writes are byte-identical.
+func TestRoundTrip(t *testing.T) {
+	f := modelFile(t)
+	var a, b bytes.Buffer
+	if err := f.Write(&a); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Write(&b); err != nil || !bytes.Equal(a.Bytes(), b.Bytes()) {
+		t.Fatalf("two writes differ (%v)", err)
+	}
+	g, err := Read(bytes.NewReader(a.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	df := frame([]string{"m", "f"}, []float64{30, 130}, nil)
+	p1, err := f.Predict(df)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p2, err := g.Predict(df)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p1.Probs) != 2 || p1.Probs[0][0] != p2.Probs[0][0] || p1.Probs[1][1] != p2.Probs[1][1] || p1.Class[1] != p2.Class[1] {
+		t.Errorf("predictions differ: %+v vs %+v", p1, p2)
+	}
+	// The label column may be there, and extra columns are ignored.
+	withLabel := frame([]string{"m", "f"}, []float64{30, 130}, []string{"yes", "no"})
+	if p3, err := g.Predict(withLabel); err != nil || p3.Probs[0][1] != p1.Probs[0][1] {
+		t.Errorf("with the label column: %v %v", p3, err)
+	}
+	if s := p1.Probs[0][0] + p1.Probs[0][1]; math.Abs(s-1) > 1e-12 {
+		t.Errorf("probabilities sum to %v", s)
+	}
+}
+
+// A damaged, edited, foreign or oversized file is a clear error.
+func TestReadErrors(t *testing.T) {
+	var buf bytes.Buffer
+	if err := modelFile(t).Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	good := buf.String()
+	edited := strings.Replace(good, "0.25", "0.26", 1)
+	for _, tc := range []struct {
+		name string
+		text string
+		want error
+	}{
+		{"truncated", good[:len(good)/2], ErrFormat},
+		{"edited parameter", edited, ErrChecksum},
+		{"other version", strings.Replace(good, `"version": 1`, `"version": 2`, 1), ErrFormat},
+		{"other format", strings.Replace(good, FileFormat, "onnx", 1), ErrFormat},
+		{"unknown field", strings.Replace(good, `"format":`, `"extra": 1, "format":`, 1), ErrFormat},
+		{"empty", "", ErrFormat},
+	} {
+		_, err := Read(strings.NewReader(tc.text))
+		if !errors.Is(err, tc.want) {
+			t.Errorf("%s: %v, want %v", tc.name, err, tc.want)
+		}
+	}
+	defer func(old int) { maxRead = old }(maxRead)
+	maxRead = 100
+	if _, err := Read(strings.NewReader(good)); !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "larger than 100 bytes") {
+		t.Errorf("oversized: %v", err)
+	}
+	if _, err := Read(nil); err == nil {
+		t.Error("nil reader accepted")
+	}
+}
+
+// Rows that do not fit the schema are errors naming the problem.
+func TestPredictErrors(t *testing.T) {
+	f := modelFile(t)
+	noAge := dataframe.New(series.New([]string{"f"}, series.String, "sex"))
+	if _, err := f.Predict(noAge); !errors.Is(err, data.ErrUnknownColumn) || !strings.Contains(err.Error(), `"age"`) {
+		t.Errorf("missing column: %v", err)
+	}
+	if _, err := f.Predict(frame([]string{"x"}, []float64{3}, nil)); !errors.Is(err, data.ErrUnknownLevel) {
+		t.Errorf("unseen category: %v", err)
+	}
+	wrong := dataframe.New(series.New([]string{"f"}, series.String, "sex"), series.New([]string{"old"}, series.String, "age"))
+	if _, err := f.Predict(wrong); err == nil {
+		t.Error("text in a continuous column accepted")
+	}
+	var nilFile *File
+	if _, err := nilFile.Predict(noAge); err == nil {
+		t.Error("nil file")
+	}
+}
+
+// A model whose shape does not match its parameters or encoding, or whose
+// encoding read the data, is refused before it is written.
+func TestValidate(t *testing.T) {
+	for name, edit := range map[string]func(*File){
+		"short theta":   func(f *File) { f.Model.Theta = f.Model.Theta[:3] },
+		"NaN theta":     func(f *File) { f.Model.Theta[0] = math.NaN() },
+		"wrong width":   func(f *File) { f.Model.Features = 4 },
+		"unknown kind":  func(f *File) { f.Model.Kind = "forest" },
+		"three classes": func(f *File) { f.Model.Classes = 3; f.Model.Theta = make([]float64, 12) },
+		"no cert":       func(f *File) { f.Certificate = nil },
+		"private levels": func(f *File) {
+			df := frame([]string{"f", "m"}, []float64{1, 2}, []string{"no", "yes"})
+			s := schema()
+			s.Columns[0].Levels = nil
+			e, err := data.FitEncoder(df, s, data.EncodeOptions{Scale: data.MinMax, Bounds: map[string]data.Range{"age": {Lo: 0, Hi: 100}}, LevelsFromData: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.Encoder = e
+		},
+	} {
+		f := modelFile(t)
+		edit(f)
+		if err := f.Write(&bytes.Buffer{}); err == nil {
+			t.Errorf("%s: written", name)
+		}
+	}
+}
+
+// Save never replaces a file unless asked, and Load reads what it wrote.
+func TestSaveLoad(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "m.json")
+	if err := os.WriteFile(path, []byte("user data"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f := modelFile(t)
+	if err := f.Save(path, false); err == nil {
+		t.Fatal("overwrote a user file")
+	}
+	if b, _ := os.ReadFile(path); string(b) != "user data" {
+		t.Fatal("the user file changed")
+	}
+	if err := f.Save(path, true); err != nil {
+		t.Fatal(err)
+	}
+	g, err := Load(path)
+	if err != nil || g.Certificate.Epsilon != f.Certificate.Epsilon {
+		t.Fatalf("Load: %v", err)
+	}
+	if _, err := Load(dir); err == nil {
+		t.Error("a directory loaded")
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("%d entries left in the directory", len(ents))
+	}
+}
