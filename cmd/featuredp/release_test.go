@@ -1,0 +1,120 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/featuredp/featuredp/accounting"
+	"github.com/featuredp/featuredp/data"
+	"github.com/featuredp/featuredp/release"
+	"github.com/go-gota/gota/dataframe"
+	"github.com/go-gota/gota/series"
+)
+
+// releaseFixture saves a small softmax model over sex (sensitive) and age
+// (public) with a feature-DP certificate, and a CSV of rows to predict.
+func releaseFixture(t *testing.T) (model, rows string) {
+	t.Helper()
+	dir := t.TempDir()
+	schema := data.Schema{Columns: []data.Column{
+		{Name: "sex", Role: data.Sensitive, Kind: data.Categorical, Levels: []string{"f", "m"}},
+		{Name: "age", Role: data.Public, Kind: data.Continuous},
+		{Name: "y", Role: data.Label, Kind: data.Categorical, Levels: []string{"no", "yes"}},
+	}}
+	df := dataframe.New(series.New([]string{"f", "m"}, series.String, "sex"), series.New([]float64{20, 60}, series.Float, "age"),
+		series.New([]string{"no", "yes"}, series.String, "y"))
+	enc, err := data.FitEncoder(df, schema, data.EncodeOptions{Scale: data.MinMax, Bounds: map[string]data.Range{"age": {Lo: 0, Hi: 100}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, _ := accounting.NewLedger(accounting.RelationFeatureSimulator, accounting.DefaultOrders())
+	loss, _ := accounting.SubsampledGaussianLoss(accounting.Phase{SampleRate: 0.01, NoiseMultiplier: 1.1, Steps: 500})
+	loss, _ = loss.ChangeRelation(accounting.RelationFeatureSimulator)
+	if err := l.Add(loss); err != nil {
+		t.Fatal(err)
+	}
+	cert, err := release.New(l, 1e-5, accounting.DefaultConversion, release.Spec{Notion: release.FeatureDP,
+		Protected: []string{"sex"}, Public: []string{"age"}, Label: "y", TargetEpsilon: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &release.File{Format: release.FileFormat, Version: release.FileVersion, Encoder: enc, Certificate: cert,
+		Model: release.ModelSpec{Kind: release.KindSoftmax, Features: 3, Classes: 2, Theta: []float64{1, -1, 0.5, -0.5, 3, -3, 0, 0}}}
+	model = filepath.Join(dir, "m.json")
+	if err := f.Save(model, false); err != nil {
+		t.Fatal(err)
+	}
+	rows = filepath.Join(dir, "new.csv")
+	if err := os.WriteFile(rows, []byte("age,sex,other\n30,m,x\n90,f,y\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return model, rows
+}
+
+func TestCertificateCLI(t *testing.T) {
+	model, _ := releaseFixture(t)
+	code, out, errs := runReproduceCLI("certificate", model)
+	if code != 0 || !strings.Contains(out, "NOT A PRIVATE RELEASE") || !strings.Contains(out, "| protected columns | sex |") {
+		t.Fatalf("markdown: %d %s %s", code, out, errs)
+	}
+	code, out, _ = runReproduceCLI("certificate", model, "--format", "json")
+	var c release.Certificate
+	if code != 0 || json.Unmarshal([]byte(out), &c) != nil || c.Notion != release.FeatureDP || c.Relation != "feature-simulator" {
+		t.Fatalf("json: %d %s", code, out)
+	}
+	b, _ := os.ReadFile(model)
+	edited := filepath.Join(t.TempDir(), "edited.json")
+	os.WriteFile(edited, []byte(strings.Replace(string(b), `"epsilon": 1.3`, `"epsilon": 0.3`, 1)), 0o644)
+	for _, args := range [][]string{{"certificate"}, {"certificate", model, "--format", "yaml"}, {"certificate", edited}, {"certificate", "/nonexistent"}} {
+		if code, _, errs := runReproduceCLI(args...); code != 2 || errs == "" {
+			t.Errorf("%v: code %d, stderr %q", args, code, errs)
+		}
+	}
+	if _, _, errs := runReproduceCLI("certificate", edited); !strings.Contains(errs, "checksum mismatch") {
+		t.Errorf("edited file: %s", errs)
+	}
+}
+
+func TestPredictCLI(t *testing.T) {
+	model, rows := releaseFixture(t)
+	code, out, errs := runReproduceCLI("predict", "--model", model, "--csv", rows)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if code != 0 || len(lines) != 3 || lines[0] != "prediction,p_no,p_yes" {
+		t.Fatalf("predict: %d %q %s", code, out, errs)
+	}
+	dst := filepath.Join(t.TempDir(), "p.csv")
+	os.WriteFile(dst, []byte("keep"), 0o644)
+	if code, _, errs := runReproduceCLI("predict", "--model", model, "--csv", rows, "--out", dst); code != 2 || !strings.Contains(errs, "--force") {
+		t.Errorf("existing --out: %d %s", code, errs)
+	}
+	if b, _ := os.ReadFile(dst); string(b) != "keep" {
+		t.Error("--out replaced a file without --force")
+	}
+	if code, _, _ := runReproduceCLI("predict", "--model", model, "--csv", rows, "--out", dst, "--force"); code != 0 {
+		t.Error("--force refused")
+	}
+	if b, _ := os.ReadFile(dst); string(b) != out {
+		t.Errorf("--out wrote %q, stdout was %q", b, out)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.csv")
+	os.WriteFile(bad, []byte("sex\nf\n"), 0o644)
+	unseen := filepath.Join(t.TempDir(), "unseen.csv")
+	os.WriteFile(unseen, []byte("sex,age\nx,3\n"), 0o644)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--model", model}, "required"},
+		{[]string{"--model", model, "--csv", bad}, `no column "age"`},
+		{[]string{"--model", model, "--csv", unseen}, "outside the declared levels"},
+		{[]string{"--model", rows, "--csv", rows}, "--model"},
+	} {
+		code, _, errs := runReproduceCLI(append([]string{"predict"}, tc.args...)...)
+		if code != 2 || !strings.Contains(errs, tc.want) {
+			t.Errorf("%v: code %d, stderr %q, want %q", tc.args, code, errs, tc.want)
+		}
+	}
+}
