@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/featuredp/featuredp/accounting"
 	"github.com/featuredp/featuredp/internal/valid"
 	"github.com/featuredp/featuredp/notions/smoothdp"
 	"github.com/go-gota/gota/dataframe"
@@ -38,9 +39,9 @@ type SmoothStep struct {
 type SmoothPipeline struct {
 	Steps []SmoothStep
 	// Mechanism and Params give the DP mechanism's Table 1 curves
-	// (smoothdp.BaseCurves); Params.N is the dataset size.
+	// (smoothdp.MechanismCurves); Params.N is the dataset size.
 	Mechanism smoothdp.Mechanism
-	Params    smoothdp.Table2Params
+	Params    smoothdp.MechParams
 	// Delta is the δ of the (ε, δ) conversion (Mironov, the paper's).
 	Delta float64
 }
@@ -92,7 +93,7 @@ func SmoothPreprocCost(p SmoothPipeline) (*SmoothPipelineReport, error) {
 	}
 	params := p.Params
 	params.K, params.Eta = r.K, r.Eta
-	base, _, err := smoothdp.BaseCurves(p.Mechanism, params, r.K)
+	base, _, err := smoothdp.MechanismCurves(p.Mechanism, params, r.K)
 	if err != nil {
 		return nil, err
 	}
@@ -104,7 +105,7 @@ func SmoothPreprocCost(p SmoothPipeline) (*SmoothPipelineReport, error) {
 		r.EpsPaperStyle, r.EpsTight = math.Inf(1), math.Inf(1)
 		params.Eta = 0
 	}
-	e, err := smoothdp.Table2(p.Mechanism, smoothdp.PreGeneric, params)
+	e, err := smoothdp.Pipeline(p.Mechanism, smoothdp.PreGeneric, params)
 	if err != nil {
 		return nil, err
 	}
@@ -166,7 +167,7 @@ func SmoothDuplicateStep(df dataframe.DataFrame, radius float64) (SmoothStep, in
 	if mx < 2 {
 		mx = 1 // no duplicates: a neighbour can create one pair
 	}
-	k := smoothdp.KDedup(max(mx, 2), smoothdp.ReplaceOne)
+	k := smoothdp.KDedup(max(mx, 2), accounting.RelationReplaceOne)
 	return SmoothStep{Name: "exact deduplication", K: k, Eta: smoothdp.EtaDedup(radius, k),
 		Note: fmt.Sprintf("largest duplicate group %d ⇒ k = 2·max(2, %d) (Prop. 3, r = 0), η = 2Rk, R = %.3g", mx, mx, radius)}, mx, nil
 }

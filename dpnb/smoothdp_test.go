@@ -11,7 +11,7 @@ import (
 
 func TestSmoothDPPreprocCost(t *testing.T) {
 	p := SmoothPipeline{Mechanism: smoothdp.MechGaussian, Delta: 1e-5,
-		Params: smoothdp.Table2Params{R: 1, L: 1, Delta: 1, Sigma: 10, N: 1000}}
+		Params: smoothdp.MechParams{R: 1, L: 1, Delta: 1, Sigma: 10, N: 1000}}
 	r, err := SmoothPreprocCost(p)
 	if err != nil {
 		t.Fatal(err)
@@ -46,7 +46,7 @@ func ExampleSmoothPreprocCost() {
 	r, _ := SmoothPreprocCost(SmoothPipeline{
 		Steps:     []SmoothStep{{Name: "mean imputation", K: 100, Eta: smoothdp.EtaMeanImpute(1, 100, 1000)}},
 		Mechanism: smoothdp.MechGaussian, Delta: 1e-5,
-		Params: smoothdp.Table2Params{R: 1, L: 1, Delta: 1, Sigma: 10, N: 1000},
+		Params: smoothdp.MechParams{R: 1, L: 1, Delta: 1, Sigma: 10, N: 1000},
 	})
 	fmt.Printf("ignoring %.3f, paper-style %.3f, tight %.3f, group %.1f\n", r.EpsIgnoring, r.EpsPaperStyle, r.EpsTight, r.EpsGroup)
 	// Output: ignoring 0.485, paper-style 1.004, tight 0.594, group 99.5

@@ -69,7 +69,7 @@ func PTREpsilon(n, steps int, sigma, l, beta, radius, ghat, eps0, delta float64)
 	if err := valid.Positive("ε₀", eps0); err != nil {
 		return 0, 0, fmt.Errorf("smoothdp: %w", err)
 	}
-	e, err := Table2(MechDPGD, PrePCA, Table2Params{R: radius, L: l, Beta: beta, Sigma: sigma, N: n, T: steps, GMin: ghat})
+	e, err := Pipeline(MechDPGD, PrePCA, MechParams{R: radius, L: l, Beta: beta, Sigma: sigma, N: n, T: steps, GMin: ghat})
 	if err != nil {
 		return 0, 0, err
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/featuredp/featuredp/accounting"
 	"github.com/featuredp/featuredp/internal/valid"
 )
 
@@ -29,7 +30,7 @@ func WeakTriangle(alpha, p float64) (c, a1, a2 float64, err error) {
 }
 
 func theorem2Check(rdp RDPCurve, eta float64) error {
-	if rdp.Relation != ReplaceOne {
+	if rdp.Relation != accounting.RelationReplaceOne {
 		return fmt.Errorf("smoothdp: Theorem 2 needs a replace-one RDP curve, %q is %v (use ReplaceOneFromAddRemove)", rdp.Name, rdp.Relation)
 	}
 	if err := valid.NonNegative("η", eta); err != nil {
@@ -247,9 +248,9 @@ func PipelineCurve(rdp RDPCurve, srdp SRDPCurve, eta float64, form Theorem2Form)
 		if err != nil {
 			return RDPCurve{}, err
 		}
-		return RDPCurve{Name: name, Relation: ReplaceOne, AlphaMin: 1, AlphaMax: math.Inf(1), Pure: true, PureEps: e}, nil
+		return RDPCurve{Name: name, Relation: accounting.RelationReplaceOne, AlphaMin: 1, AlphaMax: math.Inf(1), Pure: true, PureEps: e}, nil
 	}
-	out := RDPCurve{Name: name, Relation: ReplaceOne, AlphaMin: 1, AlphaMax: math.Inf(1)}
+	out := RDPCurve{Name: name, Relation: accounting.RelationReplaceOne, AlphaMin: 1, AlphaMax: math.Inf(1)}
 	linear := rdp.Linear && srdp.LinearInAlpha && math.IsInf(rdp.AlphaMax, 1) && math.IsInf(srdp.AlphaMax, 1) && srdp.Valid == nil
 	switch form {
 	case Tight:

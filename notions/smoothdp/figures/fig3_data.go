@@ -1,4 +1,4 @@
-package smoothdp
+package figures
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"github.com/featuredp/featuredp/experiments"
 	"github.com/featuredp/featuredp/mechanisms"
 	"github.com/featuredp/featuredp/models"
+	"github.com/featuredp/featuredp/notions/smoothdp"
 )
 
 // fig3Dataset returns the Figure 3 dataset of replicate rep. It is
@@ -65,13 +66,13 @@ func buildFig3Dataset(ctx context.Context, set fig3Setting, rep int) (*fig3Data,
 	if err != nil {
 		return nil, err
 	}
-	pca := PCA{Rank: set.s, R: 1}
+	pca := smoothdp.PCA{Rank: set.s, R: 1}
 	fit, err := pca.FitPCA(S)
 	if err != nil {
 		return nil, err
 	}
 	out := &fig3Data{raw: raw, fit: fit, gap: fit.Values[set.s-1] - fit.Values[set.s]}
-	out.dimFit = &PCAFit{V: fit.V, Values: fit.Values, Dim: true}
+	out.dimFit = &smoothdp.PCAFit{V: fit.V, Values: fit.Values, Dim: true}
 	// Non-private reference: projected gradient descent, step 1/β_θ = 4.
 	model, _ := models.NewLogistic(set.d, false, 0)
 	res, err := mechanisms.Train(ctx, mechanisms.Config{Model: model, Data: raw, Init: make([]float64, set.d), Steps: 1500,

@@ -1,7 +1,9 @@
-package smoothdp
+package figures
 
 import (
 	"strconv"
+
+	"github.com/featuredp/featuredp/notions/smoothdp"
 )
 
 // Figures of "Provable Privacy with Non-Private Pre-Processing" (smooth RDP;
@@ -22,7 +24,7 @@ const banner = " Constants of Tables 1–3 are RECONSTRUCTED (the paper's formul
 // figEps converts a curve at figDelta (ToApproxDP). The order is returned
 // as a label with 6 significant digits (the CSV column `order`), not as a
 // numeric extra: its format is not the shortest representation.
-func figEps(c RDPCurve) (float64, string, error) {
-	e, a, err := ToApproxDP(c, figDelta)
+func figEps(c smoothdp.RDPCurve) (float64, string, error) {
+	e, a, err := smoothdp.ToApproxDP(c, figDelta)
 	return e, strconv.FormatFloat(a, 'g', 6, 64), err
 }
