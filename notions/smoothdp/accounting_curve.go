@@ -51,6 +51,9 @@ func (c RDPCurve) At(alpha float64) float64 {
 	case c.Pure:
 		return c.PureEps
 	case c.Linear:
+		if c.Coef == 0 {
+			return 0 // 0·α, also at α = +Inf
+		}
 		return c.Coef * alpha
 	case c.F != nil:
 		v := c.F(alpha)

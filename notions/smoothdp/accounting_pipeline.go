@@ -8,7 +8,8 @@ import (
 	"github.com/featuredp/featuredp/internal/valid"
 )
 
-// Mechanism names a Table 1 mechanism.
+// Mechanism names a DP mechanism whose RDP and SRDP curves the paper
+// derives (Table 1; Theorems 9–14).
 type Mechanism int
 
 const (
@@ -26,7 +27,7 @@ const (
 	MechSGDIter
 )
 
-// String names the mechanism as in the paper's Table 1.
+// String names the mechanism ("Gaussian", "DP-GD", …).
 func (m Mechanism) String() string {
 	switch m {
 	case MechGaussian:
@@ -45,7 +46,8 @@ func (m Mechanism) String() string {
 	return fmt.Sprintf("Mechanism(%d)", int(m))
 }
 
-// Preprocessing names a Table 2 pre-processing column.
+// Preprocessing names a non-private pre-processing step with a known
+// sensitivity (Theorem 16; Table 2 of the paper).
 type Preprocessing int
 
 const (
@@ -84,7 +86,8 @@ func (p Preprocessing) String() string {
 	return fmt.Sprintf("Preprocessing(%d)", int(p))
 }
 
-// MechParams are the parameters of a Table 2 entry. Unused fields
+// MechParams are the parameters of a mechanism and of the
+// pre-processing before it (Pipeline, MechanismCurves). Unused fields
 // are ignored. Defaults: none (zero is a value); L and Δ are kept separate;
 // set both to the same value for the paper's L = Δ.
 type MechParams struct {
@@ -110,10 +113,12 @@ type MechParams struct {
 	Eta float64
 }
 
-// PipelineBounds is one cell of Table 2 (Theorem 16): the base
-// mechanism's curves, the pipeline's RDP curve in each Theorem 2 form, the
-// group-privacy baseline and a printable closed form. Every curve is
-// replace-one; linear curves (ε_π(α) = Cα) carry their coefficient.
+// PipelineBounds is the privacy of a pre-processed pipeline A∘π (Theorem
+// 16; one cell of the paper's Table 2): the base mechanism's curves, the
+// pipeline's RDP curve in each Theorem 2 form, the group-privacy baseline
+// and a printable closed form. Every curve is replace-one (its Loss is an
+// accounting.Loss under accounting.RelationReplaceOne); linear curves
+// (ε_π(α) = Cα) carry their coefficient.
 type PipelineBounds struct {
 	Mechanism     Mechanism
 	Preprocessing Preprocessing
@@ -122,7 +127,7 @@ type PipelineBounds struct {
 	G             int     // group size min(n, k+1)
 	Base          RDPCurve
 	SRDP          SRDPCurve
-	PaperStyle    RDPCurve // Table 2's conservative form 2ε(2α) + 2ε̃(2α, η)
+	Conservative  RDPCurve // the conservative form 2ε(2α) + 2ε̃(2α, η)
 	MinForm       RDPCurve
 	Tight         RDPCurve
 	Group         RDPCurve
@@ -133,8 +138,8 @@ type PipelineBounds struct {
 	ClosedCoef float64
 }
 
-// PreprocessingSensitivity returns (η, k) of a pre-processing column from the
-// parameters (docs/smooth-rdp.md; Theorem 16 uses k = m for mean imputation and k = n
+// PreprocessingSensitivity returns the ℓ_{1,2} sensitivity η and the ℓ0
+// sensitivity k of a pre-processing step from the parameters (docs/smooth-rdp.md; Theorem 16 uses k = m for mean imputation and k = n
 // for PCA).
 func PreprocessingSensitivity(pre Preprocessing, p MechParams) (eta float64, k int, err error) {
 	switch pre {
@@ -165,11 +170,11 @@ func PreprocessingSensitivity(pre Preprocessing, p MechParams) (eta float64, k i
 	return 0, 0, fmt.Errorf("smoothdp: unknown pre-processing %d", int(pre))
 }
 
-// table2Closed is the closed form of the paper-style Table 2 entry
+// pipelineClosed is the closed form of the conservative pipeline bound
 // (docs/smooth-rdp.md; all [R], DP-SGD-iter [D]) — the only place these constants
 // live. It returns C with ε_π(α) = Cα (or the pure ε) and the printable
 // generic form.
-func table2Closed(m Mechanism, p MechParams, eta float64, k int) (float64, string) {
+func pipelineClosed(m Mechanism, p MechParams, eta float64, k int) (float64, string) {
 	s2 := p.Sigma * p.Sigma
 	nf, tf := float64(p.N), float64(p.T)
 	switch m {
@@ -188,7 +193,7 @@ func table2Closed(m Mechanism, p MechParams, eta float64, k int) (float64, strin
 	return math.NaN(), "?"
 }
 
-// etaFormula prints η of a pre-processing column.
+// etaFormula prints η of a pre-processing step.
 func etaFormula(pre Preprocessing) string {
 	switch pre {
 	case PreNone:
@@ -205,7 +210,7 @@ func etaFormula(pre Preprocessing) string {
 	return "η given"
 }
 
-// MechanismCurves returns the Table 1 RDP and SRDP curves of a mechanism.
+// MechanismCurves returns the RDP and SRDP curves of a mechanism (Table 1).
 // For DP-SGD-sub ω = 1/n (PCA data); for DP-SGD-iter K = k (at least 1).
 func MechanismCurves(m Mechanism, p MechParams, k int) (RDPCurve, SRDPCurve, error) {
 	var (
@@ -244,12 +249,13 @@ func MechanismCurves(m Mechanism, p MechParams, k int) (RDPCurve, SRDPCurve, err
 	return r, s, err
 }
 
-// Table2 returns the Table 2 entry (Theorem 16) of mechanism m after
-// pre-processing pre, with the paper-style curve (the table's conservative
-// form, for α ≥ 3/2), the min-form and tight Theorem 2 curves, and the
+// Pipeline returns the privacy of mechanism m after pre-processing pre
+// (Theorem 16; the paper's Table 2), with the conservative curve (for
+// α ≥ 3/2), the min-form and tight Theorem 2 curves, and the
 // group-privacy baseline with g = min(n, k+1). All constants are
-// reconstructed (docs/smooth-rdp.md, 'Table 2'). DP-SGD-sub is defined for PCA only and
-// DP-SGD-iter not for PCA (the paper's "–" cells): an error otherwise.
+// reconstructed (docs/smooth-rdp.md, 'Table 2'). DP-SGD-sub is defined for
+// PCA only and DP-SGD-iter not for PCA (the paper's "–" cells): an error
+// otherwise.
 func Pipeline(m Mechanism, pre Preprocessing, p MechParams) (PipelineBounds, error) {
 	eta, k, err := PreprocessingSensitivity(pre, p)
 	if err != nil {
@@ -283,7 +289,7 @@ func Pipeline(m Mechanism, pre Preprocessing, p MechParams) (PipelineBounds, err
 	for _, f := range []struct {
 		form Theorem2Form
 		dst  *RDPCurve
-	}{{PaperStyle, &e.PaperStyle}, {MinForm, &e.MinForm}, {Tight, &e.Tight}} {
+	}{{Conservative, &e.Conservative}, {MinForm, &e.MinForm}, {Tight, &e.Tight}} {
 		if *f.dst, err = PipelineCurve(base, srdp, eta, f.form); err != nil {
 			return PipelineBounds{}, err
 		}
@@ -302,7 +308,7 @@ func Pipeline(m Mechanism, pre Preprocessing, p MechParams) (PipelineBounds, err
 	if err != nil {
 		return PipelineBounds{}, err
 	}
-	coef, form := table2Closed(m, p, eta, k)
+	coef, form := pipelineClosed(m, p, eta, k)
 	e.ClosedCoef = coef
 	unit := "·α"
 	if m == MechLaplace || m == MechExponential {

@@ -104,10 +104,11 @@ func TestToApproxDP(t *testing.T) {
 	}
 }
 
-// C4: k compositions of Gaussian(1,σ) on the ledger = Gaussian(√k, σ):
-// the ledger's summed RDP equals the old per-order sum k·ε(α) (the removed
-// Compose) exactly, since k·x is one rounding of the same k additions of
-// x only up to 1e-12 relative (k ≤ 7 additions, each ≤ ½ ulp).
+// C4: k compositions of Gaussian(1,σ) on the ledger = Gaussian(√k, σ).
+// The ledger's summed RDP equals the per-order sum Σ_i ε_i(α) of the
+// removed Compose to 1e-12 relative: the ledger multiplies ε(α) by its
+// weight k once where Compose added ε(α) k times (at most k roundings of
+// ½ ulp apart).
 func TestComposition(t *testing.T) {
 	g := must(GaussianRDP(1, 3, accounting.RelationReplaceOne))
 	orders := []float64{1.5, 2, 10, 100}
@@ -251,7 +252,7 @@ func TestTheorem2Table(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ps := must(Theorem2PaperStyle(r, s, c.eta, 2))
+		ps := must(Theorem2Conservative(r, s, c.eta, 2))
 		for _, x := range []struct {
 			n         string
 			got, want float64
@@ -305,7 +306,7 @@ func TestTheorem2OrderingAndLimits(t *testing.T) {
 			tg, _, _ := Theorem2Tight(r, s, eta, a)
 			b1, _ := Theorem2B1(r, s, eta, a, 2)
 			b2, _ := Theorem2B2(r, s, eta, a, 2)
-			ps, _ := Theorem2PaperStyle(r, s, eta, a)
+			ps, _ := Theorem2Conservative(r, s, eta, a)
 			mf, _ := Theorem2MinForm(r, s, eta, a)
 			if !(tg <= math.Min(b1, b2)*(1+1e-12) && math.Min(b1, b2) <= ps*(1+1e-12) && mf <= ps*(1+1e-12)) {
 				t.Errorf("C11 η=%g α=%g: tight %v, min(B1,B2) %v, min-form %v, paper %v", eta, a, tg, math.Min(b1, b2), mf, ps)
@@ -324,7 +325,7 @@ func TestTheorem2OrderingAndLimits(t *testing.T) {
 		if relDiff(v, g.At(a)) > 1e-7 {
 			t.Errorf("C12 η→0 α=%g: tight %v want %v", a, v, g.At(a))
 		}
-		ps, _ := Theorem2PaperStyle(g, gs, 0, a)
+		ps, _ := Theorem2Conservative(g, gs, 0, a)
 		if relDiff(ps, 4*g.At(a)) > 1e-12 {
 			t.Errorf("C12 paper-style at η=0 = %v want 4ε(α) = %v", ps, 4*g.At(a))
 		}
@@ -381,7 +382,7 @@ func TestTable2Values(t *testing.T) {
 		p := base
 		p.K, p.QuantR, p.GMin = c.k, c.r, c.g
 		e := must(Pipeline(MechGaussian, c.pre, p))
-		ep, _, _ := ToApproxDP(e.PaperStyle, delta5)
+		ep, _, _ := ToApproxDP(e.Conservative, delta5)
 		em, _, _ := ToApproxDP(e.MinForm, delta5)
 		eg, _, _ := ToApproxDP(e.Group, delta5)
 		for _, x := range []struct {
@@ -389,18 +390,18 @@ func TestTable2Values(t *testing.T) {
 			got, want float64
 			tol       float64
 		}{
-			{"η", e.Eta, c.eta, 2e-4}, {"C paper", e.PaperStyle.Coef, c.cPaper, 1e-4}, {"ε paper", ep, c.ePaper, 1e-4},
+			{"η", e.Eta, c.eta, 2e-4}, {"C paper", e.Conservative.Coef, c.cPaper, 1e-4}, {"ε paper", ep, c.ePaper, 1e-4},
 			{"C min", e.MinForm.Coef, c.cMin, 1e-4}, {"ε min", em, c.eMin, 1e-4},
 			{"C group", e.Group.Coef, c.cGroup, 1e-9}, {"ε group", eg, c.eGroup, 1e-4},
-			{"closed coef", e.ClosedCoef, e.PaperStyle.Coef, 1e-12},
+			{"closed coef", e.ClosedCoef, e.Conservative.Coef, 1e-12},
 		} {
 			if relDiff(x.got, x.want) > x.tol {
 				t.Errorf("table 2 %s %s = %v want %v", c.name, x.n, x.got, x.want)
 			}
 		}
 		l := must(Pipeline(MechLaplace, c.pre, p))
-		if relDiff(l.PaperStyle.PureEps, c.lapEp) > 2e-4 || l.Group.PureEps != c.lapGroup || relDiff(l.ClosedCoef, l.PaperStyle.PureEps) > 1e-12 {
-			t.Errorf("table 2 Laplace %s: %v (closed %v) group %v, want %v, %v", c.name, l.PaperStyle.PureEps, l.ClosedCoef, l.Group.PureEps, c.lapEp, c.lapGroup)
+		if relDiff(l.Conservative.PureEps, c.lapEp) > 2e-4 || l.Group.PureEps != c.lapGroup || relDiff(l.ClosedCoef, l.Conservative.PureEps) > 1e-12 {
+			t.Errorf("table 2 Laplace %s: %v (closed %v) group %v, want %v, %v", c.name, l.Conservative.PureEps, l.ClosedCoef, l.Group.PureEps, c.lapEp, c.lapGroup)
 		}
 	}
 }
@@ -421,14 +422,14 @@ func TestTable2ClosedVsGeneric(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%v × %v: %v", m, pre, err)
 			}
-			if e.PaperStyle.Pure {
-				if relDiff(e.ClosedCoef, e.PaperStyle.PureEps) > 1e-12 {
-					t.Errorf("%v × %v: closed %v generic %v", m, pre, e.ClosedCoef, e.PaperStyle.PureEps)
+			if e.Conservative.Pure {
+				if relDiff(e.ClosedCoef, e.Conservative.PureEps) > 1e-12 {
+					t.Errorf("%v × %v: closed %v generic %v", m, pre, e.ClosedCoef, e.Conservative.PureEps)
 				}
 				continue
 			}
 			for _, a := range []float64{1.5, 2, 3} {
-				gv, err := Theorem2PaperStyle(e.Base, e.SRDP, e.Eta, a)
+				gv, err := Theorem2Conservative(e.Base, e.SRDP, e.Eta, a)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -464,7 +465,7 @@ func TestBadInput(t *testing.T) {
 	}
 	r := must(GaussianRDP(1, 1, accounting.RelationReplaceOne))
 	s := must(GaussianSRDP(1, 1))
-	if _, err := Theorem2PaperStyle(r, s, 1, 1.2); err == nil {
+	if _, err := Theorem2Conservative(r, s, 1, 1.2); err == nil {
 		t.Error("paper-style at α < 3/2 accepted")
 	}
 	if _, _, err := Theorem2Tight(r, s, -1, 2); err == nil {
@@ -478,7 +479,7 @@ func ExamplePipeline() {
 	if err != nil {
 		panic(err)
 	}
-	ep, _, _ := ToApproxDP(e.PaperStyle, 1e-5)
+	ep, _, _ := ToApproxDP(e.Conservative, 1e-5)
 	et, _, _ := ToApproxDP(e.Tight, 1e-5)
 	eg, _, _ := ToApproxDP(e.Group, 1e-5)
 	fmt.Println(e.ClosedForm)
@@ -514,14 +515,14 @@ func TestPTRNumbers(t *testing.T) {
 		t.Errorf("C20 Pr[not ⊥ | γ=0] = %v want δ/2", 1-p0)
 	}
 	e, _ := Pipeline(MechDPGD, PrePCA, MechParams{R: 1, L: 1, Beta: 1, Sigma: 1, N: 10000, T: 100, GMin: 0.05})
-	if relDiff(e.PaperStyle.Coef, 0.115208) > 1e-6 {
-		t.Errorf("C21 C = %v want 0.115208", e.PaperStyle.Coef)
+	if relDiff(e.Conservative.Coef, 0.115208) > 1e-6 {
+		t.Errorf("C21 C = %v want 0.115208", e.Conservative.Coef)
 	}
 	ep, tot, err := PTREpsilon(10000, 100, 1, 1, 1, 1, 0.05, 0.5, 1e-5)
 	if err != nil || relDiff(ep, 2.418580) > 1e-6 || relDiff(tot, 2.918580) > 1e-6 {
 		t.Errorf("C21 ε' = %v total %v (%v), want 2.418580, 2.918580", ep, tot, err)
 	}
-	_, a, _ := ToApproxDP(e.PaperStyle, 1e-5)
+	_, a, _ := ToApproxDP(e.Conservative, 1e-5)
 	if math.Abs(a-10.9966) > 1e-4 {
 		t.Errorf("C21 α* = %v want 10.9966", a)
 	}
@@ -637,7 +638,7 @@ func TestToApproxDPLinearInterval(t *testing.T) {
 			t.Errorf("%s: α* = %v > α_max = %v, got ε %v at α %v (grid %v)", c.Name, as, c.AlphaMax, eps, alpha, grid)
 		}
 	}
-	paper := must(PipelineCurve(must(GaussianRDP(1, 1, accounting.RelationReplaceOne)), must(GaussianSRDP(1, 1)), 10, PaperStyle))
+	paper := must(PipelineCurve(must(GaussianRDP(1, 1, accounting.RelationReplaceOne)), must(GaussianSRDP(1, 1)), 10, Conservative))
 	if eps, alpha, _ := ToApproxDP(paper, 1e-5); alpha != 1.5 || eps != 1.5*paper.Coef+math.Log(1e5)/0.5 {
 		t.Errorf("paper-style below α_min: ε %v at α %v", eps, alpha)
 	}

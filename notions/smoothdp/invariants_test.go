@@ -34,7 +34,7 @@ func theorem2Invariants(sens, l, sigma, eta, alpha float64) string {
 	if tight < closed*(1-1e-9) {
 		return "tight bound below the closed form (under-reports)"
 	}
-	if paper, err := Theorem2PaperStyle(rdp, srdp, eta, alpha); err == nil && tight > paper*(1+1e-9) {
+	if paper, err := Theorem2Conservative(rdp, srdp, eta, alpha); err == nil && tight > paper*(1+1e-9) {
 		return "tight bound above the paper-style relaxation"
 	}
 	if more, _, _ := Theorem2Tight(rdp, srdp, eta*1.5+0.01, alpha); more < tight*(1-1e-9) {

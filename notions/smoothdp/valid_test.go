@@ -39,8 +39,8 @@ func TestInputErrorsNameParameter(t *testing.T) {
 		{"GaussianRDP Δ", second(GaussianRDP(-1, 1, accounting.RelationReplaceOne)), []string{"Δ = -1, want finite ≥ 0"}},
 		{"WeakTriangle α", errOf(WeakTriangle(1, 2)), []string{"order α = 1, want finite > 1"}},
 		{"WeakTriangle p", errOf(WeakTriangle(2, inf)), []string{"Hölder exponent p = +Inf, want finite > 1"}},
-		{"Theorem2PaperStyle α", second(Theorem2PaperStyle(rdp, srdp, 0.1, 1.4)), []string{"α = 1.4, want finite ≥ 1.5"}},
-		{"Theorem2PaperStyle η", second(Theorem2PaperStyle(rdp, srdp, nan, 2)), []string{"η = NaN, want finite ≥ 0"}},
+		{"Theorem2Conservative α", second(Theorem2Conservative(rdp, srdp, 0.1, 1.4)), []string{"α = 1.4, want finite ≥ 1.5"}},
+		{"Theorem2Conservative η", second(Theorem2Conservative(rdp, srdp, nan, 2)), []string{"η = NaN, want finite ≥ 0"}},
 	} {
 		for _, w := range c.want {
 			if c.err == nil || !strings.Contains(c.err.Error(), w) {

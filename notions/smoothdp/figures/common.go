@@ -6,13 +6,9 @@ import (
 	"github.com/featuredp/featuredp/notions/smoothdp"
 )
 
-// Figures of "Provable Privacy with Non-Private Pre-Processing" (smooth RDP;
-// docs/smooth-rdp.md). The paper prints no numeric results and gives no
-// parameters: every closed form is RECONSTRUCTED (docs/smooth-rdp.md) and
-// every parameter below is our proposal (docs/smooth-rdp.md,
-// 'Reconstruction choices').
-// PaperValues therefore hold the reference values (computed from
-// the reconstructed formulas), not numbers printed in the paper.
+// What the smoothdp figures share. PaperValues hold reference values
+// computed from the reconstructed formulas, not numbers printed in the
+// paper (see the package doc).
 
 // figDelta is the δ of every smoothdp figure.
 const figDelta = 1e-5

@@ -69,7 +69,7 @@ func fig2Eps(method fig2Method, eta float64, k, n int) (float64, string, error) 
 	var c smoothdp.RDPCurve
 	switch method {
 	case fig2PaperStyle:
-		c, err = smoothdp.PipelineCurve(r, s, eta, smoothdp.PaperStyle)
+		c, err = smoothdp.PipelineCurve(r, s, eta, smoothdp.Conservative)
 	case fig2Tight:
 		c, err = smoothdp.PipelineCurve(r, s, eta, smoothdp.Tight)
 	case fig2Group:
@@ -140,7 +140,7 @@ func fig2Figure(panel, title, xlabel string, logx bool, groupBy []string, settin
 		Run: func(_ context.Context, c experiments.Cell, _ experiments.Env) ([]experiments.Measurement, error) {
 			cfg, ok := c.Config.(fig2Config)
 			if !ok {
-				return nil, fmt.Errorf("cell config is %T, want smoothdp.fig2Config", c.Config)
+				return nil, fmt.Errorf("cell config is %T, want figures.fig2Config", c.Config)
 			}
 			eta, k, n := etaK(c.X, cfg.n)
 			eps, order, err := fig2Eps(cfg.method, eta, k, n)

@@ -83,7 +83,7 @@ func init() {
 		Run: func(_ context.Context, c experiments.Cell, _ experiments.Env) ([]experiments.Measurement, error) {
 			kind, ok := c.Config.(pathKind)
 			if !ok {
-				return nil, fmt.Errorf("cell config is %T, want smoothdp.pathKind", c.Config)
+				return nil, fmt.Errorf("cell config is %T, want figures.pathKind", c.Config)
 			}
 			n := int(c.X)
 			k, err := pathL0(kind, n)

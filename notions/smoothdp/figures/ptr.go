@@ -81,7 +81,7 @@ func (c ptrConfig) String() string { return "method=" + c.label() }
 func runPTR(ctx context.Context, c experiments.Cell, env experiments.Env) ([]experiments.Measurement, error) {
 	cfg, ok := c.Config.(ptrConfig)
 	if !ok {
-		return nil, fmt.Errorf("cell config is %T, want smoothdp.ptrConfig", c.Config)
+		return nil, fmt.Errorf("cell config is %T, want figures.ptrConfig", c.Config)
 	}
 	// The dataset depends on (gap, rep) only, so both methods see it.
 	rng := mechanisms.NewStreams(experiments.CellSeed(0, "smoothdp-ptr", "data", c.X, c.Rep)).Rand("data")

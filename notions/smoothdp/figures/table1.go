@@ -69,7 +69,7 @@ func (c table1Config) String() string { return "mechanism=" + c.mech.String() }
 func runTable1(_ context.Context, c experiments.Cell, _ experiments.Env) ([]experiments.Measurement, error) {
 	cfg, ok := c.Config.(table1Config)
 	if !ok {
-		return nil, fmt.Errorf("cell config is %T, want smoothdp.table1Config", c.Config)
+		return nil, fmt.Errorf("cell config is %T, want figures.table1Config", c.Config)
 	}
 	r, s, err := smoothdp.MechanismCurves(cfg.mech, table1Params, 10)
 	if err != nil {

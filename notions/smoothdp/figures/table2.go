@@ -43,7 +43,7 @@ func table2Params(m smoothdp.Mechanism, pre smoothdp.Preprocessing) smoothdp.Mec
 type table2Form int
 
 const (
-	formPaperStyle table2Form = iota // PipelineBounds.PaperStyle
+	formPaperStyle table2Form = iota // PipelineBounds.Conservative
 	formMinForm                      // PipelineBounds.MinForm
 	formTight                        // PipelineBounds.Tight
 	formGroup                        // PipelineBounds.Group
@@ -74,7 +74,7 @@ func (f table2Form) String() string {
 func (f table2Form) curve(e smoothdp.PipelineBounds) (smoothdp.RDPCurve, error) {
 	switch f {
 	case formPaperStyle:
-		return e.PaperStyle, nil
+		return e.Conservative, nil
 	case formMinForm:
 		return e.MinForm, nil
 	case formTight:
@@ -176,7 +176,7 @@ func table2Refs() []experiments.PaperValue {
 func runTable2(_ context.Context, c experiments.Cell, _ experiments.Env) ([]experiments.Measurement, error) {
 	cfg, ok := c.Config.(table2Config)
 	if !ok {
-		return nil, fmt.Errorf("cell config is %T, want smoothdp.table2Config", c.Config)
+		return nil, fmt.Errorf("cell config is %T, want figures.table2Config", c.Config)
 	}
 	e, err := smoothdp.Pipeline(cfg.mech, cfg.pre, table2Params(cfg.mech, cfg.pre))
 	if err != nil {
