@@ -1,6 +1,7 @@
 package smoothdp
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
@@ -163,4 +164,24 @@ func TestDPGDLoss(t *testing.T) {
 	if _, err := (GD{Sigma: 0, Steps: 1}).DPGDLoss(10, 1); err == nil {
 		t.Error("σ = 0 accepted")
 	}
+}
+
+// A DP-GD step after PCA (Theorem 2, tight) and an Analyze-Gauss release
+// of the covariance, composed on one replace-one ledger.
+func ExampleRDPCurve_Loss() {
+	n := 10000
+	gd, _ := DPGDRDP(n, 100, 1, 1)
+	gds, _ := DPGDSRDP(n, 100, 1.25, 1)
+	pipeline, _ := PipelineCurve(gd, gds, EtaPCARank(1, 0.5), Tight)
+	pca, _ := GaussianRDP(2.0/float64(n), 0.001, accounting.RelationReplaceOne)
+	L, _ := accounting.NewLedger(accounting.RelationReplaceOne, ConversionOrders(pipeline))
+	for _, c := range []RDPCurve{pipeline, pca} {
+		l, _ := c.Loss()
+		if err := L.Add(l); err != nil {
+			fmt.Println(err)
+		}
+	}
+	rep, _ := L.Epsilon(1e-5, accounting.ConversionClassic)
+	fmt.Printf("ε = %.3f at δ = 1e-5 (route %s, order %.3g)\n", rep.Epsilon, rep.Route, rep.Order)
+	// Output: ε = 0.993 at δ = 1e-5 (route rdp, order 25)
 }
