@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/featuredp/featuredp/accounting"
 	"github.com/featuredp/featuredp/data"
 	"github.com/featuredp/featuredp/internal/valid"
 	"github.com/featuredp/featuredp/notions/smoothdp"
@@ -165,7 +166,7 @@ func pipelineCost(df dataframe.DataFrame, cols [][]float64, names []string, feat
 	if err != nil {
 		return nil, err
 	}
-	params := smoothdp.Table2Params{R: R, L: R, Delta: 2 * R, Beta: 1 + R*B/4, Sigma: sigma, N: n, T: T}
+	params := smoothdp.MechParams{R: R, L: R, Delta: 2 * R, Beta: 1 + R*B/4, Sigma: sigma, N: n, T: T}
 	base, touched, err := plannedSteps(df, features, R, p, missing)
 	if err != nil {
 		return nil, err
@@ -226,7 +227,7 @@ func plannedSteps(df dataframe.DataFrame, features []string, R float64, p *Repor
 		touched = append(touched, p.Impute)
 	}
 	if p.QuantizeRadius > 0 {
-		k := smoothdp.KDedup(p.QuantizeCluster, smoothdp.ReplaceOne)
+		k := smoothdp.KDedup(p.QuantizeCluster, accounting.RelationReplaceOne)
 		steps = append(steps, SmoothStep{Name: fmt.Sprintf("quantization (r = %g, cluster ≤ %d)", p.QuantizeRadius, p.QuantizeCluster), K: k,
 			Eta: smoothdp.EtaQuant(p.QuantizeRadius, k, false), Note: "Proposition 3, public radius and cluster bound"})
 		touched = append(touched, features)

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/featuredp/featuredp/accounting"
 	"github.com/featuredp/featuredp/internal/valid"
 	"github.com/featuredp/featuredp/notions/smoothdp"
 	"github.com/go-gota/gota/dataframe"
@@ -38,9 +39,9 @@ type SmoothStep struct {
 type SmoothPipeline struct {
 	Steps []SmoothStep
 	// Mechanism and Params give the DP mechanism's Table 1 curves
-	// (smoothdp.BaseCurves); Params.N is the dataset size.
+	// (smoothdp.MechanismCurves); Params.N is the dataset size.
 	Mechanism smoothdp.Mechanism
-	Params    smoothdp.Table2Params
+	Params    smoothdp.MechParams
 	// Delta is the δ of the (ε, δ) conversion (Mironov, the paper's).
 	Delta float64
 }
@@ -57,9 +58,9 @@ type SmoothPipelineReport struct {
 	// EpsIgnoring is the mechanism's ε as if the pre-processing were
 	// data-independent (what the pipeline reports today).
 	EpsIgnoring float64
-	// EpsPaperStyle and EpsTight account for the pre-processing with
+	// EpsConservative and EpsTight account for the pre-processing with
 	// Theorem 2 (Table 2's conservative form; the tight optimised form).
-	EpsPaperStyle, EpsTight float64
+	EpsConservative, EpsTight float64
 	// EpsGroup is the group-privacy baseline with g = min(n, K+1).
 	EpsGroup float64
 	// EpsBest = min(EpsTight, EpsGroup): both are valid upper bounds
@@ -92,7 +93,7 @@ func SmoothPreprocCost(p SmoothPipeline) (*SmoothPipelineReport, error) {
 	}
 	params := p.Params
 	params.K, params.Eta = r.K, r.Eta
-	base, _, err := smoothdp.BaseCurves(p.Mechanism, params, r.K)
+	base, _, err := smoothdp.MechanismCurves(p.Mechanism, params, r.K)
 	if err != nil {
 		return nil, err
 	}
@@ -101,15 +102,15 @@ func SmoothPreprocCost(p SmoothPipeline) (*SmoothPipelineReport, error) {
 	}
 	r.G = smoothdp.GroupSize(max(p.Params.N, 1), r.K)
 	if math.IsInf(r.Eta, 1) {
-		r.EpsPaperStyle, r.EpsTight = math.Inf(1), math.Inf(1)
+		r.EpsConservative, r.EpsTight = math.Inf(1), math.Inf(1)
 		params.Eta = 0
 	}
-	e, err := smoothdp.Table2(p.Mechanism, smoothdp.PreGeneric, params)
+	e, err := smoothdp.Pipeline(p.Mechanism, smoothdp.PreGeneric, params)
 	if err != nil {
 		return nil, err
 	}
 	if !math.IsInf(r.Eta, 1) {
-		if r.EpsPaperStyle, _, err = smoothdp.ToApproxDP(e.PaperStyle, p.Delta); err != nil {
+		if r.EpsConservative, _, err = smoothdp.ToApproxDP(e.Conservative, p.Delta); err != nil {
 			return nil, err
 		}
 		if r.EpsTight, _, err = smoothdp.ToApproxDP(e.Tight, p.Delta); err != nil {
@@ -133,7 +134,7 @@ func (r *SmoothPipelineReport) Markdown() string {
 	fmt.Fprintf(&b, "| **composite (sum rule)** | %d | %.4g | |\n\n", r.K, r.Eta)
 	fmt.Fprintf(&b, "| accounting (δ = %g, replace-one, Mironov conversion) | ε |\n|---|---:|\n", r.Delta)
 	fmt.Fprintf(&b, "| ignoring the pre-processing (what the pipeline reports) | %.4g |\n", r.EpsIgnoring)
-	fmt.Fprintf(&b, "| Theorem 2, paper-style 2ε(2α)+2ε̃(2α,η) | %.4g |\n", r.EpsPaperStyle)
+	fmt.Fprintf(&b, "| Theorem 2, paper-style 2ε(2α)+2ε̃(2α,η) | %.4g |\n", r.EpsConservative)
 	fmt.Fprintf(&b, "| Theorem 2, tight (optimised over p) | %.4g |\n", r.EpsTight)
 	fmt.Fprintf(&b, "| group privacy, g = min(n, k+1) = %d | %.4g |\n", r.G, r.EpsGroup)
 	fmt.Fprintf(&b, "| **best valid bound** min(tight, group) | **%.4g** |\n", r.EpsBest)
@@ -166,7 +167,7 @@ func SmoothDuplicateStep(df dataframe.DataFrame, radius float64) (SmoothStep, in
 	if mx < 2 {
 		mx = 1 // no duplicates: a neighbour can create one pair
 	}
-	k := smoothdp.KDedup(max(mx, 2), smoothdp.ReplaceOne)
+	k := smoothdp.KDedup(max(mx, 2), accounting.RelationReplaceOne)
 	return SmoothStep{Name: "exact deduplication", K: k, Eta: smoothdp.EtaDedup(radius, k),
 		Note: fmt.Sprintf("largest duplicate group %d ⇒ k = 2·max(2, %d) (Prop. 3, r = 0), η = 2Rk, R = %.3g", mx, mx, radius)}, mx, nil
 }

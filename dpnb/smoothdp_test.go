@@ -11,7 +11,7 @@ import (
 
 func TestSmoothDPPreprocCost(t *testing.T) {
 	p := SmoothPipeline{Mechanism: smoothdp.MechGaussian, Delta: 1e-5,
-		Params: smoothdp.Table2Params{R: 1, L: 1, Delta: 1, Sigma: 10, N: 1000}}
+		Params: smoothdp.MechParams{R: 1, L: 1, Delta: 1, Sigma: 10, N: 1000}}
 	r, err := SmoothPreprocCost(p)
 	if err != nil {
 		t.Fatal(err)
@@ -22,7 +22,7 @@ func TestSmoothDPPreprocCost(t *testing.T) {
 	}
 	p.Steps = []SmoothStep{{Name: "quantization", K: 10, Eta: 0.1}}
 	r, _ = SmoothPreprocCost(p)
-	if math.Abs(r.EpsPaperStyle-0.9847) > 1e-4 || math.Abs(r.EpsGroup-5.8834) > 1e-4 || r.EpsBest != r.EpsTight {
+	if math.Abs(r.EpsConservative-0.9847) > 1e-4 || math.Abs(r.EpsGroup-5.8834) > 1e-4 || r.EpsBest != r.EpsTight {
 		t.Errorf("quantization: %+v", r)
 	}
 	if _, err := SmoothPreprocCost(SmoothPipeline{Delta: 0}); err == nil {
@@ -46,9 +46,9 @@ func ExampleSmoothPreprocCost() {
 	r, _ := SmoothPreprocCost(SmoothPipeline{
 		Steps:     []SmoothStep{{Name: "mean imputation", K: 100, Eta: smoothdp.EtaMeanImpute(1, 100, 1000)}},
 		Mechanism: smoothdp.MechGaussian, Delta: 1e-5,
-		Params: smoothdp.Table2Params{R: 1, L: 1, Delta: 1, Sigma: 10, N: 1000},
+		Params: smoothdp.MechParams{R: 1, L: 1, Delta: 1, Sigma: 10, N: 1000},
 	})
-	fmt.Printf("ignoring %.3f, paper-style %.3f, tight %.3f, group %.1f\n", r.EpsIgnoring, r.EpsPaperStyle, r.EpsTight, r.EpsGroup)
+	fmt.Printf("ignoring %.3f, paper-style %.3f, tight %.3f, group %.1f\n", r.EpsIgnoring, r.EpsConservative, r.EpsTight, r.EpsGroup)
 	// Output: ignoring 0.485, paper-style 1.004, tight 0.594, group 99.5
 }
 

@@ -5,6 +5,8 @@ package smoothdp
 
 import (
 	"math"
+
+	"github.com/featuredp/featuredp/accounting"
 )
 
 // cfGaussianRDP is the Gaussian mechanism's RDP αΔ²/(2σ²) (Mironov
@@ -89,8 +91,8 @@ func EtaQuant(r float64, k int, doubled bool) float64 {
 
 // KDedup is the ℓ0 sensitivity of dedup and quantization, k = 2·(largest
 // good cluster size) (Proposition 3; add/remove: 1×) [V/R].
-func KDedup(maxCluster int, rel Neighbouring) int {
-	if rel == AddRemove {
+func KDedup(maxCluster int, rel accounting.Relation) int {
+	if rel == accounting.RelationAddRemove {
 		return maxCluster
 	}
 	return 2 * maxCluster

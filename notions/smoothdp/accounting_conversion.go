@@ -16,13 +16,15 @@ import (
 // conversion, Mironov 2017 Prop 3 (Lemma M) [S], i.e. the core's
 // accounting.ConversionClassic:
 //
-//	ε(δ) = min_{α valid} ε(α) + log(1/δ)/(α − 1).
+//	ε(δ) = min_{α valid} ε(α) + log(1/δ)/(α − 1),
 //
-// Linear curves ε = Cα are minimised over every real order of the validity
-// interval: α* = 1 + √(log(1/δ)/C), ε = C + 2√(C log(1/δ)) (as
-// accounting.GaussianEpsilonRealOrder), or, when α* lies outside the
-// interval, the classic conversion at its nearest end (the objective is
-// convex). Every other curve goes through accounting.Curve.Epsilon on
+// read from an accounting.Ledger holding the curve's loss (the conversion
+// lives in package accounting only). Linear curves ε = Cα are C-zCDP on
+// their validity interval: when the optimal real order α* = 1 + √(log(1/δ)/C)
+// lies in it, ε is the ledger's zCDP route C + 2√(C log(1/δ))
+// (accounting.ZCDPEpsilon, the minimum over every real order) and α* is
+// returned; when α* lies outside, the classic conversion at the interval's
+// nearest end (the objective is convex). Every other curve is converted on
 // ConversionOrders(c): pure curves valid up to +Inf get (PureEps, +Inf),
 // pure DP with δ = 0. The relation is the curve's. It returns ε and the
 // optimal order.
@@ -31,19 +33,66 @@ func ToApproxDP(c RDPCurve, delta float64) (eps, alpha float64, err error) {
 		return 0, 0, err
 	}
 	if c.Linear && c.Coef >= 0 && !math.IsInf(c.Coef, 1) {
-		ld := -numeric.Log(delta) // exact for subnormal δ
-		as := 1 + math.Sqrt(ld/c.Coef)
+		as := 1 + math.Sqrt(-numeric.Log(delta)/c.Coef) // log δ exact for subnormal δ
 		switch {
 		case c.Valid(as):
-			eps, err := accounting.ZCDPEpsilon(c.Coef, delta)
+			eps, err := linearEpsilon(c, delta)
 			return eps, as, err
 		case as < c.AlphaMin:
-			return c.Curve().Epsilon([]float64{c.AlphaMin}, delta, accounting.ConversionClassic)
+			return convert(c, []float64{c.AlphaMin}, delta, accounting.ConversionClassic)
 		case as > c.AlphaMax && c.AlphaMax > 1:
-			return c.Curve().Epsilon([]float64{c.AlphaMax}, delta, accounting.ConversionClassic)
+			return convert(c, []float64{c.AlphaMax}, delta, accounting.ConversionClassic)
 		}
 	}
-	return c.Curve().Epsilon(ConversionOrders(c), delta, accounting.ConversionClassic)
+	return convert(c, ConversionOrders(c), delta, accounting.ConversionClassic)
+}
+
+// convert composes the curve's loss alone on a ledger over the order grid
+// and returns its RDP route: ε by the conversion conv and the order
+// attaining it.
+func convert(c RDPCurve, orders []float64, delta float64, conv accounting.Conversion) (eps, alpha float64, err error) {
+	l, err := c.Loss()
+	if err != nil {
+		return 0, 0, err
+	}
+	r, err := ledgerRoute(l, orders, delta, conv, accounting.RouteRDP)
+	return r.Epsilon, r.Order, err
+}
+
+// linearEpsilon is the ledger's zCDP route for a linear curve Coef·α whose
+// optimal real order lies in its validity interval: the loss
+// ZCDPLoss(Coef), whose conversion minimises over every real order, which
+// here is a valid order of the curve.
+func linearEpsilon(c RDPCurve, delta float64) (float64, error) {
+	l, err := accounting.ZCDPLoss(c.Coef, c.Relation)
+	if err != nil {
+		return 0, fmt.Errorf("smoothdp: curve %q as a zCDP loss: %w", c.Name, err)
+	}
+	r, err := ledgerRoute(l.WithName(c.Name), nil, delta, accounting.ConversionClassic, accounting.RouteZCDP)
+	return r.Epsilon, err
+}
+
+// ledgerRoute composes one loss on a ledger over orders (nil: the ledger's
+// default grid) under the loss's relation and returns the named route of
+// its (ε, δ) report.
+func ledgerRoute(l accounting.Loss, orders []float64, delta float64, conv accounting.Conversion, route accounting.Route) (accounting.RouteResult, error) {
+	L, err := accounting.NewLedger(l.Relation(), orders)
+	if err != nil {
+		return accounting.RouteResult{}, err
+	}
+	if err := L.Add(l); err != nil {
+		return accounting.RouteResult{}, err
+	}
+	rep, err := L.Epsilon(delta, conv)
+	if err != nil {
+		return accounting.RouteResult{}, err
+	}
+	for _, r := range rep.Routes {
+		if r.Route == route && r.Valid {
+			return r, nil
+		}
+	}
+	return accounting.RouteResult{}, fmt.Errorf("smoothdp: %v: the ledger's %s route does not apply", l, route)
 }
 
 // ConversionOrders is the order grid on which ToApproxDP and
@@ -64,11 +113,15 @@ func ConversionOrders(c RDPCurve) []float64 {
 }
 
 // ToApproxDPImproved converts with the improved conversion of Balle et
-// al. 2020 Thm 21 (accounting.ConversionImproved) on ConversionOrders. It
-// is NOT the paper's conversion (the paper uses Mironov Prop 3, ToApproxDP)
-// and is offered only for comparison.
+// al. 2020 Thm 21 (accounting.ConversionImproved) on ConversionOrders,
+// through the ledger as ToApproxDP. It is NOT the paper's conversion (the
+// paper uses Mironov Prop 3, ToApproxDP) and is offered only for
+// comparison.
 func ToApproxDPImproved(c RDPCurve, delta float64) (eps, alpha float64, err error) {
-	return c.Curve().Epsilon(ConversionOrders(c), delta, accounting.ConversionImproved)
+	if err := accounting.ValidateDelta(delta); err != nil {
+		return 0, 0, err
+	}
+	return convert(c, ConversionOrders(c), delta, accounting.ConversionImproved)
 }
 
 // SubsampleSRDP is the weak amplification by subsampling of SRDP

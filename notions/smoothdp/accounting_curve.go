@@ -1,7 +1,7 @@
 package smoothdp
 
-// RDP curves as values: the neighbouring relation, the RDP curve
-// ε(α) and the SRDP curve ε̃(α, η), with composition.
+// RDP curves as values: the RDP curve ε(α) with its relation (an
+// accounting.Loss) and the SRDP curve ε̃(α, η), with its composition.
 
 import (
 	"errors"
@@ -11,29 +11,6 @@ import (
 	"github.com/featuredp/featuredp/accounting"
 	"github.com/featuredp/featuredp/internal/valid"
 )
-
-// Neighbouring is the neighbouring relation an RDP curve holds for.
-type Neighbouring int
-
-const (
-	// ReplaceOne: datasets of the same size n differing in one entry
-	// (the paper's relation).
-	ReplaceOne Neighbouring = iota
-	// AddRemove: one dataset is the other with one record added
-	// (Opacus/Poisson accountants, seed 001).
-	AddRemove
-)
-
-// String names the relation.
-func (r Neighbouring) String() string {
-	switch r {
-	case ReplaceOne:
-		return "replace-one"
-	case AddRemove:
-		return "add/remove"
-	}
-	return fmt.Sprintf("Neighbouring(%d)", int(r))
-}
 
 // RDPCurve is an RDP curve ε(α) as a value: a function of
 // the order on the validity interval α ∈ [AlphaMin, AlphaMax] (and α > 1),
@@ -46,7 +23,7 @@ type RDPCurve struct {
 	// Name describes the curve (e.g. "Gaussian Δ=1 σ=10").
 	Name string
 	// Relation is the neighbouring relation of the guarantee.
-	Relation Neighbouring
+	Relation accounting.Relation
 	// AlphaMin ≥ 1 and AlphaMax ≤ +Inf delimit the valid orders.
 	AlphaMin, AlphaMax float64
 	// Pure marks a pure-DP curve ε(α) = PureEps for all α (valid as α → ∞).
@@ -74,6 +51,9 @@ func (c RDPCurve) At(alpha float64) float64 {
 	case c.Pure:
 		return c.PureEps
 	case c.Linear:
+		if c.Coef == 0 {
+			return 0 // 0·α, also at α = +Inf
+		}
 		return c.Coef * alpha
 	case c.F != nil:
 		v := c.F(alpha)
@@ -101,59 +81,23 @@ func (c RDPCurve) atInf() float64 {
 	return math.Inf(1)
 }
 
-// Scale returns the k-fold adaptive composition of the curve with itself
-// (k·ε(α), Mironov 2017 Prop 1) [S]. k must be finite and ≥ 0.
-func (c RDPCurve) Scale(k float64) (RDPCurve, error) {
-	if err := valid.NonNegative("scale factor", k); err != nil {
-		return RDPCurve{}, fmt.Errorf("smoothdp: %w", err)
+// Loss returns the curve as a privacy loss of package accounting: an RDP
+// curve given as a function (accounting.CurveLoss) on the curve's validity
+// interval [max(1, AlphaMin), AlphaMax] (an empty interval becomes the
+// single order max(1, AlphaMin), where At is +Inf: no guarantee), under the
+// curve's relation and labelled with its name. Composition of curves is an accounting.Ledger of
+// their losses (Mironov 2017, Prop. 1: RDP adds order by order), relation
+// changes are Loss.ChangeRelation, and the (ε, δ) of a curve is the
+// ledger's conversion (ToApproxDP).
+//
+// Errors: an unknown relation or a NaN end of the validity interval.
+func (c RDPCurve) Loss() (accounting.Loss, error) {
+	lo := math.Max(1, c.AlphaMin)
+	l, err := accounting.CurveLoss(c.Name, c.Curve(), lo, math.Max(lo, c.AlphaMax), c.Relation)
+	if err != nil {
+		return accounting.Loss{}, fmt.Errorf("smoothdp: curve %q as a loss: %w", c.Name, err)
 	}
-	out := c
-	out.Name = fmt.Sprintf("%g×(%s)", k, c.Name)
-	out.PureEps *= k
-	out.Coef *= k
-	if f := c.F; f != nil {
-		out.F = func(a float64) float64 { return k * f(a) }
-	}
-	return out, nil
-}
-
-// Compose returns the adaptive composition of RDP curves: ε(α) = Σ_i
-// ε_i(α) on the intersection of the validity intervals (Mironov 2017 Prop 1)
-// [S]. All curves must share one neighbouring relation.
-func Compose(curves ...RDPCurve) (RDPCurve, error) {
-	if len(curves) == 0 {
-		return RDPCurve{}, errors.New("smoothdp: compose needs at least one curve")
-	}
-	out := RDPCurve{Relation: curves[0].Relation, AlphaMin: 1, AlphaMax: math.Inf(1), Pure: true, Linear: true}
-	for i, c := range curves {
-		if c.Relation != out.Relation {
-			return RDPCurve{}, fmt.Errorf("smoothdp: compose: curve %d is %v, curve 0 is %v", i, c.Relation, out.Relation)
-		}
-		out.AlphaMin = math.Max(out.AlphaMin, c.AlphaMin)
-		out.AlphaMax = math.Min(out.AlphaMax, c.AlphaMax)
-		out.Pure = out.Pure && c.Pure
-		out.Linear = out.Linear && c.Linear
-		out.PureEps += c.PureEps
-		out.Coef += c.Coef
-		if i > 0 {
-			out.Name += " + "
-		}
-		out.Name += c.Name
-	}
-	if !out.Pure && !out.Linear {
-		cs := append([]RDPCurve(nil), curves...)
-		out.F = func(a float64) float64 {
-			s := 0.0
-			for _, c := range cs {
-				s += c.At(a)
-			}
-			return s
-		}
-	}
-	if out.AlphaMin > out.AlphaMax {
-		return RDPCurve{}, fmt.Errorf("smoothdp: compose: validity intervals do not intersect ([%g, %g])", out.AlphaMin, out.AlphaMax)
-	}
-	return out, nil
+	return l, nil
 }
 
 // SRDPCurve is a smooth-RDP curve ε̃(α, η) (Definition 3; docs/smooth-rdp.md)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/featuredp/featuredp/accounting"
 	"github.com/featuredp/featuredp/internal/numeric"
 	"github.com/featuredp/featuredp/internal/valid"
 )
@@ -57,27 +58,71 @@ func PTRRefusal(gamma int, eps0, delta float64) (float64, error) {
 
 // PTREpsilon is Theorem 7 [R]: Algorithm 1 (PTR + PCA rank reduction
 // + DP-GD) is (ε₀ + ε', δ)-DP on every dataset of size n (replace-one,
-// unconditional), where ε' is the Mironov conversion (α ≥ 3/2) of the Table 2
-// PCA × DP-GD entry with g_min = ĝ (paper-style form):
+// unconditional), where ε' is the Mironov conversion (α ≥ 3/2) of the
+// conservative PCA × DP-GD pipeline bound with g_min = ĝ:
 //
 //	ε' = min_{α≥3/2} (2αT/(n²σ²))(4L² + 144β²R⁶/ĝ²) + log(1/δ)/(α − 1).
 //
-// It returns ε' and the total ε₀ + ε'. The reverse-direction edge case of
-// case (i) needs ε₀ ≤ ln 2 for δ_total = δ; for larger ε₀ the
-// caller should report δ_total = max(δ, ½e^{ε₀}δ) (PTRDeltaTotal).
+// It returns ε' and the total ε₀ + ε', the basic composition of the losses
+// of PTRLosses on an accounting.Ledger (the sum rounded up). The
+// reverse-direction edge case of case (i) needs ε₀ ≤ ln 2 for δ_total = δ;
+// for larger ε₀ the guarantee's δ is δ_total = max(δ, ½e^{ε₀}δ)
+// (PTRDeltaTotal), which PTRLosses carries.
 func PTREpsilon(n, steps int, sigma, l, beta, radius, ghat, eps0, delta float64) (epsPrime, total float64, err error) {
+	losses, err := PTRLosses(n, steps, sigma, l, beta, radius, ghat, eps0, delta)
+	if err != nil {
+		return 0, 0, err
+	}
+	L, err := accounting.NewLedger(accounting.RelationReplaceOne, nil)
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, x := range losses {
+		if err := L.Add(x); err != nil {
+			return 0, 0, fmt.Errorf("smoothdp: PTR: %w", err)
+		}
+	}
+	_, dt, _ := losses[1].ApproxDP()
+	rep, err := L.Epsilon(dt, accounting.ConversionClassic)
+	if err != nil {
+		return 0, 0, fmt.Errorf("smoothdp: PTR: %w", err)
+	}
+	epsPrime, _, _ = losses[1].ApproxDP()
+	return epsPrime, rep.Epsilon, nil
+}
+
+// PTRLosses returns the privacy losses of Algorithm 1 (Theorem 7 [R];
+// replace-one): the test, γ_S + Lap(1/ε₀) with γ_S of sensitivity 1, pure
+// ε₀-DP; and the release of PCA + DP-GD, (ε', δ_total)-DP with ε' the
+// Mironov conversion at δ of the conservative pipeline bound with g_min = ĝ
+// (PipelineCurve of DPGDRDP and DPGDSRDP with η = EtaPCARank(R, ĝ), or
+// EtaPCADim below n = 24R²/ĝ) and δ_total = PTRDeltaTotal(ε₀, δ), which
+// absorbs the test's failure probability. Their composition on an
+// accounting.Ledger at δ_total is the theorem's (ε₀ + ε', δ_total).
+//
+// Errors: ε₀ not finite and > 0, invalid mechanism parameters (Pipeline),
+// δ not in (0, 1), or δ_total ≥ 1 (vacuous).
+func PTRLosses(n, steps int, sigma, l, beta, radius, ghat, eps0, delta float64) ([]accounting.Loss, error) {
 	if err := valid.Positive("ε₀", eps0); err != nil {
-		return 0, 0, fmt.Errorf("smoothdp: %w", err)
+		return nil, fmt.Errorf("smoothdp: %w", err)
 	}
-	e, err := Table2(MechDPGD, PrePCA, Table2Params{R: radius, L: l, Beta: beta, Sigma: sigma, N: n, T: steps, GMin: ghat})
+	e, err := Pipeline(MechDPGD, PrePCA, MechParams{R: radius, L: l, Beta: beta, Sigma: sigma, N: n, T: steps, GMin: ghat})
 	if err != nil {
-		return 0, 0, err
+		return nil, err
 	}
-	ep, _, err := ToApproxDP(e.PaperStyle, delta)
+	ep, _, err := ToApproxDP(e.Conservative, delta)
 	if err != nil {
-		return 0, 0, err
+		return nil, err
 	}
-	return ep, eps0 + ep, nil
+	test, err := accounting.PureLoss(eps0, accounting.RelationReplaceOne)
+	if err != nil {
+		return nil, fmt.Errorf("smoothdp: PTR test: %w", err)
+	}
+	release, err := accounting.ApproxLoss(ep, PTRDeltaTotal(eps0, delta), accounting.RelationReplaceOne)
+	if err != nil {
+		return nil, fmt.Errorf("smoothdp: PTR release (δ_total = max(δ, ½e^{ε₀}δ)): %w", err)
+	}
+	return []accounting.Loss{test.WithName("PTR test (Laplace, ε₀)"), release.WithName("PCA + DP-GD release (Theorem 7)")}, nil
 }
 
 // PTRDeltaTotal is max(δ, ½e^{ε₀}δ).

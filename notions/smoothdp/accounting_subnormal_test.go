@@ -3,6 +3,8 @@ package smoothdp
 import (
 	"math"
 	"testing"
+
+	"github.com/featuredp/featuredp/accounting"
 )
 
 // TestSubnormalDelta: log(1/δ) for a subnormal δ is exact (math.Log on
@@ -11,7 +13,7 @@ import (
 func TestSubnormalDelta(t *testing.T) {
 	const delta = 5e-324 // 2^-1074
 	l := 1074 * math.Ln2
-	c, err := GaussianRDP(1, 1, AddRemove)
+	c, err := GaussianRDP(1, 1, accounting.RelationAddRemove)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,7 +28,7 @@ func must[T any](v T, err error) T {
 // C1: Gaussian RDP values.
 func TestGaussianRDP(t *testing.T) {
 	for _, c := range []struct{ d, s, a, want float64 }{{1, 1, 2, 1}, {1, 2, 10, 1.25}, {1, 10, 2, 0.01}} {
-		g := must(GaussianRDP(c.d, c.s, ReplaceOne))
+		g := must(GaussianRDP(c.d, c.s, accounting.RelationReplaceOne))
 		if got := g.At(c.a); relDiff(got, c.want) > 1e-12 {
 			t.Errorf("C1 Gaussian(Δ=%g,σ=%g) at α=%g = %v, want %v", c.d, c.s, c.a, got, c.want)
 		}
@@ -55,7 +55,7 @@ func TestGaussianRenyiQuadrature(t *testing.T) {
 				s += w * math.Exp(a*lp+(1-a)*lq)
 			}
 			d := math.Log(s*h) / (a - 1)
-			g := must(GaussianRDP(mu, 1, ReplaceOne))
+			g := must(GaussianRDP(mu, 1, accounting.RelationReplaceOne))
 			if math.Abs(d-g.At(a)) > 1e-6*math.Max(1, g.At(a)) {
 				t.Errorf("C2 μ=%g α=%g: quadrature %v, closed form %v", mu, a, d, g.At(a))
 			}
@@ -66,8 +66,8 @@ func TestGaussianRenyiQuadrature(t *testing.T) {
 // C3: Mironov conversion of linear curves, closed form vs the core's grid conversion.
 func TestToApproxDP(t *testing.T) {
 	for _, c := range []struct{ sigma, want float64 }{{1, 5.298526}, {2, 2.524263}, {5, 0.979705}, {10, 0.484853}, {4.900555, 1.0}} {
-		g := must(GaussianRDP(1, c.sigma, ReplaceOne))
-		eps, alpha, err := ToApproxDP(g, figDelta)
+		g := must(GaussianRDP(1, c.sigma, accounting.RelationReplaceOne))
+		eps, alpha, err := ToApproxDP(g, delta5)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -80,7 +80,7 @@ func TestToApproxDP(t *testing.T) {
 		gen := g
 		gen.Linear = false
 		gen.F = func(a float64) float64 { return g.Coef * a }
-		eps2, _, err := ToApproxDP(gen, figDelta)
+		eps2, _, err := ToApproxDP(gen, delta5)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -90,13 +90,13 @@ func TestToApproxDP(t *testing.T) {
 		if eps2 < eps || relDiff(eps2, eps) > 1e-3 {
 			t.Errorf("C3 σ=%g: generic %v vs closed form %v", c.sigma, eps2, eps)
 		}
-		imp, _, err := ToApproxDPImproved(g, figDelta)
+		imp, _, err := ToApproxDPImproved(g, delta5)
 		if err != nil || imp > eps {
 			t.Errorf("improved conversion %v should not exceed Mironov %v (err %v)", imp, eps, err)
 		}
 	}
-	p := must(PureRDP(0.7, ReplaceOne))
-	if e, _, _ := ToApproxDP(p, figDelta); e != 0.7 {
+	p := must(PureRDP(0.7, accounting.RelationReplaceOne))
+	if e, _, _ := ToApproxDP(p, delta5); e != 0.7 {
 		t.Errorf("pure curve converts to %v, want 0.7", e)
 	}
 	if _, _, err := ToApproxDP(p, 0); err == nil {
@@ -104,27 +104,60 @@ func TestToApproxDP(t *testing.T) {
 	}
 }
 
-// C4: k compositions of Gaussian(1,σ) = Gaussian(√k, σ).
+// C4: k compositions of Gaussian(1,σ) on the ledger = Gaussian(√k, σ).
+// The ledger's summed RDP equals the per-order sum Σ_i ε_i(α) of the
+// removed Compose to 1e-12 relative: the ledger multiplies ε(α) by its
+// weight k once where Compose added ε(α) k times (at most k roundings of
+// ½ ulp apart).
 func TestComposition(t *testing.T) {
-	g := must(GaussianRDP(1, 3, ReplaceOne))
+	g := must(GaussianRDP(1, 3, accounting.RelationReplaceOne))
+	orders := []float64{1.5, 2, 10, 100}
 	for _, k := range []int{1, 2, 7} {
-		cs := make([]RDPCurve, k)
-		for i := range cs {
-			cs[i] = g
-		}
-		c := must(Compose(cs...))
-		s := must(g.Scale(float64(k)))
-		ref := must(GaussianRDP(math.Sqrt(float64(k)), 3, ReplaceOne))
-		for _, a := range []float64{1.5, 2, 10, 100} {
-			if relDiff(c.At(a), ref.At(a)) > 1e-12 || relDiff(s.At(a), ref.At(a)) > 1e-12 {
-				t.Errorf("C4 k=%d α=%g: %v %v want %v", k, a, c.At(a), s.At(a), ref.At(a))
+		L := must(accounting.NewLedger(accounting.RelationReplaceOne, orders))
+		for range k {
+			if err := L.Add(must(g.Loss())); err != nil {
+				t.Fatal(err)
 			}
+		}
+		ref := must(GaussianRDP(math.Sqrt(float64(k)), 3, accounting.RelationReplaceOne))
+		for i, a := range orders {
+			old := 0.0
+			for range k {
+				old += g.At(a) // the removed Compose: Σ_i ε_i(α)
+			}
+			if got := L.RDP()[i]; relDiff(got, old) > 1e-12 || relDiff(got, ref.At(a)) > 1e-12 {
+				t.Errorf("C4 k=%d α=%g: ledger %v, old sum %v, Gaussian(√k) %v", k, a, got, old, ref.At(a))
+			}
+		}
+		// (ε, δ) of the composition through the ledger = ToApproxDP of the
+		// closed form on the same grid (classic conversion).
+		rep := must(L.Epsilon(1e-5, accounting.ConversionClassic))
+		want := must2(accounting.EpsilonFromRDP(orders, refRDP(ref, orders), 1e-5, accounting.ConversionClassic))
+		if relDiff(rep.Epsilon, want) > 1e-12 {
+			t.Errorf("C4 k=%d: ledger ε %v, closed form %v", k, rep.Epsilon, want)
 		}
 	}
 	ar := must(SampledGaussianRDP(0.01, 1, 10))
-	if _, err := Compose(g, ar); err == nil {
-		t.Error("composing replace-one with add/remove accepted")
+	L := must(accounting.NewLedger(accounting.RelationReplaceOne, nil))
+	if err := L.Add(must(ar.Loss())); err == nil {
+		t.Error("composing an add/remove curve on a replace-one ledger accepted")
 	}
+}
+
+// refRDP evaluates a curve on a grid.
+func refRDP(c RDPCurve, orders []float64) []float64 {
+	out := make([]float64, len(orders))
+	for i, a := range orders {
+		out[i] = c.At(a)
+	}
+	return out
+}
+
+func must2[T any](v T, _ float64, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }
 
 // C5, C6: DP-GD and Feldman constants.
@@ -156,9 +189,9 @@ func TestGradientCurves(t *testing.T) {
 
 // C7: monotonicity in α and η, conversion monotone in δ and σ.
 func TestMonotonicity(t *testing.T) {
-	p := Table2Params{R: 1, L: 1, Delta: 1, Beta: 2, Sigma: 10, Eps: 1, N: 1000, T: 100, K: 4, QuantR: 0.01, GMin: 0.5}
+	p := MechParams{R: 1, L: 1, Delta: 1, Beta: 2, Sigma: 10, Eps: 1, N: 1000, T: 100, K: 4, QuantR: 0.01, GMin: 0.5}
 	for _, m := range []Mechanism{MechGaussian, MechLaplace, MechDPGD, MechSGDSub, MechSGDIter} {
-		r, s, err := BaseCurves(m, p, 4)
+		r, s, err := MechanismCurves(m, p, 4)
 		if err != nil {
 			t.Fatal(m, err)
 		}
@@ -186,8 +219,8 @@ func TestMonotonicity(t *testing.T) {
 	}
 	prevEps := math.Inf(1)
 	for _, s := range []float64{1, 2, 5, 10} {
-		g := must(GaussianRDP(1, s, ReplaceOne))
-		e, _, _ := ToApproxDP(g, figDelta)
+		g := must(GaussianRDP(1, s, accounting.RelationReplaceOne))
+		e, _, _ := ToApproxDP(g, delta5)
 		if e > prevEps {
 			t.Error("C7 conversion increasing in σ")
 		}
@@ -205,7 +238,7 @@ func TestMonotonicity(t *testing.T) {
 
 // C9: Theorem 2 table for the Gaussian, Δ = L = 1, σ = 10, α = 2.
 func TestTheorem2Table(t *testing.T) {
-	r := must(GaussianRDP(1, 10, ReplaceOne))
+	r := must(GaussianRDP(1, 10, accounting.RelationReplaceOne))
 	s := must(GaussianSRDP(1, 10))
 	for _, c := range []struct{ eta, b1, b2, tight, paper float64 }{
 		{0, 0.015, 0.030, 0.010, 0.040},
@@ -219,7 +252,7 @@ func TestTheorem2Table(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ps := must(Theorem2PaperStyle(r, s, c.eta, 2))
+		ps := must(Theorem2Conservative(r, s, c.eta, 2))
 		for _, x := range []struct {
 			n         string
 			got, want float64
@@ -235,7 +268,7 @@ func TestTheorem2Table(t *testing.T) {
 // it equals the plain Gaussian RDP with sensitivity Δ + Lη to 1e-12.
 func TestTheorem2Identity(t *testing.T) {
 	for _, ab := range [][2]float64{{0.005, 5e-5}, {0.005, 0.32}, {1, 1}} {
-		r := RDPCurve{Name: "a", Relation: ReplaceOne, AlphaMin: 1, AlphaMax: math.Inf(1), Linear: true, Coef: ab[0]}
+		r := RDPCurve{Name: "a", Relation: accounting.RelationReplaceOne, AlphaMin: 1, AlphaMax: math.Inf(1), Linear: true, Coef: ab[0]}
 		s := SRDPCurve{Name: "b", AlphaMin: 1, AlphaMax: math.Inf(1), LinearInAlpha: true, F: func(a, e float64) float64 { return ab[1] * a * e }}
 		for _, a := range []float64{1.5, 2, 5, 20} {
 			v, _, err := Theorem2Tight(r, s, 1, a)
@@ -249,14 +282,14 @@ func TestTheorem2Identity(t *testing.T) {
 		}
 	}
 	for _, c := range []struct{ d, l, sigma, eta float64 }{{1, 1, 10, 0.1}, {1, 1, 10, 8}, {2, 0.5, 3, 1.7}, {1, 1, 4.900555, 24}} {
-		r := must(GaussianRDP(c.d, c.sigma, ReplaceOne))
+		r := must(GaussianRDP(c.d, c.sigma, accounting.RelationReplaceOne))
 		s := must(GaussianSRDP(c.l, c.sigma))
 		for _, a := range []float64{1.01, 1.5, 2, 7, 50} {
 			v, _, err := Theorem2Tight(r, s, c.eta, a)
 			if err != nil {
 				t.Fatal(err)
 			}
-			oracle := must(GaussianRDP(c.d+c.l*c.eta, c.sigma, ReplaceOne)).At(a)
+			oracle := must(GaussianRDP(c.d+c.l*c.eta, c.sigma, accounting.RelationReplaceOne)).At(a)
 			if relDiff(v, oracle) > 1e-12 {
 				t.Errorf("Gaussian oracle Δ=%g L=%g σ=%g η=%g α=%g: tight %.17g, Gaussian(Δ+Lη) %.17g (rel %.3g)", c.d, c.l, c.sigma, c.eta, a, v, oracle, relDiff(v, oracle))
 			}
@@ -273,7 +306,7 @@ func TestTheorem2OrderingAndLimits(t *testing.T) {
 			tg, _, _ := Theorem2Tight(r, s, eta, a)
 			b1, _ := Theorem2B1(r, s, eta, a, 2)
 			b2, _ := Theorem2B2(r, s, eta, a, 2)
-			ps, _ := Theorem2PaperStyle(r, s, eta, a)
+			ps, _ := Theorem2Conservative(r, s, eta, a)
 			mf, _ := Theorem2MinForm(r, s, eta, a)
 			if !(tg <= math.Min(b1, b2)*(1+1e-12) && math.Min(b1, b2) <= ps*(1+1e-12) && mf <= ps*(1+1e-12)) {
 				t.Errorf("C11 η=%g α=%g: tight %v, min(B1,B2) %v, min-form %v, paper %v", eta, a, tg, math.Min(b1, b2), mf, ps)
@@ -281,7 +314,7 @@ func TestTheorem2OrderingAndLimits(t *testing.T) {
 		}
 	}
 	// η → 0: tight → ε(α) exactly at η = 0 and continuously as η → 0.
-	g := must(GaussianRDP(1, 10, ReplaceOne))
+	g := must(GaussianRDP(1, 10, accounting.RelationReplaceOne))
 	gs := must(GaussianSRDP(1, 10))
 	for _, a := range []float64{1.5, 2, 10} {
 		v0, _, _ := Theorem2Tight(g, gs, 0, a)
@@ -292,13 +325,13 @@ func TestTheorem2OrderingAndLimits(t *testing.T) {
 		if relDiff(v, g.At(a)) > 1e-7 {
 			t.Errorf("C12 η→0 α=%g: tight %v want %v", a, v, g.At(a))
 		}
-		ps, _ := Theorem2PaperStyle(g, gs, 0, a)
+		ps, _ := Theorem2Conservative(g, gs, 0, a)
 		if relDiff(ps, 4*g.At(a)) > 1e-12 {
 			t.Errorf("C12 paper-style at η=0 = %v want 4ε(α) = %v", ps, 4*g.At(a))
 		}
 	}
 	// Pure mechanisms at η = 0 return exactly ε.
-	lp := must(PureRDP(1, ReplaceOne))
+	lp := must(PureRDP(1, accounting.RelationReplaceOne))
 	ls := must(LaplaceSRDP(1, 1, 1))
 	if v, _ := PurePipeline(lp, ls, 0); v != 1 {
 		t.Errorf("C12 Laplace pipeline at η=0 = %v want 1", v)
@@ -307,10 +340,10 @@ func TestTheorem2OrderingAndLimits(t *testing.T) {
 		t.Errorf("tight pure pipeline = %v want 1.5", v)
 	}
 	// Mean imputation with m fixed and n → ∞: η → 0, ε converges to base.
-	base, _, _ := ToApproxDP(g, figDelta)
+	base, _, _ := ToApproxDP(g, delta5)
 	for _, n := range []int{1e3, 1e5, 1e7} {
-		e := must(Table2(MechGaussian, PreMeanImpute, Table2Params{R: 1, L: 1, Delta: 1, Sigma: 10, N: n, K: 10}))
-		et, _, _ := ToApproxDP(e.Tight, figDelta)
+		e := must(Pipeline(MechGaussian, PreMeanImpute, MechParams{R: 1, L: 1, Delta: 1, Sigma: 10, N: n, K: 10}))
+		et, _, _ := ToApproxDP(e.Tight, delta5)
 		if n == 1e7 && relDiff(et, base) > 1e-3 {
 			t.Errorf("C12 mean imputation n=%d: tight ε %v, base %v", n, et, base)
 		}
@@ -328,7 +361,7 @@ func TestTheorem2OrderingAndLimits(t *testing.T) {
 
 // Table 2 reference values (independent computation; R = 1, L = Δ = 1, σ = 10, n = 1000).
 func TestTable2Values(t *testing.T) {
-	base := Table2Params{R: 1, L: 1, Delta: 1, Sigma: 10, N: 1000, Eps: 1}
+	base := MechParams{R: 1, L: 1, Delta: 1, Sigma: 10, N: 1000, Eps: 1}
 	cases := []struct {
 		name                  string
 		pre                   Preprocessing
@@ -348,27 +381,27 @@ func TestTable2Values(t *testing.T) {
 	for _, c := range cases {
 		p := base
 		p.K, p.QuantR, p.GMin = c.k, c.r, c.g
-		e := must(Table2(MechGaussian, c.pre, p))
-		ep, _, _ := ToApproxDP(e.PaperStyle, figDelta)
-		em, _, _ := ToApproxDP(e.MinForm, figDelta)
-		eg, _, _ := ToApproxDP(e.Group, figDelta)
+		e := must(Pipeline(MechGaussian, c.pre, p))
+		ep, _, _ := ToApproxDP(e.Conservative, delta5)
+		em, _, _ := ToApproxDP(e.MinForm, delta5)
+		eg, _, _ := ToApproxDP(e.Group, delta5)
 		for _, x := range []struct {
 			n         string
 			got, want float64
 			tol       float64
 		}{
-			{"η", e.Eta, c.eta, 2e-4}, {"C paper", e.PaperStyle.Coef, c.cPaper, 1e-4}, {"ε paper", ep, c.ePaper, 1e-4},
+			{"η", e.Eta, c.eta, 2e-4}, {"C paper", e.Conservative.Coef, c.cPaper, 1e-4}, {"ε paper", ep, c.ePaper, 1e-4},
 			{"C min", e.MinForm.Coef, c.cMin, 1e-4}, {"ε min", em, c.eMin, 1e-4},
 			{"C group", e.Group.Coef, c.cGroup, 1e-9}, {"ε group", eg, c.eGroup, 1e-4},
-			{"closed coef", e.ClosedCoef, e.PaperStyle.Coef, 1e-12},
+			{"closed coef", e.ClosedCoef, e.Conservative.Coef, 1e-12},
 		} {
 			if relDiff(x.got, x.want) > x.tol {
 				t.Errorf("table 2 %s %s = %v want %v", c.name, x.n, x.got, x.want)
 			}
 		}
-		l := must(Table2(MechLaplace, c.pre, p))
-		if relDiff(l.PaperStyle.PureEps, c.lapEp) > 2e-4 || l.Group.PureEps != c.lapGroup || relDiff(l.ClosedCoef, l.PaperStyle.PureEps) > 1e-12 {
-			t.Errorf("table 2 Laplace %s: %v (closed %v) group %v, want %v, %v", c.name, l.PaperStyle.PureEps, l.ClosedCoef, l.Group.PureEps, c.lapEp, c.lapGroup)
+		l := must(Pipeline(MechLaplace, c.pre, p))
+		if relDiff(l.Conservative.PureEps, c.lapEp) > 2e-4 || l.Group.PureEps != c.lapGroup || relDiff(l.ClosedCoef, l.Conservative.PureEps) > 1e-12 {
+			t.Errorf("table 2 Laplace %s: %v (closed %v) group %v, want %v, %v", c.name, l.Conservative.PureEps, l.ClosedCoef, l.Group.PureEps, c.lapEp, c.lapGroup)
 		}
 	}
 }
@@ -376,10 +409,10 @@ func TestTable2Values(t *testing.T) {
 // The closed forms of Table 2 agree with the generic paper-style calculator
 // for every mechanism × pre-processing the table defines.
 func TestTable2ClosedVsGeneric(t *testing.T) {
-	p := Table2Params{R: 1, L: 0.8, Delta: 1.3, Beta: 3.5, Sigma: 12, Eps: 0.5, N: 5000, T: 50, K: 6, QuantR: 0.02, GMin: 0.5}
+	p := MechParams{R: 1, L: 0.8, Delta: 1.3, Beta: 3.5, Sigma: 12, Eps: 0.5, N: 5000, T: 50, K: 6, QuantR: 0.02, GMin: 0.5}
 	for _, m := range []Mechanism{MechGaussian, MechLaplace, MechExponential, MechDPGD, MechSGDSub, MechSGDIter} {
 		for _, pre := range []Preprocessing{PreDedup, PreQuant, PreMeanImpute, PrePCA} {
-			e, err := Table2(m, pre, p)
+			e, err := Pipeline(m, pre, p)
 			if (m == MechSGDSub && pre != PrePCA) || (m == MechSGDIter && pre == PrePCA) {
 				if err == nil {
 					t.Errorf("%v × %v: want the paper's empty cell", m, pre)
@@ -389,14 +422,14 @@ func TestTable2ClosedVsGeneric(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%v × %v: %v", m, pre, err)
 			}
-			if e.PaperStyle.Pure {
-				if relDiff(e.ClosedCoef, e.PaperStyle.PureEps) > 1e-12 {
-					t.Errorf("%v × %v: closed %v generic %v", m, pre, e.ClosedCoef, e.PaperStyle.PureEps)
+			if e.Conservative.Pure {
+				if relDiff(e.ClosedCoef, e.Conservative.PureEps) > 1e-12 {
+					t.Errorf("%v × %v: closed %v generic %v", m, pre, e.ClosedCoef, e.Conservative.PureEps)
 				}
 				continue
 			}
 			for _, a := range []float64{1.5, 2, 3} {
-				gv, err := Theorem2PaperStyle(e.Base, e.SRDP, e.Eta, a)
+				gv, err := Theorem2Conservative(e.Base, e.SRDP, e.Eta, a)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -415,41 +448,38 @@ func TestTable2ClosedVsGeneric(t *testing.T) {
 }
 
 func TestBadInput(t *testing.T) {
-	if _, err := GaussianRDP(1, 0, ReplaceOne); err == nil {
+	if _, err := GaussianRDP(1, 0, accounting.RelationReplaceOne); err == nil {
 		t.Error("σ = 0 accepted")
 	}
-	if _, err := GaussianRDP(math.NaN(), 1, ReplaceOne); err == nil {
+	if _, err := GaussianRDP(math.NaN(), 1, accounting.RelationReplaceOne); err == nil {
 		t.Error("NaN Δ accepted")
 	}
-	if _, err := PureRDP(-1, ReplaceOne); err == nil {
+	if _, err := PureRDP(-1, accounting.RelationReplaceOne); err == nil {
 		t.Error("ε < 0 accepted")
 	}
-	if _, err := Table2(MechGaussian, PreMeanImpute, Table2Params{R: 1, L: 1, Delta: 1, Sigma: 1, N: 10, K: 10}); err == nil {
+	if _, err := Pipeline(MechGaussian, PreMeanImpute, MechParams{R: 1, L: 1, Delta: 1, Sigma: 1, N: 10, K: 10}); err == nil {
 		t.Error("m = n accepted")
 	}
-	if _, err := Table2(MechGaussian, PrePCA, Table2Params{R: 1, L: 1, Delta: 1, Sigma: 1, N: 10}); err == nil {
+	if _, err := Pipeline(MechGaussian, PrePCA, MechParams{R: 1, L: 1, Delta: 1, Sigma: 1, N: 10}); err == nil {
 		t.Error("g_min = 0 accepted")
 	}
-	r := must(GaussianRDP(1, 1, ReplaceOne))
+	r := must(GaussianRDP(1, 1, accounting.RelationReplaceOne))
 	s := must(GaussianSRDP(1, 1))
-	if _, err := Theorem2PaperStyle(r, s, 1, 1.2); err == nil {
+	if _, err := Theorem2Conservative(r, s, 1, 1.2); err == nil {
 		t.Error("paper-style at α < 3/2 accepted")
 	}
 	if _, _, err := Theorem2Tight(r, s, -1, 2); err == nil {
 		t.Error("η < 0 accepted")
 	}
-	if _, err := r.Scale(math.Inf(1)); err == nil {
-		t.Error("infinite scale accepted")
-	}
 }
 
-func ExampleTable2() {
-	p := Table2Params{R: 1, L: 1, Delta: 1, Sigma: 10, N: 1000, K: 10, QuantR: 0.01}
-	e, err := Table2(MechGaussian, PreQuant, p)
+func ExamplePipeline() {
+	p := MechParams{R: 1, L: 1, Delta: 1, Sigma: 10, N: 1000, K: 10, QuantR: 0.01}
+	e, err := Pipeline(MechGaussian, PreQuant, p)
 	if err != nil {
 		panic(err)
 	}
-	ep, _, _ := ToApproxDP(e.PaperStyle, 1e-5)
+	ep, _, _ := ToApproxDP(e.Conservative, 1e-5)
 	et, _, _ := ToApproxDP(e.Tight, 1e-5)
 	eg, _, _ := ToApproxDP(e.Group, 1e-5)
 	fmt.Println(e.ClosedForm)
@@ -460,7 +490,7 @@ func ExampleTable2() {
 }
 
 func ExampleTheorem2Tight() {
-	r, _ := GaussianRDP(1, 10, ReplaceOne)
+	r, _ := GaussianRDP(1, 10, accounting.RelationReplaceOne)
 	s, _ := GaussianSRDP(1, 10)
 	v, _, _ := Theorem2Tight(r, s, 8, 2)
 	fmt.Printf("ε_π(2) = %.4f (= Gaussian RDP with sensitivity 1+8: %.4f)\n", v, 2*81/200.0)
@@ -484,15 +514,15 @@ func TestPTRNumbers(t *testing.T) {
 	if relDiff(1-p0, 0.005) > 1e-12 {
 		t.Errorf("C20 Pr[not ⊥ | γ=0] = %v want δ/2", 1-p0)
 	}
-	e, _ := Table2(MechDPGD, PrePCA, Table2Params{R: 1, L: 1, Beta: 1, Sigma: 1, N: 10000, T: 100, GMin: 0.05})
-	if relDiff(e.PaperStyle.Coef, 0.115208) > 1e-6 {
-		t.Errorf("C21 C = %v want 0.115208", e.PaperStyle.Coef)
+	e, _ := Pipeline(MechDPGD, PrePCA, MechParams{R: 1, L: 1, Beta: 1, Sigma: 1, N: 10000, T: 100, GMin: 0.05})
+	if relDiff(e.Conservative.Coef, 0.115208) > 1e-6 {
+		t.Errorf("C21 C = %v want 0.115208", e.Conservative.Coef)
 	}
 	ep, tot, err := PTREpsilon(10000, 100, 1, 1, 1, 1, 0.05, 0.5, 1e-5)
 	if err != nil || relDiff(ep, 2.418580) > 1e-6 || relDiff(tot, 2.918580) > 1e-6 {
 		t.Errorf("C21 ε' = %v total %v (%v), want 2.418580, 2.918580", ep, tot, err)
 	}
-	_, a, _ := ToApproxDP(e.PaperStyle, 1e-5)
+	_, a, _ := ToApproxDP(e.Conservative, 1e-5)
 	if math.Abs(a-10.9966) > 1e-4 {
 		t.Errorf("C21 α* = %v want 10.9966", a)
 	}
@@ -514,7 +544,7 @@ func BenchmarkTheorem2Tight(b *testing.B) {
 func BenchmarkToApproxDPGeneric(b *testing.B) {
 	r, _ := DPGDRDP(5000, 200, 1, 1)
 	s, _ := DPGDSRDP(5000, 200, 3.5, 1)
-	c := RDPCurve{Name: "generic tight", Relation: ReplaceOne, AlphaMin: 1, AlphaMax: math.Inf(1),
+	c := RDPCurve{Name: "generic tight", Relation: accounting.RelationReplaceOne, AlphaMin: 1, AlphaMax: math.Inf(1),
 		F: func(a float64) float64 { v, _, _ := Theorem2Tight(r, s, 30, a); return v }}
 	for i := 0; i < b.N; i++ {
 		if _, _, err := ToApproxDP(c, 1e-5); err != nil {
@@ -526,11 +556,11 @@ func BenchmarkToApproxDPGeneric(b *testing.B) {
 // Deduplication and PCA conditions (docs/smooth-rdp.md): dedup with a gradient mechanism needs L ≤ 2Rβ; PCA
 // below n = 24R²/g uses the unconditional 12√2R³/g.
 func TestTable2Conditions(t *testing.T) {
-	p := Table2Params{R: 1, L: 5, Beta: 1, Sigma: 1, N: 1000, T: 10, K: 2}
-	if _, err := Table2(MechDPGD, PreDedup, p); err == nil {
+	p := MechParams{R: 1, L: 5, Beta: 1, Sigma: 1, N: 1000, T: 10, K: 2}
+	if _, err := Pipeline(MechDPGD, PreDedup, p); err == nil {
 		t.Error("dedup × DP-GD with L > 2Rβ accepted")
 	}
-	eta, _, _ := Table2Eta(PrePCA, Table2Params{R: 1, N: 100, GMin: 0.1})
+	eta, _, _ := PreprocessingSensitivity(PrePCA, MechParams{R: 1, N: 100, GMin: 0.1})
 	if relDiff(eta, 12*math.Sqrt2/0.1) > 1e-12 {
 		t.Errorf("PCA η at n = 100 ≤ 240: %v", eta)
 	}
@@ -608,7 +638,7 @@ func TestToApproxDPLinearInterval(t *testing.T) {
 			t.Errorf("%s: α* = %v > α_max = %v, got ε %v at α %v (grid %v)", c.Name, as, c.AlphaMax, eps, alpha, grid)
 		}
 	}
-	paper := must(PipelineCurve(must(GaussianRDP(1, 1, ReplaceOne)), must(GaussianSRDP(1, 1)), 10, PaperStyle))
+	paper := must(PipelineCurve(must(GaussianRDP(1, 1, accounting.RelationReplaceOne)), must(GaussianSRDP(1, 1)), 10, Conservative))
 	if eps, alpha, _ := ToApproxDP(paper, 1e-5); alpha != 1.5 || eps != 1.5*paper.Coef+math.Log(1e5)/0.5 {
 		t.Errorf("paper-style below α_min: ε %v at α %v", eps, alpha)
 	}
@@ -616,7 +646,7 @@ func TestToApproxDPLinearInterval(t *testing.T) {
 	if orders[0] != 1.1 || orders[len(orders)-1] != 63 || !slices.Contains(orders, sub.AlphaMax) {
 		t.Errorf("conversion orders of %s: %v", sub.Name, orders)
 	}
-	if o := ConversionOrders(must(PureRDP(1, ReplaceOne))); !math.IsInf(o[len(o)-1], 1) {
+	if o := ConversionOrders(must(PureRDP(1, accounting.RelationReplaceOne))); !math.IsInf(o[len(o)-1], 1) {
 		t.Errorf("a curve valid at every order converts up to +Inf, got %v", o)
 	}
 }

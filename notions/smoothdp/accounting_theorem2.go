@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/featuredp/featuredp/accounting"
 	"github.com/featuredp/featuredp/internal/valid"
 )
 
@@ -29,7 +30,7 @@ func WeakTriangle(alpha, p float64) (c, a1, a2 float64, err error) {
 }
 
 func theorem2Check(rdp RDPCurve, eta float64) error {
-	if rdp.Relation != ReplaceOne {
+	if rdp.Relation != accounting.RelationReplaceOne {
 		return fmt.Errorf("smoothdp: Theorem 2 needs a replace-one RDP curve, %q is %v (use ReplaceOneFromAddRemove)", rdp.Name, rdp.Relation)
 	}
 	if err := valid.NonNegative("η", eta); err != nil {
@@ -161,14 +162,14 @@ func Theorem2Tight(rdp RDPCurve, srdp SRDPCurve, eta, alpha float64) (val, pOpt 
 	return best, pOpt, nil
 }
 
-// Theorem2PaperStyle is the p = q = 2 relaxation used for Table 2
+// Theorem2Conservative is the p = q = 2 relaxation used for Table 2
 // (proof of Theorem 16(i)) [R]: for α ≥ 3/2,
 //
 //	ε_π(α) ≤ 2ε(2α) + 2ε̃(2α, η)
 //
 // (c_2(α) ≤ 2 and monotonicity; an upper bound on either reading of Theorem
 // 2). At η = 0 it gives 2ε(2α) (= 4ε(α) for the Gaussian).
-func Theorem2PaperStyle(rdp RDPCurve, srdp SRDPCurve, eta, alpha float64) (float64, error) {
+func Theorem2Conservative(rdp RDPCurve, srdp SRDPCurve, eta, alpha float64) (float64, error) {
 	if err := theorem2Check(rdp, eta); err != nil {
 		return 0, err
 	}
@@ -181,7 +182,7 @@ func Theorem2PaperStyle(rdp RDPCurve, srdp SRDPCurve, eta, alpha float64) (float
 // Theorem2MinForm is the alternative reading of the paper's Eq. (3)
 // as a min of the two constructions at p = 2 after the same relaxation
 // (docs/smooth-rdp.md, 'Reconstruction choices') [R]: min(2ε(2α) + ε̃(2α, η), ε(2α) + 2ε̃(2α, η)),
-// α ≥ 3/2. At most a factor 2 below Theorem2PaperStyle.
+// α ≥ 3/2. At most a factor 2 below Theorem2Conservative.
 func Theorem2MinForm(rdp RDPCurve, srdp SRDPCurve, eta, alpha float64) (float64, error) {
 	if err := theorem2Check(rdp, eta); err != nil {
 		return 0, err
@@ -212,8 +213,8 @@ type Theorem2Form int
 const (
 	// Tight is Theorem2Tight (valid for α > 1).
 	Tight Theorem2Form = iota
-	// PaperStyle is Theorem2PaperStyle (Table 2, α ≥ 3/2).
-	PaperStyle
+	// Conservative is Theorem2Conservative (Table 2, α ≥ 3/2).
+	Conservative
 	// MinForm is Theorem2MinForm (α ≥ 3/2).
 	MinForm
 )
@@ -223,7 +224,7 @@ func (f Theorem2Form) String() string {
 	switch f {
 	case Tight:
 		return "tight"
-	case PaperStyle:
+	case Conservative:
 		return "paper-style"
 	case MinForm:
 		return "min-form"
@@ -247,9 +248,9 @@ func PipelineCurve(rdp RDPCurve, srdp SRDPCurve, eta float64, form Theorem2Form)
 		if err != nil {
 			return RDPCurve{}, err
 		}
-		return RDPCurve{Name: name, Relation: ReplaceOne, AlphaMin: 1, AlphaMax: math.Inf(1), Pure: true, PureEps: e}, nil
+		return RDPCurve{Name: name, Relation: accounting.RelationReplaceOne, AlphaMin: 1, AlphaMax: math.Inf(1), Pure: true, PureEps: e}, nil
 	}
-	out := RDPCurve{Name: name, Relation: ReplaceOne, AlphaMin: 1, AlphaMax: math.Inf(1)}
+	out := RDPCurve{Name: name, Relation: accounting.RelationReplaceOne, AlphaMin: 1, AlphaMax: math.Inf(1)}
 	linear := rdp.Linear && srdp.LinearInAlpha && math.IsInf(rdp.AlphaMax, 1) && math.IsInf(srdp.AlphaMax, 1) && srdp.Valid == nil
 	switch form {
 	case Tight:
@@ -270,9 +271,9 @@ func PipelineCurve(rdp RDPCurve, srdp SRDPCurve, eta float64, form Theorem2Form)
 			}
 			out.Coef = v / 2
 		}
-	case PaperStyle, MinForm:
+	case Conservative, MinForm:
 		out.AlphaMin = 1.5
-		f := Theorem2PaperStyle
+		f := Theorem2Conservative
 		if form == MinForm {
 			f = Theorem2MinForm
 		}

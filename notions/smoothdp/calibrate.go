@@ -9,7 +9,7 @@ import (
 
 // CalibrateSigma returns the σ at which the Mironov conversion of
 // curve(σ) equals the target ε at δ (bisection in log σ to relative 1e-10;
-// ε(σ) must be non-increasing). Used by smoothdp-fig3.
+// ε(σ) must be non-increasing).
 func CalibrateSigma(curve func(sigma float64) (RDPCurve, error), target, delta float64) (float64, error) {
 	if err := valid.Positive("target ε", target); err != nil {
 		return 0, fmt.Errorf("smoothdp: %w", err)
@@ -48,10 +48,4 @@ func CalibrateSigma(curve func(sigma float64) (RDPCurve, error), target, delta f
 		}
 	}
 	return hi, nil
-}
-
-func gaussianCurve(sens float64) func(float64) (RDPCurve, error) {
-	return func(s float64) (RDPCurve, error) {
-		return GaussianRDP(sens, s, ReplaceOne)
-	}
 }

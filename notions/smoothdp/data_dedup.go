@@ -7,6 +7,7 @@ import (
 	"math"
 	"sort"
 
+	"github.com/featuredp/featuredp/accounting"
 	"github.com/featuredp/featuredp/internal/valid"
 )
 
@@ -214,7 +215,7 @@ func (p Dedup) Theory(c Collection) (int, float64, error) {
 	if err := p.check(); err != nil {
 		return 0, 0, err
 	}
-	k := KDedup(c.MaxCluster, ReplaceOne)
+	k := KDedup(c.MaxCluster, accounting.RelationReplaceOne)
 	if p.Quantize {
 		return k, EtaQuant(p.Radius, k, p.DoubledQuantEta), nil
 	}

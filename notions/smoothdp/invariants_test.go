@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/featuredp/featuredp/accounting"
 )
 
 // theorem2Invariants checks Theorem 2 for the Gaussian mechanism (ℓ2
@@ -12,7 +14,7 @@ import (
 // α(√a + √b)² (a = Δ²/2σ², b = L²η²/2σ²), never exceeds the paper-style
 // relaxation, grows with η, and at η = 0 is the mechanism's own ε(α).
 func theorem2Invariants(sens, l, sigma, eta, alpha float64) string {
-	rdp, err := GaussianRDP(sens, sigma, ReplaceOne)
+	rdp, err := GaussianRDP(sens, sigma, accounting.RelationReplaceOne)
 	if err != nil {
 		return err.Error()
 	}
@@ -32,7 +34,7 @@ func theorem2Invariants(sens, l, sigma, eta, alpha float64) string {
 	if tight < closed*(1-1e-9) {
 		return "tight bound below the closed form (under-reports)"
 	}
-	if paper, err := Theorem2PaperStyle(rdp, srdp, eta, alpha); err == nil && tight > paper*(1+1e-9) {
+	if paper, err := Theorem2Conservative(rdp, srdp, eta, alpha); err == nil && tight > paper*(1+1e-9) {
 		return "tight bound above the paper-style relaxation"
 	}
 	if more, _, _ := Theorem2Tight(rdp, srdp, eta*1.5+0.01, alpha); more < tight*(1-1e-9) {

@@ -3,7 +3,7 @@ package smoothdp
 // Mechanisms of "Provable Privacy with Non-Private Pre-Processing":
 // the exponential mechanism, DP-GD / DP-SGD with
 // subsampling / DP-FGD / DP-SGD with iteration as configurations of the one
-// engine Train (no new loop), Analyze-Gauss DP-PCA (the Figure 3 baseline)
+// engine Train (no new loop), Analyze-Gauss DP-PCA (Dwork et al. 2014)
 // and propose-test-release for PCA + DP-GD (Algorithm 1). Privacy is
 // accounted by package accounting (Smooth… curves, replace-one neighbours).
 
@@ -15,6 +15,7 @@ import (
 	"math/big"
 	"math/rand/v2"
 
+	"github.com/featuredp/featuredp/accounting"
 	"github.com/featuredp/featuredp/design"
 	"github.com/featuredp/featuredp/internal/valid"
 	"github.com/featuredp/featuredp/mechanisms"
@@ -115,6 +116,18 @@ func DPGDConfig(model models.Model, d *design.Data, p GD) (mechanisms.Config, er
 	cfg, err := p.config(model, d)
 	cfg.Sampler = mechanisms.FullBatch{}
 	return cfg, err
+}
+
+// DPGDLoss is the privacy loss of DP-GD run with these parameters on n
+// records with a loss L-Lipschitz on Θ (lipschitz): DPGDRDP(n, p.Steps, L,
+// p.Sigma) as an accounting.Loss (replace-one; Theorem 12), ready to be
+// composed on an accounting.Ledger.
+func (p GD) DPGDLoss(n int, lipschitz float64) (accounting.Loss, error) {
+	c, err := DPGDRDP(n, p.Steps, lipschitz, p.Sigma)
+	if err != nil {
+		return accounting.Loss{}, err
+	}
+	return c.Loss()
 }
 
 // DPSGDSubConfig is DP-SGD with subsampling as analysed (𝒜^sub_SGD):
@@ -439,7 +452,7 @@ func PTR(ctx context.Context, cfg PTRConfig) (*PTRResult, error) {
 
 // ptrTest returns Algorithm 1's noisy statistic Ĝ and its threshold:
 // γ + Lap(1/ε₀) against log(1/δ)/ε₀ in Reproducible mode (float64 inverse
-// CDF, as the figures use), γ + discrete Laplace(1/ε₀) against
+// CDF, for experiments), γ + discrete Laplace(1/ε₀) against
 // PTRSecureThreshold in Secure mode.
 func ptrTest(mode mechanisms.Mode, rng *rand.Rand, gamma int, eps0, delta float64) (noisy, threshold float64, err error) {
 	if mode == mechanisms.Reproducible {

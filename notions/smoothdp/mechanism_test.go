@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/featuredp/featuredp/audit"
 	"github.com/featuredp/featuredp/design"
 	"github.com/featuredp/featuredp/mechanisms"
 	"github.com/featuredp/featuredp/models"
@@ -19,7 +18,7 @@ func logisticData(rng *rand.Rand, n, d int) *design.Data {
 	x := make([]float64, 0, n*d)
 	y := make([]float64, n)
 	for i := 0; i < n; i++ {
-		x = append(x, UniformBall(rng, d, 1)...)
+		x = append(x, uniformBall(rng, d, 1)...)
 		y[i] = float64(rng.IntN(2))
 	}
 	m, _ := design.NewData(x, y, n, d)
@@ -83,7 +82,7 @@ func TestGradientSensitivity(t *testing.T) {
 	beta := 1 + B/4
 	for trial := 0; trial < 200; trial++ {
 		S := logisticData(rng, n, d)
-		init := UniformBall(rng, d, B)
+		init := uniformBall(rng, d, B)
 		run := func(dd *design.Data, mk func(models.Model, *design.Data, GD) (mechanisms.Config, error)) []float64 {
 			cfg, err := mk(model, dd, GD{Sigma: 0.7, Steps: 1, LR: 1, Init: init, Seed: uint64(trial)})
 			if err != nil {
@@ -105,7 +104,7 @@ func TestGradientSensitivity(t *testing.T) {
 		// Replace-one neighbour.
 		S2, _ := design.NewData(append([]float64(nil), S.X...), append([]float64(nil), S.Y...), n, d)
 		i := rng.IntN(n)
-		copy(S2.X[i*d:(i+1)*d], UniformBall(rng, d, 1))
+		copy(S2.X[i*d:(i+1)*d], uniformBall(rng, d, 1))
 		if got := diff(run(S, DPGDConfig), run(S2, DPGDConfig)); got > 2.0/n*(1+1e-12) {
 			t.Fatalf("C23 neighbours: mean-gradient shift %v > 2L/n = %v", got, 2.0/n)
 		}
@@ -113,7 +112,7 @@ func TestGradientSensitivity(t *testing.T) {
 		S3, _ := design.NewData(append([]float64(nil), S.X...), S.Y, n, d)
 		eta := 0.0
 		for k := 0; k < n; k++ {
-			off := UniformBall(rng, d, 0.05)
+			off := uniformBall(rng, d, 0.05)
 			x := S3.X[k*d : (k+1)*d]
 			nn := 0.0
 			for j := range x {
@@ -194,14 +193,14 @@ func TestPTRGamma(t *testing.T) {
 	const ghat = 0.05
 	for trial := 0; trial < 200; trial++ {
 		n := 100 + rng.IntN(200)
-		S, basis, err := LowRank(rng, n, 4, []float64{0.4}, 0.1, 1)
+		S, basis, err := lowRank(rng, n, 4, []float64{0.4}, 0.1, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
 		g1, _ := Eigengap(S, 1)
 		gam, _ := PTRGamma(n, g1, ghat, 1)
 		adv := []float64{basis.At(0, 1), basis.At(1, 1), basis.At(2, 1), basis.At(3, 1)}
-		S2 := Replace(S, rng.IntN(n), UniformBall(rng, 4, 1))
+		S2 := Replace(S, rng.IntN(n), uniformBall(rng, 4, 1))
 		g2, _ := Eigengap(S2, 1)
 		gam2, _ := PTRGamma(n, g2, ghat, 1)
 		if d := gam - gam2; d > 1 || d < -1 {
@@ -215,7 +214,7 @@ func TestPTRGamma(t *testing.T) {
 			for k := 0; k < tt; k++ {
 				x := adv
 				if trial%2 == 1 {
-					x = UniformBall(rng, 4, 1)
+					x = uniformBall(rng, 4, 1)
 				}
 				T = Replace(T, k, x)
 			}
@@ -273,37 +272,10 @@ func ExampleDPGDConfig() {
 	// Output: averaged iterate has 3 parameters; (17.57, 1e-5)-DP (replace-one)
 }
 
-// The deduplication audit: the accounted claim holds, the naive claim that
-// ignores the pre-processing is refuted (fixed seed).
-func TestDedupAudit(t *testing.T) {
-	r, err := audit.Run(context.Background(), dedupAuditSpec(), audit.Options{Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("claimed %.3f, ε_lb %.3f, control (claims %.3f) ε_lb %.3f", r.ClaimedEpsilon, r.EpsilonLB, r.ControlClaimedEpsilon, r.ControlEpsilonLB)
-	if r.EpsilonLB > r.ClaimedEpsilon || !r.ControlFlagged {
-		t.Errorf("%+v", r)
-	}
-}
-
-// The PTR, imputation, PCA and quantisation audits (fixed seed).
-func TestPTRAndImputeAudits(t *testing.T) {
-	for _, s := range []audit.Spec{ptrAuditSpec(), imputeAuditSpec(), pcaAuditSpec(), quantizeAuditSpec()} {
-		r, err := audit.Run(context.Background(), s, audit.Options{Seed: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("%s: claimed %.3f, ε_lb %.3f, control (claims %.3f) %.3f", s.Name, r.ClaimedEpsilon, r.EpsilonLB, r.ControlClaimedEpsilon, r.ControlEpsilonLB)
-		if r.EpsilonLB > r.ClaimedEpsilon || !r.ControlFlagged {
-			t.Errorf("%s: %+v", s.Name, r)
-		}
-	}
-}
-
 // ptrData is the low-rank PTR test dataset of TestPTRRefusal.
 func ptrData(t *testing.T) (*design.Data, models.Model) {
 	rng := rand.New(rand.NewPCG(20, 1))
-	S, _, _ := LowRank(rng, 60, 4, []float64{0.3}, 0.2, 1)
+	S, _, _ := lowRank(rng, 60, 4, []float64{0.3}, 0.2, 1)
 	x := make([]float64, 0, 240)
 	for _, r := range S {
 		x = append(x, r...)

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/featuredp/featuredp/accounting"
 )
 
 // TestInputErrorsNameParameter checks that each entry point refuses a
@@ -14,7 +16,7 @@ import (
 func TestInputErrorsNameParameter(t *testing.T) {
 	nan, inf := math.NaN(), math.Inf(1)
 	rng := rand.New(rand.NewPCG(1, 2))
-	rdp, err := GaussianRDP(1, 1, Neighbouring(0))
+	rdp, err := GaussianRDP(1, 1, accounting.RelationReplaceOne)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,12 +35,12 @@ func TestInputErrorsNameParameter(t *testing.T) {
 		{"PTRRefusal γ", second(PTRRefusal(-1, 1, 0.1)), []string{"γ = -1, want ≥ 0"}},
 		{"Exponential ε Δ", second(Exponential(rng, []float64{1, 2}, nan, inf)), []string{"ε = NaN, want finite > 0", "Δ = +Inf, want finite > 0"}},
 		{"Exponential score", second(Exponential(rng, []float64{1, inf}, 1, 1)), []string{"score 1 = +Inf, want finite"}},
-		{"GaussianRDP σ", second(GaussianRDP(1, inf, Neighbouring(0))), []string{"σ = +Inf, want finite > 0"}},
-		{"GaussianRDP Δ", second(GaussianRDP(-1, 1, Neighbouring(0))), []string{"Δ = -1, want finite ≥ 0"}},
+		{"GaussianRDP σ", second(GaussianRDP(1, inf, accounting.RelationReplaceOne)), []string{"σ = +Inf, want finite > 0"}},
+		{"GaussianRDP Δ", second(GaussianRDP(-1, 1, accounting.RelationReplaceOne)), []string{"Δ = -1, want finite ≥ 0"}},
 		{"WeakTriangle α", errOf(WeakTriangle(1, 2)), []string{"order α = 1, want finite > 1"}},
 		{"WeakTriangle p", errOf(WeakTriangle(2, inf)), []string{"Hölder exponent p = +Inf, want finite > 1"}},
-		{"Theorem2PaperStyle α", second(Theorem2PaperStyle(rdp, srdp, 0.1, 1.4)), []string{"α = 1.4, want finite ≥ 1.5"}},
-		{"Theorem2PaperStyle η", second(Theorem2PaperStyle(rdp, srdp, nan, 2)), []string{"η = NaN, want finite ≥ 0"}},
+		{"Theorem2Conservative α", second(Theorem2Conservative(rdp, srdp, 0.1, 1.4)), []string{"α = 1.4, want finite ≥ 1.5"}},
+		{"Theorem2Conservative η", second(Theorem2Conservative(rdp, srdp, nan, 2)), []string{"η = NaN, want finite ≥ 0"}},
 	} {
 		for _, w := range c.want {
 			if c.err == nil || !strings.Contains(c.err.Error(), w) {

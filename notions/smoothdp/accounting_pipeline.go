@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/featuredp/featuredp/accounting"
 	"github.com/featuredp/featuredp/internal/valid"
 )
 
-// Mechanism names a Table 1 mechanism.
+// Mechanism names a DP mechanism whose RDP and SRDP curves the paper
+// derives (Table 1; Theorems 9–14).
 type Mechanism int
 
 const (
@@ -25,7 +27,7 @@ const (
 	MechSGDIter
 )
 
-// String names the mechanism as in the paper's Table 1.
+// String names the mechanism ("Gaussian", "DP-GD", …).
 func (m Mechanism) String() string {
 	switch m {
 	case MechGaussian:
@@ -44,7 +46,8 @@ func (m Mechanism) String() string {
 	return fmt.Sprintf("Mechanism(%d)", int(m))
 }
 
-// Preprocessing names a Table 2 pre-processing column.
+// Preprocessing names a non-private pre-processing step with a known
+// sensitivity (Theorem 16; Table 2 of the paper).
 type Preprocessing int
 
 const (
@@ -83,10 +86,11 @@ func (p Preprocessing) String() string {
 	return fmt.Sprintf("Preprocessing(%d)", int(p))
 }
 
-// Table2Params are the parameters of a Table 2 entry. Unused fields
+// MechParams are the parameters of a mechanism and of the
+// pre-processing before it (Pipeline, MechanismCurves). Unused fields
 // are ignored. Defaults: none (zero is a value); L and Δ are kept separate;
 // set both to the same value for the paper's L = Δ.
-type Table2Params struct {
+type MechParams struct {
 	R     float64 // radius of the instance ball X
 	L     float64 // Lipschitz constant of f / u / ℓ
 	Delta float64 // global sensitivity of f (Gaussian: ℓ2; Laplace: ℓ1; Exponential: of u)
@@ -109,11 +113,13 @@ type Table2Params struct {
 	Eta float64
 }
 
-// Table2Entry is one cell of Table 2 (Theorem 16): the base
-// mechanism's curves, the pipeline's RDP curve in each Theorem 2 form, the
-// group-privacy baseline and a printable closed form. Every curve is
-// replace-one; linear curves (ε_π(α) = Cα) carry their coefficient.
-type Table2Entry struct {
+// PipelineBounds is the privacy of a pre-processed pipeline A∘π (Theorem
+// 16; one cell of the paper's Table 2): the base mechanism's curves, the
+// pipeline's RDP curve in each Theorem 2 form, the group-privacy baseline
+// and a printable closed form. Every curve is replace-one (its Loss is an
+// accounting.Loss under accounting.RelationReplaceOne); linear curves
+// (ε_π(α) = Cα) carry their coefficient.
+type PipelineBounds struct {
 	Mechanism     Mechanism
 	Preprocessing Preprocessing
 	Eta           float64 // ℓ_{1,2} sensitivity of π
@@ -121,7 +127,7 @@ type Table2Entry struct {
 	G             int     // group size min(n, k+1)
 	Base          RDPCurve
 	SRDP          SRDPCurve
-	PaperStyle    RDPCurve // Table 2's conservative form 2ε(2α) + 2ε̃(2α, η)
+	Conservative  RDPCurve // the conservative form 2ε(2α) + 2ε̃(2α, η)
 	MinForm       RDPCurve
 	Tight         RDPCurve
 	Group         RDPCurve
@@ -132,10 +138,10 @@ type Table2Entry struct {
 	ClosedCoef float64
 }
 
-// Table2Eta returns (η, k) of a pre-processing column from the
-// parameters (docs/smooth-rdp.md; Theorem 16 uses k = m for mean imputation and k = n
+// PreprocessingSensitivity returns the ℓ_{1,2} sensitivity η and the ℓ0
+// sensitivity k of a pre-processing step from the parameters (docs/smooth-rdp.md; Theorem 16 uses k = m for mean imputation and k = n
 // for PCA).
-func Table2Eta(pre Preprocessing, p Table2Params) (eta float64, k int, err error) {
+func PreprocessingSensitivity(pre Preprocessing, p MechParams) (eta float64, k int, err error) {
 	switch pre {
 	case PreNone:
 		return 0, 0, nil
@@ -164,11 +170,11 @@ func Table2Eta(pre Preprocessing, p Table2Params) (eta float64, k int, err error
 	return 0, 0, fmt.Errorf("smoothdp: unknown pre-processing %d", int(pre))
 }
 
-// table2Closed is the closed form of the paper-style Table 2 entry
+// pipelineClosed is the closed form of the conservative pipeline bound
 // (docs/smooth-rdp.md; all [R], DP-SGD-iter [D]) — the only place these constants
 // live. It returns C with ε_π(α) = Cα (or the pure ε) and the printable
 // generic form.
-func table2Closed(m Mechanism, p Table2Params, eta float64, k int) (float64, string) {
+func pipelineClosed(m Mechanism, p MechParams, eta float64, k int) (float64, string) {
 	s2 := p.Sigma * p.Sigma
 	nf, tf := float64(p.N), float64(p.T)
 	switch m {
@@ -187,7 +193,7 @@ func table2Closed(m Mechanism, p Table2Params, eta float64, k int) (float64, str
 	return math.NaN(), "?"
 }
 
-// etaFormula prints η of a pre-processing column.
+// etaFormula prints η of a pre-processing step.
 func etaFormula(pre Preprocessing) string {
 	switch pre {
 	case PreNone:
@@ -204,9 +210,9 @@ func etaFormula(pre Preprocessing) string {
 	return "η given"
 }
 
-// BaseCurves returns the Table 1 RDP and SRDP curves of a mechanism.
+// MechanismCurves returns the RDP and SRDP curves of a mechanism (Table 1).
 // For DP-SGD-sub ω = 1/n (PCA data); for DP-SGD-iter K = k (at least 1).
-func BaseCurves(m Mechanism, p Table2Params, k int) (RDPCurve, SRDPCurve, error) {
+func MechanismCurves(m Mechanism, p MechParams, k int) (RDPCurve, SRDPCurve, error) {
 	var (
 		r   RDPCurve
 		s   SRDPCurve
@@ -214,15 +220,15 @@ func BaseCurves(m Mechanism, p Table2Params, k int) (RDPCurve, SRDPCurve, error)
 	)
 	switch m {
 	case MechGaussian:
-		if r, err = GaussianRDP(p.Delta, p.Sigma, ReplaceOne); err == nil {
+		if r, err = GaussianRDP(p.Delta, p.Sigma, accounting.RelationReplaceOne); err == nil {
 			s, err = GaussianSRDP(p.L, p.Sigma)
 		}
 	case MechLaplace:
-		if r, err = PureRDP(p.Eps, ReplaceOne); err == nil {
+		if r, err = PureRDP(p.Eps, accounting.RelationReplaceOne); err == nil {
 			s, err = LaplaceSRDP(p.Eps, p.L, p.Delta)
 		}
 	case MechExponential:
-		if r, err = PureRDP(p.Eps, ReplaceOne); err == nil {
+		if r, err = PureRDP(p.Eps, accounting.RelationReplaceOne); err == nil {
 			s, err = ExponentialSRDP(p.Eps, p.L, p.Delta)
 		}
 	case MechDPGD:
@@ -243,37 +249,38 @@ func BaseCurves(m Mechanism, p Table2Params, k int) (RDPCurve, SRDPCurve, error)
 	return r, s, err
 }
 
-// Table2 returns the Table 2 entry (Theorem 16) of mechanism m after
-// pre-processing pre, with the paper-style curve (the table's conservative
-// form, for α ≥ 3/2), the min-form and tight Theorem 2 curves, and the
+// Pipeline returns the privacy of mechanism m after pre-processing pre
+// (Theorem 16; the paper's Table 2), with the conservative curve (for
+// α ≥ 3/2), the min-form and tight Theorem 2 curves, and the
 // group-privacy baseline with g = min(n, k+1). All constants are
-// reconstructed (docs/smooth-rdp.md, 'Table 2'). DP-SGD-sub is defined for PCA only and
-// DP-SGD-iter not for PCA (the paper's "–" cells): an error otherwise.
-func Table2(m Mechanism, pre Preprocessing, p Table2Params) (Table2Entry, error) {
-	eta, k, err := Table2Eta(pre, p)
+// reconstructed (docs/smooth-rdp.md, 'Table 2'). DP-SGD-sub is defined for
+// PCA only and DP-SGD-iter not for PCA (the paper's "–" cells): an error
+// otherwise.
+func Pipeline(m Mechanism, pre Preprocessing, p MechParams) (PipelineBounds, error) {
+	eta, k, err := PreprocessingSensitivity(pre, p)
 	if err != nil {
-		return Table2Entry{}, err
+		return PipelineBounds{}, err
 	}
 	if err := valid.NonNegative("η", eta); err != nil {
-		return Table2Entry{}, fmt.Errorf("smoothdp: %w", err)
+		return PipelineBounds{}, fmt.Errorf("smoothdp: %w", err)
 	}
 	if m == MechSGDSub && pre != PrePCA && pre != PreNone {
-		return Table2Entry{}, fmt.Errorf("smoothdp: Table 2 has no DP-SGD (subsampling) entry for %v (ω is only known for PCA)", pre)
+		return PipelineBounds{}, fmt.Errorf("smoothdp: Table 2 has no DP-SGD (subsampling) entry for %v (ω is only known for PCA)", pre)
 	}
 	if m == MechSGDIter && pre == PrePCA {
-		return Table2Entry{}, fmt.Errorf("smoothdp: Table 2 has no DP-SGD (iteration) entry for PCA (K = n)")
+		return PipelineBounds{}, fmt.Errorf("smoothdp: Table 2 has no DP-SGD (iteration) entry for PCA (K = n)")
 	}
 	if pre == PreDedup && (m == MechDPGD || m == MechSGDSub || m == MechSGDIter) && p.L > 2*p.R*p.Beta {
 		// A removed point ⊥ has zero gradient: its change is charged β·2R
 		// by the SRDP bookkeeping, which bounds the true change L only if
 		// L ≤ 2Rβ.
-		return Table2Entry{}, fmt.Errorf("smoothdp: dedup × %v needs L ≤ 2Rβ (L=%g, R=%g, β=%g)", m, p.L, p.R, p.Beta)
+		return PipelineBounds{}, fmt.Errorf("smoothdp: dedup × %v needs L ≤ 2Rβ (L=%g, R=%g, β=%g)", m, p.L, p.R, p.Beta)
 	}
-	base, srdp, err := BaseCurves(m, p, k)
+	base, srdp, err := MechanismCurves(m, p, k)
 	if err != nil {
-		return Table2Entry{}, fmt.Errorf("table 2 %v × %v: %w", m, pre, err)
+		return PipelineBounds{}, fmt.Errorf("table 2 %v × %v: %w", m, pre, err)
 	}
-	e := Table2Entry{Mechanism: m, Preprocessing: pre, Eta: eta, K: k, Base: base, SRDP: srdp}
+	e := PipelineBounds{Mechanism: m, Preprocessing: pre, Eta: eta, K: k, Base: base, SRDP: srdp}
 	if p.N > 0 {
 		e.G = GroupSize(p.N, k)
 	} else {
@@ -282,9 +289,9 @@ func Table2(m Mechanism, pre Preprocessing, p Table2Params) (Table2Entry, error)
 	for _, f := range []struct {
 		form Theorem2Form
 		dst  *RDPCurve
-	}{{PaperStyle, &e.PaperStyle}, {MinForm, &e.MinForm}, {Tight, &e.Tight}} {
+	}{{Conservative, &e.Conservative}, {MinForm, &e.MinForm}, {Tight, &e.Tight}} {
 		if *f.dst, err = PipelineCurve(base, srdp, eta, f.form); err != nil {
-			return Table2Entry{}, err
+			return PipelineBounds{}, err
 		}
 	}
 	switch m {
@@ -299,9 +306,9 @@ func Table2(m Mechanism, pre Preprocessing, p Table2Params) (Table2Entry, error)
 		e.Group, err = GroupMironov(base, c)
 	}
 	if err != nil {
-		return Table2Entry{}, err
+		return PipelineBounds{}, err
 	}
-	coef, form := table2Closed(m, p, eta, k)
+	coef, form := pipelineClosed(m, p, eta, k)
 	e.ClosedCoef = coef
 	unit := "·α"
 	if m == MechLaplace || m == MechExponential {

@@ -1,4 +1,4 @@
-package smoothdp
+package figures
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/featuredp/featuredp/experiments"
+	"github.com/featuredp/featuredp/notions/smoothdp"
 )
 
 // ---------------------------------------------------------------------------
@@ -14,10 +15,10 @@ import (
 // table1Params holds the Table 1 settings: n = 1000, T = 100, L = Δ = β = 1,
 // σ = 10 for every Gaussian-type mechanism, ε = 1 for Laplace/Exponential,
 // ω = 1/n for DP-SGD-sub, K = 10 for DP-SGD-iter.
-var table1Params = Table2Params{R: 1, L: 1, Delta: 1, Beta: 1, Sigma: 10, Eps: 1, N: 1000, T: 100}
+var table1Params = smoothdp.MechParams{R: 1, L: 1, Delta: 1, Beta: 1, Sigma: 10, Eps: 1, N: 1000, T: 100}
 
-var table1Mechs = []Mechanism{MechGaussian, MechLaplace,
-	MechExponential, MechDPGD, MechSGDSub, MechSGDIter}
+var table1Mechs = []smoothdp.Mechanism{smoothdp.MechGaussian, smoothdp.MechLaplace,
+	smoothdp.MechExponential, smoothdp.MechDPGD, smoothdp.MechSGDSub, smoothdp.MechSGDIter}
 
 func table1EtaGrid(p experiments.Profile) []float64 {
 	per := 2
@@ -59,7 +60,7 @@ func init() {
 }
 
 // table1Config is the cell configuration of smoothdp-table1: the mechanism.
-type table1Config struct{ mech Mechanism }
+type table1Config struct{ mech smoothdp.Mechanism }
 
 // String describes the cell for error messages.
 func (c table1Config) String() string { return "mechanism=" + c.mech.String() }
@@ -68,9 +69,9 @@ func (c table1Config) String() string { return "mechanism=" + c.mech.String() }
 func runTable1(_ context.Context, c experiments.Cell, _ experiments.Env) ([]experiments.Measurement, error) {
 	cfg, ok := c.Config.(table1Config)
 	if !ok {
-		return nil, fmt.Errorf("cell config is %T, want smoothdp.table1Config", c.Config)
+		return nil, fmt.Errorf("cell config is %T, want figures.table1Config", c.Config)
 	}
-	r, s, err := BaseCurves(cfg.mech, table1Params, 10)
+	r, s, err := smoothdp.MechanismCurves(cfg.mech, table1Params, 10)
 	if err != nil {
 		return nil, err
 	}

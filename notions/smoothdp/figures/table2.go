@@ -1,4 +1,4 @@
-package smoothdp
+package figures
 
 import (
 	"context"
@@ -6,33 +6,34 @@ import (
 	"strconv"
 
 	"github.com/featuredp/featuredp/experiments"
+	"github.com/featuredp/featuredp/notions/smoothdp"
 )
 
 // ---------------------------------------------------------------------------
 // smoothdp-table2: ε at δ = 1e-5 of every mechanism × pre-processing.
 
-var table2Pre = []Preprocessing{PreDedup, PreQuant, PreMeanImpute, PrePCA}
+var table2Pre = []smoothdp.Preprocessing{smoothdp.PreDedup, smoothdp.PreQuant, smoothdp.PreMeanImpute, smoothdp.PrePCA}
 
 // table2Params are our Table 2 parameters (R = 1, L = Δ = 1,
 // σ = 10, n = 1000; dedup k = 4, quantization k = 10 with r = 0.01, mean
 // imputation m = 100, PCA g_min = 0.1), with DP-GD T = 100, σ = 0.05, β = 1
 // and Laplace ε = 1.
-func table2Params(m Mechanism, pre Preprocessing) Table2Params {
-	p := Table2Params{R: 1, L: 1, Delta: 1, Beta: 1, Sigma: 10, Eps: 1, N: 1000, T: 100, QuantR: 0.01, GMin: 0.1}
+func table2Params(m smoothdp.Mechanism, pre smoothdp.Preprocessing) smoothdp.MechParams {
+	p := smoothdp.MechParams{R: 1, L: 1, Delta: 1, Beta: 1, Sigma: 10, Eps: 1, N: 1000, T: 100, QuantR: 0.01, GMin: 0.1}
 	switch m {
-	case MechDPGD:
+	case smoothdp.MechDPGD:
 		p.Sigma = 0.05
-	case MechSGDSub:
+	case smoothdp.MechSGDSub:
 		p.Sigma = 2
-	case MechSGDIter:
+	case smoothdp.MechSGDIter:
 		p.Sigma = 4
 	}
 	switch pre {
-	case PreDedup:
+	case smoothdp.PreDedup:
 		p.K = 4
-	case PreQuant:
+	case smoothdp.PreQuant:
 		p.K = 10
-	case PreMeanImpute:
+	case smoothdp.PreMeanImpute:
 		p.K = 100
 	}
 	return p
@@ -42,11 +43,11 @@ func table2Params(m Mechanism, pre Preprocessing) Table2Params {
 type table2Form int
 
 const (
-	formPaperStyle table2Form = iota // Table2Entry.PaperStyle
-	formMinForm                      // Table2Entry.MinForm
-	formTight                        // Table2Entry.Tight
-	formGroup                        // Table2Entry.Group
-	formBase                         // Table2Entry.Base
+	formPaperStyle table2Form = iota // PipelineBounds.Conservative
+	formMinForm                      // PipelineBounds.MinForm
+	formTight                        // PipelineBounds.Tight
+	formGroup                        // PipelineBounds.Group
+	formBase                         // PipelineBounds.Base
 )
 
 // table2Forms are the forms in figure order.
@@ -70,10 +71,10 @@ func (f table2Form) String() string {
 }
 
 // curve returns the entry's curve of this form.
-func (f table2Form) curve(e Table2Entry) (RDPCurve, error) {
+func (f table2Form) curve(e smoothdp.PipelineBounds) (smoothdp.RDPCurve, error) {
 	switch f {
 	case formPaperStyle:
-		return e.PaperStyle, nil
+		return e.Conservative, nil
 	case formMinForm:
 		return e.MinForm, nil
 	case formTight:
@@ -83,14 +84,14 @@ func (f table2Form) curve(e Table2Entry) (RDPCurve, error) {
 	case formBase:
 		return e.Base, nil
 	}
-	return RDPCurve{}, fmt.Errorf("unknown Table 2 form %d", int(f))
+	return smoothdp.RDPCurve{}, fmt.Errorf("unknown Table 2 form %d", int(f))
 }
 
 // table2Config is the cell configuration of smoothdp-table2: a mechanism,
 // a pre-processing step and the form of the entry to convert.
 type table2Config struct {
-	mech Mechanism
-	pre  Preprocessing
+	mech smoothdp.Mechanism
+	pre  smoothdp.Preprocessing
 	form table2Form
 }
 
@@ -107,13 +108,13 @@ func init() {
 		YLabel: "ε at δ = 1e-5", LogY: true, Metric: "epsilon", Plot: experiments.LinesSD,
 		Cells: func(p experiments.Profile) ([]experiments.Cell, error) {
 			var cells []experiments.Cell
-			for _, m := range []Mechanism{MechGaussian, MechDPGD, MechLaplace} {
+			for _, m := range []smoothdp.Mechanism{smoothdp.MechGaussian, smoothdp.MechDPGD, smoothdp.MechLaplace} {
 				for _, f := range table2Forms {
 					for i, pre := range table2Pre {
-						if m == MechLaplace && (f == formMinForm || f == formTight) {
+						if m == smoothdp.MechLaplace && (f == formMinForm || f == formTight) {
 							continue // pure: one pipeline value ε + ε̃(η)
 						}
-						if m == MechDPGD && f == formMinForm {
+						if m == smoothdp.MechDPGD && f == formMinForm {
 							continue // keep the plot readable; the notebook prints every form
 						}
 						meth := m.String() + " " + f.String()
@@ -175,9 +176,9 @@ func table2Refs() []experiments.PaperValue {
 func runTable2(_ context.Context, c experiments.Cell, _ experiments.Env) ([]experiments.Measurement, error) {
 	cfg, ok := c.Config.(table2Config)
 	if !ok {
-		return nil, fmt.Errorf("cell config is %T, want smoothdp.table2Config", c.Config)
+		return nil, fmt.Errorf("cell config is %T, want figures.table2Config", c.Config)
 	}
-	e, err := Table2(cfg.mech, cfg.pre, table2Params(cfg.mech, cfg.pre))
+	e, err := smoothdp.Pipeline(cfg.mech, cfg.pre, table2Params(cfg.mech, cfg.pre))
 	if err != nil {
 		return nil, err
 	}

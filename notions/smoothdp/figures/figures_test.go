@@ -1,4 +1,4 @@
-package smoothdp
+package figures
 
 import (
 	"context"

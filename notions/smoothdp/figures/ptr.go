@@ -1,4 +1,4 @@
-package smoothdp
+package figures
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"github.com/featuredp/featuredp/experiments"
 	"github.com/featuredp/featuredp/mechanisms"
 	"github.com/featuredp/featuredp/models"
+	"github.com/featuredp/featuredp/notions/smoothdp"
 )
 
 // ---------------------------------------------------------------------------
@@ -80,7 +81,7 @@ func (c ptrConfig) String() string { return "method=" + c.label() }
 func runPTR(ctx context.Context, c experiments.Cell, env experiments.Env) ([]experiments.Measurement, error) {
 	cfg, ok := c.Config.(ptrConfig)
 	if !ok {
-		return nil, fmt.Errorf("cell config is %T, want smoothdp.ptrConfig", c.Config)
+		return nil, fmt.Errorf("cell config is %T, want figures.ptrConfig", c.Config)
 	}
 	// The dataset depends on (gap, rep) only, so both methods see it.
 	rng := mechanisms.NewStreams(experiments.CellSeed(0, "smoothdp-ptr", "data", c.X, c.Rep)).Rand("data")
@@ -88,18 +89,18 @@ func runPTR(ctx context.Context, c experiments.Cell, env experiments.Env) ([]exp
 	if err != nil {
 		return nil, err
 	}
-	gap, err := Eigengap(S, 1)
+	gap, err := smoothdp.Eigengap(S, 1)
 	if err != nil {
 		return nil, err
 	}
-	gam, err := PTRGamma(ptrN, gap, ptrGHat, 1)
+	gam, err := smoothdp.PTRGamma(ptrN, gap, ptrGHat, 1)
 	if err != nil {
 		return nil, err
 	}
 	extra := map[string]string{"gap": strconv.FormatFloat(gap, 'g', 6, 64)}
 	num := map[string]float64{"gamma": float64(gam)}
 	if !cfg.monteCarlo {
-		p, err := PTRRefusal(gam, ptrEps0, figDelta)
+		p, err := smoothdp.PTRRefusal(gam, ptrEps0, figDelta)
 		return []experiments.Measurement{{Metric: "refusal_rate", Value: p, Num: num, Extra: extra}}, err
 	}
 	trials := 200
@@ -136,9 +137,9 @@ func ptrMonteCarlo(ctx context.Context, S [][]float64, seed uint64, trials int) 
 		if err := ctx.Err(); err != nil {
 			return 0, err
 		}
-		res, err := PTR(ctx, PTRConfig{Model: model, Data: d, Rank: 1, GHat: ptrGHat,
+		res, err := smoothdp.PTR(ctx, smoothdp.PTRConfig{Model: model, Data: d, Rank: 1, GHat: ptrGHat,
 			Eps0: ptrEps0, Delta: figDelta, R: 1,
-			GD: GD{Sigma: 1, Steps: 1, LR: 0.1, Radius: 1, Streams: st.Split(t)}})
+			GD: smoothdp.GD{Sigma: 1, Steps: 1, LR: 0.1, Radius: 1, Streams: st.Split(t)}})
 		if err != nil {
 			return 0, err
 		}

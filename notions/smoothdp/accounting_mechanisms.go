@@ -14,7 +14,7 @@ import (
 // GaussianRDP is the RDP of the Gaussian mechanism f(S) + N(0, σ²I) with
 // global ℓ2 sensitivity Δ under rel, ε(α) = αΔ²/(2σ²) (Theorem 9; Mironov
 // 2017 Cor 3) [S]. Errors for Δ < 0, σ ≤ 0 or non-finite input.
-func GaussianRDP(delta, sigma float64, rel Neighbouring) (RDPCurve, error) {
+func GaussianRDP(delta, sigma float64, rel accounting.Relation) (RDPCurve, error) {
 	if err := valid.NonNegative("Δ", delta); err != nil {
 		return RDPCurve{}, fmt.Errorf("smoothdp: %w", err)
 	}
@@ -41,7 +41,7 @@ func GaussianSRDP(l, sigma float64) (SRDPCurve, error) {
 
 // PureRDP is the curve of a pure ε-DP mechanism, ε(α) = ε for every α
 // (Laplace Theorem 10, Exponential Theorem 11) [S].
-func PureRDP(eps float64, rel Neighbouring) (RDPCurve, error) {
+func PureRDP(eps float64, rel accounting.Relation) (RDPCurve, error) {
 	if err := valid.Positive("ε", eps); err != nil {
 		return RDPCurve{}, fmt.Errorf("smoothdp: %w", err)
 	}
@@ -86,7 +86,7 @@ func DPGDRDP(n, steps int, l, sigma float64) (RDPCurve, error) {
 	if err := valid.Positive("σ", sigma); err != nil {
 		return RDPCurve{}, fmt.Errorf("smoothdp: %w", err)
 	}
-	return RDPCurve{Name: fmt.Sprintf("DP-GD n=%d T=%d L=%g σ=%g", n, steps, l, sigma), Relation: ReplaceOne,
+	return RDPCurve{Name: fmt.Sprintf("DP-GD n=%d T=%d L=%g σ=%g", n, steps, l, sigma), Relation: accounting.RelationReplaceOne,
 		AlphaMin: 1, AlphaMax: math.Inf(1), Linear: true, Coef: cfDPGDRDP(float64(n), float64(steps), l, sigma)}, nil
 }
 
@@ -130,7 +130,7 @@ func SGDSubRDP(n, steps int, l, sigma float64) (RDPCurve, error) {
 	}
 	st := sigma / (2 * l)
 	amax := 1 + st*st*math.Log(float64(n)/st)
-	return RDPCurve{Name: fmt.Sprintf("DP-SGD-sub n=%d T=%d L=%g σ=%g", n, steps, l, sigma), Relation: ReplaceOne,
+	return RDPCurve{Name: fmt.Sprintf("DP-SGD-sub n=%d T=%d L=%g σ=%g", n, steps, l, sigma), Relation: accounting.RelationReplaceOne,
 		AlphaMin: 1, AlphaMax: amax, Linear: true, Coef: cfSGDSubRDP(float64(n), float64(steps), l, sigma)}, nil
 }
 
@@ -175,7 +175,7 @@ func SGDIterRDP(n int, l, sigma float64) (RDPCurve, error) {
 	if err := valid.Positive("σ", sigma); err != nil {
 		return RDPCurve{}, fmt.Errorf("smoothdp: %w", err)
 	}
-	return RDPCurve{Name: fmt.Sprintf("DP-SGD-iter n=%d L=%g σ=%g", n, l, sigma), Relation: ReplaceOne, AlphaMin: 1,
+	return RDPCurve{Name: fmt.Sprintf("DP-SGD-iter n=%d L=%g σ=%g", n, l, sigma), Relation: accounting.RelationReplaceOne, AlphaMin: 1,
 		AlphaMax: SGDIterAlphaMax(l, sigma), Linear: true, Coef: cfSGDIterRDP(n, l, sigma)}, nil
 }
 
@@ -214,7 +214,7 @@ func SampledGaussianRDP(q, z float64, steps int) (RDPCurve, error) {
 		return RDPCurve{}, err
 	}
 	t := float64(steps)
-	return RDPCurve{Name: fmt.Sprintf("sampled Gaussian q=%g z=%g T=%d", q, z, steps), Relation: AddRemove, AlphaMin: 1, AlphaMax: math.Inf(1),
+	return RDPCurve{Name: fmt.Sprintf("sampled Gaussian q=%g z=%g T=%d", q, z, steps), Relation: accounting.RelationAddRemove, AlphaMin: 1, AlphaMax: math.Inf(1),
 		F: func(a float64) float64 {
 			v, err := accounting.RDPSubsampledGaussian(q, z, a)
 			if err != nil {
@@ -225,22 +225,53 @@ func SampledGaussianRDP(q, z float64, steps int) (RDPCurve, error) {
 }
 
 // ReplaceOneFromAddRemove turns an add/remove RDP curve into a
-// replace-one one by Mironov 2017 Prop 2 with c = 1 (a replacement is two
-// add/remove steps, a 2-stable transformation): ε_rep(α) = 3·ε(2α), valid for
-// α ≥ 2 [S]. For Gaussian-type mechanisms doubling the sensitivity
-// (4·ε(α)) is tighter; construct that curve directly.
+// replace-one one through the relation change of package accounting
+// (accounting.Loss.ChangeRelation, add-remove → replace-one: a replacement
+// is a removal and an addition). A pure ε curve becomes the pure 2ε curve
+// (group privacy of 2, Dwork & Roth 2014, Thm 2.2); any other curve
+// becomes ε_rep(α) = 3·ε(2α), valid for α ≥ 2 (Mironov 2017 Prop 2 with
+// c = 1, a 2-stable transformation) [S], evaluated by the changed loss on
+// the interval [max(2, α_min/2), α_max/2]. For Gaussian-type mechanisms
+// doubling the sensitivity (4·ε(α)) is tighter; construct that curve
+// directly.
 func ReplaceOneFromAddRemove(c RDPCurve) (RDPCurve, error) {
-	if c.Relation != AddRemove {
+	if c.Relation != accounting.RelationAddRemove {
 		return RDPCurve{}, fmt.Errorf("smoothdp: curve %q is already %v", c.Name, c.Relation)
 	}
 	if c.Pure {
+		l, err := accounting.PureLoss(c.PureEps, c.Relation)
+		if err == nil {
+			l, err = l.ChangeRelation(accounting.RelationReplaceOne)
+		}
+		if err != nil {
+			return RDPCurve{}, fmt.Errorf("smoothdp: curve %q: %w", c.Name, err)
+		}
 		out := c
-		out.Relation, out.PureEps, out.Name = ReplaceOne, 2*c.PureEps, "replace-one of "+c.Name
+		out.Relation, out.Name = l.Relation(), "replace-one of "+c.Name
+		out.PureEps, _, _ = l.ApproxDP()
 		return out, nil
 	}
-	return RDPCurve{Name: "replace-one (Mironov Prop 2) of " + c.Name, Relation: ReplaceOne,
-		AlphaMin: math.Max(2, c.AlphaMin/2), AlphaMax: c.AlphaMax / 2,
-		F: func(a float64) float64 { return 3 * c.At(2*a) }}, nil
+	l, err := c.Loss()
+	if err == nil {
+		l, err = l.ChangeRelation(accounting.RelationReplaceOne)
+	}
+	if err != nil {
+		return RDPCurve{}, fmt.Errorf("smoothdp: curve %q: %w", c.Name, err)
+	}
+	return RDPCurve{Name: "replace-one (Mironov Prop 2) of " + c.Name, Relation: l.Relation(),
+		AlphaMin: math.Max(2, c.AlphaMin/2), AlphaMax: c.AlphaMax / 2, F: lossAt(l)}, nil
+}
+
+// lossAt evaluates a loss's RDP at one order (+Inf where it has none or on
+// an error: no guarantee there).
+func lossAt(l accounting.Loss) func(alpha float64) float64 {
+	return func(a float64) float64 {
+		v, _, err := l.RDP([]float64{a})
+		if err != nil {
+			return math.Inf(1)
+		}
+		return v[0]
+	}
 }
 
 // Group privacy baselines [R/S].
@@ -251,7 +282,7 @@ func GroupGaussian(delta, sigma float64, g int) (RDPCurve, error) {
 	if g < 1 {
 		return RDPCurve{}, fmt.Errorf("smoothdp: group size %d must be ≥ 1", g)
 	}
-	c, err := GaussianRDP(float64(g)*delta, sigma, ReplaceOne)
+	c, err := GaussianRDP(float64(g)*delta, sigma, accounting.RelationReplaceOne)
 	c.Name = fmt.Sprintf("group g=%d Gaussian Δ=%g σ=%g", g, delta, sigma)
 	return c, err
 }
@@ -271,7 +302,7 @@ func GroupPure(eps float64, g int) (RDPCurve, error) {
 	if g < 1 {
 		return RDPCurve{}, fmt.Errorf("smoothdp: group size %d must be ≥ 1", g)
 	}
-	return PureRDP(float64(g)*eps, ReplaceOne)
+	return PureRDP(float64(g)*eps, accounting.RelationReplaceOne)
 }
 
 // GroupMironov is Mironov 2017 Prop 2 for a 2^c-stable transformation

@@ -1,4 +1,4 @@
-package smoothdp
+package figures
 
 import (
 	"context"
@@ -6,7 +6,9 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/featuredp/featuredp/accounting"
 	"github.com/featuredp/featuredp/experiments"
+	"github.com/featuredp/featuredp/notions/smoothdp"
 )
 
 // ---------------------------------------------------------------------------
@@ -56,22 +58,22 @@ func (c fig2Config) String() string { return fmt.Sprintf("method=%v n=%d", c.met
 // fig2Eps returns the four ε of Figure 2 for a Gaussian mechanism
 // (Δ = L = 1, σ = 4.900555) after a pre-processing with (η, k) on n points.
 func fig2Eps(method fig2Method, eta float64, k, n int) (float64, string, error) {
-	r, err := GaussianRDP(1, fig2Sigma, ReplaceOne)
+	r, err := smoothdp.GaussianRDP(1, fig2Sigma, accounting.RelationReplaceOne)
 	if err != nil {
 		return 0, "", err
 	}
-	s, err := GaussianSRDP(1, fig2Sigma)
+	s, err := smoothdp.GaussianSRDP(1, fig2Sigma)
 	if err != nil {
 		return 0, "", err
 	}
-	var c RDPCurve
+	var c smoothdp.RDPCurve
 	switch method {
 	case fig2PaperStyle:
-		c, err = PipelineCurve(r, s, eta, PaperStyle)
+		c, err = smoothdp.PipelineCurve(r, s, eta, smoothdp.Conservative)
 	case fig2Tight:
-		c, err = PipelineCurve(r, s, eta, Tight)
+		c, err = smoothdp.PipelineCurve(r, s, eta, smoothdp.Tight)
 	case fig2Group:
-		c, err = GroupGaussian(1, fig2Sigma, GroupSize(n, k))
+		c, err = smoothdp.GroupGaussian(1, fig2Sigma, smoothdp.GroupSize(n, k))
 	case fig2None:
 		c = r
 	default:
@@ -138,7 +140,7 @@ func fig2Figure(panel, title, xlabel string, logx bool, groupBy []string, settin
 		Run: func(_ context.Context, c experiments.Cell, _ experiments.Env) ([]experiments.Measurement, error) {
 			cfg, ok := c.Config.(fig2Config)
 			if !ok {
-				return nil, fmt.Errorf("cell config is %T, want smoothdp.fig2Config", c.Config)
+				return nil, fmt.Errorf("cell config is %T, want figures.fig2Config", c.Config)
 			}
 			eta, k, n := etaK(c.X, cfg.n)
 			eps, order, err := fig2Eps(cfg.method, eta, k, n)
@@ -167,22 +169,22 @@ func init() {
 		"Claim (paper): SRDP is much better than group privacy for small r; group privacy is flat in r, SRDP grows with η = rk.",
 		[]experiments.PaperValue{{Quantity: "no pre-processing ε (by construction)", Value: 1.0, Method: "no pre-processing", X: 0.001, Metric: "epsilon", Note: "σ chosen so that ε = 1"}},
 		[]int{1000}, func(x float64, n int) (float64, int, int) {
-			return EtaQuant(x, 10, false), 10, n
+			return smoothdp.EtaQuant(x, 10, false), 10, n
 		}))
 	experiments.MustRegister(fig2Figure("imputation", "Figure 2(b): mean imputation, SRDP vs group privacy (reconstructed)", "fraction of points with a missing value m/n", false, []string{"n"},
 		common+"k = m, η = 2Rm/(n − m); n = 100 and n = 1000 (CSV column `n`).",
 		"Claim (paper): a large gap in favour of SRDP for few missing values, closing at ≥ 90% missing where SRDP approaches group privacy.",
 		nil, []int{100, 1000}, func(x float64, n int) (float64, int, int) {
 			m := int(math.Round(x * float64(n)))
-			return EtaMeanImpute(1, m, n), m, n
+			return smoothdp.EtaMeanImpute(1, m, n), m, n
 		}))
 	experiments.MustRegister(fig2Figure("pca", "Figure 2(c): PCA rank reduction, SRDP vs group privacy (reconstructed)", "dataset size n", true, nil,
 		common+"g_min = 0.5 (η = 12R³/g = 24 when n > 24R²/g = 48, else the unconditional 12√2R³/g ≈ 33.9), k = n.",
 		"Claim (paper): SRDP is constant in n while group privacy grows with n. Crossing near n ≈ 1 + η (tight) or n ≈ 2η (paper-style).",
 		nil, []int{0}, func(x float64, _ int) (float64, int, int) {
 			n := int(x)
-			p := PCA{Rank: 1, R: 1}
-			_, eta, _ := p.Theory(Collection{N: n, GMin: 0.5})
+			p := smoothdp.PCA{Rank: 1, R: 1}
+			_, eta, _ := p.Theory(smoothdp.Collection{N: n, GMin: 0.5})
 			return eta, n, n
 		}))
 }

@@ -1,4 +1,4 @@
-package smoothdp
+package figures
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/featuredp/featuredp/design"
 	"github.com/featuredp/featuredp/mechanisms"
 	"github.com/featuredp/featuredp/models"
+	"github.com/featuredp/featuredp/notions/smoothdp"
 )
 
 // The empirical audit of PTR (Algorithm 1 of the smooth-RDP work): two
@@ -36,7 +37,7 @@ func ptrAuditSpec() audit.Spec {
 	if err != nil {
 		panic(err)
 	}
-	_, claimed, err := PTREpsilon(auditPTRN, auditPTRSteps, auditPTRSigma, auditPTRRadius, auditPTRRadius*auditPTRRadius/4, auditPTRRadius, ghat, auditPTREps0, auditPTRDelta)
+	_, claimed, err := smoothdp.PTREpsilon(auditPTRN, auditPTRSteps, auditPTRSigma, auditPTRRadius, auditPTRRadius*auditPTRRadius/4, auditPTRRadius, ghat, auditPTREps0, auditPTRDelta)
 	if err != nil {
 		panic(err)
 	}
@@ -45,8 +46,8 @@ func ptrAuditSpec() audit.Spec {
 		if present {
 			d = S
 		}
-		res, err := PTR(context.Background(), PTRConfig{Model: model, Data: d, Rank: 1, GHat: ghat, Eps0: auditPTREps0, Delta: auditPTRDelta, R: auditPTRRadius,
-			GD: GD{Sigma: auditPTRSigma, Steps: auditPTRSteps, LR: auditPTRLRate, Radius: 1, Streams: mechanisms.NewStreams(rng.Uint64())}})
+		res, err := smoothdp.PTR(context.Background(), smoothdp.PTRConfig{Model: model, Data: d, Rank: 1, GHat: ghat, Eps0: auditPTREps0, Delta: auditPTRDelta, R: auditPTRRadius,
+			GD: smoothdp.GD{Sigma: auditPTRSigma, Steps: auditPTRSteps, LR: auditPTRLRate, Radius: 1, Streams: mechanisms.NewStreams(rng.Uint64())}})
 		if err != nil {
 			return 0, err
 		}
@@ -58,7 +59,7 @@ func ptrAuditSpec() audit.Spec {
 			d = S
 		}
 		g, err := auditPTRGamma(d, ghat)
-		return boolStat(float64(g) > PTRThreshold(auditPTREps0, auditPTRDelta)), err
+		return boolStat(float64(g) > smoothdp.PTRThreshold(auditPTREps0, auditPTRDelta)), err
 	}
 	return audit.Spec{Name: "smoothdp-ptr", Claimed: claimed, Delta: auditPTRDelta, Trials: 4000, Real: real, Control: control,
 		Broken:     "the test without its Laplace noise",
@@ -75,11 +76,11 @@ func boolStat(b bool) float64 {
 
 // auditPTRGamma is γ_S of a dataset at rank 1.
 func auditPTRGamma(d *design.Data, ghat float64) (int, error) {
-	gap, err := Eigengap(auditRows(d), 1)
+	gap, err := smoothdp.Eigengap(auditRows(d), 1)
 	if err != nil {
 		return 0, err
 	}
-	return PTRGamma(d.N, gap, ghat, auditPTRRadius)
+	return smoothdp.PTRGamma(d.N, gap, ghat, auditPTRRadius)
 }
 
 // auditRows returns the feature rows of d.
@@ -99,9 +100,9 @@ func auditPTRNeighbours() (S, S2 *design.Data, ghat float64) {
 	if err != nil {
 		panic(err)
 	}
-	X2 := Replace(X, 0, make([]float64, auditPTRD))
-	target := math.Ceil(PTRThreshold(auditPTREps0, auditPTRDelta))
-	gap, _ := Eigengap(X, 1)
+	X2 := smoothdp.Replace(X, 0, make([]float64, auditPTRD))
+	target := math.Ceil(smoothdp.PTRThreshold(auditPTREps0, auditPTRDelta))
+	gap, _ := smoothdp.Eigengap(X, 1)
 	ghat = gap - (target+1e-6)*12*auditPTRRadius*auditPTRRadius/auditPTRN
 	S, S2 = auditPTRData(X), auditPTRData(X2)
 	g1, _ := auditPTRGamma(S, ghat)

@@ -1,4 +1,4 @@
-package smoothdp
+package figures
 
 import (
 	"context"
@@ -6,10 +6,12 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/featuredp/featuredp/accounting"
 	"github.com/featuredp/featuredp/design"
 	"github.com/featuredp/featuredp/experiments"
 	"github.com/featuredp/featuredp/mechanisms"
 	"github.com/featuredp/featuredp/models"
+	"github.com/featuredp/featuredp/notions/smoothdp"
 )
 
 // ---------------------------------------------------------------------------
@@ -75,8 +77,8 @@ func (m fig3Method) String() string {
 type fig3Data struct {
 	raw    *design.Data
 	gap    float64
-	fit    *PCAFit // non-private rank reduction
-	dimFit *PCAFit // same basis for dimension reduction
+	fit    *smoothdp.PCAFit // non-private rank reduction
+	dimFit *smoothdp.PCAFit // same basis for dimension reduction
 	lstar  float64
 }
 
@@ -139,24 +141,24 @@ func (s fig3Setting) beta() float64 { return 1 + s.b/4 }
 
 // fig3PipelineSigma calibrates DP-GD's σ so that Theorem 2 (form) of the
 // PCA pipeline with sensitivity η reaches the target ε at δ = 1e-5.
-func fig3PipelineSigma(set fig3Setting, eta float64, form Theorem2Form, target float64) (float64, error) {
-	return CalibrateSigma(func(s float64) (RDPCurve, error) {
-		r, err := DPGDRDP(set.n, set.steps, fig3L, s)
+func fig3PipelineSigma(set fig3Setting, eta float64, form smoothdp.Theorem2Form, target float64) (float64, error) {
+	return smoothdp.CalibrateSigma(func(s float64) (smoothdp.RDPCurve, error) {
+		r, err := smoothdp.DPGDRDP(set.n, set.steps, fig3L, s)
 		if err != nil {
 			return r, err
 		}
-		sr, err := DPGDSRDP(set.n, set.steps, set.beta(), s)
+		sr, err := smoothdp.DPGDSRDP(set.n, set.steps, set.beta(), s)
 		if err != nil {
 			return r, err
 		}
-		return PipelineCurve(r, sr, eta, form)
+		return smoothdp.PipelineCurve(r, sr, eta, form)
 	}, target, figDelta)
 }
 
 // fig3DPGDSigma calibrates plain DP-GD's σ to (target, δ).
 func fig3DPGDSigma(set fig3Setting, target, delta float64) (float64, error) {
-	return CalibrateSigma(func(s float64) (RDPCurve, error) {
-		return DPGDRDP(set.n, set.steps, fig3L, s)
+	return smoothdp.CalibrateSigma(func(s float64) (smoothdp.RDPCurve, error) {
+		return smoothdp.DPGDRDP(set.n, set.steps, fig3L, s)
 	}, target, delta)
 }
 
@@ -176,7 +178,7 @@ type fig3Plan struct {
 func runFig3(ctx context.Context, c experiments.Cell, env experiments.Env) ([]experiments.Measurement, error) {
 	m, ok := c.Config.(fig3Method)
 	if !ok {
-		return nil, fmt.Errorf("cell config is %T, want smoothdp.fig3Method", c.Config)
+		return nil, fmt.Errorf("cell config is %T, want figures.fig3Method", c.Config)
 	}
 	set := fig3Set(env.Profile)
 	ds, err := fig3Dataset(ctx, env, set, c.Rep)
@@ -198,7 +200,7 @@ func runFig3(ctx context.Context, c experiments.Cell, env experiments.Env) ([]ex
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := DPGDConfig(plan.model, plan.train, GD{Sigma: plan.sigma, Steps: set.steps, LR: fig3LR, Radius: set.b, Streams: st})
+	cfg, err := smoothdp.DPGDConfig(plan.model, plan.train, smoothdp.GD{Sigma: plan.sigma, Steps: set.steps, LR: fig3LR, Radius: set.b, Streams: st})
 	if err != nil {
 		return nil, err
 	}
@@ -223,15 +225,15 @@ func runFig3(ctx context.Context, c experiments.Cell, env experiments.Env) ([]ex
 // second term is the PCA approximation error, Eq. (62)). It also returns
 // ε_GD.
 func fig3Prop8Bound(set fig3Setting, ds *fig3Data, eps float64) (bound, epsGD float64, err error) {
-	sigma, err := fig3PipelineSigma(set, EtaPCARank(1, ds.gap), PaperStyle, eps)
+	sigma, err := fig3PipelineSigma(set, smoothdp.EtaPCARank(1, ds.gap), smoothdp.Conservative, eps)
 	if err != nil {
 		return 0, 0, err
 	}
-	curve, err := DPGDRDP(set.n, set.steps, fig3L, sigma)
+	curve, err := smoothdp.DPGDRDP(set.n, set.steps, fig3L, sigma)
 	if err != nil {
 		return 0, 0, err
 	}
-	if epsGD, _, err = ToApproxDP(curve, figDelta); err != nil {
+	if epsGD, _, err = smoothdp.ToApproxDP(curve, figDelta); err != nil {
 		return 0, 0, err
 	}
 	var tail float64
@@ -252,24 +254,24 @@ func fig3Prepare(m fig3Method, set fig3Setting, ds *fig3Data, eps float64, st *m
 	var err error
 	switch m {
 	case fig3PCAPaper, fig3PCATight:
-		form := PaperStyle
+		form := smoothdp.Conservative
 		if m == fig3PCATight {
-			form = Tight
+			form = smoothdp.Tight
 		}
-		eta := EtaPCARank(1, ds.gap) // g_min := the dataset's gap (non-PTR "adjusted parameter")
+		eta := smoothdp.EtaPCARank(1, ds.gap) // g_min := the dataset's gap (non-PTR "adjusted parameter")
 		if plan.sigma, err = fig3PipelineSigma(set, eta, form, eps); err != nil {
 			return nil, err
 		}
-		if plan.train, err = Project(ds.raw, ds.fit); err != nil {
+		if plan.train, err = smoothdp.Project(ds.raw, ds.fit); err != nil {
 			return nil, err
 		}
 		plan.extra["eta"] = strconv.FormatFloat(eta, 'g', 6, 64)
 	case fig3PCADim:
-		eta := EtaPCADim(1, ds.gap)
-		if plan.sigma, err = fig3PipelineSigma(set, eta, Tight, eps); err != nil {
+		eta := smoothdp.EtaPCADim(1, ds.gap)
+		if plan.sigma, err = fig3PipelineSigma(set, eta, smoothdp.Tight, eps); err != nil {
 			return nil, err
 		}
-		if plan.train, err = Project(ds.raw, ds.dimFit); err != nil {
+		if plan.train, err = smoothdp.Project(ds.raw, ds.dimFit); err != nil {
 			return nil, err
 		}
 		plan.model, _ = models.NewLogistic(set.s, false, 0)
@@ -277,15 +279,15 @@ func fig3Prepare(m fig3Method, set fig3Setting, ds *fig3Data, eps float64, st *m
 		plan.extra["eta"] = strconv.FormatFloat(eta, 'g', 6, 64)
 	case fig3DPPCA:
 		// Half the budget each (ε/2, δ/2), basic composition.
-		sp, err := CalibrateSigma(gaussianCurve(2.0/float64(set.n)), eps/2, figDelta/2)
+		sp, err := smoothdp.CalibrateSigma(gaussianCurve(2.0/float64(set.n)), eps/2, figDelta/2)
 		if err != nil {
 			return nil, err
 		}
-		fit, err := AnalyzeGauss(st.Rand("dp-pca"), ds.raw, set.s, sp)
+		fit, err := smoothdp.AnalyzeGauss(st.Rand("dp-pca"), ds.raw, set.s, sp)
 		if err != nil {
 			return nil, err
 		}
-		if plan.train, err = Project(ds.raw, fit); err != nil {
+		if plan.train, err = smoothdp.Project(ds.raw, fit); err != nil {
 			return nil, err
 		}
 		if plan.sigma, err = fig3DPGDSigma(set, eps/2, figDelta/2); err != nil {
@@ -303,7 +305,7 @@ func fig3Prepare(m fig3Method, set fig3Setting, ds *fig3Data, eps float64, st *m
 }
 
 // fig3Lift maps θ ∈ R^s trained in the PCA coordinates back to V·θ ∈ R^d.
-func fig3Lift(fit *PCAFit, set fig3Setting) func([]float64) []float64 {
+func fig3Lift(fit *smoothdp.PCAFit, set fig3Setting) func([]float64) []float64 {
 	V := fit.V
 	return func(th []float64) []float64 {
 		out := make([]float64, set.d)
@@ -321,13 +323,13 @@ func fig3Lift(fit *PCAFit, set fig3Setting) func([]float64) []float64 {
 func fig3RunPTR(ctx context.Context, set fig3Setting, ds *fig3Data, eps float64, st *mechanisms.Streams) ([]experiments.Measurement, error) {
 	ghat := 0.5 * ds.gap
 	eps0 := 0.1 * eps
-	sigma, err := fig3PipelineSigma(set, EtaPCARank(1, ghat), PaperStyle, eps-eps0)
+	sigma, err := fig3PipelineSigma(set, smoothdp.EtaPCARank(1, ghat), smoothdp.Conservative, eps-eps0)
 	if err != nil {
 		return nil, err
 	}
 	model, _ := models.NewLogistic(set.d, false, 0)
-	res, err := PTR(ctx, PTRConfig{Model: model, Data: ds.raw, Rank: set.s, GHat: ghat, Eps0: eps0,
-		Delta: figDelta, R: 1, GD: GD{Sigma: sigma, Steps: set.steps, LR: fig3LR, Radius: set.b, Streams: st}})
+	res, err := smoothdp.PTR(ctx, smoothdp.PTRConfig{Model: model, Data: ds.raw, Rank: set.s, GHat: ghat, Eps0: eps0,
+		Delta: figDelta, R: 1, GD: smoothdp.GD{Sigma: sigma, Steps: set.steps, LR: fig3LR, Radius: set.b, Streams: st}})
 	if err != nil {
 		return nil, err
 	}
@@ -337,4 +339,84 @@ func fig3RunPTR(ctx context.Context, set fig3Setting, ds *fig3Data, eps float64,
 	}
 	risk := model.Loss(res.Train.Average, ds.raw, nil) - ds.lstar
 	return []experiments.Measurement{{Metric: "excess_risk", Value: risk, Extra: extra}, {Metric: "refused", Value: 0}, {Metric: "sigma", Value: sigma}}, nil
+}
+
+// gaussianCurve is the replace-one Gaussian mechanism of L2 sensitivity
+// sens as a function of σ (Analyze-Gauss's release for calibration).
+func gaussianCurve(sens float64) func(float64) (smoothdp.RDPCurve, error) {
+	return func(s float64) (smoothdp.RDPCurve, error) {
+		return smoothdp.GaussianRDP(sens, s, accounting.RelationReplaceOne)
+	}
+}
+
+// fig3Dataset returns the Figure 3 dataset of replicate rep. It is
+// deterministic in the key, so every cell of the run shares it through
+// env.Memo (a nil Memo builds it afresh).
+func fig3Dataset(ctx context.Context, env experiments.Env, set fig3Setting, rep int) (*fig3Data, error) {
+	key := fmt.Sprintf("smoothdp-fig3/n=%d/d=%d/s=%d/steps=%d/B=%g/rep=%d", set.n, set.d, set.s, set.steps, set.b, rep)
+	v, err := env.Memo.Do(key, func() (any, error) { return buildFig3Dataset(ctx, set, rep) })
+	if err != nil {
+		return nil, err
+	}
+	return v.(*fig3Data), nil
+}
+
+// fig3Sample draws the low-rank points S (spectrum 0.45, 0.45, then 0.10,
+// rows clipped to R = 1) and logistic labels with θ* = 5 · a unit vector in
+// the top-2 span.
+func fig3Sample(set fig3Setting, rep int) ([][]float64, *design.Data, error) {
+	st := mechanisms.NewStreams(experiments.CellSeed(0, "smoothdp-fig3", "data", float64(set.d), rep))
+	rng := st.Rand("data")
+	top := []float64{0.45, 0.45}
+	S, basis, err := LowRank(rng, set.n, set.d, top, 0.10, 1)
+	if err != nil {
+		return nil, nil, err
+	}
+	// θ* = 5 · unit vector in the top-2 span.
+	a, b := rng.NormFloat64(), rng.NormFloat64()
+	nr := math.Hypot(a, b)
+	theta := make([]float64, set.d)
+	for j := range theta {
+		theta[j] = 5 * (a*basis.At(j, 0) + b*basis.At(j, 1)) / nr
+	}
+	x := make([]float64, 0, set.n*set.d)
+	y := make([]float64, set.n)
+	lab := st.Rand("labels")
+	for i, r := range S {
+		x = append(x, r...)
+		z := 0.0
+		for j, v := range r {
+			z += v * theta[j]
+		}
+		if lab.Float64() < 1/(1+math.Exp(-z)) {
+			y[i] = 1
+		}
+	}
+	raw, err := design.NewData(x, y, set.n, set.d)
+	return S, raw, err
+}
+
+// buildFig3Dataset draws the data, fits the non-private PCA and trains the
+// non-private reference (projected gradient descent, 1500 steps).
+func buildFig3Dataset(ctx context.Context, set fig3Setting, rep int) (*fig3Data, error) {
+	S, raw, err := fig3Sample(set, rep)
+	if err != nil {
+		return nil, err
+	}
+	pca := smoothdp.PCA{Rank: set.s, R: 1}
+	fit, err := pca.FitPCA(S)
+	if err != nil {
+		return nil, err
+	}
+	out := &fig3Data{raw: raw, fit: fit, gap: fit.Values[set.s-1] - fit.Values[set.s]}
+	out.dimFit = &smoothdp.PCAFit{V: fit.V, Values: fit.Values, Dim: true}
+	// Non-private reference: projected gradient descent, step 1/β_θ = 4.
+	model, _ := models.NewLogistic(set.d, false, 0)
+	res, err := mechanisms.Train(ctx, mechanisms.Config{Model: model, Data: raw, Init: make([]float64, set.d), Steps: 1500,
+		Optimizer: mechanisms.SGD{LR: 4}, ProjectRadius: set.b})
+	if err != nil {
+		return nil, fmt.Errorf("non-private reference: %w", err)
+	}
+	out.lstar = model.Loss(res.Theta, raw, nil)
+	return out, nil
 }

@@ -1,4 +1,4 @@
-package smoothdp
+package figures
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/featuredp/featuredp/accounting"
 	"github.com/featuredp/featuredp/audit"
+	"github.com/featuredp/featuredp/notions/smoothdp"
 )
 
 // The empirical audit of mean imputation before the Gaussian mechanism
@@ -29,7 +30,7 @@ const (
 // neighbours change one observed value from 0 to 1; the control claims the
 // naive ε = 1.
 func imputeAuditSpec() audit.Spec {
-	p := Impute{Method: ImputeMean, R: impR}
+	p := smoothdp.Impute{Method: smoothdp.ImputeMean, R: impR}
 	S := make([][]float64, impN)
 	for i := range S {
 		S[i] = []float64{0}
@@ -37,13 +38,13 @@ func imputeAuditSpec() audit.Spec {
 			S[i] = []float64{math.NaN()}
 		}
 	}
-	S2 := Replace(S, impShiftedRecord, []float64{impShiftedValueTo})
+	S2 := smoothdp.Replace(S, impShiftedRecord, []float64{impShiftedValueTo})
 	s0, s1 := imputedSum(p, S), imputedSum(p, S2)
 	sigma, err := accounting.AnalyticGaussianSigma(impEps, impDelta, 2*impR)
 	if err != nil {
 		panic(err)
 	}
-	claimed, err := accounting.GDPEpsilon((2*impR+EtaMeanImpute(impR, impMissing, impN))/sigma, impDelta)
+	claimed, err := accounting.GDPEpsilon((2*impR+smoothdp.EtaMeanImpute(impR, impMissing, impN))/sigma, impDelta)
 	if err != nil {
 		panic(err)
 	}
@@ -55,7 +56,7 @@ func imputeAuditSpec() audit.Spec {
 }
 
 // imputedSum is the sum of the dataset after imputation fitted on it.
-func imputedSum(p Impute, S [][]float64) float64 {
+func imputedSum(p smoothdp.Impute, S [][]float64) float64 {
 	f, err := p.Fit(S)
 	if err != nil {
 		panic(err)

@@ -1,4 +1,4 @@
-package smoothdp
+package figures
 
 import (
 	"fmt"
@@ -6,11 +6,12 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/featuredp/featuredp/notions/smoothdp"
 	"gonum.org/v1/gonum/mat"
 )
 
 // theoryPair returns the theoretical (k, η) over the collection {S, S'}.
-func theoryPair(t *testing.T, p Preprocessor, S, S2 [][]float64) (int, float64) {
+func theoryPair(t *testing.T, p smoothdp.Preprocessor, S, S2 [][]float64) (int, float64) {
 	t.Helper()
 	c1, err := p.Describe(S)
 	if err != nil {
@@ -57,16 +58,16 @@ func neighbourOf(rng *rand.Rand, S [][]float64, radius, r float64, adv []float64
 	default:
 		x = adv
 	}
-	return Replace(S, i, x)
+	return smoothdp.Replace(S, i, x)
 }
 
 // C13 (mean) and the [D] rows of Table 3: empirical sensitivity never
 // exceeds the theoretical (k, η); observed coordinates are unchanged.
 func TestImputationSensitivity(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 1))
-	trials := map[ImputeMethod]int{ImputeMean: 2000, ImputeMedian: 500, ImputeTrimmed: 500, ImputeLR: 300}
-	for _, method := range []ImputeMethod{ImputeMean, ImputeMedian, ImputeTrimmed, ImputeLR} {
-		p := Impute{Method: method, Trim: 2, R: 1}
+	trials := map[smoothdp.ImputeMethod]int{smoothdp.ImputeMean: 2000, smoothdp.ImputeMedian: 500, smoothdp.ImputeTrimmed: 500, smoothdp.ImputeLR: 300}
+	for _, method := range []smoothdp.ImputeMethod{smoothdp.ImputeMean, smoothdp.ImputeMedian, smoothdp.ImputeTrimmed, smoothdp.ImputeLR} {
+		p := smoothdp.Impute{Method: method, Trim: 2, R: 1}
 		maxRatio := 0.0
 		for trial := 0; trial < trials[method]; trial++ {
 			n := []int{20, 50, 100}[rng.IntN(3)]
@@ -89,7 +90,7 @@ func TestImputationSensitivity(t *testing.T) {
 				}
 				S2[i][rng.IntN(3)] = math.NaN()
 			}
-			emp, err := EmpiricalSensitivity(p, S, S2, 1, false, 1e-12)
+			emp, err := smoothdp.EmpiricalSensitivity(p, S, S2, 1, false, 1e-12)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -133,8 +134,8 @@ func TestPCASensitivity(t *testing.T) {
 			adv[j] = basis.At(j, s) // along the (s+1)-th direction: closes the gap
 		}
 		S2 := neighbourOf(rng, S, 1, 0.1, adv)
-		c1, _, _, _ := Covariance(S)
-		c2, _, _, _ := Covariance(S2)
+		c1, _, _, _ := smoothdp.Covariance(S)
+		c2, _, _, _ := smoothdp.Covariance(S2)
 		var diff mat.Dense
 		diff.Sub(c1, c2)
 		if f, b := mat.Norm(&diff, 2), 6.0/float64(n); f > b {
@@ -142,8 +143,8 @@ func TestPCASensitivity(t *testing.T) {
 		} else {
 			maxCov = math.Max(maxCov, f/b)
 		}
-		p := PCA{Rank: s, R: 1}
-		emp, err := EmpiricalSensitivity(p, S, S2, 1, false, 1e-12)
+		p := smoothdp.PCA{Rank: s, R: 1}
+		emp, err := smoothdp.EmpiricalSensitivity(p, S, S2, 1, false, 1e-12)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -177,16 +178,16 @@ func TestPCADimAlignment(t *testing.T) {
 			t.Fatal(err)
 		}
 		S2 := neighbourOf(rng, S, 1, 0.1, nil)
-		p := PCA{Rank: 2, Dim: true, R: 1}
+		p := smoothdp.PCA{Rank: 2, Dim: true, R: 1}
 		_, eta := theoryPair(t, p, S, S2)
-		raw, err := EmpiricalSensitivity(p, S, S2, 1, false, 1e-12)
+		raw, err := smoothdp.EmpiricalSensitivity(p, S, S2, 1, false, 1e-12)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if raw.Eta > eta {
 			fails++
 		}
-		al, err := EmpiricalSensitivity(p, S, S2, 1, true, 1e-12)
+		al, err := smoothdp.EmpiricalSensitivity(p, S, S2, 1, true, 1e-12)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -212,8 +213,8 @@ func TestDedupSensitivity(t *testing.T) {
 		}
 		S2 := neighbourOf(rng, S, 1, r, nil)
 		for _, q := range []bool{false, true} {
-			p := Dedup{Radius: r, Quantize: q, R: 1}
-			emp, err := EmpiricalSensitivity(p, S, S2, 1, false, 0)
+			p := smoothdp.Dedup{Radius: r, Quantize: q, R: 1}
+			emp, err := smoothdp.EmpiricalSensitivity(p, S, S2, 1, false, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -238,13 +239,13 @@ func TestPathologicalDedup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := Dedup{Radius: 0.05, R: 1}
+	p := smoothdp.Dedup{Radius: 0.05, R: 1}
 	c1, _, _ := p.GoodClusters(S)
 	c2, _, _ := p.GoodClusters(S2)
 	if len(c1) != 0 || len(c2) != 1 || len(c2[0]) != 50 {
 		t.Fatalf("C16: good clusters %d (want 0) and %d of size %v (want 1 of 50)", len(c1), len(c2), c2)
 	}
-	emp, err := EmpiricalSensitivity(p, S, S2, 1, false, 0)
+	emp, err := smoothdp.EmpiricalSensitivity(p, S, S2, 1, false, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -287,17 +288,17 @@ func TestPreprocessBadInput(t *testing.T) {
 	good := [][]float64{{0.1, 0.2}, {0.3, 0.1}, {0, 0}}
 	cases := []struct {
 		name string
-		p    Preprocessor
+		p    smoothdp.Preprocessor
 		S    [][]float64
 	}{
-		{"dedup r=0", Dedup{Radius: 0, R: 1}, good},
-		{"dedup NaN", Dedup{Radius: 0.1, R: 1}, [][]float64{{math.NaN(), 0}, {0, 0}}},
-		{"outside ball", Dedup{Radius: 0.1, R: 1}, [][]float64{{2, 0}, {0, 0}}},
-		{"impute all missing", Impute{R: 1}, [][]float64{{math.NaN(), 0}, {math.NaN(), 0}}},
-		{"impute Inf", Impute{R: 1}, [][]float64{{math.Inf(1), 0}, {0, 0}}},
-		{"pca rank ≥ d", PCA{Rank: 2, R: 1}, good},
-		{"ragged", PCA{Rank: 1, R: 1}, [][]float64{{0, 0}, {0}}},
-		{"one row", PCA{Rank: 1, R: 1}, [][]float64{{0, 0}}},
+		{"dedup r=0", smoothdp.Dedup{Radius: 0, R: 1}, good},
+		{"dedup NaN", smoothdp.Dedup{Radius: 0.1, R: 1}, [][]float64{{math.NaN(), 0}, {0, 0}}},
+		{"outside ball", smoothdp.Dedup{Radius: 0.1, R: 1}, [][]float64{{2, 0}, {0, 0}}},
+		{"impute all missing", smoothdp.Impute{R: 1}, [][]float64{{math.NaN(), 0}, {math.NaN(), 0}}},
+		{"impute Inf", smoothdp.Impute{R: 1}, [][]float64{{math.Inf(1), 0}, {0, 0}}},
+		{"pca rank ≥ d", smoothdp.PCA{Rank: 2, R: 1}, good},
+		{"ragged", smoothdp.PCA{Rank: 1, R: 1}, [][]float64{{0, 0}, {0}}},
+		{"one row", smoothdp.PCA{Rank: 1, R: 1}, [][]float64{{0, 0}}},
 	}
 	for _, c := range cases {
 		if _, err := c.p.Fit(c.S); err == nil {
@@ -308,8 +309,8 @@ func TestPreprocessBadInput(t *testing.T) {
 
 func ExampleDedup() {
 	S, S2, _ := PathologicalDedup(50, 64, 0.05, 0.9)
-	p := Dedup{Radius: 0.05, R: 1}
-	emp, _ := EmpiricalSensitivity(p, S, S2, 1, false, 0)
+	p := smoothdp.Dedup{Radius: 0.05, R: 1}
+	emp, _ := smoothdp.EmpiricalSensitivity(p, S, S2, 1, false, 0)
 	c1, _ := p.Describe(S)
 	c2, _ := p.Describe(S2)
 	k, eta, _ := p.Theory(c1.Merge(c2))
@@ -323,7 +324,7 @@ func BenchmarkPCAFit(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	p := PCA{Rank: 2, R: 1}
+	p := smoothdp.PCA{Rank: 2, R: 1}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if _, err := p.FitPCA(S); err != nil {

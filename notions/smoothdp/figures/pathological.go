@@ -1,10 +1,11 @@
-package smoothdp
+package figures
 
 import (
 	"context"
 	"fmt"
 
 	"github.com/featuredp/featuredp/experiments"
+	"github.com/featuredp/featuredp/notions/smoothdp"
 )
 
 // ---------------------------------------------------------------------------
@@ -48,10 +49,10 @@ func pathL0(kind pathKind, n int) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	p := Dedup{Radius: 0.05, R: 1}
+	p := smoothdp.Dedup{Radius: 0.05, R: 1}
 	switch kind {
 	case pathEmpirical:
-		e, err := EmpiricalSensitivity(p, S, S2, 1, false, 0)
+		e, err := smoothdp.EmpiricalSensitivity(p, S, S2, 1, false, 0)
 		return e.K, err
 	case pathTheoretical:
 		c1, _ := p.Describe(S)
@@ -82,7 +83,7 @@ func init() {
 		Run: func(_ context.Context, c experiments.Cell, _ experiments.Env) ([]experiments.Measurement, error) {
 			kind, ok := c.Config.(pathKind)
 			if !ok {
-				return nil, fmt.Errorf("cell config is %T, want smoothdp.pathKind", c.Config)
+				return nil, fmt.Errorf("cell config is %T, want figures.pathKind", c.Config)
 			}
 			n := int(c.X)
 			k, err := pathL0(kind, n)
@@ -90,7 +91,7 @@ func init() {
 				return nil, err
 			}
 			// ε of the Gaussian mechanism (σ = 4.900555) after dedup with this k.
-			eps, _, err := fig2Eps(fig2Tight, EtaDedup(1, k), k, n)
+			eps, _, err := fig2Eps(fig2Tight, smoothdp.EtaDedup(1, k), k, n)
 			if err != nil {
 				return nil, err
 			}

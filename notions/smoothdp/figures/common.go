@@ -1,16 +1,14 @@
-package smoothdp
+package figures
 
 import (
 	"strconv"
+
+	"github.com/featuredp/featuredp/notions/smoothdp"
 )
 
-// Figures of "Provable Privacy with Non-Private Pre-Processing" (smooth RDP;
-// docs/smooth-rdp.md). The paper prints no numeric results and gives no
-// parameters: every closed form is RECONSTRUCTED (docs/smooth-rdp.md) and
-// every parameter below is our proposal (docs/smooth-rdp.md,
-// 'Reconstruction choices').
-// PaperValues therefore hold the reference values (computed from
-// the reconstructed formulas), not numbers printed in the paper.
+// What the smoothdp figures share. PaperValues hold reference values
+// computed from the reconstructed formulas, not numbers printed in the
+// paper (see the package doc).
 
 // figDelta is the δ of every smoothdp figure.
 const figDelta = 1e-5
@@ -22,7 +20,7 @@ const banner = " Constants of Tables 1–3 are RECONSTRUCTED (the paper's formul
 // figEps converts a curve at figDelta (ToApproxDP). The order is returned
 // as a label with 6 significant digits (the CSV column `order`), not as a
 // numeric extra: its format is not the shortest representation.
-func figEps(c RDPCurve) (float64, string, error) {
-	e, a, err := ToApproxDP(c, figDelta)
+func figEps(c smoothdp.RDPCurve) (float64, string, error) {
+	e, a, err := smoothdp.ToApproxDP(c, figDelta)
 	return e, strconv.FormatFloat(a, 'g', 6, 64), err
 }

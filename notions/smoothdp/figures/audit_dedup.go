@@ -1,4 +1,4 @@
-package smoothdp
+package figures
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/featuredp/featuredp/accounting"
 	"github.com/featuredp/featuredp/audit"
+	"github.com/featuredp/featuredp/notions/smoothdp"
 )
 
 // The empirical audit of a pre-processed pipeline (featuredp audit):
@@ -34,7 +35,7 @@ const (
 // naive claim ε = 1, which the attack must refute (on these neighbours the
 // count falls from n to 1).
 func dedupAuditSpec() audit.Spec {
-	p := Dedup{Radius: dedupR, R: 1}
+	p := smoothdp.Dedup{Radius: dedupR, R: 1}
 	st, err := pathologicalStat(p, dedupKept, 1)
 	if err != nil {
 		panic(err)
@@ -49,7 +50,7 @@ func dedupAuditSpec() audit.Spec {
 
 // dedupKept is the number of records of S that deduplication fitted on S
 // keeps.
-func dedupKept(p Dedup, S [][]float64) int {
+func dedupKept(p smoothdp.Dedup, S [][]float64) int {
 	f, err := p.Fit(S)
 	if err != nil {
 		panic(err)
@@ -71,7 +72,7 @@ func dedupKept(p Dedup, S [][]float64) int {
 // claim uses the ℓ0 sensitivity k of Dedup.Theory (at most k processed
 // records change, so the count moves by at most k).
 func quantizeAuditSpec() audit.Spec {
-	p := Dedup{Radius: dedupR, R: 1, Quantize: true}
+	p := smoothdp.Dedup{Radius: dedupR, R: 1, Quantize: true}
 	st, err := pathologicalStat(p, distinctProcessed, 2)
 	if err != nil {
 		panic(err)
@@ -85,7 +86,7 @@ func quantizeAuditSpec() audit.Spec {
 }
 
 // distinctProcessed counts the distinct processed records of S.
-func distinctProcessed(p Dedup, S [][]float64) int {
+func distinctProcessed(p smoothdp.Dedup, S [][]float64) int {
 	f, err := p.Fit(S)
 	if err != nil {
 		panic(err)
@@ -110,7 +111,7 @@ type pathological struct {
 // calibrated (analytic Gaussian) for the naive ε at naiveSens, and the real
 // claim: the ε at sensitivity k, the ℓ0 sensitivity of Dedup.Theory (at
 // most k processed records change, so a count moves by at most k).
-func pathologicalStat(p Dedup, stat func(Dedup, [][]float64) int, naiveSens float64) (pathological, error) {
+func pathologicalStat(p smoothdp.Dedup, stat func(smoothdp.Dedup, [][]float64) int, naiveSens float64) (pathological, error) {
 	S, S2, err := PathologicalDedup(dedupN, dedupD, dedupR, dedupFar)
 	if err != nil {
 		return pathological{}, err

@@ -1,4 +1,4 @@
-package smoothdp
+package figures
 
 // Synthetic generators of the smoothdp figures (docs/smooth-rdp.md,
 // 'Reconstruction choices', figure parameters): clustered data for
@@ -10,6 +10,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/featuredp/featuredp/notions/smoothdp"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -156,6 +157,6 @@ func PathologicalDedup(n, d int, r, far float64) (S, S2 [][]float64, err error) 
 	}
 	S[n-1] = make([]float64, d)
 	S[n-1][d-1] = far
-	S2 = Replace(S, n-1, make([]float64, d))
+	S2 = smoothdp.Replace(S, n-1, make([]float64, d))
 	return S, S2, nil
 }

@@ -1,10 +1,11 @@
-package smoothdp
+package figures
 
 import (
 	"fmt"
 
 	"github.com/featuredp/featuredp/accounting"
 	"github.com/featuredp/featuredp/audit"
+	"github.com/featuredp/featuredp/notions/smoothdp"
 )
 
 // The empirical audit of PCA rank reduction before the Gaussian mechanism
@@ -27,7 +28,7 @@ const (
 // the real claim is the Gaussian's ε at sensitivity nR² (valid for any
 // pre-processing); the control claims the naive ε = 1.
 func pcaAuditSpec() audit.Spec {
-	p := PCA{Rank: 1, R: pcaR}
+	p := smoothdp.PCA{Rank: 1, R: pcaR}
 	S := make([][]float64, pcaN)
 	for i := range S {
 		sign := float64(1 - 2*(i%2))
@@ -37,7 +38,7 @@ func pcaAuditSpec() audit.Spec {
 			S[i] = []float64{0, 0.495 * sign}
 		}
 	}
-	S2 := Replace(S, 0, []float64{0, 0.5})
+	S2 := smoothdp.Replace(S, 0, []float64{0, 0.5})
 	s0, s1 := pcaStat(p, S), pcaStat(p, S2)
 	sigma, err := accounting.AnalyticGaussianSigma(pcaEps, pcaDelta, pcaR*pcaR)
 	if err != nil {
@@ -55,7 +56,7 @@ func pcaAuditSpec() audit.Spec {
 }
 
 // pcaStat is Σ_i (π_S(x_i))_1² with PCA fitted on S.
-func pcaStat(p PCA, S [][]float64) float64 {
+func pcaStat(p smoothdp.PCA, S [][]float64) float64 {
 	f, err := p.Fit(S)
 	if err != nil {
 		panic(err)
