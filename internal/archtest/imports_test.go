@@ -135,9 +135,19 @@ func TestImportRules(t *testing.T) {
 				}
 				continue
 			}
+			if _, isNotion := notionOf(f.pkg); isNotion && f.pkg != "notions/all" && !strings.HasSuffix(f.pkg, "/figures") && strings.HasSuffix(dep, "/figures") {
+				t.Errorf("%s imports %s: a notion's library never imports a reproduction (figures) package", where, imp)
+			}
 			if n, isNotion := notionOf(f.pkg); isNotion && n != "all" {
-				if _, core := coreImports[dep]; !core && dep != f.pkg {
+				if _, core := coreImports[dep]; !core && dep != f.pkg && f.pkg != "notions/"+n+"/figures" {
 					t.Errorf("%s (notion %s) imports %s: a notion imports only core packages", where, n, imp)
+				}
+				// The reproduction layer notions/<n>/figures imports its
+				// notion's library and the core only.
+				if f.pkg == "notions/"+n+"/figures" && dep != "notions/"+n {
+					if _, core := coreImports[dep]; !core && dep != f.pkg {
+						t.Errorf("%s (figures of %s) imports %s: the figures import their notion and the core only", where, n, imp)
+					}
 				}
 			}
 		}
@@ -171,7 +181,7 @@ func TestEveryNotionRegistered(t *testing.T) {
 			continue
 		}
 		found = append(found, e.Name())
-		if !slices.Contains(all, module+"/notions/"+e.Name()) {
+		if !slices.Contains(all, module+"/notions/"+e.Name()) && !slices.Contains(all, module+"/notions/"+e.Name()+"/figures") {
 			t.Errorf("notions/%s is not imported by notions/all", e.Name())
 		}
 	}

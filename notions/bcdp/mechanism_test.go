@@ -427,7 +427,7 @@ func TestMeanPrivacyAudit(t *testing.T) {
 			t.Fatal(err)
 		}
 		q4 := []float64{tc.q, tc.q, tc.q, tc.q}
-		guar, _ := Prop4Part2(a.C, q4, a.LDP)
+		guar, _ := BCDPFromCDPAndLDP(a.C, q4, a.LDP)
 		dom, pr := mixtureDomain(4, tc.q)
 		lb, err := MeanAuditMC(m, dom, pr, 40000, mechanisms.NewStreams(31).Derive("audit").Noise())
 		if err != nil {
