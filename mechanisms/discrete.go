@@ -233,11 +233,12 @@ func DiscreteGaussianLoss(l2Sens, sigma, grid float64, d int, rel accounting.Rel
 		return accounting.Loss{}, fmt.Errorf("mechanisms: DiscreteGaussianLoss: %w", err)
 	}
 	a := l2Sens + grid*math.Sqrt(float64(d))
-	l, err := accounting.ZCDPLoss(roundUp(a*a/(2*sigma*sigma), 10), rel)
+	rho := roundUp(a*a/(2*sigma*sigma), 10)
+	l, err := accounting.ZCDPLoss(rho, rel)
 	if err != nil {
 		return accounting.Loss{}, fmt.Errorf("mechanisms: DiscreteGaussianLoss: %w", err)
 	}
-	return l.WithName("discrete Gaussian"), nil
+	return l.WithName(fmt.Sprintf("discrete Gaussian: zcdp ρ=%g", rho)), nil
 }
 
 // DiscreteLaplaceLoss is the privacy loss of DiscreteLaplaceRelease on d
@@ -259,11 +260,12 @@ func DiscreteLaplaceLoss(l1Sens, grid, scale float64, d int, rel accounting.Rela
 	if err := errors.Join(valid.Positive("sensitivity", l1Sens), valid.Positive("grid", grid), valid.Positive("scale", scale), valid.AtLeast("d", float64(d), 1)); err != nil {
 		return accounting.Loss{}, fmt.Errorf("mechanisms: DiscreteLaplaceLoss: %w", err)
 	}
-	l, err := accounting.PureLoss(roundUp((l1Sens/grid+float64(d))/scale, 4), rel)
+	eps := roundUp((l1Sens/grid+float64(d))/scale, 4)
+	l, err := accounting.PureLoss(eps, rel)
 	if err != nil {
 		return accounting.Loss{}, fmt.Errorf("mechanisms: DiscreteLaplaceLoss: %w", err)
 	}
-	return l.WithName("discrete Laplace"), nil
+	return l.WithName(fmt.Sprintf("discrete Laplace: pure ε=%g", eps)), nil
 }
 
 // ZCDPEpsilon converts ρ-zCDP to (ε, δ)-DP with ε = ρ + 2√(ρ·log(1/δ))

@@ -63,8 +63,8 @@ func composePure(rel accounting.Relation, losses []accounting.Loss) (float64, er
 	return 0, errors.New("bcdp: ledger: no pure route (a loss is not pure)")
 }
 
-// pureLoss is accounting.PureLoss with the loss named and the error
-// saying which level had no finite value.
+// pureLoss is accounting.PureLoss labelled "name: pure ε=…" in reports,
+// with an error that says which level had no finite value.
 func pureLoss(name string, eps float64, rel accounting.Relation) (accounting.Loss, error) {
 	if math.IsInf(eps, 1) {
 		return accounting.Loss{}, fmt.Errorf("bcdp: %s: the level is +Inf (no %v guarantee)", name, rel)
@@ -73,7 +73,7 @@ func pureLoss(name string, eps float64, rel accounting.Relation) (accounting.Los
 	if err != nil {
 		return accounting.Loss{}, fmt.Errorf("bcdp: %s: %w", name, err)
 	}
-	return l.WithName(name), nil
+	return l.WithName(fmt.Sprintf("%s: pure ε=%g", name, eps)), nil
 }
 
 // LocalLoss returns the exact LDP level of the finite mechanism m
@@ -130,7 +130,7 @@ func (m *Mean) RoundLosses() ([]accounting.Loss, error) {
 		if err != nil {
 			return nil, err
 		}
-		out[i] = l.WithName(fmt.Sprintf("round %d", r.k+1))
+		out[i] = l.WithName(fmt.Sprintf("round %d: pure ε=%g", r.k+1, r.ch.Alpha))
 	}
 	return out, nil
 }
