@@ -134,9 +134,10 @@ func UniformAllocation(delta []float64, eps float64) (Allocation, error) {
 type Weights int
 
 const (
-	// WeightsPaper are the paper's w_k = (c_k − c_{k−1})²/(d−k+1)
-	// (Mechanism 1), inverse variances only for small α.
-	WeightsPaper Weights = iota
+	// WeightsSquaredLevel are the weights of the paper's Mechanism 1,
+	// w_k = (c_k − c_{k−1})²/(d−k+1) = α_k²/D_k (the default; inverse
+	// variances only for small α).
+	WeightsSquaredLevel Weights = iota
 	// WeightsInverseVariance are the data-free w_k = D_k/B_k², the exact
 	// inverse of the per-coordinate second moment B_k²/D_k of round k
 	// (ours, not in the paper).
@@ -146,7 +147,7 @@ const (
 // String names the weights.
 func (w Weights) String() string {
 	switch w {
-	case WeightsPaper:
+	case WeightsSquaredLevel:
 		return "paper"
 	case WeightsInverseVariance:
 		return "inverse-variance"
@@ -219,7 +220,7 @@ func RoundWeights(c []float64, paperConstant bool, w Weights) (alpha, B, wt []fl
 		}
 		alpha[k], B[k] = a, b
 		switch w {
-		case WeightsPaper:
+		case WeightsSquaredLevel:
 			wt[k] = a * a / float64(D)
 		case WeightsInverseVariance:
 			wt[k] = float64(D) / (b * b)

@@ -222,3 +222,31 @@ func (ls *LeastSquares) CoordinateLosses() ([]accounting.Loss, error) {
 	}
 	return out, nil
 }
+
+// Losses returns the privacy losses of one user's release in r, for the
+// ledger: the LDP level of Mechanism 1 with the allocated levels r.C
+// (Mean.LocalLoss, under accounting.RelationReplaceOne) and its CDP level
+// per estimated column (Mean.CoordinateLosses, under
+// accounting.RelationCoordinate, labelled with the column's name, in the
+// order of r.Columns). Bounds fitted on the data (r.FittedBounds) are not
+// covered by these losses.
+func (r *MeanEstimation) Losses() (local accounting.Loss, perColumn []accounting.Loss, err error) {
+	if r == nil {
+		return accounting.Loss{}, nil, errors.New("bcdp: MeanEstimation.Losses: nil result")
+	}
+	m, err := NewMean(r.C, MeanOptions{PaperConstant: r.Options.PaperConstant})
+	if err != nil {
+		return accounting.Loss{}, nil, fmt.Errorf("bcdp: MeanEstimation.Losses: %w", err)
+	}
+	if local, err = m.LocalLoss(); err != nil {
+		return accounting.Loss{}, nil, err
+	}
+	if perColumn, err = m.CoordinateLosses(); err != nil {
+		return accounting.Loss{}, nil, err
+	}
+	for j, l := range perColumn {
+		eps, _, _ := l.ApproxDP()
+		perColumn[j] = l.WithName(fmt.Sprintf("%s: pure ε=%g", r.Columns[j], eps))
+	}
+	return local, perColumn, nil
+}

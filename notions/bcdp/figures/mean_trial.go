@@ -149,7 +149,7 @@ func mechanismProj(s MeanSetting, method Method) (*bcdp.Mean, bcdp.Projection, e
 	o := bcdp.MeanOptions{PaperConstant: paper}
 	proj := bcdp.ProjectBox
 	if paper {
-		proj = bcdp.ProjectAuthors
+		proj = bcdp.ProjectRoundBalls
 	}
 	if method == MethodLDP {
 		if paper && !s.BaselineProjected {
