@@ -112,7 +112,7 @@ func (s MeanSetting) Allocation(m Method) (bcdp.Allocation, error) {
 
 // PredictedMSE returns the exact expected squared error of the
 // UNPROJECTED server mean of method m in setting s for ±1 data
-// (PredictedMSE of the package; with the paper constant, the variance
+// (bcdp.PredictedMSE; with the paper constant, the variance
 // around 2x̄).
 func (s MeanSetting) PredictedMSE(m Method) (float64, error) {
 	paper, err := s.paperMode()
