@@ -144,7 +144,7 @@ func TestDiscreteReleaseBadInput(t *testing.T) {
 		{"σ Inf", func() error { _, err := DiscreteGaussianRelease(rng, []float64{1}, 0.1, math.Inf(1)); return err }, "σ = +Inf, want finite > 0"},
 		{"δ 1", func() error { _, err := ZCDPEpsilon(0.1, 1); return err }, "δ = 1, want in (0, 1)"},
 		{"ρ Inf", func() error { _, err := ZCDPEpsilon(math.Inf(1), 0.5); return err }, "ρ = +Inf, want finite ≥ 0"},
-		{"d 0", func() error { _, err := DiscreteGaussianRho(1, 1, 0.1, 0); return err }, "d 0"},
+		{"d 0", func() error { _, err := DiscreteGaussianRho(1, 1, 0.1, 0); return err }, "d = 0, want finite ≥ 1"},
 	} {
 		if err := tc.call(); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want one containing %q", tc.name, err, tc.want)

@@ -5,9 +5,9 @@
 package all
 
 import (
-	_ "github.com/featuredp/featuredp/notions/bcdp"             // BCDP
+	_ "github.com/featuredp/featuredp/notions/bcdp/figures"     // BCDP
 	_ "github.com/featuredp/featuredp/notions/corrdp"           // CorrDP
-	_ "github.com/featuredp/featuredp/notions/dpsgd"            // DP-SGD accounting
+	_ "github.com/featuredp/featuredp/notions/dpsgd/figures"    // DP-SGD accounting
 	_ "github.com/featuredp/featuredp/notions/fdp"              // feature DP
-	_ "github.com/featuredp/featuredp/notions/smoothdp/figures" // smooth RDP (library, figures, audits)
+	_ "github.com/featuredp/featuredp/notions/smoothdp/figures" // smooth RDP
 )

@@ -12,8 +12,8 @@ import (
 // ZetaHeuristic is the paper's heuristic ζ = (1+q)/2 (App. B.1), used in Figures 3–4 and the authors' code.
 func ZetaHeuristic(q float64) float64 { return (1 + q) / 2 }
 
-// ZetaCorollary1 is the ζ = 1/2 of Corollary 1.
-const ZetaCorollary1 = 0.5
+// ZetaHalf is the ζ = 1/2 of Corollary 1.
+const ZetaHalf = 0.5
 
 // ZetaStar returns ζ* = log(1 + q(e^{δ̃_1} − 1))/δ̃_1, the ζ at which the
 // Theorem 2 rule returns the min-δ baseline c = δ̃_1·1 (our derivation)
@@ -57,7 +57,7 @@ type Allocation struct {
 //
 // Mechanism 1 with these c is c-CDP, c_d-LDP (c_d ≤ ε) and, by Prop. 4 part 2
 // with ε := c_d under Assumption 1 with q, δ-BCDP. Returns the levels in both
-// orders. Use ZetaHeuristic(q) for the paper's figures, ZetaCorollary1
+// orders. Use ZetaHeuristic(q) for the paper's figures, ZetaHalf
 // for Corollary 1.
 func Allocate(delta []float64, eps, q, zeta float64) (Allocation, error) {
 	if err := checkVector("δ", delta, true, true); err != nil {
@@ -134,9 +134,10 @@ func UniformAllocation(delta []float64, eps float64) (Allocation, error) {
 type Weights int
 
 const (
-	// WeightsPaper are the paper's w_k = (c_k − c_{k−1})²/(d−k+1)
-	// (Mechanism 1), inverse variances only for small α.
-	WeightsPaper Weights = iota
+	// WeightsSquaredLevel are the weights of the paper's Mechanism 1,
+	// w_k = (c_k − c_{k−1})²/(d−k+1) = α_k²/D_k (the default; inverse
+	// variances only for small α).
+	WeightsSquaredLevel Weights = iota
 	// WeightsInverseVariance are the data-free w_k = D_k/B_k², the exact
 	// inverse of the per-coordinate second moment B_k²/D_k of round k
 	// (ours, not in the paper).
@@ -146,7 +147,7 @@ const (
 // String names the weights.
 func (w Weights) String() string {
 	switch w {
-	case WeightsPaper:
+	case WeightsSquaredLevel:
 		return "paper"
 	case WeightsInverseVariance:
 		return "inverse-variance"
@@ -219,7 +220,7 @@ func RoundWeights(c []float64, paperConstant bool, w Weights) (alpha, B, wt []fl
 		}
 		alpha[k], B[k] = a, b
 		switch w {
-		case WeightsPaper:
+		case WeightsSquaredLevel:
 			wt[k] = a * a / float64(D)
 		case WeightsInverseVariance:
 			wt[k] = float64(D) / (b * b)
@@ -290,10 +291,10 @@ func PredictedMSE(c []float64, n int, o MSEOptions) (total float64, perCoord []f
 	return total, perCoord, nil
 }
 
-// Thm2Proxy returns S(c) = Σ_i 1/Σ_{k≤i} (c_k − c_{k−1})²/(d−k+1), the
+// ErrorProxy returns S(c) = Σ_i 1/Σ_{k≤i} (c_k − c_{k−1})²/(d−k+1), the
 // quantity of Theorem 2's bound (17) without the 1/n, the O(1) and the ∧ d.
 // +Inf if some c_i = 0.
-func Thm2Proxy(c []float64) (float64, error) {
+func ErrorProxy(c []float64) (float64, error) {
 	if err := checkVector("c", c, false, false); err != nil {
 		return 0, err
 	}
@@ -314,14 +315,14 @@ func Thm2Proxy(c []float64) (float64, error) {
 	return s, nil
 }
 
-// Corollary1Bound returns the Corollary 1 rate without its O(1): with k coordinates at level δ, d−k at ε > 2δ and ζ = 1/2, q* =
+// TwoLevelRate returns the Corollary 1 rate without its O(1): with k coordinates at level δ, d−k at ε > 2δ and ζ = 1/2, q* =
 // (e^{δ/2}−1)/(e^ε−1);
 //
 //	q ≤ q*: (1/n)(dk/δ² + (d−k)²/ε²)                               (18)
 //	q > q*: (1/n)(dk/δ² + (d−k)²/(((d−k)/d)δ² + (c_d − δ/2)²)),     (19)
 //
 // with c_d = log((e^{δ/2}+q−1)/q).
-func Corollary1Bound(d, k, n int, delta, eps, q float64) (float64, error) {
+func TwoLevelRate(d, k, n int, delta, eps, q float64) (float64, error) {
 	if d < 1 || k < 0 || k > d || n < 1 {
 		return 0, fmt.Errorf("bcdp: Corollary 1: need d ≥ 1, 0 ≤ k ≤ d, n ≥ 1 (got %d, %d, %d)", d, k, n)
 	}
@@ -360,7 +361,7 @@ func ZetaOptimal(delta []float64, eps, q float64, n, grid int, o MSEOptions) (Al
 	if err != nil {
 		return Allocation{}, 0, err
 	}
-	cands := []float64{ZetaHeuristic(q), ZetaCorollary1}
+	cands := []float64{ZetaHeuristic(q), ZetaHalf}
 	if zs, err := ZetaStar(base.DeltaTilde[0], q); err == nil && zs > 0 {
 		cands = append(cands, math.Min(zs, 1))
 	}

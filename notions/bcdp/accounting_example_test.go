@@ -21,9 +21,10 @@ func ExampleAllocate() {
 	// c1 = 0.0900, cd = 0.7714, LDP level 0.7714, predicted MSE 1.5633
 }
 
-// Example 1 of the paper: BCDP without LDP.
+// The paper's Example 1 (a two-bit channel that never outputs 1 at x =
+// (0, 1)): BCDP without LDP.
 func ExampleExact() {
-	m, _ := bcdp.Example1(0.5, 0.5, 0.5)
+	m, _ := bcdp.TwoBitChannel([4]float64{0.5, 0.5, 0, 0.5})
 	d, _ := bcdp.Exact(m)
 	eps, _ := bcdp.LDPExact(m)
 	fmt.Printf("δ* = (%.6f, %.6f), LDP ε* = %v\n", d[0], d[1], eps)

@@ -448,79 +448,25 @@ func RandomizedResponse(c []float64, q float64) (Finite, error) {
 	return Finite{Domain: dom, Prior: pr, Channel: ch}, nil
 }
 
-// Example1 returns Example 1 of the paper: x1, x2 i.i.d.
-// Bern(1/2), Y = {0,1}, P(M=1 | x) = a, b, 0, c at (x1,x2) = (0,0), (1,0),
-// (0,1), (1,1). It is not LDP for any finite ε (input (0,1) never outputs 1),
-// yet BCDP: (log 2, log 2) at a = b = c = 1/2. a, b, c ∈ (0, 1].
-func Example1(a, b, c float64) (Finite, error) {
-	if err := valid.First(valid.Probability("a", a), valid.Probability("b", b), valid.Probability("c", c)); err != nil {
-		return Finite{}, fmt.Errorf("bcdp: Example 1: %w", err)
+// TwoBitChannel returns the binary-output mechanism on two independent
+// uniform bits x = (x1, x2) (prior 1/4 each) with P(M(x) = 1) = p1[k] at
+// the k-th input point (0,0), (1,0), (0,1), (1,1), in that order of
+// Domain. With p1(0,1) = 0 and the other three positive it is the paper's
+// Example 1: no finite LDP level (the input (0,1) never outputs 1) yet
+// finite BCDP levels, (log 2, log 2) at p1 = (1/2, 1/2, 0, 1/2)
+// (Aliakbarpour et al. 2024, Sec. 3) — BCDP does not imply LDP.
+// Every p1[k] must lie in [0, 1].
+func TwoBitChannel(p1 [4]float64) (Finite, error) {
+	for k, p := range p1 {
+		if err := valid.Unit(fmt.Sprintf("p1[%d]", k), p); err != nil {
+			return Finite{}, fmt.Errorf("bcdp: TwoBitChannel: %w", err)
+		}
 	}
-	p1 := map[[2]int]float64{{0, 0}: a, {1, 0}: b, {0, 1}: 0, {1, 1}: c}
 	m := Finite{}
-	for _, x := range [][2]int{{0, 0}, {1, 0}, {0, 1}, {1, 1}} {
+	for k, x := range [][2]int{{0, 0}, {1, 0}, {0, 1}, {1, 1}} {
 		m.Domain = append(m.Domain, []int{x[0], x[1]})
 		m.Prior = append(m.Prior, 0.25)
-		m.Channel = append(m.Channel, []float64{1 - p1[x], p1[x]})
-	}
-	return m, nil
-}
-
-// Example1Closed is the closed form of Example 1 (our derivation):
-//
-//	δ1* = max(|log((b+c)/a)|, |log((2−b−c)/(2−a))|),
-//	δ2* = max(|log((a+b)/c)|, |log((2−a−b)/(2−c))|),
-//
-// with log(0/0) treated as 0 and log(x/0) as +Inf.
-func Example1Closed(a, b, c float64) (d1, d2 float64) {
-	al := func(u, v float64) float64 {
-		if u == v {
-			return 0
-		}
-		if u == 0 || v == 0 {
-			return math.Inf(1)
-		}
-		return math.Abs(math.Log(u / v))
-	}
-	d1 = math.Max(al(b+c, a), al(2-b-c, 2-a))
-	d2 = math.Max(al(a+b, c), al(2-a-b, 2-c))
-	return
-}
-
-// Example2 returns Example 2 of the paper: x ∈ {0,1}^3 i.i.d.
-// Bern(1/2) and M(x) = [x1⊕x2, x3] or [x2, x1⊕x3] with probability 1/2 each;
-// copies ≥ 1 independent releases are concatenated (outputs indexed in
-// base 8, one 3-bit digit per copy: the branch bit and the two output bits).
-// One copy: δ* = (0, log 3, log 3); two copies: (+Inf, log 5, log 5) —
-// BCDP does not compose. copies ≤ 3.
-func Example2(copies int) (Finite, error) {
-	if copies < 1 || copies > 3 {
-		return Finite{}, fmt.Errorf("bcdp: Example 2: copies = %d must lie in [1, 3]", copies)
-	}
-	// one copy: output = (y1, y2) only; the branch is not released.
-	one := func(x [3]int) []float64 {
-		p := make([]float64, 4)
-		p[(x[0]^x[1])*2+x[2]] += 0.5
-		p[x[1]*2+(x[0]^x[2])] += 0.5
-		return p
-	}
-	m := Finite{}
-	for v := 0; v < 8; v++ {
-		x := [3]int{v & 1, (v >> 1) & 1, (v >> 2) & 1}
-		m.Domain = append(m.Domain, []int{x[0], x[1], x[2]})
-		m.Prior = append(m.Prior, 1.0/8)
-		p1 := one(x)
-		row := []float64{1}
-		for k := 0; k < copies; k++ {
-			next := make([]float64, len(row)*4)
-			for a, pa := range row {
-				for b, pb := range p1 {
-					next[a*4+b] = pa * pb
-				}
-			}
-			row = next
-		}
-		m.Channel = append(m.Channel, row)
+		m.Channel = append(m.Channel, []float64{1 - p1[k], p1[k]})
 	}
 	return m, nil
 }
@@ -546,13 +492,13 @@ func checkVector(name string, v []float64, allowInf, positive bool) error {
 	return nil
 }
 
-// Prop4Part1 returns the BCDP levels that Prop. 4 part 1 guarantees for a
+// BCDPFromCDP returns the BCDP levels that Prop. 4 part 1 guarantees for a
 // c-CDP mechanism under a prior satisfying eq. (13) with levels q:
 //
 //	δ_i = c_i + log(1 + q_i (e^{Σ_{j≠i} c_j} − 1)).
 //
 // (The paper's Σ_{i=1}^n is a typo for Σ_{i=1}^d.)
-func Prop4Part1(c, q []float64) ([]float64, error) {
+func BCDPFromCDP(c, q []float64) ([]float64, error) {
 	if err := checkVector("c", c, false, false); err != nil {
 		return nil, err
 	}
@@ -573,11 +519,11 @@ func Prop4Part1(c, q []float64) ([]float64, error) {
 	return out, nil
 }
 
-// Prop4Part2 returns the BCDP levels of Prop. 4 part 2 for a mechanism
+// BCDPFromCDPAndLDP returns the BCDP levels of Prop. 4 part 2 for a mechanism
 // that is c-CDP and also ε-LDP:
 //
 //	δ'_i = min{ c_i + log(1 + q_i (e^ε − 1)), ε }.
-func Prop4Part2(c, q []float64, eps float64) ([]float64, error) {
+func BCDPFromCDPAndLDP(c, q []float64, eps float64) ([]float64, error) {
 	if err := checkVector("c", c, false, false); err != nil {
 		return nil, err
 	}
@@ -597,11 +543,11 @@ func Prop4Part2(c, q []float64, eps float64) ([]float64, error) {
 	return out, nil
 }
 
-// Prop6Matrix returns the matrix A_δ of Prop. 6 (App. A.5):
+// LevelMatrix returns the matrix A_δ of Prop. 6 (App. A.5):
 // A[i][i] = 1/δ_i and A[i][j] = 1/log(1 + (e^{δ_i} − 1)/q_i) for j ≠ i
 // (0 when q_i = 0). If c ⪰ 0 and A_δ c ⪯ 1, a c-CDP mechanism is δ-BCDP by
 // Prop. 4 part 1. δ_i > 0 finite.
-func Prop6Matrix(delta, q []float64) ([][]float64, error) {
+func LevelMatrix(delta, q []float64) ([][]float64, error) {
 	if err := checkVector("δ", delta, false, true); err != nil {
 		return nil, err
 	}
@@ -629,10 +575,10 @@ func Prop6Matrix(delta, q []float64) ([][]float64, error) {
 	return a, nil
 }
 
-// Prop6Holds reports whether A_δ c ⪯ 1 (Prop. 6's linear sufficient
+// MeetsLevels reports whether A_δ c ⪯ 1 (Prop. 6's linear sufficient
 // condition) and returns A_δ c.
-func Prop6Holds(delta, q, c []float64) (bool, []float64, error) {
-	a, err := Prop6Matrix(delta, q)
+func MeetsLevels(delta, q, c []float64) (bool, []float64, error) {
+	a, err := LevelMatrix(delta, q)
 	if err != nil {
 		return false, nil, err
 	}

@@ -4,8 +4,10 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
+	"github.com/featuredp/featuredp/accounting"
 	"github.com/featuredp/featuredp/data"
 	"github.com/go-gota/gota/dataframe"
 	"github.com/go-gota/gota/series"
@@ -50,4 +52,45 @@ func FuzzEstimateMeansInBounds(f *testing.F) {
 			}
 		}
 	})
+}
+
+// The losses of a mean estimation are the levels it reports: LDP level
+// LDPLevel (replace-one) and the allocation C per column (coordinate),
+// never below them and within 1e-12 relative (ledger sums rounded up).
+func TestMeanEstimationLosses(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 5))
+	n := 50
+	a, b, c := make([]float64, n), make([]float64, n), make([]float64, n)
+	for i := range a {
+		a[i], b[i], c[i] = float64(2*rng.IntN(2)-1), rng.Float64(), 10*rng.Float64()
+	}
+	df := dataframe.New(series.New(a, series.Float, "a"), series.New(b, series.Float, "b"), series.New(c, series.Float, "c"))
+	schema := data.Schema{Task: data.Unsupervised, Columns: []data.Column{
+		{Name: "a", Role: data.Sensitive, Kind: data.Continuous}, {Name: "b", Role: data.Sensitive, Kind: data.Continuous},
+		{Name: "c", Role: data.Public, Kind: data.Continuous}}}
+	r, err := EstimateMeans(context.Background(), df, schema, MeanEstimationOptions{
+		Levels: map[string]float64{"a": 0.3, "b": 0.6}, Eps: 2, Q: 0.05, Trials: 2, Seed: 1, Workers: 1,
+		Bounds: map[string]data.Range{"a": {Lo: -1, Hi: 1}, "b": {Lo: 0, Hi: 1}, "c": {Lo: 0, Hi: 10}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	local, cols, err := r.Losses()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := pureEps(t, local, accounting.RelationReplaceOne); !closeAbove(got, r.LDPLevel) {
+		t.Errorf("LDP ε = %v, LDPLevel %v", got, r.LDPLevel)
+	}
+	if len(cols) != len(r.Columns) {
+		t.Fatalf("%d column losses for %v", len(cols), r.Columns)
+	}
+	for j, l := range cols {
+		if got := pureEps(t, l, accounting.RelationCoordinate); !closeAbove(got, r.C[j]) || !strings.HasPrefix(l.String(), r.Columns[j]+":") {
+			t.Errorf("column %s: loss %v, ε = %v, want c = %v", r.Columns[j], l, got, r.C[j])
+		}
+	}
+	var nilResult *MeanEstimation
+	if _, _, err := nilResult.Losses(); err == nil {
+		t.Error("nil result accepted")
+	}
 }

@@ -244,7 +244,7 @@ func TestSwitchPoints(t *testing.T) {
 func TestThm2Proxy(t *testing.T) {
 	for _, tc := range []struct{ q, want float64 }{{0, 519.56}, {0.01, 1067.55}, {0.1, 2605.08}, {0.5, 9161.79}} {
 		a, _ := Allocate(fig3Delta, 2, tc.q, ZetaHeuristic(tc.q))
-		s, err := Thm2Proxy(a.Sorted)
+		s, err := ErrorProxy(a.Sorted)
 		if err != nil || math.Abs(s-tc.want) > 0.01 {
 			t.Errorf("q=%v: proxy %v, %v; want %v", tc.q, s, err, tc.want)
 		}
@@ -253,67 +253,8 @@ func TestThm2Proxy(t *testing.T) {
 	for i := range u {
 		u[i] = 0.2
 	}
-	if s, _ := Thm2Proxy(u); math.Abs(s-2500) > 1e-9 {
+	if s, _ := ErrorProxy(u); math.Abs(s-2500) > 1e-9 {
 		t.Errorf("uniform proxy %v, want 2500", s)
-	}
-}
-
-// C14: Example 1, exact calculator vs closed form, and LDP ε* = ∞.
-func TestExample1(t *testing.T) {
-	for _, tc := range []struct {
-		a, b, c float64
-		want    []float64
-	}{
-		{0.5, 0.5, 0.5, []float64{math.Log(2), math.Log(2)}},
-		{0.3, 0.9, 0.6, []float64{math.Log(5), math.Log(2)}},
-	} {
-		m, err := Example1(tc.a, tc.b, tc.c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := Exact(m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		vecClose(t, "Example 1", got, tc.want, 1e-12)
-		d1, d2 := Example1Closed(tc.a, tc.b, tc.c)
-		vecClose(t, "Example 1 closed form", []float64{d1, d2}, tc.want, 1e-12)
-		if e, _ := LDPExact(m); !math.IsInf(e, 1) {
-			t.Errorf("Example 1 LDP ε* = %v, want +Inf", e)
-		}
-	}
-	rng := rand.New(rand.NewPCG(1, 2))
-	for i := 0; i < 200; i++ {
-		a, b, c := 0.01+0.99*rng.Float64(), 0.01+0.99*rng.Float64(), 0.01+0.99*rng.Float64()
-		m, _ := Example1(a, b, c)
-		got, _ := Exact(m)
-		d1, d2 := Example1Closed(a, b, c)
-		vecClose(t, fmt.Sprintf("closed form (%v,%v,%v)", a, b, c), got, []float64{d1, d2}, 1e-9)
-	}
-}
-
-// C15: Example 2 — BCDP does not compose.
-func TestExample2(t *testing.T) {
-	for _, tc := range []struct {
-		copies int
-		want   []float64
-	}{
-		{1, []float64{0, math.Log(3), math.Log(3)}},
-		{2, []float64{math.Inf(1), math.Log(5), math.Log(5)}},
-	} {
-		m, err := Example2(tc.copies)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := Exact(m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		vecClose(t, fmt.Sprintf("Example 2, %d copies", tc.copies), got, tc.want, 1e-12)
-	}
-	m, _ := Example2(1)
-	if e, _ := LDPExact(m); !math.IsInf(e, 1) {
-		t.Errorf("Example 2 LDP ε* = %v, want +Inf", e)
 	}
 }
 
@@ -367,9 +308,9 @@ func TestProp4Tightness(t *testing.T) {
 			qv[i] = tc.q
 			sum += tc.c[i]
 		}
-		p1, _ := Prop4Part1(tc.c, qv)
+		p1, _ := BCDPFromCDP(tc.c, qv)
 		vecClose(t, "Prop 4.1", p1, tc.p41, 1e-4)
-		p2, _ := Prop4Part2(tc.c, qv, sum)
+		p2, _ := BCDPFromCDPAndLDP(tc.c, qv, sum)
 		if tc.p42 != nil {
 			vecClose(t, "Prop 4.2", p2, tc.p42, 1e-4)
 		}
@@ -391,12 +332,12 @@ func TestProp4Tightness(t *testing.T) {
 func TestProp6(t *testing.T) {
 	delta := []float64{0.5, 1, 2}
 	q := []float64{0.2, 0.2, 0.2}
-	ok, ac, err := Prop6Holds(delta, q, []float64{0.2, 0.15, 0.15})
+	ok, ac, err := MeetsLevels(delta, q, []float64{0.2, 0.15, 0.15})
 	if err != nil || !ok {
 		t.Fatalf("example: %v %v", ok, err)
 	}
 	vecClose(t, "A c", ac, []float64{0.608, 0.305, 0.175}, 1e-3)
-	rhs, _ := Prop4Part1([]float64{0.2, 0.15, 0.15}, q)
+	rhs, _ := BCDPFromCDP([]float64{0.2, 0.15, 0.15}, q)
 	vecClose(t, "rhs", rhs, []float64{0.268, 0.230, 0.230}, 1e-3)
 	rng := rand.New(rand.NewPCG(5, 6))
 	n := 0
@@ -408,7 +349,7 @@ func TestProp6(t *testing.T) {
 			qq[i] = rng.Float64()
 			c[i] = rng.Float64() * dl[i] / float64(d)
 		}
-		ok, _, err := Prop6Holds(dl, qq, c)
+		ok, _, err := MeetsLevels(dl, qq, c)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -416,7 +357,7 @@ func TestProp6(t *testing.T) {
 			continue
 		}
 		n++
-		r, _ := Prop4Part1(c, qq)
+		r, _ := BCDPFromCDP(c, qq)
 		for i := range r {
 			if r[i] > dl[i]+1e-12 {
 				t.Fatalf("Prop 6 holds but Prop 4.1 gives %v > δ = %v", r, dl)
@@ -428,45 +369,11 @@ func TestProp6(t *testing.T) {
 	}
 }
 
-// C19: Theorem 1 (hypothesis testing) on finite mechanisms; equality for
-// Example 1, coordinate 1, R = {1}: α = 1/4, β = 1/2.
-func TestTheorem1(t *testing.T) {
-	m1, _ := Example1(0.5, 0.5, 0.5)
-	rr, _ := RandomizedResponse([]float64{0.5, 1, 1}, 0.3)
-	m2, _ := Example2(1)
-	for name, m := range map[string]Finite{"ex1": m1, "rr": rr, "ex2": m2} {
-		ds, _ := Exact(m)
-		for i, d := range ds {
-			v, err := TradeoffMin(m, i, d)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if v < 1-1e-12 {
-				t.Errorf("%s coord %d: min trade-off %v < 1 at δ* = %v", name, i, v, d)
-			}
-			if d > 0 && !math.IsInf(d, 1) && v > 1+1e-9 {
-				t.Errorf("%s coord %d: trade-off not tight (%v) at δ*", name, i, v)
-			}
-			if d > 0.01 && !math.IsInf(d, 1) {
-				if w, _ := TradeoffMin(m, i, d-0.01); w >= 1 {
-					t.Errorf("%s coord %d: trade-off ≥ 1 below δ*", name, i)
-				}
-			}
-		}
-	}
-	c0, _ := m1.ConditionalOutput(0, 0)
-	c1, _ := m1.ConditionalOutput(0, 1)
-	alpha, beta := c0[1], c1[0]
-	if alpha != 0.25 || beta != 0.5 || math.Abs(2*alpha+beta-1) > 1e-15 {
-		t.Errorf("Example 1 α = %v, β = %v", alpha, beta)
-	}
-}
-
 // C20: post-processing never increases δ*.
 func TestPostProcessing(t *testing.T) {
 	rng := rand.New(rand.NewPCG(8, 9))
 	rr, _ := RandomizedResponse([]float64{0.3, 0.8, 1.2}, 0.4)
-	e1, _ := Example1(0.3, 0.9, 0.6)
+	e1, _ := TwoBitChannel([4]float64{0.3, 0.9, 0, 0.6})
 	for _, m := range []Finite{rr, e1} {
 		before, _ := Exact(m)
 		ny := len(m.Channel[0])
@@ -499,7 +406,7 @@ func TestPostProcessing(t *testing.T) {
 }
 
 func TestFiniteValidate(t *testing.T) {
-	good, _ := Example1(0.5, 0.5, 0.5)
+	good, _ := TwoBitChannel([4]float64{0.5, 0.5, 0, 0.5})
 	bad := []Finite{
 		{},
 		{Domain: good.Domain, Prior: []float64{1}, Channel: good.Channel},
@@ -530,11 +437,11 @@ func TestZetaOptimal(t *testing.T) {
 			t.Errorf("q=%v: ζ-opt %v (ζ=%v) worse than baseline %v or heuristic %v", q, mse, a.Zeta, base, hm)
 		}
 	}
-	b1, err := Corollary1Bound(10, 2, 10000, 0.2, 2, 0.01)
+	b1, err := TwoLevelRate(10, 2, 10000, 0.2, 2, 0.01)
 	if err != nil || math.Abs(b1-(10*2/0.04+64/4.0)/1e4) > 1e-12 {
 		t.Errorf("Cor 1 (18): %v %v", b1, err)
 	}
-	if _, err := Corollary1Bound(10, 2, 10000, 0.2, 0.3, 0.01); err == nil {
+	if _, err := TwoLevelRate(10, 2, 10000, 0.2, 0.3, 0.01); err == nil {
 		t.Error("ε ≤ 2δ accepted")
 	}
 }

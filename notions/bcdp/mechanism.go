@@ -131,10 +131,10 @@ const (
 	// ProjectBox clips every coordinate to [−1, 1] (the Π of Theorem 2;
 	// the library default).
 	ProjectBox Projection = iota
-	// ProjectAuthors is the projection of the authors' code:
-	// each round's mean onto the ℓ2 ball of radius √D_k, then the combined
-	// estimate onto the ℓ2 ball of radius √d.
-	ProjectAuthors
+	// ProjectRoundBalls projects each round's mean onto the ℓ2 ball of
+	// radius √D_k, then the combined estimate onto the ℓ2 ball of radius √d
+	// (the projection of the authors' code).
+	ProjectRoundBalls
 	// ProjectNone returns the unprojected (unbiased) mean ν̄.
 	ProjectNone
 )
@@ -144,7 +144,7 @@ func (p Projection) String() string {
 	switch p {
 	case ProjectBox:
 		return "box"
-	case ProjectAuthors:
+	case ProjectRoundBalls:
 		return "authors-balls"
 	case ProjectNone:
 		return "none"
@@ -345,7 +345,7 @@ func (s *MeanSums) AddUnchecked(rng *rand.Rand, x []float64) {
 
 // Estimate returns the server's estimate of the users' mean in the caller's
 // coordinate order: the per-round means Ȳ^k = sums/N, combined per coordinate
-// with the weights, then projected (docs/bcdp.md; ProjectAuthors projects
+// with the weights, then projected (docs/bcdp.md; ProjectRoundBalls projects
 // each Ȳ^k onto the ball of radius √D_k before combining and the result onto
 // the ball of radius √d, as the authors' code does).
 func (s *MeanSums) Estimate(p Projection) ([]float64, error) {
@@ -359,7 +359,7 @@ func (s *MeanSums) Estimate(p Projection) ([]float64, error) {
 		for i, v := range s.sums[ri] {
 			means[ri][i] = v / float64(s.N)
 		}
-		if p == ProjectAuthors {
+		if p == ProjectRoundBalls {
 			projectBall(means[ri], math.Sqrt(float64(r.ch.D)))
 		}
 	}
@@ -382,7 +382,7 @@ func (s *MeanSums) Estimate(p Projection) ([]float64, error) {
 		for i, v := range est {
 			est[i] = math.Max(-1, math.Min(1, v))
 		}
-	case ProjectAuthors:
+	case ProjectRoundBalls:
 		projectBall(est, math.Sqrt(float64(m.d)))
 	case ProjectNone:
 	default:

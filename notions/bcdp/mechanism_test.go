@@ -178,9 +178,9 @@ func TestMeanUnbiasedAndMSE(t *testing.T) {
 		q     float64
 		w     Weights
 	}{
-		{"B.1 q=0.1", mechDelta, 0.1, WeightsPaper},
+		{"B.1 q=0.1", mechDelta, 0.1, WeightsSquaredLevel},
 		{"B.1 q=0.3 inverse-variance", mechDelta, 0.3, WeightsInverseVariance},
-		{"unsorted 4-dim", []float64{1.5, 0.3, 0.8, 3}, 0, WeightsPaper},
+		{"unsorted 4-dim", []float64{1.5, 0.3, 0.8, 3}, 0, WeightsSquaredLevel},
 	} {
 		a, err := Allocate(tc.delta, 2, tc.q, ZetaHeuristic(tc.q))
 		if err != nil {
@@ -285,7 +285,7 @@ func TestMeanDeterminismAndProjection(t *testing.T) {
 			t.Errorf("box projection: %v from %v", v, e1[i])
 		}
 	}
-	ball := run(ProjectAuthors)
+	ball := run(ProjectRoundBalls)
 	n2 := 0.0
 	for _, v := range ball {
 		n2 += v * v
@@ -427,7 +427,7 @@ func TestMeanPrivacyAudit(t *testing.T) {
 			t.Fatal(err)
 		}
 		q4 := []float64{tc.q, tc.q, tc.q, tc.q}
-		guar, _ := Prop4Part2(a.C, q4, a.LDP)
+		guar, _ := BCDPFromCDPAndLDP(a.C, q4, a.LDP)
 		dom, pr := mixtureDomain(4, tc.q)
 		lb, err := MeanAuditMC(m, dom, pr, 40000, mechanisms.NewStreams(31).Derive("audit").Noise())
 		if err != nil {

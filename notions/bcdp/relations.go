@@ -56,10 +56,10 @@ func NotionRelations(c []float64, q float64) (Relations, error) {
 			return r, err
 		}
 	}
-	if r.Prop4, err = Prop4Part1(r.CDP, r.QCoord); err != nil {
+	if r.Prop4, err = BCDPFromCDP(r.CDP, r.QCoord); err != nil {
 		return r, err
 	}
-	ex, err := Example1(0.5, 0.5, 0.5)
+	ex, err := TwoBitChannel([4]float64{0.5, 0.5, 0, 0.5}) // the paper's Example 1
 	if err != nil {
 		return r, err
 	}

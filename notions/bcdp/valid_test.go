@@ -16,11 +16,11 @@ func TestInputErrorsNameParameter(t *testing.T) {
 		err  error
 		want string
 	}{
-		{"Corollary1Bound δ", second(Corollary1Bound(2, 1, 10, nan, 1, 0.5)), "Corollary 1: δ = NaN, want finite > 0"},
-		{"Corollary1Bound ε", second(Corollary1Bound(2, 1, 10, 0.1, 0.2, 0.5)), "Corollary 1: ε = 0.2, want finite > 0.2 (2δ)"},
-		{"Corollary1Bound ε Inf", second(Corollary1Bound(2, 1, 10, 0.1, inf, 0.5)), "Corollary 1: ε = +Inf, want finite > 0.2"},
-		{"Corollary1Bound q", second(Corollary1Bound(2, 1, 10, 0.1, 1, 1.5)), "q = 1.5, want in [0, 1]"},
-		{"Example1 b", second(Example1(0.5, nan, 0.5)), "Example 1: b = NaN, want in (0, 1]"},
+		{"TwoLevelRate δ", second(TwoLevelRate(2, 1, 10, nan, 1, 0.5)), "Corollary 1: δ = NaN, want finite > 0"},
+		{"TwoLevelRate ε", second(TwoLevelRate(2, 1, 10, 0.1, 0.2, 0.5)), "Corollary 1: ε = 0.2, want finite > 0.2 (2δ)"},
+		{"TwoLevelRate ε Inf", second(TwoLevelRate(2, 1, 10, 0.1, inf, 0.5)), "Corollary 1: ε = +Inf, want finite > 0.2"},
+		{"TwoLevelRate q", second(TwoLevelRate(2, 1, 10, 0.1, 1, 1.5)), "q = 1.5, want in [0, 1]"},
+		{"TwoBitChannel p1", second(TwoBitChannel([4]float64{0.5, nan, 0, 0.5})), "TwoBitChannel: p1[1] = NaN, want in [0, 1]"},
 		{"DuchiB r", second(DuchiB(2, inf, 1, false)), "Duchi B: radius r = +Inf, want finite > 0"},
 		{"DuchiB α", second(DuchiB(2, 1, 0, false)), "Duchi B: α = 0, want finite > 0 (α = 0 means infinite noise)"},
 		{"ZetaStar δ̃_1", second(ZetaStar(0, 0.5)), "ζ*: δ̃_1 = 0, want finite > 0"},

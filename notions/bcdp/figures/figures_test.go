@@ -1,4 +1,4 @@
-package bcdp
+package figures
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/featuredp/featuredp/notions/bcdp"
 
 	"github.com/featuredp/featuredp/experiments"
 )
@@ -217,7 +219,7 @@ func TestUnprojectedMatchesPrediction(t *testing.T) {
 		se := math.Sqrt((sum2/trials - mean*mean) / trials)
 		m, _, _ := mechanismFor(s, meth)
 		c, _ := m.Sorted()
-		pred, _, _ := PredictedMSE(c, s.N, MSEOptions{})
+		pred, _, _ := bcdp.PredictedMSE(c, s.N, bcdp.MSEOptions{})
 		if p2, err := s.PredictedMSE(meth); err != nil || p2 != pred {
 			t.Errorf("%v: MeanSetting.PredictedMSE = %v (%v), want %v", meth, p2, err, pred)
 		}
@@ -275,31 +277,6 @@ func TestCorollary1Beside(t *testing.T) {
 	}
 	if _, err := Corollary1Beside(10000, 10, 2, 1.5, 2, qs); err == nil {
 		t.Error("ε ≤ 2δ accepted")
-	}
-}
-
-// The relations of the paper's Figure 1 hold for the exact parameters of
-// randomized response over a grid of levels and priors, and Check catches
-// a violated one.
-func TestNotionRelations(t *testing.T) {
-	for _, c := range [][]float64{{0.5, 1, 1}, {0.2, 2}, {1, 1, 1, 1}, {0, 0.7}} {
-		for _, q := range []float64{0, 0.1, 0.5, 1} {
-			r, err := NotionRelations(c, q)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := r.Check(); err != nil {
-				t.Errorf("c = %v, q = %v: %v", c, q, err)
-			}
-		}
-	}
-	r, _ := NotionRelations([]float64{0.5, 1, 1}, 0.3)
-	r.BCDP[1] = r.LDP + 0.1
-	if r.Check() == nil {
-		t.Error("a δ* above ε_L passed Check")
-	}
-	if _, err := NotionRelations(nil, 0.3); err == nil {
-		t.Error("no coordinates accepted")
 	}
 }
 

@@ -1,4 +1,4 @@
-package dpsgd
+package figures
 
 import (
 	"slices"

@@ -1,9 +1,11 @@
-package bcdp
+package figures
 
 import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+
+	"github.com/featuredp/featuredp/notions/bcdp"
 
 	"github.com/featuredp/featuredp/mechanisms"
 )
@@ -89,28 +91,28 @@ func (s MeanSetting) paperMode() (bool, error) {
 
 // Allocation returns the levels method m gives in setting s (for
 // MethodLDP the uniform min-δ allocation).
-func (s MeanSetting) Allocation(m Method) (Allocation, error) {
+func (s MeanSetting) Allocation(m Method) (bcdp.Allocation, error) {
 	paper, err := s.paperMode()
 	if err != nil {
-		return Allocation{}, err
+		return bcdp.Allocation{}, err
 	}
 	switch m {
 	case MethodBCDP:
-		return Allocate(s.Delta, s.Eps, s.Q, ZetaHeuristic(s.Q))
+		return bcdp.Allocate(s.Delta, s.Eps, s.Q, bcdp.ZetaHeuristic(s.Q))
 	case MethodZetaHalf:
-		return Allocate(s.Delta, s.Eps, s.Q, ZetaCorollary1)
+		return bcdp.Allocate(s.Delta, s.Eps, s.Q, bcdp.ZetaHalf)
 	case MethodZetaOpt:
-		a, _, err := ZetaOptimal(s.Delta, s.Eps, s.Q, s.N, 200, MSEOptions{PaperConstant: paper})
+		a, _, err := bcdp.ZetaOptimal(s.Delta, s.Eps, s.Q, s.N, 200, bcdp.MSEOptions{PaperConstant: paper})
 		return a, err
 	case MethodLDP:
-		return UniformAllocation(s.Delta, s.Eps)
+		return bcdp.UniformAllocation(s.Delta, s.Eps)
 	}
-	return Allocation{}, fmt.Errorf("bcdp: unknown method %v", m)
+	return bcdp.Allocation{}, fmt.Errorf("bcdp: unknown method %v", m)
 }
 
 // PredictedMSE returns the exact expected squared error of the
 // UNPROJECTED server mean of method m in setting s for ±1 data
-// (PredictedMSE of the package; with the paper constant, the variance
+// (bcdp.PredictedMSE; with the paper constant, the variance
 // around 2x̄).
 func (s MeanSetting) PredictedMSE(m Method) (float64, error) {
 	paper, err := s.paperMode()
@@ -121,21 +123,21 @@ func (s MeanSetting) PredictedMSE(m Method) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	mse, _, err := PredictedMSE(a.Sorted, s.N, MSEOptions{PaperConstant: paper})
+	mse, _, err := bcdp.PredictedMSE(a.Sorted, s.N, bcdp.MSEOptions{PaperConstant: paper})
 	return mse, err
 }
 
 // mechanismFor builds the mechanism and projection of a method in a
 // setting.
-func mechanismFor(s MeanSetting, method Method) (*Mean, Projection, error) {
+func mechanismFor(s MeanSetting, method Method) (*bcdp.Mean, bcdp.Projection, error) {
 	m, p, err := mechanismProj(s, method)
 	if s.Unprojected {
-		p = ProjectNone
+		p = bcdp.ProjectNone
 	}
 	return m, p, err
 }
 
-func mechanismProj(s MeanSetting, method Method) (*Mean, Projection, error) {
+func mechanismProj(s MeanSetting, method Method) (*bcdp.Mean, bcdp.Projection, error) {
 	paper, err := s.paperMode()
 	if err != nil {
 		return nil, 0, err
@@ -144,19 +146,19 @@ func mechanismProj(s MeanSetting, method Method) (*Mean, Projection, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	o := MeanOptions{PaperConstant: paper}
-	proj := ProjectBox
+	o := bcdp.MeanOptions{PaperConstant: paper}
+	proj := bcdp.ProjectBox
 	if paper {
-		proj = ProjectAuthors
+		proj = bcdp.ProjectRoundBalls
 	}
 	if method == MethodLDP {
 		if paper && !s.BaselineProjected {
-			proj = ProjectNone
+			proj = bcdp.ProjectNone
 		}
-		m, err := NewBaseline(len(s.Delta), a.DeltaTilde[0], o)
+		m, err := bcdp.NewBaseline(len(s.Delta), a.DeltaTilde[0], o)
 		return m, proj, err
 	}
-	m, err := NewMean(a.C, o)
+	m, err := bcdp.NewMean(a.C, o)
 	return m, proj, err
 }
 

@@ -1,10 +1,12 @@
-package bcdp
+package figures
 
 import (
 	"context"
 	"fmt"
 	"math"
 	"sort"
+
+	"github.com/featuredp/featuredp/notions/bcdp"
 
 	"github.com/featuredp/featuredp/experiments"
 )
@@ -41,7 +43,7 @@ func Thm3Bound(s LSSetting, m Method) (bound, r2 float64, err error) {
 		half[i] = v / 2
 	}
 	sort.Float64s(half)
-	if r2, err = Thm2Proxy(half); err != nil {
+	if r2, err = bcdp.ErrorProxy(half); err != nil {
 		return 0, 0, err
 	}
 	d, n, R := float64(len(c)), float64(s.N), s.Radius
@@ -53,7 +55,7 @@ func (c lsCell) String() string {
 	return fmt.Sprintf("method=%v design=%s data seed=%d", c.Method, c.Design, c.DataSeed)
 }
 
-func registerLeastSquares() {
+func init() {
 	ns := func(p experiments.Profile) []float64 {
 		if p == experiments.Full {
 			return []float64{1e4, 1e5, 1e6}

@@ -1,9 +1,11 @@
-package bcdp
+package figures
 
 import (
 	"context"
 	"fmt"
 	"math"
+
+	"github.com/featuredp/featuredp/notions/bcdp"
 
 	"github.com/featuredp/featuredp/mechanisms"
 	"gonum.org/v1/gonum/mat"
@@ -45,20 +47,20 @@ func LSDefault(design string, n int) LSSetting {
 // (features and label, values 0/1 for −1/+1) and its Assumption-1 q: the
 // maximum over feature coordinates i ≤ 5 of the conditional TV with the
 // label inside x_{−i} (Assumption 1 includes the label; docs/bcdp.md).
-func LSPrior(s LSSetting) (Finite, float64, error) {
+func LSPrior(s LSSetting) (bcdp.Finite, float64, error) {
 	p := len(s.Beta)
 	l1 := 0.0
 	for _, b := range s.Beta {
 		l1 += math.Abs(b)
 	}
 	if l1 > 1 {
-		return Finite{}, 0, fmt.Errorf("bcdp least squares: ‖β‖₁ = %v must be ≤ 1", l1)
+		return bcdp.Finite{}, 0, fmt.Errorf("bcdp least squares: ‖β‖₁ = %v must be ≤ 1", l1)
 	}
-	dom, pr, err := MixturePrior(p, s.Q0)
+	dom, pr, err := bcdp.MixturePrior(p, s.Q0)
 	if err != nil {
-		return Finite{}, 0, err
+		return bcdp.Finite{}, 0, err
 	}
-	m := Finite{}
+	m := bcdp.Finite{}
 	for x, px := range pr {
 		bz := 0.0
 		for j := 0; j < p; j++ {
@@ -76,9 +78,9 @@ func LSPrior(s LSSetting) (Finite, float64, error) {
 	}
 	q := 0.0
 	for i := 0; i < p; i++ {
-		tv, err := CoordinateTV(m, i)
+		tv, err := bcdp.CoordinateTV(m, i)
 		if err != nil {
-			return Finite{}, 0, err
+			return bcdp.Finite{}, 0, err
 		}
 		q = math.Max(q, tv)
 	}
@@ -96,10 +98,10 @@ func (s LSSetting) Levels(m Method, q float64) ([]float64, error) {
 	delta[0] = s.DeltaS
 	switch m {
 	case MethodBCDP:
-		a, err := Allocate(delta, s.Eps, q, ZetaHeuristic(q))
+		a, err := bcdp.Allocate(delta, s.Eps, q, bcdp.ZetaHeuristic(q))
 		return a.C, err
 	case MethodLDP:
-		u, err := UniformAllocation(delta, s.Eps)
+		u, err := bcdp.UniformAllocation(delta, s.Eps)
 		return u.C, err
 	}
 	return nil, fmt.Errorf("bcdp least squares: unknown method %v (want BCDP or LDP)", m)
@@ -118,7 +120,7 @@ func LSTrial(ctx context.Context, s LSSetting, method Method, dataSeed, noiseSee
 	if err != nil {
 		return 0, 0, err
 	}
-	ls, err := NewLeastSquares(c, MeanOptions{})
+	ls, err := bcdp.NewLeastSquares(c, bcdp.MeanOptions{})
 	if err != nil {
 		return 0, 0, err
 	}
@@ -126,7 +128,7 @@ func LSTrial(ctx context.Context, s LSSetting, method Method, dataSeed, noiseSee
 	if err != nil {
 		return 0, 0, err
 	}
-	thetaStar, err := TrustRegion(hs, g, s.Radius)
+	thetaStar, err := bcdp.TrustRegion(hs, g, s.Radius)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -136,7 +138,7 @@ func LSTrial(ctx context.Context, s LSSetting, method Method, dataSeed, noiseSee
 	}
 	n := float64(s.N)
 	l2 := n // Σ l² for ±1 labels
-	f := func(th []float64) float64 { return Quadratic(hs, g, th) + l2/(2*n) }
+	f := func(th []float64) float64 { return bcdp.Quadratic(hs, g, th) + l2/(2*n) }
 	excess = f(theta) - f(thetaStar)
 	for i := range theta {
 		paramErr += (theta[i] - thetaStar[i]) * (theta[i] - thetaStar[i])
@@ -147,7 +149,7 @@ func LSTrial(ctx context.Context, s LSSetting, method Method, dataSeed, noiseSee
 // lsStream draws the design's s.N users (data from dataSeed), adds each to
 // ls (noise from noiseSeed) and returns the non-private quadratic (H, g)
 // of the empirical risk: H = (1/n) Σ z zᵀ, g = (1/n) Σ l z.
-func lsStream(ctx context.Context, s LSSetting, ls *LeastSquares, dataSeed, noiseSeed uint64) (*mat.SymDense, []float64, error) {
+func lsStream(ctx context.Context, s LSSetting, ls *bcdp.LeastSquares, dataSeed, noiseSeed uint64) (*mat.SymDense, []float64, error) {
 	p := len(s.Beta)
 	drng := mechanisms.NewStreams(dataSeed).Sampling()
 	nrng := mechanisms.NewStreams(noiseSeed).Noise()

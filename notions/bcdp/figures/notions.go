@@ -1,9 +1,11 @@
-package bcdp
+package figures
 
 import (
 	"context"
 	"fmt"
 	"math"
+
+	"github.com/featuredp/featuredp/notions/bcdp"
 
 	"github.com/featuredp/featuredp/experiments"
 )
@@ -81,7 +83,7 @@ func notionsCells(experiments.Profile) ([]experiments.Cell, error) {
 	return cells, nil
 }
 
-func registerNotions() {
+func init() {
 	experiments.MustRegister(experiments.Figure{
 		ID:     "bcdp-notions",
 		Paper:  "bcdp",
@@ -122,27 +124,27 @@ func runNotions(_ context.Context, c experiments.Cell, _ experiments.Env) ([]exp
 	i := cfg.Coord
 	switch cfg.Kind {
 	case notionsExact:
-		m, err := RandomizedResponse(rrLevels, q)
+		m, err := bcdp.RandomizedResponse(rrLevels, q)
 		if err != nil {
 			return nil, err
 		}
-		ds, err := Exact(m)
+		ds, err := bcdp.Exact(m)
 		if err != nil {
 			return nil, err
 		}
-		tr, err := TradeoffMin(m, i, ds[i])
+		tr, err := bcdp.TradeoffMin(m, i, ds[i])
 		if err != nil {
 			return nil, err
 		}
 		return []experiments.Measurement{{Metric: "delta", Value: ds[i]}, {Metric: "tradeoff_min", Value: tr}}, nil
 	case notionsProp41:
-		b, err := Prop4Part1(rrLevels, qs)
+		b, err := bcdp.BCDPFromCDP(rrLevels, qs)
 		if err != nil {
 			return nil, err
 		}
 		return []experiments.Measurement{{Metric: "delta", Value: b[i]}}, nil
 	case notionsProp42:
-		b, err := Prop4Part2(rrLevels, qs, 2.5)
+		b, err := bcdp.BCDPFromCDPAndLDP(rrLevels, qs, 2.5)
 		if err != nil {
 			return nil, err
 		}
@@ -154,7 +156,7 @@ func runNotions(_ context.Context, c experiments.Cell, _ experiments.Env) ([]exp
 // runNotionsExample returns the exact δ_i* of one example mechanism
 // (nothing for coordinate 3 of the two-coordinate Example 1).
 func runNotionsExample(cfg notionsCell) ([]experiments.Measurement, error) {
-	var m Finite
+	var m bcdp.Finite
 	var err error
 	switch cfg.Example {
 	case 1:
@@ -170,7 +172,7 @@ func runNotionsExample(cfg notionsCell) ([]experiments.Measurement, error) {
 	if err != nil {
 		return nil, err
 	}
-	ds, err := Exact(m)
+	ds, err := bcdp.Exact(m)
 	if err != nil {
 		return nil, err
 	}

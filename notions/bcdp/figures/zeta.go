@@ -1,4 +1,4 @@
-package bcdp
+package figures
 
 // The choice of ζ in the Figure 3 setting (notebook 41, section 3b): the
 // exact predicted error of every method as a curve in q, and a simulation of

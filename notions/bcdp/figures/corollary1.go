@@ -1,8 +1,10 @@
-package bcdp
+package figures
 
 import (
 	"fmt"
 	"math"
+
+	"github.com/featuredp/featuredp/notions/bcdp"
 )
 
 // Cor1Point sets Corollary 1's rate beside the exact error at one q.
@@ -12,7 +14,7 @@ type Cor1Point struct {
 	// with Corollary 1's allocation (ζ = 1/2) on ±1 data (PredictedMSE,
 	// unbiased Duchi constant).
 	Predicted float64
-	// Rate is Corollary 1's rate without its O(1) (Corollary1Bound), and
+	// Rate is Corollary 1's rate without its O(1) (TwoLevelRate), and
 	// Ratio = Predicted/Rate the constant it hides at this q.
 	Rate, Ratio float64
 }
@@ -29,15 +31,15 @@ func Corollary1Beside(n, d, k int, delta, eps float64, qs []float64) ([]Cor1Poin
 	levels := sensitiveDelta(d, k, delta, eps)
 	out := make([]Cor1Point, 0, len(qs))
 	for _, q := range qs {
-		a, err := Allocate(levels, eps, q, ZetaCorollary1)
+		a, err := bcdp.Allocate(levels, eps, q, bcdp.ZetaHalf)
 		if err != nil {
 			return nil, fmt.Errorf("bcdp: Corollary1Beside q = %v: %w", q, err)
 		}
-		mse, _, err := PredictedMSE(a.Sorted, n, MSEOptions{})
+		mse, _, err := bcdp.PredictedMSE(a.Sorted, n, bcdp.MSEOptions{})
 		if err != nil {
 			return nil, fmt.Errorf("bcdp: Corollary1Beside q = %v: %w", q, err)
 		}
-		rate, err := Corollary1Bound(d, k, n, delta, eps, q)
+		rate, err := bcdp.TwoLevelRate(d, k, n, delta, eps, q)
 		if err != nil {
 			return nil, err
 		}
