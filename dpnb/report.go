@@ -7,6 +7,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/featuredp/featuredp/accounting"
 	"github.com/featuredp/featuredp/data"
 	"github.com/featuredp/featuredp/experiments"
 	"github.com/featuredp/featuredp/internal/valid"
@@ -249,7 +250,7 @@ func (r *PrivacyReportResult) honesty(n int) error {
 	var idx []int
 	var sigma2, tv []float64
 	var sens []bool
-	s0, err := corrdp.PaperSigma0Sq(1, r.Options.Eps, r.Options.Delta)
+	s0, err := corrdp.Sigma0Sq(1, r.Options.Eps, r.Options.Delta)
 	if err != nil {
 		return err
 	}
@@ -266,7 +267,7 @@ func (r *PrivacyReportResult) honesty(n int) error {
 	if len(idx) == 0 {
 		return nil
 	}
-	rows, err := corrdp.Honesty(sigma2, sens, tv, 1, n, 1, r.Options.Eps, r.Options.Delta, corrdp.ReplaceOne, false)
+	rows, err := corrdp.Honesty(sigma2, sens, tv, 1, n, 1, r.Options.Eps, r.Options.Delta, accounting.RelationReplaceOne, false)
 	if err != nil {
 		return err
 	}

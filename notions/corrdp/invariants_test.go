@@ -48,8 +48,8 @@ func corrdpInvariants(ms int, tv []float64, eps, delta float64, n int) string {
 	if lb < 0 || lb > 1 || mid < top*top-1e-15 || mid > sum+1e-12 {
 		return "Thm 3.12 lower bound outside [0, 1] or its middle term outside [TV_(1)², Σ TV]"
 	}
-	s1, _ := PaperSigma0Sq(1, eps, delta)
-	if s2, _ := PaperSigma0Sq(1, eps*1.5, delta); s2 > s1 {
+	s1, _ := Sigma0Sq(1, eps, delta)
+	if s2, _ := Sigma0Sq(1, eps*1.5, delta); s2 > s1 {
 		return "σ0² grows with ε"
 	}
 	return ""

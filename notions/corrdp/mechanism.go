@@ -86,7 +86,7 @@ type PlanOptions struct {
 // onto the parameters by FeatureWeights: the weight of feature j in a GLM,
 // row j of the first-layer weights of an MLP (eq. 5); later layers and
 // intercepts get 1; an MLP's b1 follows opts.Bias. The plan is σ_p =
-// σ0·√w_p, i.e. σ_p² = σ0²·w_p, with σ0² = PaperSigma0Sq
+// σ0·√w_p, i.e. σ_p² = σ0²·w_p, with σ0² = Sigma0Sq
 // (paper mode) or Algorithm1Sigma2 (theory). With common random
 // numbers, CorrDP with TV ≡ 1 is bit-identical to Standard and with TV ≡ 0
 // to Semi. Use it with Train (Config.Noise); the guarantee is

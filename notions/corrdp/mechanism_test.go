@@ -266,7 +266,7 @@ func ExamplePlan() {
 	mlp, _ := models.NewMLP(3, 5, 2, models.Softplus, models.HeadSoftmaxCE)
 	sensitive := []bool{true, false, false} // age; sex, episode
 	tv := []float64{0, 0.3, 0.3}
-	s0sq, _ := PaperSigma0Sq(1e-3, 1, 1e-5)
+	s0sq, _ := Sigma0Sq(1e-3, 1, 1e-5)
 	for _, meth := range []Method{Standard, Semi, Corr} {
 		plan, _ := Plan(mlp, meth, sensitive, tv, math.Sqrt(s0sq), PlanOptions{})
 		fmt.Printf("%-8s noise energy %.1f σ0²\n", meth, NoiseEnergy(plan, math.Sqrt(s0sq)))

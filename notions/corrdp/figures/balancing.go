@@ -1,7 +1,9 @@
-package corrdp
+package figures
 
 import (
 	"fmt"
+
+	"github.com/featuredp/featuredp/notions/corrdp"
 
 	"github.com/featuredp/featuredp/data"
 	"github.com/featuredp/featuredp/mechanisms"
@@ -41,7 +43,7 @@ func SepsisBalancing(dir string) ([]BalanceRow, error) {
 	for k, v := range variants {
 		frame := ds.Frame
 		if k > 0 {
-			if frame, err = SMOTEENN(ds.Frame, ds.Schema, SMOTEOptions{SkipENN: v.skip}, st.Rand("smote")); err != nil {
+			if frame, err = corrdp.SMOTEENN(ds.Frame, ds.Schema, corrdp.SMOTEOptions{SkipENN: v.skip}, st.Rand("smote")); err != nil {
 				return nil, err
 			}
 		}

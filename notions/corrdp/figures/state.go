@@ -1,10 +1,12 @@
-package corrdp
+package figures
 
 import (
 	"context"
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/featuredp/featuredp/notions/corrdp"
 
 	"github.com/featuredp/featuredp/experiments"
 )
@@ -93,7 +95,7 @@ func (s *realState) runKey(r trainRun) (string, error) {
 		}
 		return "", fmt.Errorf("variant %v does not train on the full data", r.variant)
 	}
-	w, err := NoiseWeights(meth, s.prep.Sensitive, r.tv, false)
+	w, err := corrdp.NoiseWeights(meth, s.prep.Sensitive, r.tv, false)
 	if err != nil {
 		return "", err
 	}

@@ -1,9 +1,11 @@
-package corrdp
+package figures
 
 import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/featuredp/featuredp/notions/corrdp"
 
 	"github.com/featuredp/featuredp/experiments"
 )
@@ -94,10 +96,10 @@ func TheoryBeside(res *experiments.Results, set SyntheticSettings) ([]TheoryPoin
 		for i := range tvU {
 			tvU[i] = p.TVMean
 		}
-		if p.RateCorrDP, _, p.RateStandard, err = UtilityRate(set.Ms, tvU, x, set.Delta, set.N); err != nil {
+		if p.RateCorrDP, _, p.RateStandard, err = corrdp.UtilityRate(set.Ms, tvU, x, set.Delta, set.N); err != nil {
 			return nil, err
 		}
-		if p.Lower, _, err = LowerBound(set.Ms, tvU, x, set.N); err != nil {
+		if p.Lower, _, err = corrdp.LowerBound(set.Ms, tvU, x, set.N); err != nil {
 			return nil, err
 		}
 		p.RateRatio = p.RateCorrDP / p.RateStandard

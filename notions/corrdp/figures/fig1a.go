@@ -1,10 +1,12 @@
-package corrdp
+package figures
 
 import (
 	"context"
 	"fmt"
 	"math"
 	"strconv"
+
+	"github.com/featuredp/featuredp/notions/corrdp"
 
 	"github.com/featuredp/featuredp/experiments"
 )
@@ -55,7 +57,7 @@ func runSyntheticCell(ctx context.Context, c experiments.Cell, env experiments.E
 	}
 	ms := []experiments.Measurement{{Metric: "utility_gap", Value: gap, Extra: extra}}
 	if _, noisy := cfg.Variant.Allocation(); noisy {
-		pred, err := StationaryGap(prep.Hessian, set.M, set.Alpha, s2)
+		pred, err := corrdp.StationaryGap(prep.Hessian, set.M, set.Alpha, s2)
 		if err != nil {
 			return nil, err
 		}

@@ -1,8 +1,10 @@
-package corrdp
+package figures
 
 import (
 	"context"
 	"fmt"
+
+	"github.com/featuredp/featuredp/notions/corrdp"
 
 	"github.com/featuredp/featuredp/design"
 	"github.com/featuredp/featuredp/experiments"
@@ -60,7 +62,7 @@ func (p *RealPrep) runConfig(r trainRun) (mechanisms.Config, error) {
 		if err != nil {
 			return cfg, err
 		}
-		if cfg.Noise, err = Plan(p.Model, meth, p.Sensitive, r.tv, s0, PlanOptions{}); err != nil {
+		if cfg.Noise, err = corrdp.Plan(p.Model, meth, p.Sensitive, r.tv, s0, corrdp.PlanOptions{}); err != nil {
 			return cfg, err
 		}
 	}
@@ -191,7 +193,7 @@ func (p *RealPrep) PartialMetric(ctx context.Context, steps int) (float64, error
 			keep = append(keep, j)
 		}
 	}
-	du, err := Columns(p.Data, keep)
+	du, err := corrdp.Columns(p.Data, keep)
 	if err != nil {
 		return 0, err
 	}

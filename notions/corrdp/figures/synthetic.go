@@ -1,10 +1,12 @@
-package corrdp
+package figures
 
 import (
 	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/featuredp/featuredp/notions/corrdp"
 
 	"github.com/featuredp/featuredp/data"
 	"github.com/featuredp/featuredp/internal/valid"
@@ -142,7 +144,7 @@ func SyntheticTV(cov mat.Symmetric, ms int, width float64) ([]float64, error) {
 	}
 	tv := make([]float64, m)
 	for i := ms; i < m; i++ {
-		v, err := GaussianConditionalTV(cov, sIdx, i, width)
+		v, err := corrdp.GaussianConditionalTV(cov, sIdx, i, width)
 		if err != nil {
 			return nil, fmt.Errorf("corrdp: SyntheticTV: feature %d: %w", i, err)
 		}

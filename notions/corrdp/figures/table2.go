@@ -1,9 +1,11 @@
-package corrdp
+package figures
 
 import (
 	"context"
 	"fmt"
 	"strconv"
+
+	"github.com/featuredp/featuredp/notions/corrdp"
 
 	"github.com/featuredp/featuredp/experiments"
 )
@@ -49,7 +51,7 @@ func runTable2Cell(c experiments.Cell, env experiments.Env, spec RealSpec) ([]ex
 		return nil, err
 	}
 	name := cfg.Feature
-	var f TVFeature
+	var f corrdp.TVFeature
 	for _, g := range prep.TVReport.Features {
 		if g.Name == name {
 			f = g

@@ -1,8 +1,10 @@
-package corrdp
+package figures
 
 import (
 	"fmt"
 	"math"
+
+	"github.com/featuredp/featuredp/notions/corrdp"
 
 	"github.com/featuredp/featuredp/experiments"
 )
@@ -51,14 +53,14 @@ func (v Variant) String() string {
 
 // Allocation returns the noise allocation of a noisy variant, and false
 // for Partial and NonPrivate.
-func (v Variant) Allocation() (Method, bool) {
+func (v Variant) Allocation() (corrdp.Method, bool) {
 	switch v {
 	case VariantCorrDP:
-		return Corr, true
+		return corrdp.Corr, true
 	case VariantSemi:
-		return Semi, true
+		return corrdp.Semi, true
 	case VariantStandard:
-		return Standard, true
+		return corrdp.Standard, true
 	}
 	return 0, false
 }
@@ -154,7 +156,7 @@ func configOf(c experiments.Cell) (cellConfig, error) {
 }
 
 func paperSigma0(c, eps, delta float64) (float64, error) {
-	s2, err := PaperSigma0Sq(c, eps, delta)
+	s2, err := corrdp.Sigma0Sq(c, eps, delta)
 	if err != nil {
 		return 0, err
 	}
