@@ -21,7 +21,7 @@ import (
 // CorrDPOptions configure CorrDPvsSemiVsStandard. Zero values give the
 // defaults in brackets.
 type CorrDPOptions struct {
-	// Eps is the ε grid [corrdpfig.EpsGrid].
+	// Eps is the ε grid [EpsGrid of notions/corrdp/figures].
 	Eps []float64
 	// Seeds per (method, ε) [5].
 	Seeds int

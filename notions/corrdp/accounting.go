@@ -14,19 +14,20 @@ import (
 
 // This file holds the deterministic math of CorrDP (Wang, Zhang & Cummings,
 // "Integrating Feature Correlation in Differential Privacy with Applications
-// in DP-ERM"; docs/corrdp.md): noise weights (theory and paper mode), the
-// Algorithm 1 variance (eq. 4), the experiments' σ0², the correlated
-// sensitivity (Def. 2.8), the utility and lower-bound rates (Thms. 3.9,
-// 3.12 with the corrected sum of docs/corrdp.md, 'Where we differ'), the UCB
-// of Def. 4.3 and a zCDP honesty report (docs/corrdp.md, 'Guarantee and
-// conversion').
+// in DP-ERM"; docs/corrdp.md): noise weights (Algorithm 1 and
+// relative-noise mode), the Algorithm 1 variance (eq. 4), the relative-noise
+// σ0², the correlated sensitivity (Def. 2.8), the utility and lower-bound
+// rates (Thms. 3.9, 3.12 with the corrected sum of docs/corrdp.md, 'Where
+// we differ'), the UCB of Def. 4.3 and the honest privacy loss of a noise
+// plan (Noise.Loss, Honesty; docs/corrdp.md, 'Guarantee and conversion').
 //
-// Neighbouring relations: CorrDP guarantees hold for N-one
-// neighbours (a record changes in its sensitive block, or in exactly one
-// insensitive feature i, for which the budget is ε/TV(i)) or for N-jointU
-// (all insensitive features change together, one TV_max). Labels are public
-// (N-ERM). The paper's experiments compute no ε (paper mode); the honesty
-// report states what zCDP really gives.
+// Neighbouring relations: CorrDP guarantees hold for N-one neighbours (a
+// record changes in its sensitive block, or in exactly one insensitive
+// feature i, for which the budget is ε/TV(i)) or for N-jointU (all
+// insensitive features change together, one TV_max). Labels are public
+// (N-ERM). The honest loss is stated under an accounting.Relation
+// (replace-one or add/remove), the relation whose sensitivity it uses; only
+// package accounting converts it to (ε, δ).
 
 // Method selects a noise allocation of docs/corrdp.md.
 type Method int
@@ -57,7 +58,7 @@ func (m Method) String() string {
 }
 
 // LogTerm returns log(1/δ) + 1, the factor of eq. (4) and of the
-// experiments' σ0²: 10.210340 for δ = 1e-4 and 12.512925 for
+// relative-noise σ0² (Sigma0Sq): 10.210340 for δ = 1e-4 and 12.512925 for
 // δ = 1e-5. It returns an error unless δ ∈ (0, 1).
 func LogTerm(delta float64) (float64, error) {
 	if err := accounting.ValidateDelta(delta); err != nil {

@@ -60,10 +60,10 @@ func Laplace(rng *rand.Rand, value, coordSens []float64, sensitive []bool, tv []
 type BiasPolicy int
 
 const (
-	// BiasPaper follows App. E.3/E.5: b1 gets the reduced
+	// BiasReduced follows the CorrDP paper (App. E.3/E.5): b1 gets the reduced
 	// ("insensitive") scale — weight 0 under Semi and TV_max (the largest
 	// insensitive TV) under CorrDP.
-	BiasPaper BiasPolicy = iota
+	BiasReduced BiasPolicy = iota
 	// BiasFull gives b1 the full variance (weight 1): b1 is not
 	// tied to any input feature.
 	BiasFull
@@ -80,17 +80,19 @@ type PlanOptions struct {
 }
 
 // Plan returns the Gaussian noise plan of CorrDP-SGD (Algorithm 1 /
-// paper mode–2.4) for a model: the variance weight of each
+// relative-noise mode, Sec. 5) for a model: the variance weight of each
 // input feature j is NoiseWeights(method, sensitive, tv,
 // Floor) — 1 on S; 0 (Semi), TV(j) (CorrDP) or 1 (Standard) on U — mapped
 // onto the parameters by FeatureWeights: the weight of feature j in a GLM,
 // row j of the first-layer weights of an MLP (eq. 5); later layers and
 // intercepts get 1; an MLP's b1 follows opts.Bias. The plan is σ_p =
 // σ0·√w_p, i.e. σ_p² = σ0²·w_p, with σ0² = Sigma0Sq
-// (paper mode) or Algorithm1Sigma2 (theory). With common random
+// (relative-noise, "paper" mode) or Algorithm1Sigma2 (theory). With common random
 // numbers, CorrDP with TV ≡ 1 is bit-identical to Standard and with TV ≡ 0
-// to Semi. Use it with Train (Config.Noise); the guarantee is
-// the notion-specific one of Honesty, not a Phase.
+// to Semi. Use it with Train (Config.Noise). The plan has no
+// accounting.Phase: its honest privacy loss is Noise.Loss (for a GLM,
+// Noise.Sigma2[j] = Std[j]²), composed on an accounting.Ledger, and
+// Honesty sets it beside the paper's claim.
 func Plan(model models.Model, method Method, sensitive []bool, tv []float64, sigma0 float64, opts PlanOptions) (*mechanisms.NoisePlan, error) {
 	if valid.IsNil(model) {
 		return nil, errors.New("corrdp: Plan: nil model")
@@ -107,7 +109,7 @@ func Plan(model models.Model, method Method, sensitive []bool, tv []float64, sig
 		return nil, fmt.Errorf("corrdp: Plan: %w", err)
 	}
 	bias := 1.0
-	if opts.Bias == BiasPaper {
+	if opts.Bias == BiasReduced {
 		bias = 0
 		hasU := false
 		for j, s := range sensitive {

@@ -3,10 +3,9 @@ package figures
 import (
 	"fmt"
 
-	"github.com/featuredp/featuredp/notions/corrdp"
-
 	"github.com/featuredp/featuredp/data"
 	"github.com/featuredp/featuredp/mechanisms"
+	"github.com/featuredp/featuredp/notions/corrdp"
 )
 
 // BalanceRow describes one variant of the Sepsis balancing (see

@@ -4,15 +4,14 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/featuredp/featuredp/notions/corrdp"
-
 	"github.com/featuredp/featuredp/experiments"
+	"github.com/featuredp/featuredp/notions/corrdp"
 )
 
 // CorrDP figures: Fig. 1a–f, Fig. 2a–d and Table 2 of
 // Wang, Zhang & Cummings. Paper mode (Sec. 5, App. E): σ0² = C(log(1/δ)+1)/ε²,
 // Standard σ² = σ0², Semi 0 on insensitive coordinates, CorrDP σ0²·TV~(i);
-// no accountant is run (see Honesty for what the noise really gives). Every
+// no accountant is run (see corrdp.Honesty for what the noise really gives). Every
 // method of one (ε, seed) shares its random numbers (batches,
 // initialisation and standard-normal draws) — paired comparisons.
 

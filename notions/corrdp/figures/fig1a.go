@@ -6,9 +6,8 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/featuredp/featuredp/notions/corrdp"
-
 	"github.com/featuredp/featuredp/experiments"
+	"github.com/featuredp/featuredp/notions/corrdp"
 )
 
 func syntheticReps(p experiments.Profile) int {

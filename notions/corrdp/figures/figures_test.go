@@ -7,10 +7,9 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/featuredp/featuredp/notions/corrdp"
-
 	"github.com/featuredp/featuredp/data"
 	"github.com/featuredp/featuredp/experiments"
+	"github.com/featuredp/featuredp/notions/corrdp"
 )
 
 func testSyntheticPrep(t *testing.T, ms int, seed uint64) *SyntheticPrep {

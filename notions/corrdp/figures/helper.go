@@ -4,12 +4,11 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/featuredp/featuredp/notions/corrdp"
-
 	"github.com/go-gota/gota/dataframe"
 
 	"github.com/featuredp/featuredp/data"
 	"github.com/featuredp/featuredp/experiments"
+	"github.com/featuredp/featuredp/notions/corrdp"
 )
 
 // CompareOptions configure NewComparison (the logic of the one-call

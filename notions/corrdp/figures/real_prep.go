@@ -4,13 +4,12 @@ import (
 	"fmt"
 	"math/rand/v2"
 
-	"github.com/featuredp/featuredp/notions/corrdp"
-
 	"github.com/featuredp/featuredp/data"
 	"github.com/featuredp/featuredp/design"
 	"github.com/featuredp/featuredp/experiments"
 	"github.com/featuredp/featuredp/mechanisms"
 	"github.com/featuredp/featuredp/models"
+	"github.com/featuredp/featuredp/notions/corrdp"
 	"github.com/go-gota/gota/dataframe"
 )
 
@@ -139,7 +138,7 @@ func NewRealPrep(spec RealSpec, dir string) (*RealPrep, error) {
 // comparison: it encodes frame with opts, builds the RealSpec's model, spreads
 // spec.PaperTV (per raw insensitive feature; nil means "use the estimate")
 // over the encoded columns, and estimates TV~ = min{1, TV^ + UCB (c2 = 1)}
-// with EstimateTV under spec.Neighbours. Nothing here is
+// with corrdp.EstimateTV under spec.Neighbours. Nothing here is
 // private: the TV estimate reads the data, and so does the encoder when
 // opts opt in (BoundsFromData, LevelsFromData); without the opt-in an
 // encoding that would fit on the data is an error naming the columns

@@ -6,9 +6,8 @@ import (
 	"math"
 	"strings"
 
-	"github.com/featuredp/featuredp/notions/corrdp"
-
 	"github.com/featuredp/featuredp/experiments"
+	"github.com/featuredp/featuredp/notions/corrdp"
 )
 
 func realReps(spec RealSpec, p experiments.Profile) int {

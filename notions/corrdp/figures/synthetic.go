@@ -6,10 +6,9 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"github.com/featuredp/featuredp/notions/corrdp"
-
 	"github.com/featuredp/featuredp/data"
 	"github.com/featuredp/featuredp/internal/valid"
+	"github.com/featuredp/featuredp/notions/corrdp"
 	"gonum.org/v1/gonum/mat"
 )
 

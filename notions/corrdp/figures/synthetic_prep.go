@@ -4,12 +4,11 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/featuredp/featuredp/notions/corrdp"
-
 	"github.com/featuredp/featuredp/design"
 	"github.com/featuredp/featuredp/experiments"
 	"github.com/featuredp/featuredp/mechanisms"
 	"github.com/featuredp/featuredp/models"
+	"github.com/featuredp/featuredp/notions/corrdp"
 )
 
 // Synthetic ridge regression (Fig. 1a, Fig. 2a–d; docs/corrdp.md,

@@ -5,9 +5,8 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/featuredp/featuredp/notions/corrdp"
-
 	"github.com/featuredp/featuredp/experiments"
+	"github.com/featuredp/featuredp/notions/corrdp"
 )
 
 // table2Features is the order of Table 2 (x = 1..4).

@@ -4,12 +4,11 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/featuredp/featuredp/notions/corrdp"
-
 	"github.com/featuredp/featuredp/design"
 	"github.com/featuredp/featuredp/experiments"
 	"github.com/featuredp/featuredp/mechanisms"
 	"github.com/featuredp/featuredp/models"
+	"github.com/featuredp/featuredp/notions/corrdp"
 )
 
 func (p *RealPrep) config(steps int, seed uint64) (mechanisms.Config, error) {
