@@ -335,3 +335,15 @@ func TestNoiseLoss(t *testing.T) {
 		t.Error("n = 0 accepted")
 	}
 }
+
+// StationaryGap: 0.5·α·tr((2I − αH)⁻¹ diag σ²) for a diagonal H, and a
+// shape mismatch refused.
+func TestStationaryGapErrors(t *testing.T) {
+	if _, err := StationaryGap([]float64{1}, 2, 0.1, []float64{1, 1}); err == nil {
+		t.Error("shape mismatch accepted")
+	}
+	g, err := StationaryGap([]float64{2, 0, 0, 2}, 2, 0.1, []float64{1, 3})
+	if err != nil || math.Abs(g-0.5*0.1*(1+3)/1.8) > 1e-12 {
+		t.Errorf("gap %v, %v", g, err)
+	}
+}

@@ -21,7 +21,8 @@
 //     accounting.Relation, and Honesty composes it on an accounting.Ledger
 //     and sets the ε beside the paper's claim;
 //   - mechanism.go: the CorrDP Laplace mechanism (Thm. 2.10), the noise
-//     plans of CorrDP-SGD (Plan) and the theory step size (Thm. 3.9);
+//     plans of CorrDP-SGD (Plan, and PlanNoise for a plan's honest loss)
+//     and the theory step size (Thm. 3.9);
 //   - tv.go, tv_estimate.go, multinomial.go: the (non-private) TV
 //     estimators of App. D and EstimateTV for any DataFrame with roles;
 //   - smote.go: SMOTE-NC + ENN balancing of a DataFrame;

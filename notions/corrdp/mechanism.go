@@ -91,7 +91,7 @@ type PlanOptions struct {
 // numbers, CorrDP with TV ≡ 1 is bit-identical to Standard and with TV ≡ 0
 // to Semi. Use it with Train (Config.Noise). The plan has no
 // accounting.Phase: its honest privacy loss is Noise.Loss (for a GLM,
-// Noise.Sigma2[j] = Std[j]²), composed on an accounting.Ledger, and
+// PlanNoise(plan, …).Loss), composed on an accounting.Ledger, and
 // Honesty sets it beside the paper's claim.
 func Plan(model models.Model, method Method, sensitive []bool, tv []float64, sigma0 float64, opts PlanOptions) (*mechanisms.NoisePlan, error) {
 	if valid.IsNil(model) {
@@ -198,4 +198,29 @@ func StepSize(radius, lipschitz float64, std []float64) (mechanisms.Schedule, er
 	}
 	g := math.Sqrt(g2)
 	return func(t int) float64 { return radius / (g * math.Sqrt(float64(t))) }, nil
+}
+
+// PlanNoise returns the Noise of a plan whose parameters are the feature
+// coordinates — a GLM without intercept, len(p.Std) = len(sensitive) — so
+// that the plan's honest privacy loss is PlanNoise(…).Loss(change, rel):
+// Sigma2[j] = Std[j]², clip L = lipschitz, n examples, T = steps
+// full-batch steps, under the paper model (Leakage false; set it on the
+// result for the GLM leakage model). For other models read σ per feature
+// from the plan yourself. It returns an error for a nil plan, a length
+// mismatch or invalid noise.
+func PlanNoise(p *mechanisms.NoisePlan, sensitive []bool, lipschitz float64, n, steps int) (Noise, error) {
+	if p == nil {
+		return Noise{}, errors.New("corrdp: PlanNoise: nil plan (no noise: no guarantee)")
+	}
+	if len(p.Std) != len(sensitive) {
+		return Noise{}, fmt.Errorf("corrdp: PlanNoise: the plan has %d parameters for %d features; PlanNoise reads a plan whose parameters are the features (a GLM without intercept)", len(p.Std), len(sensitive))
+	}
+	x := Noise{Sigma2: make([]float64, len(p.Std)), Sensitive: append([]bool(nil), sensitive...), Lipschitz: lipschitz, N: n, Steps: steps}
+	for j, s := range p.Std {
+		x.Sigma2[j] = s * s
+	}
+	if err := x.validate(); err != nil {
+		return Noise{}, fmt.Errorf("corrdp: PlanNoise: %w", err)
+	}
+	return x, nil
 }

@@ -166,16 +166,6 @@ func TestFig2Ordering(t *testing.T) {
 	}
 }
 
-func TestStationaryGapErrors(t *testing.T) {
-	if _, err := corrdp.StationaryGap([]float64{1}, 2, 0.1, []float64{1, 1}); err == nil {
-		t.Error("shape mismatch accepted")
-	}
-	g, err := corrdp.StationaryGap([]float64{2, 0, 0, 2}, 2, 0.1, []float64{1, 3})
-	if err != nil || math.Abs(g-0.5*0.1*(1+3)/1.8) > 1e-12 {
-		t.Errorf("gap %v, %v", g, err)
-	}
-}
-
 func testDataDir(t *testing.T, files ...string) string {
 	dir := os.Getenv(data.EnvDataDir)
 	if dir == "" {
