@@ -372,7 +372,7 @@ func EstimatedDelta(delta float64) (float64, error) {
 // batch-mean gradient of N examples whose per-example contributions are
 // clipped to L2 norm Lipschitz (docs/corrdp.md, 'Guarantee and
 // conversion'). For a GLM the coordinates are the model's parameters, so
-// Sigma2[i] is the square of the plan's Std[i] (Plan, mechanisms.NoisePlan).
+// Sigma2[i] is the square of the plan's Std[i] (PlanNoise builds it).
 //
 // Model of the coordinates a change moves ("paper model", the proof of
 // Thm. 3.7 of the CorrDP paper): a change of the sensitive block moves
@@ -579,9 +579,17 @@ func Honesty(sigma2 []float64, sensitive []bool, tv []float64, lipschitz float64
 	if _, err := x.sensitivity(rel); err != nil {
 		return nil, fmt.Errorf("corrdp: Honesty: %w", err)
 	}
+	h := honesty{noise: x, rel: rel, delta: delta, claimed: claimedEps, eps: map[float64]float64{}}
+	h.minS, h.minAll = math.Inf(1), math.Inf(1)
+	for i, s := range sigma2 {
+		h.minAll = math.Min(h.minAll, s)
+		if sensitive[i] {
+			h.minS = math.Min(h.minS, s)
+		}
+	}
 	var rows []HonestyRow
 	if slices.Contains(sensitive, true) {
-		r, err := x.honestyRow("sensitive", SensitiveChange, 1, claimedEps, delta, rel)
+		r, err := h.row("sensitive", SensitiveChange, 1)
 		if err != nil {
 			return nil, err
 		}
@@ -591,7 +599,7 @@ func Honesty(sigma2 []float64, sensitive []bool, tv []float64, lipschitz float64
 		if s {
 			continue
 		}
-		r, err := x.honestyRow(fmt.Sprintf("insensitive %d", j), j, tv[j], claimedEps, delta, rel)
+		r, err := h.row(fmt.Sprintf("insensitive %d", j), j, tv[j])
 		if err != nil {
 			return nil, err
 		}
@@ -600,25 +608,47 @@ func Honesty(sigma2 []float64, sensitive []bool, tv []float64, lipschitz float64
 	return rows, nil
 }
 
-// honestyRow is the row of one change with TV d.
-func (x Noise) honestyRow(change string, coord int, d, claimedEps, delta float64, rel accounting.Relation) (HonestyRow, error) {
+// honesty is the state of one Honesty call: the validated noise, the
+// smallest variances (computed once, so a report on m coordinates costs
+// O(m)) and the ε of each ρ already converted.
+type honesty struct {
+	noise          Noise
+	rel            accounting.Relation
+	delta, claimed float64
+	minS, minAll   float64
+	eps            map[float64]float64
+}
+
+// row is the row of one change with TV d: ρ from the smallest variance the
+// change moves (as Noise.minVariance), its loss (accounting.ZCDPLoss, as
+// Noise.Loss) composed on a ledger and read by the zCDP route.
+func (h *honesty) row(change string, coord int, d float64) (HonestyRow, error) {
+	x := h.noise
 	r := HonestyRow{Change: change, Coord: coord, TV: d, Rho: math.Inf(1), Eps: math.Inf(1), Claimed: math.Inf(1)}
 	if d != 0 {
-		r.Claimed = claimedEps / d
+		r.Claimed = h.claimed / d
 	}
-	rho, err := x.rho(coord, rel)
-	if err != nil {
-		return r, fmt.Errorf("corrdp: Honesty: %w", err)
+	v := h.minS
+	switch {
+	case x.Leakage:
+		v = h.minAll
+	case coord != SensitiveChange:
+		v = x.Sigma2[coord]
 	}
-	if !math.IsInf(rho, 1) {
-		l, err := x.Loss(coord, rel)
-		if err != nil {
-			return r, fmt.Errorf("corrdp: Honesty: %w", err)
+	sens, _ := x.sensitivity(h.rel) // checked by Honesty
+	if rho := float64(x.Steps) * sens * sens / (2 * v); v > 0 && !math.IsInf(rho, 1) {
+		eps, ok := h.eps[rho]
+		if !ok {
+			l, err := accounting.ZCDPLoss(rho, h.rel)
+			if err != nil {
+				return r, fmt.Errorf("corrdp: Honesty: %s: %w", change, err)
+			}
+			if eps, err = zcdpRouteEpsilon(l, h.delta); err != nil {
+				return r, fmt.Errorf("corrdp: Honesty: %s: %w", change, err)
+			}
+			h.eps[rho] = eps
 		}
-		if r.Eps, err = zcdpRouteEpsilon(l, delta); err != nil {
-			return r, fmt.Errorf("corrdp: Honesty: %s: %w", change, err)
-		}
-		r.Rho = rho
+		r.Rho, r.Eps = rho, eps
 	}
 	r.Holds = r.Eps <= r.Claimed*(1+1e-12)
 	return r, nil
