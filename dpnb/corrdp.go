@@ -15,12 +15,13 @@ import (
 	"github.com/featuredp/featuredp/experiments"
 	"github.com/featuredp/featuredp/mechanisms"
 	"github.com/featuredp/featuredp/notions/corrdp"
+	corrdpfig "github.com/featuredp/featuredp/notions/corrdp/figures"
 )
 
 // CorrDPOptions configure CorrDPvsSemiVsStandard. Zero values give the
 // defaults in brackets.
 type CorrDPOptions struct {
-	// Eps is the ε grid [corrdp.EpsGrid].
+	// Eps is the ε grid [EpsGrid of notions/corrdp/figures].
 	Eps []float64
 	// Seeds per (method, ε) [5].
 	Seeds int
@@ -92,7 +93,7 @@ func CorrDPvsSemiVsStandard(ctx context.Context, df dataframe.DataFrame, schema 
 	if opts.Mode != mechanisms.Reproducible {
 		return nil, fmt.Errorf("dpnb: CorrDPvsSemiVsStandard: mode %v: the comparison is a seeded experiment (paper mode, no ε accounted), not a release; only the Reproducible mode is available", opts.Mode)
 	}
-	cmp, err := corrdp.NewComparison(df, schema, corrdp.CompareOptions{Eps: opts.Eps, Seeds: opts.Seeds, TV: opts.TV,
+	cmp, err := corrdpfig.NewComparison(df, schema, corrdpfig.CompareOptions{Eps: opts.Eps, Seeds: opts.Seeds, TV: opts.TV,
 		Neighbours: opts.Neighbours, C: opts.C, Alpha: opts.Alpha, Steps: opts.Steps, Delta: opts.Delta, Encode: opts.Encode})
 	if err != nil {
 		return nil, fmt.Errorf("dpnb: CorrDPvsSemiVsStandard: %w", err)
@@ -115,7 +116,7 @@ func CorrDPvsSemiVsStandard(ctx context.Context, df dataframe.DataFrame, schema 
 		FromData: cmp.FromData,
 	}
 	out.TVUsed, out.TVEstimated = cmp.TVs()
-	out.C, _ = corrdp.Constant(res)
+	out.C, _ = corrdpfig.Constant(res)
 	return out, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/featuredp/featuredp/accounting"
 	"github.com/featuredp/featuredp/data"
 	"github.com/featuredp/featuredp/experiments"
 	"github.com/featuredp/featuredp/internal/valid"
@@ -57,8 +58,9 @@ type ColumnPrivacy struct {
 	Leaking                 bool
 	// CorrDPHonestEps is the (ε, δ) a change of this column alone really
 	// costs under one full-batch step of CorrDP's paper-mode noise
-	// σ_i² = σ0²·weight_i, σ0² = (log(1/δ) + 1)/ε² (C = 1; zCDP, replace-one,
-	// per-example clip 1: corrdp.Honesty), and CorrDPClaimedEps what the
+	// σ_i² = σ0²·weight_i, σ0² = (log(1/δ) + 1)/ε² (C = 1, corrdp.Sigma0Sq;
+	// per-example clip 1): the ρ-zCDP loss under replace-one composed on an
+	// accounting.Ledger and read by its zCDP route (corrdp.Honesty), and CorrDPClaimedEps what the
 	// paper claims for it (ε for a sensitive column, ε/TV for a public one).
 	CorrDPHonestEps, CorrDPClaimedEps float64
 	// FDPProtected: feature DP protects the column (sensitive columns);
@@ -244,12 +246,13 @@ func (r *PrivacyReportResult) corrdp(df dataframe.DataFrame, schema data.Schema)
 }
 
 // honesty fills the honest and claimed CorrDP ε of every feature column
-// (one step of paper-mode noise with C = 1, see ColumnPrivacy).
+// (one step of paper-mode noise with C = 1, see ColumnPrivacy): each ε
+// comes from a ledger (corrdp.Honesty), none is converted here.
 func (r *PrivacyReportResult) honesty(n int) error {
 	var idx []int
 	var sigma2, tv []float64
 	var sens []bool
-	s0, err := corrdp.PaperSigma0Sq(1, r.Options.Eps, r.Options.Delta)
+	s0, err := corrdp.Sigma0Sq(1, r.Options.Eps, r.Options.Delta)
 	if err != nil {
 		return err
 	}
@@ -266,7 +269,7 @@ func (r *PrivacyReportResult) honesty(n int) error {
 	if len(idx) == 0 {
 		return nil
 	}
-	rows, err := corrdp.Honesty(sigma2, sens, tv, 1, n, 1, r.Options.Eps, r.Options.Delta, corrdp.ReplaceOne, false)
+	rows, err := corrdp.Honesty(sigma2, sens, tv, 1, n, 1, r.Options.Eps, r.Options.Delta, accounting.RelationReplaceOne, false)
 	if err != nil {
 		return err
 	}

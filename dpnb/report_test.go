@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/featuredp/featuredp/accounting"
 	"github.com/featuredp/featuredp/data"
 	"github.com/go-gota/gota/dataframe"
 	reportseries "github.com/go-gota/gota/series"
@@ -73,6 +74,43 @@ func TestPrivacyReport(t *testing.T) {
 	}
 	if _, err := r.Plot(); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestPrivacyReportHonestEps: the honest CorrDP ε of every column is the
+// zCDP conversion (accounting.ZCDPEpsilon) of one full-batch step of the
+// column's paper-mode noise σ² = σ0²·weight, σ0² = (log(1/δ) + 1)/ε²
+// (C = 1), under replace-one (Δ = 2L/n, clip L = 1) — written out here,
+// against the report's value, which comes from a ledger (corrdp.Honesty).
+// To 1e-12 relative: the report's σ0² and ρ take the same float64 steps,
+// the ledger converts with −log δ where ZCDPEpsilon does too.
+func TestPrivacyReportHonestEps(t *testing.T) {
+	df, schema := reportFrame(3000)
+	for _, o := range []ReportOptions{{Eps: 0.5}, {Eps: 2, Delta: 1e-7}} {
+		r, err := PrivacyReport(context.Background(), df, schema, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sigma0sq := (math.Log(1/r.Options.Delta) + 1) / (r.Options.Eps * r.Options.Eps)
+		sens := 2.0 / float64(df.Nrow())
+		checked := 0
+		for _, c := range r.Columns {
+			if c.Role == data.Label.String() {
+				continue
+			}
+			rho := sens * sens / (2 * sigma0sq * c.CorrDPWeight)
+			want, err := accounting.ZCDPEpsilon(rho, r.Options.Delta)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if math.Abs(c.CorrDPHonestEps-want) > 1e-12*want {
+				t.Errorf("ε = %v, column %s: honest ε %v, want %v", o.Eps, c.Column, c.CorrDPHonestEps, want)
+			}
+			checked++
+		}
+		if checked != 3 {
+			t.Errorf("%d columns checked, want 3", checked)
+		}
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/featuredp/featuredp/accounting"
@@ -13,19 +14,20 @@ import (
 
 // This file holds the deterministic math of CorrDP (Wang, Zhang & Cummings,
 // "Integrating Feature Correlation in Differential Privacy with Applications
-// in DP-ERM"; docs/corrdp.md): noise weights (theory and paper mode), the
-// Algorithm 1 variance (eq. 4), the experiments' σ0², the correlated
-// sensitivity (Def. 2.8), the utility and lower-bound rates (Thms. 3.9,
-// 3.12 with the corrected sum of docs/corrdp.md, 'Where we differ'), the UCB
-// of Def. 4.3 and a zCDP honesty report (docs/corrdp.md, 'Guarantee and
-// conversion').
+// in DP-ERM"; docs/corrdp.md): noise weights (Algorithm 1 and
+// relative-noise mode), the Algorithm 1 variance (eq. 4), the relative-noise
+// σ0², the correlated sensitivity (Def. 2.8), the utility and lower-bound
+// rates (Thms. 3.9, 3.12 with the corrected sum of docs/corrdp.md, 'Where
+// we differ'), the UCB of Def. 4.3 and the honest privacy loss of a noise
+// plan (Noise.Loss, Honesty; docs/corrdp.md, 'Guarantee and conversion').
 //
-// Neighbouring relations: CorrDP guarantees hold for N-one
-// neighbours (a record changes in its sensitive block, or in exactly one
-// insensitive feature i, for which the budget is ε/TV(i)) or for N-jointU
-// (all insensitive features change together, one TV_max). Labels are public
-// (N-ERM). The paper's experiments compute no ε (paper mode); the honesty
-// report states what zCDP really gives.
+// Neighbouring relations: CorrDP guarantees hold for N-one neighbours (a
+// record changes in its sensitive block, or in exactly one insensitive
+// feature i, for which the budget is ε/TV(i)) or for N-jointU (all
+// insensitive features change together, one TV_max). Labels are public
+// (N-ERM). The honest loss is stated under an accounting.Relation
+// (replace-one or add/remove), the relation whose sensitivity it uses; only
+// package accounting converts it to (ε, δ).
 
 // Method selects a noise allocation of docs/corrdp.md.
 type Method int
@@ -56,7 +58,7 @@ func (m Method) String() string {
 }
 
 // LogTerm returns log(1/δ) + 1, the factor of eq. (4) and of the
-// experiments' σ0²: 10.210340 for δ = 1e-4 and 12.512925 for
+// relative-noise σ0² (Sigma0Sq): 10.210340 for δ = 1e-4 and 12.512925 for
 // δ = 1e-5. It returns an error unless δ ∈ (0, 1).
 func LogTerm(delta float64) (float64, error) {
 	if err := accounting.ValidateDelta(delta); err != nil {
@@ -154,20 +156,22 @@ func Algorithm1Sigma2(eps, delta, lipschitz float64, steps, n int) (float64, err
 	return l * lipschitz * lipschitz * float64(steps) / (nf * nf * eps * eps), nil
 }
 
-// PaperSigma0Sq returns the experiments' base variance (docs/corrdp.md,
-// Sec. 5 of the paper, "paper mode"):
+// Sigma0Sq returns the base variance of relative-noise ("paper") mode,
+// the calibration of the CorrDP paper's experiments (Sec. 5;
+// docs/corrdp.md):
 //
 //	σ0² = C·(log(1/δ) + 1) / ε²,
 //
-// C > 0 being the unspecified constant of the paper (our choice:
-// docs/corrdp.md, 'Noise constant C'). No ε is accounted in paper mode. It returns an error for
-// C ≤ 0, ε ≤ 0 or δ ∉ (0, 1).
-func PaperSigma0Sq(c, eps, delta float64) (float64, error) {
+// C > 0 being a noise constant the paper leaves unspecified (our choice:
+// docs/corrdp.md, 'Noise constant C'). It sets relative noise only: no ε
+// is accounted by it — Honesty states what the noise really gives. It
+// returns an error for C ≤ 0, ε ≤ 0 or δ ∉ (0, 1).
+func Sigma0Sq(c, eps, delta float64) (float64, error) {
 	if err := valid.Positive("C", c); err != nil {
-		return 0, fmt.Errorf("corrdp: PaperSigma0Sq: %w", err)
+		return 0, fmt.Errorf("corrdp: Sigma0Sq: %w", err)
 	}
 	if err := valid.Positive("ε", eps); err != nil {
-		return 0, fmt.Errorf("corrdp: PaperSigma0Sq: %w", err)
+		return 0, fmt.Errorf("corrdp: Sigma0Sq: %w", err)
 	}
 	l, err := LogTerm(delta)
 	if err != nil {
@@ -362,32 +366,186 @@ func EstimatedDelta(delta float64) (float64, error) {
 	return 2 * delta, nil
 }
 
-// Neighbour is the neighbouring relation of a zCDP honesty report.
-type Neighbour int
+// Noise is the heterogeneous Gaussian noise N(0, diag σ²) of a CorrDP
+// noise plan, read on the feature coordinates, with what its honest
+// accounting needs: it is added at each of Steps full-batch steps to a
+// batch-mean gradient of N examples whose per-example contributions are
+// clipped to L2 norm Lipschitz (docs/corrdp.md, 'Guarantee and
+// conversion'). For a GLM the coordinates are the model's parameters, so
+// Sigma2[i] is the square of the plan's Std[i] (PlanNoise builds it).
+//
+// Model of the coordinates a change moves ("paper model", the proof of
+// Thm. 3.7 of the CorrDP paper): a change of the sensitive block moves
+// only the sensitive coordinates, a change of insensitive coordinate j
+// only coordinate j; the whole L2 sensitivity Δ may fall on the
+// least-noised moved coordinate. With Leakage every change may move every
+// coordinate (a GLM gradient ℓ'(θᵀx)·x): then Semi (σ = 0 on U) has no
+// guarantee.
+type Noise struct {
+	// Sigma2 is the noise variance σ_i² ≥ 0 of every coordinate.
+	Sigma2 []float64
+	// Sensitive marks the coordinates of sensitive features.
+	Sensitive []bool
+	// Lipschitz is the per-example L2 clip L > 0.
+	Lipschitz float64
+	// N is the batch (dataset) size n ≥ 1 and Steps the number T ≥ 1 of
+	// full-batch steps.
+	N, Steps int
+	// Leakage lets every change move every coordinate.
+	Leakage bool
+}
 
-const (
-	// ReplaceOne: one record replaced; a per-example L2 clip L gives
-	// the batch-mean gradient (full batch of n) L2 sensitivity 2L/n.
-	ReplaceOne Neighbour = iota
-	// AddRemove: one record added or removed; sensitivity L/n.
-	AddRemove
-)
+// SensitiveChange is the change argument of Noise.Loss for a change of the
+// sensitive block of one record.
+const SensitiveChange = -1
 
-// HonestyRow is the zCDP accounting of one neighbour type.
+// validate checks the noise for Loss and Honesty.
+func (x Noise) validate() error {
+	m := len(x.Sigma2)
+	if m == 0 || len(x.Sensitive) != m {
+		return fmt.Errorf("%d variances and %d S/U flags, want as many (≥ 1)", m, len(x.Sensitive))
+	}
+	if err := valid.Positive("L", x.Lipschitz); err != nil {
+		return err
+	}
+	if x.N < 1 || x.Steps < 1 {
+		return fmt.Errorf("n = %d and T = %d, want ≥ 1", x.N, x.Steps)
+	}
+	for i, s := range x.Sigma2 {
+		if err := valid.NonNegative(fmt.Sprintf("σ²[%d]", i), s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sensitivity returns the L2 sensitivity of the batch-mean gradient under
+// rel: 2L/n for replace-one (both the removed and the added example move
+// it), L/n for add/remove.
+func (x Noise) sensitivity(rel accounting.Relation) (float64, error) {
+	switch rel {
+	case accounting.RelationReplaceOne:
+		return 2 * x.Lipschitz / float64(x.N), nil
+	case accounting.RelationAddRemove:
+		return x.Lipschitz / float64(x.N), nil
+	}
+	return 0, fmt.Errorf("relation %v: the honest loss is stated for %v (sensitivity 2L/n) or %v (L/n)",
+		rel, accounting.RelationReplaceOne, accounting.RelationAddRemove)
+}
+
+// minVariance returns the smallest variance among the coordinates a
+// change moves (change = SensitiveChange: the sensitive block; j ≥ 0: the
+// insensitive coordinate j), under the paper model or with leakage.
+func (x Noise) minVariance(change int) (float64, error) {
+	if change != SensitiveChange && (change < 0 || change >= len(x.Sigma2) || x.Sensitive[change]) {
+		return 0, fmt.Errorf("change %d is neither SensitiveChange nor an insensitive coordinate of %d", change, len(x.Sigma2))
+	}
+	v, moved := math.Inf(1), false
+	for i, s := range x.Sigma2 {
+		if x.Leakage || (change == SensitiveChange && x.Sensitive[i]) || i == change {
+			v, moved = math.Min(v, s), true
+		}
+	}
+	if !moved {
+		return 0, errors.New("no sensitive coordinate for a sensitive change")
+	}
+	return v, nil
+}
+
+// rho returns the zCDP ρ = T·Δ²/(2σ_min²) of a change (+Inf when a moved
+// coordinate has no noise): T Gaussian steps of sensitivity Δ and
+// variance σ_min² compose to this ρ (Bun & Steinke 2016, Prop. 1.6 and
+// Lemma 1.7).
+func (x Noise) rho(change int, rel accounting.Relation) (float64, error) {
+	sens, err := x.sensitivity(rel)
+	if err != nil {
+		return 0, err
+	}
+	v, err := x.minVariance(change)
+	if err != nil {
+		return 0, err
+	}
+	if v == 0 {
+		return math.Inf(1), nil
+	}
+	return float64(x.Steps) * sens * sens / (2 * v), nil
+}
+
+// Loss returns the honest privacy loss of the noise for one change
+// (SensitiveChange, or the index of an insensitive coordinate) under
+// relation rel (accounting.RelationReplaceOne, Δ = 2L/n, or
+// accounting.RelationAddRemove, Δ = L/n): ρ-zCDP with
+//
+//	ρ = T·Δ²/(2σ_min²),
+//
+// σ_min² the smallest variance among the coordinates the change moves
+// (see Noise; Bun & Steinke 2016, Prop. 1.6 and Lemma 1.7). Compose it on
+// an accounting.Ledger of relation rel. Minibatch subsampling is not
+// modelled (the full-batch loss is an upper bound).
+//
+// Errors: invalid noise, a relation other than the two above, a change
+// that is not SensitiveChange or an insensitive coordinate, or a moved
+// coordinate without noise (σ² = 0: no guarantee).
+func (x Noise) Loss(change int, rel accounting.Relation) (accounting.Loss, error) {
+	if err := x.validate(); err != nil {
+		return accounting.Loss{}, fmt.Errorf("corrdp: Noise.Loss: %w", err)
+	}
+	rho, err := x.rho(change, rel)
+	if err != nil {
+		return accounting.Loss{}, fmt.Errorf("corrdp: Noise.Loss: %w", err)
+	}
+	if math.IsInf(rho, 1) {
+		return accounting.Loss{}, fmt.Errorf("corrdp: Noise.Loss: change %d moves a coordinate without noise: no guarantee", change)
+	}
+	l, err := accounting.ZCDPLoss(rho, rel)
+	if err != nil {
+		return accounting.Loss{}, fmt.Errorf("corrdp: Noise.Loss: %w", err)
+	}
+	return l, nil
+}
+
+// zcdpRouteEpsilon composes l alone on an accounting.Ledger of its
+// relation and returns the ε of the ledger's zCDP route at δ, i.e.
+// accounting.ZCDPEpsilon(ρ, δ) = ρ + 2√(ρ log(1/δ)) (Bun & Steinke 2016,
+// Prop. 1.3). The route is read rather than the ledger's best (which may
+// take the RDP route to a smaller ε), so the ε Honesty reports is the one
+// it has always reported.
+func zcdpRouteEpsilon(l accounting.Loss, delta float64) (float64, error) {
+	led, err := accounting.NewLedger(l.Relation(), accounting.DefaultOrders())
+	if err != nil {
+		return 0, err
+	}
+	if err := led.Add(l); err != nil {
+		return 0, err
+	}
+	rep, err := led.Epsilon(delta, accounting.DefaultConversion)
+	if err != nil {
+		return 0, err
+	}
+	for _, r := range rep.Routes {
+		if r.Route == accounting.RouteZCDP && r.Valid {
+			return r.Epsilon, nil
+		}
+	}
+	return 0, fmt.Errorf("the ledger has no zCDP route for %v", l)
+}
+
+// HonestyRow is the honest accounting of one change.
 type HonestyRow struct {
-	// Change names the neighbour type: "sensitive", or "insensitive j"
+	// Change names the change: "sensitive", or "insensitive j"
 	// (coordinate j changed alone).
 	Change string
-	// Coord is the coordinate index for an insensitive change, −1 for a
-	// sensitive change.
+	// Coord is the coordinate index for an insensitive change,
+	// SensitiveChange (−1) for a sensitive change.
 	Coord int
 	// TV is d(D, D') of the change (1 for sensitive).
 	TV float64
-	// Rho is the zCDP parameter after T steps, ρ = T·Δ²/(2σ_min²) where
-	// σ_min is the smallest noise std among the coordinates the change can
-	// move.
+	// Rho is the zCDP parameter after T steps (Noise.Loss); +Inf when a
+	// moved coordinate has no noise.
 	Rho float64
-	// Eps is ρ + 2√(ρ log(1/δ)) (zCDP → (ε, δ)-DP, Bun & Steinke 2016).
+	// Eps is the (ε, δ)-DP ε of the ledger's zCDP route,
+	// ρ + 2√(ρ log(1/δ)) (accounting.ZCDPEpsilon; Bun & Steinke 2016,
+	// Prop. 1.3); +Inf with Rho.
 	Eps float64
 	// Claimed is the budget the paper claims: ε for a sensitive change,
 	// ε/TV for an insensitive one (+Inf when TV = 0).
@@ -396,105 +554,104 @@ type HonestyRow struct {
 	Holds bool
 }
 
-// Honesty reports the zCDP guarantee each neighbour type actually
-// gets from heterogeneous Gaussian noise N(0, diag σ²) added at each of T
-// full-batch steps to a batch-mean gradient whose per-example contributions
-// are clipped to L2 norm L (docs/corrdp.md, 'Guarantee and conversion'), next to the ε and ε/TV(i)
-// claimed by the paper.
-//
-// Model of the coordinates a change moves ("paper model", the proof of
-// Thm. 3.7): a sensitive change moves only the sensitive coordinates, a
-// change of insensitive coordinate j only coordinate j; the whole L2
-// sensitivity Δ may fall on the least-noised moved coordinate. With
-// leakage = true every change may move every coordinate (a GLM gradient
-// ℓ'(θᵀx)·x): then Semi (σ = 0 on U) has ρ = +Inf.
-//
-// ρ = T·Δ²/(2σ_min²) with Δ = 2L/n (replace-one) or L/n (add/remove);
-// ε = ρ + 2√(ρ log(1/δ)). With Algorithm 1's σ² of eq. (4) this gives
-// ε_S = 2.7131ε + 0.1598ε² (replace-one) and 1.3565ε + 0.0400ε²
-// (add/remove) at δ = 1e-5. sigma2 is the per-coordinate variance, tv the
-// per-coordinate TV (ignored on S), claimedEps the paper's ε. Minibatch
-// subsampling is not modelled (the full-batch bound is an upper bound).
-func Honesty(sigma2 []float64, sensitive []bool, tv []float64, lipschitz float64, n, steps int, claimedEps, delta float64, nb Neighbour, leakage bool) ([]HonestyRow, error) {
-	m := len(sigma2)
-	if m == 0 || len(sensitive) != m || len(tv) != m {
-		return nil, fmt.Errorf("corrdp: Honesty: %d variances, %d S/U flags, %d TVs", m, len(sensitive), len(tv))
-	}
-	if err := valid.Positive("ε", claimedEps); err != nil {
+// Honesty reports the (ε, δ) each change actually gets from the noise
+// N(0, diag σ²) of a CorrDP plan (see Noise for the model, with sigma2,
+// sensitive, lipschitz = L, n, steps = T and leakage its fields), next to
+// the ε and ε/TV(i) claimed by the paper (docs/corrdp.md, 'Guarantee and
+// conversion'): one row for the sensitive block (if any) and one per
+// insensitive coordinate. Each row's loss is Noise.Loss under rel
+// (accounting.RelationReplaceOne or accounting.RelationAddRemove),
+// composed on an accounting.Ledger and converted by its zCDP route. With
+// Algorithm 1's σ² of eq. (4) this gives ε_S = 2.7131ε + 0.1598ε²
+// (replace-one) and 1.3565ε + 0.0400ε² (add/remove) at δ = 1e-5. tv is the
+// per-coordinate TV (ignored on S), claimedEps the paper's ε.
+func Honesty(sigma2 []float64, sensitive []bool, tv []float64, lipschitz float64, n, steps int, claimedEps, delta float64, rel accounting.Relation, leakage bool) ([]HonestyRow, error) {
+	x := Noise{Sigma2: sigma2, Sensitive: sensitive, Lipschitz: lipschitz, N: n, Steps: steps, Leakage: leakage}
+	if err := x.validate(); err != nil {
 		return nil, fmt.Errorf("corrdp: Honesty: %w", err)
 	}
-	if err := accounting.ValidateDelta(delta); err != nil {
+	if len(tv) != len(sigma2) {
+		return nil, fmt.Errorf("corrdp: Honesty: %d TVs for %d variances", len(tv), len(sigma2))
+	}
+	if err := valid.First(valid.Positive("ε", claimedEps), accounting.ValidateDelta(delta), valid.UnitSlice("TV", tv)); err != nil {
 		return nil, fmt.Errorf("corrdp: Honesty: %w", err)
 	}
-	if err := valid.Positive("L", lipschitz); err != nil {
+	if _, err := x.sensitivity(rel); err != nil {
 		return nil, fmt.Errorf("corrdp: Honesty: %w", err)
 	}
-	if n < 1 || steps < 1 {
-		return nil, fmt.Errorf("corrdp: Honesty: n = %d and T = %d, want ≥ 1", n, steps)
-	}
+	h := honesty{noise: x, rel: rel, delta: delta, claimed: claimedEps, eps: map[float64]float64{}}
+	h.minS, h.minAll = math.Inf(1), math.Inf(1)
 	for i, s := range sigma2 {
-		if err := valid.NonNegative(fmt.Sprintf("σ²[%d]", i), s); err != nil {
-			return nil, fmt.Errorf("corrdp: Honesty: %w", err)
-		}
-	}
-	if err := valid.UnitSlice("TV", tv); err != nil {
-		return nil, fmt.Errorf("corrdp: Honesty: %w", err)
-	}
-	var sens float64
-	switch nb {
-	case ReplaceOne:
-		sens = 2 * lipschitz / float64(n)
-	case AddRemove:
-		sens = lipschitz / float64(n)
-	default:
-		return nil, fmt.Errorf("corrdp: Honesty: unknown neighbour relation %d", nb)
-	}
-	l := math.Log(1 / delta)
-	minAll := math.Inf(1)
-	minS := math.Inf(1)
-	hasS := false
-	for i, s := range sigma2 {
-		minAll = math.Min(minAll, s)
+		h.minAll = math.Min(h.minAll, s)
 		if sensitive[i] {
-			hasS = true
-			minS = math.Min(minS, s)
+			h.minS = math.Min(h.minS, s)
 		}
-	}
-	row := func(change string, coord int, d, minVar float64) HonestyRow {
-		r := HonestyRow{Change: change, Coord: coord, TV: d}
-		if minVar == 0 {
-			r.Rho, r.Eps = math.Inf(1), math.Inf(1)
-		} else {
-			r.Rho = float64(steps) * sens * sens / (2 * minVar)
-			r.Eps = r.Rho + 2*math.Sqrt(r.Rho*l)
-		}
-		if d == 0 {
-			r.Claimed = math.Inf(1)
-		} else {
-			r.Claimed = claimedEps / d
-		}
-		r.Holds = r.Eps <= r.Claimed*(1+1e-12)
-		return r
 	}
 	var rows []HonestyRow
-	if hasS {
-		v := minS
-		if leakage {
-			v = minAll
+	if slices.Contains(sensitive, true) {
+		r, err := h.row("sensitive", SensitiveChange, 1)
+		if err != nil {
+			return nil, err
 		}
-		rows = append(rows, row("sensitive", -1, 1, v))
+		rows = append(rows, r)
 	}
 	for j, s := range sensitive {
 		if s {
 			continue
 		}
-		v := sigma2[j]
-		if leakage {
-			v = minAll
+		r, err := h.row(fmt.Sprintf("insensitive %d", j), j, tv[j])
+		if err != nil {
+			return nil, err
 		}
-		rows = append(rows, row(fmt.Sprintf("insensitive %d", j), j, tv[j], v))
+		rows = append(rows, r)
 	}
 	return rows, nil
+}
+
+// honesty is the state of one Honesty call: the validated noise, the
+// smallest variances (computed once, so a report on m coordinates costs
+// O(m)) and the ε of each ρ already converted.
+type honesty struct {
+	noise          Noise
+	rel            accounting.Relation
+	delta, claimed float64
+	minS, minAll   float64
+	eps            map[float64]float64
+}
+
+// row is the row of one change with TV d: ρ from the smallest variance the
+// change moves (as Noise.minVariance), its loss (accounting.ZCDPLoss, as
+// Noise.Loss) composed on a ledger and read by the zCDP route.
+func (h *honesty) row(change string, coord int, d float64) (HonestyRow, error) {
+	x := h.noise
+	r := HonestyRow{Change: change, Coord: coord, TV: d, Rho: math.Inf(1), Eps: math.Inf(1), Claimed: math.Inf(1)}
+	if d != 0 {
+		r.Claimed = h.claimed / d
+	}
+	v := h.minS
+	switch {
+	case x.Leakage:
+		v = h.minAll
+	case coord != SensitiveChange:
+		v = x.Sigma2[coord]
+	}
+	sens, _ := x.sensitivity(h.rel) // checked by Honesty
+	if rho := float64(x.Steps) * sens * sens / (2 * v); v > 0 && !math.IsInf(rho, 1) {
+		eps, ok := h.eps[rho]
+		if !ok {
+			l, err := accounting.ZCDPLoss(rho, h.rel)
+			if err != nil {
+				return r, fmt.Errorf("corrdp: Honesty: %s: %w", change, err)
+			}
+			if eps, err = zcdpRouteEpsilon(l, h.delta); err != nil {
+				return r, fmt.Errorf("corrdp: Honesty: %s: %w", change, err)
+			}
+			h.eps[rho] = eps
+		}
+		r.Rho, r.Eps = rho, eps
+	}
+	r.Holds = r.Eps <= r.Claimed*(1+1e-12)
+	return r, nil
 }
 
 // GaussianRenyi returns the Rényi divergence of order α > 0, α ≠ 1,

@@ -3,7 +3,10 @@ package corrdp
 import (
 	"fmt"
 	"math"
+	"strings"
 	"testing"
+
+	"github.com/featuredp/featuredp/accounting"
 )
 
 func approxEqual(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
@@ -63,17 +66,17 @@ func TestAlgorithm1Sigma2(t *testing.T) {
 }
 
 // Paper-mode base variance (Sec. 5).
-func TestPaperSigma0Sq(t *testing.T) {
-	got, err := PaperSigma0Sq(1, 1, 1e-4)
+func TestSigma0Sq(t *testing.T) {
+	got, err := Sigma0Sq(1, 1, 1e-4)
 	if err != nil || !approxEqual(got, 10.210340, 1e-6) {
 		t.Errorf("σ0² = %v, %v", got, err)
 	}
-	got, _ = PaperSigma0Sq(0.5, 0.1, 1e-5)
+	got, _ = Sigma0Sq(0.5, 0.1, 1e-5)
 	if !approxEqual(got, 0.5*12.512925/0.01, 1e-4) {
 		t.Errorf("σ0² = %v", got)
 	}
 	for _, c := range [][3]float64{{0, 1, 1e-5}, {1, 0, 1e-5}, {1, 1, 2}, {math.Inf(1), 1, 1e-5}} {
-		if _, err := PaperSigma0Sq(c[0], c[1], c[2]); err == nil {
+		if _, err := Sigma0Sq(c[0], c[1], c[2]); err == nil {
 			t.Errorf("%v accepted", c)
 		}
 	}
@@ -179,9 +182,9 @@ func TestHonesty(t *testing.T) {
 		T := 500
 		s2, _ := Algorithm1Sigma2(eps, delta, 1, T, n)
 		for _, c := range []struct {
-			nb   Neighbour
+			nb   accounting.Relation
 			a, b float64
-		}{{ReplaceOne, 2.7131, 0.1598}, {AddRemove, 1.3565, 0.0400}} {
+		}{{accounting.RelationReplaceOne, 2.7131, 0.1598}, {accounting.RelationAddRemove, 1.3565, 0.0400}} {
 			rows, err := Honesty([]float64{s2}, []bool{true}, []float64{0}, 1, n, T, eps, delta, c.nb, false)
 			if err != nil {
 				t.Fatal(err)
@@ -199,7 +202,7 @@ func TestHonesty(t *testing.T) {
 	for _, tv := range []float64{0.01, 0.1, 0.3, 0.7, 0.99, 1} {
 		s0 := 3.0
 		for _, pow := range []float64{1, 2} {
-			rows, err := Honesty([]float64{s0, s0 * math.Pow(tv, pow)}, []bool{true, false}, []float64{0, tv}, 1, 100, 50, 1, delta, AddRemove, false)
+			rows, err := Honesty([]float64{s0, s0 * math.Pow(tv, pow)}, []bool{true, false}, []float64{0, tv}, 1, 100, 50, 1, delta, accounting.RelationAddRemove, false)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -214,11 +217,11 @@ func TestHonesty(t *testing.T) {
 		}
 	}
 	// Leakage model: Semi has ρ = +Inf.
-	rows, _ := Honesty([]float64{1, 0}, []bool{true, false}, []float64{0, 0}, 1, 10, 1, 1, delta, ReplaceOne, true)
+	rows, _ := Honesty([]float64{1, 0}, []bool{true, false}, []float64{0, 0}, 1, 10, 1, 1, delta, accounting.RelationReplaceOne, true)
 	if !math.IsInf(rows[0].Eps, 1) {
 		t.Errorf("Semi with leakage: %+v", rows[0])
 	}
-	if _, err := Honesty(nil, nil, nil, 1, 1, 1, 1, delta, ReplaceOne, false); err == nil {
+	if _, err := Honesty(nil, nil, nil, 1, 1, 1, 1, delta, accounting.RelationReplaceOne, false); err == nil {
 		t.Error("empty accepted")
 	}
 }
@@ -228,10 +231,119 @@ func ExampleNoiseWeights() {
 	tv := []float64{0, 0, 0.3, 0.01}
 	paper, _ := NoiseWeights(Corr, sensitive, tv, false)
 	theory, _ := NoiseWeights(Corr, sensitive, tv, true)
-	s0, _ := PaperSigma0Sq(1, 1, 1e-5)
+	s0, _ := Sigma0Sq(1, 1, 1e-5)
 	fmt.Println(paper, theory)
 	fmt.Printf("σ0² = %.6f\n", s0)
 	// Output:
 	// [1 1 0.3 0.01] [1 1 0.3 0.25]
 	// σ0² = 12.512925
+}
+
+// TestHonestyLedgerMatchesFormula: Honesty's ε now comes from a ledger's
+// zCDP route; it equals the formula it replaced, ρ + 2√(ρ log(1/δ)) with
+// ρ = T·Δ²/(2σ_min²) written out here, to 1e-12 relative. ρ is the same
+// float64 (one entry: the ledger's Σρ adds it to 0 exactly); ε may differ
+// in the last bits only because the ledger takes −log δ where the old
+// code took log(1/δ) (1/δ is rounded, a relative error ≤ 2⁻⁵³ in the log's
+// argument).
+func TestHonestyLedgerMatchesFormula(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		sigma2    []float64
+		sensitive []bool
+		tv        []float64
+		n, steps  int
+		delta     float64
+		rel       accounting.Relation
+		leakage   bool
+	}{
+		{"one step, replace-one", []float64{12.5, 12.5 * 0.3, 12.5 * 0.05}, []bool{true, false, false}, []float64{0, 0.3, 0.05}, 1000, 1, 1e-5, accounting.RelationReplaceOne, false},
+		{"500 steps, add/remove", []float64{0.02, 0.001, 0.04}, []bool{true, false, true}, []float64{0, 0.7, 0}, 300, 500, 1e-6, accounting.RelationAddRemove, false},
+		{"leakage", []float64{2, 0.5, 1}, []bool{false, true, false}, []float64{0.2, 0, 0.9}, 50, 20, 1e-3, accounting.RelationReplaceOne, true},
+		{"odd δ", []float64{3}, []bool{true}, []float64{0}, 7, 3, 0.3, accounting.RelationReplaceOne, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rows, err := Honesty(c.sigma2, c.sensitive, c.tv, 1, c.n, c.steps, 1, c.delta, c.rel, c.leakage)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sens := 1 / float64(c.n)
+			if c.rel == accounting.RelationReplaceOne {
+				sens = 2 / float64(c.n)
+			}
+			for _, r := range rows {
+				minVar := math.Inf(1)
+				for i, s := range c.sigma2 {
+					if c.leakage || (r.Coord < 0 && c.sensitive[i]) || i == r.Coord {
+						minVar = math.Min(minVar, s)
+					}
+				}
+				rho := float64(c.steps) * sens * sens / (2 * minVar)
+				eps := rho + 2*math.Sqrt(rho*math.Log(1/c.delta))
+				if r.Rho != rho {
+					t.Errorf("%s: ρ = %v, formula %v", r.Change, r.Rho, rho)
+				}
+				if math.Abs(r.Eps-eps) > 1e-12*eps {
+					t.Errorf("%s: ε = %v, formula %v (relative %g)", r.Change, r.Eps, eps, math.Abs(r.Eps-eps)/eps)
+				}
+			}
+		})
+	}
+}
+
+// TestNoiseLoss: the plan's honest loss is ρ-zCDP under the relation asked
+// for, with ρ = T·Δ²/(2σ_min²), and descriptive errors otherwise.
+func TestNoiseLoss(t *testing.T) {
+	x := Noise{Sigma2: []float64{4, 0.25, 0}, Sensitive: []bool{true, false, false}, Lipschitz: 2, N: 10, Steps: 3}
+	for _, c := range []struct {
+		name    string
+		change  int
+		rel     accounting.Relation
+		leakage bool
+		rho     float64 // 0: an error containing want
+		want    string
+	}{
+		{"sensitive, replace-one", SensitiveChange, accounting.RelationReplaceOne, false, 3 * 0.4 * 0.4 / 8, ""},
+		{"sensitive, add/remove", SensitiveChange, accounting.RelationAddRemove, false, 3 * 0.2 * 0.2 / 8, ""},
+		{"insensitive 1", 1, accounting.RelationReplaceOne, false, 3 * 0.4 * 0.4 / 0.5, ""},
+		{"insensitive 2 has no noise", 2, accounting.RelationReplaceOne, false, 0, "without noise"},
+		{"leakage reaches σ = 0", SensitiveChange, accounting.RelationReplaceOne, true, 0, "without noise"},
+		{"a sensitive coordinate is not an insensitive change", 0, accounting.RelationReplaceOne, false, 0, "neither SensitiveChange"},
+		{"out of range", 3, accounting.RelationReplaceOne, false, 0, "neither SensitiveChange"},
+		{"label relation", SensitiveChange, accounting.RelationLabel, false, 0, "relation label"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			y := x
+			y.Leakage = c.leakage
+			l, err := y.Loss(c.change, c.rel)
+			if c.rho == 0 {
+				if err == nil || !strings.Contains(err.Error(), c.want) {
+					t.Fatalf("error %v, want it to contain %q", err, c.want)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			rho, ok := l.Rho()
+			if !ok || math.Abs(rho-c.rho) > 1e-15*c.rho || l.Kind() != accounting.LossZCDP || l.Relation() != c.rel {
+				t.Errorf("loss %v (ρ %v, relation %v), want ρ = %v under %v", l, rho, l.Relation(), c.rho, c.rel)
+			}
+		})
+	}
+	if _, err := (Noise{Sigma2: []float64{1}, Sensitive: []bool{true}, Lipschitz: 1, N: 0, Steps: 1}).Loss(SensitiveChange, accounting.RelationReplaceOne); err == nil {
+		t.Error("n = 0 accepted")
+	}
+}
+
+// StationaryGap: 0.5·α·tr((2I − αH)⁻¹ diag σ²) for a diagonal H, and a
+// shape mismatch refused.
+func TestStationaryGapErrors(t *testing.T) {
+	if _, err := StationaryGap([]float64{1}, 2, 0.1, []float64{1, 1}); err == nil {
+		t.Error("shape mismatch accepted")
+	}
+	g, err := StationaryGap([]float64{2, 0, 0, 2}, 2, 0.1, []float64{1, 3})
+	if err != nil || math.Abs(g-0.5*0.1*(1+3)/1.8) > 1e-12 {
+		t.Errorf("gap %v, %v", g, err)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/featuredp/featuredp/accounting"
 	"github.com/featuredp/featuredp/audit"
 	"github.com/featuredp/featuredp/mechanisms"
 )
@@ -36,7 +37,7 @@ func planAuditSpec(coord int) audit.Spec {
 	sensitive, tv := []bool{true, false}, []float64{1, planTV}
 	sigma := planSigmas(Corr, sensitive, tv, planSigma0)
 	sigma2 := []float64{sigma[0] * sigma[0], sigma[1] * sigma[1]}
-	rows, err := Honesty(sigma2, sensitive, tv, planL, planN, 1, planClaimedEps, planDelta, ReplaceOne, false)
+	rows, err := Honesty(sigma2, sensitive, tv, planL, planN, 1, planClaimedEps, planDelta, accounting.RelationReplaceOne, false)
 	if err != nil {
 		panic(err)
 	}

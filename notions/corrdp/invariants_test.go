@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/featuredp/featuredp/accounting"
 )
 
 // corrdpInvariants checks the CorrDP accounting at one point: CorrDP's
@@ -48,9 +50,63 @@ func corrdpInvariants(ms int, tv []float64, eps, delta float64, n int) string {
 	if lb < 0 || lb > 1 || mid < top*top-1e-15 || mid > sum+1e-12 {
 		return "Thm 3.12 lower bound outside [0, 1] or its middle term outside [TV_(1)², Σ TV]"
 	}
-	s1, _ := PaperSigma0Sq(1, eps, delta)
-	if s2, _ := PaperSigma0Sq(1, eps*1.5, delta); s2 > s1 {
+	s1, _ := Sigma0Sq(1, eps, delta)
+	if s2, _ := Sigma0Sq(1, eps*1.5, delta); s2 > s1 {
 		return "σ0² grows with ε"
+	}
+	return honestyInvariants(sens, w, s1, eps, delta, n)
+}
+
+// honestyInvariants checks Honesty on the paper-mode noise σ² = σ0²·w:
+// every ε equals ρ + 2√(ρ log(1/δ)) with ρ = Δ²/(2σ²) written out (to
+// 1e-12 relative: the ledger takes −log δ, this log(1/δ)), is at least the
+// ledger's best route for the same loss (reading the zCDP route never
+// reports less than the ledger certifies), and, since the variance scales
+// with TV, an insensitive change costs at most ε_S/TV.
+func honestyInvariants(sens []bool, w []float64, s0, eps, delta float64, n int) string {
+	sigma2 := make([]float64, len(w))
+	for i := range w {
+		sigma2[i] = s0 * w[i]
+	}
+	tv := append([]float64(nil), w...)
+	rows, err := Honesty(sigma2, sens, tv, 1, n, 1, eps, delta, accounting.RelationReplaceOne, false)
+	if err != nil {
+		return err.Error()
+	}
+	sensEps := math.NaN()
+	for _, r := range rows {
+		if math.IsInf(r.Eps, 1) {
+			if sigma2[max(r.Coord, 0)] != 0 {
+				return "an infinite honest ε with noise on the moved coordinate"
+			}
+			continue
+		}
+		d := 2 / float64(n)
+		rho := d * d / (2 * sigma2[max(r.Coord, 0)])
+		want := rho + 2*math.Sqrt(rho*math.Log(1/delta))
+		if math.Abs(r.Eps-want) > 1e-12*want {
+			return "honest ε differs from ρ + 2√(ρ log(1/δ))"
+		}
+		l, err := accounting.ZCDPLoss(r.Rho, accounting.RelationReplaceOne)
+		if err != nil {
+			return err.Error()
+		}
+		led, _ := accounting.NewLedger(accounting.RelationReplaceOne, nil)
+		if err := led.Add(l); err != nil {
+			return err.Error()
+		}
+		rep, err := led.Epsilon(delta, accounting.DefaultConversion)
+		if err != nil {
+			return err.Error()
+		}
+		if r.Eps < rep.Epsilon {
+			return "honest ε below the ledger's best route"
+		}
+		if r.Coord < 0 {
+			sensEps = r.Eps
+		} else if !math.IsNaN(sensEps) && r.TV > 0 && r.Eps > sensEps/r.TV*(1+1e-12) {
+			return "an insensitive change costs more than ε_S/TV"
+		}
 	}
 	return ""
 }

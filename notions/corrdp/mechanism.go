@@ -60,10 +60,10 @@ func Laplace(rng *rand.Rand, value, coordSens []float64, sensitive []bool, tv []
 type BiasPolicy int
 
 const (
-	// BiasPaper follows App. E.3/E.5: b1 gets the reduced
+	// BiasReduced follows the CorrDP paper (App. E.3/E.5): b1 gets the reduced
 	// ("insensitive") scale — weight 0 under Semi and TV_max (the largest
 	// insensitive TV) under CorrDP.
-	BiasPaper BiasPolicy = iota
+	BiasReduced BiasPolicy = iota
 	// BiasFull gives b1 the full variance (weight 1): b1 is not
 	// tied to any input feature.
 	BiasFull
@@ -80,17 +80,19 @@ type PlanOptions struct {
 }
 
 // Plan returns the Gaussian noise plan of CorrDP-SGD (Algorithm 1 /
-// paper mode–2.4) for a model: the variance weight of each
+// relative-noise mode, Sec. 5) for a model: the variance weight of each
 // input feature j is NoiseWeights(method, sensitive, tv,
 // Floor) — 1 on S; 0 (Semi), TV(j) (CorrDP) or 1 (Standard) on U — mapped
 // onto the parameters by FeatureWeights: the weight of feature j in a GLM,
 // row j of the first-layer weights of an MLP (eq. 5); later layers and
 // intercepts get 1; an MLP's b1 follows opts.Bias. The plan is σ_p =
-// σ0·√w_p, i.e. σ_p² = σ0²·w_p, with σ0² = PaperSigma0Sq
-// (paper mode) or Algorithm1Sigma2 (theory). With common random
+// σ0·√w_p, i.e. σ_p² = σ0²·w_p, with σ0² = Sigma0Sq
+// (relative-noise, "paper" mode) or Algorithm1Sigma2 (theory). With common random
 // numbers, CorrDP with TV ≡ 1 is bit-identical to Standard and with TV ≡ 0
-// to Semi. Use it with Train (Config.Noise); the guarantee is
-// the notion-specific one of Honesty, not a Phase.
+// to Semi. Use it with Train (Config.Noise). The plan has no
+// accounting.Phase: its honest privacy loss is Noise.Loss (for a GLM,
+// PlanNoise(plan, …).Loss), composed on an accounting.Ledger, and
+// Honesty sets it beside the paper's claim.
 func Plan(model models.Model, method Method, sensitive []bool, tv []float64, sigma0 float64, opts PlanOptions) (*mechanisms.NoisePlan, error) {
 	if valid.IsNil(model) {
 		return nil, errors.New("corrdp: Plan: nil model")
@@ -107,7 +109,7 @@ func Plan(model models.Model, method Method, sensitive []bool, tv []float64, sig
 		return nil, fmt.Errorf("corrdp: Plan: %w", err)
 	}
 	bias := 1.0
-	if opts.Bias == BiasPaper {
+	if opts.Bias == BiasReduced {
 		bias = 0
 		hasU := false
 		for j, s := range sensitive {
@@ -196,4 +198,29 @@ func StepSize(radius, lipschitz float64, std []float64) (mechanisms.Schedule, er
 	}
 	g := math.Sqrt(g2)
 	return func(t int) float64 { return radius / (g * math.Sqrt(float64(t))) }, nil
+}
+
+// PlanNoise returns the Noise of a plan whose parameters are the feature
+// coordinates — a GLM without intercept, len(p.Std) = len(sensitive) — so
+// that the plan's honest privacy loss is PlanNoise(…).Loss(change, rel):
+// Sigma2[j] = Std[j]², clip L = lipschitz, n examples, T = steps
+// full-batch steps, under the paper model (Leakage false; set it on the
+// result for the GLM leakage model). For other models read σ per feature
+// from the plan yourself. It returns an error for a nil plan, a length
+// mismatch or invalid noise.
+func PlanNoise(p *mechanisms.NoisePlan, sensitive []bool, lipschitz float64, n, steps int) (Noise, error) {
+	if p == nil {
+		return Noise{}, errors.New("corrdp: PlanNoise: nil plan (no noise: no guarantee)")
+	}
+	if len(p.Std) != len(sensitive) {
+		return Noise{}, fmt.Errorf("corrdp: PlanNoise: the plan has %d parameters for %d features; PlanNoise reads a plan whose parameters are the features (a GLM without intercept)", len(p.Std), len(sensitive))
+	}
+	x := Noise{Sigma2: make([]float64, len(p.Std)), Sensitive: append([]bool(nil), sensitive...), Lipschitz: lipschitz, N: n, Steps: steps}
+	for j, s := range p.Std {
+		x.Sigma2[j] = s * s
+	}
+	if err := x.validate(); err != nil {
+		return Noise{}, fmt.Errorf("corrdp: PlanNoise: %w", err)
+	}
+	return x, nil
 }

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/featuredp/featuredp/accounting"
 	"github.com/featuredp/featuredp/audit"
 	"github.com/featuredp/featuredp/design"
 	"github.com/featuredp/featuredp/mechanisms"
@@ -266,7 +267,7 @@ func ExamplePlan() {
 	mlp, _ := models.NewMLP(3, 5, 2, models.Softplus, models.HeadSoftmaxCE)
 	sensitive := []bool{true, false, false} // age; sex, episode
 	tv := []float64{0, 0.3, 0.3}
-	s0sq, _ := PaperSigma0Sq(1e-3, 1, 1e-5)
+	s0sq, _ := Sigma0Sq(1e-3, 1, 1e-5)
 	for _, meth := range []Method{Standard, Semi, Corr} {
 		plan, _ := Plan(mlp, meth, sensitive, tv, math.Sqrt(s0sq), PlanOptions{})
 		fmt.Printf("%-8s noise energy %.1f σ0²\n", meth, NoiseEnergy(plan, math.Sqrt(s0sq)))
@@ -311,6 +312,61 @@ func TestPlanAudits(t *testing.T) {
 		t.Logf("%s: claimed %.3f, ε_lb %.3f, control %.3f", s.Name, r.ClaimedEpsilon, r.EpsilonLB, r.ControlEpsilonLB)
 		if r.EpsilonLB > r.ClaimedEpsilon || !r.ControlFlagged {
 			t.Errorf("%s: %+v", s.Name, r)
+		}
+	}
+}
+
+// TestPlanNoise: a GLM plan's honest loss is the Noise of its squared
+// standard deviations: the same ρ as Honesty on σ² = σ0²·w, and errors for
+// a plan that is not per feature.
+func TestPlanNoise(t *testing.T) {
+	sens, tv := []bool{true, false, false}, []float64{0, 0.4, 0.1}
+	lin, err := models.NewLinear(3, false, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const sigma0, n, steps, delta = 0.7, 200, 30, 1e-5
+	plan, err := Plan(lin, Corr, sens, tv, sigma0, PlanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := PlanNoise(plan, sens, 1, n, steps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, _ := NoiseWeights(Corr, sens, tv, false)
+	sigma2 := make([]float64, len(w))
+	for j := range w {
+		sigma2[j] = plan.Std[j] * plan.Std[j]
+	}
+	rows, err := Honesty(sigma2, sens, tv, 1, n, steps, 1, delta, accounting.RelationReplaceOne, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		l, err := x.Loss(r.Coord, accounting.RelationReplaceOne)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rho, _ := l.Rho()
+		if rho != r.Rho {
+			t.Errorf("%s: PlanNoise ρ %v, Honesty ρ %v", r.Change, rho, r.Rho)
+		}
+		// σ_j² = σ0²·w_j up to the rounding of √ and its square.
+		v := sigma0 * sigma0 * w[max(r.Coord, 0)]
+		want := steps * (2.0 / n) * (2.0 / n) / (2 * v)
+		if math.Abs(rho-want) > 1e-12*want {
+			t.Errorf("%s: ρ %v, want %v", r.Change, rho, want)
+		}
+	}
+	mlp, _ := models.NewMLP(3, 2, 1, models.Softplus, models.HeadMSE)
+	mp, _ := Plan(mlp, Corr, sens, tv, sigma0, PlanOptions{})
+	for _, c := range []struct {
+		name string
+		p    *mechanisms.NoisePlan
+	}{{"nil plan", nil}, {"network plan", mp}} {
+		if _, err := PlanNoise(c.p, sens, 1, n, steps); err == nil {
+			t.Errorf("%s accepted", c.name)
 		}
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/featuredp/featuredp/accounting"
 )
 
 // TestInputErrorsNameParameter checks that each entry point refuses a
@@ -15,7 +17,7 @@ func TestInputErrorsNameParameter(t *testing.T) {
 	flags := []bool{false}
 	report := &TVReport{Features: []TVFeature{{Name: "x", Gamma: 0.5}}, N: 10}
 	honesty := func(sigma2 []float64, l float64, n, steps int) error {
-		_, err := Honesty(sigma2, flags, []float64{0.1}, l, n, steps, 1, 1e-5, AddRemove, false)
+		_, err := Honesty(sigma2, flags, []float64{0.1}, l, n, steps, 1, 1e-5, accounting.RelationAddRemove, false)
 		return err
 	}
 	for _, c := range []struct {

@@ -1,4 +1,4 @@
-package corrdp
+package figures
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"github.com/featuredp/featuredp/experiments"
 	"github.com/featuredp/featuredp/mechanisms"
 	"github.com/featuredp/featuredp/models"
+	"github.com/featuredp/featuredp/notions/corrdp"
 )
 
 func (p *RealPrep) config(steps int, seed uint64) (mechanisms.Config, error) {
@@ -60,7 +61,7 @@ func (p *RealPrep) runConfig(r trainRun) (mechanisms.Config, error) {
 		if err != nil {
 			return cfg, err
 		}
-		if cfg.Noise, err = Plan(p.Model, meth, p.Sensitive, r.tv, s0, PlanOptions{}); err != nil {
+		if cfg.Noise, err = corrdp.Plan(p.Model, meth, p.Sensitive, r.tv, s0, corrdp.PlanOptions{}); err != nil {
 			return cfg, err
 		}
 	}
@@ -191,7 +192,7 @@ func (p *RealPrep) PartialMetric(ctx context.Context, steps int) (float64, error
 			keep = append(keep, j)
 		}
 	}
-	du, err := Columns(p.Data, keep)
+	du, err := corrdp.Columns(p.Data, keep)
 	if err != nil {
 		return 0, err
 	}

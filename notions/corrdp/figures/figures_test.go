@@ -1,4 +1,4 @@
-package corrdp
+package figures
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/featuredp/featuredp/data"
 	"github.com/featuredp/featuredp/experiments"
+	"github.com/featuredp/featuredp/notions/corrdp"
 )
 
 func testSyntheticPrep(t *testing.T, ms int, seed uint64) *SyntheticPrep {
@@ -71,7 +72,7 @@ func TestStationaryLaw(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			pr, err := StationaryGap(p.Hessian, 100, p.Settings.Alpha, s2)
+			pr, err := corrdp.StationaryGap(p.Hessian, 100, p.Settings.Alpha, s2)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -162,16 +163,6 @@ func TestFig2Ordering(t *testing.T) {
 				t.Errorf("%s ε = %v: Semi %v CorrDP %v Standard %v", id, x, m[VariantSemi.String()][x], m[VariantCorrDP.String()][x], m[VariantStandard.String()][x])
 			}
 		}
-	}
-}
-
-func TestStationaryGapErrors(t *testing.T) {
-	if _, err := StationaryGap([]float64{1}, 2, 0.1, []float64{1, 1}); err == nil {
-		t.Error("shape mismatch accepted")
-	}
-	g, err := StationaryGap([]float64{2, 0, 0, 2}, 2, 0.1, []float64{1, 3})
-	if err != nil || math.Abs(g-0.5*0.1*(1+3)/1.8) > 1e-12 {
-		t.Errorf("gap %v, %v", g, err)
 	}
 }
 

@@ -1,4 +1,4 @@
-package corrdp
+package figures
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/featuredp/featuredp/experiments"
+	"github.com/featuredp/featuredp/notions/corrdp"
 )
 
 // table2Features is the order of Table 2 (x = 1..4).
@@ -49,7 +50,7 @@ func runTable2Cell(c experiments.Cell, env experiments.Env, spec RealSpec) ([]ex
 		return nil, err
 	}
 	name := cfg.Feature
-	var f TVFeature
+	var f corrdp.TVFeature
 	for _, g := range prep.TVReport.Features {
 		if g.Name == name {
 			f = g

@@ -1,4 +1,4 @@
-package corrdp
+package figures
 
 import (
 	"errors"

@@ -1,4 +1,4 @@
-package corrdp
+package figures
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"github.com/featuredp/featuredp/experiments"
 	"github.com/featuredp/featuredp/mechanisms"
 	"github.com/featuredp/featuredp/models"
+	"github.com/featuredp/featuredp/notions/corrdp"
 )
 
 // Synthetic ridge regression (Fig. 1a, Fig. 2a–d; docs/corrdp.md,
@@ -94,7 +95,7 @@ func NewSyntheticPrep(s SyntheticSettings, seed uint64) (*SyntheticPrep, error) 
 // UCBTerm.
 func (p *SyntheticPrep) estimateTV(x []float64) error {
 	s := p.Settings
-	_, cov, err := Covariance(x, s.N, s.M)
+	_, cov, err := corrdp.Covariance(x, s.N, s.M)
 	if err != nil {
 		return err
 	}
@@ -105,7 +106,7 @@ func (p *SyntheticPrep) estimateTV(x []float64) error {
 	if p.TVHat, err = SyntheticTV(cov, s.Ms, w); err != nil {
 		return err
 	}
-	p.UCBTerm, err = UCBTerm(1, s.M-s.Ms, s.Delta, s.N, 0.5)
+	p.UCBTerm, err = corrdp.UCBTerm(1, s.M-s.Ms, s.Delta, s.N, 0.5)
 	return err
 }
 
@@ -117,7 +118,7 @@ func (p *SyntheticPrep) partialAndHessian() error {
 	for j := s.Ms; j < s.M; j++ {
 		keep = append(keep, j)
 	}
-	du, err := Columns(d, keep)
+	du, err := corrdp.Columns(d, keep)
 	if err != nil {
 		return err
 	}
@@ -144,7 +145,7 @@ func (p *SyntheticPrep) partialAndHessian() error {
 
 // TVTilde returns TV~ = min{1, TV^ + c2·UCBTerm} per column (Def. 4.3).
 func (p *SyntheticPrep) TVTilde(c2 float64) ([]float64, error) {
-	return UCB(p.TVHat, c2*p.UCBTerm, false)
+	return corrdp.UCB(p.TVHat, c2*p.UCBTerm, false)
 }
 
 // Run trains one variant at ε with the given seed and returns the utility
@@ -177,7 +178,7 @@ func (p *SyntheticPrep) Run(ctx context.Context, memo *experiments.Memo, v Varia
 	if err != nil {
 		return 0, nil, err
 	}
-	plan, err := Plan(p.Model, meth, p.Sensitive, tv, s0, PlanOptions{})
+	plan, err := corrdp.Plan(p.Model, meth, p.Sensitive, tv, s0, corrdp.PlanOptions{})
 	if err != nil {
 		return 0, nil, err
 	}

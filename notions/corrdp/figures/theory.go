@@ -1,4 +1,4 @@
-package corrdp
+package figures
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/featuredp/featuredp/experiments"
+	"github.com/featuredp/featuredp/notions/corrdp"
 )
 
 // TheoryPoint sets the measured utility gaps of one ε of a synthetic figure
@@ -16,14 +17,14 @@ type TheoryPoint struct {
 	Standard, CorrDP, Semi, Residual float64
 	// TVMean is the mean TV~ of the insensitive coordinates CorrDP used.
 	TVMean float64
-	// RateCorrDP and RateStandard are Thm 3.9's rates (UtilityRate, the
+	// RateCorrDP and RateStandard are Thm 3.9's rates (corrdp.UtilityRate, the
 	// corrected sum, constants and log factors omitted) with TV~ = TVMean,
 	// and Lower is Thm 3.12's lower bound min{1, √(m_s + M)/(nε)}.
 	RateCorrDP, RateStandard, Lower float64
 	// RateRatio is RateCorrDP/RateStandard; GapRatio is the measured
 	// √((CorrDP − Residual)/(Standard − Residual)). The gap of a
 	// quadratic under constant-step GD grows with the noise energy Σσ²
-	// (StationaryGap), a rate with its square root, so the two ratios
+	// (corrdp.StationaryGap), a rate with its square root, so the two ratios
 	// compare like with like.
 	RateRatio, GapRatio float64
 }
@@ -94,10 +95,10 @@ func TheoryBeside(res *experiments.Results, set SyntheticSettings) ([]TheoryPoin
 		for i := range tvU {
 			tvU[i] = p.TVMean
 		}
-		if p.RateCorrDP, _, p.RateStandard, err = UtilityRate(set.Ms, tvU, x, set.Delta, set.N); err != nil {
+		if p.RateCorrDP, _, p.RateStandard, err = corrdp.UtilityRate(set.Ms, tvU, x, set.Delta, set.N); err != nil {
 			return nil, err
 		}
-		if p.Lower, _, err = LowerBound(set.Ms, tvU, x, set.N); err != nil {
+		if p.Lower, _, err = corrdp.LowerBound(set.Ms, tvU, x, set.N); err != nil {
 			return nil, err
 		}
 		p.RateRatio = p.RateCorrDP / p.RateStandard

@@ -1,10 +1,11 @@
-package corrdp
+package figures
 
 import (
 	"fmt"
 
 	"github.com/featuredp/featuredp/data"
 	"github.com/featuredp/featuredp/mechanisms"
+	"github.com/featuredp/featuredp/notions/corrdp"
 )
 
 // BalanceRow describes one variant of the Sepsis balancing (see
@@ -41,7 +42,7 @@ func SepsisBalancing(dir string) ([]BalanceRow, error) {
 	for k, v := range variants {
 		frame := ds.Frame
 		if k > 0 {
-			if frame, err = SMOTEENN(ds.Frame, ds.Schema, SMOTEOptions{SkipENN: v.skip}, st.Rand("smote")); err != nil {
+			if frame, err = corrdp.SMOTEENN(ds.Frame, ds.Schema, corrdp.SMOTEOptions{SkipENN: v.skip}, st.Rand("smote")); err != nil {
 				return nil, err
 			}
 		}

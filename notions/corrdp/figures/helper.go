@@ -1,4 +1,4 @@
-package corrdp
+package figures
 
 import (
 	"errors"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/featuredp/featuredp/data"
 	"github.com/featuredp/featuredp/experiments"
+	"github.com/featuredp/featuredp/notions/corrdp"
 )
 
 // CompareOptions configure NewComparison (the logic of the one-call
@@ -22,7 +23,7 @@ type CompareOptions struct {
 	// capped at 1). The estimate is always made.
 	TV map[string]float64
 	// Neighbours is N-one (one TV per feature) or N-jointU (one TV_max).
-	Neighbours Neighbourhood
+	Neighbours corrdp.Neighbourhood
 	// C is the paper-mode noise constant of σ0² = C(log(1/δ)+1)/ε²; 0
 	// selects it by the Standard-only rule of docs/corrdp.md.
 	C float64

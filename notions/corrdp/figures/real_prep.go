@@ -1,4 +1,4 @@
-package corrdp
+package figures
 
 import (
 	"fmt"
@@ -9,6 +9,7 @@ import (
 	"github.com/featuredp/featuredp/experiments"
 	"github.com/featuredp/featuredp/mechanisms"
 	"github.com/featuredp/featuredp/models"
+	"github.com/featuredp/featuredp/notions/corrdp"
 	"github.com/go-gota/gota/dataframe"
 )
 
@@ -31,7 +32,7 @@ type RealSpec struct {
 	// PaperTV maps raw insensitive feature → the paper's TV (Table 2,
 	// App. E); JointU marks N-jointU (one TV for all U).
 	PaperTV    map[string]float64
-	Neighbours Neighbourhood
+	Neighbours corrdp.Neighbourhood
 	Partial    bool
 	Metric     string // "accuracy", "utility_gap", "mse_gap"
 	Files      []string
@@ -48,16 +49,16 @@ var RealSpecs = map[string]RealSpec{
 		PaperTV: map[string]float64{"race": 0.23, "sex": 0.90, "workclass": 1, "fnlwgt": 0.22},
 		Partial: true, Metric: "accuracy", Files: []string{"adult.data", "adult.test"}},
 	"sepsis": {Name: "sepsis", Kind: "mlp-class", Alpha: 0.005, Steps: 200, Batch: 1024, Clip: 5, Hidden: 5, Adam: true, Delta: 1e-5,
-		PaperTV: map[string]float64{"sex_0male_1female": 0.3, "episode_number": 0.3}, Neighbours: JointU,
+		PaperTV: map[string]float64{"sex_0male_1female": 0.3, "episode_number": 0.3}, Neighbours: corrdp.JointU,
 		Metric: "accuracy", Files: []string{"sepsis_survival_primary_cohort.csv"}},
 	"credit": {Name: "credit", Kind: "logistic", Alpha: 0.005, Steps: 2000, Delta: 1e-5,
 		PaperTV: map[string]float64{"SEX": 0.103, "EDUCATION": 0.8113, "MARRIAGE": 0.8295, "AGE": 1},
 		Metric:  "accuracy", Files: []string{"UCI_Credit_Card.csv"}},
 	"medical-linear": {Name: "medical-linear", Kind: "linear", Alpha: 0.001, Steps: 5000, Delta: 1e-5,
-		PaperTV: map[string]float64{"age": 0.36, "sex": 0.36, "region": 0.36}, Neighbours: JointU,
+		PaperTV: map[string]float64{"age": 0.36, "sex": 0.36, "region": 0.36}, Neighbours: corrdp.JointU,
 		Metric: "utility_gap", Files: []string{"insurance.csv"}},
 	"medical-nn": {Name: "medical-nn", Kind: "mlp-reg", Alpha: 0.005, Steps: 1000, Batch: 1000, Clip: 10, Hidden: 20, Delta: 1e-5,
-		PaperTV: map[string]float64{"age": 0.36, "sex": 0.36, "region": 0.36}, Neighbours: JointU,
+		PaperTV: map[string]float64{"age": 0.36, "sex": 0.36, "region": 0.36}, Neighbours: corrdp.JointU,
 		Metric: "mse_gap", Files: []string{"insurance.csv"}},
 }
 
@@ -71,7 +72,7 @@ type RealPrep struct {
 	// TVPaper, TVEstimated are per encoded column (0 on S); TVReport is
 	// the estimate behind TVEstimated (TV^ before the UCB).
 	TVPaper, TVEstimated []float64
-	TVReport             *TVReport
+	TVReport             *corrdp.TVReport
 	Stats                *models.LinearStats // linear only
 	Ref                  float64             // exact optimum F(θ̂) (linear)
 }
@@ -115,7 +116,7 @@ func NewRealPrep(spec RealSpec, dir string) (*RealPrep, error) {
 	opts := data.EncodeOptions{Scale: data.MinMax, BoundsFromData: true, LevelsFromData: true}
 	switch spec.Name {
 	case "sepsis":
-		bal, err := SMOTEENN(frame, schema, SMOTEOptions{}, st.Rand("smote"))
+		bal, err := corrdp.SMOTEENN(frame, schema, corrdp.SMOTEOptions{}, st.Rand("smote"))
 		if err != nil {
 			return nil, err
 		}
@@ -137,7 +138,7 @@ func NewRealPrep(spec RealSpec, dir string) (*RealPrep, error) {
 // comparison: it encodes frame with opts, builds the RealSpec's model, spreads
 // spec.PaperTV (per raw insensitive feature; nil means "use the estimate")
 // over the encoded columns, and estimates TV~ = min{1, TV^ + UCB (c2 = 1)}
-// with EstimateTV under spec.Neighbours. Nothing here is
+// with corrdp.EstimateTV under spec.Neighbours. Nothing here is
 // private: the TV estimate reads the data, and so does the encoder when
 // opts opt in (BoundsFromData, LevelsFromData); without the opt-in an
 // encoding that would fit on the data is an error naming the columns
@@ -265,8 +266,8 @@ func paperColumnTV(enc *data.Encoded, tv map[string]float64) ([]float64, error) 
 // estimatedColumnTV estimates TV^ of every raw insensitive feature under
 // spec.Neighbours and returns TV~ = UCB of the plug-in estimate (c2 = 1,
 // γ per estimator) spread over the encoded columns, with the report.
-func estimatedColumnTV(frame dataframe.DataFrame, schema data.Schema, enc *data.Encoded, spec RealSpec) ([]float64, *TVReport, error) {
-	rep, err := EstimateTV(frame, schema, TVOptions{Neighbours: spec.Neighbours})
+func estimatedColumnTV(frame dataframe.DataFrame, schema data.Schema, enc *data.Encoded, spec RealSpec) ([]float64, *corrdp.TVReport, error) {
+	rep, err := corrdp.EstimateTV(frame, schema, corrdp.TVOptions{Neighbours: spec.Neighbours})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -278,11 +279,11 @@ func estimatedColumnTV(frame dataframe.DataFrame, schema data.Schema, enc *data.
 	}
 	est := map[string]float64{}
 	for _, f := range rep.Features {
-		term, err := UCBTerm(1, mU, spec.Delta, rep.N, f.Gamma)
+		term, err := corrdp.UCBTerm(1, mU, spec.Delta, rep.N, f.Gamma)
 		if err != nil {
 			return nil, nil, err
 		}
-		v, err := UCB([]float64{f.TV}, term, false)
+		v, err := corrdp.UCB([]float64{f.TV}, term, false)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -1,4 +1,4 @@
-package corrdp
+package figures
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/featuredp/featuredp/experiments"
+	"github.com/featuredp/featuredp/notions/corrdp"
 )
 
 func realReps(spec RealSpec, p experiments.Profile) int {
@@ -93,7 +94,7 @@ func (s *realState) runKey(r trainRun) (string, error) {
 		}
 		return "", fmt.Errorf("variant %v does not train on the full data", r.variant)
 	}
-	w, err := NoiseWeights(meth, s.prep.Sensitive, r.tv, false)
+	w, err := corrdp.NoiseWeights(meth, s.prep.Sensitive, r.tv, false)
 	if err != nil {
 		return "", err
 	}

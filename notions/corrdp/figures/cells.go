@@ -1,16 +1,17 @@
-package corrdp
+package figures
 
 import (
 	"fmt"
 	"math"
 
 	"github.com/featuredp/featuredp/experiments"
+	"github.com/featuredp/featuredp/notions/corrdp"
 )
 
 // CorrDP figures: Fig. 1a–f, Fig. 2a–d and Table 2 of
 // Wang, Zhang & Cummings. Paper mode (Sec. 5, App. E): σ0² = C(log(1/δ)+1)/ε²,
 // Standard σ² = σ0², Semi 0 on insensitive coordinates, CorrDP σ0²·TV~(i);
-// no accountant is run (see Honesty for what the noise really gives). Every
+// no accountant is run (see corrdp.Honesty for what the noise really gives). Every
 // method of one (ε, seed) shares its random numbers (batches,
 // initialisation and standard-normal draws) — paired comparisons.
 
@@ -51,14 +52,14 @@ func (v Variant) String() string {
 
 // Allocation returns the noise allocation of a noisy variant, and false
 // for Partial and NonPrivate.
-func (v Variant) Allocation() (Method, bool) {
+func (v Variant) Allocation() (corrdp.Method, bool) {
 	switch v {
 	case VariantCorrDP:
-		return Corr, true
+		return corrdp.Corr, true
 	case VariantSemi:
-		return Semi, true
+		return corrdp.Semi, true
 	case VariantStandard:
-		return Standard, true
+		return corrdp.Standard, true
 	}
 	return 0, false
 }
@@ -154,7 +155,7 @@ func configOf(c experiments.Cell) (cellConfig, error) {
 }
 
 func paperSigma0(c, eps, delta float64) (float64, error) {
-	s2, err := PaperSigma0Sq(c, eps, delta)
+	s2, err := corrdp.Sigma0Sq(c, eps, delta)
 	if err != nil {
 		return 0, err
 	}

@@ -1,4 +1,4 @@
-package corrdp
+package figures
 
 import (
 	"errors"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/featuredp/featuredp/data"
 	"github.com/featuredp/featuredp/internal/valid"
+	"github.com/featuredp/featuredp/notions/corrdp"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -142,7 +143,7 @@ func SyntheticTV(cov mat.Symmetric, ms int, width float64) ([]float64, error) {
 	}
 	tv := make([]float64, m)
 	for i := ms; i < m; i++ {
-		v, err := GaussianConditionalTV(cov, sIdx, i, width)
+		v, err := corrdp.GaussianConditionalTV(cov, sIdx, i, width)
 		if err != nil {
 			return nil, fmt.Errorf("corrdp: SyntheticTV: feature %d: %w", i, err)
 		}

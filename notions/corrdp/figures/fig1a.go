@@ -1,4 +1,4 @@
-package corrdp
+package figures
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/featuredp/featuredp/experiments"
+	"github.com/featuredp/featuredp/notions/corrdp"
 )
 
 func syntheticReps(p experiments.Profile) int {
@@ -55,7 +56,7 @@ func runSyntheticCell(ctx context.Context, c experiments.Cell, env experiments.E
 	}
 	ms := []experiments.Measurement{{Metric: "utility_gap", Value: gap, Extra: extra}}
 	if _, noisy := cfg.Variant.Allocation(); noisy {
-		pred, err := StationaryGap(prep.Hessian, set.M, set.Alpha, s2)
+		pred, err := corrdp.StationaryGap(prep.Hessian, set.M, set.Alpha, s2)
 		if err != nil {
 			return nil, err
 		}
