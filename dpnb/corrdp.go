@@ -30,7 +30,7 @@ type CorrDPOptions struct {
 	// capped at 1). The estimate is always reported.
 	TV map[string]float64
 	// Neighbours is N-one (one TV per feature) or N-jointU (one TV_max).
-	Neighbours corrdp.Neighbourhood
+	Neighbours corrdp.TVScope
 	// C is the paper-mode noise constant of σ0² = C(log(1/δ)+1)/ε²; 0
 	// selects it by the Standard-only rule of docs/corrdp.md (never by CorrDP).
 	C float64

@@ -13,15 +13,18 @@ import (
 	"github.com/go-gota/gota/series"
 )
 
-// Neighbourhood selects the neighbouring relation of a TV estimate
-// (docs/corrdp.md, 'What it protects').
-type Neighbourhood int
+// TVScope selects which insensitive changes a TV estimate bounds: CorrDP's
+// N-one and N-jointU neighbourhoods (docs/corrdp.md, 'What it protects').
+// It parametrises the estimate of the correlation weights; the
+// neighbouring relation the guarantee is accounted under is an
+// accounting.Relation (replace-one or add/remove, see Honesty).
+type TVScope int
 
 const (
 	// NOne: a record changes in its sensitive block or in exactly one
 	// insensitive feature; one TV per insensitive feature (Def. 2.8,
 	// Remark 3.8; synthetic, Adult, Credit).
-	NOne Neighbourhood = iota
+	NOne TVScope = iota
 	// JointU: all insensitive features may change together; one
 	// TV_max over pairs of joint insensitive configurations, used for
 	// every insensitive feature (Sepsis, Medical Cost).
@@ -29,7 +32,7 @@ const (
 )
 
 // String names the relation.
-func (n Neighbourhood) String() string {
+func (n TVScope) String() string {
 	if n == JointU {
 		return "N-jointU"
 	}
@@ -39,7 +42,7 @@ func (n Neighbourhood) String() string {
 // TVOptions configure EstimateTV.
 type TVOptions struct {
 	// Neighbours selects N-one (per-feature TV) or N-jointU (one TV_max).
-	Neighbours Neighbourhood
+	Neighbours TVScope
 	// Bins per dimension of the continuous-S histogram (0: the rule
 	// k = max(2, round(n_min^{1/(d+2)})) of docs/corrdp.md).
 	Bins int
@@ -81,7 +84,7 @@ type TVFeature struct {
 
 // TVReport is the outcome of EstimateTV.
 type TVReport struct {
-	Neighbours Neighbourhood
+	Neighbours TVScope
 	// Features has one entry per insensitive raw feature, in schema order
 	// (under N-jointU all carry the same TV).
 	Features []TVFeature

@@ -32,7 +32,7 @@ type RealSpec struct {
 	// PaperTV maps raw insensitive feature → the paper's TV (Table 2,
 	// App. E); JointU marks N-jointU (one TV for all U).
 	PaperTV    map[string]float64
-	Neighbours corrdp.Neighbourhood
+	Neighbours corrdp.TVScope
 	Partial    bool
 	Metric     string // "accuracy", "utility_gap", "mse_gap"
 	Files      []string
