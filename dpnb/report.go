@@ -297,7 +297,7 @@ func (r *PrivacyReportResult) featureDP(_ dataframe.DataFrame, schema data.Schem
 			col, _ := schema.Lookup(c.Column)
 			var why string
 			if ball, why, ok = fdp.UniformBall(col); !ok {
-				c.FDPNote = why
+				c.FDPNote = why + "; ReportOptions.Ball, on the command line --ball " + c.Column + "=P"
 				continue
 			}
 		}
@@ -347,17 +347,36 @@ func (r *PrivacyReportResult) Table() dataframe.DataFrame {
 	n := len(r.Columns)
 	name, role, kind, note, pre, from := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 	tv, ucb, w, fb, lv, al := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
+	honest, claimed := make([]float64, n), make([]float64, n)
+	leaks, prot := make([]bool, n), make([]bool, n)
 	for i, c := range r.Columns {
 		name[i], role[i], kind[i], note[i], pre[i] = c.Column, c.Role, c.Kind, c.FDPNote, strings.Join(c.Preprocessing, "; ")
 		from[i] = strings.Join(c.FromData, "; ")
 		tv[i], ucb[i], w[i], fb[i], lv[i], al[i] = c.TV, c.TVUCB, c.CorrDPWeight, c.FDPBound, c.BCDPLevel, c.BCDPAlloc
+		honest[i], claimed[i], leaks[i], prot[i] = c.CorrDPHonestEps, c.CorrDPClaimedEps, c.Leaking, c.FDPProtected
 	}
-	return dataframe.New(reportseries.New(name, reportseries.String, "column"), reportseries.New(role, reportseries.String, "role"),
-		reportseries.New(kind, reportseries.String, "kind"), reportseries.New(tv, reportseries.Float, "corrdp_tv"),
-		reportseries.New(ucb, reportseries.Float, "corrdp_tv_ucb"), reportseries.New(w, reportseries.Float, "corrdp_weight"),
-		reportseries.New(fb, reportseries.Float, "fdp_attribute_bound"), reportseries.New(note, reportseries.String, "fdp_note"),
-		reportseries.New(lv, reportseries.Float, "bcdp_level"), reportseries.New(al, reportseries.Float, "bcdp_allocation"),
-		reportseries.New(pre, reportseries.String, "preprocessing"), reportseries.New(from, reportseries.String, "read_from_private_data"))
+	f := func(v []float64, n string) reportseries.Series { return reportseries.New(v, reportseries.Float, n) }
+	str := func(v []string, n string) reportseries.Series { return reportseries.New(v, reportseries.String, n) }
+	return dataframe.New(str(name, "column"), str(role, "role"), str(kind, "kind"), f(tv, "corrdp_tv"), f(ucb, "corrdp_tv_ucb"),
+		reportseries.New(leaks, reportseries.Bool, "corrdp_leaks"), f(w, "corrdp_weight"),
+		f(honest, "corrdp_honest_eps"), f(claimed, "corrdp_claimed_eps"),
+		reportseries.New(prot, reportseries.Bool, "fdp_protected"), f(fb, "fdp_attribute_bound"), str(note, "fdp_note"),
+		f(lv, "bcdp_level"), f(al, "bcdp_allocation"), str(pre, "preprocessing"), str(from, "read_from_private_data"))
+}
+
+// ReportLegend explains every column of the report, by its markdown
+// heading and its name in Table (the csv and json formats); Markdown
+// prints it under the table. docs/README.md, "The privacy report", says
+// the same at length.
+var ReportLegend = []struct{ Heading, Fields, Meaning string }{
+	{"column, role, kind", "`column`, `role`, `kind`", "the column, its role (sensitive, public, label) and how it was read (continuous: numbers; categorical: levels)"},
+	{"CorrDP TV (UCB)", "`corrdp_tv`, `corrdp_tv_ucb`, `corrdp_leaks`", "for a public column, the total-variation distance between its distributions given different sensitive values (plug-in estimate from the data, and its upper confidence bound TV~); **leaks** when TV~ ≥ 0.99: the column reveals the sensitive ones about as much as they reveal themselves"},
+	{"CorrDP weight", "`corrdp_weight`", "the share of the sensitive columns' noise CorrDP gives the column's coordinates (1 sensitive, TV~ public, 0 label)"},
+	{"CorrDP ε of a change (honest / claimed)", "`corrdp_honest_eps`, `corrdp_claimed_eps`", "honest: the ε that a change of this column alone really costs under one full-batch step of CorrDP's noise at budget ε (its zCDP loss under replace-one, read on the privacy ledger); claimed: what CorrDP's guarantee promises for it (ε for a sensitive column, ε/TV for a public one); honest ≤ claimed means the promise holds, a small honest value means the column gets far more protection than promised"},
+	{"feature DP", "`fdp_protected`, `fdp_attribute_bound`, `fdp_note`", "whether feature DP protects the column (sensitive: yes; public: known to the adversary), and the bound min(1, e^ε·Ball + δ) on any adversary's chance of guessing it from the model (Thm 4), with the prior mass Ball it used (--ball, or 1/levels for a categorical column)"},
+	{"BCDP δ_i → c_i", "`bcdp_level`, `bcdp_allocation`", "the demanded BCDP level δ_i of a sensitive column (--bcdp-level; public columns: no demand) and the per-coordinate budget c_i Theorem 2 allocates; — without levels"},
+	{"(pipeline)", "`preprocessing`", "the planned pre-processing steps that touch the column (--pipeline)"},
+	{"(first line)", "`read_from_private_data`", "what the report computed from the private data for the column (not differentially private)"},
 }
 
 // Markdown renders the report with its notes, led by what it read from
@@ -369,7 +388,7 @@ func (r *PrivacyReportResult) Markdown() string {
 		b.WriteString("> **Read from the private data** (not differentially private; share this report as you would share the data): " +
 			strings.Join(r.FromData, "; ") + ".\n\n")
 	}
-	b.WriteString("| column | role | CorrDP TV (UCB) | CorrDP weight | CorrDP ε of a change (honest / claimed) | feature DP | BCDP δ_i → c_i |\n|---|---|---|---:|---|---|---|\n")
+	b.WriteString("| column | role | kind | CorrDP TV (UCB) | CorrDP weight | CorrDP ε of a change (honest / claimed) | feature DP | BCDP δ_i → c_i |\n|---|---|---|---|---:|---|---|---|\n")
 	for _, c := range r.Columns {
 		tv := "—"
 		if !math.IsNaN(c.TV) {
@@ -397,7 +416,11 @@ func (r *PrivacyReportResult) Markdown() string {
 		if !math.IsNaN(c.CorrDPHonestEps) {
 			h = fmt.Sprintf("%.3g / %.3g", c.CorrDPHonestEps, c.CorrDPClaimedEps)
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", c.Column, c.Role, tv, w, h, mdCell(f), bc)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", c.Column, c.Role, c.Kind, tv, w, h, mdCell(f), bc)
+	}
+	b.WriteString("\n**Columns** (the csv and json formats name them in backticks):\n\n")
+	for _, l := range ReportLegend {
+		fmt.Fprintf(&b, "- **%s** (%s): %s.\n", l.Heading, l.Fields, l.Meaning)
 	}
 	b.WriteString(r.pipelineMarkdown())
 	for _, n := range r.Notes {

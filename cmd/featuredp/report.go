@@ -2,12 +2,14 @@ package main
 
 import (
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"os"
 	"slices"
 	"sort"
@@ -25,7 +27,8 @@ func init() {
 }
 
 const reportUsage = `usage: featuredp report --csv FILE --sensitive COL,COL --label COL [--ignore COL,...]
-                        [--levels COL=A|B|...] [--levels-from-data]
+                        [--levels COL=A|B|...] [--levels-from-data] [--categorical COLS] [--continuous COLS]
+                        [--ball COL=P,...] [--bcdp-level COL=δ,...] [--q Q]
                         [--epsilon E] [--delta D] [--format markdown|csv|json]
                         [--pipeline] [--bounds COL=LO:HI,...] [--bounds-from-data] [--dedup]
                         [--impute COL,...] [--max-missing N | --missing-from-data]
@@ -40,7 +43,11 @@ lists are comma-separated, in CSV quoting for a name with a comma ("a,b"),
 and the flags may be repeated. Kinds come from the data (numbers: continuous;
 text: categorical) unless --categorical or --continuous fixes them; a column
 of numbers with a few text cells ("12k", "n/a") is an error naming the cells
-(fix them, or fix the kind). A categorical feature needs its public levels
+(fix them, or fix the kind). --ball gives the prior mass of the best guess
+of a sensitive column for feature DP's attribute-inference bound, and
+--bcdp-level the BCDP level demanded of each sensitive column (with --q, the
+public correlation bound) for BCDP's allocation; the markdown ends with a
+legend of every column. A categorical feature needs its public levels
 (--levels sex=female|male), or --levels-from-data to take the observed ones.
 With --pipeline (implied by the other pipeline flags) it adds the smooth-RDP
 cost of planned pre-processing before DP-GD: min–max scaling of every
@@ -61,6 +68,8 @@ type reportFlags struct {
 	csv, label, format                            string
 	sens, ignore, impute, categorical, continuous columnList
 	levels                                        levelsList
+	ball, bcdpLevel                               floatMap
+	q                                             float64
 	bounds                                        boundsList
 	eps, delta                                    float64
 	pipe, dedup                                   bool
@@ -70,7 +79,12 @@ type reportFlags struct {
 }
 
 func newReportFlags(fs *flag.FlagSet) *reportFlags {
-	f := &reportFlags{levels: levelsList{}, bounds: boundsList{}}
+	f := &reportFlags{levels: levelsList{}, bounds: boundsList{},
+		ball:      floatMap{m: map[string]float64{}, lo: 0, hi: 1, what: "the prior mass"},
+		bcdpLevel: floatMap{m: map[string]float64{}, lo: 0, hi: math.MaxFloat64, what: "the BCDP level"}}
+	fs.Var(&f.ball, "ball", "prior mass `COL=P` of the best guess of a sensitive column without the model, P in (0, 1], for feature DP's attribute-inference bound (repeatable; default 1/levels for a categorical column)")
+	fs.Var(&f.bcdpLevel, "bcdp-level", "demanded BCDP level `COL=δ` of a sensitive column, δ > 0 (repeatable; give one for every sensitive column to get the BCDP allocation)")
+	fs.Float64Var(&f.q, "q", 0, "BCDP's public bound on the correlation between coordinates (Assumption 1), in [0, 1]")
 	fs.StringVar(&f.csv, "csv", "", "the CSV `FILE` (header row)")
 	fs.Var(&f.sens, "sensitive", "sensitive `COLUMNS` (comma-separated, CSV quoting; repeatable)")
 	fs.StringVar(&f.label, "label", "", "the label `COLUMN`")
@@ -134,7 +148,7 @@ func (f *reportFlags) run(extra []string) (*dpnb.PrivacyReportResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts := dpnb.ReportOptions{Eps: f.eps, Delta: f.delta, ObservedLevels: observed}
+	opts := dpnb.ReportOptions{Eps: f.eps, Delta: f.delta, ObservedLevels: observed, Ball: f.ball.m, Levels: f.bcdpLevel.m, Q: f.q}
 	if f.pipelineWanted() {
 		if opts.Pipeline, err = f.pipeline(schema); err != nil {
 			return nil, err
@@ -174,6 +188,19 @@ func (f *reportFlags) check(extra []string) error {
 	}
 	if err := checkBudget(f.eps, f.delta); err != nil {
 		return err
+	}
+	for _, g := range []struct {
+		flag string
+		m    map[string]float64
+	}{{"--ball", f.ball.m}, {"--bcdp-level", f.bcdpLevel.m}} {
+		for n := range g.m {
+			if !slices.Contains(f.sens, n) {
+				return fmt.Errorf("%s %s: %q is not a --sensitive column (the bound and the levels apply to protected columns)", g.flag, n, n)
+			}
+		}
+	}
+	if f.q < 0 || f.q > 1 || math.IsNaN(f.q) {
+		return fmt.Errorf("--q %v: want BCDP's correlation bound in [0, 1]", f.q)
 	}
 	for _, n := range f.categorical {
 		if slices.Contains(f.continuous, n) {
@@ -257,7 +284,8 @@ func (f *reportFlags) known(at map[string]int, names []string) error {
 		flag  string
 		names []string
 	}{{"--label", []string{f.label}}, {"--sensitive", f.sens}, {"--ignore", f.ignore}, {"--impute", f.impute},
-		{"--levels", slices.Sorted(maps.Keys(f.levels))}, {"--bounds", slices.Sorted(maps.Keys(f.bounds))}} {
+		{"--levels", slices.Sorted(maps.Keys(f.levels))}, {"--bounds", slices.Sorted(maps.Keys(f.bounds))},
+		{"--ball", slices.Sorted(maps.Keys(f.ball.m))}, {"--bcdp-level", slices.Sorted(maps.Keys(f.bcdpLevel.m))}} {
 		for _, n := range l.names {
 			if _, ok := at[n]; !ok {
 				return fmt.Errorf("%s: no column %q in %s (columns: %s)%s", l.flag, n, f.csv, data.QuoteNames(names), commaHint(at))
@@ -344,12 +372,12 @@ func observedLevels(s series.Series) []string {
 func writeReport(r *dpnb.PrivacyReportResult, format string, stdout, stderr io.Writer) int {
 	switch format {
 	case "csv":
-		if err := r.Table().WriteCSV(stdout); err != nil {
+		if err := writeTableCSV(stdout, r.Table()); err != nil {
 			fmt.Fprintf(stderr, "featuredp report: %v\n", err)
 			return 1
 		}
 	case "json":
-		b, err := json.MarshalIndent(r.Table().Maps(), "", "  ")
+		b, err := json.MarshalIndent(jsonSafe(r.Table().Maps()), "", "  ")
 		if err != nil {
 			fmt.Fprintf(stderr, "featuredp report: %v\n", err)
 			return 1
@@ -359,4 +387,52 @@ func writeReport(r *dpnb.PrivacyReportResult, format string, stdout, stderr io.W
 		fmt.Fprint(stdout, r.Markdown())
 	}
 	return 0
+}
+
+// writeTableCSV writes df as CSV with every number in full precision
+// (gota's WriteCSV keeps six decimals, which turns a small ε into 0).
+func writeTableCSV(w io.Writer, df dataframe.DataFrame) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(df.Names()); err != nil {
+		return err
+	}
+	cols := make([]series.Series, df.Ncol())
+	for j := range cols {
+		cols[j] = df.Col(df.Names()[j])
+	}
+	for i := range df.Nrow() {
+		rec := make([]string, len(cols))
+		for j, c := range cols {
+			rec[j] = c.Elem(i).String()
+			if c.Type() == series.Float {
+				rec[j] = strconv.FormatFloat(c.Elem(i).Float(), 'g', -1, 64)
+			}
+		}
+		if err := cw.Write(rec); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// jsonSafe replaces the numbers JSON cannot hold: NaN (not applicable)
+// by null and ±Inf (for example a public column's BCDP level: no
+// demand) by the strings "+Inf" and "-Inf".
+func jsonSafe(rows []map[string]any) []map[string]any {
+	for _, row := range rows {
+		for k, v := range row {
+			x, ok := v.(float64)
+			switch {
+			case !ok:
+			case math.IsNaN(x):
+				row[k] = nil
+			case math.IsInf(x, 1):
+				row[k] = "+Inf"
+			case math.IsInf(x, -1):
+				row[k] = "-Inf"
+			}
+		}
+	}
+	return rows
 }

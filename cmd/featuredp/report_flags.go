@@ -80,6 +80,41 @@ func (b boundsList) Set(v string) error {
 	return nil
 }
 
+// floatMap is a repeatable COL=V flag (CSV quoting for an item whose
+// name holds a comma); V must lie in the flag's range (lo, hi].
+type floatMap struct {
+	m      map[string]float64
+	lo, hi float64
+	what   string
+}
+
+func (f *floatMap) String() string {
+	if f == nil {
+		return ""
+	}
+	return fmt.Sprint(f.m)
+}
+
+func (f *floatMap) Set(v string) error {
+	items, err := splitRecord(v)
+	if err != nil {
+		return err
+	}
+	for _, item := range items {
+		i := strings.LastIndexByte(item, '=')
+		x, err := parseFinite(item[i+1:])
+		if i <= 0 || err != nil || !(x > f.lo && x <= f.hi) {
+			return fmt.Errorf("%q: want COL=V with %s V in (%g, %g]", item, f.what, f.lo, f.hi)
+		}
+		name := strings.TrimSpace(item[:i])
+		if _, dup := f.m[name]; dup {
+			return fmt.Errorf("%q: column %q is given twice", item, name)
+		}
+		f.m[name] = x
+	}
+	return nil
+}
+
 // parseFinite parses a finite float64.
 func parseFinite(s string) (float64, error) {
 	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
@@ -174,6 +209,7 @@ func csvError(path string, err error) error {
 // that set them.
 var libraryFlags = strings.NewReplacer(
 	"Pipeline.Impute", "--impute", "Pipeline.Bounds", "--bounds", "Pipeline.MaxMissing", "--max-missing",
+	"has no BCDP level in Levels", "has no --bcdp-level (give one for every sensitive column)",
 	"dpnb: PrivacyReport: ", "")
 
 // flagDashes writes the flag package's "-name" as "--name", the spelling

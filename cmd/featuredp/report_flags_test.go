@@ -3,10 +3,13 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -319,5 +322,48 @@ func TestPrivacyReportMixedKinds(t *testing.T) {
 				t.Errorf("code %d (want %d), stdout %q, stderr %q; want %q", code, tc.code, out, errs, tc.want)
 			}
 		})
+	}
+}
+
+// The three formats carry the same fields (#28): the json keys are the csv
+// header, the markdown legend names every one of them, and the values the
+// flags feed (--ball, --bcdp-level) reach all three.
+func TestPrivacyReportFormatsComplete(t *testing.T) {
+	path := reportFixture(t)
+	base := []string{"report", "--csv", path, "--sensitive", "sex,age", "--label", "y", "--levels-from-data",
+		"--ball", "age=0.125", "--bcdp-level", "sex=0.5,age=2", "--q", "0.1"}
+	run := func(format string) string {
+		code, out, errs := runReproduceCLI(append(base, "--format", format)...)
+		if code != 0 {
+			t.Fatalf("%s: code %d: %s", format, code, errs)
+		}
+		return out
+	}
+	md, csvOut, js := run("markdown"), run("csv"), run("json")
+	header := strings.Split(strings.SplitN(csvOut, "\n", 2)[0], ",")
+	var rows []map[string]any
+	if err := json.Unmarshal([]byte(js), &rows); err != nil || len(rows) == 0 {
+		t.Fatalf("json: %v", err)
+	}
+	keys := slices.Sorted(maps.Keys(rows[0]))
+	if !slices.Equal(keys, slices.Sorted(slices.Values(header))) {
+		t.Errorf("json keys %v, csv header %v", keys, header)
+	}
+	for _, h := range header {
+		if !strings.Contains(md, "`"+h+"`") {
+			t.Errorf("the markdown legend does not name %s", h)
+		}
+	}
+	var age map[string]any
+	for _, r := range rows {
+		if r["column"] == "age" {
+			age = r
+		}
+	}
+	if age == nil || age["bcdp_level"] != 2.0 || age["fdp_note"] != "Ball = 0.125" || age["corrdp_honest_eps"] == nil {
+		t.Errorf("json row of age: %v", age)
+	}
+	if !strings.Contains(csvOut, "Ball = 0.125") || !strings.Contains(md, "Ball = 0.125") || !strings.Contains(md, "2 → ") {
+		t.Errorf("--ball / --bcdp-level missing from csv or markdown:\n%s\n%s", csvOut, md)
 	}
 }

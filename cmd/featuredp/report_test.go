@@ -20,7 +20,7 @@ func TestPrivacyReportCLI(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, out, errs := runReproduceCLI("report", "--csv", path, "--sensitive", "s", "--label", "y", "--levels-from-data")
-	if code != 0 || !strings.Contains(out, "| copy | public | 1.000 (1.000) **leaks**") || !strings.Contains(out, "| s | sensitive |") {
+	if code != 0 || !strings.Contains(out, "| copy | public | categorical | 1.000 (1.000) **leaks**") || !strings.Contains(out, "| s | sensitive |") {
 		t.Fatalf("code %d\n%s\n%s", code, out, errs)
 	}
 	code, out, _ = runReproduceCLI("report", "--csv", path, "--sensitive", "s", "--label", "y", "--format", "json", "--levels-from-data")
