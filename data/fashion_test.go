@@ -63,14 +63,19 @@ func TestVerifyFileContent(t *testing.T) {
 }
 
 // A file is found in a sub-directory named after its dataset and in its
-// Also directories, after the usual places.
-func TestLocateDatasetSubdirAndAlso(t *testing.T) {
+// System directory, after the usual places.
+func TestLocateDatasetSubdirAndSystem(t *testing.T) {
 	opts := isolated(t)
-	data, also := t.TempDir(), t.TempDir()
+	data, root := t.TempDir(), t.TempDir()
+	t.Setenv(EnvSystemData, root)
+	also := filepath.Join(root, "sys")
+	if err := os.Mkdir(also, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	opts.Dir = data
 	content := []byte("labels")
 	b := gzNamed(t, content, "")
-	withRegistry(t, File{Name: "l.gz", SHA256: sha(b), Dataset: "set", Also: []string{also}})
+	withRegistry(t, File{Name: "l.gz", SHA256: sha(b), Dataset: "set", System: "sys"})
 	if _, ok := Locate("l.gz", opts); ok {
 		t.Fatal("found before it exists")
 	}
@@ -78,7 +83,7 @@ func TestLocateDatasetSubdirAndAlso(t *testing.T) {
 		t.Fatal(err)
 	}
 	if p, ok := Locate("l.gz", opts); !ok || p != filepath.Join(also, "l.gz") {
-		t.Fatalf("Also dir: %q %v", p, ok)
+		t.Fatalf("system dir: %q %v", p, ok)
 	}
 	if err := os.MkdirAll(filepath.Join(data, "set"), 0o755); err != nil {
 		t.Fatal(err)
@@ -104,6 +109,7 @@ func TestOpenFashionMNISTDebianCopy(t *testing.T) {
 	}
 	opts := isolated(t)
 	opts.Offline = true
+	t.Setenv(EnvSystemData, DefaultSystemData)
 	st, err := Status(opts)
 	if err != nil {
 		t.Fatal(err)
@@ -133,11 +139,7 @@ func TestOpenFashionMNISTDebianCopy(t *testing.T) {
 func TestOpenFashionMNISTMissing(t *testing.T) {
 	opts := isolated(t)
 	opts.Offline = true
-	reg := Registry()
-	for i := range reg {
-		reg[i].Also = nil
-	}
-	withRegistry(t, reg...)
+	t.Setenv(EnvSystemData, "")
 	_, err := OpenFashionMNIST(opts)
 	if !errors.Is(err, ErrNotFound) {
 		t.Fatalf("got %v, want ErrNotFound", err)

@@ -50,9 +50,29 @@ type File struct {
 	// dataset-fashion-mnist package drops the original file names and
 	// times from the headers) is accepted when its content matches.
 	ContentSHA256 string
-	// Also lists directories searched after the cache, such as where a
-	// distribution's package installs the file.
-	Also []string
+	// System, if set, is the directory under the system dataset root
+	// (SystemDataDir: where a distribution's packages install datasets)
+	// searched after the cache, e.g. "fashion-mnist" for Debian's
+	// dataset-fashion-mnist.
+	System string
+}
+
+// EnvSystemData names the environment variable that overrides the system
+// dataset root DefaultSystemData; set but empty, no system directory is
+// searched (to check what a machine without the packages sees).
+const EnvSystemData = "FEATUREDP_SYSTEM_DATA"
+
+// DefaultSystemData is where Debian's dataset packages install their
+// files.
+const DefaultSystemData = "/usr/share/datasets"
+
+// SystemDataDir returns the system dataset root: $FEATUREDP_SYSTEM_DATA
+// when set (even empty: then none), else DefaultSystemData.
+func SystemDataDir() string {
+	if v, ok := os.LookupEnv(EnvSystemData); ok {
+		return v
+	}
+	return DefaultSystemData
 }
 
 // registry is the table of known files: name, checksum, source, licence.
@@ -133,7 +153,7 @@ func fashionFile(name, sum, content string) File {
 	return File{
 		Name: name, SHA256: sum, ContentSHA256: content,
 		URL:     fashionURL + name,
-		Dataset: "fashion-mnist", Also: []string{FashionMNISTDir},
+		Dataset: "fashion-mnist", System: "fashion-mnist",
 		Licence: "MIT", Citation: "Xiao, H., Rasul, K. & Vollgraf, R. (2017). Fashion-MNIST: a novel image dataset for benchmarking machine learning algorithms. arXiv:1708.07747",
 	}
 }
@@ -250,7 +270,9 @@ func Fetch(name string, opts Options) (string, error) {
 		return "", fmt.Errorf("data: unknown dataset file %q (known: %s)", name, strings.Join(known, ", "))
 	}
 	dirs, looked, cache := opts.searchDirs()
-	looked = append(looked, f.Also...)
+	if root := SystemDataDir(); f.System != "" && root != "" {
+		looked = append(looked, filepath.Join(root, f.System)+" (system)")
+	}
 	for _, p := range f.candidates(dirs) {
 		st, err := os.Stat(p)
 		if err != nil || st.IsDir() {
@@ -311,7 +333,8 @@ func Fetch(name string, opts Options) (string, error) {
 }
 
 // candidates returns the paths where f may be, in search order: each of
-// dirs, then each dir's sub-directory named after f.Dataset, then f.Also.
+// dirs, then each dir's sub-directory named after f.Dataset, then f.System
+// under the system dataset root.
 func (f File) candidates(dirs []string) []string {
 	var out []string
 	for _, d := range dirs {
@@ -320,8 +343,8 @@ func (f File) candidates(dirs []string) []string {
 			out = append(out, filepath.Join(d, f.Dataset, f.Name))
 		}
 	}
-	for _, d := range f.Also {
-		out = append(out, filepath.Join(d, f.Name))
+	if root := SystemDataDir(); f.System != "" && root != "" {
+		out = append(out, filepath.Join(root, f.System, f.Name))
 	}
 	return out
 }

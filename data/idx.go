@@ -217,7 +217,7 @@ var FashionMNISTFiles = []string{
 
 // OpenFashionMNIST finds Fashion-MNIST's four files where Fetch finds them
 // (Options.Dir, $FEATUREDP_DATA, the cache, each also in a fashion-mnist
-// sub-directory, then FashionMNISTDir), verifies each against the dataset
+// sub-directory, then SystemDataDir()/fashion-mnist), verifies each against the dataset
 // registry (the official gzip bytes, or the same decompressed content, as
 // in Debian's package), downloads a missing one into the cache unless
 // Options.Offline, and loads them.

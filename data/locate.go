@@ -8,7 +8,7 @@ import (
 // Locate returns the path of the dataset file name in the places Fetch
 // searches (Options.Dir, $FEATUREDP_DATA, the cache — each also in a
 // sub-directory named after the file's dataset — and then the file's
-// File.Also directories), without verifying or
+// File.System directory under SystemDataDir), without verifying or
 // downloading it: the first regular file of that name. ok is false when no
 // place holds one.
 func Locate(name string, opts Options) (path string, ok bool) {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"compress/gzip"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -18,6 +19,7 @@ import (
 func emptyPlaces(t *testing.T) string {
 	t.Helper()
 	t.Setenv("FEATUREDP_DATA", "")
+	t.Setenv(data.EnvSystemData, "") // no Debian dataset directory either
 	xdg := t.TempDir()
 	t.Setenv("XDG_CACHE_HOME", xdg)
 	return filepath.Join(xdg, "featuredp")
@@ -43,11 +45,7 @@ func TestDataListMissing(t *testing.T) {
 		t.Fatalf("%d records, want %d", len(recs), len(data.Registry()))
 	}
 	for _, r := range recs {
-		missing := r.Status == "missing"
-		if r.Dataset == "fashion-mnist" && strings.HasPrefix(r.Path, data.FashionMNISTDir) {
-			missing = r.Status == "present" // Debian's copy is always searched
-		}
-		if !missing || r.URL == "" || r.SHA256 == "" || r.Licence == "" || r.Dataset == "" {
+		if r.Status != "missing" || r.URL == "" || r.SHA256 == "" || r.Licence == "" || r.Dataset == "" {
 			t.Errorf("%+v", r)
 		}
 	}
@@ -85,7 +83,11 @@ func TestDataFetchFailures(t *testing.T) {
 		switch r.URL.Path {
 		case "/adult.data":
 			w.Write([]byte("not the adult data\n"))
-		case "/adult.test":
+		case "/train-labels-idx1-ubyte.gz": // gzip, but of other content
+			zw := gzip.NewWriter(w)
+			zw.Write([]byte("not the labels"))
+			zw.Close()
+		case "/adult.test", "/t10k-images-idx3-ubyte.gz":
 			w.Header().Set("Content-Length", "1000000")
 			w.Write([]byte("half"))
 			if hj, ok := w.(http.Hijacker); ok {
@@ -98,11 +100,13 @@ func TestDataFetchFailures(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	code, _, errs := runReproduceCLI("data", "fetch", "adult.data", "adult.test", "insurance.csv", "--mirror", srv.URL)
+	code, _, errs := runReproduceCLI("data", "fetch", "adult.data", "adult.test", "insurance.csv", "fashion-mnist", "--mirror", srv.URL)
 	if code != 1 {
 		t.Errorf("code %d, want 1", code)
 	}
-	for _, want := range []string{"checksum mismatch", "download failed", "404", "3 of 3 files not fetched"} {
+	for _, want := range []string{"checksum mismatch", "download failed", "404", "7 of 7 files not fetched",
+		"train-labels-idx1-ubyte.gz downloaded from", "t10k-images-idx3-ubyte.gz: data: download failed: reading",
+		"t10k-labels-idx1-ubyte.gz: data: download failed: GET"} {
 		if !strings.Contains(errs, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, errs)
 		}
@@ -138,7 +142,7 @@ func TestDataFetchAllFromMirror(t *testing.T) {
 	defer srv.Close()
 	emptyPlaces(t)
 	for _, fig := range experiments.Figures() {
-		if len(fig.Datasets) > 0 && len(fig.MissingDatasets("")) == 0 && !needsOnly(fig, "fashion-mnist") {
+		if len(fig.Datasets) > 0 && len(fig.MissingDatasets("")) == 0 {
 			t.Fatalf("%s has its data before the fetch", fig.ID)
 		}
 	}
@@ -162,17 +166,6 @@ func TestDataFetchAllFromMirror(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "present and verified") {
 		t.Errorf("second fetch: %d %s", code, out)
 	}
-}
-
-// needsOnly reports whether every file fig needs belongs to dataset (whose
-// system copy, e.g. Debian's Fashion-MNIST, the places always include).
-func needsOnly(fig experiments.Figure, dataset string) bool {
-	for _, name := range fig.Datasets {
-		if f, ok := data.LookupFile(name); !ok || f.Dataset != dataset {
-			return false
-		}
-	}
-	return true
 }
 
 // A dataset name fetches all its files; an unknown name lists the datasets.
