@@ -112,4 +112,29 @@ func printAudits(w io.Writer, recs []audit.Record, asJSON bool) {
 		fmt.Fprintf(w, "%-24s %10.3f %8.3f %14.3f %10.3f %8v  %s\n", r.Mechanism, r.ClaimedEpsilon, r.EpsilonLB, r.ControlClaimedEpsilon,
 			r.ControlEpsilonLB, r.ControlFlagged, r.Broken)
 	}
+	fmt.Fprintln(w, auditVerdict(recs))
+}
+
+// auditVerdict sums the audits up in one line.
+func auditVerdict(recs []audit.Record) string {
+	var over, missed []string
+	for _, r := range recs {
+		if r.EpsilonLB > r.ClaimedEpsilon {
+			over = append(over, r.Mechanism)
+		}
+		if !r.ControlFlagged {
+			missed = append(missed, r.Mechanism)
+		}
+	}
+	if len(over) == 0 && len(missed) == 0 {
+		return fmt.Sprintf("verdict: %d mechanisms audited, every ε lower bound ≤ its claim, every broken control caught", len(recs))
+	}
+	v := fmt.Sprintf("verdict: %d mechanisms audited, PROBLEMS:", len(recs))
+	if len(over) > 0 {
+		v += fmt.Sprintf(" ε lower bound above the claim for %s;", strings.Join(over, ", "))
+	}
+	if len(missed) > 0 {
+		v += fmt.Sprintf(" broken control not caught for %s;", strings.Join(missed, ", "))
+	}
+	return strings.TrimSuffix(v, ";")
 }

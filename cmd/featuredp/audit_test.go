@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/featuredp/featuredp/audit"
 )
 
 // `featuredp audit --json` lists every mechanism with the required fields,
@@ -50,5 +52,28 @@ func TestAuditTrialsBound(t *testing.T) {
 		if code != 2 || !strings.Contains(errs, "--trials "+n) || !strings.Contains(errs, "≤ N ≤ 4000000") {
 			t.Errorf("--trials %s: code %d, %q", n, code, errs)
 		}
+	}
+}
+
+// The text output ends with a one-line verdict that names any problem.
+func TestAuditVerdict(t *testing.T) {
+	good := audit.Record{Mechanism: "a", ClaimedEpsilon: 1, EpsilonLB: 0.5, ControlFlagged: true}
+	over := audit.Record{Mechanism: "b", ClaimedEpsilon: 1, EpsilonLB: 1.5, ControlFlagged: true}
+	missed := audit.Record{Mechanism: "c", ClaimedEpsilon: 1, EpsilonLB: 0.5}
+	for _, tc := range []struct {
+		recs []audit.Record
+		want string
+	}{
+		{[]audit.Record{good, good}, "verdict: 2 mechanisms audited, every ε lower bound ≤ its claim, every broken control caught"},
+		{[]audit.Record{good, over, missed}, "verdict: 3 mechanisms audited, PROBLEMS: ε lower bound above the claim for b; broken control not caught for c"},
+	} {
+		if got := auditVerdict(tc.recs); got != tc.want {
+			t.Errorf("got %q, want %q", got, tc.want)
+		}
+	}
+	var b strings.Builder
+	printAudits(&b, []audit.Record{good}, false)
+	if !strings.HasSuffix(b.String(), "every broken control caught\n") {
+		t.Errorf("text output does not end with the verdict:\n%s", b.String())
 	}
 }
