@@ -3,6 +3,7 @@ package dpnb
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"runtime"
 	"sort"
 	"strings"
@@ -40,14 +41,15 @@ type CorrDPOptions struct {
 	Steps int
 	// Delta is δ [1e-5].
 	Delta float64
-	// Encode are the encoding options [MinMax scaling of continuous
-	// features, full one-hot; regression adds an intercept]. Give public
+	// Encode are the encoding options [the zero value: MinMax scaling of
+	// continuous features, full one-hot; regression adds an intercept;
+	// any other value is used as given, as in FeatureDPOptions]. Give public
 	// Bounds for the continuous columns and public levels (Encode.Levels
 	// or the schema's Column.Levels) for the categorical ones and the
 	// label, else the helper returns an error naming the columns; or opt in
 	// explicitly with Encode.BoundsFromData / Encode.LevelsFromData to fit
 	// them on the data (not differentially private: the result says so).
-	Encode *data.EncodeOptions
+	Encode data.EncodeOptions
 	// Workers [all cores] and Progress (may be nil) drive the runner.
 	Workers  int
 	Progress func(done, total int)
@@ -94,7 +96,7 @@ func CorrDPvsSemiVsStandard(ctx context.Context, df dataframe.DataFrame, schema 
 		return nil, fmt.Errorf("dpnb: CorrDPvsSemiVsStandard: mode %v: the comparison is a seeded experiment (paper mode, no ε accounted), not a release; only the Reproducible mode is available", opts.Mode)
 	}
 	cmp, err := corrdpfig.NewComparison(df, schema, corrdpfig.CompareOptions{Eps: opts.Eps, Seeds: opts.Seeds, TV: opts.TV,
-		Neighbours: opts.Neighbours, C: opts.C, Alpha: opts.Alpha, Steps: opts.Steps, Delta: opts.Delta, Encode: opts.Encode})
+		Neighbours: opts.Neighbours, C: opts.C, Alpha: opts.Alpha, Steps: opts.Steps, Delta: opts.Delta, Encode: encodeOrDefault(opts.Encode)})
 	if err != nil {
 		return nil, fmt.Errorf("dpnb: CorrDPvsSemiVsStandard: %w", err)
 	}
@@ -171,4 +173,13 @@ func (r *CorrDPResult) Markdown() string {
 	}
 	b.WriteString("\n" + r.TVReport.Notes + "\n")
 	return b.String()
+}
+
+// encodeOrDefault returns nil (the comparison's default encoding) for the
+// zero EncodeOptions and a copy of e otherwise.
+func encodeOrDefault(e data.EncodeOptions) *data.EncodeOptions {
+	if reflect.ValueOf(e).IsZero() {
+		return nil
+	}
+	return &e
 }

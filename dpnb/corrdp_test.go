@@ -57,8 +57,8 @@ func corrdpUserFrame(n int) (dataframe.DataFrame, data.Schema) {
 }
 
 // corrdpEncode is the encoding of corrdpUserFrame with public bounds.
-func corrdpEncode() *data.EncodeOptions {
-	return &data.EncodeOptions{Scale: data.MinMax, Bounds: map[string]data.Range{"age": {Lo: 20, Hi: 80}, "income": {Lo: 0, Hi: 120}}}
+func corrdpEncode() data.EncodeOptions {
+	return data.EncodeOptions{Scale: data.MinMax, Bounds: map[string]data.Range{"age": {Lo: 20, Hi: 80}, "income": {Lo: 0, Hi: 120}}}
 }
 
 func TestCorrDPvsSemiVsStandard(t *testing.T) {

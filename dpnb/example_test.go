@@ -152,7 +152,7 @@ func ExampleCorrDPvsSemiVsStandard() {
 	}}
 	res, err := dpnb.CorrDPvsSemiVsStandard(context.Background(), df, schema, dpnb.CorrDPOptions{
 		Eps: []float64{1}, Seeds: 1, Steps: 100, C: 0.01, Workers: 1,
-		Encode: &data.EncodeOptions{Scale: data.MinMax, Bounds: map[string]data.Range{"age": {Lo: 20, Hi: 80}}},
+		Encode: data.EncodeOptions{Scale: data.MinMax, Bounds: map[string]data.Range{"age": {Lo: 20, Hi: 80}}},
 	})
 	if err != nil {
 		fmt.Println(err)

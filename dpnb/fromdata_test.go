@@ -134,7 +134,7 @@ func TestHelpersStateFittedOnData(t *testing.T) {
 		{"CorrDPvsSemiVsStandard", func(optIn bool) (rendered, error) {
 			enc := corrdpEncode()
 			if optIn {
-				enc = &data.EncodeOptions{Scale: data.MinMax, BoundsFromData: true}
+				enc = data.EncodeOptions{Scale: data.MinMax, BoundsFromData: true}
 			}
 			r, err := CorrDPvsSemiVsStandard(ctx, cdf, cschema, CorrDPOptions{Encode: enc, Eps: []float64{1}, Seeds: 1, Steps: 5, C: 0.01, Workers: 1})
 			if err != nil {

@@ -2,13 +2,14 @@
 // file of your own: feature DP vs DP, CorrDP vs Semi vs Standard, and BCDP
 // mean estimation. Edit the schema and the public bounds to your columns.
 //
-//	go run ./examples/owndata patients.csv
+//	go run ./examples/owndata results/patients.csv
 package main
 
 import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/featuredp/featuredp/data"
 	"github.com/featuredp/featuredp/dpnb"
@@ -35,9 +36,9 @@ func main() {
 	fmt.Println(fdp.Markdown())
 	plot, err := fdp.Plot()
 	check(err)
-	check(dpnb.SavePNG(plot, "feature-dp.png", 0, 0))
+	check(dpnb.SavePNG(plot, filepath.Join(filepath.Dir(os.Args[1]), "feature-dp.png"), 0, 0)) // beside the CSV
 
-	corr, err := dpnb.CorrDPvsSemiVsStandard(ctx, df, schema, dpnb.CorrDPOptions{Encode: &enc})
+	corr, err := dpnb.CorrDPvsSemiVsStandard(ctx, df, schema, dpnb.CorrDPOptions{Encode: enc})
 	check(err)
 	fmt.Println(corr.Markdown())
 

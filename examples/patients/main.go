@@ -1,7 +1,7 @@
 // Command patients writes a synthetic table of patients as CSV to stdout,
 // a table to try examples/owndata on:
 //
-//	go run ./examples/patients > patients.csv
+//	mkdir -p results && go run ./examples/patients > results/patients.csv
 //
 // Columns: age, region, smoker (yes/no), income, readmitted (yes/no, the
 // label). Smoking and age drive readmission; region drives nothing.
