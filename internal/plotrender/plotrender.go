@@ -19,9 +19,11 @@ import (
 const (
 	DefaultWidth  = 6 * vg.Inch
 	DefaultHeight = 4 * vg.Inch
-	// MinDataWidth is the narrowest data area kept beside a legend on the
-	// right when the width is chosen automatically.
-	MinDataWidth = 3.5 * vg.Inch
+	// MinDataWidth is the data area kept beside a legend on the right when
+	// the width is chosen automatically: the figure grows by the legend's
+	// width rather than squeezing the data (about what a figure of
+	// DefaultWidth without a legend gives its data).
+	MinDataWidth = 5.2 * vg.Inch
 )
 
 // Fit returns w × h with the defaults for non-positive values; a default

@@ -38,10 +38,11 @@ func TestFit(t *testing.T) {
 		w, h         vg.Length
 		wider, taler bool
 	}{
-		{"small legend keeps the default", 3, 5, true, 0, 0, false, false},
+		{"legend on the right widens, not squeezes", 3, 5, true, 0, 0, true, false},
 		{"wide legend on the right widens", 3, 60, true, 0, 0, true, false},
+		{"small legend inside keeps the default", 3, 5, false, 0, 0, false, false},
 		{"wide legend inside keeps the width", 3, 60, false, 0, 0, false, false},
-		{"tall legend heightens", 40, 5, true, 0, 0, false, true},
+		{"tall legend heightens", 40, 5, true, 0, 0, true, true},
 		{"given sizes are kept", 40, 60, true, 5 * vg.Inch, 3 * vg.Inch, false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
