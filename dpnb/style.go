@@ -24,6 +24,15 @@ var Palette = []color.NRGBA{
 	{0x56, 0xB4, 0xE9, 0xFF}, // sky blue
 	{0x00, 0x00, 0x00, 0xFF}, // black
 	{0xF0, 0xE4, 0x42, 0xFF}, // yellow
+	// Beyond Okabe & Ito's eight, colours of Paul Tol's "muted" scheme
+	// (also colour-blind-safe), so that a chart of up to 14 series never
+	// repeats a colour.
+	{0x33, 0x22, 0x88, 0xFF}, // indigo
+	{0x88, 0x22, 0x55, 0xFF}, // wine
+	{0x99, 0x99, 0x33, 0xFF}, // olive
+	{0x44, 0xAA, 0x99, 0xFF}, // teal
+	{0xAA, 0x44, 0x99, 0xFF}, // purple
+	{0x88, 0x88, 0x88, 0xFF}, // grey
 }
 
 // glyphs cycle with the colours so that series stay distinguishable in
@@ -33,7 +42,7 @@ var glyphs = []draw.GlyphDrawer{
 	draw.RingGlyph{}, draw.BoxGlyph{}, draw.CrossGlyph{}, draw.PlusGlyph{},
 }
 
-// dashes are used once the palette is exhausted (series 8 and later).
+// dashes are used once the palette is exhausted (series 14 and later).
 var dashes = [][]vg.Length{
 	nil,
 	{vg.Points(5), vg.Points(3)},
