@@ -5,9 +5,10 @@
 package all
 
 import (
-	_ "github.com/featuredp/featuredp/notions/bcdp"     // BCDP
-	_ "github.com/featuredp/featuredp/notions/corrdp"   // CorrDP
-	_ "github.com/featuredp/featuredp/notions/dpsgd"    // DP-SGD accounting
-	_ "github.com/featuredp/featuredp/notions/fdp"      // feature DP
-	_ "github.com/featuredp/featuredp/notions/smoothdp" // smooth RDP
+	_ "github.com/featuredp/featuredp/notions/bcdp"        // BCDP
+	_ "github.com/featuredp/featuredp/notions/corrdp"      // CorrDP
+	_ "github.com/featuredp/featuredp/notions/dpsgd"       // DP-SGD accounting
+	_ "github.com/featuredp/featuredp/notions/fdp"         // feature DP
+	_ "github.com/featuredp/featuredp/notions/fdp/figures" // feature DP: the paper's figures
+	_ "github.com/featuredp/featuredp/notions/smoothdp"    // smooth RDP
 )
