@@ -8,6 +8,6 @@ import (
 	_ "github.com/featuredp/featuredp/notions/bcdp/figures"     // BCDP
 	_ "github.com/featuredp/featuredp/notions/corrdp/figures"   // CorrDP
 	_ "github.com/featuredp/featuredp/notions/dpsgd/figures"    // DP-SGD accounting
-	_ "github.com/featuredp/featuredp/notions/fdp"              // feature DP
+	_ "github.com/featuredp/featuredp/notions/fdp/figures"      // feature DP
 	_ "github.com/featuredp/featuredp/notions/smoothdp/figures" // smooth RDP
 )

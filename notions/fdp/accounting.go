@@ -189,33 +189,38 @@ func EpsilonFromTradeOff(f func(alpha float64) float64, delta float64) (float64,
 	return epsilonFromPower(func(a float64) float64 { return 1 - f(a) }, delta, math.Log(1e-10))
 }
 
-// Prop1 maps an (ε, δ)-DP_i^Ψ guarantee (add/remove with a simulator) to
-// the replacement guarantee of Prop. 1 of the paper: chaining
-// the simulator twice, Pr[M(S)∈T] ≤ e^ε(e^ε Pr[M(S')∈T] + δ) + δ, so
+// SimulatorToReplacement maps an (ε, δ) guarantee under feature DP's
+// simulator relation FDP_i^Ψ (add/remove against a simulator, Def. 6) to
+// the replacement relation FDP_r^Ψ (Def. 5), Prop. 1 of the paper:
+// chaining the simulator twice, Pr[M(S)∈T] ≤ e^ε(e^ε Pr[M(S')∈T] + δ) + δ,
+// so
 //
 //	(ε, δ)-DP_i^Ψ ⇒ (2ε, δ(1 + e^ε))-DP_r^Ψ.
 //
-// Example: (1, 1e-5) ↦ (2, 3.718e-5). δ' may exceed 1 (vacuous); it is
-// returned unclamped so that callers can see that.
+// It is the relation change accounting.RelationFeatureSimulator →
+// accounting.RelationFeature of accounting.Loss.ChangeRelation applied to
+// an (ε, δ) loss (the one place the formula is written). Example:
+// (1, 1e-5) ↦ (2, 3.718e-5).
 //
-// Errors: ε NaN, negative or infinite; δ outside [0, 1].
-func Prop1(eps, delta float64) (eps2, delta2 float64, err error) {
-	if err := accounting.ValidateEpsilon(eps); err != nil {
-		return 0, 0, err
+// Errors: ε NaN, negative or infinite; δ NaN or outside [0, 1); δ(1 + e^ε)
+// ≥ 1 (a vacuous guarantee).
+func SimulatorToReplacement(eps, delta float64) (eps2, delta2 float64, err error) {
+	l, err := accounting.ApproxLoss(eps, delta, accounting.RelationFeatureSimulator)
+	if err != nil {
+		return 0, 0, fmt.Errorf("fdp: SimulatorToReplacement: %w", err)
 	}
-	if math.IsInf(eps, 1) {
-		return 0, 0, errors.New("fdp: Prop1: ε = +Inf")
+	if l, err = l.ChangeRelation(accounting.RelationFeature); err != nil {
+		return 0, 0, fmt.Errorf("fdp: SimulatorToReplacement: %w", err)
 	}
-	if err := valid.Unit("δ", delta); err != nil {
-		return 0, 0, fmt.Errorf("fdp: %w", err)
-	}
-	return 2 * eps, delta * (1 + math.Exp(eps)), nil
+	eps2, delta2, _ = l.ApproxDP() // pure or (ε, δ) after the change
+	return eps2, delta2, nil
 }
 
-// Prop1Power is the trade-off form of Prop. 1: if M is f-DP_i^Ψ with
-// power β = 1 − f, it is f'-DP_r^Ψ with power β'(α) = min(1, β(β(α)))
-// (the paper's "f∘f", which is a composition of power functions).
-func Prop1Power(power func(alpha float64) float64) func(alpha float64) float64 {
+// SimulatorToReplacementPower is the trade-off form of Prop. 1 (see
+// SimulatorToReplacement): if M is f-DP_i^Ψ with power β = 1 − f, it is
+// f'-DP_r^Ψ with power β'(α) = min(1, β(β(α))) (the paper's "f∘f", which
+// is a composition of power functions).
+func SimulatorToReplacementPower(power func(alpha float64) float64) func(alpha float64) float64 {
 	return func(a float64) float64 { return math.Min(1, power(math.Min(1, power(a)))) }
 }
 
@@ -313,64 +318,4 @@ func GaussianArgmaxSuccess(k int, mu float64) (float64, error) {
 		s += w * f(lo+float64(i)*hstep)
 	}
 	return s * hstep / 3, nil
-}
-
-// Prop3Toy is the corrected no-amplification example of Prop. 3
-// (the printed proof is inconsistent; docs/feature-dp.md, 'Where we
-// differ'). A mechanism releases every record with its
-// private first bit passed through randomized response with keep probability
-// k = e^{2ε}/(1+e^{2ε}); Poisson subsampling with rate p is applied first.
-// Against a simulator that knows only u = Ψ(target), the target events are
-// "absent" (1−p), "(b,u) present" (p·k), "(1−b,u) present" (p(1−k)); a
-// symmetric simulator puts mass s on each of "(0,u)" and "(1,u)" and 1−2s on
-// "absent". Prop3Toy returns the smallest achievable max |log ratio| over
-// the three events and both b (the simulator's ε'), the optimal s, and the
-// ordinary DP amplification bound log(1 + p(e^ε − 1)) for comparison.
-// ε' ≥ ε for every p > 0 (no amplification); ε' = ε exactly with
-// s = p e^ε/(1+e^{2ε}) whenever p ≤ Prop3MaxRate(ε).
-//
-// Errors: ε NaN, ≤ 0 or infinite; p outside (0, 1).
-func Prop3Toy(eps, p float64) (simEps, s, dpAmplified float64, err error) {
-	if err := valid.Positive("ε", eps); err != nil {
-		return 0, 0, 0, fmt.Errorf("fdp: Prop3Toy: %w", err)
-	}
-	if !(p > 0 && p < 1) {
-		return 0, 0, 0, fmt.Errorf("fdp: Prop3Toy: rate p = %v, want in (0, 1)", p)
-	}
-	k := 1 / (1 + math.Exp(-2*eps))
-	ratio := func(s float64) float64 {
-		r := math.Max(math.Abs(math.Log(p*k/s)), math.Abs(math.Log(p*(1-k)/s)))
-		return math.Max(r, math.Abs(math.Log((1-p)/(1-2*s))))
-	}
-	s0 := p * math.Exp(eps) / (1 + math.Exp(2*eps)) // = p√(k(1−k))
-	dpAmp := math.Log1p(p * math.Expm1(eps))
-	if r := ratio(s0); r <= eps*(1+1e-12) {
-		return eps, s0, dpAmp, nil
-	}
-	// Quasi-convex in s: ternary search on (0, 1/2).
-	a, b := 1e-300, 0.5*(1-1e-15)
-	for range 300 {
-		m1, m2 := a+(b-a)/3, b-(b-a)/3
-		if ratio(m1) <= ratio(m2) {
-			b = m2
-		} else {
-			a = m1
-		}
-	}
-	s = 0.5 * (a + b)
-	return ratio(s), s, dpAmp, nil
-}
-
-// Prop3MaxRate is p₀(ε) = (e^ε − 1)/(e^ε − 2e^ε/(1+e^{2ε})), the largest
-// rate at which the simulator s = p e^ε/(1+e^{2ε}) of Prop3Toy reaches
-// ε' = ε (its "absent" ratio (1 − 2s)/(1 − p) equals e^ε at p₀). Examples:
-// p₀(1) ≈ 0.830, p₀(0.5) ≈ 0.851.
-//
-// Errors: ε NaN, ≤ 0 or infinite.
-func Prop3MaxRate(eps float64) (float64, error) {
-	if err := valid.Positive("ε", eps); err != nil {
-		return 0, fmt.Errorf("fdp: Prop3MaxRate: %w", err)
-	}
-	e := math.Exp(eps)
-	return math.Expm1(eps) / (e - 2*e/(1+e*e)), nil
 }

@@ -12,21 +12,79 @@ import (
 	"github.com/featuredp/featuredp/internal/valid"
 )
 
-// Alg1Epsilon is the privacy of Algorithm 1 (Thm 5): T steps
-// of two-batch noisy SGD with a Poisson private batch of rate q, per-example
-// clipping of ∇ℓ_priv to C and noise z·C on the clipped sum are
-// (ε, δ)-DP_i^Ψ with ε equal to that of DP-SGD with the same (q, z, T):
-// the Poisson-subsampled Gaussian RDP over the Opacus order grid with the
-// improved conversion (Balle et al. 2020, Thm 21). Public-only steps add
-// nothing (Remark 2). It returns ε and the optimal order.
+// Alg1Loss is the privacy loss of T steps of Algorithm 1 (Thm 5): two-batch
+// noisy SGD with a Poisson private batch of rate q, per-example clipping of
+// ∇ℓ_priv to C and noise z·C on the clipped sum has, under the feature
+// simulator relation FDP_i^Ψ (accounting.RelationFeatureSimulator), the
+// privacy curve of the Poisson-subsampled Gaussian mechanism with the same
+// (q, z, T); public-only steps add nothing (Remark 2). The loss is
+// accounting.SubsampledGaussianLoss moved to that relation by
+// Loss.ChangeRelation (the curve is unchanged; Changes records the step),
+// ready for an accounting.Ledger.
 //
-// Errors: as accounting.Epsilon.
+// Errors: q outside [0, 1], z NaN or negative, steps < 0.
+func Alg1Loss(q, z float64, steps int) (accounting.Loss, error) {
+	l, err := accounting.SubsampledGaussianLoss(accounting.Phase{SampleRate: q, NoiseMultiplier: z, Steps: steps})
+	if err != nil {
+		return accounting.Loss{}, fmt.Errorf("fdp: Algorithm 1 loss: %w", err)
+	}
+	return toFeatureSimulator(l, fmt.Sprintf("Algorithm 1 q=%g z=%g T=%d (feature DP Thm 5)", q, z, steps))
+}
+
+// toFeatureSimulator moves a loss to the feature-simulator relation and
+// names it.
+func toFeatureSimulator(l accounting.Loss, name string) (accounting.Loss, error) {
+	l, err := l.ChangeRelation(accounting.RelationFeatureSimulator)
+	if err != nil {
+		return accounting.Loss{}, fmt.Errorf("fdp: %s: %w", name, err)
+	}
+	return l.WithName(name), nil
+}
+
+// Compose composes losses under the feature simulator relation FDP_i^Ψ on
+// the default order grid (accounting.DefaultOrders) and reports (ε, δ) with
+// the default conversion (accounting.DefaultConversion): the accounting of
+// every method of this package. A loss of another relation is refused
+// (change it with Loss.ChangeRelation: add/remove DP implies FDP_i^Ψ,
+// Prop. 2).
+//
+// Errors: a loss the ledger refuses, δ not in (0, 1), or no route
+// certifies δ.
+func Compose(delta float64, losses ...accounting.Loss) (*accounting.LedgerReport, error) {
+	led, err := accounting.NewLedger(accounting.RelationFeatureSimulator, accounting.DefaultOrders())
+	if err != nil {
+		return nil, fmt.Errorf("fdp: ledger: %w", err)
+	}
+	for _, l := range losses {
+		if err := led.Add(l); err != nil {
+			return nil, fmt.Errorf("fdp: ledger: %w", err)
+		}
+	}
+	rep, err := led.Epsilon(delta, accounting.DefaultConversion)
+	if err != nil {
+		return nil, fmt.Errorf("fdp: ledger: %w", err)
+	}
+	return rep, nil
+}
+
+// Alg1Epsilon is the privacy of Algorithm 1 (Thm 5): the (ε, δ)-DP_i^Ψ of
+// Alg1Loss on the ledger (Compose), i.e. the ε of DP-SGD with the same
+// (q, z, T): the Poisson-subsampled Gaussian RDP over the Opacus order grid
+// with the improved conversion (Balle et al. 2020, Thm 21). It returns ε
+// and the order that attains it (0 when nothing is released: q = 0,
+// z = +Inf or T = 0).
+//
+// Errors: as Alg1Loss and Compose.
 func Alg1Epsilon(q, z float64, steps int, delta float64) (eps, order float64, err error) {
-	eps, order, err = accounting.Epsilon([]accounting.Phase{{SampleRate: q, NoiseMultiplier: z, Steps: steps}}, delta, accounting.DefaultOrders(), accounting.DefaultConversion)
+	l, err := Alg1Loss(q, z, steps)
+	if err != nil {
+		return 0, 0, err
+	}
+	rep, err := Compose(delta, l)
 	if err != nil {
 		return 0, 0, fmt.Errorf("fdp: Algorithm 1 accounting: %w", err)
 	}
-	return eps, order, nil
+	return rep.Epsilon, rep.Order, nil
 }
 
 // SingleBatchDelta is our accounting of the single-batch FDP ablation
@@ -114,6 +172,25 @@ func SingleBatchEpsilon(q, z float64, steps int, delta float64) (float64, error)
 		}
 	}
 	return hi, nil
+}
+
+// SingleBatchLoss is the privacy loss of the single-batch ablation at δ:
+// the (ε, δ) of SingleBatchEpsilon under the feature simulator relation
+// FDP_i^Ψ, an (ε, δ) entry for the ledger (its bound is a mixture of GDP
+// curves, not an RDP curve, so the ledger composes it by basic
+// composition).
+//
+// Errors: as SingleBatchEpsilon.
+func SingleBatchLoss(q, z float64, steps int, delta float64) (accounting.Loss, error) {
+	eps, err := SingleBatchEpsilon(q, z, steps, delta)
+	if err != nil {
+		return accounting.Loss{}, err
+	}
+	l, err := accounting.ApproxLoss(eps, delta, accounting.RelationFeatureSimulator)
+	if err != nil {
+		return accounting.Loss{}, fmt.Errorf("fdp: single-batch loss: %w", err)
+	}
+	return l.WithName(fmt.Sprintf("single-batch ablation q=%g z=%g T=%d", q, z, steps)), nil
 }
 
 // SingleBatchNoiseMultiplier is the smallest noise multiplier z (to

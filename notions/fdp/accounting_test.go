@@ -180,32 +180,6 @@ func TestSingleBatchAccounting(t *testing.T) {
 	}
 }
 
-// A12: Prop. 3 toy — no amplification by subsampling for FDP.
-func TestProp3NoAmplification(t *testing.T) {
-	for _, p := range []float64{0.001, 0.01, 0.1, 0.5} {
-		got, s, amp, err := Prop3Toy(1, p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got != 1 || rel(s, p*math.E/(1+math.Exp(2))) > 1e-12 {
-			t.Errorf("A12 p=%v: simulator ε' = %v (s=%v), want exactly 1", p, got, s)
-		}
-		if !(amp < 1) {
-			t.Errorf("A12 p=%v: DP amplification %v should be < 1", p, amp)
-		}
-	}
-	p0, _ := Prop3MaxRate(1)
-	p05, _ := Prop3MaxRate(0.5)
-	if math.Abs(p0-0.830) > 1e-3 || math.Abs(p05-0.851) > 1e-3 {
-		t.Errorf("A12 p₀(1) = %v, p₀(0.5) = %v", p0, p05)
-	}
-	// Above p₀ the best simulator is worse than ε, never better.
-	got, _, _, _ := Prop3Toy(1, 0.95)
-	if !(got > 1) {
-		t.Errorf("A12 p=0.95: ε' = %v, want > 1", got)
-	}
-}
-
 // A13: Thm 4 attribute-inference bound, randomized response and the K-ary
 // Gaussian histogram (exact integral against the bound).
 func TestAttributeInference(t *testing.T) {
@@ -242,8 +216,8 @@ func TestAttributeInference(t *testing.T) {
 }
 
 // A14: Prop. 1 map.
-func TestProp1(t *testing.T) {
-	e, d, err := Prop1(1, 1e-5)
+func TestSimulatorToReplacement(t *testing.T) {
+	e, d, err := SimulatorToReplacement(1, 1e-5)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,7 +225,7 @@ func TestProp1(t *testing.T) {
 		t.Errorf("A14: (%v, %v)", e, d)
 	}
 	// Trade-off form agrees with the (ε,δ) map.
-	pw := Prop1Power(func(a float64) float64 { return math.Min(1, math.E*a+1e-5) })
+	pw := SimulatorToReplacementPower(func(a float64) float64 { return math.Min(1, math.E*a+1e-5) })
 	for _, a := range []float64{1e-6, 1e-3, 0.05} {
 		want := math.Min(1, math.Exp(2)*a+d)
 		if rel(pw(a), want) > 1e-12 {
@@ -314,9 +288,9 @@ func TestBadInput(t *testing.T) {
 	add(err)
 	_, err = EpsilonFromTradeOff(nil, 1e-5)
 	add(err)
-	_, _, err = Prop1(math.Inf(1), 0)
+	_, _, err = SimulatorToReplacement(math.Inf(1), 0)
 	add(err)
-	_, _, err = Prop1(1, -0.1)
+	_, _, err = SimulatorToReplacement(1, -0.1)
 	add(err)
 	_, err = AttributeInferenceBound(1, 0, 2)
 	add(err)
@@ -335,12 +309,6 @@ func TestBadInput(t *testing.T) {
 	_, err = SingleBatchDelta(0.1, 1, -1, 1)
 	add(err)
 	_, err = SingleBatchEpsilon(0.1, 1, 10, 1)
-	add(err)
-	_, _, _, err = Prop3Toy(0, 0.1)
-	add(err)
-	_, _, _, err = Prop3Toy(1, 1)
-	add(err)
-	_, err = Prop3MaxRate(nan)
 	add(err)
 	for i, e := range errs {
 		if e == nil {
@@ -382,5 +350,24 @@ func TestSteps(t *testing.T) {
 	}
 	if _, err := Steps(1, 0, StepsRound); err == nil {
 		t.Error("q = 0 accepted")
+	}
+}
+
+// SimulatorToReplacement is Prop. 1's map (2ε, δ(1 + e^ε)) exactly, through
+// the relation change of package accounting; a vacuous δ′ is an error.
+func TestSimulatorToReplacementMap(t *testing.T) {
+	for _, eps := range []float64{0, 0.5, 1, 2, 4, 8} {
+		for _, delta := range []float64{0, 1e-10, 1e-5, 1e-4} {
+			e2, d2, err := SimulatorToReplacement(eps, delta)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e2 != 2*eps || d2 != delta*(1+math.Exp(eps)) {
+				t.Errorf("(%v, %v) ↦ (%v, %v), want (%v, %v)", eps, delta, e2, d2, 2*eps, delta*(1+math.Exp(eps)))
+			}
+		}
+	}
+	if _, _, err := SimulatorToReplacement(10, 1e-4); err == nil {
+		t.Error("δ(1 + e^10) > 1 accepted")
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"math/rand/v2"
 
-	"github.com/featuredp/featuredp/accounting"
 	"github.com/featuredp/featuredp/audit"
 	"github.com/featuredp/featuredp/design"
 	"github.com/featuredp/featuredp/mechanisms"
@@ -32,8 +31,7 @@ const (
 // its "public" view keeps the protected attribute, so the un-noised public
 // gradient carries it, while the accountant claims the same ε.
 func alg1AuditSpec() audit.Spec {
-	eps, _, err := accounting.Epsilon([]accounting.Phase{{SampleRate: alg1Q, NoiseMultiplier: alg1Z, Steps: alg1T}},
-		alg1Delta, accounting.DefaultOrders(), accounting.DefaultConversion)
+	eps, _, err := Alg1Epsilon(alg1Q, alg1Z, alg1T, alg1Delta)
 	if err != nil {
 		panic(err)
 	}

@@ -140,8 +140,9 @@ type Comparison struct {
 // Opacus orders, improved RDP → (ε, δ) conversion; package accounting) and
 // used by both DP-SGD and Algorithm 1, whose private gradient
 // ℓ(x) − ℓ(Ψ(x)) is clipped and noised while the public gradient runs on an
-// independent batch; the ε spent of every run is recomputed by the same
-// accountant (Alg1Epsilon for Algorithm 1). See docs/feature-dp.md and
+// independent batch; the ε spent of every run is recomputed from its
+// losses on the privacy ledger (Epsilon: the same subsampled-Gaussian RDP
+// under the feature-simulator relation). See docs/feature-dp.md and
 // Mahloujifar et al., "Machine Learning with Privacy for Protected
 // Attributes" (IEEE S&P 2025), Algorithm 1, Thm 4 and Thm 5.
 //

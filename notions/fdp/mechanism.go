@@ -237,22 +237,65 @@ func Train(ctx context.Context, method Method, s Setup) (*mechanisms.Result, err
 	return res, nil
 }
 
-// Epsilon returns the ε at δ of a finished run of method: the
-// Poisson-subsampled Gaussian RDP (Opacus orders, improved conversion) of
-// Result.Phases for DP, FDP-DPSGD and FDP-Alg1 (Thm 5), the binomial-GDP
-// bound for FDP-SingleBatch, 0 for Public and +Inf for NonPrivate.
-func Epsilon(method Method, s Setup, res *mechanisms.Result, delta float64) (float64, error) {
+// Losses returns the privacy losses of a finished run of method under the
+// feature simulator relation FDP_i^Ψ, for the ledger (Compose):
+//
+//	Public           none: nothing private is used, (0, 0)
+//	DP, FDP-DPSGD    Result.Losses (Poisson-subsampled Gaussian phases,
+//	                 add/remove), moved to FDP_i^Ψ (DP implies feature DP,
+//	                 Prop. 2; public pre-training is free, Remark 2)
+//	FDP-Alg1         Result.Losses moved to FDP_i^Ψ: the same curve (Thm 5)
+//	FDP-SingleBatch  SingleBatchLoss(Rate, Multiplier, Steps, δ) of s
+//
+// Errors: NonPrivate (no guarantee), an unknown method, or a private run
+// without accountable phases.
+func Losses(method Method, s Setup, res *mechanisms.Result, delta float64) ([]accounting.Loss, error) {
 	switch method {
 	case NonPrivate:
-		return math.Inf(1), nil
+		return nil, errors.New("fdp: Losses: NonPrivate trains on full records without noise: no privacy guarantee")
 	case PublicOnly:
-		return 0, nil
+		return nil, nil
 	case SingleBatch:
-		return SingleBatchEpsilon(s.Rate, s.Multiplier, s.Steps, delta)
+		l, err := SingleBatchLoss(s.Rate, s.Multiplier, s.Steps, delta)
+		if err != nil {
+			return nil, err
+		}
+		return []accounting.Loss{l}, nil
+	case DP, DPSGD, Alg1:
+	default:
+		return nil, fmt.Errorf("fdp: Losses: unknown method %q", method)
 	}
-	if res == nil || len(res.Phases) == 0 {
-		return 0, fmt.Errorf("fdp: Epsilon %s: no accountable phases", method)
+	losses, err := res.Losses()
+	if err != nil {
+		return nil, fmt.Errorf("fdp: Losses %s: %w", method, err)
 	}
-	eps, _, err := accounting.Epsilon(res.Phases, delta, accounting.DefaultOrders(), accounting.DefaultConversion)
-	return eps, err
+	for i, l := range losses {
+		p := res.Phases[i]
+		if losses[i], err = toFeatureSimulator(l, fmt.Sprintf("%s q=%g z=%g T=%d", method, p.SampleRate, p.NoiseMultiplier, p.Steps)); err != nil {
+			return nil, err
+		}
+	}
+	return losses, nil
+}
+
+// Epsilon returns the ε at δ of a finished run of method: the ledger's
+// (ε, δ) (Compose) of its Losses — the Poisson-subsampled Gaussian RDP
+// (Opacus orders, improved conversion) of Result.Phases for DP, FDP-DPSGD
+// and FDP-Alg1 (Thm 5), the binomial-GDP bound for FDP-SingleBatch, 0 for
+// Public — and +Inf for NonPrivate.
+//
+// Errors: as Losses and Compose.
+func Epsilon(method Method, s Setup, res *mechanisms.Result, delta float64) (float64, error) {
+	if method == NonPrivate {
+		return math.Inf(1), nil
+	}
+	losses, err := Losses(method, s, res, delta)
+	if err != nil {
+		return 0, err
+	}
+	rep, err := Compose(delta, losses...)
+	if err != nil {
+		return 0, fmt.Errorf("fdp: Epsilon %s: %w", method, err)
+	}
+	return rep.Epsilon, nil
 }

@@ -201,28 +201,6 @@ func TestSingleBatchStep(t *testing.T) {
 	}
 }
 
-// A13 Monte Carlo: the histogram attack's empirical success matches the
-// exact integral (not the bound) within Monte Carlo error, and stays below
-// the Thm 4 bound.
-func TestHistogramAttack(t *testing.T) {
-	for _, c := range []struct {
-		k      int
-		mu     float64
-		trials int
-	}{{2, 1, 100000}, {100, 2, 20000}} {
-		got, err := HistogramAttack(rand.New(rand.NewChaCha8([32]byte{byte(c.k)})), c.k, c.mu, c.trials)
-		if err != nil {
-			t.Fatal(err)
-		}
-		exact, _ := GaussianArgmaxSuccess(c.k, c.mu)
-		bound, _ := AttributeInferenceBoundGDP(c.mu, 1/float64(c.k))
-		se := math.Sqrt(exact * (1 - exact) / float64(c.trials))
-		if math.Abs(got-exact) > 4*se || exact > bound {
-			t.Errorf("A13 MC (K=%d, μ=%v): %v vs exact %v ± %v (bound %v)", c.k, c.mu, got, exact, se, bound)
-		}
-	}
-}
-
 // A11: Thm 6 bound on the convex label-DP problem (projection radius M,
 // η = c/√t, m' = n): the mean excess risk over 10 seeds is ≤
 // (M²/c + cτ'² + c·d·σ²)(2 + log T)/√T, σ the per-coordinate noise std of g_t.
@@ -328,12 +306,6 @@ func TestConfigBadInput(t *testing.T) {
 			t.Errorf("%s: no error", name)
 		}
 	}
-	if _, err := HistogramAttack(nil, 2, 1, 10); err == nil {
-		t.Error("nil rng accepted")
-	}
-	if _, err := HistogramAttack(rand.New(rand.NewPCG(1, 1)), 2, math.NaN(), 10); err == nil {
-		t.Error("NaN μ accepted")
-	}
 }
 
 func ExampleEngineConfig() {
@@ -426,5 +398,95 @@ func TestAlg1Audit(t *testing.T) {
 	t.Logf("claimed %.3f, ε_lb %.3f, control %.3f", r.ClaimedEpsilon, r.EpsilonLB, r.ControlEpsilonLB)
 	if r.EpsilonLB > r.ClaimedEpsilon || !r.ControlFlagged {
 		t.Errorf("%+v", r)
+	}
+}
+
+// The ledger route of Algorithm 1 and of Epsilon reports exactly the ε (and
+// the order) of the Poisson-subsampled Gaussian accountant that computed
+// them before (accounting.Epsilon over the same phases): one phase of T
+// steps is T × the per-step RDP on both routes, converted by the same
+// EpsilonFromRDP, so the numbers are equal, not merely close.
+func TestLedgerMatchesAccountant(t *testing.T) {
+	cases := []struct {
+		name  string
+		q, z  float64
+		steps int
+		delta float64
+	}{
+		{"AFHQ (Table I)", 128.0 / 14630, 0.86, 11430, 1.0 / 29260},
+		{"LSUN (Table I)", 16384.0 / 3033042, 15.6, 92561, 1.0 / 6066084},
+		{"Purchase 1 epoch", 1.0 / 16, 1, 16, 1e-5},
+		{"Purchase 20 epochs", 1.0 / 16, 1, 320, 1e-5},
+		{"Criteo B=4000 z=2", 0.1, 2, 100, 1e-5},
+		{"full batch", 1, 2, 4, 1e-5},
+		{"one step", 0.01, 0.7, 1, 1e-6},
+	}
+	for _, c := range cases {
+		ph := accounting.Phase{SampleRate: c.q, NoiseMultiplier: c.z, Steps: c.steps}
+		want, wantOrder, err := accounting.Epsilon([]accounting.Phase{ph}, c.delta, accounting.DefaultOrders(), accounting.DefaultConversion)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, order, err := Alg1Epsilon(c.q, c.z, c.steps, c.delta)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != want || order != wantOrder {
+			t.Errorf("%s: Alg1Epsilon (ledger) = %v at order %v, accountant %v at order %v", c.name, got, order, want, wantOrder)
+		}
+		s := Setup{Rate: c.q, Multiplier: c.z, Steps: c.steps}
+		res := &mechanisms.Result{Phases: []accounting.Phase{ph}}
+		for _, m := range []Method{DP, DPSGD, Alg1} {
+			if got, err := Epsilon(m, s, res, c.delta); err != nil || got != want {
+				t.Errorf("%s: Epsilon(%s) = %v (%v), accountant %v", c.name, m, got, err, want)
+			}
+		}
+		if c.steps > 400 {
+			continue // the binomial mixture is slow at Table I's T
+		}
+		sb, err := SingleBatchEpsilon(c.q, c.z, c.steps, c.delta)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := Epsilon(SingleBatch, s, res, c.delta); err != nil || got != sb {
+			t.Errorf("%s: Epsilon(single batch) = %v (%v), SingleBatchEpsilon %v", c.name, got, err, sb)
+		}
+	}
+}
+
+// The baselines and bad runs: Public spends 0, NonPrivate +Inf; a private
+// method without phases, a nil result or an unknown method is an error.
+func TestEpsilonMethods(t *testing.T) {
+	s := Setup{Rate: 0.1, Multiplier: 1, Steps: 10}
+	if e, err := Epsilon(PublicOnly, s, nil, 1e-5); err != nil || e != 0 {
+		t.Errorf("Public: ε = %v (%v), want 0", e, err)
+	}
+	if e, err := Epsilon(NonPrivate, s, nil, 1e-5); err != nil || !math.IsInf(e, 1) {
+		t.Errorf("NonPrivate: ε = %v (%v), want +Inf", e, err)
+	}
+	for name, c := range map[string]struct {
+		m   Method
+		res *mechanisms.Result
+	}{
+		"nil result":     {Alg1, nil},
+		"no phases":      {DP, &mechanisms.Result{}},
+		"unknown method": {"nope", &mechanisms.Result{Phases: []accounting.Phase{{SampleRate: 0.1, NoiseMultiplier: 1, Steps: 1}}}},
+	} {
+		if _, err := Epsilon(c.m, s, c.res, 1e-5); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+	if _, err := Losses(NonPrivate, s, nil, 1e-5); err == nil {
+		t.Error("Losses(NonPrivate): no error")
+	}
+	// The losses hold under the feature simulator relation, so a ledger of
+	// another relation refuses them.
+	ls, err := Losses(Alg1, s, &mechanisms.Result{Phases: []accounting.Phase{{SampleRate: 0.1, NoiseMultiplier: 1, Steps: 10}}}, 1e-5)
+	if err != nil || len(ls) != 1 || ls[0].Relation() != accounting.RelationFeatureSimulator {
+		t.Fatalf("Losses(Alg1) = %v (%v)", ls, err)
+	}
+	led, _ := accounting.NewLedger(accounting.RelationAddRemove, nil)
+	if err := led.Add(ls[0]); err == nil {
+		t.Error("an add/remove ledger accepted a feature-simulator loss")
 	}
 }

@@ -1,4 +1,4 @@
-package fdp
+package figures
 
 // fdp-labeldp (E2): the label-DP case study, excess risk
 // against n at ε = 1.
@@ -14,6 +14,7 @@ import (
 	"github.com/featuredp/featuredp/experiments"
 	"github.com/featuredp/featuredp/mechanisms"
 	"github.com/featuredp/featuredp/models"
+	"github.com/featuredp/featuredp/notions/fdp"
 )
 
 // labelDPSettings holds the E2 settings: d = 20, k = 5,
@@ -69,7 +70,7 @@ func e2Problem(memo *experiments.Memo, n int) (*design.Data, float64, error) {
 // Thm6 the Algorithm 1 run with Theorem 6's step size η_t = c*/√t, or with
 // Bound the value of Theorem 6's bound for that run (no training).
 type labelDPCell struct {
-	Method      Method
+	Method      fdp.Method
 	Thm6, Bound bool
 }
 
@@ -85,19 +86,19 @@ const (
 )
 
 func labelDPCells(p experiments.Profile) ([]experiments.Cell, error) {
-	methods := []string{string(DP), string(Alg1), string(SingleBatch)}
+	methods := []string{string(fdp.DP), string(fdp.Alg1), string(fdp.SingleBatch)}
 	cells := experiments.Grid("fdp-labeldp", 0, methods, e2Ns(p), 5)
 	for i := range cells {
-		cells[i].Config = labelDPCell{Method: Method(cells[i].Method)}
+		cells[i].Config = labelDPCell{Method: fdp.Method(cells[i].Method)}
 	}
 	// Theorem 6 overlay: Algorithm 1 with the theorem's step size, and the
 	// bound it guarantees (one cell per n: the bound is not random).
 	for _, c := range experiments.Grid("fdp-labeldp", 0, []string{labelDPThm6Run}, e2Ns(p), 5) {
-		c.Config = labelDPCell{Method: Alg1, Thm6: true}
+		c.Config = labelDPCell{Method: fdp.Alg1, Thm6: true}
 		cells = append(cells, c)
 	}
 	for _, c := range experiments.Grid("fdp-labeldp", 0, []string{labelDPThm6Bound}, e2Ns(p), 1) {
-		c.Config = labelDPCell{Method: Alg1, Bound: true}
+		c.Config = labelDPCell{Method: fdp.Alg1, Bound: true}
 		cells = append(cells, c)
 	}
 	for i := range cells {
@@ -141,15 +142,15 @@ func labelDPRun(ctx context.Context, c experiments.Cell, env experiments.Env) ([
 	q, delta := e2.m/float64(n), 1/(2*float64(n))
 	method := cc.Method
 	var z float64
-	if method == SingleBatch {
-		z, err = SingleBatchNoiseMultiplier(e2.eps, q, e2.steps, delta)
+	if method == fdp.SingleBatch {
+		z, err = fdp.SingleBatchNoiseMultiplier(e2.eps, q, e2.steps, delta)
 	} else {
 		z, err = accounting.NoiseMultiplier(e2.eps, delta, q, e2.steps, accounting.DefaultOrders(), accounting.DefaultConversion)
 	}
 	if err != nil {
 		return nil, err
 	}
-	s := Setup{Model: full, PubModel: pub, Data: d, Rate: q, Multiplier: z, Clip: 1, DPClip: math.Sqrt2,
+	s := fdp.Setup{Model: full, PubModel: pub, Data: d, Rate: q, Multiplier: z, Clip: 1, DPClip: math.Sqrt2,
 		Steps: e2.steps, PublicBatch: n, Alpha: 1, Optimizer: mechanisms.SGD{LR: e2.lr}, ProjectRadius: e2.radius, Seed: c.Seed}
 	var step float64
 	if cc.Thm6 || cc.Bound {
@@ -161,16 +162,16 @@ func labelDPRun(ctx context.Context, c experiments.Cell, env experiments.Env) ([
 		}
 		s.Optimizer, s.Schedule = mechanisms.SGD{LR: step}, mechanisms.InverseSqrt()
 	}
-	res, err := Train(ctx, method, s)
+	res, err := fdp.Train(ctx, method, s)
 	if err != nil {
 		return nil, err
 	}
-	eps, err := Epsilon(method, s, res, delta)
+	eps, err := fdp.Epsilon(method, s, res, delta)
 	if err != nil {
 		return nil, err
 	}
 	clip := s.Clip
-	if method == DP {
+	if method == fdp.DP {
 		clip = s.DPClip
 	}
 	sd := z * clip / e2.m

@@ -1,4 +1,4 @@
-package fdp
+package figures
 
 // fdp-theory (E1): Thm 4 attribute inference, Prop. 3 (no
 // amplification by subsampling) and Prop. 1.
@@ -6,9 +6,12 @@ package fdp
 import (
 	"context"
 	"fmt"
+	"math"
 
 	"github.com/featuredp/featuredp/experiments"
+	"github.com/featuredp/featuredp/internal/valid"
 	"github.com/featuredp/featuredp/mechanisms"
+	"github.com/featuredp/featuredp/notions/fdp"
 )
 
 var theoryMus = []float64{0.25, 0.5, 1, 1.5, 2, 3}
@@ -83,9 +86,9 @@ func theoryRun(_ context.Context, c experiments.Cell, _ experiments.Env) ([]expe
 	}
 	switch cc.Kind {
 	case thm4Bound:
-		return success(AttributeInferenceBoundGDP(c.X, 1.0/theoryK))
+		return success(fdp.AttributeInferenceBoundGDP(c.X, 1.0/theoryK))
 	case exactSuccess:
-		return success(GaussianArgmaxSuccess(theoryK, c.X))
+		return success(fdp.GaussianArgmaxSuccess(theoryK, c.X))
 	case monteCarlo:
 		return success(HistogramAttack(mechanisms.NewStreams(c.Seed).Rand("attack"), theoryK, c.X, cc.Trials))
 	case prop3Simulator, dpAmplification:
@@ -99,14 +102,14 @@ func theoryRun(_ context.Context, c experiments.Cell, _ experiments.Env) ([]expe
 		}
 		return []experiments.Measurement{{Metric: "epsilon_subsampled", Value: v, Num: map[string]float64{"base_epsilon": 1}}}, nil
 	case rrBit:
-		s, err := RandomizedResponseSuccess(c.X)
+		s, err := fdp.RandomizedResponseSuccess(c.X)
 		if err != nil {
 			return nil, err
 		}
-		b, err := AttributeInferenceBound(c.X, 0, 0.5)
+		b, err := fdp.AttributeInferenceBound(c.X, 0, 0.5)
 		return []experiments.Measurement{{Metric: "rr_success", Value: s}, {Metric: "rr_bound", Value: b}}, err
 	case prop1Map:
-		e2, d2, err := Prop1(c.X, defaultDelta)
+		e2, d2, err := fdp.SimulatorToReplacement(c.X, defaultDelta)
 		return []experiments.Measurement{{Metric: "prop1_epsilon", Value: e2}, {Metric: "prop1_delta", Value: d2}}, err
 	}
 	return nil, fmt.Errorf("unknown kind %d", int(cc.Kind))
@@ -139,4 +142,64 @@ func init() {
 			"estimate must be compared with the exact integral. Prop. 3: under feature DP the simulator's ε' stays ε = 1 " +
 			"for every p ≤ p₀(1) ≈ 0.83 (no amplification), while DP amplification log(1 + p(e − 1)) shrinks with p.",
 	})
+}
+
+// Prop3Toy is the corrected no-amplification example of Prop. 3
+// (the printed proof is inconsistent; docs/feature-dp.md, 'Where we
+// differ'). A mechanism releases every record with its
+// private first bit passed through randomized response with keep probability
+// k = e^{2ε}/(1+e^{2ε}); Poisson subsampling with rate p is applied first.
+// Against a simulator that knows only u = Ψ(target), the target events are
+// "absent" (1−p), "(b,u) present" (p·k), "(1−b,u) present" (p(1−k)); a
+// symmetric simulator puts mass s on each of "(0,u)" and "(1,u)" and 1−2s on
+// "absent". Prop3Toy returns the smallest achievable max |log ratio| over
+// the three events and both b (the simulator's ε'), the optimal s, and the
+// ordinary DP amplification bound log(1 + p(e^ε − 1)) for comparison.
+// ε' ≥ ε for every p > 0 (no amplification); ε' = ε exactly with
+// s = p e^ε/(1+e^{2ε}) whenever p ≤ Prop3MaxRate(ε).
+//
+// Errors: ε NaN, ≤ 0 or infinite; p outside (0, 1).
+func Prop3Toy(eps, p float64) (simEps, s, dpAmplified float64, err error) {
+	if err := valid.Positive("ε", eps); err != nil {
+		return 0, 0, 0, fmt.Errorf("fdp: Prop3Toy: %w", err)
+	}
+	if !(p > 0 && p < 1) {
+		return 0, 0, 0, fmt.Errorf("fdp: Prop3Toy: rate p = %v, want in (0, 1)", p)
+	}
+	k := 1 / (1 + math.Exp(-2*eps))
+	ratio := func(s float64) float64 {
+		r := math.Max(math.Abs(math.Log(p*k/s)), math.Abs(math.Log(p*(1-k)/s)))
+		return math.Max(r, math.Abs(math.Log((1-p)/(1-2*s))))
+	}
+	s0 := p * math.Exp(eps) / (1 + math.Exp(2*eps)) // = p√(k(1−k))
+	dpAmp := math.Log1p(p * math.Expm1(eps))
+	if r := ratio(s0); r <= eps*(1+1e-12) {
+		return eps, s0, dpAmp, nil
+	}
+	// Quasi-convex in s: ternary search on (0, 1/2).
+	a, b := 1e-300, 0.5*(1-1e-15)
+	for range 300 {
+		m1, m2 := a+(b-a)/3, b-(b-a)/3
+		if ratio(m1) <= ratio(m2) {
+			b = m2
+		} else {
+			a = m1
+		}
+	}
+	s = 0.5 * (a + b)
+	return ratio(s), s, dpAmp, nil
+}
+
+// Prop3MaxRate is p₀(ε) = (e^ε − 1)/(e^ε − 2e^ε/(1+e^{2ε})), the largest
+// rate at which the simulator s = p e^ε/(1+e^{2ε}) of Prop3Toy reaches
+// ε' = ε (its "absent" ratio (1 − 2s)/(1 − p) equals e^ε at p₀). Examples:
+// p₀(1) ≈ 0.830, p₀(0.5) ≈ 0.851.
+//
+// Errors: ε NaN, ≤ 0 or infinite.
+func Prop3MaxRate(eps float64) (float64, error) {
+	if err := valid.Positive("ε", eps); err != nil {
+		return 0, fmt.Errorf("fdp: Prop3MaxRate: %w", err)
+	}
+	e := math.Exp(eps)
+	return math.Expm1(eps) / (e - 2*e/(1+e*e)), nil
 }

@@ -1,4 +1,4 @@
-package fdp
+package figures
 
 // Images, the public view Ψ (Gaussian blur), the sharpness filter and the
 // Fréchet distance of the diffusion study (E5, docs/feature-dp.md

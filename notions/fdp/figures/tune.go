@@ -1,4 +1,4 @@
-package fdp
+package figures
 
 import (
 	"context"
@@ -7,13 +7,14 @@ import (
 	"math/rand/v2"
 
 	"github.com/featuredp/featuredp/experiments"
+	"github.com/featuredp/featuredp/notions/fdp"
 )
 
 // TunePoint is one grid point of the E3 validation search: a method
 // (FDP-Alg1 over surrogate × α, DP over the DP clip), its config and its
 // validation accuracy at every ε of the search.
 type TunePoint struct {
-	Method   Method
+	Method   fdp.Method
 	Config   ClassConfig
 	Accuracy []float64 // per ε, in the order of the search's epss
 }
@@ -74,13 +75,13 @@ func tunePoints(base ClassConfig, alphas, clips []float64) []TunePoint {
 		for _, a := range alphas {
 			c := base
 			c.Alpha, c.Surrogate = a, sur
-			pts = append(pts, TunePoint{Method: Alg1, Config: c})
+			pts = append(pts, TunePoint{Method: fdp.Alg1, Config: c})
 		}
 	}
 	for _, cl := range clips {
 		c := base
 		c.DPClip = cl
-		pts = append(pts, TunePoint{Method: DP, Config: c})
+		pts = append(pts, TunePoint{Method: fdp.DP, Config: c})
 	}
 	return pts
 }
@@ -101,9 +102,9 @@ func TuneClassConfig(ctx context.Context, memo *experiments.Memo, p *ClassProble
 		bestAlg1, bestDP := -1.0, -1.0
 		for _, pt := range pts {
 			switch {
-			case pt.Method == Alg1 && pt.Accuracy[i] > bestAlg1:
+			case pt.Method == fdp.Alg1 && pt.Accuracy[i] > bestAlg1:
 				bestAlg1, cfg.Alpha, cfg.Surrogate = pt.Accuracy[i], pt.Config.Alpha, pt.Config.Surrogate
-			case pt.Method == DP && pt.Accuracy[i] > bestDP:
+			case pt.Method == fdp.DP && pt.Accuracy[i] > bestDP:
 				bestDP, cfg.DPClip = pt.Accuracy[i], pt.Config.DPClip
 			}
 		}

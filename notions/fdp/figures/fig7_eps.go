@@ -1,4 +1,4 @@
-package fdp
+package figures
 
 // fdp-fig7-eps (E5): the Fréchet distance of setting A's methods against
 // the privacy budget ε, at a reduced size that fits the full profile.
@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/featuredp/featuredp/experiments"
+	"github.com/featuredp/featuredp/notions/fdp"
 )
 
 // DiffusionEpsSetting is the setting of fdp-fig7-eps: setting A with, in
@@ -42,7 +43,7 @@ func diffusionEpsReps(p experiments.Profile) int {
 }
 
 // privateMethods are the series of fdp-fig7-eps that spend ε.
-func privateMethods() []string { return []string{string(DP), string(DPSGD), string(Alg1)} }
+func privateMethods() []string { return []string{string(fdp.DP), string(fdp.DPSGD), string(fdp.Alg1)} }
 
 // diffusionEpsCells lists fdp-fig7-eps: every series at every ε. The
 // series that do not depend on ε (Non-private, Public, the references)
@@ -52,7 +53,7 @@ func diffusionEpsCells(p experiments.Profile) ([]experiments.Cell, error) {
 	const id = "fdp-fig7-eps"
 	s := DiffusionEpsSetting(p)
 	private := privateMethods()
-	series := append([]string{string(NonPrivate), string(PublicOnly)}, private...)
+	series := append([]string{string(fdp.NonPrivate), string(fdp.PublicOnly)}, private...)
 	series = append(series, RefNoise, RefBlurred)
 	cells := experiments.Grid(id, 0, series, DiffusionEpsValues(p), diffusionEpsReps(p))
 	for i := range cells {

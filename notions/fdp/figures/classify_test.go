@@ -1,4 +1,4 @@
-package fdp
+package figures
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/featuredp/featuredp/experiments"
+	"github.com/featuredp/featuredp/notions/fdp"
 )
 
 // ClassRunEps evaluates one run at the step counts of several ε; every
@@ -18,8 +19,8 @@ func TestClassRunEpsMatchesSeparateRuns(t *testing.T) {
 	cfg := DefaultClassConfig()
 	cfg.Hidden, cfg.PretrainEpoch, cfg.Alpha, cfg.DPClip = 8, 1, 10, 1
 	epss := []float64{4, 3} // unsorted on purpose
-	for _, m := range []Method{NonPrivate, PublicOnly, DP,
-		DPSGD, Alg1, SingleBatch} {
+	for _, m := range []fdp.Method{fdp.NonPrivate, fdp.PublicOnly, fdp.DP,
+		fdp.DPSGD, fdp.Alg1, fdp.SingleBatch} {
 		accs, spent, err := ClassRunEps(context.Background(), p, m, epss, cfg, 42)
 		if err != nil {
 			t.Fatalf("%s: %v", m, err)
@@ -32,15 +33,15 @@ func TestClassRunEpsMatchesSeparateRuns(t *testing.T) {
 			if a != accs[i] || !(e == spent[i] || e > 1e300 && spent[i] > 1e300) {
 				t.Errorf("%s ε = %v: separate run (acc %v, ε %v), checkpoint (acc %v, ε %v)", m, eps, a, e, accs[i], spent[i])
 			}
-			if m == DP && !(e <= eps && e > eps-0.5) {
+			if m == fdp.DP && !(e <= eps && e > eps-0.5) {
 				t.Errorf("DP ε = %v: spent %v", eps, e)
 			}
 		}
 	}
-	if _, _, err := ClassRunEps(context.Background(), p, DP, nil, cfg, 1); err == nil {
+	if _, _, err := ClassRunEps(context.Background(), p, fdp.DP, nil, cfg, 1); err == nil {
 		t.Error("no ε: want an error")
 	}
-	if _, _, err := ClassRunEps(context.Background(), p, DP, []float64{0.01}, cfg, 1); err == nil {
+	if _, _, err := ClassRunEps(context.Background(), p, fdp.DP, []float64{0.01}, cfg, 1); err == nil {
 		t.Error("ε allowing no step: want an error")
 	}
 }
@@ -86,7 +87,7 @@ func TestTuneClassConfigPerEpsilon(t *testing.T) {
 			if len(pt.Accuracy) != len(epss) || pt.Accuracy[i] < 0 || pt.Accuracy[i] > 1 {
 				t.Fatalf("grid point %+v: accuracies %v", pt.Config, pt.Accuracy)
 			}
-			if pt.Method == Alg1 {
+			if pt.Method == fdp.Alg1 {
 				bestAlg1 = max(bestAlg1, pt.Accuracy[i])
 			} else {
 				bestDP = max(bestDP, pt.Accuracy[i])
@@ -94,10 +95,10 @@ func TestTuneClassConfigPerEpsilon(t *testing.T) {
 		}
 		for _, pt := range pts {
 			c := cfgs[i]
-			if pt.Method == Alg1 && pt.Config.Alpha == c.Alpha && pt.Config.Surrogate == c.Surrogate && pt.Accuracy[i] != bestAlg1 {
+			if pt.Method == fdp.Alg1 && pt.Config.Alpha == c.Alpha && pt.Config.Surrogate == c.Surrogate && pt.Accuracy[i] != bestAlg1 {
 				t.Errorf("ε = %v: chose α = %v (%s) with validation accuracy %v < best %v", epss[i], c.Alpha, c.Surrogate, pt.Accuracy[i], bestAlg1)
 			}
-			if pt.Method == DP && pt.Config.DPClip == c.DPClip && pt.Accuracy[i] != bestDP {
+			if pt.Method == fdp.DP && pt.Config.DPClip == c.DPClip && pt.Accuracy[i] != bestDP {
 				t.Errorf("ε = %v: chose DP clip %v with validation accuracy %v < best %v", epss[i], c.DPClip, pt.Accuracy[i], bestDP)
 			}
 		}

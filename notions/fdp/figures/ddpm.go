@@ -1,4 +1,4 @@
-package fdp
+package figures
 
 // The diffusion study (E5): a small DDPM on 14×14 Fashion-MNIST trained by
 // the one engine with each method of the feature-DP paper, the blurred
@@ -19,6 +19,7 @@ import (
 	"github.com/featuredp/featuredp/internal/valid"
 	"github.com/featuredp/featuredp/mechanisms"
 	"github.com/featuredp/featuredp/models"
+	"github.com/featuredp/featuredp/notions/fdp"
 )
 
 // DiffusionSetting holds the sizes and hyper-parameters of one setting of
@@ -184,7 +185,7 @@ func (s DiffusionSetting) NewDiffusionModel() (*models.DDPM, error) {
 // multiplier z of a private method and the ε the accountant reports for
 // the run (+Inf non-private, 0 public).
 type DiffusionRun struct {
-	Method Method
+	Method fdp.Method
 	// LR is the chosen learning rate and HoldoutLoss the DDPM loss on the
 	// held-out images that chose it.
 	LR, HoldoutLoss float64
@@ -204,7 +205,7 @@ var holdoutKeys = []uint64{101, 202, 303}
 // lowest DDPM loss on d.Holdout (mean over three fixed draws; the first
 // on ties). The held-out images are training images not trained on; the
 // test split is never used.
-func TuneDiffusion(ctx context.Context, s DiffusionSetting, d *DiffusionData, method Method, eps float64, seed uint64) (*DiffusionRun, error) {
+func TuneDiffusion(ctx context.Context, s DiffusionSetting, d *DiffusionData, method fdp.Method, eps float64, seed uint64) (*DiffusionRun, error) {
 	if len(s.LRs) == 0 {
 		return nil, errors.New("fdp: TuneDiffusion: no learning rates")
 	}
@@ -236,7 +237,7 @@ func TuneDiffusion(ctx context.Context, s DiffusionSetting, d *DiffusionData, me
 // run's (ε, δ) is the target (Opacus orders, improved conversion), Adam
 // with learning rate lr. The returned Eps is the accountant's ε of the
 // finished run.
-func TrainDiffusion(ctx context.Context, s DiffusionSetting, d *DiffusionData, method Method, eps, lr float64, seed uint64) (*DiffusionRun, error) {
+func TrainDiffusion(ctx context.Context, s DiffusionSetting, d *DiffusionData, method fdp.Method, eps, lr float64, seed uint64) (*DiffusionRun, error) {
 	if err := valid.Positive("learning rate", lr); err != nil {
 		return nil, fmt.Errorf("fdp: TrainDiffusion: %w", err)
 	}
@@ -251,7 +252,7 @@ func TrainDiffusion(ctx context.Context, s DiffusionSetting, d *DiffusionData, m
 	steps, pre := s.Steps(n)
 	npSteps, npPre := s.smallSteps(n)
 	q, delta := float64(s.Batch)/float64(n), s.delta(n)
-	setup := Setup{Model: m, PubModel: m, Data: d.Train, PubData: d.Public, Rate: q, Clip: s.Clip, Steps: steps,
+	setup := fdp.Setup{Model: m, PubModel: m, Data: d.Train, PubData: d.Public, Rate: q, Clip: s.Clip, Steps: steps,
 		Alpha: s.Alpha, Optimizer: mechanisms.Adam{LR: lr}, Seed: seed, NonPrivateBatch: s.smallBatch(), NonPrivateSteps: npSteps}
 	var ema []float64
 	offset := 0 // steps before the engine run's (the separate pre-training)
@@ -259,9 +260,9 @@ func TrainDiffusion(ctx context.Context, s DiffusionSetting, d *DiffusionData, m
 		setup.OnStep = func(t int, theta []float64) { ema = emaUpdate(ema, theta, s.EMA, offset+t) }
 	}
 	switch method {
-	case NonPrivate, PublicOnly:
+	case fdp.NonPrivate, fdp.PublicOnly:
 		steps = npSteps
-	case DP, DPSGD, Alg1:
+	case fdp.DP, fdp.DPSGD, fdp.Alg1:
 		if err := valid.Positive("ε", eps); err != nil {
 			return nil, fmt.Errorf("fdp: TrainDiffusion %s: %w", method, err)
 		}
@@ -269,7 +270,7 @@ func TrainDiffusion(ctx context.Context, s DiffusionSetting, d *DiffusionData, m
 		if err != nil {
 			return nil, fmt.Errorf("fdp: TrainDiffusion %s: %w", method, err)
 		}
-		if method == DP {
+		if method == fdp.DP {
 			break
 		}
 		if offset, err = s.pretraining(ctx, &setup, pre, npPre); err != nil {
@@ -278,11 +279,11 @@ func TrainDiffusion(ctx context.Context, s DiffusionSetting, d *DiffusionData, m
 	default:
 		return nil, fmt.Errorf("fdp: TrainDiffusion: method %q is not one of the study's", method)
 	}
-	res, err := Train(ctx, method, setup)
+	res, err := fdp.Train(ctx, method, setup)
 	if err != nil {
 		return nil, fmt.Errorf("fdp: TrainDiffusion: %w", err)
 	}
-	spent, err := Epsilon(method, setup, res, delta)
+	spent, err := fdp.Epsilon(method, setup, res, delta)
 	if err != nil {
 		return nil, fmt.Errorf("fdp: TrainDiffusion %s: %w", method, err)
 	}
@@ -301,7 +302,7 @@ func TrainDiffusion(ctx context.Context, s DiffusionSetting, d *DiffusionData, m
 // batch for npPre steps — the "initialisation obtained by training on
 // blurred images" — whose θ becomes setup.Init; offset is then npPre, the
 // steps run before the engine's (for the EMA's step count).
-func (s DiffusionSetting) pretraining(ctx context.Context, setup *Setup, pre, npPre int) (offset int, err error) {
+func (s DiffusionSetting) pretraining(ctx context.Context, setup *fdp.Setup, pre, npPre int) (offset int, err error) {
 	if s.smallBatch() == s.Batch {
 		setup.PretrainSteps = pre
 		return 0, nil
@@ -322,9 +323,9 @@ const pretrainSalt = 0x7072657472616e
 // pretrainPublic trains the Public method of setup for steps steps (its
 // NonPrivateBatch, shuffled) and returns the final θ: the initialisation
 // of an FDP method's private steps. setup.OnStep sees these steps first.
-func pretrainPublic(ctx context.Context, setup Setup, steps int) ([]float64, error) {
+func pretrainPublic(ctx context.Context, setup fdp.Setup, steps int) ([]float64, error) {
 	setup.NonPrivateSteps, setup.Seed = steps, setup.Seed^pretrainSalt
-	res, err := Train(ctx, PublicOnly, setup)
+	res, err := fdp.Train(ctx, fdp.PublicOnly, setup)
 	if err != nil {
 		return nil, err
 	}

@@ -1,24 +1,22 @@
-package fdp
+package figures
 
-// fdp-fig7, fdp-fig8 and fdp-samples (E5): the diffusion study, the
-// stand-in for the paper's AFHQ (Figs 6, 7) and LSUN Bedroom (Figs 8, 9)
+// The diffusion figures fdp-fig7, fdp-fig8, fdp-samples and fdp-fig7-eps
+// (E5): their settings, series, cells and scores, the stand-in for the
+// paper's AFHQ (Figs 6, 7) and LSUN Bedroom (Figs 8, 9)
 // experiments on 14×14 Fashion-MNIST.
 
 import (
 	"context"
-	"encoding/hex"
 	"fmt"
-	"image"
-	"image/color"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/featuredp/featuredp/data"
 	"github.com/featuredp/featuredp/design"
 	"github.com/featuredp/featuredp/experiments"
+	"github.com/featuredp/featuredp/notions/fdp"
 )
 
 // Series of the diffusion figures besides the methods: Algorithm 1's
@@ -35,7 +33,7 @@ const (
 // DiffusionMethods are the trained series of the study, in the order of
 // the paper's figures.
 func DiffusionMethods() []string {
-	return []string{string(NonPrivate), string(PublicOnly), string(DP), string(DPSGD), string(Alg1), Alg1Filtered}
+	return []string{string(fdp.NonPrivate), string(fdp.PublicOnly), string(fdp.DP), string(fdp.DPSGD), string(fdp.Alg1), Alg1Filtered}
 }
 
 // DiffusionSettingA is setting A ("AFHQ-like": class-conditional, ε = 8,
@@ -178,9 +176,9 @@ func drawSeries(ctx context.Context, memo *experiments.Memo, s DiffusionSetting,
 		x, classes := pickRows(src, rows, s.Conditional)
 		return &diffusionOutcome{x: x, classes: classes, kept: 1}, nil
 	}
-	method := Method(series)
+	method := fdp.Method(series)
 	if series == Alg1Filtered {
-		method = Alg1
+		method = fdp.Alg1
 	}
 	run, err := diffusionRun(ctx, memo, s, d, method, seed)
 	if err != nil {
@@ -210,7 +208,7 @@ func (o *diffusionOutcome) nums(s DiffusionSetting) map[string]float64 {
 }
 
 // diffusionRun is TuneDiffusion for a method and seed, memoised.
-func diffusionRun(ctx context.Context, memo *experiments.Memo, s DiffusionSetting, d *DiffusionData, method Method, seed uint64) (*DiffusionRun, error) {
+func diffusionRun(ctx context.Context, memo *experiments.Memo, s DiffusionSetting, d *DiffusionData, method fdp.Method, seed uint64) (*DiffusionRun, error) {
 	key := fmt.Sprintf("fdp/diffusion/run/%+v/%s/%d", s, method, seed)
 	v, err := memo.Do(key, func() (any, error) { return TuneDiffusion(ctx, s, d, method, diffusionEps(s), seed) })
 	if err != nil {
@@ -321,105 +319,6 @@ func classRows(d *design.Data, c, n int) *design.Data {
 	return out
 }
 
-// samplesCells lists fdp-samples: for every series (the real and blurred
-// images first) one image per class.
-func samplesCells(p experiments.Profile) ([]experiments.Cell, error) {
-	s := DiffusionSettingA(p)
-	series := append([]string{refRealSamples, RefBlurred}, DiffusionMethods()...)
-	xs := make([]float64, len(data.FashionMNISTClasses))
-	for i := range xs {
-		xs[i] = float64(i)
-	}
-	cells := experiments.Grid("fdp-samples", 0, series, xs, 1)
-	for i := range cells {
-		cells[i].Config = diffusionCell{Series: cells[i].Method, Setting: s}
-		// The seed of setting A's first replicate: the samples are those
-		// fdp-fig7 scores.
-		cells[i].Seed = experiments.CellSeed(0, "fdp-fig7", seriesOf(cells[i].Method), 0, 0)
-	}
-	return cells, nil
-}
-
-// seriesOf maps the real-image row of fdp-samples to fdp-fig7's series.
-func seriesOf(s string) string {
-	if s == refRealSamples {
-		return RefReal
-	}
-	return s
-}
-
-// samplesRun returns the first image of class x of the series, its
-// sharpness and the image as hex bytes (pixel values in [0, 255]).
-func samplesRun(ctx context.Context, c experiments.Cell, env experiments.Env) ([]experiments.Measurement, error) {
-	_, d, out, err := cellSeries(ctx, c, env)
-	if err != nil {
-		return nil, err
-	}
-	p := d.Train.D
-	k := slices.Index(out.classes, int(c.X))
-	if k < 0 {
-		return nil, fmt.Errorf("no image of class %v among the samples", c.X)
-	}
-	img := out.x[k*p : (k+1)*p]
-	sh, err := Sharpness(img, DiffusionSide)
-	if err != nil {
-		return nil, err
-	}
-	b := make([]byte, p)
-	for j, v := range img {
-		b[j] = byte(math.Round(127.5 * (min(1, max(-1, v)) + 1)))
-	}
-	return []experiments.Measurement{{Metric: "sharpness", Value: sh,
-		Extra: map[string]string{"image": hex.EncodeToString(b), "class": data.FashionMNISTClasses[int(c.X)]}}}, nil
-}
-
-// samplesPicture draws fdp-samples as a grid: one row per series, one
-// column per class, each image upscaled 4× (nearest neighbour) with a
-// 2-pixel white gap.
-func samplesPicture(res *experiments.Results) (experiments.Picture, error) {
-	const side, scale, gap = DiffusionSide, 4, 2
-	var rows []string
-	cols := make([]string, len(data.FashionMNISTClasses))
-	imgs := map[string]map[int][]byte{}
-	for _, r := range res.Rows {
-		if r.Metric != "sharpness" {
-			continue
-		}
-		b, err := hex.DecodeString(r.Extra["image"])
-		if err != nil || len(b) != side*side {
-			return experiments.Picture{}, fmt.Errorf("fdp-samples: %s class %v: bad image column", r.Method, r.X)
-		}
-		c := int(r.X)
-		if c < 0 || c >= len(cols) {
-			return experiments.Picture{}, fmt.Errorf("fdp-samples: class %v out of range", r.X)
-		}
-		if imgs[r.Method] == nil {
-			rows = append(rows, r.Method)
-			imgs[r.Method] = map[int][]byte{}
-		}
-		imgs[r.Method][c] = b
-		cols[c] = data.FashionMNISTClasses[c]
-	}
-	if len(rows) == 0 {
-		return experiments.Picture{}, fmt.Errorf("fdp-samples: no images in the results")
-	}
-	cell := side*scale + gap
-	img := image.NewGray(image.Rect(0, 0, len(cols)*cell, len(rows)*cell))
-	for j := range img.Pix {
-		img.Pix[j] = 255
-	}
-	for i, s := range rows {
-		for c, b := range imgs[s] {
-			for y := range side * scale {
-				for x := range side * scale {
-					img.SetGray(c*cell+gap/2+x, i*cell+gap/2+y, color.Gray{Y: b[(y/scale)*side+x/scale]})
-				}
-			}
-		}
-	}
-	return experiments.Picture{Image: img, Rows: rows, Cols: cols}, nil
-}
-
 // diffusionSettingsText describes a setting for the figures' Settings;
 // eps is its privacy target in words ("" for the setting's ε).
 func diffusionSettingsText(s DiffusionSetting, reps int, eps string) string {
@@ -477,39 +376,4 @@ func diffusionFigure(id, title, xlabel string, setting func(experiments.Profile)
 		Settings: func(p experiments.Profile) string { return diffusionSettingsText(setting(p), diffusionReps(p), "") },
 		Notes:    notes,
 	}
-}
-
-func init() {
-	experiments.MustRegister(diffusionFigure("fdp-fig7", "E5 setting A (AFHQ-like, ε = 8): Fréchet distance by method",
-		"comparison (0 = all classes, k = class k−1)", DiffusionSettingA,
-		"Stand-in for the paper's Fig. 7 (AFHQ, FID of a 32.8M-parameter U-Net; non-private 25.2, public 149.1, DP 286.7, "+
-			"FDP (DP-SGD) 115.5, FDP (Alg. 1) 101.9): a different metric on different data, so only the ordering can be compared "+
-			"(docs/feature-dp.md, 'Private image generation'). x = 0 is the FD against all validation images, x = k against class k−1's. "+
-			"The ref: series frame the scale: N(0, I) noise, the blurred training images Ψ(X) and real training images. Other metrics: "+
-			"fd_pixel, sample_accuracy (the classifier's accuracy on the samples against their conditioning class); columns epsilon "+
-			"(the accountant's, for the trained run), z, noise_ratio (z·√P/m: the norm of the noise on the averaged private gradient over the "+
-			"largest norm C of its signal), lr (the held-out choice), kept (the filter's pass rate)."))
-	experiments.MustRegister(diffusionFigure("fdp-fig8", "E5 setting B (LSUN-like, unconditional, ε = 0.5): Fréchet distance by method",
-		"compared with (0 = validation, 1 = training images)", DiffusionSettingB,
-		"Stand-in for the paper's Fig. 8 (LSUN Bedroom, FID vs 2,000 training and 300 validation images; non-private 26.5, "+
-			"public 264.2, FDP (DP-SGD) 42.4, FDP (Alg. 1) 43.2): a different metric on different data (docs/feature-dp.md). "+
-			"x = 0 compares with validation images, x = 1 with training images, as the paper does."))
-	experiments.MustRegister(experiments.Figure{
-		ID:      "fdp-samples",
-		Paper:   "fdp",
-		Reuses:  "fdp-fig7", // its trained runs and samples (the memo)
-		Title:   "E5 setting A: one sample per class and method",
-		XLabel:  "class",
-		YLabel:  "Laplacian variance (sharpness)",
-		Metric:  "sharpness",
-		Plot:    experiments.GroupedBars,
-		Cells:   samplesCells,
-		Run:     samplesRun,
-		Picture: samplesPicture,
-		Settings: func(p experiments.Profile) string {
-			return diffusionSettingsText(DiffusionSettingA(p), 1, "") + " The first sample of each class of fdp-fig7's first seed."
-		},
-		Notes: "Stand-in for the paper's sample figures (Figs 1–3, 6, 9): rows are the real and blurred training images, then the " +
-			"methods' samples; the image column holds each image's bytes (hex, 14×14, 0 = −1 … 255 = +1).",
-	})
 }

@@ -1,4 +1,4 @@
-package fdp
+package figures
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/featuredp/featuredp/design"
 	"github.com/featuredp/featuredp/mechanisms"
 	"github.com/featuredp/featuredp/models"
+	"github.com/featuredp/featuredp/notions/fdp"
 )
 
 // ClassConfig are the training settings of E3: the
@@ -46,7 +47,7 @@ func DefaultClassConfig() ClassConfig {
 // Public train for the same number of steps) and returns the test accuracy
 // and the spent ε (+Inf for NonPrivate, 0 for Public). It is
 // ClassRunEps with one ε.
-func ClassRun(ctx context.Context, p *ClassProblem, method Method, eps float64, cfg ClassConfig, seed uint64) (acc, spent float64, err error) {
+func ClassRun(ctx context.Context, p *ClassProblem, method fdp.Method, eps float64, cfg ClassConfig, seed uint64) (acc, spent float64, err error) {
 	accs, spents, err := ClassRunEps(ctx, p, method, []float64{eps}, cfg, seed)
 	if err != nil {
 		return 0, 0, err
@@ -61,7 +62,7 @@ func ClassRun(ctx context.Context, p *ClassProblem, method Method, eps float64, 
 // with the same seed (constant learning rate, per-step draws from the
 // seeded streams), so the model is evaluated at step T(ε) of a run for
 // max T(ε). The results are bit-identical to separate runs (tested).
-func ClassRunEps(ctx context.Context, p *ClassProblem, method Method, epss []float64, cfg ClassConfig, seed uint64) (acc, spent []float64, err error) {
+func ClassRunEps(ctx context.Context, p *ClassProblem, method fdp.Method, epss []float64, cfg ClassConfig, seed uint64) (acc, spent []float64, err error) {
 	if p == nil {
 		return nil, nil, errors.New("fdp: ClassRun: nil problem")
 	}
@@ -83,7 +84,7 @@ func ClassRunEps(ctx context.Context, p *ClassProblem, method Method, epss []flo
 			snaps[t] = append([]float64(nil), theta...)
 		}
 	}
-	res, err := Train(ctx, method, s)
+	res, err := fdp.Train(ctx, method, s)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -112,7 +113,7 @@ func checkpointSteps(epss []float64, cfg ClassConfig) (steps []int, maxT int, er
 	}
 	steps = make([]int, len(epss))
 	for i, eps := range epss {
-		t, err := MaxSteps(eps, cfg.Rate, cfg.Multiplier, cfg.Delta)
+		t, err := fdp.MaxSteps(eps, cfg.Rate, cfg.Multiplier, cfg.Delta)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -127,10 +128,10 @@ func checkpointSteps(epss []float64, cfg ClassConfig) (steps []int, maxT int, er
 // classSetup returns the MLP and the Setup of a ClassRunEps run of maxT
 // private steps, and the global step number of private step 0 (the public
 // pre-training steps come first).
-func classSetup(p *ClassProblem, method Method, cfg ClassConfig, maxT int, seed uint64) (*models.MLP, Setup, int, error) {
+func classSetup(p *ClassProblem, method fdp.Method, cfg ClassConfig, maxT int, seed uint64) (*models.MLP, fdp.Setup, int, error) {
 	mlp, err := models.NewMLP(p.Train.D, cfg.Hidden, p.Classes, models.Tanh, models.HeadSoftmaxCE)
 	if err != nil {
-		return nil, Setup{}, 0, err
+		return nil, fdp.Setup{}, 0, err
 	}
 	mlp.Float32 = cfg.Float32
 	m := cfg.Rate * float64(p.Train.N)
@@ -142,16 +143,16 @@ func classSetup(p *ClassProblem, method Method, cfg ClassConfig, maxT int, seed 
 	case SurrogateMean:
 		pub = p.Masked
 	default:
-		return nil, Setup{}, 0, fmt.Errorf("fdp: ClassRun: unknown surrogate %q", cfg.Surrogate)
+		return nil, fdp.Setup{}, 0, fmt.Errorf("fdp: ClassRun: unknown surrogate %q", cfg.Surrogate)
 	}
-	s := Setup{Model: mlp, Data: p.Train, PubData: pub, Rate: cfg.Rate, Multiplier: cfg.Multiplier,
+	s := fdp.Setup{Model: mlp, Data: p.Train, PubData: pub, Rate: cfg.Rate, Multiplier: cfg.Multiplier,
 		Clip: cfg.Clip, DPClip: cfg.DPClip, Steps: maxT, Alpha: cfg.Alpha,
 		Optimizer: mechanisms.Momentum{LR: cfg.LR, Beta: cfg.Momentum}, Seed: seed}
 	offset := 0
 	switch method {
-	case DPSGD, Alg1, SingleBatch:
+	case fdp.DPSGD, fdp.Alg1, fdp.SingleBatch:
 		s.PretrainSteps, offset = pre, pre
-	case PublicOnly:
+	case fdp.PublicOnly:
 		s.NonPrivateSteps = pre + maxT
 		offset = pre
 	}
@@ -160,7 +161,7 @@ func classSetup(p *ClassProblem, method Method, cfg ClassConfig, maxT int, seed 
 
 // prefixEpsilon is the ε at δ of the first t private steps of the run res
 // of s: the run's phase with T = t.
-func prefixEpsilon(method Method, s Setup, res *mechanisms.Result, t int, delta float64) (float64, error) {
+func prefixEpsilon(method fdp.Method, s fdp.Setup, res *mechanisms.Result, t int, delta float64) (float64, error) {
 	st, rt := s, *res
 	st.Steps = t
 	if len(res.Phases) == 1 {
@@ -168,5 +169,5 @@ func prefixEpsilon(method Method, s Setup, res *mechanisms.Result, t int, delta 
 		ph.Steps = t
 		rt.Phases = []accounting.Phase{ph}
 	}
-	return Epsilon(method, st, &rt, delta)
+	return fdp.Epsilon(method, st, &rt, delta)
 }

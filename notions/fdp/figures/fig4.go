@@ -1,4 +1,4 @@
-package fdp
+package figures
 
 // fdp-fig4 (E3): Fig. 4, accuracy against ε on Purchase-like
 // and Fashion-MNIST, α and the DP clip tuned on a validation split.
@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/featuredp/featuredp/experiments"
+	"github.com/featuredp/featuredp/notions/fdp"
 )
 
 // Fig4Sizes is the scale of E3 (fdp-fig4): Purchase-like rows and
@@ -37,7 +38,7 @@ func Fig4Profile(p experiments.Profile) Fig4Sizes {
 // FashionTest: 5000, Hidden: 64, Reps: 2, Pretrain: 5}); run them with
 // the figure's Run function.
 func Fig4Cells(sz Fig4Sizes) []experiments.Cell {
-	methods := []string{string(DP), string(DPSGD), string(Alg1)}
+	methods := []string{string(fdp.DP), string(fdp.DPSGD), string(fdp.Alg1)}
 	datasets := []string{"purchase-like"}
 	if fashionAvailable("") {
 		datasets = append(datasets, "fashion-mnist")
@@ -45,7 +46,7 @@ func Fig4Cells(sz Fig4Sizes) []experiments.Cell {
 	var cells []experiments.Cell
 	for _, ds := range datasets {
 		for _, c := range experiments.Grid("fdp-fig4/"+ds, 0, methods, fig4Eps, sz.Reps) {
-			c.Config = fig4Cell{Dataset: ds, Sizes: sz, Method: Method(c.Method)}
+			c.Config = fig4Cell{Dataset: ds, Sizes: sz, Method: fdp.Method(c.Method)}
 			// Common random numbers across methods and ε: the ε of a seed are
 			// checkpoints of one run (ClassRunEps).
 			c.Seed = experiments.CellSeed(0, "fdp-fig4/"+ds, "", 0, c.Rep)
@@ -107,13 +108,13 @@ func fig4Problem(memo *experiments.Memo, sz Fig4Sizes, dataset, dataDir string) 
 // through memo so that the cells of the ε that share a config share the run. The fields
 // the method does not use are reset to base first (DP: α and the surrogate;
 // FDP-DPSGD: α; FDP-Alg1: the DP clip), so that they do not split the cache.
-func fig4Run(ctx context.Context, memo *experiments.Memo, p *ClassProblem, method Method, cfg, base ClassConfig, seed uint64) (acc, spent []float64, err error) {
+func fig4Run(ctx context.Context, memo *experiments.Memo, p *ClassProblem, method fdp.Method, cfg, base ClassConfig, seed uint64) (acc, spent []float64, err error) {
 	switch method {
-	case DP:
+	case fdp.DP:
 		cfg.Alpha, cfg.Surrogate = base.Alpha, base.Surrogate
-	case DPSGD:
+	case fdp.DPSGD:
 		cfg.Alpha = base.Alpha
-	case Alg1:
+	case fdp.Alg1:
 		cfg.DPClip = base.DPClip
 	}
 	type runOut struct{ acc, spent []float64 }
@@ -132,7 +133,7 @@ func fig4Run(ctx context.Context, memo *experiments.Memo, p *ClassProblem, metho
 type fig4Cell struct {
 	Dataset string
 	Sizes   Fig4Sizes
-	Method  Method
+	Method  fdp.Method
 }
 
 // String describes the cell configuration for error messages.

@@ -1,11 +1,13 @@
-package fdp
+package figures
 
 import (
 	"context"
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/featuredp/featuredp/experiments"
+	"github.com/featuredp/featuredp/notions/fdp"
 )
 
 func TestFiguresRegistered(t *testing.T) {
@@ -63,7 +65,7 @@ func TestLabelDPOrdering(t *testing.T) {
 	vars := map[string]float64{}
 	env := experiments.Env{Profile: experiments.Quick, Memo: experiments.NewMemo(0)}
 	for rep := range 5 {
-		for _, m := range []Method{DP, Alg1, SingleBatch} {
+		for _, m := range []fdp.Method{fdp.DP, fdp.Alg1, fdp.SingleBatch} {
 			c := experiments.Cell{Method: string(m), X: 1000, Rep: rep, Seed: experiments.CellSeed(0, "fdp-labeldp", "", 1000, rep),
 				Config: labelDPCell{Method: m}}
 			ms, err := f.Run(context.Background(), c, env)
@@ -143,3 +145,70 @@ func TestCriteoSignal(t *testing.T) {
 		t.Errorf("levels %+v: all features below a part", lv)
 	}
 }
+
+// A12: Prop. 3 toy — no amplification by subsampling for FDP.
+func TestProp3NoAmplification(t *testing.T) {
+	for _, p := range []float64{0.001, 0.01, 0.1, 0.5} {
+		got, s, amp, err := Prop3Toy(1, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != 1 || rel(s, p*math.E/(1+math.Exp(2))) > 1e-12 {
+			t.Errorf("A12 p=%v: simulator ε' = %v (s=%v), want exactly 1", p, got, s)
+		}
+		if !(amp < 1) {
+			t.Errorf("A12 p=%v: DP amplification %v should be < 1", p, amp)
+		}
+	}
+	p0, _ := Prop3MaxRate(1)
+	p05, _ := Prop3MaxRate(0.5)
+	if math.Abs(p0-0.830) > 1e-3 || math.Abs(p05-0.851) > 1e-3 {
+		t.Errorf("A12 p₀(1) = %v, p₀(0.5) = %v", p0, p05)
+	}
+	// Above p₀ the best simulator is worse than ε, never better.
+	got, _, _, _ := Prop3Toy(1, 0.95)
+	if !(got > 1) {
+		t.Errorf("A12 p=0.95: ε' = %v, want > 1", got)
+	}
+}
+
+// A13 Monte Carlo: the histogram attack's empirical success matches the
+// exact integral (not the bound) within Monte Carlo error, and stays below
+// the Thm 4 bound.
+func TestHistogramAttack(t *testing.T) {
+	for _, c := range []struct {
+		k      int
+		mu     float64
+		trials int
+	}{{2, 1, 100000}, {100, 2, 20000}} {
+		got, err := HistogramAttack(rand.New(rand.NewChaCha8([32]byte{byte(c.k)})), c.k, c.mu, c.trials)
+		if err != nil {
+			t.Fatal(err)
+		}
+		exact, _ := fdp.GaussianArgmaxSuccess(c.k, c.mu)
+		bound, _ := fdp.AttributeInferenceBoundGDP(c.mu, 1/float64(c.k))
+		se := math.Sqrt(exact * (1 - exact) / float64(c.trials))
+		if math.Abs(got-exact) > 4*se || exact > bound {
+			t.Errorf("A13 MC (K=%d, μ=%v): %v vs exact %v ± %v (bound %v)", c.k, c.mu, got, exact, se, bound)
+		}
+	}
+}
+
+// The reproduction's helpers refuse bad input with an error.
+func TestFiguresBadInput(t *testing.T) {
+	nan := math.NaN()
+	for name, f := range map[string]func() error{
+		"Prop3Toy ε = 0":        func() error { _, _, _, err := Prop3Toy(0, 0.1); return err },
+		"Prop3Toy p = 1":        func() error { _, _, _, err := Prop3Toy(1, 1); return err },
+		"Prop3MaxRate NaN":      func() error { _, err := Prop3MaxRate(nan); return err },
+		"HistogramAttack nil":   func() error { _, err := HistogramAttack(nil, 2, 1, 10); return err },
+		"HistogramAttack NaN μ": func() error { _, err := HistogramAttack(rand.New(rand.NewPCG(1, 1)), 2, nan, 10); return err },
+	} {
+		if f() == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+}
+
+// rel returns |got − want| / |want|.
+func rel(got, want float64) float64 { return math.Abs(got-want) / math.Abs(want) }

@@ -1,4 +1,4 @@
-package fdp
+package figures
 
 // fdp-table1 (E0): the accounting of Algorithm 1 on Table I and
 // the Purchase and Criteo grids.
@@ -11,6 +11,7 @@ import (
 
 	"github.com/featuredp/featuredp/accounting"
 	"github.com/featuredp/featuredp/experiments"
+	"github.com/featuredp/featuredp/notions/fdp"
 )
 
 // acctSetting is one accounting setting of fdp-table1.
@@ -84,7 +85,7 @@ func table1Run(_ context.Context, c experiments.Cell, _ experiments.Env) ([]expe
 	}
 	q, z, delta := cc.Q, cc.Z, cc.Delta
 	steps := int(math.Round(c.X / q)) // docs/feature-dp.md: T = round(epochs/q)
-	eps, order, err := Alg1Epsilon(q, z, steps, delta)
+	eps, order, err := fdp.Alg1Epsilon(q, z, steps, delta)
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package fdp
+package figures
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"github.com/featuredp/featuredp/data"
 	"github.com/featuredp/featuredp/design"
 	"github.com/featuredp/featuredp/experiments"
+	"github.com/featuredp/featuredp/notions/fdp"
 )
 
 func TestBlur(t *testing.T) {
@@ -264,10 +265,10 @@ func TestTrainDiffusionEpsilon(t *testing.T) {
 	s, d := tinyDiffusion(t)
 	ctx := context.Background()
 	for _, c := range []struct {
-		m    Method
+		m    fdp.Method
 		eps  float64
 		want float64
-	}{{NonPrivate, 8, math.Inf(1)}, {PublicOnly, 8, 0}, {DP, 8, 8}, {DPSGD, 0.5, 0.5}, {Alg1, 8, 8}} {
+	}{{fdp.NonPrivate, 8, math.Inf(1)}, {fdp.PublicOnly, 8, 0}, {fdp.DP, 8, 8}, {fdp.DPSGD, 0.5, 0.5}, {fdp.Alg1, 8, 8}} {
 		r, err := TuneDiffusion(ctx, s, d, c.m, c.eps, 1)
 		if err != nil {
 			t.Fatalf("%s: %v", c.m, err)
@@ -283,15 +284,15 @@ func TestTrainDiffusionEpsilon(t *testing.T) {
 		}
 	}
 	for _, bad := range []struct {
-		m   Method
+		m   fdp.Method
 		eps float64
 		lr  float64
-	}{{DP, 0, 1e-3}, {DP, math.Inf(1), 1e-3}, {SingleBatch, 8, 1e-3}, {DP, 8, 0}, {DP, 8, math.NaN()}} {
+	}{{fdp.DP, 0, 1e-3}, {fdp.DP, math.Inf(1), 1e-3}, {fdp.SingleBatch, 8, 1e-3}, {fdp.DP, 8, 0}, {fdp.DP, 8, math.NaN()}} {
 		if _, err := TrainDiffusion(ctx, s, d, bad.m, bad.eps, bad.lr, 1); err == nil {
 			t.Errorf("TrainDiffusion(%s, ε = %v, lr = %v): no error", bad.m, bad.eps, bad.lr)
 		}
 	}
-	if _, err := TrainDiffusion(ctx, s, nil, DP, 8, 1e-3, 1); err == nil {
+	if _, err := TrainDiffusion(ctx, s, nil, fdp.DP, 8, 1e-3, 1); err == nil {
 		t.Error("nil data accepted")
 	}
 }
@@ -306,7 +307,7 @@ func TestTrainDiffusionSmallBatch(t *testing.T) {
 	s.Batch, s.SmallBatch = 50, 10
 	ctx := context.Background()
 	n := d.Train.N
-	np, err := TrainDiffusion(ctx, s, d, NonPrivate, 0, 1e-3, 1)
+	np, err := TrainDiffusion(ctx, s, d, fdp.NonPrivate, 0, 1e-3, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -315,7 +316,7 @@ func TestTrainDiffusionSmallBatch(t *testing.T) {
 	}
 	run := func(s DiffusionSetting) *DiffusionRun {
 		t.Helper()
-		r, err := TrainDiffusion(ctx, s, d, Alg1, 8, 1e-3, 1)
+		r, err := TrainDiffusion(ctx, s, d, fdp.Alg1, 8, 1e-3, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -339,7 +340,7 @@ func TestTrainDiffusionSmallBatch(t *testing.T) {
 // same samples.
 func TestGenerate(t *testing.T) {
 	s, d := tinyDiffusion(t)
-	r, err := TrainDiffusion(context.Background(), s, d, NonPrivate, 0, 1e-3, 1)
+	r, err := TrainDiffusion(context.Background(), s, d, fdp.NonPrivate, 0, 1e-3, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

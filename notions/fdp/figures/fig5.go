@@ -1,4 +1,4 @@
-package fdp
+package figures
 
 // fdp-fig5 (E4): Fig. 5, accuracy against ε on Criteo-like
 // data, the grid of clip × q × z × epochs tuned on a validation split.
@@ -14,6 +14,7 @@ import (
 	"github.com/featuredp/featuredp/experiments"
 	"github.com/featuredp/featuredp/mechanisms"
 	"github.com/featuredp/featuredp/models"
+	"github.com/featuredp/featuredp/notions/fdp"
 )
 
 // criteoGrid is the tuning grid of E4: clip norms, batch
@@ -71,19 +72,19 @@ type criteoHyper struct{ clip, rate, z, epochs float64 }
 
 // criteoTrain trains method with h on train and returns the accuracy on
 // eval.
-func criteoTrain(ctx context.Context, vocab []int, train, eval *design.Data, method Method, h criteoHyper, seed uint64) (float64, error) {
+func criteoTrain(ctx context.Context, vocab []int, train, eval *design.Data, method fdp.Method, h criteoHyper, seed uint64) (float64, error) {
 	full, err := models.NewEmbedLogistic(13, vocab, false)
 	if err != nil {
 		return 0, err
 	}
 	pub, _ := models.NewEmbedLogistic(13, vocab, true)
 	steps := int(math.Round(h.epochs / h.rate))
-	s := Setup{Model: full, PubModel: pub, Data: train, Rate: h.rate, Multiplier: h.z, Clip: h.clip,
+	s := fdp.Setup{Model: full, PubModel: pub, Data: train, Rate: h.rate, Multiplier: h.z, Clip: h.clip,
 		Steps: steps, Alpha: 1, Optimizer: mechanisms.SGD{LR: 1}, Seed: seed}
-	if method != DP {
+	if method != fdp.DP {
 		s.PretrainSteps = int(math.Round(10 / h.rate)) // 10 public epochs
 	}
-	res, err := Train(ctx, method, s)
+	res, err := fdp.Train(ctx, method, s)
 	if err != nil {
 		return 0, err
 	}
@@ -106,14 +107,14 @@ type criteoCandidate struct {
 // it is admissible), so the table is computed once per method (shared
 // through memo, the runs spread over experiments.Parallel) and serves
 // every ε.
-func criteoValidation(ctx context.Context, memo *experiments.Memo, g criteoGrid, p *criteoProblem, method Method) ([]criteoCandidate, error) {
+func criteoValidation(ctx context.Context, memo *experiments.Memo, g criteoGrid, p *criteoProblem, method fdp.Method) ([]criteoCandidate, error) {
 	v, err := memo.Do(fmt.Sprintf("fdp/criteo-val/%+v/%s", g, method), func() (any, error) {
 		maxEps := slices.Max(g.eps)
 		var cands []criteoCandidate
 		for _, r := range g.rates {
 			for _, z := range g.zs {
 				for _, e := range g.epochs {
-					spent, _, err := Alg1Epsilon(r, z, int(math.Round(e/r)), defaultDelta)
+					spent, _, err := fdp.Alg1Epsilon(r, z, int(math.Round(e/r)), defaultDelta)
 					if err != nil {
 						return nil, err
 					}
@@ -145,7 +146,7 @@ func criteoValidation(ctx context.Context, memo *experiments.Memo, g criteoGrid,
 // criteoTune picks, for method at target ε, the grid configuration with
 // the best validation accuracy among those within (ε, δ) (the first in
 // grid order on ties).
-func criteoTune(ctx context.Context, memo *experiments.Memo, g criteoGrid, p *criteoProblem, method Method, eps float64) (criteoHyper, error) {
+func criteoTune(ctx context.Context, memo *experiments.Memo, g criteoGrid, p *criteoProblem, method fdp.Method, eps float64) (criteoHyper, error) {
 	cands, err := criteoValidation(ctx, memo, g, p, method)
 	if err != nil {
 		return criteoHyper{}, err
@@ -164,7 +165,7 @@ func criteoTune(ctx context.Context, memo *experiments.Memo, g criteoGrid, p *cr
 
 // fig5Cell is the Config of an fdp-fig5 cell.
 type fig5Cell struct {
-	Method Method
+	Method fdp.Method
 	Grid   criteoGrid
 }
 
@@ -173,11 +174,11 @@ func (c fig5Cell) String() string { return "dataset=criteo-like, method=" + stri
 
 func fig5Cells(p experiments.Profile) ([]experiments.Cell, error) {
 	g := fig5Grid(p)
-	methods := []string{string(DP), string(DPSGD), string(Alg1)}
+	methods := []string{string(fdp.DP), string(fdp.DPSGD), string(fdp.Alg1)}
 	cells := experiments.Grid("fdp-fig5", 0, methods, g.eps, g.reps)
 	for i := range cells {
 		cells[i].Seed = experiments.CellSeed(0, "fdp-fig5", "", cells[i].X, cells[i].Rep)
-		cells[i].Config = fig5Cell{Method: Method(cells[i].Method), Grid: g}
+		cells[i].Config = fig5Cell{Method: fdp.Method(cells[i].Method), Grid: g}
 	}
 	return cells, nil
 }
@@ -199,7 +200,7 @@ func fig5Run(ctx context.Context, c experiments.Cell, env experiments.Env) ([]ex
 	if err != nil {
 		return nil, err
 	}
-	spent, _, err := Alg1Epsilon(h.rate, h.z, int(math.Round(h.epochs/h.rate)), defaultDelta)
+	spent, _, err := fdp.Alg1Epsilon(h.rate, h.z, int(math.Round(h.epochs/h.rate)), defaultDelta)
 	if err != nil {
 		return nil, err
 	}
@@ -261,9 +262,9 @@ func CriteoSignal(ctx context.Context, p experiments.Profile) (CriteoLevels, err
 		return CriteoLevels{}, err
 	}
 	fit := func(m *models.EmbedLogistic, train, test *design.Data) (float64, error) {
-		s := Setup{Model: m, Data: train, Rate: 1000 / float64(train.N), Optimizer: mechanisms.SGD{LR: 1},
+		s := fdp.Setup{Model: m, Data: train, Rate: 1000 / float64(train.N), Optimizer: mechanisms.SGD{LR: 1},
 			NonPrivateBatch: 1000, NonPrivateSteps: int(math.Ceil(20 * float64(train.N) / 1000)), Seed: 3}
-		res, err := Train(ctx, NonPrivate, s)
+		res, err := fdp.Train(ctx, fdp.NonPrivate, s)
 		if err != nil {
 			return 0, err
 		}

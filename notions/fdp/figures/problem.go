@@ -1,4 +1,4 @@
-package fdp
+package figures
 
 import (
 	"errors"
@@ -12,6 +12,7 @@ import (
 	"github.com/featuredp/featuredp/design"
 	"github.com/featuredp/featuredp/experiments"
 	"github.com/featuredp/featuredp/mechanisms"
+	"github.com/featuredp/featuredp/notions/fdp"
 )
 
 // ClassProblem is a feature-DP classification problem: training and test
@@ -43,11 +44,11 @@ func NewClassProblem(name string, train, test *design.Data, public []int, classe
 	if train == nil || test == nil || train.D != test.D {
 		return nil, errors.New("fdp: ClassProblem: missing or mismatched train/test data")
 	}
-	pad, err := GaussianPadding(train, public, mechanisms.NewStreams(seed).Rand("fdp-padding"))
+	pad, err := fdp.GaussianPadding(train, public, mechanisms.NewStreams(seed).Rand("fdp-padding"))
 	if err != nil {
 		return nil, fmt.Errorf("fdp: ClassProblem %s: %w", name, err)
 	}
-	masked, err := ZeroMasking(train, public)
+	masked, err := fdp.ZeroMasking(train, public)
 	if err != nil {
 		return nil, fmt.Errorf("fdp: ClassProblem %s: %w", name, err)
 	}
