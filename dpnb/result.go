@@ -82,7 +82,11 @@ func (r Result) Table() dataframe.DataFrame {
 // is drawn here in one plot (one curve per method and group); Panels draws
 // it as one panel per value.
 func (r Result) Plot() (*plot.Plot, error) {
-	return r.plotOf(r.Summary, r.Figure.Title)
+	title := r.Figure.Title
+	if r.Figure.MetricTitle != "" {
+		title = r.Figure.MetricTitle
+	}
+	return r.plotOf(r.Summary, title)
 }
 
 // Panels draws the figure as its panels: one plot per value of
@@ -176,7 +180,7 @@ func (r Result) plotOf(sums []experiments.Summary, title string) (*plot.Plot, er
 	f := r.Figure
 	switch f.Plot {
 	case experiments.GroupedBars:
-		return BarPlot(sums, BarOptions{Title: title, XLabel: f.XLabel, YLabel: f.YLabel, Metric: r.Metric()})
+		return BarPlot(sums, BarOptions{Title: title, XLabel: f.XLabel, YLabel: f.YLabel, Metric: r.Metric(), XFormat: f.XTicks})
 	case experiments.LinesQuantile:
 		return LinePlot(sums, LineOptions{Title: title, XLabel: f.XLabel, YLabel: f.YLabel,
 			LogX: f.LogX, LogY: f.LogY, Metric: r.Metric(), Band: BandIQR})

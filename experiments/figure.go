@@ -221,6 +221,14 @@ type Figure struct {
 	// grid of generated samples, say); reports and notebooks show it
 	// before the plot of Metric.
 	Picture func(res *Results) (Picture, error)
+	// MetricTitle, if set, titles the plot of Metric instead of Title (a
+	// figure with a Picture gives the picture Title and its metric plot
+	// its own title).
+	MetricTitle string
+	// XTicks, if set, names the x values in plots (the group labels of
+	// GroupedBars, e.g. "all" and the class names instead of 0, 1, …);
+	// nil means the numbers.
+	XTicks func(x float64) string
 }
 
 // Picture is a figure drawn as an image: a grid of len(Rows) × len(Cols)
@@ -326,12 +334,38 @@ func MissingWhere(dataDir string, files []string) string {
 	}
 	s := "not found in " + strings.Join(data.Places(data.Options{Dir: dataDir}), ", ")
 	if len(known) > 0 {
-		s += fmt.Sprintf("; get them with `featuredp data fetch %s` (or `featuredp reproduce --fetch`)", strings.Join(known, " "))
+		s += fmt.Sprintf("; get them with `featuredp data fetch %s` (or `featuredp reproduce --fetch`)", strings.Join(fetchNames(known), " "))
 	}
 	if len(other) > 0 {
 		s += fmt.Sprintf("; put %s in the data directory (--data or $FEATUREDP_DATA)", strings.Join(other, ", "))
 	}
 	return s
+}
+
+// fetchNames names registry files for `featuredp data fetch`: a dataset
+// whose files are all among names by its name, the others by file.
+func fetchNames(names []string) []string {
+	var out []string
+	done := map[string]bool{}
+	for _, n := range names {
+		f, _ := data.LookupFile(n)
+		if done[f.Dataset] {
+			continue
+		}
+		all := f.Dataset != ""
+		for _, r := range data.Registry() {
+			if r.Dataset == f.Dataset && !slices.Contains(names, r.Name) {
+				all = false
+			}
+		}
+		if all {
+			done[f.Dataset] = true
+			out = append(out, f.Dataset)
+			continue
+		}
+		out = append(out, n)
+	}
+	return out
 }
 
 // Execute runs every cell of the figure for profile p with env.Workers

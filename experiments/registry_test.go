@@ -108,8 +108,12 @@ func TestExecuteMissingData(t *testing.T) {
 	_, err := f.Execute(context.Background(), Quick, Env{}, nil)
 	var mde *MissingDataError
 	if !errors.As(err, &mde) || !reflect.DeepEqual(mde.Files, f.Datasets) || !strings.Contains(err.Error(), "FEATUREDP_DATA") ||
-		!strings.Contains(err.Error(), "featuredp data fetch adult.data adult.test") {
+		!strings.Contains(err.Error(), "featuredp data fetch adult`") {
 		t.Fatalf("err = %v", err)
+	}
+	// A file of a dataset whose other files are present is named alone.
+	if got := fetchNames([]string{"adult.test", "insurance.csv", "unknown.csv"}); !reflect.DeepEqual(got, []string{"adult.test", "insurance", "unknown.csv"}) {
+		t.Errorf("fetchNames = %v", got)
 	}
 	// Registry files in the download cache count as present.
 	cache := filepath.Join(os.Getenv("XDG_CACHE_HOME"), "featuredp")

@@ -186,3 +186,29 @@ func TestDataFetchDataset(t *testing.T) {
 		t.Errorf("unknown dataset: code %d, %s", code, errs)
 	}
 }
+
+// On a machine with no dataset anywhere (no FEATUREDP_DATA, an empty
+// cache, no Debian dataset directory) the Fashion-MNIST figures are
+// skipped with the command that gets their data, and reproduce exits 0
+// (#28: they used to fail and make `make reproduce` exit 2).
+func TestReproduceWithoutAnyData(t *testing.T) {
+	emptyPlaces(t)
+	out := filepath.Join(t.TempDir(), "res")
+	ids := []string{"fdp-fig7", "fdp-samples", "fdp-fig7-eps", "fdp-fig8"}
+	code, stdout, errs := runReproduceCLI(append([]string{"reproduce", "--out", out}, ids...)...)
+	if code != 0 {
+		t.Fatalf("code %d\n%s\n%s", code, stdout, errs)
+	}
+	for _, id := range ids {
+		if !strings.Contains(errs, "skipped "+id+": needs train-images-idx3-ubyte.gz") {
+			t.Errorf("%s not reported as skipped:\n%s", id, errs)
+		}
+	}
+	if !strings.Contains(errs, "`featuredp data fetch fashion-mnist`") || !strings.Contains(stdout+errs, "skipped 4 for missing data") {
+		t.Errorf("no fetch command or summary:\n%s\n%s", stdout, errs)
+	}
+	code, list, _ := runReproduceCLI("reproduce", "--list")
+	if code != 0 || !strings.Contains(list, "fdp-fig7 ") || !strings.Contains(list, "[needs train-images-idx3-ubyte.gz") {
+		t.Errorf("--list does not say what fdp-fig7 needs:\n%s", list)
+	}
+}

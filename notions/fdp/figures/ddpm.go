@@ -114,10 +114,10 @@ type DiffusionData struct {
 }
 
 // LoadDiffusionData prepares the images of setting s from Fashion-MNIST
-// (dir, or the Debian package when ""), training the feature classifier
-// with seed.
-func LoadDiffusionData(ctx context.Context, s DiffusionSetting, dir string, seed uint64) (*DiffusionData, error) {
-	fm, err := data.LoadFashionMNIST(dir)
+// (found through dataDir as data.OpenFashionMNIST finds it, verified),
+// training the feature classifier with seed.
+func LoadDiffusionData(ctx context.Context, s DiffusionSetting, dataDir string, seed uint64) (*DiffusionData, error) {
+	fm, err := data.OpenFashionMNIST(fashionOptions(dataDir))
 	if err != nil {
 		return nil, fmt.Errorf("fdp: diffusion data: %w", err)
 	}

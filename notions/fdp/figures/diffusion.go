@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"path/filepath"
 	"strings"
 
 	"github.com/featuredp/featuredp/data"
@@ -122,11 +121,6 @@ func diffusionReps(experiments.Profile) int { return 2 }
 // diffusionData returns the setting's images (memoised per setting sizes).
 func diffusionData(ctx context.Context, memo *experiments.Memo, s DiffusionSetting, dir string) (*DiffusionData, error) {
 	key := fmt.Sprintf("fdp/diffusion/data/%d/%d/%v/%v", s.Train, s.Val, s.BlurSigma, s.ClassifierEpochs)
-	if !fashionAvailable(dir) {
-		return nil, fmt.Errorf("Fashion-MNIST not found in %s or %s: install the Debian package dataset-fashion-mnist (make nb-deps) "+
-			"or copy its four .gz files there", filepath.Join(dir, "fashion-mnist"), data.FashionMNISTDir)
-	}
-	dir = fashionDir(dir)
 	v, err := memo.Do(key, func() (any, error) { return LoadDiffusionData(ctx, s, dir, 1) })
 	if err != nil {
 		return nil, err
@@ -362,13 +356,29 @@ func joinFloats(xs []float64) string {
 	return strings.Join(parts, ", ")
 }
 
+// classTick names x = 0 "all classes" and x = k the class k−1 (the
+// groups of fdp-fig7).
+func classTick(x float64) string {
+	if k := int(x); x == float64(k) && k >= 1 && k <= len(data.FashionMNISTClasses) {
+		return data.FashionMNISTClasses[k-1]
+	}
+	if x == 0 {
+		return "all classes"
+	}
+	return fmt.Sprintf("%g", x)
+}
+
+// classIndexTick names x = k the class k (the groups of fdp-samples).
+func classIndexTick(x float64) string { return classTick(x + 1) }
+
 // diffusionFigure is the FD figure of one setting (fdp-fig7, fdp-fig8).
-func diffusionFigure(id, title, xlabel string, setting func(experiments.Profile) DiffusionSetting, notes string) experiments.Figure {
+func diffusionFigure(id, title, xlabel string, xticks func(float64) string, setting func(experiments.Profile) DiffusionSetting, notes string) experiments.Figure {
 	return experiments.Figure{
-		ID: id, Paper: "fdp", Title: title, XLabel: xlabel,
-		YLabel: "classifier-FD (lower is better)",
-		Metric: "fd_classifier",
-		Plot:   experiments.GroupedBars,
+		ID: id, Paper: "fdp", Title: title, XLabel: xlabel, XTicks: xticks,
+		YLabel:   "classifier-FD (lower is better)",
+		Metric:   "fd_classifier",
+		Plot:     experiments.GroupedBars,
+		Datasets: data.FashionMNISTFiles,
 		Cells: func(p experiments.Profile) ([]experiments.Cell, error) {
 			return diffusionCells(id, setting(p), diffusionReps(p)), nil
 		},

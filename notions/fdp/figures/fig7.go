@@ -8,7 +8,7 @@ import "github.com/featuredp/featuredp/experiments"
 
 func init() {
 	experiments.MustRegister(diffusionFigure("fdp-fig7", "E5 setting A (AFHQ-like, ε = 8): Fréchet distance by method",
-		"comparison (0 = all classes, k = class k−1)", DiffusionSettingA,
+		"samples compared with the validation images of", classTick, DiffusionSettingA,
 		"Stand-in for the paper's Fig. 7 (AFHQ, FID of a 32.8M-parameter U-Net; non-private 25.2, public 149.1, DP 286.7, "+
 			"FDP (DP-SGD) 115.5, FDP (Alg. 1) 101.9): a different metric on different data, so only the ordering can be compared "+
 			"(docs/feature-dp.md, 'Private image generation'). x = 0 is the FD against all validation images, x = k against class k−1's. "+

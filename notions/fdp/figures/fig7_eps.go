@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/featuredp/featuredp/data"
 	"github.com/featuredp/featuredp/experiments"
 	"github.com/featuredp/featuredp/notions/fdp"
 )
@@ -88,16 +89,17 @@ func diffusionEpsRun(ctx context.Context, c experiments.Cell, env experiments.En
 
 func init() {
 	experiments.MustRegister(experiments.Figure{
-		ID:     "fdp-fig7-eps",
-		Paper:  "fdp",
-		Title:  "E5 setting A: Fréchet distance vs ε",
-		XLabel: "ε (δ = 1/(2N))",
-		YLabel: "classifier-FD (lower is better)",
-		LogX:   true,
-		Metric: "fd_classifier",
-		Plot:   experiments.LinesSD,
-		Cells:  diffusionEpsCells,
-		Run:    diffusionEpsRun,
+		ID:       "fdp-fig7-eps",
+		Paper:    "fdp",
+		Title:    "E5 setting A: Fréchet distance vs ε",
+		XLabel:   "ε (δ = 1/(2N))",
+		YLabel:   "classifier-FD (lower is better)",
+		LogX:     true,
+		Metric:   "fd_classifier",
+		Plot:     experiments.LinesSD,
+		Datasets: data.FashionMNISTFiles,
+		Cells:    diffusionEpsCells,
+		Run:      diffusionEpsRun,
 		Settings: func(p experiments.Profile) string {
 			eps := fmt.Sprintf("ε ∈ {%s} for DP, FDP (DP-SGD) and FDP (Alg. 1), each with its own calibrated z (Non-private, "+
 				"Public and the references do not depend on ε: one run per seed, drawn flat)", joinFloats(DiffusionEpsValues(p)))

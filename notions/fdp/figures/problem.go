@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 
 	"github.com/featuredp/featuredp/data"
 	"github.com/featuredp/featuredp/design"
@@ -91,22 +89,22 @@ func PurchaseProblem(memo *experiments.Memo, n, k int) (*ClassProblem, error) {
 	return v.(*ClassProblem), nil
 }
 
-// fashionDir returns the directory holding Fashion-MNIST: dataDir/
-// fashion-mnist if it exists, else data.FashionMNISTDir.
-func fashionDir(dataDir string) string {
-	if dataDir != "" {
-		d := filepath.Join(dataDir, "fashion-mnist")
-		if _, err := os.Stat(filepath.Join(d, "t10k-labels-idx1-ubyte.gz")); err == nil {
-			return d
-		}
-	}
-	return data.FashionMNISTDir
+// fashionOptions are the data options that find Fashion-MNIST: dataDir
+// (or its fashion-mnist sub-directory), $FEATUREDP_DATA, the cache or the
+// Debian package's directory (data.OpenFashionMNIST), without downloading.
+func fashionOptions(dataDir string) data.Options {
+	return data.Options{Dir: dataDir, Offline: true}
 }
 
-// fashionAvailable reports whether the Fashion-MNIST files are present.
+// fashionAvailable reports whether the four Fashion-MNIST files are
+// present (not yet verified: loading verifies them).
 func fashionAvailable(dataDir string) bool {
-	_, err := os.Stat(filepath.Join(fashionDir(dataDir), "t10k-labels-idx1-ubyte.gz"))
-	return err == nil
+	for _, name := range data.FashionMNISTFiles {
+		if _, ok := data.Locate(name, fashionOptions(dataDir)); !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // FashionProblem returns the Fashion-MNIST tabular E3 problem: the first
@@ -114,9 +112,8 @@ func fashionAvailable(dataDir string) bool {
 // the pixels (131) and the label public (shared through memo; nil memo:
 // built afresh).
 func FashionProblem(memo *experiments.Memo, dataDir string, nTrain, nTest int) (*ClassProblem, error) {
-	dir := fashionDir(dataDir)
-	v, err := memo.Do(fmt.Sprintf("fdp/fashion/%s/%d/%d", dir, nTrain, nTest), func() (any, error) {
-		fm, err := data.LoadFashionMNIST(dir)
+	v, err := memo.Do(fmt.Sprintf("fdp/fashion/%s/%d/%d", dataDir, nTrain, nTest), func() (any, error) {
+		fm, err := data.OpenFashionMNIST(fashionOptions(dataDir))
 		if err != nil {
 			return nil, err
 		}
