@@ -417,6 +417,7 @@ type progressBar struct {
 	quarter int
 	done    int
 	total   int
+	unit    string           // what is counted: "cells" (default) or "steps"
 	now     func() time.Time // the clock (time.Now; tests replace it)
 }
 
@@ -427,7 +428,7 @@ func newProgressBar(w io.Writer, label string) *progressBar {
 			tty = true
 		}
 	}
-	return &progressBar{w: w, tty: tty, label: label, start: time.Now(), now: time.Now}
+	return &progressBar{w: w, tty: tty, label: label, start: time.Now(), unit: "cells", now: time.Now}
 }
 
 func (b *progressBar) update(done, total int) {
@@ -449,7 +450,7 @@ func (b *progressBar) update(done, total int) {
 	}
 	if q := 4 * done / total; q > b.quarter && done > 0 {
 		b.quarter = q
-		fmt.Fprintf(b.w, "%s: %d/%d cells (%d%%), %s\n", b.label, done, total, 100*done/total, eta.Status(b.now().Sub(b.start), done, total))
+		fmt.Fprintf(b.w, "%s: %d/%d %s (%d%%), %s\n", b.label, done, total, b.unit, 100*done/total, eta.Status(b.now().Sub(b.start), done, total))
 	}
 }
 
@@ -460,6 +461,6 @@ func (b *progressBar) finish(ok bool) {
 		if !ok {
 			status = "stopped"
 		}
-		fmt.Fprintf(b.w, "\r%s: %d/%d cells, %s in %v\033[K\n", b.label, b.done, b.total, status, time.Since(b.start).Round(time.Millisecond))
+		fmt.Fprintf(b.w, "\r%s: %d/%d %s, %s in %v\033[K\n", b.label, b.done, b.total, b.unit, status, time.Since(b.start).Round(time.Millisecond))
 	}
 }

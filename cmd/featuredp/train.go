@@ -1,0 +1,259 @@
+package main
+
+// The train command: `featuredp train` trains a private model on a CSV for
+// release and writes the model file with its certificate (docs/release.md).
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"maps"
+	"math"
+	"os"
+	"slices"
+
+	"github.com/featuredp/featuredp/data"
+	"github.com/featuredp/featuredp/dpnb"
+	"github.com/featuredp/featuredp/release"
+	"github.com/go-gota/gota/dataframe"
+	"github.com/go-gota/gota/series"
+)
+
+func init() {
+	register("train", "train a private model on a CSV for release (model file + certificate)", runTrain)
+}
+
+const trainUsage = `usage: featuredp train --csv FILE --label COL --sensitive COLS [--public COLS] [--ignore COLS]
+                       --epsilon E [--delta D] [--notion fdp|dp] [--model logistic|softmax|linear|mlp]
+                       [--task classification|regression] [--bounds COL=LO:HI,...] [--levels COL=A|B|...]
+                       [--sample-rate Q] [--epochs E] [--clip C] [--lr LR] [--hidden H] [--ball COL=P,...]
+                       [--reproducible --seed S] --out MODEL.json [--force]
+
+Trains a model for release: feature DP's Algorithm 1 (the default when there
+are public columns) or DP-SGD, with Poisson sampling, per-example clipping
+and Gaussian noise calibrated so that the privacy ledger's ε of the whole
+run is at most --epsilon. Randomness comes from the operating system's
+CSPRNG; --reproducible --seed S uses seeded streams instead, and the
+certificate then says "not a private release". Every column needs a role
+(--label, --sensitive, --public or --ignore): none is treated as public by
+default. Nothing is fitted on the private data: every continuous feature
+needs public --bounds and every categorical feature and the label public
+--levels (the error names each missing one). Defaults are constants, not
+functions of the data: q = 0.01, 5 epochs (T = 500 steps), C = 1, lr = 0.5.
+The model file (schema, public encoding, parameters, certificate, SHA-256)
+is never written over an existing file unless --force. See docs/release.md.
+
+flags:
+`
+
+// trainFlags are the train command's flags.
+type trainFlags struct {
+	csv, label, out, notion, model, task string
+	sens, public, ignore                 columnList
+	categorical, continuous              columnList
+	levels                               levelsList
+	ball                                 floatMap
+	bounds                               boundsList
+	eps, delta, rate, epochs, clip, lr   float64
+	hidden                               int
+	reproducible, force                  bool
+	seed                                 uint64
+}
+
+func newTrainFlags(fs *flag.FlagSet) *trainFlags {
+	f := &trainFlags{levels: levelsList{}, bounds: boundsList{},
+		ball: floatMap{m: map[string]float64{}, lo: 0, hi: 1, what: "the prior mass"}}
+	fs.Var(&f.ball, "ball", "prior mass `COL=P` of the best guess of a protected column without the model, P in (0, 1], for its attribute-inference bound (default 1/levels for a categorical column)")
+	fs.StringVar(&f.csv, "csv", "", "the training CSV `FILE` (header row)")
+	fs.StringVar(&f.label, "label", "", "the label `COLUMN`")
+	fs.Var(&f.sens, "sensitive", "protected `COLUMNS` (comma-separated, CSV quoting; repeatable)")
+	fs.Var(&f.public, "public", "public `COLUMNS`, treated as known to the adversary")
+	fs.Var(&f.ignore, "ignore", "`COLUMNS` left out")
+	fs.Var(&f.categorical, "categorical", "`COLUMNS` read as categorical")
+	fs.Var(&f.continuous, "continuous", "`COLUMNS` read as continuous")
+	fs.Var(f.levels, "levels", "public levels `COL=A|B|...` of a categorical column or the label (repeatable)")
+	fs.Var(f.bounds, "bounds", "public ranges `COL=LO:HI,...` of the continuous features (repeatable)")
+	fs.Float64Var(&f.eps, "epsilon", 0, "target ε, finite > 0 (required)")
+	fs.Float64Var(&f.delta, "delta", 1e-5, "δ in (0, 1)")
+	fs.StringVar(&f.notion, "notion", "", "`fdp` (feature DP, Algorithm 1) or dp (DP-SGD); default fdp when there are public columns")
+	fs.StringVar(&f.model, "model", "", "logistic, softmax, linear or mlp (default: logistic/softmax, linear for regression)")
+	fs.StringVar(&f.task, "task", "classification", "classification or regression")
+	fs.Float64Var(&f.rate, "sample-rate", 0.01, "Poisson sampling rate q in (0, 1]")
+	fs.Float64Var(&f.epochs, "epochs", 5, "expected passes over the data (T = epochs/q steps)")
+	fs.Float64Var(&f.clip, "clip", 1, "per-example clip norm C > 0")
+	fs.Float64Var(&f.lr, "lr", 0.5, "SGD learning rate > 0")
+	fs.IntVar(&f.hidden, "hidden", 32, "hidden units of the mlp")
+	fs.BoolVar(&f.reproducible, "reproducible", false, "seeded randomness: NOT a private release (tests, experiments)")
+	fs.Uint64Var(&f.seed, "seed", 0, "seed of --reproducible")
+	fs.StringVar(&f.out, "out", "", "the model `FILE` to write (required)")
+	fs.BoolVar(&f.force, "force", false, "let --out replace an existing file")
+	return f
+}
+
+func runTrain(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("featuredp train", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	f := newTrainFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stdout, trainUsage)
+			fs.SetOutput(stdout)
+			fs.PrintDefaults()
+			return 0
+		}
+		fmt.Fprintf(stderr, "featuredp train: %s\n", flagDashes.Replace(err.Error()))
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "featuredp train: unexpected argument %q (every input is a flag; see featuredp train --help)\n", fs.Arg(0))
+		return 2
+	}
+	file, err := f.run(stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "featuredp train: %v\n", err)
+		return 2
+	}
+	fmt.Fprintf(stdout, "wrote %s\n\n%s", f.out, file.Certificate.Markdown())
+	return 0
+}
+
+// run checks the flags, reads the file, trains and saves the model.
+func (f *trainFlags) run(stderr io.Writer) (*release.File, error) {
+	if err := f.check(); err != nil {
+		return nil, err
+	}
+	if _, err := os.Lstat(f.out); err == nil && !f.force {
+		return nil, fmt.Errorf("--out %s exists: choose another file or add --force", f.out)
+	}
+	opts := data.CSVOptions{StrictKinds: true, Types: map[string]series.Type{}}
+	for _, n := range f.categorical {
+		opts.Types[n] = series.String
+	}
+	for _, n := range f.continuous {
+		opts.Types[n] = series.Float
+	}
+	df, err := readReportCSV(f.csv, opts)
+	if err != nil {
+		return nil, err
+	}
+	schema, err := f.schema(df)
+	if err != nil {
+		return nil, err
+	}
+	to, err := f.options()
+	if err != nil {
+		return nil, err
+	}
+	bar := newProgressBar(stderr, "train")
+	bar.unit = "steps"
+	to.Progress = bar.update
+	file, err := dpnb.Train(context.Background(), df, schema, to)
+	bar.finish(err == nil)
+	if err != nil {
+		return nil, fmt.Errorf("training on --csv %s: %w", f.csv, err)
+	}
+	return file, file.Save(f.out, f.force)
+}
+
+// check validates the flags that need no data.
+func (f *trainFlags) check() error {
+	switch {
+	case f.csv == "" || f.label == "" || f.out == "":
+		return errors.New("--csv, --label and --out are required")
+	case len(f.sens) == 0:
+		return errors.New("--sensitive: name the columns to protect")
+	case f.task != "classification" && f.task != "regression":
+		return fmt.Errorf("--task %q: want classification or regression", f.task)
+	case f.notion != "" && f.notion != "fdp" && f.notion != "dp":
+		return fmt.Errorf("--notion %q: want fdp or dp", f.notion)
+	case f.seed != 0 && !f.reproducible:
+		return errors.New("--seed needs --reproducible (a private release draws its randomness from the OS)")
+	}
+	if err := checkBudget(f.eps, f.delta); err != nil {
+		return err
+	}
+	if err := checkRoles(f.sens, f.ignore, f.label); err != nil {
+		return err
+	}
+	return checkRoles(f.public, f.ignore, f.label)
+}
+
+// schema gives every column of df the role its flag names and the public
+// levels of --levels; a column without a role, or a flag naming no
+// column, is an error.
+func (f *trainFlags) schema(df dataframe.DataFrame) (data.Schema, error) {
+	task := data.Classification
+	if f.task == "regression" {
+		task = data.Regression
+	}
+	schema := data.DefaultSchema(df, f.label, task)
+	role := map[string]data.Role{}
+	flagOf := map[string]string{}
+	for _, g := range []struct {
+		flag  string
+		names []string
+		role  data.Role
+	}{{"--label", []string{f.label}, data.Label}, {"--sensitive", f.sens, data.Sensitive},
+		{"--public", f.public, data.Public}, {"--ignore", f.ignore, data.Ignore}} {
+		for _, n := range g.names {
+			if prev, dup := flagOf[n]; dup && prev != g.flag {
+				return schema, fmt.Errorf("column %q is in both %s and %s: give each column one role", n, prev, g.flag)
+			}
+			flagOf[n], role[n] = g.flag, g.role
+		}
+	}
+	names := df.Names()
+	for _, n := range slices.Sorted(maps.Keys(flagOf)) {
+		if !slices.Contains(names, n) {
+			return schema, fmt.Errorf("%s: no column %q in %s (columns: %s)", flagOf[n], n, f.csv, data.QuoteNames(names))
+		}
+	}
+	for n := range f.levels {
+		if !slices.Contains(names, n) {
+			return schema, fmt.Errorf("--levels: no column %q in %s (columns: %s)", n, f.csv, data.QuoteNames(names))
+		}
+	}
+	var unassigned []string
+	for i, c := range schema.Columns {
+		r, ok := role[c.Name]
+		if !ok {
+			unassigned = append(unassigned, c.Name)
+			continue
+		}
+		schema.Columns[i].Role = r
+		if lv, ok := f.levels[c.Name]; ok {
+			schema.Columns[i].Levels = lv
+		}
+	}
+	if len(unassigned) > 0 {
+		return schema, fmt.Errorf("columns %s have no role: name each in --sensitive, --public or --ignore (no column is public by default)", data.QuoteNames(unassigned))
+	}
+	return schema, nil
+}
+
+// options maps the flags to dpnb.TrainOptions.
+func (f *trainFlags) options() (dpnb.TrainOptions, error) {
+	o := dpnb.TrainOptions{Model: f.model, Hidden: f.hidden, Epsilon: f.eps, Delta: f.delta,
+		SampleRate: f.rate, Epochs: f.epochs, Clip: f.clip, LR: f.lr, Reproducible: f.reproducible, Seed: f.seed, Ball: f.ball.m,
+		Encode: data.EncodeOptions{Scale: data.MinMax, Bounds: map[string]data.Range(f.bounds)}}
+	switch f.notion {
+	case "fdp":
+		o.Notion = release.FeatureDP
+	case "dp":
+		o.Notion = release.DP
+	}
+	for _, c := range []struct {
+		name string
+		v    float64
+	}{{"--sample-rate", f.rate}, {"--epochs", f.epochs}, {"--clip", f.clip}, {"--lr", f.lr}} {
+		if !(c.v > 0) || math.IsInf(c.v, 0) {
+			return o, fmt.Errorf("%s %v: want a finite value > 0", c.name, c.v)
+		}
+	}
+	if f.rate > 1 {
+		return o, fmt.Errorf("--sample-rate %v: want q in (0, 1]", f.rate)
+	}
+	return o, nil
+}

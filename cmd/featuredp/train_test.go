@@ -1,0 +1,102 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// trainFixture writes a small patients table.
+func trainFixture(t *testing.T) string {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("age,region,smoker,income,readmitted\n")
+	for i := range 400 {
+		smoker := []string{"no", "yes"}[i%3/2]
+		y := "no"
+		if smoker == "yes" || i%7 == 0 {
+			y = "yes"
+		}
+		b.WriteString(strings.Join([]string{strconv.Itoa(20 + i%60), []string{"north", "south"}[i%2], smoker, strconv.Itoa(1000 * (i % 90)), y}, ",") + "\n")
+	}
+	p := filepath.Join(t.TempDir(), "patients.csv")
+	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func trainArgs(csv, out string, extra ...string) []string {
+	return append([]string{"train", "--csv", csv, "--label", "readmitted", "--sensitive", "smoker,income", "--public", "age,region",
+		"--epsilon", "2", "--bounds", "age=18:90,income=0:100000", "--levels", "smoker=no|yes,region=north|south,readmitted=no|yes",
+		"--sample-rate", "0.05", "--epochs", "2", "--out", out}, extra...)
+}
+
+// `featuredp train --reproducible --seed S` twice gives byte-identical
+// model files saying "not a private release"; the default (secure) run
+// gives another model; predict and certificate read the file.
+func TestTrainCLI(t *testing.T) {
+	csv := trainFixture(t)
+	dir := t.TempDir()
+	a, b, s := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json"), filepath.Join(dir, "s.json")
+	for _, out := range []string{a, b} {
+		if code, stdout, errs := runReproduceCLI(trainArgs(csv, out, "--reproducible", "--seed", "3")...); code != 0 || !strings.Contains(stdout, "NOT A PRIVATE RELEASE") {
+			t.Fatalf("train: code %d\n%s\n%s", code, stdout, errs)
+		}
+	}
+	ba, _ := os.ReadFile(a)
+	bb, _ := os.ReadFile(b)
+	if !bytes.Equal(ba, bb) {
+		t.Fatal("two reproducible trainings with one seed wrote different files")
+	}
+	if code, stdout, errs := runReproduceCLI(trainArgs(csv, s)...); code != 0 || strings.Contains(stdout, "NOT A PRIVATE") || !strings.Contains(stdout, "| private release | true |") {
+		t.Fatalf("secure train: code %d\n%s\n%s", code, stdout, errs)
+	}
+	if bs, _ := os.ReadFile(s); bytes.Equal(bs, ba) {
+		t.Error("the secure run wrote the reproducible model")
+	}
+	if code, out, _ := runReproduceCLI("predict", "--model", a, "--csv", csv); code != 0 || strings.Count(out, "\n") != 401 {
+		t.Errorf("predict: code %d, %d lines", code, strings.Count(out, "\n"))
+	}
+}
+
+// Bad flags and unsafe inputs are errors (exit 2) naming the fix.
+func TestTrainCLIErrors(t *testing.T) {
+	csv := trainFixture(t)
+	dir := t.TempDir()
+	existing := filepath.Join(dir, "keep.json")
+	os.WriteFile(existing, []byte("user file"), 0o644)
+	out := filepath.Join(dir, "m.json")
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no role for a column", []string{"train", "--csv", csv, "--label", "readmitted", "--sensitive", "smoker,income", "--epsilon", "1", "--out", out}, `"age", "region" have no role`},
+		{"existing out", trainArgs(csv, existing), "exists: choose another file or add --force"},
+		{"no bounds", []string{"train", "--csv", csv, "--label", "readmitted", "--sensitive", "smoker,income", "--public", "age,region", "--epsilon", "1",
+			"--levels", "smoker=no|yes,region=north|south,readmitted=no|yes", "--out", out}, `"age"`},
+		{"epsilon 0", trainArgs(csv, out, "--epsilon", "0"), "--epsilon 0"},
+		{"two roles", trainArgs(csv, out, "--public", "smoker"), `"smoker" is in both --sensitive and --public`},
+		{"unknown column", trainArgs(csv, out, "--ignore", "agee"), `--ignore: no column "agee"`},
+		{"seed without reproducible", trainArgs(csv, out, "--seed", "4"), "--seed needs --reproducible"},
+		{"bad notion", trainArgs(csv, out, "--notion", "corr"), `--notion "corr"`},
+		{"rate", trainArgs(csv, out, "--sample-rate", "2"), "--sample-rate 2"},
+		{"ball of a public column", trainArgs(csv, out, "--ball", "age=0.5"), `Ball names "age", which is not a protected feature`},
+		{"ball out of range", trainArgs(csv, out, "--ball", "income=1.5"), "income=1.5"},
+	} {
+		code, _, errs := runReproduceCLI(tc.args...)
+		if code != 2 || !strings.Contains(errs, tc.want) {
+			t.Errorf("%s: code %d, stderr %q, want %q", tc.name, code, errs, tc.want)
+		}
+	}
+	if b, _ := os.ReadFile(existing); string(b) != "user file" {
+		t.Error("train replaced a user file")
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("a failed train left a model file")
+	}
+}

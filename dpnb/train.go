@@ -1,0 +1,384 @@
+package dpnb
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+
+	"github.com/featuredp/featuredp/accounting"
+	"github.com/featuredp/featuredp/data"
+	"github.com/featuredp/featuredp/internal/valid"
+	"github.com/featuredp/featuredp/mechanisms"
+	"github.com/featuredp/featuredp/models"
+	"github.com/featuredp/featuredp/notions/fdp"
+	"github.com/featuredp/featuredp/release"
+	"github.com/go-gota/gota/dataframe"
+)
+
+// TrainOptions configures Train. The zero value of every field but Epsilon
+// gives the default in brackets; no default is fitted on the private data
+// (the sample rate, the steps, the clip norm and the learning rate are
+// constants, not functions of the number of rows or of the values).
+type TrainOptions struct {
+	// Notion is release.FeatureDP (Algorithm 1 of the feature-DP paper) or
+	// release.DP (DP-SGD) [FeatureDP when the schema has a public feature
+	// and a sensitive one, else DP].
+	Notion release.Notion
+	// Model is release.KindLogistic / KindSoftmax (classification, by the
+	// number of classes), release.KindLinear (regression) or
+	// release.KindMLP [logistic or softmax; linear for regression].
+	Model string
+	// Hidden is the MLP's number of hidden units [32].
+	Hidden int
+	// Epsilon is the target ε (required, finite > 0); Delta is δ in (0, 1)
+	// [1e-5]. The noise multiplier is calibrated so that the ledger's ε
+	// of the whole run is at most Epsilon.
+	Epsilon, Delta float64
+	// SampleRate is the Poisson rate q in (0, 1] [0.01]; Epochs the
+	// expected passes over the data, T = round(Epochs/q) steps [5].
+	SampleRate, Epochs float64
+	// Clip is the per-example clip norm C [1]; LR the SGD learning rate
+	// [0.5].
+	Clip, LR float64
+	// Encode are the encoding options: every continuous feature needs
+	// public Bounds (MinMax, the default scaling here) and every
+	// categorical feature and the label public levels; fitting them on
+	// the data (BoundsFromData, LevelsFromData) is refused for a release.
+	Encode data.EncodeOptions
+	// Reproducible trains from seeded streams (Seed) instead of the OS
+	// CSPRNG: for tests and experiments; the certificate then says "not a
+	// private release" [false: Secure].
+	Reproducible bool
+	Seed         uint64
+	// Ball is the prior mass of the best guess of each protected column
+	// (feature-DP paper, Def. 8) for its attribute-inference bound; a
+	// categorical column missing here gets 1/(number of its public levels).
+	Ball map[string]float64
+	// Progress, if set, is called after every step with the steps done and
+	// the total.
+	Progress func(done, total int)
+}
+
+// Train trains a model on df for release: the notion's private training
+// (feature DP's Algorithm 1 or DP-SGD) with Poisson sampling, per-example
+// clipping and Gaussian noise calibrated to opts.Epsilon, in Secure mode
+// unless opts.Reproducible. It returns the model file: the public
+// encoding, the parameters and the certificate read off the privacy ledger
+// that composed the run's losses (docs/release.md). It refuses an encoding
+// that would read the private data (bounds or levels), a schema without a
+// label, and a run whose ε would exceed the target.
+func Train(ctx context.Context, df dataframe.DataFrame, schema data.Schema, opts TrainOptions) (*release.File, error) {
+	o, err := opts.withDefaults(schema)
+	if err != nil {
+		return nil, fmt.Errorf("dpnb: Train: %w", err)
+	}
+	enc, err := data.FitEncoder(df, schema, o.Encode)
+	if err != nil {
+		return nil, fmt.Errorf("dpnb: Train: %w", err)
+	}
+	x, err := enc.Transform(df)
+	if err != nil {
+		return nil, fmt.Errorf("dpnb: Train: %w", err)
+	}
+	run, err := newTrainRun(x, o)
+	if err != nil {
+		return nil, fmt.Errorf("dpnb: Train: %w", err)
+	}
+	res, err := fdp.Train(ctx, run.method, run.setup)
+	if err != nil {
+		return nil, fmt.Errorf("dpnb: Train: %w", err)
+	}
+	cert, err := run.certificate(res, enc, o)
+	if err != nil {
+		return nil, fmt.Errorf("dpnb: Train: %w", err)
+	}
+	return &release.File{Format: release.FileFormat, Version: release.FileVersion, Encoder: enc,
+		Model: run.spec(res.Theta), Certificate: cert}, nil
+}
+
+// withDefaults validates opts and fills in the defaults.
+func (opts TrainOptions) withDefaults(schema data.Schema) (TrainOptions, error) {
+	o := opts
+	if err := valid.First(
+		valid.Positive("Epsilon", o.Epsilon),
+		valid.NonNegative("SampleRate", o.SampleRate), valid.NonNegative("Epochs", o.Epochs),
+		valid.NonNegative("Clip", o.Clip), valid.NonNegative("LR", o.LR)); err != nil {
+		return o, err
+	}
+	def := func(v *float64, d float64) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	def(&o.Delta, 1e-5)
+	def(&o.SampleRate, 0.01)
+	def(&o.Epochs, 5)
+	def(&o.Clip, 1)
+	def(&o.LR, 0.5)
+	if err := valid.First(valid.Open01("Delta", o.Delta), valid.Unit("SampleRate", o.SampleRate)); err != nil {
+		return o, err
+	}
+	if o.Hidden < 0 {
+		return o, fmt.Errorf("Hidden %d: want ≥ 0 (0: 32 hidden units for an MLP)", o.Hidden)
+	}
+	if o.Hidden == 0 {
+		o.Hidden = 32
+	}
+	if o.Encode.BoundsFromData || o.Encode.LevelsFromData {
+		return o, errors.New("Encode.BoundsFromData / LevelsFromData: a release uses public bounds and levels only (give Encode.Bounds and Encode.Levels or the schema's Column.Levels)")
+	}
+	if o.Encode.Scale == data.NoScaling && len(o.Encode.ScaleFor) == 0 {
+		o.Encode.Scale = data.MinMax
+	}
+	if err := o.Encode.RequirePublic(schema); err != nil {
+		return o, err
+	}
+	if err := o.pickNotion(schema); err != nil {
+		return o, err
+	}
+	if err := o.checkBall(schema); err != nil {
+		return o, err
+	}
+	return o, o.pickModel(schema)
+}
+
+// checkBall checks that Ball names protected features (the sensitive
+// ones under feature DP, any feature under DP) with masses in (0, 1].
+func (o *TrainOptions) checkBall(schema data.Schema) error {
+	for _, name := range slices.Sorted(maps.Keys(o.Ball)) {
+		c, ok := schema.Lookup(name)
+		protected := ok && (c.Role == data.Sensitive || (o.Notion == release.DP && c.Role == data.Public))
+		if !protected {
+			return fmt.Errorf("Ball names %q, which is not a protected feature under %s", name, o.Notion)
+		}
+		if b := o.Ball[name]; !(b > 0 && b <= 1) {
+			return fmt.Errorf("Ball[%q] = %v: want a prior mass in (0, 1]", name, b)
+		}
+	}
+	return nil
+}
+
+// pickNotion sets the default notion and checks the schema fits it.
+func (o *TrainOptions) pickNotion(schema data.Schema) error {
+	var pub, sens int
+	for _, c := range schema.Features() {
+		if c.Role == data.Public {
+			pub++
+		} else {
+			sens++
+		}
+	}
+	if o.Notion == "" {
+		o.Notion = release.DP
+		if pub > 0 && sens > 0 {
+			o.Notion = release.FeatureDP
+		}
+	}
+	switch o.Notion {
+	case release.DP:
+		return nil
+	case release.FeatureDP:
+		if pub == 0 || sens == 0 {
+			return fmt.Errorf("Notion %s needs at least one public and one sensitive feature (the schema has %d and %d): mark the public columns, or use %s", o.Notion, pub, sens, release.DP)
+		}
+		return nil
+	case release.CorrDP:
+		return fmt.Errorf("Notion %s: a CorrDP release is not available yet (its honest guarantee is reported by PrivacyReport); use %s or %s", o.Notion, release.FeatureDP, release.DP)
+	}
+	return fmt.Errorf("Notion %q: want %s or %s", o.Notion, release.FeatureDP, release.DP)
+}
+
+// pickModel sets the default model kind for the schema's task.
+func (o *TrainOptions) pickModel(schema data.Schema) error {
+	classify := schema.Task == data.Classification
+	switch o.Model {
+	case "":
+		o.Model = release.KindLinear
+		if classify {
+			o.Model = release.KindLogistic // softmax for > 2 classes, decided on the encoding
+		}
+	case release.KindLogistic, release.KindSoftmax:
+		if !classify {
+			return fmt.Errorf("Model %s needs a classification schema (the task is %v): use %s", o.Model, schema.Task, release.KindLinear)
+		}
+	case release.KindLinear:
+		if classify {
+			return fmt.Errorf("Model %s needs a regression schema: use %s or %s", o.Model, release.KindLogistic, release.KindMLP)
+		}
+	case release.KindMLP:
+	default:
+		return fmt.Errorf("Model %q: want %s, %s, %s or %s", o.Model, release.KindLogistic, release.KindSoftmax, release.KindLinear, release.KindMLP)
+	}
+	if schema.Task == data.Unsupervised {
+		return errors.New("the schema has no label: a release trains a predictor (set the label column's Role to data.Label)")
+	}
+	return nil
+}
+
+// trainRun is one calibrated private training.
+type trainRun struct {
+	method fdp.Method
+	setup  fdp.Setup
+	kind   string
+	hidden int
+	d, k   int
+	steps  int
+}
+
+// newTrainRun builds the model, the data views and the calibrated setup.
+func newTrainRun(x *data.Encoded, o TrainOptions) (*trainRun, error) {
+	all := make([]int, x.N)
+	for i := range all {
+		all[i] = i
+	}
+	full, err := fdp.EncodedRows(x, all, false)
+	if err != nil {
+		return nil, err
+	}
+	psi, err := fdp.EncodedRows(x, all, true)
+	if err != nil {
+		return nil, err
+	}
+	r := &trainRun{method: fdp.DP, kind: o.Model, hidden: o.Hidden, d: x.D, k: len(x.Classes)}
+	if o.Notion == release.FeatureDP {
+		r.method = fdp.Alg1
+	}
+	if r.kind == release.KindLogistic && r.k > 2 {
+		r.kind = release.KindSoftmax
+	}
+	model, err := r.model()
+	if err != nil {
+		return nil, err
+	}
+	r.steps = max(1, int(math.Round(o.Epochs/o.SampleRate)))
+	z, err := accounting.NoiseMultiplier(o.Epsilon, o.Delta, o.SampleRate, r.steps, accounting.DefaultOrders(), accounting.DefaultConversion)
+	if err != nil {
+		return nil, fmt.Errorf("calibrating the noise for ε = %v (Epsilon, Delta, SampleRate, Epochs): %w", o.Epsilon, err)
+	}
+	mode := mechanisms.Secure
+	if o.Reproducible {
+		mode = mechanisms.Reproducible
+	}
+	r.setup = fdp.Setup{Model: model, Data: full, PubData: psi, Rate: o.SampleRate, Multiplier: z, Clip: o.Clip,
+		Steps: r.steps, Optimizer: mechanisms.SGD{LR: o.LR}, Mode: mode, Seed: o.Seed}
+	if o.Progress != nil {
+		r.setup.OnStep = func(t int, _ []float64) { o.Progress(t, r.steps) }
+	}
+	return r, nil
+}
+
+// model builds the model of the run.
+func (r *trainRun) model() (models.Model, error) {
+	switch r.kind {
+	case release.KindLogistic:
+		return models.NewLogistic(r.d, true, 0)
+	case release.KindSoftmax:
+		return models.NewSoftmax(r.d, r.k)
+	case release.KindLinear:
+		return models.NewLinear(r.d, true, 0)
+	}
+	k, head := r.k, models.HeadSoftmaxCE
+	if k < 2 {
+		k, head = 1, models.HeadMSE
+	}
+	return models.NewMLP(r.d, r.hidden, k, models.Tanh, head)
+}
+
+// spec is the model file's description of the trained model.
+func (r *trainRun) spec(theta []float64) release.ModelSpec {
+	s := release.ModelSpec{Kind: r.kind, Features: r.d, Theta: slices.Clone(theta)}
+	switch r.kind {
+	case release.KindLogistic, release.KindLinear:
+		s.Intercept = true
+	case release.KindSoftmax:
+		s.Classes = r.k
+	case release.KindMLP:
+		s.Classes, s.Hidden = r.k, r.hidden
+	}
+	return s
+}
+
+// certificate composes the run's losses on a ledger and reads the
+// certificate off it, with the attribute-inference bound of every
+// protected column.
+func (r *trainRun) certificate(res *mechanisms.Result, enc *data.Encoder, o TrainOptions) (*release.Certificate, error) {
+	rel, losses := accounting.RelationAddRemove, []accounting.Loss(nil)
+	var err error
+	if o.Notion == release.FeatureDP {
+		rel = accounting.RelationFeatureSimulator
+		losses, err = fdp.Losses(r.method, r.setup, res, o.Delta)
+	} else {
+		losses, err = res.Losses()
+	}
+	if err != nil {
+		return nil, err
+	}
+	l, err := accounting.NewLedger(rel, accounting.DefaultOrders())
+	if err != nil {
+		return nil, err
+	}
+	for _, loss := range losses {
+		if err := l.Add(loss); err != nil {
+			return nil, err
+		}
+	}
+	spec := release.Spec{Notion: o.Notion, TargetEpsilon: o.Epsilon, Secure: !o.Reproducible,
+		Training: release.Training{Model: r.kind, Sampling: "Poisson", SampleRate: o.SampleRate, Steps: r.steps,
+			NoiseMultiplier: r.setup.Multiplier, ClipNorm: o.Clip, LearningRate: o.LR, Epochs: o.Epochs}}
+	for _, fe := range enc.Features {
+		switch {
+		case o.Notion == release.DP || fe.Column.Role == data.Sensitive:
+			spec.Protected = append(spec.Protected, fe.Column.Name)
+		default:
+			spec.Public = append(spec.Public, fe.Column.Name)
+		}
+	}
+	if lab, ok := enc.Schema.Label(); ok {
+		spec.Label = lab.Name
+	}
+	if o.Notion == release.DP {
+		spec.Notes = append(spec.Notes, "record-level DP: every column of a record, the label included, is protected")
+	}
+	c, err := release.New(l, o.Delta, accounting.DefaultConversion, spec)
+	if err != nil {
+		return nil, err
+	}
+	c.AttributeInference, c.Notes = attributeBounds(enc, c, o)
+	return c, nil
+}
+
+// attributeBounds is the Thm 4 bound min(1, e^ε·Ball + δ) of every
+// protected feature with a known Ball (o.Ball, or a uniform prior over its
+// public levels); the notes name the columns without one.
+func attributeBounds(enc *data.Encoder, c *release.Certificate, o TrainOptions) ([]release.ColumnBound, []string) {
+	var out []release.ColumnBound
+	notes := c.Notes
+	for _, fe := range enc.Features {
+		if !slices.Contains(c.Protected, fe.Column.Name) {
+			continue
+		}
+		ball, why, ok := o.Ball[fe.Column.Name], "given by the user", true
+		if _, given := o.Ball[fe.Column.Name]; !given {
+			col := fe.Column
+			col.Levels = fe.Levels
+			if ball, why, ok = fdp.UniformBall(col); ok {
+				why = fmt.Sprintf("uniform prior over its %d public levels", len(fe.Levels))
+			}
+		}
+		if !ok {
+			notes = append(notes, fmt.Sprintf("no attribute-inference bound for %s: it has no public levels to assume a uniform prior over; "+
+				"give the prior mass of the best guess of it (TrainOptions.Ball; featuredp train --ball %s=P)", fe.Column.Name, fe.Column.Name))
+			continue
+		}
+		b, err := fdp.AttributeInferenceBound(c.Epsilon, c.Delta, ball)
+		if err != nil {
+			notes = append(notes, fmt.Sprintf("no attribute-inference bound for %s: %v", fe.Column.Name, err))
+			continue
+		}
+		out = append(out, release.ColumnBound{Column: fe.Column.Name, Ball: ball, Bound: b, Why: why})
+	}
+	return out, notes
+}

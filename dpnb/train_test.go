@@ -1,0 +1,192 @@
+package dpnb
+
+import (
+	"bytes"
+	"context"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/featuredp/featuredp/accounting"
+	"github.com/featuredp/featuredp/data"
+	"github.com/featuredp/featuredp/release"
+)
+
+func trainOpts() TrainOptions {
+	return TrainOptions{Epsilon: 2, Encode: corrdpEncode(), SampleRate: 0.05, Epochs: 2, Reproducible: true, Seed: 7}
+}
+
+// Two reproducible trainings with one seed give byte-identical files whose
+// certificate says "not a private release"; its ε is the ledger's for the
+// run's parameters and at most the target.
+func TestTrainReproducible(t *testing.T) {
+	df, schema := corrdpUserFrame(1500)
+	var files [2]bytes.Buffer
+	var f *release.File
+	for i := range files {
+		var err error
+		if f, err = Train(context.Background(), df, schema, trainOpts()); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Write(&files[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !bytes.Equal(files[0].Bytes(), files[1].Bytes()) {
+		t.Fatal("two reproducible trainings with one seed differ")
+	}
+	c := f.Certificate
+	if c.PrivateRelease || !strings.HasPrefix(c.Statement, "NOT A PRIVATE RELEASE") || c.Notion != release.FeatureDP ||
+		c.Relation != accounting.RelationFeatureSimulator.String() {
+		t.Errorf("certificate: %+v", c)
+	}
+	if !slices.Equal(c.Protected, []string{"smoker", "income"}) || !slices.Equal(c.Public, []string{"region", "age"}) || c.Label != "y" {
+		t.Errorf("columns: protected %v public %v label %q", c.Protected, c.Public, c.Label)
+	}
+	// The ledger of the run, rebuilt from the certificate's parameters.
+	l, _ := accounting.NewLedger(accounting.RelationFeatureSimulator, accounting.DefaultOrders())
+	tr := c.Training
+	loss, err := accounting.SubsampledGaussianLoss(accounting.Phase{SampleRate: tr.SampleRate, NoiseMultiplier: tr.NoiseMultiplier, Steps: tr.Steps})
+	if err != nil {
+		t.Fatal(err)
+	}
+	loss, _ = loss.ChangeRelation(accounting.RelationFeatureSimulator)
+	if err := l.Add(loss); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := l.Epsilon(1e-5, accounting.DefaultConversion)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Epsilon != rep.Epsilon || c.Epsilon > 2 || tr.Steps != 40 || tr.SampleRate != 0.05 {
+		t.Errorf("certificate ε %v (steps %d), ledger %v, target 2", c.Epsilon, tr.Steps, rep.Epsilon)
+	}
+	if len(c.AttributeInference) != 1 || c.AttributeInference[0].Column != "smoker" || c.AttributeInference[0].Ball != 0.5 {
+		t.Errorf("attribute-inference bounds %+v (income has no Ball: a note)", c.AttributeInference)
+	}
+	// Save → load → predict gives the same predictions.
+	g, err := release.Read(bytes.NewReader(files[0].Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p1, err := f.Predict(df)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p2, err := g.Predict(df)
+	if err != nil || !slices.Equal(p1.Class, p2.Class) || p1.Probs[3][1] != p2.Probs[3][1] {
+		t.Fatalf("predictions differ after a round trip (%v)", err)
+	}
+	acc := 0.0
+	for i, cl := range p1.Class {
+		if cl == df.Col("y").Elem(i).String() {
+			acc++
+		}
+	}
+	if acc /= float64(len(p1.Class)); acc < 0.6 {
+		t.Errorf("training accuracy %.3f: the private model learned nothing", acc)
+	}
+}
+
+// Two Secure trainings give different models and private certificates.
+func TestTrainSecure(t *testing.T) {
+	df, schema := corrdpUserFrame(800)
+	o := trainOpts()
+	o.Reproducible, o.Seed, o.Notion = false, 0, release.DP
+	a, err := Train(context.Background(), df, schema, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Train(context.Background(), df, schema, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Equal(a.Model.Theta, b.Model.Theta) {
+		t.Error("two secure trainings gave the same model")
+	}
+	c := a.Certificate
+	if !c.PrivateRelease || c.Randomness != "secure" || c.Relation != "add-remove" || len(c.Protected) != 4 || len(c.Public) != 0 {
+		t.Errorf("secure DP certificate: %+v", c)
+	}
+}
+
+// What would make a release wrong is an error naming the fix.
+func TestTrainErrors(t *testing.T) {
+	df, schema := corrdpUserFrame(300)
+	noPublic := schema.Clone()
+	for i := range noPublic.Columns {
+		if noPublic.Columns[i].Role == data.Public {
+			noPublic.Columns[i].Role = data.Sensitive
+		}
+	}
+	for _, tc := range []struct {
+		name   string
+		schema data.Schema
+		edit   func(*TrainOptions)
+		want   string
+	}{
+		{"no epsilon", schema, func(o *TrainOptions) { o.Epsilon = 0 }, "Epsilon"},
+		{"NaN epsilon", schema, func(o *TrainOptions) { o.Epsilon = math.NaN() }, "Epsilon"},
+		{"delta 1", schema, func(o *TrainOptions) { o.Delta = 1 }, "Delta"},
+		{"rate above 1", schema, func(o *TrainOptions) { o.SampleRate = 1.5 }, "SampleRate"},
+		{"bounds from data", schema, func(o *TrainOptions) { o.Encode.BoundsFromData = true }, "public bounds and levels only"},
+		{"missing bounds", schema, func(o *TrainOptions) { o.Encode.Bounds = nil }, `"age"`},
+		{"feature DP without public columns", noPublic, func(o *TrainOptions) { o.Notion = release.FeatureDP }, "public and one sensitive"},
+		{"corrdp", schema, func(o *TrainOptions) { o.Notion = release.CorrDP }, "not available yet"},
+		{"linear on classification", schema, func(o *TrainOptions) { o.Model = release.KindLinear }, "regression schema"},
+		{"unknown model", schema, func(o *TrainOptions) { o.Model = "forest" }, `"forest"`},
+	} {
+		o := trainOpts()
+		tc.edit(&o)
+		_, err := Train(context.Background(), df, tc.schema, o)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want an error with %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+// Every model kind trains, saves and predicts: the MLP and softmax on the
+// classification table, linear regression on a regression schema.
+func TestTrainModelKinds(t *testing.T) {
+	df, schema := corrdpUserFrame(600)
+	reg := schema.Clone()
+	for i, c := range reg.Columns {
+		switch c.Name {
+		case "income":
+			reg.Columns[i].Role = data.Label
+		case "y":
+			reg.Columns[i].Role = data.Ignore
+		}
+	}
+	reg.Task = data.Regression
+	for _, tc := range []struct {
+		kind   string
+		schema data.Schema
+	}{{release.KindMLP, schema}, {release.KindSoftmax, schema}, {release.KindLinear, reg}, {"", reg}} {
+		o := trainOpts()
+		o.Model, o.Hidden = tc.kind, 4
+		if tc.schema.Task == data.Regression { // income is the label: no feature bounds for it
+			o.Encode.Bounds = map[string]data.Range{"age": {Lo: 20, Hi: 80}}
+		}
+		f, err := Train(context.Background(), df, tc.schema, o)
+		if err != nil {
+			t.Fatalf("%q: %v", tc.kind, err)
+		}
+		var buf bytes.Buffer
+		if err := f.Write(&buf); err != nil {
+			t.Fatalf("%q: %v", tc.kind, err)
+		}
+		g, err := release.Read(&buf)
+		if err != nil {
+			t.Fatalf("%q: %v", tc.kind, err)
+		}
+		p, err := g.Predict(df)
+		if err != nil {
+			t.Fatalf("%q: %v", tc.kind, err)
+		}
+		if n := max(len(p.Class), len(p.Value)); n != 600 {
+			t.Errorf("%q: %d predictions", tc.kind, n)
+		}
+	}
+}
