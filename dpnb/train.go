@@ -230,10 +230,7 @@ type trainRun struct {
 
 // newTrainRun builds the model, the data views and the calibrated setup.
 func newTrainRun(x *data.Encoded, o TrainOptions) (*trainRun, error) {
-	all := make([]int, x.N)
-	for i := range all {
-		all[i] = i
-	}
+	all := allRows(x.N)
 	full, err := fdp.EncodedRows(x, all, false)
 	if err != nil {
 		return nil, err

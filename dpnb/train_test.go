@@ -190,3 +190,32 @@ func TestTrainModelKinds(t *testing.T) {
 		}
 	}
 }
+
+// CheckRelease puts the release's test accuracy beside the non-private and
+// public-only baselines of the same model, steps and batch.
+func TestCheckRelease(t *testing.T) {
+	df, schema := corrdpUserFrame(2000)
+	train, test := df.Subset(allRows(1500)), df.Subset(func() []int {
+		idx := make([]int, 500)
+		for i := range idx {
+			idx[i] = 1500 + i
+		}
+		return idx
+	}())
+	o := trainOpts()
+	o.Epsilon = 4
+	c, err := CheckRelease(context.Background(), train, test, schema, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Metric != "accuracy" || !(c.NonPrivate > 0.75) || !(c.Private > 0.55) || !(c.PublicOnly >= 0 && c.PublicOnly <= 1) {
+		t.Errorf("accuracies: private %.3f, non-private %.3f, public-only %.3f", c.Private, c.NonPrivate, c.PublicOnly)
+	}
+	md := c.Markdown()
+	for _, want := range []string{"feature-dp release, ε = 4", "not a private release", "non-private", "public columns only", "not for publication"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md)
+		}
+	}
+	t.Logf("\n%s", md)
+}

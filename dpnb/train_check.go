@@ -1,0 +1,138 @@
+package dpnb
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/featuredp/featuredp/data"
+	"github.com/featuredp/featuredp/design"
+	"github.com/featuredp/featuredp/models"
+	"github.com/featuredp/featuredp/notions/fdp"
+	"github.com/featuredp/featuredp/release"
+	"github.com/go-gota/gota/dataframe"
+)
+
+// ReleaseCheck is what a release costs in accuracy: the test metric of the
+// private model beside the same model trained without privacy and on the
+// public columns alone, with the same encoding, steps and batch size.
+// Metric is "accuracy" (classification) or "mse" (regression).
+//
+// The baselines and every number here are computed on the private data
+// without any privacy: they are for your own decision, not for
+// publication (publish the model file and its certificate).
+type ReleaseCheck struct {
+	Model                           *release.File
+	Metric                          string
+	Private, NonPrivate, PublicOnly float64
+}
+
+// CheckRelease trains a release on train (Train with opts) and reports its
+// test metric on test beside the non-private and public-only baselines
+// (the feature-DP paper's two reference points: what privacy costs, and
+// what the protected columns add).
+func CheckRelease(ctx context.Context, train, test dataframe.DataFrame, schema data.Schema, opts TrainOptions) (*ReleaseCheck, error) {
+	f, err := Train(ctx, train, schema, opts)
+	if err != nil {
+		return nil, err
+	}
+	o, err := opts.withDefaults(schema)
+	if err != nil {
+		return nil, fmt.Errorf("dpnb: CheckRelease: %w", err)
+	}
+	o.Progress = nil
+	xTrain, err := f.Encoder.Transform(train)
+	if err != nil {
+		return nil, fmt.Errorf("dpnb: CheckRelease: train: %w", err)
+	}
+	xTest, err := f.Encoder.Transform(test)
+	if err != nil {
+		return nil, fmt.Errorf("dpnb: CheckRelease: test: %w", err)
+	}
+	run, err := newTrainRun(xTrain, o)
+	if err != nil {
+		return nil, fmt.Errorf("dpnb: CheckRelease: %w", err)
+	}
+	testData, err := fdp.EncodedRows(xTest, allRows(xTest.N), false)
+	if err != nil {
+		return nil, fmt.Errorf("dpnb: CheckRelease: %w", err)
+	}
+	c := &ReleaseCheck{Model: f, Metric: "accuracy"}
+	if schema.Task == data.Regression {
+		c.Metric = "mse"
+	}
+	if c.Private, err = c.score(run.setup.Model, f.Model.Theta, testData); err != nil {
+		return nil, err
+	}
+	for _, b := range []struct {
+		method fdp.Method
+		out    *float64
+	}{{fdp.NonPrivate, &c.NonPrivate}, {fdp.PublicOnly, &c.PublicOnly}} {
+		res, err := fdp.Train(ctx, b.method, run.setup)
+		if err != nil {
+			return nil, fmt.Errorf("dpnb: CheckRelease: %s baseline: %w", b.method, err)
+		}
+		if *b.out, err = c.score(run.setup.Model, res.Theta, testData); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// score evaluates theta on d with the check's metric.
+func (c *ReleaseCheck) score(m models.Model, theta []float64, d *design.Data) (float64, error) {
+	ev, ok := m.(models.Evaluator)
+	if !ok {
+		return 0, errors.New("dpnb: CheckRelease: the model cannot be evaluated")
+	}
+	met := ev.Evaluate(theta, d)
+	if c.Metric == "mse" {
+		return met.MSE, nil
+	}
+	return met.Accuracy, nil
+}
+
+// allRows is 0..n−1.
+func allRows(n int) []int {
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	return idx
+}
+
+// Markdown puts the three numbers side by side with the certificate's
+// statement.
+func (c *ReleaseCheck) Markdown() string {
+	if c == nil || c.Model == nil {
+		return "_no release_\n"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "| model | test %s |\n|---|---:|\n", c.Metric)
+	for _, r := range []struct {
+		name string
+		v    float64
+	}{{c.privateName(), c.Private}, {"non-private (same model, steps and batch)", c.NonPrivate},
+		{"public columns only", c.PublicOnly}} {
+		v := "—"
+		if !math.IsNaN(r.v) {
+			v = fmt.Sprintf("%.4f", r.v)
+		}
+		fmt.Fprintf(&b, "| %s | %s |\n", r.name, v)
+	}
+	b.WriteString("\nThe baselines are computed on the private data without privacy: for your decision, not for publication.\n")
+	return b.String()
+}
+
+// privateName names the release's row: notion, (ε, δ) and whether it is a
+// private release.
+func (c *ReleaseCheck) privateName() string {
+	cert := c.Model.Certificate
+	name := fmt.Sprintf("%s release, ε = %.3g, δ = %.3g", cert.Notion, cert.Epsilon, cert.Delta)
+	if !cert.PrivateRelease {
+		name += " (reproducible: not a private release)"
+	}
+	return name
+}
