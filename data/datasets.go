@@ -355,3 +355,27 @@ func LoadSepsis(cohort Cohort, opts Options) (*Dataset, error) {
 	}
 	return finish(ds, df, opts)
 }
+
+// AdultPublicEncoding is a public encoding of AdultSchema's features for
+// releases: MinMax scaling with domain bounds and the category levels that
+// the dataset's documentation (UCI's adult.names) lists, none of them read
+// from the data. Bounds: age 0–100 years, education-num 1–16 (the 16
+// education levels), hours-per-week 0–100, fnlwgt 0–1.5·10⁶ (the census
+// weight's range of magnitude); values outside are clipped.
+func AdultPublicEncoding() EncodeOptions {
+	return EncodeOptions{
+		Scale: MinMax,
+		Bounds: map[string]Range{
+			"age": {Lo: 0, Hi: 100}, "education-num": {Lo: 1, Hi: 16},
+			"hours-per-week": {Lo: 0, Hi: 100}, "fnlwgt": {Lo: 0, Hi: 1.5e6},
+		},
+		Levels: map[string][]string{
+			"workclass": {"Private", "Self-emp-not-inc", "Self-emp-inc", "Federal-gov", "Local-gov", "State-gov", "Without-pay", "Never-worked"},
+			"marital-status": {"Married-civ-spouse", "Divorced", "Never-married", "Separated", "Widowed", "Married-spouse-absent",
+				"Married-AF-spouse"},
+			"relationship": {"Wife", "Own-child", "Husband", "Not-in-family", "Other-relative", "Unmarried"},
+			"race":         {"White", "Asian-Pac-Islander", "Amer-Indian-Eskimo", "Other", "Black"},
+			"sex":          {"Female", "Male"},
+		},
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"math"
+	"math/rand/v2"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -218,4 +220,35 @@ func TestCheckRelease(t *testing.T) {
 		}
 	}
 	t.Logf("\n%s", md)
+}
+
+// On Adult (the CorrDP paper's sensitive columns, public encoding) a
+// feature-DP release at ε = 1 is reported beside DP-SGD's and the
+// non-private model's test accuracy (BENCHMARKS.md, notebook 03).
+func TestAdultRelease(t *testing.T) {
+	dir := os.Getenv(data.EnvDataDir)
+	if dir == "" || testing.Short() {
+		t.Skip("real-data test skipped: set FEATUREDP_DATA to the directory holding adult.data and adult.test (and not -short)")
+	}
+	ds, err := data.LoadAdult(data.Options{Offline: true})
+	if err != nil {
+		t.Skipf("Adult not available: %v", err)
+	}
+	trainIdx, testIdx, err := data.SplitIndices(ds.Frame.Nrow(), 0.3, rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	train, test := ds.Frame.Subset(trainIdx), ds.Frame.Subset(testIdx)
+	for _, notion := range []release.Notion{release.FeatureDP, release.DP} {
+		o := TrainOptions{Notion: notion, Epsilon: 1, Encode: data.AdultPublicEncoding(), Reproducible: true, Seed: 1}
+		c, err := CheckRelease(context.Background(), train, test, ds.Schema, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("Adult, %s, ε = %.4g (target 1), %d train / %d test rows: private %.4f, non-private %.4f, public-only %.4f",
+			notion, c.Model.Certificate.Epsilon, train.Nrow(), test.Nrow(), c.Private, c.NonPrivate, c.PublicOnly)
+		if !(c.Private > 0.76) || !(c.NonPrivate > 0.8) || c.Model.Certificate.Epsilon > 1 {
+			t.Errorf("%s: private %.4f, non-private %.4f, ε %v", notion, c.Private, c.NonPrivate, c.Model.Certificate.Epsilon)
+		}
+	}
 }
