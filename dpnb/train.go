@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"math"
 	"slices"
 
 	"github.com/featuredp/featuredp/accounting"
 	"github.com/featuredp/featuredp/data"
+	"github.com/featuredp/featuredp/design"
 	"github.com/featuredp/featuredp/internal/valid"
 	"github.com/featuredp/featuredp/mechanisms"
 	"github.com/featuredp/featuredp/models"
@@ -71,18 +73,50 @@ type TrainOptions struct {
 // that would read the private data (bounds or levels), a schema without a
 // label, and a run whose ε would exceed the target.
 func Train(ctx context.Context, df dataframe.DataFrame, schema data.Schema, opts TrainOptions) (*release.File, error) {
-	o, err := opts.withDefaults(schema)
+	o, enc, err := prepareTrain(schema, opts)
 	if err != nil {
-		return nil, fmt.Errorf("dpnb: Train: %w", err)
-	}
-	enc, err := data.FitEncoder(df, schema, o.Encode)
-	if err != nil {
-		return nil, fmt.Errorf("dpnb: Train: %w", err)
+		return nil, err
 	}
 	x, err := enc.Transform(df)
 	if err != nil {
 		return nil, fmt.Errorf("dpnb: Train: %w", err)
 	}
+	return trainEncoded(ctx, enc, x, o)
+}
+
+// TrainCSV is Train on CSV rows read from r (header row) straight into the
+// design matrix (data.Encoder.EncodeCSV), without a DataFrame: for files
+// too large to hold as one. Memory is about the encoded matrix (8 bytes per
+// row and encoded column) three times over (the data and the two views the
+// training reads); csvOpts sets the CSV dialect and reading caps.
+func TrainCSV(ctx context.Context, r io.Reader, schema data.Schema, opts TrainOptions, csvOpts data.CSVOptions) (*release.File, error) {
+	o, enc, err := prepareTrain(schema, opts)
+	if err != nil {
+		return nil, err
+	}
+	x, err := enc.EncodeCSV(r, csvOpts)
+	if err != nil {
+		return nil, fmt.Errorf("dpnb: TrainCSV: %w", err)
+	}
+	return trainEncoded(ctx, enc, x, o)
+}
+
+// prepareTrain validates the options and builds the public encoder.
+func prepareTrain(schema data.Schema, opts TrainOptions) (TrainOptions, *data.Encoder, error) {
+	o, err := opts.withDefaults(schema)
+	if err != nil {
+		return o, nil, fmt.Errorf("dpnb: Train: %w", err)
+	}
+	enc, err := data.NewPublicEncoder(schema, o.Encode)
+	if err != nil {
+		return o, nil, fmt.Errorf("dpnb: Train: %w", err)
+	}
+	return o, enc, nil
+}
+
+// trainEncoded runs the calibrated private training on x and returns the
+// model file with its certificate.
+func trainEncoded(ctx context.Context, enc *data.Encoder, x *data.Encoded, o TrainOptions) (*release.File, error) {
 	run, err := newTrainRun(x, o)
 	if err != nil {
 		return nil, fmt.Errorf("dpnb: Train: %w", err)
@@ -230,12 +264,11 @@ type trainRun struct {
 
 // newTrainRun builds the model, the data views and the calibrated setup.
 func newTrainRun(x *data.Encoded, o TrainOptions) (*trainRun, error) {
-	all := allRows(x.N)
-	full, err := fdp.EncodedRows(x, all, false)
+	full, err := design.NewData(x.X, x.Y, x.N, x.D) // wraps, no copy
 	if err != nil {
 		return nil, err
 	}
-	psi, err := fdp.EncodedRows(x, all, true)
+	psi, err := fdp.EncodedRows(x, allRows(x.N), true) // the public view Ψ(x): sensitive columns zeroed
 	if err != nil {
 		return nil, err
 	}

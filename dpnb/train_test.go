@@ -3,6 +3,7 @@ package dpnb
 import (
 	"bytes"
 	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -272,5 +273,40 @@ func BenchmarkTrainAdult(b *testing.B) {
 		if _, err := Train(context.Background(), train, ds.Schema, o); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TrainCSV (streaming, no DataFrame) writes the same model file as Train
+// on the DataFrame of the same CSV.
+func TestTrainCSVMatchesTrain(t *testing.T) {
+	df, schema := corrdpUserFrame(900)
+	var csvText bytes.Buffer
+	if err := df.WriteCSV(&csvText); err != nil {
+		t.Fatal(err)
+	}
+	back, err := data.ReadCSV(bytes.NewReader(csvText.Bytes()), data.CSVOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := Train(context.Background(), back, schema, trainOpts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := TrainCSV(context.Background(), bytes.NewReader(csvText.Bytes()), schema, trainOpts(), data.CSVOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fa, fb bytes.Buffer
+	if err := a.Write(&fa); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Write(&fb); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(fa.Bytes(), fb.Bytes()) {
+		t.Error("TrainCSV and Train wrote different model files")
+	}
+	if _, err := TrainCSV(context.Background(), strings.NewReader("region,age\nnorth,3\n"), schema, trainOpts(), data.CSVOptions{}); !errors.Is(err, data.ErrUnknownColumn) {
+		t.Errorf("missing columns: %v", err)
 	}
 }

@@ -17,8 +17,6 @@ import (
 	"github.com/featuredp/featuredp/data"
 	"github.com/featuredp/featuredp/dpnb"
 	"github.com/featuredp/featuredp/release"
-	"github.com/go-gota/gota/dataframe"
-	"github.com/go-gota/gota/series"
 )
 
 func init() {
@@ -27,7 +25,7 @@ func init() {
 
 const trainUsage = `usage: featuredp train --csv FILE --label COL --sensitive COLS [--public COLS] [--ignore COLS]
                        --epsilon E [--delta D] [--notion fdp|dp] [--model logistic|softmax|linear|mlp]
-                       [--task classification|regression] [--bounds COL=LO:HI,...] [--levels COL=A|B|...]
+                       --bounds COL=LO:HI,... --levels COL=A|B|...
                        [--sample-rate Q] [--epochs E] [--clip C] [--lr LR] [--hidden H] [--ball COL=P,...]
                        [--reproducible --seed S] --out MODEL.json [--force]
 
@@ -38,9 +36,12 @@ run is at most --epsilon. Randomness comes from the operating system's
 CSPRNG; --reproducible --seed S uses seeded streams instead, and the
 certificate then says "not a private release". Every column needs a role
 (--label, --sensitive, --public or --ignore): none is treated as public by
-default. Nothing is fitted on the private data: every continuous feature
-needs public --bounds and every categorical feature and the label public
---levels (the error names each missing one). Defaults are constants, not
+default. Nothing is fitted on the private data: a feature with public
+--levels is categorical, one with public --bounds continuous (the error
+names each feature with neither); a label with --levels is a class label
+(classification), one without a number (regression). The file is streamed
+into the design matrix (no size cap: memory is about three times the
+encoded matrix). Defaults are constants, not
 functions of the data: q = 0.01, 5 epochs (T = 500 steps), C = 1, lr = 0.5.
 The model file (schema, public encoding, parameters, certificate, SHA-256)
 is never written over an existing file unless --force. See docs/release.md.
@@ -50,16 +51,15 @@ flags:
 
 // trainFlags are the train command's flags.
 type trainFlags struct {
-	csv, label, out, notion, model, task string
-	sens, public, ignore                 columnList
-	categorical, continuous              columnList
-	levels                               levelsList
-	ball                                 floatMap
-	bounds                               boundsList
-	eps, delta, rate, epochs, clip, lr   float64
-	hidden                               int
-	reproducible, force                  bool
-	seed                                 uint64
+	csv, label, out, notion, model     string
+	sens, public, ignore               columnList
+	levels                             levelsList
+	ball                               floatMap
+	bounds                             boundsList
+	eps, delta, rate, epochs, clip, lr float64
+	hidden                             int
+	reproducible, force                bool
+	seed                               uint64
 }
 
 func newTrainFlags(fs *flag.FlagSet) *trainFlags {
@@ -71,15 +71,12 @@ func newTrainFlags(fs *flag.FlagSet) *trainFlags {
 	fs.Var(&f.sens, "sensitive", "protected `COLUMNS` (comma-separated, CSV quoting; repeatable)")
 	fs.Var(&f.public, "public", "public `COLUMNS`, treated as known to the adversary")
 	fs.Var(&f.ignore, "ignore", "`COLUMNS` left out")
-	fs.Var(&f.categorical, "categorical", "`COLUMNS` read as categorical")
-	fs.Var(&f.continuous, "continuous", "`COLUMNS` read as continuous")
-	fs.Var(f.levels, "levels", "public levels `COL=A|B|...` of a categorical column or the label (repeatable)")
+	fs.Var(f.levels, "levels", "public levels `COL=A|B|...` of a categorical feature, or the classes of the label (repeatable)")
 	fs.Var(f.bounds, "bounds", "public ranges `COL=LO:HI,...` of the continuous features (repeatable)")
 	fs.Float64Var(&f.eps, "epsilon", 0, "target ε, finite > 0 (required)")
 	fs.Float64Var(&f.delta, "delta", 1e-5, "δ in (0, 1)")
 	fs.StringVar(&f.notion, "notion", "", "`fdp` (feature DP, Algorithm 1) or dp (DP-SGD); default fdp when there are public columns")
-	fs.StringVar(&f.model, "model", "", "logistic, softmax, linear or mlp (default: logistic/softmax, linear for regression)")
-	fs.StringVar(&f.task, "task", "classification", "classification or regression")
+	fs.StringVar(&f.model, "model", "", "logistic, softmax, linear or mlp (default: logistic/softmax; linear when the label has no --levels: regression)")
 	fs.Float64Var(&f.rate, "sample-rate", 0.01, "Poisson sampling rate q in (0, 1]")
 	fs.Float64Var(&f.epochs, "epochs", 5, "expected passes over the data (T = epochs/q steps)")
 	fs.Float64Var(&f.clip, "clip", 1, "per-example clip norm C > 0")
@@ -119,7 +116,8 @@ func runTrain(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// run checks the flags, reads the file, trains and saves the model.
+// run checks the flags, reads the header, trains on the file streamed
+// into the design matrix and saves the model.
 func (f *trainFlags) run(stderr io.Writer) (*release.File, error) {
 	if err := f.check(); err != nil {
 		return nil, err
@@ -127,18 +125,11 @@ func (f *trainFlags) run(stderr io.Writer) (*release.File, error) {
 	if _, err := os.Lstat(f.out); err == nil && !f.force {
 		return nil, fmt.Errorf("--out %s exists: choose another file or add --force", f.out)
 	}
-	opts := data.CSVOptions{StrictKinds: true, Types: map[string]series.Type{}}
-	for _, n := range f.categorical {
-		opts.Types[n] = series.String
-	}
-	for _, n := range f.continuous {
-		opts.Types[n] = series.Float
-	}
-	df, err := readReportCSV(f.csv, opts)
+	header, err := readHeader(f.csv)
 	if err != nil {
 		return nil, err
 	}
-	schema, err := f.schema(df)
+	schema, err := f.schema(header)
 	if err != nil {
 		return nil, err
 	}
@@ -146,15 +137,37 @@ func (f *trainFlags) run(stderr io.Writer) (*release.File, error) {
 	if err != nil {
 		return nil, err
 	}
+	fh, err := os.Open(f.csv)
+	if err != nil {
+		return nil, fmt.Errorf("--csv: %w", err)
+	}
+	defer fh.Close()
 	bar := newProgressBar(stderr, "train")
 	bar.unit = "steps"
 	to.Progress = bar.update
-	file, err := dpnb.Train(context.Background(), df, schema, to)
+	file, err := dpnb.TrainCSV(context.Background(), fh, schema, to, data.CSVOptions{MaxBytes: -1})
 	bar.finish(err == nil)
 	if err != nil {
 		return nil, fmt.Errorf("training on --csv %s: %w", f.csv, err)
 	}
 	return file, file.Save(f.out, f.force)
+}
+
+// readHeader returns the column names of the CSV file at path.
+func readHeader(path string) ([]string, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("--csv: %w", err)
+	}
+	defer fh.Close()
+	if st, err := fh.Stat(); err == nil && st.IsDir() {
+		return nil, fmt.Errorf("--csv %s is a directory: give a CSV file", path)
+	}
+	h, err := data.CSVHeader(fh, data.CSVOptions{MaxBytes: -1})
+	if err != nil {
+		return nil, fmt.Errorf("--csv %s: %w", path, err)
+	}
+	return h, nil
 }
 
 // check validates the flags that need no data.
@@ -164,8 +177,6 @@ func (f *trainFlags) check() error {
 		return errors.New("--csv, --label and --out are required")
 	case len(f.sens) == 0:
 		return errors.New("--sensitive: name the columns to protect")
-	case f.task != "classification" && f.task != "regression":
-		return fmt.Errorf("--task %q: want classification or regression", f.task)
 	case f.notion != "" && f.notion != "fdp" && f.notion != "dp":
 		return fmt.Errorf("--notion %q: want fdp or dp", f.notion)
 	case f.seed != 0 && !f.reproducible:
@@ -180,57 +191,87 @@ func (f *trainFlags) check() error {
 	return checkRoles(f.public, f.ignore, f.label)
 }
 
-// schema gives every column of df the role its flag names and the public
-// levels of --levels; a column without a role, or a flag naming no
-// column, is an error.
-func (f *trainFlags) schema(df dataframe.DataFrame) (data.Schema, error) {
-	task := data.Classification
-	if f.task == "regression" {
-		task = data.Regression
+// schema gives every column of the header the role its flag names; a
+// feature's kind comes from its public parameters (--levels: categorical,
+// --bounds: continuous), and the label's from --levels (classification) or
+// their absence (regression). A column without a role, a feature without
+// public parameters, or a flag naming no column is an error.
+func (f *trainFlags) schema(header []string) (data.Schema, error) {
+	flagOf, err := f.roles(header)
+	if err != nil {
+		return data.Schema{}, err
 	}
-	schema := data.DefaultSchema(df, f.label, task)
-	role := map[string]data.Role{}
+	task := data.Regression
+	if _, ok := f.levels[f.label]; ok {
+		task = data.Classification
+	}
+	schema := data.Schema{Task: task}
+	var unassigned, noKind []string
+	for _, name := range header {
+		c := data.Column{Name: name, Kind: data.Continuous}
+		lv, hasLevels := f.levels[name]
+		_, hasBounds := f.bounds[name]
+		switch flagOf[name] {
+		case "":
+			unassigned = append(unassigned, name)
+			continue
+		case "--label":
+			c.Role = data.Label
+		case "--ignore":
+			c.Role = data.Ignore
+		case "--public":
+			c.Role = data.Public
+		}
+		if hasLevels {
+			c.Kind, c.Levels = data.Categorical, lv
+		}
+		if hasLevels && hasBounds {
+			return schema, fmt.Errorf("column %q has both --levels and --bounds: give one (categorical or continuous)", name)
+		}
+		if isFeature := c.Role == data.Sensitive || c.Role == data.Public; isFeature && !hasLevels && !hasBounds {
+			noKind = append(noKind, name)
+		}
+		schema.Columns = append(schema.Columns, c)
+	}
+	switch {
+	case len(unassigned) > 0:
+		return schema, fmt.Errorf("columns %s have no role: name each in --sensitive, --public or --ignore (no column is public by default)", data.QuoteNames(unassigned))
+	case len(noKind) > 0:
+		return schema, fmt.Errorf("features %s have no public parameters: give --levels COL=A|B|... (categorical) or --bounds COL=LO:HI (continuous) for each; nothing is fitted on the private data", data.QuoteNames(noKind))
+	}
+	return schema, nil
+}
+
+// roles maps every column a role flag names to that flag, checking that
+// each column has one role and exists.
+func (f *trainFlags) roles(header []string) (map[string]string, error) {
 	flagOf := map[string]string{}
 	for _, g := range []struct {
 		flag  string
 		names []string
-		role  data.Role
-	}{{"--label", []string{f.label}, data.Label}, {"--sensitive", f.sens, data.Sensitive},
-		{"--public", f.public, data.Public}, {"--ignore", f.ignore, data.Ignore}} {
+	}{{"--label", []string{f.label}}, {"--sensitive", f.sens}, {"--public", f.public}, {"--ignore", f.ignore}} {
 		for _, n := range g.names {
 			if prev, dup := flagOf[n]; dup && prev != g.flag {
-				return schema, fmt.Errorf("column %q is in both %s and %s: give each column one role", n, prev, g.flag)
+				return nil, fmt.Errorf("column %q is in both %s and %s: give each column one role", n, prev, g.flag)
 			}
-			flagOf[n], role[n] = g.flag, g.role
+			flagOf[n] = g.flag
 		}
 	}
-	names := df.Names()
-	for _, n := range slices.Sorted(maps.Keys(flagOf)) {
-		if !slices.Contains(names, n) {
-			return schema, fmt.Errorf("%s: no column %q in %s (columns: %s)", flagOf[n], n, f.csv, data.QuoteNames(names))
+	for _, l := range []struct {
+		flag  string
+		names []string
+	}{{"", slices.Sorted(maps.Keys(flagOf))}, {"--levels", slices.Sorted(maps.Keys(f.levels))}, {"--bounds", slices.Sorted(maps.Keys(f.bounds))}} {
+		for _, n := range l.names {
+			if !slices.Contains(header, n) {
+				fl := l.flag
+				if fl == "" {
+					fl = flagOf[n]
+				}
+				return nil, fmt.Errorf("%s: no column %q in %s (columns: %s)", fl, n, f.csv, data.QuoteNames(header))
+			}
 		}
 	}
-	for n := range f.levels {
-		if !slices.Contains(names, n) {
-			return schema, fmt.Errorf("--levels: no column %q in %s (columns: %s)", n, f.csv, data.QuoteNames(names))
-		}
-	}
-	var unassigned []string
-	for i, c := range schema.Columns {
-		r, ok := role[c.Name]
-		if !ok {
-			unassigned = append(unassigned, c.Name)
-			continue
-		}
-		schema.Columns[i].Role = r
-		if lv, ok := f.levels[c.Name]; ok {
-			schema.Columns[i].Levels = lv
-		}
-	}
-	if len(unassigned) > 0 {
-		return schema, fmt.Errorf("columns %s have no role: name each in --sensitive, --public or --ignore (no column is public by default)", data.QuoteNames(unassigned))
-	}
-	return schema, nil
+	return flagOf, nil
 }
 
 // options maps the flags to dpnb.TrainOptions.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -85,6 +86,8 @@ func TestTrainCLIErrors(t *testing.T) {
 		{"seed without reproducible", trainArgs(csv, out, "--seed", "4"), "--seed needs --reproducible"},
 		{"bad notion", trainArgs(csv, out, "--notion", "corr"), `--notion "corr"`},
 		{"rate", trainArgs(csv, out, "--sample-rate", "2"), "--sample-rate 2"},
+		{"levels and bounds", trainArgs(csv, out, "--levels", "age=1|2"), `"age" has both --levels and --bounds`},
+		{"gzip", []string{"train", "--csv", gzFile(t), "--label", "y", "--sensitive", "a", "--epsilon", "1", "--out", out}, "gzip-compressed"},
 		{"ball of a public column", trainArgs(csv, out, "--ball", "age=0.5"), `Ball names "age", which is not a protected feature`},
 		{"ball out of range", trainArgs(csv, out, "--ball", "income=1.5"), "income=1.5"},
 	} {
@@ -98,5 +101,35 @@ func TestTrainCLIErrors(t *testing.T) {
 	}
 	if _, err := os.Stat(out); err == nil {
 		t.Error("a failed train left a model file")
+	}
+}
+
+// gzFile writes a gzip-compressed CSV.
+func gzFile(t *testing.T) string {
+	t.Helper()
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	zw.Write([]byte("a,y\n1,0\n"))
+	zw.Close()
+	p := filepath.Join(t.TempDir(), "x.csv.gz")
+	if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// A label without --levels is a regression target: the linear model.
+func TestTrainCLIRegression(t *testing.T) {
+	csv := trainFixture(t)
+	out := filepath.Join(t.TempDir(), "r.json")
+	code, stdout, errs := runReproduceCLI("train", "--csv", csv, "--label", "income", "--sensitive", "smoker", "--public", "age,region",
+		"--ignore", "readmitted", "--epsilon", "2", "--bounds", "age=18:90", "--levels", "smoker=no|yes,region=north|south",
+		"--reproducible", "--out", out)
+	if code != 0 || !strings.Contains(stdout, "| training | linear;") {
+		t.Fatalf("code %d\n%s\n%s", code, stdout, errs)
+	}
+	code, pred, _ := runReproduceCLI("predict", "--model", out, "--csv", csv)
+	if code != 0 || !strings.HasPrefix(pred, "prediction\n") {
+		t.Errorf("predict: %d %.80q", code, pred)
 	}
 }

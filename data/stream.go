@@ -1,0 +1,305 @@
+package data
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/featuredp/featuredp/internal/valid"
+)
+
+// NewPublicEncoder builds the encoder of schema from public parameters
+// alone — category levels from opts.Levels or the schema, MinMax bounds
+// from opts.Bounds, ZScore moments from opts.Moments — without reading any
+// data; it is what FitEncoder fits with the same options on any data. It
+// refuses options that would need the data (EncodeOptions.RequirePublic:
+// the error names each column), including the opt-ins BoundsFromData and
+// LevelsFromData, and a regression label scaling.
+func NewPublicEncoder(schema Schema, opts EncodeOptions) (*Encoder, error) {
+	structure, _ := schema.structureErrors()
+	if err := errors.Join(append(structure, schema.labelErrors()...)...); err != nil {
+		return nil, fmt.Errorf("data: NewPublicEncoder: %w", err)
+	}
+	if opts.BoundsFromData || opts.LevelsFromData {
+		return nil, errors.New("data: NewPublicEncoder: BoundsFromData / LevelsFromData read the data: give public Bounds and Levels")
+	}
+	if err := opts.RequirePublic(schema); err != nil {
+		return nil, fmt.Errorf("data: NewPublicEncoder: %w", err)
+	}
+	feats := schema.Features()
+	if len(feats) == 0 {
+		return nil, fmt.Errorf("data: NewPublicEncoder: the schema has no Sensitive or Public feature: %w", ErrSchema)
+	}
+	enc := &Encoder{Schema: schema.Clone(), Options: opts, LabelDiv: 1}
+	for _, c := range feats {
+		fe := FeatureEncoding{Column: c, Public: true}
+		if c.Kind == Categorical {
+			fe.Levels = slices.Clone(opts.publicLevels(c))
+		} else {
+			fe.Scale = opts.Scale
+			if s, ok := opts.ScaleFor[c.Name]; ok {
+				fe.Scale = s
+			}
+			switch fe.Scale {
+			case MinMax:
+				b := opts.Bounds[c.Name]
+				fe.Lo, fe.Hi, fe.Clip = b.Lo, b.Hi, true
+			case ZScore:
+				m := opts.Moments[c.Name]
+				fe.Mean, fe.SD = m.Mean, m.SD
+			}
+		}
+		enc.Features = append(enc.Features, fe)
+	}
+	if l, ok := schema.Label(); ok && schema.Task == Classification {
+		enc.Classes = slices.Clone(opts.publicLevels(l))
+	}
+	return enc, nil
+}
+
+// EncodeCSV reads CSV rows (with a header row) from r straight into the
+// encoder's design matrix, without a DataFrame: besides the result it holds
+// one record at a time, so a file of n rows and D encoded columns needs
+// about 8·n·D bytes (plus the slice's growth). Every column of the schema
+// but the ignored ones must be in the header (other columns are skipped);
+// a missing value (opts.Missing, DefaultMissing, "NaN"), a non-numeric or
+// non-finite continuous value, or a category outside the public levels is
+// an error naming the column and the line. opts' Comma, Comment,
+// LazyQuotes, TrimSpace, SkipLines, Missing and the MaxBytes and
+// MaxLineBytes caps apply (MaxColumns and MaxCells do not: the matrix is
+// the memory); NoHeader, Names and Types do not apply.
+func (e *Encoder) EncodeCSV(r io.Reader, opts CSVOptions) (*Encoded, error) {
+	if e == nil {
+		return nil, errors.New("data: EncodeCSV on a nil Encoder")
+	}
+	if r == nil {
+		return nil, fmt.Errorf("data: EncodeCSV: nil reader: %w", ErrCSV)
+	}
+	maxBytes, maxLine, _, _ := opts.limits()
+	capped := &capReader{r: r, maxBytes: maxBytes, maxLn: maxLine, line: 1}
+	cr, err := newCSVReader(capped, opts)
+	if err != nil {
+		return nil, err
+	}
+	cr.ReuseRecord = true
+	rs, err := e.newRowScanner(opts)
+	if err != nil {
+		return nil, err
+	}
+	out := e.layout(0)
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		if capped.err != nil {
+			return nil, fmt.Errorf("data: EncodeCSV: %w (%w)", capped.err, ErrCSV)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("data: EncodeCSV: %w (%w)", err, ErrCSV)
+		}
+		line, _ := cr.FieldPos(0)
+		if err := rs.row(rec, line+opts.SkipLines, out); err != nil {
+			return nil, err
+		}
+	}
+	if capped.err != nil {
+		return nil, fmt.Errorf("data: EncodeCSV: %w (%w)", capped.err, ErrCSV)
+	}
+	if rs.header == nil || out.N == 0 {
+		return nil, fmt.Errorf("data: EncodeCSV: no data rows: %w", ErrCSV)
+	}
+	return out, nil
+}
+
+// rowScanner turns records into encoded rows.
+type rowScanner struct {
+	e      *Encoder
+	opts   CSVOptions
+	isNA   map[string]bool
+	header []string
+	at     []int            // record index of each feature
+	label  int              // record index of the label, −1 without
+	levels []map[string]int // level index of each categorical feature
+	class  map[string]int
+}
+
+func (e *Encoder) newRowScanner(opts CSVOptions) (*rowScanner, error) {
+	missing := opts.Missing
+	if missing == nil {
+		missing = DefaultMissing
+	}
+	rs := &rowScanner{e: e, opts: opts, isNA: map[string]bool{"NaN": true}, label: -1}
+	for _, m := range missing {
+		rs.isNA[m] = true
+	}
+	for _, fe := range e.Features {
+		idx := map[string]int{}
+		for k, l := range fe.Levels {
+			idx[l] = k
+		}
+		rs.levels = append(rs.levels, idx)
+	}
+	rs.class = map[string]int{}
+	for k, c := range e.Classes {
+		rs.class[c] = k
+	}
+	return rs, nil
+}
+
+// row encodes one record (the first one is the header).
+func (rs *rowScanner) row(rec []string, line int, out *Encoded) error {
+	if rs.opts.TrimSpace {
+		for i := range rec {
+			rec[i] = strings.TrimSpace(rec[i])
+		}
+	}
+	if rs.header == nil {
+		return rs.readHeader(slices.Clone(rec))
+	}
+	if len(rec) != len(rs.header) {
+		return fmt.Errorf("data: EncodeCSV: line %d has %d fields, want %d: %w", line, len(rec), len(rs.header), ErrCSV)
+	}
+	start := len(out.X)
+	out.X = append(out.X, make([]float64, out.D)...)
+	x := out.X[start:]
+	j := 0
+	for f, fe := range rs.e.Features {
+		v := rec[rs.at[f]]
+		if rs.isNA[v] {
+			return fmt.Errorf("data: EncodeCSV: column %q, line %d: missing value %q: %w", fe.Column.Name, line, v, ErrMissingValue)
+		}
+		if fe.Column.Kind == Categorical {
+			k, ok := rs.levels[f][v]
+			if !ok {
+				return fmt.Errorf("data: EncodeCSV: column %q, line %d: level %q is not among the public levels %q (add it, or map the value first): %w",
+					fe.Column.Name, line, v, fe.Levels, ErrUnknownLevel)
+			}
+			off := 0
+			if rs.e.Options.DropFirst {
+				off = 1
+			}
+			if k-off >= 0 {
+				x[j+k-off] = 1
+			}
+			j += max(len(fe.Levels)-off, 0)
+			continue
+		}
+		num, err := parseFiniteCell(v)
+		if err != nil {
+			return fmt.Errorf("data: EncodeCSV: column %q, line %d: %q is not a finite number: %w", fe.Column.Name, line, v, ErrNotNumeric)
+		}
+		x[j] = fe.scale(num)
+		j++
+	}
+	if rs.e.Options.Intercept {
+		x[j] = 1
+	}
+	y, err := rs.labelValue(rec, line)
+	if err != nil {
+		return err
+	}
+	out.Y = append(out.Y, y)
+	out.N++
+	return nil
+}
+
+// readHeader maps the schema's columns to record positions.
+func (rs *rowScanner) readHeader(header []string) error {
+	pos := make(map[string]int, len(header))
+	for i, h := range header {
+		if _, dup := pos[h]; dup {
+			return fmt.Errorf("data: EncodeCSV: column %q appears twice in the header: %w", h, ErrCSV)
+		}
+		pos[h] = i
+	}
+	for _, fe := range rs.e.Features {
+		i, ok := pos[fe.Column.Name]
+		if !ok {
+			return fmt.Errorf("data: EncodeCSV: the header has no column %q (columns: %s): %w", fe.Column.Name, QuoteNames(header), ErrUnknownColumn)
+		}
+		rs.at = append(rs.at, i)
+	}
+	if l, ok := rs.e.Schema.Label(); ok {
+		i, ok := pos[l.Name]
+		if !ok {
+			return fmt.Errorf("data: EncodeCSV: the header has no label column %q (columns: %s): %w", l.Name, QuoteNames(header), ErrUnknownColumn)
+		}
+		rs.label = i
+	}
+	rs.header = header
+	return nil
+}
+
+// labelValue is the record's encoded label (0 without a label).
+func (rs *rowScanner) labelValue(rec []string, line int) (float64, error) {
+	if rs.label < 0 {
+		return 0, nil
+	}
+	v := rec[rs.label]
+	name := rs.header[rs.label]
+	if rs.isNA[v] {
+		return 0, fmt.Errorf("data: EncodeCSV: label %q, line %d: missing value %q: %w", name, line, v, ErrMissingValue)
+	}
+	if rs.e.Schema.Task == Classification {
+		k, ok := rs.class[v]
+		if !ok {
+			return 0, fmt.Errorf("data: EncodeCSV: label %q, line %d: class %q is not among the public classes %q: %w", name, line, v, rs.e.Classes, ErrUnknownLevel)
+		}
+		return float64(k), nil
+	}
+	num, err := parseFiniteCell(v)
+	if err != nil {
+		return 0, fmt.Errorf("data: EncodeCSV: label %q, line %d: %q is not a finite number: %w", name, line, v, ErrNotNumeric)
+	}
+	return (num - rs.e.LabelShift) / rs.e.LabelDiv, nil
+}
+
+// parseFiniteCell parses a finite float64.
+func parseFiniteCell(s string) (float64, error) {
+	v, err := strconv.ParseFloat(s, 64)
+	if err == nil && !valid.Finite(v) {
+		err = errors.New("not finite")
+	}
+	return v, err
+}
+
+// CSVHeader reads the header row of CSV text from r (opts' dialect,
+// SkipLines and caps apply) and returns the column names; compressed or
+// binary input and an empty or repeated name are errors.
+func CSVHeader(r io.Reader, opts CSVOptions) ([]string, error) {
+	if r == nil {
+		return nil, fmt.Errorf("data: CSVHeader: nil reader: %w", ErrCSV)
+	}
+	maxBytes, maxLine, maxCols, _ := opts.limits()
+	capped := &capReader{r: r, maxBytes: maxBytes, maxLn: maxLine, line: 1}
+	cr, err := newCSVReader(capped, opts)
+	if err != nil {
+		return nil, err
+	}
+	rec, err := cr.Read()
+	if capped.err != nil {
+		return nil, fmt.Errorf("data: CSVHeader: %w (%w)", capped.err, ErrCSV)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("data: CSVHeader: no header row: %v: %w", err, ErrCSV)
+	}
+	if err := checkWidth(rec, true, 1+opts.SkipLines, maxCols); err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	for i, h := range rec {
+		if opts.TrimSpace {
+			h = strings.TrimSpace(h)
+			rec[i] = h
+		}
+		if h == "" || seen[h] {
+			return nil, fmt.Errorf("data: CSVHeader: column %d has an empty or repeated name %q: %w", i+1, h, ErrCSV)
+		}
+		seen[h] = true
+	}
+	return rec, nil
+}

@@ -1,0 +1,132 @@
+package data
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// streamCSV is a table with a public-level categorical, two bounded
+// continuous columns (one value outside its bounds), an ignored column
+// and a label.
+func streamCSV(n int) string {
+	r := rand.New(rand.NewPCG(1, 2))
+	var b strings.Builder
+	b.WriteString("age,region,note,income,y\n")
+	for i := range n {
+		age := 18 + r.IntN(80)
+		if i == 3 {
+			age = 120 // clipped to the bound
+		}
+		fmt.Fprintf(&b, "%d,%s,free text %d,%.2f,%s\n", age, []string{"north", "south", "east"}[r.IntN(3)], i, 1000*r.Float64(), []string{"no", "yes"}[r.IntN(2)])
+	}
+	return b.String()
+}
+
+func streamSchema() (Schema, EncodeOptions) {
+	s := Schema{Task: Classification, Columns: []Column{
+		{Name: "age", Role: Public, Kind: Continuous},
+		{Name: "region", Role: Public, Kind: Categorical, Levels: []string{"north", "south", "east"}},
+		{Name: "note", Role: Ignore, Kind: Categorical},
+		{Name: "income", Role: Sensitive, Kind: Continuous},
+		{Name: "y", Role: Label, Kind: Categorical, Levels: []string{"no", "yes"}},
+	}}
+	return s, EncodeOptions{Scale: MinMax, DropFirst: true, Intercept: true, Bounds: map[string]Range{"age": {Lo: 18, Hi: 100}, "income": {Lo: 0, Hi: 1000}}}
+}
+
+// The streaming path gives the same encoder and the same matrix, to the
+// bit, as FitEncoder + Transform on the DataFrame.
+func TestEncodeCSVMatchesTransform(t *testing.T) {
+	text := streamCSV(500)
+	schema, opts := streamSchema()
+	df, err := ReadCSV(strings.NewReader(text), CSVOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fitted, err := FitEncoder(df, schema, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub, err := NewPublicEncoder(schema, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(pub, fitted) {
+		t.Fatalf("NewPublicEncoder %+v\nFitEncoder %+v", pub, fitted)
+	}
+	want, err := fitted.Transform(df)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := pub.EncodeCSV(strings.NewReader(text), CSVOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("EncodeCSV differs from Transform: N %d/%d D %d/%d", got.N, want.N, got.D, want.D)
+	}
+}
+
+// Bad rows and options are errors naming the column and the line.
+func TestEncodeCSVErrors(t *testing.T) {
+	schema, opts := streamSchema()
+	enc, err := NewPublicEncoder(schema, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := "age,region,note,income,y\n"
+	for _, tc := range []struct {
+		name, text string
+		want       error
+		msg        string
+	}{
+		{"missing column", "age,region,note,y\n20,north,x,no\n", ErrUnknownColumn, `no column "income"`},
+		{"unseen level", head + "20,west,x,5,no\n", ErrUnknownLevel, `column "region", line 2: level "west"`},
+		{"unseen class", head + "20,north,x,5,maybe\n", ErrUnknownLevel, `class "maybe"`},
+		{"missing value", head + "20,north,x,NA,no\n", ErrMissingValue, `column "income", line 2`},
+		{"not a number", head + "20,north,x,12k,no\n", ErrNotNumeric, `"12k"`},
+		{"infinite", head + "20,north,x,+Inf,no\n", ErrNotNumeric, `"+Inf"`},
+		{"short row", head + "20,north,x,5\n", ErrCSV, "wrong number of fields"},
+		{"no rows", head, ErrCSV, "no data rows"},
+		{"empty", "", ErrCSV, "no data rows"},
+		{"duplicate header", "age,age,region,note,income,y\n", ErrCSV, "appears twice"},
+	} {
+		_, err := enc.EncodeCSV(strings.NewReader(tc.text), CSVOptions{})
+		if !errors.Is(err, tc.want) || !strings.Contains(err.Error(), tc.msg) {
+			t.Errorf("%s: %v, want %v with %q", tc.name, err, tc.want, tc.msg)
+		}
+	}
+	_, err = enc.EncodeCSV(strings.NewReader(streamCSV(200)), CSVOptions{MaxBytes: 100})
+	var ce *CapError
+	if !errors.As(err, &ce) || ce.Option != "MaxBytes" {
+		t.Errorf("byte cap: %v", err)
+	}
+	for name, o := range map[string]EncodeOptions{
+		"bounds from data": {Scale: MinMax, BoundsFromData: true},
+		"no bounds":        {Scale: MinMax},
+	} {
+		if _, err := NewPublicEncoder(schema, o); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+	var nilEnc *Encoder
+	if _, err := nilEnc.EncodeCSV(strings.NewReader(head), CSVOptions{}); err == nil {
+		t.Error("nil encoder")
+	}
+}
+
+// CSVHeader reads the names and rejects what is not a CSV header.
+func TestCSVHeader(t *testing.T) {
+	h, err := CSVHeader(strings.NewReader("a, b,c\n1,2,3\n"), CSVOptions{TrimSpace: true})
+	if err != nil || strings.Join(h, "|") != "a|b|c" {
+		t.Errorf("header %q, %v", h, err)
+	}
+	for name, text := range map[string]string{"empty": "", "repeated": "a,a\n", "empty name": "a,,c\n", "gzip": "\x1f\x8b\x08\x00"} {
+		if _, err := CSVHeader(strings.NewReader(text), CSVOptions{}); !errors.Is(err, ErrCSV) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
