@@ -48,7 +48,7 @@ test-plan:
 	@echo "make test: 1. Debian packages jupyter-nbconvert and dataset-fashion-mnist (with their Python dependencies; apt-get$(if $(filter 0,$(shell id -u)), as root, through sudo)) unless present;"
 	@echo "           2. GoNB and goimports into $(GOBIN) (go install; Go modules from the proxy);"
 	@echo "           3. gofmt and go vet, then every test, the 20 notebooks included, with GOEXPERIMENT=simd, then the portable kernels."
-	@echo "           Measured on a 2-core AMD EPYC VM: 14-19 min in all (notebooks about 13 min of it, the first build 1-2 min more)."
+	@echo "           Measured on a 2-core AMD EPYC VM: 15-19 min in all (the notebooks about 14 min of it, the first build 1-2 min more)."
 
 # The race detector, in the two configurations that work. With GOEXPERIMENT=simd, Go 1.26's
 # simd/archsimd partial loads (LoadFloat64x8SlicePart, used by internal/gemm for row tails) convert
