@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"slices"
 	"strconv"
 	"strings"
@@ -90,10 +91,14 @@ func (e *Encoder) EncodeCSV(r io.Reader, opts CSVOptions) (*Encoded, error) {
 		return nil, err
 	}
 	out := e.layout(0)
+	size := sizeOf(r)
 	for {
 		rec, err := cr.Read()
 		if err == io.EOF {
 			break
+		}
+		if out.N == sizeProbeRows && size > 0 {
+			reserve(out, size, capped.total)
 		}
 		if capped.err != nil {
 			return nil, fmt.Errorf("data: EncodeCSV: %w (%w)", capped.err, ErrCSV)
@@ -113,6 +118,40 @@ func (e *Encoder) EncodeCSV(r io.Reader, opts CSVOptions) (*Encoded, error) {
 		return nil, fmt.Errorf("data: EncodeCSV: no data rows: %w", ErrCSV)
 	}
 	return out, nil
+}
+
+// sizeProbeRows is the number of rows after which EncodeCSV estimates the
+// number of rows of a file of known size and reserves the matrix once,
+// rather than growing it by doubling (which needs up to three times its
+// final size while it copies).
+const sizeProbeRows = 1024
+
+// sizeOf returns the size in bytes of r when it is a regular file (0
+// otherwise).
+func sizeOf(r io.Reader) int64 {
+	if st, ok := r.(interface{ Stat() (fs.FileInfo, error) }); ok {
+		if fi, err := st.Stat(); err == nil && fi.Mode().IsRegular() {
+			return fi.Size()
+		}
+	}
+	return 0
+}
+
+// reserve grows out's buffers to the number of rows a file of size bytes
+// holds at the rate of the first read bytes (plus 5 %).
+func reserve(out *Encoded, size, read int64) {
+	if read <= 0 || out.N == 0 {
+		return
+	}
+	rows := int(float64(size)/float64(read)*float64(out.N)*1.05) + 1
+	if rows <= out.N {
+		return
+	}
+	x := make([]float64, len(out.X), rows*out.D)
+	copy(x, out.X)
+	y := make([]float64, len(out.Y), rows)
+	copy(y, out.Y)
+	out.X, out.Y = x, y
 }
 
 // rowScanner turns records into encoded rows.
@@ -164,8 +203,9 @@ func (rs *rowScanner) row(rec []string, line int, out *Encoded) error {
 		return fmt.Errorf("data: EncodeCSV: line %d has %d fields, want %d: %w", line, len(rec), len(rs.header), ErrCSV)
 	}
 	start := len(out.X)
-	out.X = append(out.X, make([]float64, out.D)...)
+	out.X = slices.Grow(out.X, out.D)[:start+out.D]
 	x := out.X[start:]
+	clear(x)
 	j := 0
 	for f, fe := range rs.e.Features {
 		v := rec[rs.at[f]]

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -21,7 +23,7 @@ func streamCSV(n int) string {
 		if i == 3 {
 			age = 120 // clipped to the bound
 		}
-		fmt.Fprintf(&b, "%d,%s,free text %d,%.2f,%s\n", age, []string{"north", "south", "east"}[r.IntN(3)], i, 1000*r.Float64(), []string{"no", "yes"}[r.IntN(2)])
+		fmt.Fprintf(&b, "%d,%s,free text %05d,%.2f,%s\n", age, []string{"north", "south", "east"}[r.IntN(3)], i, 1000*r.Float64(), []string{"no", "yes"}[r.IntN(2)])
 	}
 	return b.String()
 }
@@ -67,6 +69,33 @@ func TestEncodeCSVMatchesTransform(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("EncodeCSV differs from Transform: N %d/%d D %d/%d", got.N, want.N, got.D, want.D)
+	}
+	// From a file, beyond sizeProbeRows rows: the matrix is reserved once
+	// from the file's size, and the result is the same.
+	big := streamCSV(3000)
+	path := filepath.Join(t.TempDir(), "big.csv")
+	if err := os.WriteFile(path, []byte(big), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fh, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	fromFile, err := pub.EncodeCSV(fh, CSVOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bigDF, err := ReadCSV(strings.NewReader(big), CSVOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantBig, err := fitted.Transform(bigDF)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(fromFile, wantBig) {
+		t.Error("EncodeCSV from a file differs from Transform")
 	}
 }
 
@@ -128,5 +157,30 @@ func TestCSVHeader(t *testing.T) {
 		if _, err := CSVHeader(strings.NewReader(text), CSVOptions{}); !errors.Is(err, ErrCSV) {
 			t.Errorf("%s: %v", name, err)
 		}
+	}
+}
+
+// reserve sizes the matrix from the rate of the rows read so far, and
+// sizeOf knows a file's size only.
+func TestReserve(t *testing.T) {
+	out := &Encoded{N: 1024, D: 3, X: make([]float64, 1024*3), Y: make([]float64, 1024)}
+	out.X[5], out.Y[7] = 2, 1
+	reserve(out, 10_000, 1_000) // 10× the bytes read so far
+	rows := int(10*1024*1.05) + 1
+	if cap(out.X) != rows*3 || cap(out.Y) != rows || len(out.X) != 1024*3 || out.X[5] != 2 || out.Y[7] != 1 {
+		t.Errorf("cap %d/%d len %d", cap(out.X), cap(out.Y), len(out.X))
+	}
+	if sizeOf(strings.NewReader("abc")) != 0 {
+		t.Error("a strings.Reader has no file size")
+	}
+	path := filepath.Join(t.TempDir(), "f")
+	os.WriteFile(path, []byte("12345"), 0o644)
+	fh, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	if sizeOf(fh) != 5 {
+		t.Errorf("sizeOf(file) = %d", sizeOf(fh))
 	}
 }
