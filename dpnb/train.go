@@ -81,7 +81,8 @@ func Train(ctx context.Context, df dataframe.DataFrame, schema data.Schema, opts
 	if err != nil {
 		return nil, fmt.Errorf("dpnb: Train: %w", err)
 	}
-	return trainEncoded(ctx, enc, x, o)
+	f, _, err := trainEncoded(ctx, enc, x, o)
+	return f, err
 }
 
 // TrainCSV is Train on CSV rows read from r (header row) straight into the
@@ -98,7 +99,8 @@ func TrainCSV(ctx context.Context, r io.Reader, schema data.Schema, opts TrainOp
 	if err != nil {
 		return nil, fmt.Errorf("dpnb: TrainCSV: %w", err)
 	}
-	return trainEncoded(ctx, enc, x, o)
+	f, _, err := trainEncoded(ctx, enc, x, o)
+	return f, err
 }
 
 // prepareTrain validates the options and builds the public encoder.
@@ -115,22 +117,23 @@ func prepareTrain(schema data.Schema, opts TrainOptions) (TrainOptions, *data.En
 }
 
 // trainEncoded runs the calibrated private training on x and returns the
-// model file with its certificate.
-func trainEncoded(ctx context.Context, enc *data.Encoder, x *data.Encoded, o TrainOptions) (*release.File, error) {
+// model file with its certificate, and the run (for CheckRelease's
+// baselines of the same size).
+func trainEncoded(ctx context.Context, enc *data.Encoder, x *data.Encoded, o TrainOptions) (*release.File, *trainRun, error) {
 	run, err := newTrainRun(x, o)
 	if err != nil {
-		return nil, fmt.Errorf("dpnb: Train: %w", err)
+		return nil, nil, fmt.Errorf("dpnb: Train: %w", err)
 	}
 	res, err := fdp.Train(ctx, run.method, run.setup)
 	if err != nil {
-		return nil, fmt.Errorf("dpnb: Train: %w", err)
+		return nil, nil, fmt.Errorf("dpnb: Train: %w", err)
 	}
 	cert, err := run.certificate(res, enc, o)
 	if err != nil {
-		return nil, fmt.Errorf("dpnb: Train: %w", err)
+		return nil, nil, fmt.Errorf("dpnb: Train: %w", err)
 	}
 	return &release.File{Format: release.FileFormat, Version: release.FileVersion, Encoder: enc,
-		Model: run.spec(res.Theta), Certificate: cert}, nil
+		Model: run.spec(res.Theta), Certificate: cert}, run, nil
 }
 
 // withDefaults validates opts and fills in the defaults.

@@ -34,30 +34,25 @@ type ReleaseCheck struct {
 // (the feature-DP paper's two reference points: what privacy costs, and
 // what the protected columns add).
 func CheckRelease(ctx context.Context, train, test dataframe.DataFrame, schema data.Schema, opts TrainOptions) (*ReleaseCheck, error) {
-	f, err := Train(ctx, train, schema, opts)
+	o, enc, err := prepareTrain(schema, opts)
 	if err != nil {
 		return nil, err
 	}
-	o, err := opts.withDefaults(schema)
-	if err != nil {
-		return nil, fmt.Errorf("dpnb: CheckRelease: %w", err)
-	}
-	o.Progress = nil
-	xTrain, err := f.Encoder.Transform(train)
+	xTrain, err := enc.Transform(train)
 	if err != nil {
 		return nil, fmt.Errorf("dpnb: CheckRelease: train: %w", err)
 	}
-	xTest, err := f.Encoder.Transform(test)
+	xTest, err := enc.Transform(test)
 	if err != nil {
 		return nil, fmt.Errorf("dpnb: CheckRelease: test: %w", err)
 	}
-	run, err := newTrainRun(xTrain, o)
+	testData, err := design.NewData(xTest.X, xTest.Y, xTest.N, xTest.D)
 	if err != nil {
 		return nil, fmt.Errorf("dpnb: CheckRelease: %w", err)
 	}
-	testData, err := fdp.EncodedRows(xTest, allRows(xTest.N), false)
+	f, run, err := trainEncoded(ctx, enc, xTrain, o)
 	if err != nil {
-		return nil, fmt.Errorf("dpnb: CheckRelease: %w", err)
+		return nil, err
 	}
 	c := &ReleaseCheck{Model: f, Metric: "accuracy"}
 	if schema.Task == data.Regression {
@@ -66,15 +61,17 @@ func CheckRelease(ctx context.Context, train, test dataframe.DataFrame, schema d
 	if c.Private, err = c.score(run.setup.Model, f.Model.Theta, testData); err != nil {
 		return nil, err
 	}
+	base := run.setup
+	base.OnStep = nil // the progress callback is the release's
 	for _, b := range []struct {
 		method fdp.Method
 		out    *float64
 	}{{fdp.NonPrivate, &c.NonPrivate}, {fdp.PublicOnly, &c.PublicOnly}} {
-		res, err := fdp.Train(ctx, b.method, run.setup)
+		res, err := fdp.Train(ctx, b.method, base)
 		if err != nil {
 			return nil, fmt.Errorf("dpnb: CheckRelease: %s baseline: %w", b.method, err)
 		}
-		if *b.out, err = c.score(run.setup.Model, res.Theta, testData); err != nil {
+		if *b.out, err = c.score(base.Model, res.Theta, testData); err != nil {
 			return nil, err
 		}
 	}
