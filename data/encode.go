@@ -321,6 +321,11 @@ func (e *Encoder) Transform(df dataframe.DataFrame) (*Encoded, error) {
 	return out, nil
 }
 
+// Width returns the number of encoded columns D the encoder produces (one
+// per continuous feature, one per kept level of a categorical feature, and
+// the intercept column).
+func (e *Encoder) Width() int { return e.layout(0).D }
+
 // layout returns an Encoded for n rows with its column metadata filled in
 // (names, raw features, roles and D) but no X or Y yet.
 func (e *Encoder) layout(n int) *Encoded {

@@ -86,7 +86,7 @@ func (f *File) Validate() error {
 	if err := valid.FiniteSlice("model parameters", f.Model.Theta); err != nil {
 		return fmt.Errorf("release: %w", err)
 	}
-	p, err := f.Model.build(encodedWidth(f.Encoder))
+	p, err := f.Model.build(f.Encoder.Width())
 	if err != nil {
 		return err
 	}

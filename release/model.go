@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/featuredp/featuredp/data"
 	"github.com/featuredp/featuredp/models"
 )
 
@@ -93,24 +92,4 @@ func (m ModelSpec) buildMLP(theta []float64) (*predictor, int, error) {
 		return nil, 0, err
 	}
 	return &predictor{outputs: k, predict: func(x, out []float64) { mlp.Predict(theta, x, out) }}, mlp.NumParams(), nil
-}
-
-// encodedWidth is the number of columns the encoder produces.
-func encodedWidth(e *data.Encoder) int {
-	w := 0
-	for _, fe := range e.Features {
-		if fe.Column.Kind != data.Categorical {
-			w++
-			continue
-		}
-		n := len(fe.Levels)
-		if e.Options.DropFirst {
-			n--
-		}
-		w += max(n, 0)
-	}
-	if e.Options.Intercept {
-		w++
-	}
-	return w
 }

@@ -39,7 +39,7 @@ func (f *File) Predict(df dataframe.DataFrame) (*Predictions, error) {
 	if df.Nrow() == 0 {
 		return nil, errors.New("release: Predict: no rows to predict")
 	}
-	p, err := f.Model.build(encodedWidth(f.Encoder))
+	p, err := f.Model.build(f.Encoder.Width())
 	if err != nil {
 		return nil, err
 	}
