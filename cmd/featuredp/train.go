@@ -60,6 +60,7 @@ type trainFlags struct {
 	hidden                             int
 	reproducible, force                bool
 	seed                               uint64
+	flagOf                             map[string]string // column → its role flag (set by check)
 }
 
 func newTrainFlags(fs *flag.FlagSet) *trainFlags {
@@ -185,10 +186,25 @@ func (f *trainFlags) check() error {
 	if err := checkBudget(f.eps, f.delta); err != nil {
 		return err
 	}
-	if err := checkRoles(f.sens, f.ignore, f.label); err != nil {
-		return err
+	return f.assignRoles()
+}
+
+// assignRoles maps every column a role flag names to that flag (f.flagOf),
+// checking that no column gets two roles.
+func (f *trainFlags) assignRoles() error {
+	f.flagOf = map[string]string{}
+	for _, g := range []struct {
+		flag  string
+		names []string
+	}{{"--label", []string{f.label}}, {"--sensitive", f.sens}, {"--public", f.public}, {"--ignore", f.ignore}} {
+		for _, n := range g.names {
+			if prev, dup := f.flagOf[n]; dup && prev != g.flag {
+				return fmt.Errorf("column %q is in both %s and %s: give each column one role", n, prev, g.flag)
+			}
+			f.flagOf[n] = g.flag
+		}
 	}
-	return checkRoles(f.public, f.ignore, f.label)
+	return nil
 }
 
 // schema gives every column of the header the role its flag names; a
@@ -242,36 +258,24 @@ func (f *trainFlags) schema(header []string) (data.Schema, error) {
 	return schema, nil
 }
 
-// roles maps every column a role flag names to that flag, checking that
-// each column has one role and exists.
+// roles checks that every column the role, --levels and --bounds flags
+// name is in the header, and returns f.flagOf (set by check).
 func (f *trainFlags) roles(header []string) (map[string]string, error) {
-	flagOf := map[string]string{}
-	for _, g := range []struct {
-		flag  string
-		names []string
-	}{{"--label", []string{f.label}}, {"--sensitive", f.sens}, {"--public", f.public}, {"--ignore", f.ignore}} {
-		for _, n := range g.names {
-			if prev, dup := flagOf[n]; dup && prev != g.flag {
-				return nil, fmt.Errorf("column %q is in both %s and %s: give each column one role", n, prev, g.flag)
-			}
-			flagOf[n] = g.flag
-		}
-	}
 	for _, l := range []struct {
 		flag  string
 		names []string
-	}{{"", slices.Sorted(maps.Keys(flagOf))}, {"--levels", slices.Sorted(maps.Keys(f.levels))}, {"--bounds", slices.Sorted(maps.Keys(f.bounds))}} {
+	}{{"", slices.Sorted(maps.Keys(f.flagOf))}, {"--levels", slices.Sorted(maps.Keys(f.levels))}, {"--bounds", slices.Sorted(maps.Keys(f.bounds))}} {
 		for _, n := range l.names {
 			if !slices.Contains(header, n) {
 				fl := l.flag
 				if fl == "" {
-					fl = flagOf[n]
+					fl = f.flagOf[n]
 				}
 				return nil, fmt.Errorf("%s: no column %q in %s (columns: %s)", fl, n, f.csv, data.QuoteNames(header))
 			}
 		}
 	}
-	return flagOf, nil
+	return f.flagOf, nil
 }
 
 // options maps the flags to dpnb.TrainOptions.
