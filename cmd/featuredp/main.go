@@ -10,6 +10,8 @@
 package main
 
 import (
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -58,6 +60,26 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	return c.run(args[1:], stdout, stderr)
+}
+
+// parseFlags parses args into fs (named "featuredp CMD"). On -h it prints
+// usage and the flag defaults to stdout; on a bad flag, the error (with
+// the help text's "--" spelling) to stderr. done reports that the command
+// must return code.
+func parseFlags(fs *flag.FlagSet, args []string, usage string, stdout, stderr io.Writer) (code int, done bool) {
+	fs.SetOutput(io.Discard)
+	err := fs.Parse(args)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		fmt.Fprint(stdout, usage)
+		fs.SetOutput(stdout)
+		fs.PrintDefaults()
+		return 0, true
+	case err != nil:
+		fmt.Fprintf(stderr, "%s: %s\n", fs.Name(), flagDashes.Replace(err.Error()))
+		return 2, true
+	}
+	return 0, false
 }
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }

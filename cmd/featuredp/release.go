@@ -90,22 +90,14 @@ flags:
 
 func runPredict(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("featuredp predict", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
 	model := fs.String("model", "", "the model `FILE` (featuredp train --out)")
 	in := fs.String("csv", "", "the CSV `FILE` of rows to predict")
 	out := fs.String("out", "", "write the predictions to `FILE` instead of stdout")
 	force := fs.Bool("force", false, "let --out replace an existing file")
-	err := fs.Parse(args)
-	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprint(stdout, predictUsage)
-		fs.SetOutput(stdout)
-		fs.PrintDefaults()
-		return 0
+	if code, done := parseFlags(fs, args, predictUsage, stdout, stderr); done {
+		return code
 	}
 	switch {
-	case err != nil:
-		fmt.Fprintf(stderr, "featuredp predict: %s\n", flagDashes.Replace(err.Error()))
-		return 2
 	case fs.NArg() > 0:
 		fmt.Fprintf(stderr, "featuredp predict: unexpected argument %q (every input is a flag)\n", fs.Arg(0))
 		return 2

@@ -112,17 +112,9 @@ func newReportFlags(fs *flag.FlagSet) *reportFlags {
 
 func runPrivacyReport(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("featuredp report", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
 	f := newReportFlags(fs)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(stdout, reportUsage)
-			fs.SetOutput(stdout)
-			fs.PrintDefaults()
-			return 0
-		}
-		fmt.Fprintf(stderr, "featuredp report: %s\n", flagDashes.Replace(err.Error()))
-		return 2
+	if code, done := parseFlags(fs, args, reportUsage, stdout, stderr); done {
+		return code
 	}
 	r, err := f.run(fs.Args())
 	if err != nil {

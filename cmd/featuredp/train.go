@@ -92,17 +92,9 @@ func newTrainFlags(fs *flag.FlagSet) *trainFlags {
 
 func runTrain(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("featuredp train", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
 	f := newTrainFlags(fs)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(stdout, trainUsage)
-			fs.SetOutput(stdout)
-			fs.PrintDefaults()
-			return 0
-		}
-		fmt.Fprintf(stderr, "featuredp train: %s\n", flagDashes.Replace(err.Error()))
-		return 2
+	if code, done := parseFlags(fs, args, trainUsage, stdout, stderr); done {
+		return code
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "featuredp train: unexpected argument %q (every input is a flag; see featuredp train --help)\n", fs.Arg(0))
