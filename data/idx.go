@@ -141,7 +141,7 @@ func truncated(total, got int64, err error) error {
 
 // FashionMNISTDir is where the Debian package dataset-fashion-mnist
 // installs the Fashion-MNIST files.
-const FashionMNISTDir = "/usr/share/datasets/fashion-mnist"
+const FashionMNISTDir = DefaultSystemData + "/fashion-mnist"
 
 // FashionMNISTClasses are the names of the 10 Fashion-MNIST labels.
 var FashionMNISTClasses = []string{

@@ -162,6 +162,7 @@ type rowScanner struct {
 	header []string
 	at     []int            // record index of each feature
 	label  int              // record index of the label, −1 without
+	off    int              // 1 when the first level of a category is dropped
 	levels []map[string]int // level index of each categorical feature
 	class  map[string]int
 }
@@ -172,6 +173,9 @@ func (e *Encoder) newRowScanner(opts CSVOptions) (*rowScanner, error) {
 		missing = DefaultMissing
 	}
 	rs := &rowScanner{e: e, opts: opts, isNA: map[string]bool{"NaN": true}, label: -1}
+	if e.Options.DropFirst {
+		rs.off = 1
+	}
 	for _, m := range missing {
 		rs.isNA[m] = true
 	}
@@ -218,14 +222,10 @@ func (rs *rowScanner) row(rec []string, line int, out *Encoded) error {
 				return fmt.Errorf("data: EncodeCSV: column %q, line %d: level %q is not among the public levels %q (add it, or map the value first): %w",
 					fe.Column.Name, line, v, fe.Levels, ErrUnknownLevel)
 			}
-			off := 0
-			if rs.e.Options.DropFirst {
-				off = 1
+			if k-rs.off >= 0 {
+				x[j+k-rs.off] = 1
 			}
-			if k-off >= 0 {
-				x[j+k-off] = 1
-			}
-			j += max(len(fe.Levels)-off, 0)
+			j += max(len(fe.Levels)-rs.off, 0)
 			continue
 		}
 		num, err := parseFiniteCell(v)
