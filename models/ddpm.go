@@ -16,12 +16,16 @@ import (
 //	ℓ(θ; x₀, c) = (1/P)‖ε − f_θ(√ᾱ_t·x₀ + √(1−ᾱ_t)·ε, t, c)‖²,
 //	t ~ U{0, …, T−1},  ε ~ N(0, I_P),  ᾱ_t = Π_{s≤t}(1 − β_s),
 //	β_t linear from BetaMin to BetaMax,
-//	f_θ(u) = W₃ s(W₂ s(W₁u + b₁) + b₂) + b₃,  u = [x_t, emb(t), onehot(c)],
+//	f_θ(u) = W₃ s(W₂ s(W₁u + b₁) + b₂ + C₂[c]) + b₃,  u = [x_t, emb(t), onehot(c)],
 //
 // with s the SiLU a·σ(a), emb(t) the sinusoidal embedding of Vaswani et
 // al. (E/2 sines and E/2 cosines of t·10000^(−2j/E)) and onehot(c) the
-// class (absent when Classes = 0: unconditional). A data row is x₀ (P
-// pixels, scaled to [−1, 1]) and its label c.
+// class (absent when Classes = 0: unconditional). The one-hot input is a
+// learned bias per class on the first hidden layer; with ClassEveryLayer
+// the second hidden layer gets its own, the row C₂[c] of a Classes×H
+// matrix (absent otherwise), so that the class reaches every hidden layer
+// as the class embedding reaches every block of a class-conditional U-Net.
+// A data row is x₀ (P pixels, scaled to [−1, 1]) and its label c.
 //
 // The draw (t, ε) of a row is the loss's own randomness: it is a function
 // of Key and the row's index in the data (a PCG stream seeded by both), so
@@ -33,13 +37,18 @@ import (
 // clipping bounds every per-example gradient whatever (t, ε) is.
 //
 // Parameter layout: W₁ (H×Din, row-major, Din = P+E+Classes), b₁ (H), W₂
-// (H×H), b₂ (H), W₃ (P×H), b₃ (P).
+// (H×H), b₂ (H), C₂ (Classes×H, row-major; only with ClassEveryLayer and
+// Classes > 0), W₃ (P×H), b₃ (P).
 type DDPM struct {
 	// P is the number of pixels, Classes the number of classes (0:
 	// unconditional), Hidden the width H of both hidden layers, Embed the
 	// even dimension E of the time embedding and Steps the number T of
 	// diffusion steps.
 	P, Classes, Hidden, Embed, Steps int
+	// ClassEveryLayer adds the class bias C₂[c] to the second hidden layer
+	// (see the type comment; it has no effect when Classes = 0). It changes
+	// the parameter layout: set it before NumParams, Init or training.
+	ClassEveryLayer bool
 	// Key fixes the draws (t, ε) of every row (see WithKey).
 	Key uint64
 
@@ -116,10 +125,22 @@ func (m *DDPM) Draw(i int, eps []float64) int {
 // inDim is the denoiser's input width P + E + Classes.
 func (m *DDPM) inDim() int { return m.P + m.Embed + m.Classes }
 
-// NumParams returns H·Din + H + H² + H + P·H + P.
+// classBias reports whether the model has the second-layer class bias C₂.
+func (m *DDPM) classBias() bool { return m.ClassEveryLayer && m.Classes > 0 }
+
+// classBiasLen is the length of C₂: Classes·H with ClassEveryLayer, else 0.
+func (m *DDPM) classBiasLen() int {
+	if m.classBias() {
+		return m.Classes * m.Hidden
+	}
+	return 0
+}
+
+// NumParams returns H·Din + H + H² + H + P·H + P, plus Classes·H with
+// ClassEveryLayer.
 func (m *DDPM) NumParams() int {
 	h := m.Hidden
-	return h*m.inDim() + h + h*h + h + m.P*h + m.P
+	return h*m.inDim() + h + h*h + h + m.classBiasLen() + m.P*h + m.P
 }
 
 // NumFeatures returns P: a data row is the clean image x₀.
@@ -140,7 +161,7 @@ func (m *DDPM) FeatureParams(j int) []int {
 }
 
 // ddpmParams are the parameter blocks of θ.
-type ddpmParams struct{ w1, b1, w2, b2, w3, b3 []float64 }
+type ddpmParams struct{ w1, b1, w2, b2, c2, w3, b3 []float64 }
 
 // split returns the blocks of theta (or of a gradient) in the layout of
 // the type comment.
@@ -150,7 +171,7 @@ func (m *DDPM) split(theta []float64) ddpmParams {
 	o := 0
 	next := func(n int) []float64 { s := theta[o : o+n : o+n]; o += n; return s }
 	q.w1, q.b1 = next(h*din), next(h)
-	q.w2, q.b2 = next(h*h), next(h)
+	q.w2, q.b2, q.c2 = next(h*h), next(h), next(m.classBiasLen())
 	q.w3, q.b3 = next(p*h), next(p)
 	return q
 }
@@ -168,7 +189,7 @@ func (m *DDPM) CheckLabels(data *design.Data) error {
 }
 
 // Init draws W₁, W₂, W₃ with N(0, 1/fan-in) entries (W₃ scaled by 0.1, so
-// that the first predictions are small) and zero biases.
+// that the first predictions are small) and zero biases (C₂ included).
 func (m *DDPM) Init(theta []float64, rng *rand.Rand) {
 	checkLen("DDPM.Init", "theta", len(theta), m.NumParams())
 	q := m.split(theta)
@@ -183,6 +204,7 @@ func (m *DDPM) Init(theta []float64, rng *rand.Rand) {
 	fill(q.w3, m.Hidden, 0.1)
 	clear(q.b1)
 	clear(q.b2)
+	clear(q.c2)
 	clear(q.b3)
 }
 
@@ -340,7 +362,8 @@ func (m *DDPM) DiffClippedGradSum(pub Model, theta []float64, data, pubData *des
 
 // sameShape reports whether o has m's architecture and schedule length.
 func (m *DDPM) sameShape(o *DDPM) bool {
-	return m.P == o.P && m.Classes == o.Classes && m.Hidden == o.Hidden && m.Embed == o.Embed && m.Steps == o.Steps
+	return m.P == o.P && m.Classes == o.Classes && m.Hidden == o.Hidden && m.Embed == o.Embed && m.Steps == o.Steps &&
+		m.classBias() == o.classBias()
 }
 
 // ErrDDPMSample reports bad arguments of DDPM.Sample.

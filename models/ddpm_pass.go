@@ -14,12 +14,15 @@ const ddpmChunk = 256
 // ddpmPass holds one chunk's batched activations, row-major with one row per
 // example: the input u (n×Din), pre-activations z₁, z₂ and activations a₁,
 // a₂ (n×H), the noise ε and the residual r = f(u) − ε (n×P), and the
-// back-propagated deltas d₁, d₂ (n×H) and d₃ = (2/P)·r (n×P).
+// back-propagated deltas d₁, d₂ (n×H) and d₃ = (2/P)·r (n×P), each row's
+// step t and class c (0 when unconditional), and whether the model has the
+// second-layer class bias C₂ (DDPM.ClassEveryLayer).
 type ddpmPass struct {
 	start, n                      int // rows start..start+n−1 of the selection
 	u, z1, a1, z2, a2, eps, r, d3 []float64
 	d1, d2                        []float64
-	t                             []int
+	t, c                          []int
+	classBias                     bool
 }
 
 // chunks calls fn on the selected rows ddpmChunk at a time, in order, with
@@ -42,9 +45,10 @@ func (ps *ddpmPass) resize(m *DDPM, n int) {
 	ps.d1, ps.d2 = grow64(ps.d1, n*h), grow64(ps.d2, n*h)
 	ps.eps, ps.r, ps.d3 = grow64(ps.eps, n*p), grow64(ps.r, n*p), grow64(ps.d3, n*p)
 	if cap(ps.t) < n {
-		ps.t = make([]int, n)
+		ps.t, ps.c = make([]int, n), make([]int, n)
 	}
-	ps.t = ps.t[:n]
+	ps.t, ps.c = ps.t[:n], ps.c[:n]
+	ps.classBias = m.classBias()
 }
 
 // fill draws (t, ε) of rows start..start+n−1 of the selection and writes
@@ -63,6 +67,7 @@ func (ps *ddpmPass) fill(m *DDPM, data *design.Data, idx []int, start, n int) {
 			if m.Classes > 0 {
 				c = classOf(data.Y[i], m.Classes, i)
 			}
+			ps.c[k] = c
 			m.input(ps.u[k*din:(k+1)*din], data.X[i*p:(i+1)*p], eps, t, c, true)
 		}
 	})
@@ -94,7 +99,7 @@ func (m *DDPM) forward(theta []float64, ps *ddpmPass) {
 	n, h, din, p := ps.n, m.Hidden, m.inDim(), m.P
 	dense(n, h, din, ps.u, q.w1, q.b1, ps.z1)
 	siluRows(ps.z1[:n*h], ps.a1[:n*h])
-	dense(n, h, h, ps.a1, q.w2, q.b2, ps.z2)
+	m.hidden2(q, ps)
 	siluRows(ps.z2[:n*h], ps.a2[:n*h])
 	dense(n, p, h, ps.a2, q.w3, q.b3, ps.r)
 	for j := range ps.r[:n*p] {
@@ -109,6 +114,23 @@ func dense(n, out, in int, x, w, b, z []float64) {
 		copy(z[k*out:(k+1)*out], b)
 	}
 	gemm.NT(n, out, in, x, in, w, in, z, out)
+}
+
+// hidden2 writes z₂ = a₁W₂ᵀ + b₂ (+ C₂[c] per row with the class bias).
+func (m *DDPM) hidden2(q ddpmParams, ps *ddpmPass) {
+	if !ps.classBias {
+		dense(ps.n, m.Hidden, m.Hidden, ps.a1, q.w2, q.b2, ps.z2)
+		return
+	}
+	h := m.Hidden
+	z := ps.z2[:ps.n*h]
+	for k, c := range ps.c {
+		row := z[k*h : (k+1)*h]
+		for j, b := range q.b2 {
+			row[j] = b + q.c2[c*h+j]
+		}
+	}
+	gemm.NT(ps.n, h, h, ps.a1, h, q.w2, h, z, h)
 }
 
 // backward writes d₃ = (2/P)r, d₂ = (d₃W₃) ⊙ s'(z₂) and d₁ = (d₂W₂) ⊙ s'(z₁).
@@ -145,6 +167,18 @@ func (m *DDPM) accumulate(ps *ddpmPass, w []float64, out []float64) {
 	colSums(ps.d3, n, p, g.b3)
 	colSums(ps.d2, n, h, g.b2)
 	colSums(ps.d1, n, h, g.b1)
+	if ps.classBias {
+		for k, c := range ps.c {
+			addRow(g.c2[c*h:(c+1)*h], ps.d2[k*h:(k+1)*h])
+		}
+	}
+}
+
+// addRow adds x into out.
+func addRow(out, x []float64) {
+	for j, v := range x {
+		out[j] += v
+	}
 }
 
 // loss returns ℓ of chunk row k: (1/P)‖r_k‖².
@@ -165,11 +199,15 @@ func (ps *ddpmPass) layers(k int) [3][2][]float64 {
 	}
 }
 
-// normSq returns ‖∇ℓ_k‖² = Σ_layers ‖δ‖²(‖a‖² + 1).
+// normSq returns ‖∇ℓ_k‖² = Σ_layers ‖δ‖²(‖a‖² + 1), plus ‖δ₂‖² for the
+// class bias (the row C₂[c] receives δ₂).
 func (ps *ddpmPass) normSq(k int) float64 {
 	var s float64
 	for _, l := range ps.layers(k) {
 		s += sumSq(l[0]) * (sumSq(l[1]) + 1)
+	}
+	if ps.classBias {
+		s += sumSq(ps.layers(k)[1][0])
 	}
 	return s
 }
@@ -185,6 +223,13 @@ func diffNormSq(a, b *ddpmPass, k int) float64 {
 		s += sumSq(d)*sumSq(x) + sumSq(d2)*sumSq(x2) - 2*dd*dot(x, x2)
 		s += sumSq(d) + sumSq(d2) - 2*dd // bias: ‖δ − δ'‖²
 	}
+	if a.classBias { // C₂ rows c and c': ‖δ₂e_cᵀ − δ₂'e_c'ᵀ‖²
+		d, d2 := la[1][0], lb[1][0]
+		s += sumSq(d) + sumSq(d2)
+		if a.c[k] == b.c[k] {
+			s -= 2 * dot(d, d2)
+		}
+	}
 	return s
 }
 
@@ -195,6 +240,10 @@ func (ps *ddpmPass) exampleGrad(k int, g ddpmParams) {
 	copy(g.b1, l[0][0])
 	outer(l[1][0], l[1][1], g.w2)
 	copy(g.b2, l[1][0])
+	if ps.classBias {
+		clear(g.c2)
+		copy(g.c2[ps.c[k]*len(g.b2):], l[1][0])
+	}
 	outer(l[2][0], l[2][1], g.w3)
 	copy(g.b3, l[2][0])
 }

@@ -60,6 +60,7 @@ func (m *DDPM) denoiseStep(theta []float64, ps *ddpmPass, x []float64, classes [
 		if m.Classes > 0 {
 			c = classes[k]
 		}
+		ps.c[k] = c
 		m.input(ps.u[k*din:(k+1)*din], x[k*p:(k+1)*p], nil, t, c, false)
 	}
 	m.forward(theta, ps) // r = f_θ(x_t, t, c), since ε = 0

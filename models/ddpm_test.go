@@ -2,6 +2,7 @@ package models
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -15,11 +16,18 @@ import (
 // images of its pixel count in [−1, 1].
 func smallDDPM(t *testing.T, classes, n int) (*DDPM, []float64, *design.Data) {
 	t.Helper()
+	return smallDDPMEvery(t, classes, n, false)
+}
+
+// smallDDPMEvery is smallDDPM with the class in every hidden layer if
+// every is set (DDPM.ClassEveryLayer).
+func smallDDPMEvery(t *testing.T, classes, n int, every bool) (*DDPM, []float64, *design.Data) {
+	t.Helper()
 	m, err := NewDDPM(6, classes, 5, 4, 10, 1e-3, 0.2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m.Key = 42
+	m.Key, m.ClassEveryLayer = 42, every
 	r := rand.New(rand.NewPCG(1, 2))
 	theta := make([]float64, m.NumParams())
 	m.Init(theta, r)
@@ -90,9 +98,31 @@ func TestDDPMSchedule(t *testing.T) {
 
 // TestDDPMGradient checks GradSum against central finite differences of
 // Loss at a fixed key, for the conditional and unconditional model.
+// ddpmVariants are the denoisers the exactness tests cover: unconditional,
+// class at the input only, and class in every hidden layer (with and
+// without classes, where ClassEveryLayer must change nothing).
+var ddpmVariants = []struct {
+	name    string
+	classes int
+	every   bool
+}{
+	{"unconditional", 0, false},
+	{"class input", 3, false},
+	{"class every layer", 3, true},
+	{"every layer without classes", 0, true},
+}
+
 func TestDDPMGradient(t *testing.T) {
-	for _, k := range []int{0, 3} {
-		m, theta, d := smallDDPM(t, k, 7)
+	for _, v := range ddpmVariants {
+		k := v.classes
+		m, theta, d := smallDDPMEvery(t, k, 7, v.every)
+		if want := 5*(6+4+k) + 5 + 25 + 5 + 6*5 + 6; v.every && k > 0 {
+			if m.NumParams() != want+k*5 {
+				t.Fatalf("%s: %d parameters, want %d", v.name, m.NumParams(), want+k*5)
+			}
+		} else if m.NumParams() != want {
+			t.Fatalf("%s: %d parameters, want %d", v.name, m.NumParams(), want)
+		}
 		g := make([]float64, m.NumParams())
 		m.GradSum(theta, d, nil, g)
 		const h = 1e-6
@@ -104,7 +134,7 @@ func TestDDPMGradient(t *testing.T) {
 			lm := m.Loss(th, d, nil)
 			fd := (lp - lm) / (2 * h) * float64(d.N)
 			if math.Abs(fd-g[j]) > 1e-6*(1+math.Abs(fd)) {
-				t.Fatalf("classes %d: ∂ℓ/∂θ[%d] = %v, finite difference %v", k, j, g[j], fd)
+				t.Fatalf("%s: ∂ℓ/∂θ[%d] = %v, finite difference %v", v.name, j, g[j], fd)
 			}
 		}
 	}
@@ -114,7 +144,16 @@ func TestDDPMGradient(t *testing.T) {
 // clipped sums equal those of the materialised per-example gradients,
 // across chunk boundaries and with a row selection.
 func TestDDPMPerExample(t *testing.T) {
-	m, theta, d := smallDDPM(t, 3, ddpmChunk+45)
+	for _, v := range ddpmVariants {
+		t.Run(v.name, func(t *testing.T) {
+			m, theta, d := smallDDPMEvery(t, v.classes, ddpmChunk+45, v.every)
+			checkDDPMPerExample(t, m, theta, d)
+		})
+	}
+}
+
+// checkDDPMPerExample is TestDDPMPerExample for one model.
+func checkDDPMPerExample(t *testing.T, m *DDPM, theta []float64, d *design.Data) {
 	idx := make([]int, 0, d.N)
 	for i := d.N - 1; i >= 0; i -= 2 {
 		idx = append(idx, i)
@@ -151,12 +190,31 @@ func TestDDPMPerExample(t *testing.T) {
 // draw for both) against materialised gradients, and LossDiff's use of
 // them under a shared key.
 func TestDDPMDiffNorms(t *testing.T) {
-	m, theta, d := smallDDPM(t, 3, 20)
+	for _, v := range ddpmVariants {
+		for _, relabel := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/relabelled=%v", v.name, relabel), func(t *testing.T) {
+				m, theta, d := smallDDPMEvery(t, v.classes, 20, v.every)
+				checkDDPMDiffNorms(t, m, theta, d, relabel)
+			})
+		}
+	}
+}
+
+// checkDDPMDiffNorms is TestDDPMDiffNorms for one model; relabel gives the
+// public view other classes in some rows (the c ≠ c' terms of the class
+// bias).
+func checkDDPMDiffNorms(t *testing.T, m *DDPM, theta []float64, d *design.Data, relabel bool) {
 	pubX := slices.Clone(d.X)
 	for j := range pubX {
 		pubX[j] *= 0.5
 	}
-	pub, err := design.NewData(pubX, slices.Clone(d.Y), d.N, d.D)
+	pubY := slices.Clone(d.Y)
+	if relabel && m.Classes > 1 {
+		for i := 0; i < len(pubY); i += 3 {
+			pubY[i] = float64((int(pubY[i]) + 1) % m.Classes)
+		}
+	}
+	pub, err := design.NewData(pubX, pubY, d.N, d.D)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -289,5 +347,32 @@ func assertClose(t *testing.T, what string, got, want []float64, rel float64) {
 		if math.Abs(got[j]-want[j]) > rel*(1+math.Abs(want[j])) {
 			t.Fatalf("%s[%d] = %v, want %v", what, j, got[j], want[j])
 		}
+	}
+}
+
+// TestDDPMSampleClassBias checks that the sampler applies the class bias
+// C₂[c] of each image's own class: changing the row of class 1 changes the
+// class-1 image and leaves the class-0 image of the same draws alone.
+func TestDDPMSampleClassBias(t *testing.T) {
+	m, theta, _ := smallDDPMEvery(t, 3, 1, true)
+	sample := func(th []float64) []float64 {
+		x, err := m.Sample(th, []int{0, 1}, rand.New(rand.NewPCG(5, 6)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return x
+	}
+	before := sample(theta)
+	th := slices.Clone(theta)
+	c2 := m.split(th).c2
+	for j := range m.Hidden {
+		c2[1*m.Hidden+j] += 0.5
+	}
+	after := sample(th)
+	if !slices.Equal(before[:m.P], after[:m.P]) {
+		t.Error("changing class 1's bias changed the class-0 image")
+	}
+	if slices.Equal(before[m.P:], after[m.P:]) {
+		t.Error("changing class 1's bias left the class-1 image unchanged")
 	}
 }

@@ -32,14 +32,21 @@ type DiffusionSetting struct {
 	// number of validation images (from the test split) the samples are
 	// compared with; Samples is the number of samples per method.
 	Train, Val, Samples int
-	// Conditional makes the DDPM class-conditional (class public).
-	Conditional bool
+	// Conditional makes the DDPM class-conditional (class public), and
+	// ClassEveryLayer gives the class to both hidden layers of the
+	// denoiser, not only its input (models.DDPM.ClassEveryLayer), as the
+	// paper's U-Net feeds its class embedding to every block.
+	Conditional, ClassEveryLayer bool
 	// Hidden is the denoiser's width (256 in the paper-scale stand-in).
 	Hidden int
 	// Epochs are the passes of training (private steps T = Epochs·N/Batch;
 	// the non-private and public methods take the same number of steps),
 	// Pretrain the public pre-training epochs of the FDP methods.
 	Epochs, Pretrain float64
+	// NonPrivateEpochs, if > 0, are the passes of the Non-private and
+	// Public methods instead of Epochs (the paper's Table I trains them
+	// for 100 epochs; the private methods keep Epochs).
+	NonPrivateEpochs float64
 	// Batch is the expected private batch size (Poisson q = Batch/N) and,
 	// unless SmallBatch is set, the batch of the non-private methods.
 	Batch int
@@ -92,6 +99,17 @@ func (s DiffusionSetting) smallSteps(n int) (steps, pretrain int) {
 func (s DiffusionSetting) stepsAt(n, b int) (steps, pretrain int) {
 	per := float64(n) / float64(b)
 	return max(1, int(math.Ceil(s.Epochs*per))), int(math.Ceil(s.Pretrain * per))
+}
+
+// nonPrivateSteps returns the steps of the Non-private and Public methods:
+// ⌈NonPrivateEpochs·n/b⌉ at the small batch b when NonPrivateEpochs is
+// set, else smallSteps.
+func (s DiffusionSetting) nonPrivateSteps(n int) int {
+	steps, _ := s.smallSteps(n)
+	if s.NonPrivateEpochs > 0 {
+		steps = max(1, int(math.Ceil(s.NonPrivateEpochs*float64(n)/float64(s.smallBatch()))))
+	}
+	return steps
 }
 
 // smallBatch returns SmallBatch, or Batch when unset.
@@ -171,14 +189,20 @@ func splitHoldout(all *design.Data) (train, holdout *design.Data, err error) {
 }
 
 // NewDiffusionModel returns the setting's DDPM: 196 pixels, 10 classes
-// when conditional (else unconditional), hidden width s.Hidden, a 32-d time
-// embedding, 200 steps, β linear from 1e−4 to 0.02.
+// when conditional (else unconditional; with ClassEveryLayer in both
+// hidden layers), hidden width s.Hidden, a 32-d time embedding, 200 steps,
+// β linear from 1e−4 to 0.02.
 func (s DiffusionSetting) NewDiffusionModel() (*models.DDPM, error) {
 	k := 0
 	if s.Conditional {
 		k = len(data.FashionMNISTClasses)
 	}
-	return models.NewDDPM(DiffusionSide*DiffusionSide, k, s.Hidden, 32, 200, 1e-4, 0.02)
+	m, err := models.NewDDPM(DiffusionSide*DiffusionSide, k, s.Hidden, 32, 200, 1e-4, 0.02)
+	if err != nil {
+		return nil, err
+	}
+	m.ClassEveryLayer = s.Conditional && s.ClassEveryLayer
+	return m, nil
 }
 
 // DiffusionRun is a trained denoiser: its method, parameters, the noise
@@ -250,7 +274,8 @@ func TrainDiffusion(ctx context.Context, s DiffusionSetting, d *DiffusionData, m
 	}
 	n := d.Train.N
 	steps, pre := s.Steps(n)
-	npSteps, npPre := s.smallSteps(n)
+	_, npPre := s.smallSteps(n)
+	npSteps := s.nonPrivateSteps(n)
 	q, delta := float64(s.Batch)/float64(n), s.delta(n)
 	setup := fdp.Setup{Model: m, PubModel: m, Data: d.Train, PubData: d.Public, Rate: q, Clip: s.Clip, Steps: steps,
 		Alpha: s.Alpha, Optimizer: mechanisms.Adam{LR: lr}, Seed: seed, NonPrivateBatch: s.smallBatch(), NonPrivateSteps: npSteps}

@@ -35,18 +35,21 @@ func DiffusionMethods() []string {
 	return []string{string(fdp.NonPrivate), string(fdp.PublicOnly), string(fdp.DP), string(fdp.DPSGD), string(fdp.Alg1), Alg1Filtered}
 }
 
-// DiffusionSettingA is setting A ("AFHQ-like": class-conditional, ε = 8,
-// δ = 1/(2N), batch 256) at a profile's sizes: full = 60,000 images (a
-// tenth held out), 30 epochs after 10 public pre-training epochs, 2,000
-// samples against 2,000 validation images; quick = 1,000 images, 40
-// epochs of batch 64 after 20 public ones, 400 samples. Both: the
-// learning rate of {1e−3, 3e−3} with the lower held-out DDPM loss, and the
-// average of the iterates with decay 0.999.
+// DiffusionSettingA is setting A ("AFHQ-like": class-conditional with the
+// class in every hidden layer, ε = 8, δ = 1/(2N), batch 256) at a
+// profile's sizes: full = 60,000 images (a tenth held out), private
+// methods 30 epochs after 10 public pre-training epochs, Non-private and
+// Public the paper's 100 epochs (Table I), 2,000 samples against 2,000
+// validation images; quick = 1,000 images, 40 epochs of batch 64 after 20
+// public ones, 400 samples. Both: the learning rate of {1e−3, 3e−3} with
+// the lower held-out DDPM loss, and the average of the iterates with
+// decay 0.999.
 func DiffusionSettingA(p experiments.Profile) DiffusionSetting {
-	s := DiffusionSetting{Name: "A", Conditional: true, Hidden: 256, Clip: 0.1, Alpha: 1, BlurSigma: 1.5,
-		LRs: []float64{1e-3, 3e-3}, EMA: 0.999, ClassifierEpochs: 10}
+	s := DiffusionSetting{Name: "A", Conditional: true, ClassEveryLayer: true, Hidden: 256, Clip: 0.1, Alpha: 1,
+		BlurSigma: 1.5, LRs: []float64{1e-3, 3e-3}, EMA: 0.999, ClassifierEpochs: 10}
 	if p == experiments.Full {
 		s.Train, s.Val, s.Samples, s.Epochs, s.Pretrain, s.Batch = 0, 2000, 2000, 30, 10, 256
+		s.NonPrivateEpochs = 100
 		return s
 	}
 	s.Train, s.Val, s.Samples, s.Epochs, s.Pretrain, s.Batch = 1000, 400, 400, 40, 20, 64
@@ -56,12 +59,13 @@ func DiffusionSettingA(p experiments.Profile) DiffusionSetting {
 // DiffusionSettingB is setting B ("LSUN-like": unconditional, ε = 0.5, a
 // large private batch): full = 60,000 images, private batch 4,096, 30
 // epochs after 10 public ones; quick = 1,000 images, batch 256, 60 epochs
-// after 30. As in the paper's Table I, the non-private and public runs
-// and the public pre-training keep setting A's small batch (SmallBatch:
-// 256 full, 64 quick), the private runs alone take the large one.
+// after 30, every method for the same epochs. As in the paper's Table I,
+// the non-private and public runs and the public pre-training keep setting
+// A's small batch (SmallBatch: 256 full, 64 quick), the private runs alone
+// take the large one.
 func DiffusionSettingB(p experiments.Profile) DiffusionSetting {
 	s := DiffusionSettingA(p)
-	s.Name, s.Conditional, s.SmallBatch = "B", false, s.Batch
+	s.Name, s.Conditional, s.ClassEveryLayer, s.SmallBatch, s.NonPrivateEpochs = "B", false, false, s.Batch, 0
 	if p == experiments.Full {
 		s.Batch = 4096
 		return s
@@ -109,10 +113,20 @@ func diffusionCells(id string, s DiffusionSetting, reps int) []experiments.Cell 
 	cells := experiments.Grid(id, 0, series, xs, reps)
 	for i := range cells {
 		cells[i].Config = diffusionCell{Series: cells[i].Method, Setting: s}
-		// Every x of a (series, rep) is one trained model: one seed.
-		cells[i].Seed = experiments.CellSeed(0, id, cells[i].Method, 0, cells[i].Rep)
+		// Every x of a (series, rep) is one trained model: one seed; the
+		// filtered series filters Algorithm 1's samples of the same seed.
+		cells[i].Seed = experiments.CellSeed(0, id, trainedSeries(cells[i].Method), 0, cells[i].Rep)
 	}
 	return cells
+}
+
+// trainedSeries names the series whose trained model a series' samples
+// come from: Algorithm 1's for its filtered series, else the series.
+func trainedSeries(series string) string {
+	if series == Alg1Filtered {
+		return string(fdp.Alg1)
+	}
+	return series
 }
 
 // diffusionReps is the number of seeds of both profiles.
@@ -189,11 +203,12 @@ func drawSeries(ctx context.Context, memo *experiments.Memo, s DiffusionSetting,
 }
 
 // nums are the numeric columns of a series' rows: the filter's pass rate
-// and, for a trained run, its ε, z, steps, learning rate and noise ratio.
+// and, for a trained run, its ε, z, steps, learning rate, the held-out
+// DDPM loss that chose it and the noise ratio.
 func (o *diffusionOutcome) nums(s DiffusionSetting) map[string]float64 {
 	num := map[string]float64{"kept": o.kept}
 	if r := o.run; r != nil {
-		num["epsilon"], num["z"], num["steps"], num["lr"] = r.Eps, r.Z, float64(r.Steps), r.LR
+		num["epsilon"], num["z"], num["steps"], num["lr"], num["holdout_loss"] = r.Eps, r.Z, float64(r.Steps), r.LR, r.HoldoutLoss
 		if r.Z > 0 { // ‖noise‖/C of the averaged private gradient: z·√P/m
 			num["noise_ratio"] = r.Z * math.Sqrt(float64(r.Model.NumParams())) / float64(s.Batch)
 		}
@@ -323,9 +338,20 @@ func diffusionSettingsText(s DiffusionSetting, reps int, eps string) string {
 	if eps == "" {
 		eps = fmt.Sprintf("ε = %g", diffusionEps(s))
 	}
-	cond, in, params := "class-conditional (class public)", "[x_t, 32-d sinusoidal t, one-hot class]", 177348
+	cond, in, layer := "class-conditional (class public)", "[x_t, 32-d sinusoidal t, one-hot class]", ""
 	if !s.Conditional {
-		cond, in, params = "unconditional", "[x_t, 32-d sinusoidal t]", 177348-10*s.Hidden
+		cond, in = "unconditional", "[x_t, 32-d sinusoidal t]"
+	} else if s.ClassEveryLayer {
+		layer = " + a learned bias per class on the second hidden layer (the class in every hidden layer)"
+	}
+	params := 0
+	if m, err := s.NewDiffusionModel(); err == nil {
+		params = m.NumParams()
+	}
+	epochs := fmt.Sprintf("%g epochs (FDP methods: %g public epochs first)", s.Epochs, s.Pretrain)
+	if s.NonPrivateEpochs > 0 {
+		epochs = fmt.Sprintf("%g epochs (Non-private and Public: %g, as the paper's Table I; FDP methods: %g public epochs first)",
+			s.Epochs, s.NonPrivateEpochs, s.Pretrain)
 	}
 	small := ""
 	if s.SmallBatch > 0 && s.SmallBatch != s.Batch {
@@ -337,13 +363,13 @@ func diffusionSettingsText(s DiffusionSetting, reps int, eps string) string {
 		seeds = "seed"
 	}
 	return fmt.Sprintf("Fashion-MNIST at 14×14 (2×2 means, [−1, 1]): %s; Ψ = Gaussian blur σ_b = %g px. %s DDPM, "+
-		"200 steps, β linear 1e−4…0.02, ε-prediction; denoiser MLP %s → %d → %d → 196, SiLU "+
-		"(%d parameters). %s, δ = 1/(2N), Poisson batches of expected size %d, %g epochs (FDP methods: %g public epochs first), "+
+		"200 steps, β linear 1e−4…0.02, ε-prediction; denoiser MLP %s → %d → %d → 196, SiLU%s "+
+		"(%d parameters). %s, δ = 1/(2N), Poisson batches of expected size %d, %s, "+
 		"clip C = %g, z calibrated (Opacus orders, improved conversion), Adam with the learning rate of {%s} that minimises the DDPM loss on "+
 		"the held-out training images (every method, the same rule), α = %g. Metrics on %d samples vs %d validation images: FD in the "+
 		"hidden layer of a 196 → 128 → 10 classifier trained on the real training images (%g epochs) and in pixel space; %d %s. "+
 		"Filter: keep samples whose Laplacian variance ≥ the median of Ψ(X) (public data only).%s",
-		n, s.BlurSigma, cond, in, s.Hidden, s.Hidden, params, eps, s.Batch, s.Epochs, s.Pretrain, s.Clip, joinFloats(s.LRs), s.Alpha,
+		n, s.BlurSigma, cond, in, s.Hidden, s.Hidden, layer, params, eps, s.Batch, epochs, s.Clip, joinFloats(s.LRs), s.Alpha,
 		s.Samples, s.Val, s.ClassifierEpochs, reps, seeds, small)
 }
 
