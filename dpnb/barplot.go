@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/featuredp/featuredp/experiments"
 	"github.com/featuredp/featuredp/internal/valid"
@@ -85,8 +87,20 @@ func BarPlot(sums []experiments.Summary, opts BarOptions) (*plot.Plot, error) {
 		}
 	}
 	p.NominalX(labels...)
+	slantLongLabels(p, labels)
 	PlaceLegend(p, opts.Legend)
 	return p, nil
+}
+
+// slantLongLabels slants the group labels when they would run into each
+// other side by side: more than five groups with a label longer than five
+// characters (the class names of a ten-class figure, say).
+func slantLongLabels(p *plot.Plot, labels []string) {
+	if len(labels) <= 5 || slices.IndexFunc(labels, func(l string) bool { return utf8.RuneCountInString(l) > 5 }) < 0 {
+		return
+	}
+	p.X.Tick.Label.Rotation = 0.6
+	p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = draw.XRight, draw.YCenter
 }
 
 // barGroups returns the finite x values in increasing order and the group

@@ -16,13 +16,17 @@ func TestPicturePanels(t *testing.T) {
 	res := &experiments.Results{Rows: []experiments.Row{
 		{Method: "a", X: 0, Metric: "m", Value: 1}, {Method: "b", X: 0, Metric: "m", Value: 2}}}
 	good := func(*experiments.Results) (experiments.Picture, error) {
-		return experiments.Picture{Image: image.NewGray(image.Rect(0, 0, 20, 10)), Rows: []string{"r"}, Cols: []string{"c1", "c2"}}, nil
+		return experiments.Picture{Image: image.NewGray(image.Rect(0, 0, 20, 10)), Rows: []string{"r"}, Cols: []string{"c1", "c2"},
+			RowsTitle: "method", ColsTitle: "class"}, nil
 	}
 	fig := experiments.Figure{ID: "x-pic", Title: "pic", Plot: experiments.GroupedBars, Picture: good}
 	r := Result{Figure: fig, Results: res, Summary: experiments.Summarize(res)}
 	panels, err := r.Panels()
 	if err != nil || len(panels) != 2 {
 		t.Fatalf("%d panels, %v; want the picture and the bars", len(panels), err)
+	}
+	if x, y := panels[0].X.Label.Text, panels[0].Y.Label.Text; x != "class" || y != "method" {
+		t.Errorf("picture axes titled %q and %q, want the picture's ColsTitle and RowsTitle", x, y)
 	}
 	png, err := PNGBytes(panels[0])
 	if err != nil || !strings.HasPrefix(string(png), "\x89PNG") || len(png) < 2000 {

@@ -137,6 +137,7 @@ func (r Result) PicturePlot() (*plot.Plot, error) {
 	p.X.Tick.Marker, p.Y.Tick.Marker = plot.ConstantTicks(xt), plot.ConstantTicks(yt)
 	p.X.Tick.Label.Rotation = 0.6
 	p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = draw.XRight, draw.YCenter
+	p.X.Label.Text, p.Y.Label.Text = pic.ColsTitle, pic.RowsTitle
 	return p, nil
 }
 

@@ -232,10 +232,13 @@ type Figure struct {
 }
 
 // Picture is a figure drawn as an image: a grid of len(Rows) × len(Cols)
-// equal cells, labelled by Rows (top to bottom) and Cols (left to right).
+// equal cells, labelled by Rows (top to bottom) and Cols (left to right);
+// RowsTitle and ColsTitle, if set, say what the rows and the columns are
+// (e.g. "method" and "conditioning class").
 type Picture struct {
-	Image      image.Image
-	Rows, Cols []string
+	Image                image.Image
+	Rows, Cols           []string
+	RowsTitle, ColsTitle string
 }
 
 // Validate checks that the figure is well formed.

@@ -69,7 +69,7 @@ func samplesRun(ctx context.Context, c experiments.Cell, env experiments.Env) ([
 }
 
 // samplesPicture draws fdp-samples as a grid: one row per series, one
-// column per class, each image upscaled 4× (nearest neighbour) with a
+// column per class (the conditioning class of the samples), each image upscaled 4× (nearest neighbour) with a
 // 2-pixel white gap.
 func samplesPicture(res *experiments.Results) (experiments.Picture, error) {
 	const side, scale, gap = DiffusionSide, 4, 2
@@ -112,7 +112,8 @@ func samplesPicture(res *experiments.Results) (experiments.Picture, error) {
 			}
 		}
 	}
-	return experiments.Picture{Image: img, Rows: rows, Cols: cols}, nil
+	return experiments.Picture{Image: img, Rows: rows, Cols: cols, RowsTitle: "real images, then each method's samples",
+		ColsTitle: "class (the class each sample was generated for)"}, nil
 }
 
 func init() {
