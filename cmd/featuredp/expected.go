@@ -10,9 +10,13 @@ import (
 	"github.com/featuredp/featuredp/internal/eta"
 )
 
+// referenceCPU names the machine fullWallTime was measured on (lscpu's
+// model name; BENCHMARKS.md names the CPU of every table).
+const referenceCPU = "2 cores of an AMD EPYC"
+
 // fullWallTime is each figure's measured wall time for --profile full on
-// the 2-core reference machine with 2 workers (BENCHMARKS.md, the section
-// of each paper; runs under load, so an idle machine is faster). A new
+// the reference machine (referenceCPU) with 2 workers (BENCHMARKS.md, the
+// section of each paper; runs under load, so an idle machine is faster). A new
 // figure adds its measurement here (a test checks every figure has one).
 var fullWallTime = map[string]time.Duration{
 	"accounting-calibration":  time.Second,
@@ -71,7 +75,7 @@ func printExpected(w io.Writer, figs []experiments.Figure) {
 			parts = append(parts, fmt.Sprintf("%s ≈ %s", f.ID, eta.Format(d)))
 		}
 	}
-	fmt.Fprintf(w, "expected wall time with --profile full on 2 cores (BENCHMARKS.md): ≈ %s", eta.Format(total))
+	fmt.Fprintf(w, "expected wall time with --profile full, measured on %s (BENCHMARKS.md): ≈ %s", referenceCPU, eta.Format(total))
 	if len(parts) > 0 {
 		fmt.Fprintf(w, " (%s; the rest under 10 s each)", strings.Join(parts, ", "))
 	}

@@ -213,4 +213,7 @@ func TestFullWallTimeKnown(t *testing.T) {
 			t.Errorf("%q lacks %q", b.String(), want)
 		}
 	}
+	if !strings.Contains(b.String(), "measured on "+referenceCPU) {
+		t.Errorf("%q does not say which CPU the times were measured on", b.String())
+	}
 }
