@@ -229,6 +229,15 @@ type Figure struct {
 	// GroupedBars, e.g. "all" and the class names instead of 0, 1, …);
 	// nil means the numbers.
 	XTicks func(x float64) string
+	// ShardUnit, if set, keys the cells that must run in the same shard
+	// of a `--shard K/N` run: cells with the same key are one unit, such
+	// as every cell scoring one trained model, which a shard then trains
+	// once and no other shard trains at all. Units are numbered 0, 1, …
+	// by the first appearance of their key in the cell list, and unit u
+	// belongs to shard K of N iff u mod N = K−1 (see Shard). nil makes
+	// every cell its own unit: cell i belongs to shard K iff i mod N =
+	// K−1. It never changes a cell's rows, only where the cell runs.
+	ShardUnit func(c Cell) string
 }
 
 // Picture is a figure drawn as an image: a grid of len(Rows) × len(Cols)

@@ -25,11 +25,12 @@ const MaxPartCSVBytes = 1 << 30
 var sha256Hex = regexp.MustCompile(`^[0-9a-f]{64}$`)
 
 // ReadPart reads a part from its manifest (at most MaxManifestBytes) and
-// its CSV, and checks them: the manifest's format is ManifestFormat, its
-// fields are well formed (a shard K/N, the cells K−1, K−1+N, … below
-// cells_total), the CSV matches the manifest's checksum (rows, bytes,
-// SHA-256), and every row belongs to the manifest's figure and to a cell it
-// lists, in cell order. Errors say what is wrong; the caller adds which
+// its CSV, and checks them: the manifest's format is 1 or ManifestFormat,
+// its fields are well formed (a shard K/N; cell_units, if any, one unit per
+// cell numbered by first appearance; the cells of the shard's units, or
+// K−1, K−1+N, … below cells_total without units), the CSV matches the
+// manifest's checksum (rows, bytes, SHA-256), and every row belongs to the
+// manifest's figure and to a cell it lists, in cell order. Errors say what is wrong; the caller adds which
 // file.
 func ReadPart(manifest, csv io.Reader) (*Part, error) {
 	p, err := readManifest(manifest)
@@ -52,8 +53,8 @@ func ReadPart(manifest, csv io.Reader) (*Part, error) {
 	return p, nil
 }
 
-// readManifest decodes a manifest: first its format, then, for
-// ManifestFormat, the whole of it, refusing unknown fields and (in
+// readManifest decodes a manifest: first its format, then, for format 1
+// or ManifestFormat, the whole of it, refusing unknown fields and (in
 // json.Unmarshal) trailing data.
 func readManifest(r io.Reader) (*Part, error) {
 	b, err := io.ReadAll(io.LimitReader(r, MaxManifestBytes+1))
@@ -76,18 +77,18 @@ func readManifest(r io.Reader) (*Part, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&p); err != nil {
-		return nil, fmt.Errorf("experiments: part manifest (format %d): %w", ManifestFormat, err)
+		return nil, fmt.Errorf("experiments: part manifest (format %s): %w", head.Format, err)
 	}
 	return &p, nil
 }
 
-// checkFormat checks the manifest's format field.
+// checkFormat checks the manifest's format field: 1 or ManifestFormat.
 func checkFormat(raw json.RawMessage) error {
 	if raw == nil {
 		return errors.New(`no "format" field: written by a featuredp older than manifest format 1, or not a shard manifest; re-run the shard with this featuredp`)
 	}
-	if string(raw) != strconv.Itoa(ManifestFormat) {
-		return fmt.Errorf(`"format" is %s; this featuredp reads manifest format %d: merge with the featuredp that ran the shards`, raw, ManifestFormat)
+	if f := string(raw); f != "1" && f != strconv.Itoa(ManifestFormat) {
+		return fmt.Errorf(`"format" is %s; this featuredp reads manifest formats 1 and %d: merge with the featuredp that ran the shards`, raw, ManifestFormat)
 	}
 	return nil
 }
@@ -95,8 +96,11 @@ func checkFormat(raw json.RawMessage) error {
 // checkManifest checks the part's description (not its rows) and returns
 // its shard.
 func (p *Part) checkManifest() (Shard, error) {
-	if p.Format != ManifestFormat {
-		return Shard{}, fmt.Errorf("format %d, want %d (ManifestFormat)", p.Format, ManifestFormat)
+	if p.Format != 1 && p.Format != ManifestFormat {
+		return Shard{}, fmt.Errorf("format %d, want 1 or %d (ManifestFormat)", p.Format, ManifestFormat)
+	}
+	if p.Format == 1 && p.Units != nil {
+		return Shard{}, errors.New(`"cell_units" in a format 1 manifest, which has none (it came with format 2): the manifest was edited`)
 	}
 	if p.Version == "" || p.Figure == "" {
 		return Shard{}, errors.New(`empty "featuredp_version" or "figure"`)
@@ -111,13 +115,42 @@ func (p *Part) checkManifest() (Shard, error) {
 	if p.Total < 0 {
 		return Shard{}, fmt.Errorf(`"cells_total" %d is negative`, p.Total)
 	}
+	if err := p.checkUnits(); err != nil {
+		return Shard{}, err
+	}
 	return sh, p.checkCells(sh)
 }
 
-// checkCells checks that the part lists exactly the cells of its shard:
-// K−1, K−1+N, … below Total. It takes time linear in len(p.Cells) whatever
-// Total and N are.
+// checkUnits checks cell_units, if any: one entry per cell (so its length,
+// bounded by MaxManifestBytes, bounds Total), numbered 0, 1, … by first
+// appearance, as Figure.cellUnits numbers them.
+func (p *Part) checkUnits() error {
+	if p.Units == nil {
+		return nil
+	}
+	if len(p.Units) != p.Total {
+		return fmt.Errorf(`"cell_units" has %d entries, want one per cell: "cells_total" is %d`, len(p.Units), p.Total)
+	}
+	next := 0 // the number of units so far
+	for i, u := range p.Units {
+		if u < 0 || u > next {
+			return fmt.Errorf(`"cell_units": cell %d is in unit %d; units are numbered 0, 1, … by first appearance, so it can be in unit 0 to %d`, i, u, next)
+		}
+		if u == next {
+			next++
+		}
+	}
+	return nil
+}
+
+// checkCells checks that the part lists exactly the cells of its shard, in
+// ascending order: those of its units (with Units), or K−1, K−1+N, … below
+// Total. It takes time linear in len(p.Cells) + len(p.Units) whatever Total
+// and N are.
 func (p *Part) checkCells(sh Shard) error {
+	if p.Units != nil {
+		return p.checkUnitCells(sh)
+	}
 	if want := sh.count(p.Total); len(p.Cells) != want {
 		return fmt.Errorf("lists %d cells; shard %s of %d cells has %d", len(p.Cells), sh, p.Total, want)
 	}
@@ -129,6 +162,34 @@ func (p *Part) checkCells(sh Shard) error {
 		want += sh.N // below Total until the last cell
 	}
 	return nil
+}
+
+// checkUnitCells is checkCells for a part with units (checked by
+// checkUnits): the cells i whose unit u has u mod N = K−1, ascending.
+func (p *Part) checkUnitCells(sh Shard) error {
+	if want := sh.cellCount(p.Total, p.Units); len(p.Cells) != want {
+		return fmt.Errorf("lists %d cells; shard %s of %d cells in %d units has %d", len(p.Cells), sh, p.Total, unitCount(p.Units), want)
+	}
+	j := 0
+	for i, u := range p.Units {
+		if !sh.Has(u) {
+			continue
+		}
+		if c := p.Cells[j]; c != i {
+			return fmt.Errorf("cell %d of the list is %d; shard %s holds cell %d there (of unit %d)", j+1, c, sh, i, u)
+		}
+		j++
+	}
+	return nil
+}
+
+// unitCount is the number of units of checked cell_units.
+func unitCount(units []int) int {
+	n := 0
+	for _, u := range units {
+		n = max(n, u+1)
+	}
+	return n
 }
 
 // checkSumFields checks the form of the CSV checksum.
@@ -189,7 +250,7 @@ func (p *Part) checkRows(sh Shard) error {
 		if err != nil {
 			return fmt.Errorf("row %d: %w", i+1, err)
 		}
-		if c < 0 || c >= p.Total || !sh.Has(c) {
+		if c < 0 || c >= p.Total || !sh.holds(c, p.Units) {
 			return fmt.Errorf("row %d is of cell %d, which the manifest does not list (shard %s of %d cells)", i+1, c, sh, p.Total)
 		}
 		if c < prev {

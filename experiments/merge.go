@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"slices"
 	"sort"
 )
 
@@ -12,9 +13,10 @@ import (
 // computes: every cell exactly once, rows in cell order, the _cell column
 // removed. It refuses, with an error naming the part, parts that fail the
 // checks of ReadPart (but the checksum, which only a CSV has), that
-// disagree on the figure, profile, cell count, featuredp build or number
-// of shards N, a shard given twice and a shard missing. Figure.Merge
-// checks the rows against the figure's cell list too.
+// disagree on the figure, profile, cell count, featuredp build, manifest
+// format, units (cell_units) or number of shards N, a shard given twice
+// and a shard missing: so the parts hold every cell exactly once. Figure.Merge
+// checks the rows and units against the figure's cell list too.
 func MergeParts(parts []*Part) (*Results, error) {
 	if err := checkParts(parts); err != nil {
 		return nil, err
@@ -24,7 +26,8 @@ func MergeParts(parts []*Part) (*Results, error) {
 
 // Merge is MergeParts for parts of figure f, checked against f's cells for
 // the parts' profile: the parts are of f, they split as many cells as f
-// has, and every row carries the method, x and seed of its cell.
+// has into f's units (ShardUnit), and every row carries the method, x and
+// seed of its cell.
 func (f Figure) Merge(parts []*Part) (*Results, error) {
 	if err := checkParts(parts); err != nil {
 		return nil, err
@@ -38,14 +41,43 @@ func (f Figure) Merge(parts []*Part) (*Results, error) {
 		return nil, fmt.Errorf("experiments: merge: figure %s: building %s cells: %w", f.ID, first.Profile, err)
 	}
 	if len(cells) != first.Total {
-		why := "the manifests were edited"
-		if v := BuildVersion(); first.Version != v {
-			why = fmt.Sprintf("the shards were run by featuredp %s, this is %s: merge with that build", first.Version, v)
-		}
 		return nil, fmt.Errorf("experiments: merge: %s splits %d cells, but figure %s has %d in the %s profile: %s",
-			first.label(), first.Total, f.ID, len(cells), first.Profile, why)
+			first.label(), first.Total, f.ID, len(cells), first.Profile, first.whyOther())
+	}
+	if diff := unitsDiff(first.Units, f.cellUnits(cells), "the figure"); diff != "" {
+		return nil, fmt.Errorf("experiments: merge: %s splits the cells into units other than figure %s's in the %s profile: %s: %s",
+			first.label(), f.ID, first.Profile, diff, first.whyOther())
 	}
 	return mergeRows(parts, cells)
+}
+
+// whyOther explains why the part does not fit the merging build's figure:
+// another build ran it, or its manifest was edited.
+func (p *Part) whyOther() string {
+	if v := BuildVersion(); p.Version != v {
+		return fmt.Sprintf("the shards were run by featuredp %s, this is %s: merge with that build", p.Version, v)
+	}
+	return "the manifests were edited"
+}
+
+// unitsDiff describes how a part's cell_units a differ from those of
+// other, b, or returns "" when they are equal.
+func unitsDiff(a, b []int, other string) string {
+	switch {
+	case slices.Equal(a, b):
+		return ""
+	case a == nil:
+		return fmt.Sprintf("it has one unit per cell (no cell_units), %s %d units", other, unitCount(b))
+	case b == nil:
+		return fmt.Sprintf("it has %d units, %s one unit per cell", unitCount(a), other)
+	case len(a) != len(b):
+		return fmt.Sprintf("it has %d cell_units, %s %d", len(a), other, len(b))
+	}
+	i := 0
+	for a[i] == b[i] {
+		i++
+	}
+	return fmt.Sprintf("its cell %d is in unit %d, there in unit %d", i, a[i], b[i])
 }
 
 // checkParts checks each part and that together they are one run's shards
@@ -79,7 +111,7 @@ func checkParts(parts []*Part) error {
 	if len(byK) < n {
 		k := firstMissing(byK)
 		return fmt.Errorf("experiments: merge: %s: a shard is missing: shard %d/%d (%d of %d cells) is in no part; have %d of %d shards",
-			first.Figure, k, n, Shard{k, n}.count(first.Total), first.Total, len(byK), n)
+			first.Figure, k, n, Shard{k, n}.cellCount(first.Total, first.Units), first.Total, len(byK), n)
 	}
 	return nil
 }
@@ -95,6 +127,10 @@ func (p *Part) agrees(q *Part) error {
 		return fmt.Errorf("was written by featuredp %q, but %s by %q: run every shard with the same build", p.Version, q.label(), q.Version)
 	case p.Total != q.Total:
 		return fmt.Errorf("splits %d cells, but %s splits %d", p.Total, q.label(), q.Total)
+	case p.Format != q.Format:
+		return fmt.Errorf("is manifest format %d, but %s is format %d: run every shard with the same build", p.Format, q.label(), q.Format)
+	case !slices.Equal(p.Units, q.Units):
+		return fmt.Errorf("splits the cells into units other than %s's: %s: the manifests were edited", q.label(), unitsDiff(p.Units, q.Units, "there"))
 	}
 	return nil
 }

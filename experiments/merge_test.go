@@ -21,7 +21,13 @@ type shardFiles struct{ man, csv []byte }
 // K at index K−1.
 func runShards(t testing.TB, n int) []shardFiles {
 	t.Helper()
-	f := shardFigure()
+	return runShardsOf(t, shardFigure(), n)
+}
+
+// runShardsOf runs f in n shards and returns their files, shard K at
+// index K−1.
+func runShardsOf(t testing.TB, f Figure, n int) []shardFiles {
+	t.Helper()
 	out := make([]shardFiles, n)
 	for k := 1; k <= n; k++ {
 		p, err := f.ExecuteShard(context.Background(), Quick, Env{Workers: 1}, Shard{k, n}, nil)
@@ -98,11 +104,7 @@ func TestMergeRefusesHostileShards(t *testing.T) {
 		return []byte(strings.Replace(string(csv), old, new, 1))
 	}
 	set := func(key string, v any) func(map[string]any) { return func(m map[string]any) { m[key] = v } }
-	for _, tc := range []struct {
-		name string
-		edit func(s []shardFiles) []shardFiles
-		want string
-	}{
+	checkRefused(t, f, three, []hostileCase{
 		{"CSV cut to its header", func(s []shardFiles) []shardFiles {
 			s[1].csv = header
 			return s
@@ -190,10 +192,10 @@ func TestMergeRefusesHostileShards(t *testing.T) {
 			s[1].man = editJSON(t, s[1].man, func(m map[string]any) { delete(m, "format") })
 			return s
 		}, `no "format" field`},
-		{"format 2", func(s []shardFiles) []shardFiles {
-			s[1].man = editJSON(t, s[1].man, set("format", 2))
+		{"format 3", func(s []shardFiles) []shardFiles {
+			s[1].man = editJSON(t, s[1].man, set("format", 3))
 			return s
-		}, "this featuredp reads manifest format 1"},
+		}, "this featuredp reads manifest formats 1 and 2"},
 		{"another featuredp build", func(s []shardFiles) []shardFiles {
 			s[1].man = editJSON(t, s[1].man, set("featuredp_version", "v9.9.9 go1.99"))
 			return s
@@ -245,10 +247,24 @@ func TestMergeRefusesHostileShards(t *testing.T) {
 			s[1].man = []byte("figure,method\n")
 			return s
 		}, "not JSON"},
-	} {
+	})
+}
+
+// hostileCase is an edit of the files of a run's shards and what the
+// error it causes must contain.
+type hostileCase struct {
+	name string
+	edit func(s []shardFiles) []shardFiles
+	want string
+}
+
+// checkRefused checks, for each case, that reading the edited copy of
+// files and merging them as figure f fails with the case's error.
+func checkRefused(t *testing.T, f Figure, files []shardFiles, cases []hostileCase) {
+	t.Helper()
+	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			s := tc.edit(clone(three))
-			parts, err := readShards(s)
+			parts, err := readShards(tc.edit(clone(files)))
 			if err == nil {
 				_, err = f.Merge(parts)
 			}
@@ -386,6 +402,9 @@ func FuzzMergeParts(f *testing.F) {
 	f.Add(two[0].man, two[0].csv, two[1].man, two[1].csv, false)
 	f.Add(one.man, one.csv, []byte{}, []byte{}, false)
 	f.Add(two[0].man, two[1].csv, two[1].man, two[0].csv, true)
+	units := runShardsOf(f, unitFigure(), 2)
+	f.Add(units[0].man, units[0].csv, units[1].man, units[1].csv, false)
+	f.Add(units[0].man, units[1].csv, units[1].man, units[0].csv, true)
 	f.Add(bytes.Replace(two[0].man, []byte(`"cells_total": 13`), []byte(`"cells_total": -1`), 1), two[0].csv, two[1].man, two[1].csv, false)
 	f.Add(bytes.Replace(two[0].man, []byte(`"cells_total": 13`), []byte(`"cells_total": 9000000000000000000`), 1), two[0].csv, two[1].man, two[1].csv, true)
 	f.Add(two[0].man, bytes.ReplaceAll(two[0].csv, []byte(",0\n"), []byte(",1\n")), two[1].man, two[1].csv, true)
@@ -416,8 +435,9 @@ func FuzzMergeParts(f *testing.F) {
 }
 
 // checkMerged checks a successful merge: the parts' cells are 0, …,
-// Total−1, each once; every row is of a listed cell of its part; the
-// merged table holds every row, without _cell.
+// Total−1, each once; a unit's cells are in one part; every row is of a
+// listed cell of its part; the merged table holds every row, without
+// _cell.
 func checkMerged(t *testing.T, parts []*Part, res *Results) {
 	t.Helper()
 	var cells []int
@@ -434,6 +454,18 @@ func checkMerged(t *testing.T, parts []*Part, res *Results) {
 		}
 		cells = append(cells, p.Cells...)
 		rows += len(p.Rows)
+	}
+	partOfUnit := map[int]int{}
+	for j, p := range parts {
+		for _, c := range p.Cells {
+			if p.Units == nil {
+				break
+			}
+			if k, ok := partOfUnit[p.Units[c]]; ok && k != j {
+				t.Fatalf("unit %d is in parts %d and %d", p.Units[c], k, j)
+			}
+			partOfUnit[p.Units[c]] = j
+		}
 	}
 	sort.Ints(cells)
 	if len(cells) != parts[0].Total {

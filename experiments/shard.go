@@ -11,10 +11,12 @@ import (
 	"strings"
 )
 
-// Shard is the slice K of N of a run's cells (1 ≤ K ≤ N): the cells whose
-// index i in the figure's cell list has i mod N = K−1. Cells are seeded per
-// cell, so the shards of a run can execute anywhere, in any order, and
-// MergeParts rebuilds exactly the rows one machine computes.
+// Shard is the slice K of N of a run's cells (1 ≤ K ≤ N): the cells of the
+// units u with u mod N = K−1. A unit is one cell (unit i is cell i of the
+// figure's cell list) or, for a figure with a ShardUnit, the cells of one
+// key, numbered by first appearance (see Figure.ShardUnit). Cells are
+// seeded per cell, so the shards of a run can execute anywhere, in any
+// order, and MergeParts rebuilds exactly the rows one machine computes.
 type Shard struct{ K, N int }
 
 // ParseShard parses "K/N".
@@ -40,8 +42,54 @@ func (s Shard) Validate() error {
 // String is "K/N".
 func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.K, s.N) }
 
-// Has reports whether cell index i belongs to the shard.
+// Has reports whether unit i belongs to the shard: i mod N = K−1. Without
+// units, unit i is cell i.
 func (s Shard) Has(i int) bool { return i%s.N == s.K-1 }
+
+// holds reports whether cell i belongs to the shard, given the unit of
+// every cell (nil: cell i is unit i).
+func (s Shard) holds(i int, units []int) bool {
+	if units == nil {
+		return s.Has(i)
+	}
+	return s.Has(units[i])
+}
+
+// cellCount is the number of the cells 0, …, total−1 that belong to the
+// shard, given the unit of every cell (nil: cell i is unit i).
+func (s Shard) cellCount(total int, units []int) int {
+	if units == nil {
+		return s.count(total)
+	}
+	n := 0
+	for _, u := range units {
+		if s.Has(u) {
+			n++
+		}
+	}
+	return n
+}
+
+// cellUnits returns the unit of every cell (see ShardUnit): the index of
+// its key among the keys in order of first appearance; nil when the
+// figure has no ShardUnit (every cell its own unit).
+func (f Figure) cellUnits(cells []Cell) []int {
+	if f.ShardUnit == nil {
+		return nil
+	}
+	units := make([]int, len(cells))
+	index := map[string]int{}
+	for i, c := range cells {
+		k := f.ShardUnit(c)
+		u, ok := index[k]
+		if !ok {
+			u = len(index)
+			index[k] = u
+		}
+		units[i] = u
+	}
+	return units
+}
 
 // count is the number of the cells 0, …, total−1 that belong to the shard:
 // K−1, K−1+N, … below total.
@@ -53,10 +101,11 @@ func (s Shard) count(total int) int {
 }
 
 // ManifestFormat is the version of the shard manifest layout that
-// WriteManifest writes and ReadPart reads (documented in deploy/README.md).
-// Manifests of another format, or without one (featuredp before format 1),
-// are refused.
-const ManifestFormat = 1
+// WriteManifest writes (documented in deploy/README.md). Format 2 added
+// cell_units; ReadPart reads formats 1 (no units: every cell its own unit)
+// and 2, and refuses manifests of another format or without one
+// (featuredp before format 1).
+const ManifestFormat = 2
 
 // Part is what one shard computed of one figure: the rows of its cells and
 // their indices in the figure's cell list. Its JSON form is the shard
@@ -71,9 +120,14 @@ type Part struct {
 	// Shard is "K/N".
 	Shard string `json:"shard"`
 	// Total is the number of cells of the figure; Cells the indices this
-	// part ran: K−1, K−1+N, … below Total.
+	// part ran, ascending: those of the units u with u mod N = K−1 (without
+	// Units, K−1, K−1+N, … below Total).
 	Total int   `json:"cells_total"`
 	Cells []int `json:"cells"`
+	// Units, for a figure with a ShardUnit, is the unit of every cell of
+	// the figure (Total entries, numbered 0, 1, … by first appearance);
+	// nil (omitted from the manifest) when every cell is its own unit.
+	Units []int `json:"cell_units,omitempty"`
 	// CSV is the checksum of the part's CSV, filled by WriteManifest and
 	// verified by ReadPart.
 	CSV CSVSum `json:"csv"`
@@ -106,8 +160,8 @@ func (p *Part) label() string {
 	return fmt.Sprintf("figure %s shard %s", p.Figure, p.Shard)
 }
 
-// ExecuteShard runs the figure's cells of shard s (see Execute) and
-// returns them as a Part.
+// ExecuteShard runs the figure's cells of shard s (see Execute and
+// ShardUnit) and returns them as a Part.
 func (f Figure) ExecuteShard(ctx context.Context, p Profile, env Env, s Shard, progress func(done, total int)) (*Part, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
@@ -117,10 +171,10 @@ func (f Figure) ExecuteShard(ctx context.Context, p Profile, env Env, s Shard, p
 		return nil, err
 	}
 	part := &Part{Format: ManifestFormat, Version: BuildVersion(), Figure: f.ID, Profile: env.Profile,
-		Shard: s.String(), Total: len(cells)}
+		Shard: s.String(), Total: len(cells), Units: f.cellUnits(cells)}
 	var mine []Cell
 	for i, c := range cells {
-		if s.Has(i) {
+		if s.holds(i, part.Units) {
 			part.Cells = append(part.Cells, i)
 			mine = append(mine, c)
 		}

@@ -2,12 +2,13 @@ package main
 
 // Sharded runs: `featuredp reproduce --shard K/N` writes, per figure,
 // FIGURE-ID.shard-K-of-N.csv (its cells' rows, with their cell index) and
-// .json (the manifest: featuredp build, profile, figure, cells and the
-// CSV's checksum; see deploy/README.md); `featuredp merge DIR...` checks
-// the shards and combines those of every figure into the files one
-// machine writes (the same CSV byte for byte, plots and report). Cells are
-// seeded per cell, so shards need no coordination: any scheduler (a
-// Kubernetes Indexed Job, a Slurm array) runs them, see deploy/.
+// .json (the manifest: featuredp build, profile, figure, cells, their
+// shard units and the CSV's checksum; see deploy/README.md); `featuredp
+// merge DIR...` checks the shards and combines those of every figure into
+// the files one machine writes (the same CSV byte for byte, plots and
+// report). Cells are seeded per cell, so shards need no coordination: any
+// scheduler (a Kubernetes Indexed Job, a Slurm array) runs them, see
+// deploy/.
 
 import (
 	"errors"
@@ -33,7 +34,7 @@ const mergeUsage = `usage: featuredp merge [--out DIR] PARTDIR...
 Reads every FIGURE-ID.shard-K-of-N.{json,csv} in the PARTDIRs (the --out
 directories of reproduce --shard runs, or one directory holding them all),
 checks each shard against its manifest (format, featuredp build, profile,
-figure, cells, the CSV's row count and SHA-256), checks that each figure's
+figure, cells and units, the CSV's row count and SHA-256), checks that each figure's
 shards are one run's shards 1/N … N/N, each once, and that every row is of
 its cell, and writes DIR/FIGURE-ID.csv (byte-identical to a one-machine
 run), .png, .svg and DIR/report.md. Any failed check names the shard's

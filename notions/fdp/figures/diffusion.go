@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 
 	"github.com/featuredp/featuredp/data"
@@ -100,7 +101,9 @@ func (c diffusionCell) String() string {
 // diffusionCells lists a setting's cells: every series at every x, reps
 // seeds; x is 0 for the FD against all validation images and 1..10 for the
 // class k = x−1 (setting A), or 1 for the FD against training images
-// (setting B, as the paper's Fig. 8).
+// (setting B, as the paper's Fig. 8). Every x of a (series, rep) is one
+// trained model and one seed (diffusionSeed), and Algorithm 1's filtered
+// series shares Algorithm 1's.
 func diffusionCells(id string, s DiffusionSetting, reps int) []experiments.Cell {
 	xs := []float64{0, 1}
 	if s.Conditional {
@@ -113,21 +116,29 @@ func diffusionCells(id string, s DiffusionSetting, reps int) []experiments.Cell 
 	cells := experiments.Grid(id, 0, series, xs, reps)
 	for i := range cells {
 		cells[i].Config = diffusionCell{Series: cells[i].Method, Setting: s}
-		// Every x of a (series, rep) is one trained model: one seed; the
-		// filtered series filters Algorithm 1's samples of the same seed.
-		cells[i].Seed = experiments.CellSeed(0, id, trainedSeries(cells[i].Method), 0, cells[i].Rep)
+		cells[i].Seed = diffusionSeed(id, cells[i].Method, cells[i].Rep)
 	}
 	return cells
 }
 
-// trainedSeries names the series whose trained model a series' samples
-// come from: Algorithm 1's for its filtered series, else the series.
-func trainedSeries(series string) string {
+// diffusionSeed is the seed of every cell of a series' replicate rep in
+// figure id: the seed of its one trained model (or reference sample).
+// Algorithm 1's filtered series takes Algorithm 1's seed, so both score
+// one trained run (diffusionSeries).
+func diffusionSeed(id, series string, rep int) uint64 {
 	if series == Alg1Filtered {
-		return string(fdp.Alg1)
+		series = string(fdp.Alg1)
 	}
-	return series
+	return experiments.CellSeed(0, id, series, 0, rep)
 }
+
+// diffusionUnit is the ShardUnit of the diffusion figures: the cell's
+// seed. The cells of one trained model (one series and replicate, or one
+// ε of fdp-fig7-eps's private methods; Algorithm 1 with its filtered
+// series) share their seed and other models' cells have others, so a
+// --shard K/N run trains each of its models once and no other shard
+// trains them: a cluster run takes about as long as its slowest model.
+func diffusionUnit(c experiments.Cell) string { return strconv.FormatUint(c.Seed, 10) }
 
 // diffusionReps is the number of seeds of both profiles.
 func diffusionReps(experiments.Profile) int { return 2 }
@@ -218,12 +229,16 @@ func (o *diffusionOutcome) nums(s DiffusionSetting) map[string]float64 {
 
 // diffusionRun is TuneDiffusion for a method and seed, memoised.
 func diffusionRun(ctx context.Context, memo *experiments.Memo, s DiffusionSetting, d *DiffusionData, method fdp.Method, seed uint64) (*DiffusionRun, error) {
-	key := fmt.Sprintf("fdp/diffusion/run/%+v/%s/%d", s, method, seed)
-	v, err := memo.Do(key, func() (any, error) { return TuneDiffusion(ctx, s, d, method, diffusionEps(s), seed) })
+	v, err := memo.Do(runKey(s, method, seed), func() (any, error) { return TuneDiffusion(ctx, s, d, method, diffusionEps(s), seed) })
 	if err != nil {
 		return nil, err
 	}
 	return v.(*DiffusionRun), nil
+}
+
+// runKey is the memo key of a trained run: it names the model.
+func runKey(s DiffusionSetting, method fdp.Method, seed uint64) string {
+	return fmt.Sprintf("fdp/diffusion/run/%+v/%s/%d", s, method, seed)
 }
 
 // cyclicClasses returns the classes i mod 10 of n images (nil when
@@ -408,8 +423,9 @@ func diffusionFigure(id, title, xlabel string, xticks func(float64) string, sett
 		Cells: func(p experiments.Profile) ([]experiments.Cell, error) {
 			return diffusionCells(id, setting(p), diffusionReps(p)), nil
 		},
-		Run:      diffusionFigureRun,
-		Settings: func(p experiments.Profile) string { return diffusionSettingsText(setting(p), diffusionReps(p), "") },
-		Notes:    notes,
+		Run:       diffusionFigureRun,
+		ShardUnit: diffusionUnit,
+		Settings:  func(p experiments.Profile) string { return diffusionSettingsText(setting(p), diffusionReps(p), "") },
+		Notes:     notes,
 	}
 }

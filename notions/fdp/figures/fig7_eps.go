@@ -62,7 +62,7 @@ func diffusionEpsCells(p experiments.Profile) ([]experiments.Cell, error) {
 		if slices.Contains(private, cells[i].Method) {
 			cs.Eps = cells[i].X
 		} else {
-			cells[i].Seed = experiments.CellSeed(0, id, cells[i].Method, 0, cells[i].Rep)
+			cells[i].Seed = diffusionSeed(id, cells[i].Method, cells[i].Rep)
 		}
 		cells[i].Config = diffusionCell{Series: cells[i].Method, Setting: cs}
 	}
@@ -100,6 +100,9 @@ func init() {
 		Datasets: data.FashionMNISTFiles,
 		Cells:    diffusionEpsCells,
 		Run:      diffusionEpsRun,
+		// A shard per trained model: one per private method, ε and seed;
+		// one per ε-free series and seed.
+		ShardUnit: diffusionUnit,
 		Settings: func(p experiments.Profile) string {
 			eps := fmt.Sprintf("ε ∈ {%s} for DP, FDP (DP-SGD) and FDP (Alg. 1), each with its own calibrated z (Non-private, "+
 				"Public and the references do not depend on ε: one run per seed, drawn flat)", joinFloats(DiffusionEpsValues(p)))

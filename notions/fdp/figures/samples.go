@@ -30,7 +30,7 @@ func samplesCells(p experiments.Profile) ([]experiments.Cell, error) {
 		cells[i].Config = diffusionCell{Series: cells[i].Method, Setting: s}
 		// The seed of setting A's first replicate: the samples are those
 		// fdp-fig7 scores.
-		cells[i].Seed = experiments.CellSeed(0, "fdp-fig7", trainedSeries(seriesOf(cells[i].Method)), 0, 0)
+		cells[i].Seed = diffusionSeed("fdp-fig7", seriesOf(cells[i].Method), 0)
 	}
 	return cells, nil
 }
@@ -133,6 +133,7 @@ func init() {
 		Cells:       samplesCells,
 		Run:         samplesRun,
 		Picture:     samplesPicture,
+		ShardUnit:   diffusionUnit, // a shard per trained model
 		Settings: func(p experiments.Profile) string {
 			return diffusionSettingsText(DiffusionSettingA(p), 1, "") + " The first sample of each class of fdp-fig7's first seed."
 		},
