@@ -43,6 +43,7 @@ type LogisticBlock struct {
 	np        int       // number of patterns
 	th, g     []float64 // packed len(cont) × blockLanes parameters / gradient sums
 	c, s      []float64 // packed np × blockLanes pattern offsets / residual sums
+	r         []float64 // 2 chunks × blockRowChunk × blockLanes residuals σ(z) − y
 }
 
 // blockLanes is the number of lanes one kernel call processes;
@@ -125,6 +126,7 @@ func NewLogisticBlock(m *Logistic, data *design.Data) (*LogisticBlock, error) {
 	b.g = make([]float64, max(dc, 1)*blockLanes)
 	b.c = make([]float64, b.np*blockLanes)
 	b.s = make([]float64, b.np*blockLanes)
+	b.r = make([]float64, 2*blockRowChunk*blockLanes)
 	return b, nil
 }
 
@@ -136,79 +138,167 @@ func NewLogisticBlock(m *Logistic, data *design.Data) (*LogisticBlock, error) {
 // in column order), z_i = c_{p(i)} + Σ_{j continuous} x_ij w_j (FMA chain),
 // s_i = σ(z_i) − y_i; S_p = Σ_{i in p} s_i and the continuous gradient
 // Σ_i x_ij s_i in row order; the binary gradient Σ_p x_pj S_p and the
-// intercept Σ_p S_p in pattern order; then + N·λ·w.
+// intercept Σ_p S_p in pattern order; then + N·λ·w. The rows, columns
+// and lanes are split over up to GOMAXPROCS goroutines in tasks of fixed
+// size, each sum owned by one task, so the bits do not depend on the
+// number of cores.
 func (b *LogisticBlock) GradSums(thetas, outs [][]float64) error {
 	if len(thetas) != len(outs) {
 		return fmt.Errorf("models: LogisticBlock.GradSums: %d parameter vectors, %d outputs", len(thetas), len(outs))
 	}
-	p, d := b.m.NumParams(), b.m.D
+	p := b.m.NumParams()
 	for r := range thetas {
 		if len(thetas[r]) != p || len(outs[r]) != p {
 			return fmt.Errorf("models: LogisticBlock.GradSums: lane %d has %d parameters and %d outputs, want %d", r, len(thetas[r]), len(outs[r]), p)
 		}
 	}
-	nf := float64(b.data.N)
-	nb, dc := len(b.bin), len(b.cont)
 	for g0 := 0; g0 < len(thetas); g0 += blockLanes {
 		lanes := min(blockLanes, len(thetas)-g0)
 		L := blockLanes
 		if lanes <= blockLanesSmall {
 			L = blockLanesSmall
 		}
-		clear(b.th)
-		clear(b.g)
-		clear(b.c)
-		clear(b.s)
-		for l := range lanes {
-			th := thetas[g0+l]
-			for k, j := range b.cont {
-				b.th[k*L+l] = th[j]
-			}
-			var bias float64
-			if b.m.Intercept {
-				bias = th[d]
-			}
-			for q := range b.np {
-				c := bias
-				for k, j := range b.bin {
-					c = math.FMA(b.pats[q*nb+k], th[j], c)
-				}
-				b.c[q*L+l] = c
-			}
-		}
-		logisticBlockKernel(b.xc, b.data.Y, b.pat, b.data.N, dc, L, b.th, b.c, b.g, b.s)
-		for l := range lanes {
-			out, th := outs[g0+l], thetas[g0+l]
-			for k, j := range b.cont {
-				out[j] = b.g[k*L+l]
-			}
-			for k, j := range b.bin {
-				var v float64
-				for q := range b.np {
-					v = math.FMA(b.pats[q*nb+k], b.s[q*L+l], v)
-				}
-				out[j] = v
-			}
-			if b.m.L2 != 0 {
-				for j := range d {
-					out[j] += nf * b.m.L2 * th[j]
-				}
-			}
-			if b.m.Intercept {
-				var v float64
-				for q := range b.np {
-					v += b.s[q*L+l]
-				}
-				out[d] = v
-			}
-		}
+		b.pack(thetas[g0:g0+lanes], L)
+		b.group(L)
+		forEach(lanes, b.np*len(b.bin) >= lanesParallelWork, func(l int) {
+			b.unpack(outs[g0+l], thetas[g0+l], l, L)
+		})
 	}
 	return nil
 }
 
-// logisticBlockKernel is the kernel used by GradSums: the portable one,
-// replaced at init by the SIMD one where it is built and supported.
-var logisticBlockKernel = logisticBlockPortable
+// lanesParallelWork is the number of pattern × binary-column terms per
+// lane above which GradSums packs and unpacks the lanes in parallel.
+const lanesParallelWork = 1 << 14
+
+// pack clears the group's buffers and writes the continuous parameters
+// and the pattern offsets c_p of every lane (lane l at offset l of L).
+func (b *LogisticBlock) pack(thetas [][]float64, L int) {
+	clear(b.th)
+	clear(b.g)
+	clear(b.c)
+	clear(b.s)
+	nb, d := len(b.bin), b.m.D
+	forEach(len(thetas), b.np*nb >= lanesParallelWork, func(l int) {
+		th := thetas[l]
+		for k, j := range b.cont {
+			b.th[k*L+l] = th[j]
+		}
+		var bias float64
+		if b.m.Intercept {
+			bias = th[d]
+		}
+		for q := range b.np {
+			c := bias
+			for k, j := range b.bin {
+				c = math.FMA(b.pats[q*nb+k], th[j], c)
+			}
+			b.c[q*L+l] = c
+		}
+	})
+}
+
+// unpack writes lane l's gradient sum to out: the continuous columns,
+// the binary columns and the intercept from the pattern sums, + N·λ·θ.
+func (b *LogisticBlock) unpack(out, th []float64, l, L int) {
+	nb, d, nf := len(b.bin), b.m.D, float64(b.data.N)
+	for k, j := range b.cont {
+		out[j] = b.g[k*L+l]
+	}
+	for k, j := range b.bin {
+		var v float64
+		for q := range b.np {
+			v = math.FMA(b.pats[q*nb+k], b.s[q*L+l], v)
+		}
+		out[j] = v
+	}
+	if b.m.L2 != 0 {
+		for j := range d {
+			out[j] += nf * b.m.L2 * th[j]
+		}
+	}
+	if b.m.Intercept {
+		var v float64
+		for q := range b.np {
+			v += b.s[q*L+l]
+		}
+		out[d] = v
+	}
+}
+
+// blockRowChunk is the number of rows of one chunk of group and
+// residRows the rows of one residual task: constants, so that the tasks
+// (and the bits, which no task shares) do not depend on the number of
+// cores.
+const (
+	blockRowChunk = 1024
+	residRows     = 256
+)
+
+// group runs the two passes of one lane group over the continuous
+// columns, chunk by chunk of blockRowChunk rows: the residuals
+// r_i = σ(z_i) − y_i of the chunk's rows (tasks of residRows rows), then
+// the sums g_j += x_ij r_i and S_p += r_i of its rows (tasks of
+// sumsCols columns, the pattern sums as column dc), each a chain in row
+// order. Chunk k's residuals and chunk k−1's sums run as one batch of parallel
+// tasks (r holds two chunks). Every sum has one owner and one order, so
+// the result does not depend on GOMAXPROCS.
+func (b *LogisticBlock) group(L int) {
+	n, dc, k := b.data.N, len(b.cont), logisticBlockKernel
+	chunks := (n + blockRowChunk - 1) / blockRowChunk
+	rows := func(c int) (int, int, []float64) {
+		return c * blockRowChunk, min(n, (c+1)*blockRowChunk), b.r[c%2*blockRowChunk*L:]
+	}
+	for c := 0; c <= chunks; c++ {
+		nr := 0
+		if c < chunks {
+			i0, i1, _ := rows(c)
+			nr = (i1 - i0 + residRows - 1) / residRows
+		}
+		ns, cols := 0, sumsCols(L)
+		if c > 0 {
+			ns = (dc + cols) / cols // columns 0 … dc, dc being the pattern sums
+		}
+		forEach(nr+ns, chunks > 1, func(t int) {
+			if t < nr {
+				i0, i1, r := rows(c)
+				j0 := i0 + t*residRows
+				k.resid(b.xc, b.data.Y, b.pat, j0, min(i1, j0+residRows), dc, L, b.th, b.c, r[t*residRows*L:])
+				return
+			}
+			i0, i1, r := rows(c - 1)
+			j0 := (t - nr) * cols
+			k.sums(b.xc, b.pat, i0, i1, dc, L, j0, min(dc+1, j0+cols), r, b.g, b.s)
+		})
+	}
+}
+
+// sumsCols is the number of columns of one sums task: one for the wide
+// groups (their lanes fill four registers), four for the narrow ones.
+// Each sum is one chain in row order whatever the split.
+func sumsCols(L int) int {
+	if L == blockLanes {
+		return 1
+	}
+	return 4
+}
+
+// logisticKernels are the two passes of a lane group (see group):
+// resid writes r[(i−i0)*L+l] = σ(z_il) − y_i for rows i0 … i1−1, and
+// sums adds, for rows i0 … i1−1 (r[(i−i0)*L+l] is row i) in row order and
+// columns j0 … j1−1, x_ij·r_il to g_jl (fused) for a column j < d, or
+// r_il to S_{p(i)l} for j = d, for every lane l < L.
+type logisticKernels struct {
+	resid func(x, y []float64, pat []int32, i0, i1, d, L int, th, c, r []float64)
+	sums  func(x []float64, pat []int32, i0, i1, d, L, j0, j1 int, r, g, s []float64)
+}
+
+// logisticPortable are the portable kernels.
+var logisticPortable = logisticKernels{logisticResidPortable, logisticSumsPortable}
+
+// logisticBlockKernel are the kernels used by GradSums: the portable ones,
+// replaced at init by the SIMD ones where they are built and supported.
+var logisticBlockKernel = logisticPortable
 
 // Constants of blockExp.
 const (
@@ -267,59 +357,43 @@ func blockSigmoid(z float64) float64 {
 	return e * a
 }
 
-// logisticBlockPortable processes one group of blockLanes lanes over the
-// continuous columns: x is N×d, th and g are d×blockLanes (lane-minor),
-// c and s are patterns×blockLanes (the pattern offsets z starts from, and
-// the residual sums per pattern). Rows are taken two at a time, then one
-// at a time; the operation order is the SIMD kernel's: for each lane,
-// z = FMA chain over j from c_{p(i)}, s = σ(z) − y, S_{p(i)} += s row by
-// row, and g_j = fma(x_ij, s_i, g_j) row by row.
-func logisticBlockPortable(x, y []float64, pat []int32, n, d, L int, th, c, g, s []float64) {
-	z0, z1 := make([]float64, L), make([]float64, L)
-	i := 0
-	for ; i+2 <= n; i += 2 {
-		r0, r1 := x[i*d:i*d+d], x[(i+1)*d:(i+1)*d+d]
-		p0, p1 := int(pat[i])*L, int(pat[i+1])*L
-		copy(z0, c[p0:p0+L])
-		copy(z1, c[p1:p1+L])
-		for j := range d {
+// logisticResidPortable writes the residuals of rows i0 … i1−1: x is
+// N×d, th is d×L (lane-minor), c is patterns×L (the pattern offsets z
+// starts from). For each lane, z = FMA chain over j from c_{p(i)} and
+// r = σ(z) − y, the SIMD kernels' operation order.
+func logisticResidPortable(x, y []float64, pat []int32, i0, i1, d, L int, th, c, r []float64) {
+	for i := i0; i < i1; i++ {
+		row, z := x[i*d:i*d+d], r[(i-i0)*L:(i-i0+1)*L]
+		copy(z, c[int(pat[i])*L:])
+		for j, xv := range row {
 			t := th[j*L : j*L+L]
-			for l := range L {
-				z0[l] = math.FMA(r0[j], t[l], z0[l])
-				z1[l] = math.FMA(r1[j], t[l], z1[l])
+			for l := range z {
+				z[l] = math.FMA(xv, t[l], z[l])
 			}
 		}
-		for l := range L {
-			z0[l] = blockSigmoid(z0[l]) - y[i]
-			z1[l] = blockSigmoid(z1[l]) - y[i+1]
-			s[p0+l] += z0[l]
-		}
-		for l := range L {
-			s[p1+l] += z1[l]
-		}
-		for j := range d {
-			gj := g[j*L : j*L+L]
-			for l := range L {
-				gj[l] = math.FMA(r1[j], z1[l], math.FMA(r0[j], z0[l], gj[l]))
-			}
+		for l := range z {
+			z[l] = blockSigmoid(z[l]) - y[i]
 		}
 	}
-	for ; i < n; i++ {
-		r0 := x[i*d : i*d+d]
-		p0 := int(pat[i]) * L
-		copy(z0, c[p0:p0+L])
-		for j := range d {
-			for l := range L {
-				z0[l] = math.FMA(r0[j], th[j*L+l], z0[l])
+}
+
+// logisticSumsPortable adds the rows' terms of columns j0 … j1−1 (j = d:
+// the pattern sums) in row order: g_jl = fma(x_ij, r_il, g_jl) or
+// S_{p(i)l} += r_il.
+func logisticSumsPortable(x []float64, pat []int32, i0, i1, d, L, j0, j1 int, r, g, s []float64) {
+	for i := i0; i < i1; i++ {
+		ri := r[(i-i0)*L : (i-i0+1)*L]
+		for j := j0; j < j1; j++ {
+			if j == d {
+				sp := s[int(pat[i])*L:]
+				for l, v := range ri {
+					sp[l] += v
+				}
+				continue
 			}
-		}
-		for l := range L {
-			z0[l] = blockSigmoid(z0[l]) - y[i]
-			s[p0+l] += z0[l]
-		}
-		for j := range d {
-			for l := range L {
-				g[j*L+l] = math.FMA(r0[j], z0[l], g[j*L+l])
+			gj, xv := g[j*L:j*L+L], x[i*d+j]
+			for l, v := range ri {
+				gj[l] = math.FMA(xv, v, gj[l])
 			}
 		}
 	}

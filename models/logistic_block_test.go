@@ -153,7 +153,7 @@ func TestLogisticBlockKernelsAgree(t *testing.T) {
 				t.Fatal(err)
 			}
 			saved := logisticBlockKernel
-			logisticBlockKernel = logisticBlockPortable
+			logisticBlockKernel = logisticPortable
 			err = b.GradSums(th, want)
 			logisticBlockKernel = saved
 			if err != nil {
