@@ -228,8 +228,8 @@ func (b *LogisticBlock) unpack(out, th []float64, l, L int) {
 
 // blockRowChunk is the number of rows of one chunk of group and
 // residRows the rows of one residual task: constants, so that the tasks
-// (and the bits, which no task shares) do not depend on the number of
-// cores.
+// do not depend on the number of cores (the bits do not either: no two
+// tasks share a sum).
 const (
 	blockRowChunk = 1024
 	residRows     = 256
@@ -238,11 +238,11 @@ const (
 // group runs the two passes of one lane group over the continuous
 // columns, chunk by chunk of blockRowChunk rows: the residuals
 // r_i = σ(z_i) − y_i of the chunk's rows (tasks of residRows rows), then
-// the sums g_j += x_ij r_i and S_p += r_i of its rows (tasks of
-// sumsCols columns, the pattern sums as column dc), each a chain in row
-// order. Chunk k's residuals and chunk k−1's sums run as one batch of parallel
-// tasks (r holds two chunks). Every sum has one owner and one order, so
-// the result does not depend on GOMAXPROCS.
+// the sums g_j += x_ij r_i and S_p += r_i of its rows (one task), each a
+// chain in row order. Chunk k−1's sums and chunk k's residuals run as one
+// batch of parallel tasks (r holds two chunks), so the sums of one chunk
+// overlap the residuals of the next. The result does not depend on
+// GOMAXPROCS.
 func (b *LogisticBlock) group(L int) {
 	n, dc, k := b.data.N, len(b.cont), logisticBlockKernel
 	chunks := (n + blockRowChunk - 1) / blockRowChunk
@@ -250,47 +250,36 @@ func (b *LogisticBlock) group(L int) {
 		return c * blockRowChunk, min(n, (c+1)*blockRowChunk), b.r[c%2*blockRowChunk*L:]
 	}
 	for c := 0; c <= chunks; c++ {
-		nr := 0
+		ns, nr := 0, 0
+		if c > 0 {
+			ns = 1
+		}
 		if c < chunks {
 			i0, i1, _ := rows(c)
 			nr = (i1 - i0 + residRows - 1) / residRows
 		}
-		ns, cols := 0, sumsCols(L)
-		if c > 0 {
-			ns = (dc + cols) / cols // columns 0 … dc, dc being the pattern sums
-		}
-		forEach(nr+ns, chunks > 1, func(t int) {
-			if t < nr {
-				i0, i1, r := rows(c)
-				j0 := i0 + t*residRows
-				k.resid(b.xc, b.data.Y, b.pat, j0, min(i1, j0+residRows), dc, L, b.th, b.c, r[t*residRows*L:])
+		forEach(ns+nr, chunks > 1, func(t int) {
+			if t < ns {
+				i0, i1, r := rows(c - 1)
+				k.sums(b.xc, b.pat, i0, i1, dc, L, r, b.g, b.s)
 				return
 			}
-			i0, i1, r := rows(c - 1)
-			j0 := (t - nr) * cols
-			k.sums(b.xc, b.pat, i0, i1, dc, L, j0, min(dc+1, j0+cols), r, b.g, b.s)
+			t -= ns
+			i0, i1, r := rows(c)
+			j0 := i0 + t*residRows
+			k.resid(b.xc, b.data.Y, b.pat, j0, min(i1, j0+residRows), dc, L, b.th, b.c, r[t*residRows*L:])
 		})
 	}
 }
 
-// sumsCols is the number of columns of one sums task: one for the wide
-// groups (their lanes fill four registers), four for the narrow ones.
-// Each sum is one chain in row order whatever the split.
-func sumsCols(L int) int {
-	if L == blockLanes {
-		return 1
-	}
-	return 4
-}
-
 // logisticKernels are the two passes of a lane group (see group):
 // resid writes r[(i−i0)*L+l] = σ(z_il) − y_i for rows i0 … i1−1, and
-// sums adds, for rows i0 … i1−1 (r[(i−i0)*L+l] is row i) in row order and
-// columns j0 … j1−1, x_ij·r_il to g_jl (fused) for a column j < d, or
-// r_il to S_{p(i)l} for j = d, for every lane l < L.
+// sums adds, for rows i0 … i1−1 (r[(i−i0)*L+l] is row i) in row order,
+// x_ij·r_il to g_jl (fused) for every column j < d and r_il to
+// S_{p(i)l}, for every lane l < L.
 type logisticKernels struct {
 	resid func(x, y []float64, pat []int32, i0, i1, d, L int, th, c, r []float64)
-	sums  func(x []float64, pat []int32, i0, i1, d, L, j0, j1 int, r, g, s []float64)
+	sums  func(x []float64, pat []int32, i0, i1, d, L int, r, g, s []float64)
 }
 
 // logisticPortable are the portable kernels.
@@ -377,21 +366,17 @@ func logisticResidPortable(x, y []float64, pat []int32, i0, i1, d, L int, th, c,
 	}
 }
 
-// logisticSumsPortable adds the rows' terms of columns j0 … j1−1 (j = d:
-// the pattern sums) in row order: g_jl = fma(x_ij, r_il, g_jl) or
-// S_{p(i)l} += r_il.
-func logisticSumsPortable(x []float64, pat []int32, i0, i1, d, L, j0, j1 int, r, g, s []float64) {
+// logisticSumsPortable adds the rows' terms in row order:
+// g_jl = fma(x_ij, r_il, g_jl) and S_{p(i)l} += r_il.
+func logisticSumsPortable(x []float64, pat []int32, i0, i1, d, L int, r, g, s []float64) {
 	for i := i0; i < i1; i++ {
 		ri := r[(i-i0)*L : (i-i0+1)*L]
-		for j := j0; j < j1; j++ {
-			if j == d {
-				sp := s[int(pat[i])*L:]
-				for l, v := range ri {
-					sp[l] += v
-				}
-				continue
-			}
-			gj, xv := g[j*L:j*L+L], x[i*d+j]
+		sp := s[int(pat[i])*L:]
+		for l, v := range ri {
+			sp[l] += v
+		}
+		for j, xv := range x[i*d : i*d+d] {
+			gj := g[j*L : j*L+L]
 			for l, v := range ri {
 				gj[l] = math.FMA(xv, v, gj[l])
 			}

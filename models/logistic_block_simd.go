@@ -86,9 +86,9 @@ func (k *sigConsts) vsigmoidMinus(z, y f64x4) f64x4 {
 	return k.sigmoidMinus(z, k.vexp(k.negAbs(z)), y)
 }
 
-// vsigmoidMinus4 is vsigmoidMinus on four vectors with one y, the four
-// dependency chains interleaved so that they overlap in the pipeline.
-func (k *sigConsts) vsigmoidMinus4(z0, z1, z2, z3, y f64x4) (f64x4, f64x4, f64x4, f64x4) {
+// vsigmoidMinus4 is vsigmoidMinus on four vectors, the four dependency
+// chains interleaved so that they overlap in the pipeline.
+func (k *sigConsts) vsigmoidMinus4(z0, z1, z2, z3, y0, y1, y2, y3 f64x4) (f64x4, f64x4, f64x4, f64x4) {
 	t0, t1, t2, t3 := k.negAbs(z0), k.negAbs(z1), k.negAbs(z2), k.negAbs(z3)
 	k0 := t0.MulAdd(k.l2e, k.sh)
 	k1 := t1.MulAdd(k.l2e, k.sh)
@@ -108,7 +108,7 @@ func (k *sigConsts) vsigmoidMinus4(z0, z1, z2, z3, y f64x4) (f64x4, f64x4, f64x4
 	e1 := p1.AsInt64x4().Add(k1.AsInt64x4().ShiftAllLeft(52)).AsFloat64x4()
 	e2 := p2.AsInt64x4().Add(k2.AsInt64x4().ShiftAllLeft(52)).AsFloat64x4()
 	e3 := p3.AsInt64x4().Add(k3.AsInt64x4().ShiftAllLeft(52)).AsFloat64x4()
-	return k.sigmoidMinus(z0, e0, y), k.sigmoidMinus(z1, e1, y), k.sigmoidMinus(z2, e2, y), k.sigmoidMinus(z3, e3, y)
+	return k.sigmoidMinus(z0, e0, y0), k.sigmoidMinus(z1, e1, y1), k.sigmoidMinus(z2, e2, y2), k.sigmoidMinus(z3, e3, y3)
 }
 
 // store16 stores four vectors to s[0:16].
@@ -121,26 +121,29 @@ func store16(s []float64, a0, a1, a2, a3 f64x4) {
 }
 
 // logisticResid4 is logisticResidPortable with four lanes in one AVX2
-// register, two rows at a time.
+// register, four rows at a time (four independent chains).
 func logisticResid4(x, y []float64, pat []int32, i0, i1, d int, th, c, r []float64) {
 	const L = 4
 	k := sigK
 	th = th[:d*L]
 	i := i0
-	for ; i+2 <= i1; i += 2 {
-		r0 := x[i*d : i*d+d]
-		r1 := x[(i+1)*d : (i+1)*d+d]
-		r1 = r1[:len(r0)]
-		p0, p1 := int(pat[i])*L, int(pat[i+1])*L
-		a, b := ld(c[p0:p0+L]), ld(c[p1:p1+L])
+	for ; i+4 <= i1; i += 4 {
+		x0 := x[i*d : i*d+d]
+		x1, x2, x3 := x[(i+1)*d:(i+1)*d+d], x[(i+2)*d:(i+2)*d+d], x[(i+3)*d:(i+3)*d+d]
+		x1, x2, x3 = x1[:len(x0)], x2[:len(x0)], x3[:len(x0)]
+		p := pat[i : i+4]
+		a0, a1 := ld(c[int(p[0])*L:int(p[0])*L+L]), ld(c[int(p[1])*L:int(p[1])*L+L])
+		a2, a3 := ld(c[int(p[2])*L:int(p[2])*L+L]), ld(c[int(p[3])*L:int(p[3])*L+L])
 		tj := th
-		for j := range r0 {
+		for j := range x0 {
 			t := ld(tj[0:4])
 			tj = tj[L:]
-			a, b = bc(r0[j]).MulAdd(t, a), bc(r1[j]).MulAdd(t, b)
+			a0, a1 = bc(x0[j]).MulAdd(t, a0), bc(x1[j]).MulAdd(t, a1)
+			a2, a3 = bc(x2[j]).MulAdd(t, a2), bc(x3[j]).MulAdd(t, a3)
 		}
-		k.vsigmoidMinus(a, bc(y[i])).StoreSlice(r[(i-i0)*L : (i-i0+1)*L])
-		k.vsigmoidMinus(b, bc(y[i+1])).StoreSlice(r[(i-i0+1)*L : (i-i0+2)*L])
+		yi := y[i : i+4]
+		a0, a1, a2, a3 = k.vsigmoidMinus4(a0, a1, a2, a3, bc(yi[0]), bc(yi[1]), bc(yi[2]), bc(yi[3]))
+		store16(r[(i-i0)*L:], a0, a1, a2, a3)
 	}
 	for ; i < i1; i++ {
 		r0 := x[i*d : i*d+d]
@@ -177,9 +180,10 @@ func logisticResid16(x, y []float64, pat []int32, i0, i1, d int, th, c, r []floa
 			a0, a1, a2, a3 = x0.MulAdd(t0, a0), x0.MulAdd(t1, a1), x0.MulAdd(t2, a2), x0.MulAdd(t3, a3)
 			b0, b1, b2, b3 = x1.MulAdd(t0, b0), x1.MulAdd(t1, b1), x1.MulAdd(t2, b2), x1.MulAdd(t3, b3)
 		}
-		a0, a1, a2, a3 = k.vsigmoidMinus4(a0, a1, a2, a3, bc(y[i]))
+		y0, y1 := bc(y[i]), bc(y[i+1])
+		a0, a1, a2, a3 = k.vsigmoidMinus4(a0, a1, a2, a3, y0, y0, y0, y0)
 		store16(r[(i-i0)*L:], a0, a1, a2, a3)
-		b0, b1, b2, b3 = k.vsigmoidMinus4(b0, b1, b2, b3, bc(y[i+1]))
+		b0, b1, b2, b3 = k.vsigmoidMinus4(b0, b1, b2, b3, y1, y1, y1, y1)
 		store16(r[(i-i0+1)*L:], b0, b1, b2, b3)
 	}
 	for ; i < i1; i++ {
@@ -193,29 +197,26 @@ func logisticResid16(x, y []float64, pat []int32, i0, i1, d int, th, c, r []floa
 			a0, a1, a2, a3 = x0.MulAdd(ld(tj[0:4]), a0), x0.MulAdd(ld(tj[4:8]), a1), x0.MulAdd(ld(tj[8:12]), a2), x0.MulAdd(ld(tj[12:16]), a3)
 			tj = tj[L:]
 		}
-		a0, a1, a2, a3 = k.vsigmoidMinus4(a0, a1, a2, a3, bc(y[i]))
+		y0 := bc(y[i])
+		a0, a1, a2, a3 = k.vsigmoidMinus4(a0, a1, a2, a3, y0, y0, y0, y0)
 		store16(r[(i-i0)*L:], a0, a1, a2, a3)
 	}
 	archsimd.ClearAVXUpperBits()
 }
 
 // logisticSumsSIMD is logisticSumsPortable with four lanes in one AVX2
-// register, the sums in registers over the rows: a column's four vectors
-// (L = 16), or up to four columns' vectors (L = 4).
-func logisticSumsSIMD(x []float64, pat []int32, i0, i1, d, L, j0, j1 int, r, g, s []float64) {
-	if j1 > d {
+// register, rows in pairs with the residuals in registers, as the fused
+// kernel it replaces did.
+func logisticSumsSIMD(x []float64, pat []int32, i0, i1, d, L int, r, g, s []float64) {
+	switch L {
+	case blockLanes:
 		patternSums(pat, i0, i1, L, r, s)
-		j1 = d
-	}
-	switch {
-	case L == blockLanes:
-		for j := j0; j < j1; j++ {
-			columnSums16(x, i0, i1, d, j, r, g[j*L:j*L+L])
-		}
-	case L == blockLanesSmall && j1-j0 == 4:
-		columnSums4x4(x, i0, i1, d, j0, r, g[j0*L:j1*L])
+		columnSums16(x, i0, i1, d, r, g)
+	case blockLanesSmall:
+		patternSums(pat, i0, i1, L, r, s)
+		columnSums4(x, i0, i1, d, r, g)
 	default:
-		logisticSumsPortable(x, pat, i0, i1, d, L, j0, j1, r, g, s)
+		logisticSumsPortable(x, pat, i0, i1, d, L, r, g, s)
 	}
 }
 
@@ -230,28 +231,67 @@ func patternSums(pat []int32, i0, i1, L int, r, s []float64) {
 	archsimd.ClearAVXUpperBits()
 }
 
-// columnSums16 adds x_ij·r_i to g (16 lanes) for rows i0 … i1−1.
-func columnSums16(x []float64, i0, i1, d, j int, r, g []float64) {
+// columnSums16 adds x_ij·r_i to g_j (16 lanes) for every column and rows
+// i0 … i1−1, two rows at a time: g_j = fma(x_{i+1,j}, r_{i+1},
+// fma(x_ij, r_i, g_j)).
+func columnSums16(x []float64, i0, i1, d int, r, g []float64) {
 	const L = blockLanes
-	a0, a1, a2, a3 := ld(g[0:4]), ld(g[4:8]), ld(g[8:12]), ld(g[12:16])
-	for i := i0; i < i1; i++ {
-		xv, ri := bc(x[i*d+j]), r[(i-i0)*L:(i-i0+1)*L]
-		a0, a1, a2, a3 = xv.MulAdd(ld(ri[0:4]), a0), xv.MulAdd(ld(ri[4:8]), a1), xv.MulAdd(ld(ri[8:12]), a2), xv.MulAdd(ld(ri[12:16]), a3)
+	g = g[:d*L]
+	i := i0
+	for ; i+2 <= i1; i += 2 {
+		r0, r1 := r[(i-i0)*L:(i-i0+1)*L], r[(i-i0+1)*L:(i-i0+2)*L]
+		a0, a1, a2, a3 := ld(r0[0:4]), ld(r0[4:8]), ld(r0[8:12]), ld(r0[12:16])
+		b0, b1, b2, b3 := ld(r1[0:4]), ld(r1[4:8]), ld(r1[8:12]), ld(r1[12:16])
+		x0, x1 := x[i*d:i*d+d], x[(i+1)*d:(i+1)*d+d]
+		x1 = x1[:len(x0)]
+		gj := g
+		for j := range x0 {
+			v0, v1 := bc(x0[j]), bc(x1[j])
+			v1.MulAdd(b0, v0.MulAdd(a0, ld(gj[0:4]))).StoreSlice(gj[0:4])
+			v1.MulAdd(b1, v0.MulAdd(a1, ld(gj[4:8]))).StoreSlice(gj[4:8])
+			v1.MulAdd(b2, v0.MulAdd(a2, ld(gj[8:12]))).StoreSlice(gj[8:12])
+			v1.MulAdd(b3, v0.MulAdd(a3, ld(gj[12:16]))).StoreSlice(gj[12:16])
+			gj = gj[L:]
+		}
 	}
-	store16(g, a0, a1, a2, a3)
+	for ; i < i1; i++ {
+		r0 := r[(i-i0)*L : (i-i0+1)*L]
+		a0, a1, a2, a3 := ld(r0[0:4]), ld(r0[4:8]), ld(r0[8:12]), ld(r0[12:16])
+		gj := g
+		for _, xv := range x[i*d : i*d+d] {
+			v0 := bc(xv)
+			v0.MulAdd(a0, ld(gj[0:4])).StoreSlice(gj[0:4])
+			v0.MulAdd(a1, ld(gj[4:8])).StoreSlice(gj[4:8])
+			v0.MulAdd(a2, ld(gj[8:12])).StoreSlice(gj[8:12])
+			v0.MulAdd(a3, ld(gj[12:16])).StoreSlice(gj[12:16])
+			gj = gj[L:]
+		}
+	}
 	archsimd.ClearAVXUpperBits()
 }
 
-// columnSums4x4 adds x_ij·r_i to g_j (4 lanes) for columns j0 … j0+3
-// and rows i0 … i1−1.
-func columnSums4x4(x []float64, i0, i1, d, j0 int, r, g []float64) {
+// columnSums4 is columnSums16 on four lanes.
+func columnSums4(x []float64, i0, i1, d int, r, g []float64) {
 	const L = blockLanesSmall
-	a0, a1, a2, a3 := ld(g[0:4]), ld(g[4:8]), ld(g[8:12]), ld(g[12:16])
-	for i := i0; i < i1; i++ {
-		xi, ri := x[i*d+j0:i*d+j0+4], ld(r[(i-i0)*L:(i-i0+1)*L])
-		a0, a1 = bc(xi[0]).MulAdd(ri, a0), bc(xi[1]).MulAdd(ri, a1)
-		a2, a3 = bc(xi[2]).MulAdd(ri, a2), bc(xi[3]).MulAdd(ri, a3)
+	g = g[:d*L]
+	i := i0
+	for ; i+2 <= i1; i += 2 {
+		a, b := ld(r[(i-i0)*L:(i-i0+1)*L]), ld(r[(i-i0+1)*L:(i-i0+2)*L])
+		x0, x1 := x[i*d:i*d+d], x[(i+1)*d:(i+1)*d+d]
+		x1 = x1[:len(x0)]
+		gj := g
+		for j := range x0 {
+			bc(x1[j]).MulAdd(b, bc(x0[j]).MulAdd(a, ld(gj[0:4]))).StoreSlice(gj[0:4])
+			gj = gj[L:]
+		}
 	}
-	store16(g, a0, a1, a2, a3)
+	for ; i < i1; i++ {
+		a := ld(r[(i-i0)*L : (i-i0+1)*L])
+		gj := g
+		for _, xv := range x[i*d : i*d+d] {
+			bc(xv).MulAdd(a, ld(gj[0:4])).StoreSlice(gj[0:4])
+			gj = gj[L:]
+		}
+	}
 	archsimd.ClearAVXUpperBits()
 }
