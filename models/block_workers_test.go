@@ -9,7 +9,9 @@ import (
 // The block gradients have the same bits whatever GOMAXPROCS is: the
 // row chunks, column tasks and lane groups run in parallel, but every
 // sum has one owner and one order. The data span several row chunks so
-// that the parallel path runs.
+// that LogisticBlock takes its fused serial path at GOMAXPROCS=1 and its
+// two-pass parallel path at 2 and 7 (checked), and every result, of the
+// kernels in use and of the portable ones, is compared with the first.
 func TestBlockGradSumsWorkers(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -38,18 +40,26 @@ func TestBlockGradSumsWorkers(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			outs, run := tc.grad(t, tc.lanes)
 			var want [][]float64
-			for _, procs := range []int{1, 2, 7} {
-				prev := runtime.GOMAXPROCS(procs)
-				run()
-				runtime.GOMAXPROCS(prev)
-				if want == nil {
-					want = copyRows(outs)
-					continue
-				}
-				for r := range outs {
-					for j, v := range outs[r] {
-						if math.Float64bits(v) != math.Float64bits(want[r][j]) {
-							t.Fatalf("GOMAXPROCS=%d lane %d coord %d: %.17g, with 1: %.17g", procs, r, j, v, want[r][j])
+			saved := logisticBlockKernel
+			defer func() { logisticBlockKernel = saved }()
+			for _, k := range []struct {
+				name string
+				k    logisticKernels
+			}{{"in use", saved}, {"portable", logisticPortable}} {
+				logisticBlockKernel = k.k
+				for _, procs := range []int{1, 2, 7} {
+					prev := runtime.GOMAXPROCS(procs)
+					run()
+					runtime.GOMAXPROCS(prev)
+					if want == nil {
+						want = copyRows(outs)
+						continue
+					}
+					for r := range outs {
+						for j, v := range outs[r] {
+							if math.Float64bits(v) != math.Float64bits(want[r][j]) {
+								t.Fatalf("%s kernels, GOMAXPROCS=%d lane %d coord %d: %.17g, kernels in use with 1: %.17g", k.name, procs, r, j, v, want[r][j])
+							}
 						}
 					}
 				}
@@ -82,6 +92,9 @@ func logisticWorkersCase(patterns bool) func(t *testing.T, lanes int) ([][]float
 		th := blockTestThetas(lanes, m.NumParams(), 1, 4)
 		outs := blockTestThetas(lanes, m.NumParams(), 0, 0)
 		return outs, func() {
+			if got, want := b.serial(), runtime.GOMAXPROCS(0) == 1; got != want {
+				t.Fatalf("GOMAXPROCS=%d: fused serial path %v, want %v", runtime.GOMAXPROCS(0), got, want)
+			}
 			if err := b.GradSums(th, outs); err != nil {
 				t.Fatal(err)
 			}

@@ -3,6 +3,7 @@ package models
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"sort"
 
 	"github.com/featuredp/featuredp/design"
@@ -138,10 +139,15 @@ func NewLogisticBlock(m *Logistic, data *design.Data) (*LogisticBlock, error) {
 // in column order), z_i = c_{p(i)} + Σ_{j continuous} x_ij w_j (FMA chain),
 // s_i = σ(z_i) − y_i; S_p = Σ_{i in p} s_i and the continuous gradient
 // Σ_i x_ij s_i in row order; the binary gradient Σ_p x_pj S_p and the
-// intercept Σ_p S_p in pattern order; then + N·λ·w. The rows, columns
-// and lanes are split over up to GOMAXPROCS goroutines in tasks of fixed
-// size, each sum owned by one task, so the bits do not depend on the
-// number of cores.
+// intercept Σ_p S_p in pattern order; then + N·λ·w.
+//
+// The path: when GOMAXPROCS is 1 or the data fit in one row chunk
+// (N ≤ blockRowChunk), one fused pass over the rows (the residuals stay
+// in registers; see serial); otherwise the rows and lanes are split over
+// up to GOMAXPROCS goroutines in tasks of fixed size (see group), each sum
+// owned by one task. Both paths compute every sum in the same row order
+// with the same operations, so the bits depend neither on the path nor on
+// the number of cores.
 func (b *LogisticBlock) GradSums(thetas, outs [][]float64) error {
 	if len(thetas) != len(outs) {
 		return fmt.Errorf("models: LogisticBlock.GradSums: %d parameter vectors, %d outputs", len(thetas), len(outs))
@@ -159,12 +165,23 @@ func (b *LogisticBlock) GradSums(thetas, outs [][]float64) error {
 			L = blockLanesSmall
 		}
 		b.pack(thetas[g0:g0+lanes], L)
-		b.group(L)
+		if b.serial() {
+			logisticBlockKernel.fused(b.xc, b.data.Y, b.pat, b.data.N, len(b.cont), L, b.th, b.c, b.g, b.s)
+		} else {
+			b.group(L)
+		}
 		forEach(lanes, b.np*len(b.bin) >= lanesParallelWork, func(l int) {
 			b.unpack(outs[g0+l], thetas[g0+l], l, L)
 		})
 	}
 	return nil
+}
+
+// serial reports whether GradSums runs the fused single-pass kernel
+// instead of group: with one core, or one row chunk, the split into two
+// passes only adds a round trip of the residuals through memory.
+func (b *LogisticBlock) serial() bool {
+	return runtime.GOMAXPROCS(0) == 1 || b.data.N <= blockRowChunk
 }
 
 // lanesParallelWork is the number of pattern × binary-column terms per
@@ -272,18 +289,20 @@ func (b *LogisticBlock) group(L int) {
 	}
 }
 
-// logisticKernels are the two passes of a lane group (see group):
-// resid writes r[(i−i0)*L+l] = σ(z_il) − y_i for rows i0 … i1−1, and
-// sums adds, for rows i0 … i1−1 (r[(i−i0)*L+l] is row i) in row order,
-// x_ij·r_il to g_jl (fused) for every column j < d and r_il to
-// S_{p(i)l}, for every lane l < L.
+// logisticKernels are the kernels of a lane group. The two passes of
+// group: resid writes r[(i−i0)*L+l] = σ(z_il) − y_i for rows i0 … i1−1,
+// and sums adds, for rows i0 … i1−1 (r[(i−i0)*L+l] is row i) in row
+// order, x_ij·r_il to g_jl (fused) for every column j < d and r_il to
+// S_{p(i)l}, for every lane l < L. fused does both for all n rows in one
+// pass, row by row: the same operations in the same order.
 type logisticKernels struct {
 	resid func(x, y []float64, pat []int32, i0, i1, d, L int, th, c, r []float64)
 	sums  func(x []float64, pat []int32, i0, i1, d, L int, r, g, s []float64)
+	fused func(x, y []float64, pat []int32, n, d, L int, th, c, g, s []float64)
 }
 
 // logisticPortable are the portable kernels.
-var logisticPortable = logisticKernels{logisticResidPortable, logisticSumsPortable}
+var logisticPortable = logisticKernels{logisticResidPortable, logisticSumsPortable, logisticFusedPortable}
 
 // logisticBlockKernel are the kernels used by GradSums: the portable ones,
 // replaced at init by the SIMD ones where they are built and supported.
@@ -381,5 +400,45 @@ func logisticSumsPortable(x []float64, pat []int32, i0, i1, d, L int, r, g, s []
 				gj[l] = math.FMA(xv, v, gj[l])
 			}
 		}
+	}
+}
+
+// logisticFusedPortable is logisticResidPortable and logisticSumsPortable
+// in one pass over rows 0 … n−1, two rows at a time with the residuals
+// in z0 and z1: S_{p(i)} += s_i and g_j = fma(x_ij, s_i, g_j) row by row.
+func logisticFusedPortable(x, y []float64, pat []int32, n, d, L int, th, c, g, s []float64) {
+	z := make([]float64, 2*L)
+	z0, z1 := z[:L], z[L:]
+	i := 0
+	for ; i+2 <= n; i += 2 {
+		r0, r1 := x[i*d:i*d+d], x[(i+1)*d:(i+1)*d+d]
+		p0, p1 := int(pat[i])*L, int(pat[i+1])*L
+		copy(z0, c[p0:p0+L])
+		copy(z1, c[p1:p1+L])
+		for j := range d {
+			t := th[j*L : j*L+L]
+			for l := range L {
+				z0[l] = math.FMA(r0[j], t[l], z0[l])
+				z1[l] = math.FMA(r1[j], t[l], z1[l])
+			}
+		}
+		for l := range L {
+			z0[l] = blockSigmoid(z0[l]) - y[i]
+			z1[l] = blockSigmoid(z1[l]) - y[i+1]
+			s[p0+l] += z0[l]
+		}
+		for l := range L {
+			s[p1+l] += z1[l]
+		}
+		for j := range d {
+			gj := g[j*L : j*L+L]
+			for l := range L {
+				gj[l] = math.FMA(r1[j], z1[l], math.FMA(r0[j], z0[l], gj[l]))
+			}
+		}
+	}
+	if i < n {
+		logisticResidPortable(x, y, pat, i, n, d, L, th, c, z0)
+		logisticSumsPortable(x, pat, i, n, d, L, z0, g, s)
 	}
 }
