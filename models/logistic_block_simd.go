@@ -118,50 +118,6 @@ func rows4(x []float64, i, d int) (x0, x1, x2, x3 []float64) {
 	return x0, x1[:len(x0)], x2[:len(x0)], x3[:len(x0)]
 }
 
-// resid4x4 returns σ(z) − y of rows i … i+3 on four lanes, z = c_{p(i)}
-// + Σ_j x_ij θ_j by FMA in column order, the four chains interleaved.
-func (k *sigConsts) resid4x4(x, y []float64, pat []int32, i, d int, th, c []float64) (a0, a1, a2, a3 f64x4) {
-	const L = blockLanesSmall
-	x0, x1, x2, x3 := rows4(x, i, d)
-	p := pat[i : i+4]
-	a0, a1 = ld(c[int(p[0])*L:int(p[0])*L+L]), ld(c[int(p[1])*L:int(p[1])*L+L])
-	a2, a3 = ld(c[int(p[2])*L:int(p[2])*L+L]), ld(c[int(p[3])*L:int(p[3])*L+L])
-	tj := th[:d*L]
-	for j := range x0 {
-		t := ld(tj[0:4])
-		tj = tj[L:]
-		a0, a1 = bc(x0[j]).MulAdd(t, a0), bc(x1[j]).MulAdd(t, a1)
-		a2, a3 = bc(x2[j]).MulAdd(t, a2), bc(x3[j]).MulAdd(t, a3)
-	}
-	yi := y[i : i+4]
-	return k.vsigmoidMinus4(a0, a1, a2, a3, bc(yi[0]), bc(yi[1]), bc(yi[2]), bc(yi[3]))
-}
-
-// resid16x2 returns σ(z) − y of rows i and i+1 on sixteen lanes (a for
-// row i, b for row i+1), z = c_{p(i)} + Σ_j x_ij θ_j by FMA in column
-// order.
-func (k *sigConsts) resid16x2(x, y []float64, pat []int32, i, d int, th, c []float64) (a0, a1, a2, a3, b0, b1, b2, b3 f64x4) {
-	const L = blockLanes
-	r0, r1 := x[i*d:i*d+d], x[(i+1)*d:(i+1)*d+d]
-	r1 = r1[:len(r0)]
-	p0, p1 := int(pat[i])*L, int(pat[i+1])*L
-	c0, c1 := c[p0:p0+L], c[p1:p1+L]
-	a0, a1, a2, a3 = ld(c0[0:4]), ld(c0[4:8]), ld(c0[8:12]), ld(c0[12:16])
-	b0, b1, b2, b3 = ld(c1[0:4]), ld(c1[4:8]), ld(c1[8:12]), ld(c1[12:16])
-	tj := th[:d*L]
-	for j := range r0 {
-		t0, t1, t2, t3 := ld(tj[0:4]), ld(tj[4:8]), ld(tj[8:12]), ld(tj[12:16])
-		tj = tj[L:]
-		x0, x1 := bc(r0[j]), bc(r1[j])
-		a0, a1, a2, a3 = x0.MulAdd(t0, a0), x0.MulAdd(t1, a1), x0.MulAdd(t2, a2), x0.MulAdd(t3, a3)
-		b0, b1, b2, b3 = x1.MulAdd(t0, b0), x1.MulAdd(t1, b1), x1.MulAdd(t2, b2), x1.MulAdd(t3, b3)
-	}
-	y0, y1 := bc(y[i]), bc(y[i+1])
-	a0, a1, a2, a3 = k.vsigmoidMinus4(a0, a1, a2, a3, y0, y0, y0, y0)
-	b0, b1, b2, b3 = k.vsigmoidMinus4(b0, b1, b2, b3, y1, y1, y1, y1)
-	return
-}
-
 // store16 stores four vectors to s[0:16].
 func store16(s []float64, a0, a1, a2, a3 f64x4) {
 	s = s[:16]
@@ -179,7 +135,21 @@ func logisticResid4(x, y []float64, pat []int32, i0, i1, d int, th, c, r []float
 	th = th[:d*L]
 	i := i0
 	for ; i+4 <= i1; i += 4 {
-		a0, a1, a2, a3 := k.resid4x4(x, y, pat, i, d, th, c)
+		x0 := x[i*d : i*d+d]
+		x1, x2, x3 := x[(i+1)*d:(i+1)*d+d], x[(i+2)*d:(i+2)*d+d], x[(i+3)*d:(i+3)*d+d]
+		x1, x2, x3 = x1[:len(x0)], x2[:len(x0)], x3[:len(x0)]
+		p := pat[i : i+4]
+		a0, a1 := ld(c[int(p[0])*L:int(p[0])*L+L]), ld(c[int(p[1])*L:int(p[1])*L+L])
+		a2, a3 := ld(c[int(p[2])*L:int(p[2])*L+L]), ld(c[int(p[3])*L:int(p[3])*L+L])
+		tj := th
+		for j := range x0 {
+			t := ld(tj[0:4])
+			tj = tj[L:]
+			a0, a1 = bc(x0[j]).MulAdd(t, a0), bc(x1[j]).MulAdd(t, a1)
+			a2, a3 = bc(x2[j]).MulAdd(t, a2), bc(x3[j]).MulAdd(t, a3)
+		}
+		yi := y[i : i+4]
+		a0, a1, a2, a3 = k.vsigmoidMinus4(a0, a1, a2, a3, bc(yi[0]), bc(yi[1]), bc(yi[2]), bc(yi[3]))
 		store16(r[(i-i0)*L:], a0, a1, a2, a3)
 	}
 	for ; i < i1; i++ {
@@ -202,8 +172,25 @@ func logisticResid16(x, y []float64, pat []int32, i0, i1, d int, th, c, r []floa
 	th = th[:d*L]
 	i := i0
 	for ; i+2 <= i1; i += 2 {
-		a0, a1, a2, a3, b0, b1, b2, b3 := k.resid16x2(x, y, pat, i, d, th, c)
+		r0 := x[i*d : i*d+d]
+		r1 := x[(i+1)*d : (i+1)*d+d]
+		r1 = r1[:len(r0)]
+		p0, p1 := int(pat[i])*L, int(pat[i+1])*L
+		c0, c1 := c[p0:p0+L], c[p1:p1+L]
+		a0, a1, a2, a3 := ld(c0[0:4]), ld(c0[4:8]), ld(c0[8:12]), ld(c0[12:16])
+		b0, b1, b2, b3 := ld(c1[0:4]), ld(c1[4:8]), ld(c1[8:12]), ld(c1[12:16])
+		tj := th
+		for j := range r0 {
+			t0, t1, t2, t3 := ld(tj[0:4]), ld(tj[4:8]), ld(tj[8:12]), ld(tj[12:16])
+			tj = tj[L:]
+			x0, x1 := bc(r0[j]), bc(r1[j])
+			a0, a1, a2, a3 = x0.MulAdd(t0, a0), x0.MulAdd(t1, a1), x0.MulAdd(t2, a2), x0.MulAdd(t3, a3)
+			b0, b1, b2, b3 = x1.MulAdd(t0, b0), x1.MulAdd(t1, b1), x1.MulAdd(t2, b2), x1.MulAdd(t3, b3)
+		}
+		y0, y1 := bc(y[i]), bc(y[i+1])
+		a0, a1, a2, a3 = k.vsigmoidMinus4(a0, a1, a2, a3, y0, y0, y0, y0)
 		store16(r[(i-i0)*L:], a0, a1, a2, a3)
+		b0, b1, b2, b3 = k.vsigmoidMinus4(b0, b1, b2, b3, y1, y1, y1, y1)
 		store16(r[(i-i0+1)*L:], b0, b1, b2, b3)
 	}
 	for ; i < i1; i++ {
@@ -340,9 +327,9 @@ func addTo(s []float64, a0, a1, a2, a3 f64x4) {
 // logisticFused16 is logisticFusedPortable with sixteen lanes in four
 // AVX2 registers, two rows at a time with their residuals in registers;
 // a last odd row goes through the two-pass kernels (same operations).
-// The dot products repeat resid16x2 inline on purpose: called, the
-// helper returns its eight vectors through memory, 4–7 % slower on
-// adult/R=32 at GOMAXPROCS=1 (likewise resid4x4 in logisticFused4).
+// The dot products repeat logisticResid16's inline on purpose: a helper
+// for both returned its eight vectors through memory, 4–7 % slower on
+// adult/R=32 (likewise logisticResid4's in logisticFused4).
 func logisticFused16(x, y []float64, pat []int32, n, d int, th, c, g, s []float64) {
 	const L = blockLanes
 	k := sigK
