@@ -3,6 +3,7 @@ package models
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"sort"
 
 	"github.com/featuredp/featuredp/design"
@@ -43,6 +44,7 @@ type LogisticBlock struct {
 	np        int       // number of patterns
 	th, g     []float64 // packed len(cont) × blockLanes parameters / gradient sums
 	c, s      []float64 // packed np × blockLanes pattern offsets / residual sums
+	r         []float64 // 2 chunks × blockRowChunk × blockLanes residuals σ(z) − y
 }
 
 // blockLanes is the number of lanes one kernel call processes;
@@ -125,6 +127,7 @@ func NewLogisticBlock(m *Logistic, data *design.Data) (*LogisticBlock, error) {
 	b.g = make([]float64, max(dc, 1)*blockLanes)
 	b.c = make([]float64, b.np*blockLanes)
 	b.s = make([]float64, b.np*blockLanes)
+	b.r = make([]float64, 2*blockRowChunk*blockLanes)
 	return b, nil
 }
 
@@ -137,78 +140,173 @@ func NewLogisticBlock(m *Logistic, data *design.Data) (*LogisticBlock, error) {
 // s_i = σ(z_i) − y_i; S_p = Σ_{i in p} s_i and the continuous gradient
 // Σ_i x_ij s_i in row order; the binary gradient Σ_p x_pj S_p and the
 // intercept Σ_p S_p in pattern order; then + N·λ·w.
+//
+// The path: when GOMAXPROCS is 1 or the data fit in one row chunk
+// (N ≤ blockRowChunk), one fused pass over the rows (the residuals stay
+// in registers; see serial); otherwise the rows and lanes are split over
+// up to GOMAXPROCS goroutines in tasks of fixed size (see group), each sum
+// owned by one task. Both paths compute every sum in the same row order
+// with the same operations, so the bits depend neither on the path nor on
+// the number of cores.
 func (b *LogisticBlock) GradSums(thetas, outs [][]float64) error {
 	if len(thetas) != len(outs) {
 		return fmt.Errorf("models: LogisticBlock.GradSums: %d parameter vectors, %d outputs", len(thetas), len(outs))
 	}
-	p, d := b.m.NumParams(), b.m.D
+	p := b.m.NumParams()
 	for r := range thetas {
 		if len(thetas[r]) != p || len(outs[r]) != p {
 			return fmt.Errorf("models: LogisticBlock.GradSums: lane %d has %d parameters and %d outputs, want %d", r, len(thetas[r]), len(outs[r]), p)
 		}
 	}
-	nf := float64(b.data.N)
-	nb, dc := len(b.bin), len(b.cont)
 	for g0 := 0; g0 < len(thetas); g0 += blockLanes {
 		lanes := min(blockLanes, len(thetas)-g0)
 		L := blockLanes
 		if lanes <= blockLanesSmall {
 			L = blockLanesSmall
 		}
-		clear(b.th)
-		clear(b.g)
-		clear(b.c)
-		clear(b.s)
-		for l := range lanes {
-			th := thetas[g0+l]
-			for k, j := range b.cont {
-				b.th[k*L+l] = th[j]
-			}
-			var bias float64
-			if b.m.Intercept {
-				bias = th[d]
-			}
-			for q := range b.np {
-				c := bias
-				for k, j := range b.bin {
-					c = math.FMA(b.pats[q*nb+k], th[j], c)
-				}
-				b.c[q*L+l] = c
-			}
+		b.pack(thetas[g0:g0+lanes], L)
+		if b.serial() {
+			logisticBlockKernel.fused(b.xc, b.data.Y, b.pat, b.data.N, len(b.cont), L, b.th, b.c, b.g, b.s)
+		} else {
+			b.group(L)
 		}
-		logisticBlockKernel(b.xc, b.data.Y, b.pat, b.data.N, dc, L, b.th, b.c, b.g, b.s)
-		for l := range lanes {
-			out, th := outs[g0+l], thetas[g0+l]
-			for k, j := range b.cont {
-				out[j] = b.g[k*L+l]
-			}
-			for k, j := range b.bin {
-				var v float64
-				for q := range b.np {
-					v = math.FMA(b.pats[q*nb+k], b.s[q*L+l], v)
-				}
-				out[j] = v
-			}
-			if b.m.L2 != 0 {
-				for j := range d {
-					out[j] += nf * b.m.L2 * th[j]
-				}
-			}
-			if b.m.Intercept {
-				var v float64
-				for q := range b.np {
-					v += b.s[q*L+l]
-				}
-				out[d] = v
-			}
-		}
+		forEach(lanes, b.np*len(b.bin) >= lanesParallelWork, func(l int) {
+			b.unpack(outs[g0+l], thetas[g0+l], l, L)
+		})
 	}
 	return nil
 }
 
-// logisticBlockKernel is the kernel used by GradSums: the portable one,
-// replaced at init by the SIMD one where it is built and supported.
-var logisticBlockKernel = logisticBlockPortable
+// serial reports whether GradSums runs the fused single-pass kernel
+// instead of group: with one core, or one row chunk, the split into two
+// passes only adds a round trip of the residuals through memory.
+func (b *LogisticBlock) serial() bool {
+	return runtime.GOMAXPROCS(0) == 1 || b.data.N <= blockRowChunk
+}
+
+// lanesParallelWork is the number of pattern × binary-column terms per
+// lane above which GradSums packs and unpacks the lanes in parallel.
+const lanesParallelWork = 1 << 14
+
+// pack clears the group's buffers and writes the continuous parameters
+// and the pattern offsets c_p of every lane (lane l at offset l of L).
+func (b *LogisticBlock) pack(thetas [][]float64, L int) {
+	clear(b.th)
+	clear(b.g)
+	clear(b.c)
+	clear(b.s)
+	nb, d := len(b.bin), b.m.D
+	forEach(len(thetas), b.np*nb >= lanesParallelWork, func(l int) {
+		th := thetas[l]
+		for k, j := range b.cont {
+			b.th[k*L+l] = th[j]
+		}
+		var bias float64
+		if b.m.Intercept {
+			bias = th[d]
+		}
+		for q := range b.np {
+			c := bias
+			for k, j := range b.bin {
+				c = math.FMA(b.pats[q*nb+k], th[j], c)
+			}
+			b.c[q*L+l] = c
+		}
+	})
+}
+
+// unpack writes lane l's gradient sum to out: the continuous columns,
+// the binary columns and the intercept from the pattern sums, + N·λ·θ.
+func (b *LogisticBlock) unpack(out, th []float64, l, L int) {
+	nb, d, nf := len(b.bin), b.m.D, float64(b.data.N)
+	for k, j := range b.cont {
+		out[j] = b.g[k*L+l]
+	}
+	for k, j := range b.bin {
+		var v float64
+		for q := range b.np {
+			v = math.FMA(b.pats[q*nb+k], b.s[q*L+l], v)
+		}
+		out[j] = v
+	}
+	if b.m.L2 != 0 {
+		for j := range d {
+			out[j] += nf * b.m.L2 * th[j]
+		}
+	}
+	if b.m.Intercept {
+		var v float64
+		for q := range b.np {
+			v += b.s[q*L+l]
+		}
+		out[d] = v
+	}
+}
+
+// blockRowChunk is the number of rows of one chunk of group and
+// residRows the rows of one residual task: constants, so that the tasks
+// do not depend on the number of cores (the bits do not either: no two
+// tasks share a sum).
+const (
+	blockRowChunk = 1024
+	residRows     = 256
+)
+
+// group runs the two passes of one lane group over the continuous
+// columns, chunk by chunk of blockRowChunk rows: the residuals
+// r_i = σ(z_i) − y_i of the chunk's rows (tasks of residRows rows), then
+// the sums g_j += x_ij r_i and S_p += r_i of its rows (one task), each a
+// chain in row order. Chunk k−1's sums and chunk k's residuals run as one
+// batch of parallel tasks (r holds two chunks), so the sums of one chunk
+// overlap the residuals of the next. The result does not depend on
+// GOMAXPROCS.
+func (b *LogisticBlock) group(L int) {
+	n, dc, k := b.data.N, len(b.cont), logisticBlockKernel
+	chunks := (n + blockRowChunk - 1) / blockRowChunk
+	rows := func(c int) (int, int, []float64) {
+		return c * blockRowChunk, min(n, (c+1)*blockRowChunk), b.r[c%2*blockRowChunk*L:]
+	}
+	for c := 0; c <= chunks; c++ {
+		ns, nr := 0, 0
+		if c > 0 {
+			ns = 1
+		}
+		if c < chunks {
+			i0, i1, _ := rows(c)
+			nr = (i1 - i0 + residRows - 1) / residRows
+		}
+		forEach(ns+nr, chunks > 1, func(t int) {
+			if t < ns {
+				i0, i1, r := rows(c - 1)
+				k.sums(b.xc, b.pat, i0, i1, dc, L, r, b.g, b.s)
+				return
+			}
+			t -= ns
+			i0, i1, r := rows(c)
+			j0 := i0 + t*residRows
+			k.resid(b.xc, b.data.Y, b.pat, j0, min(i1, j0+residRows), dc, L, b.th, b.c, r[t*residRows*L:])
+		})
+	}
+}
+
+// logisticKernels are the kernels of a lane group. The two passes of
+// group: resid writes r[(i−i0)*L+l] = σ(z_il) − y_i for rows i0 … i1−1,
+// and sums adds, for rows i0 … i1−1 (r[(i−i0)*L+l] is row i) in row
+// order, x_ij·r_il to g_jl (fused) for every column j < d and r_il to
+// S_{p(i)l}, for every lane l < L. fused does both for all n rows in one
+// pass, row by row: the same operations in the same order.
+type logisticKernels struct {
+	resid func(x, y []float64, pat []int32, i0, i1, d, L int, th, c, r []float64)
+	sums  func(x []float64, pat []int32, i0, i1, d, L int, r, g, s []float64)
+	fused func(x, y []float64, pat []int32, n, d, L int, th, c, g, s []float64)
+}
+
+// logisticPortable are the portable kernels.
+var logisticPortable = logisticKernels{logisticResidPortable, logisticSumsPortable, logisticFusedPortable}
+
+// logisticBlockKernel are the kernels used by GradSums: the portable ones,
+// replaced at init by the SIMD ones where they are built and supported.
+var logisticBlockKernel = logisticPortable
 
 // Constants of blockExp.
 const (
@@ -267,15 +365,52 @@ func blockSigmoid(z float64) float64 {
 	return e * a
 }
 
-// logisticBlockPortable processes one group of blockLanes lanes over the
-// continuous columns: x is N×d, th and g are d×blockLanes (lane-minor),
-// c and s are patterns×blockLanes (the pattern offsets z starts from, and
-// the residual sums per pattern). Rows are taken two at a time, then one
-// at a time; the operation order is the SIMD kernel's: for each lane,
-// z = FMA chain over j from c_{p(i)}, s = σ(z) − y, S_{p(i)} += s row by
-// row, and g_j = fma(x_ij, s_i, g_j) row by row.
-func logisticBlockPortable(x, y []float64, pat []int32, n, d, L int, th, c, g, s []float64) {
-	z0, z1 := make([]float64, L), make([]float64, L)
+// logisticResidPortable writes the residuals of rows i0 … i1−1: x is
+// N×d, th is d×L (lane-minor), c is patterns×L (the pattern offsets z
+// starts from). For each lane, z = FMA chain over j from c_{p(i)} and
+// r = σ(z) − y, the SIMD kernels' operation order.
+func logisticResidPortable(x, y []float64, pat []int32, i0, i1, d, L int, th, c, r []float64) {
+	for i := i0; i < i1; i++ {
+		row, z := x[i*d:i*d+d], r[(i-i0)*L:(i-i0+1)*L]
+		copy(z, c[int(pat[i])*L:])
+		for j, xv := range row {
+			t := th[j*L : j*L+L]
+			for l := range z {
+				z[l] = math.FMA(xv, t[l], z[l])
+			}
+		}
+		for l := range z {
+			z[l] = blockSigmoid(z[l]) - y[i]
+		}
+	}
+}
+
+// logisticSumsPortable adds the rows' terms in row order:
+// g_jl = fma(x_ij, r_il, g_jl) and S_{p(i)l} += r_il.
+func logisticSumsPortable(x []float64, pat []int32, i0, i1, d, L int, r, g, s []float64) {
+	for i := i0; i < i1; i++ {
+		ri := r[(i-i0)*L : (i-i0+1)*L]
+		sp := s[int(pat[i])*L:]
+		for l, v := range ri {
+			sp[l] += v
+		}
+		for j, xv := range x[i*d : i*d+d] {
+			gj := g[j*L : j*L+L]
+			for l, v := range ri {
+				gj[l] = math.FMA(xv, v, gj[l])
+			}
+		}
+	}
+}
+
+// logisticFusedPortable is logisticResidPortable and logisticSumsPortable
+// in one pass over rows 0 … n−1, two rows at a time with the residuals
+// in z0 and z1, then a last odd row: S_{p(i)} += s_i and
+// g_j = fma(x_ij, s_i, g_j) row by row. (Written out rather than calling
+// the two-pass kernels for the last row: with those calls the compiled
+// row-pair loop ran 20 % slower, measured on dense/R=16.)
+func logisticFusedPortable(x, y []float64, pat []int32, n, d, L int, th, c, g, s []float64) {
+	z0, z1 := make([]float64, L), make([]float64, L) // len known to be L: no bounds checks below
 	i := 0
 	for ; i+2 <= n; i += 2 {
 		r0, r1 := x[i*d:i*d+d], x[(i+1)*d:(i+1)*d+d]

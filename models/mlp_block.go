@@ -21,9 +21,18 @@ import (
 // δ1_u = φ'_u·(W2_u·δ2) and x_j·δ1_u row by row. The portable and SIMD
 // paths give bit-identical results, which differ from MLP.GradSum in the
 // last bits (another exponential, logarithm and summation order).
+//
+// The groups of mlpLanes lanes run in parallel (up to GOMAXPROCS); a
+// lane's arithmetic is its own, so the bits do not depend on the number
+// of cores.
 type MLPBlock struct {
 	m      *MLP
 	data   *design.Data
+	groups []mlpGroup // scratch of each lane group
+}
+
+// mlpGroup is the scratch space of one group of mlpLanes lanes.
+type mlpGroup struct {
 	th, g  []float64 // packed P × mlpLanes
 	hs, ds []float64 // per-row scratch: H × mlpLanes activations and derivatives
 }
@@ -48,9 +57,17 @@ func NewMLPBlock(m *MLP, data *design.Data) (*MLPBlock, error) {
 	if data.D != m.D || data.N <= 0 || len(data.X) != data.N*data.D || len(data.Y) != data.N {
 		return nil, fmt.Errorf("models: NewMLPBlock: data with %d rows × %d columns, model %d inputs", data.N, data.D, m.D)
 	}
-	p := m.NumParams()
-	return &MLPBlock{m: m, data: data, th: make([]float64, p*mlpLanes), g: make([]float64, p*mlpLanes),
-		hs: make([]float64, m.H*mlpLanes), ds: make([]float64, m.H*mlpLanes)}, nil
+	return &MLPBlock{m: m, data: data}, nil
+}
+
+// group returns the scratch of lane group k, allocating groups up to k.
+func (b *MLPBlock) group(k int) *mlpGroup {
+	p, h := b.m.NumParams(), b.m.H
+	for len(b.groups) <= k {
+		b.groups = append(b.groups, mlpGroup{th: make([]float64, p*mlpLanes), g: make([]float64, p*mlpLanes),
+			hs: make([]float64, h*mlpLanes), ds: make([]float64, h*mlpLanes)})
+	}
+	return &b.groups[k]
 }
 
 // GradSums writes the full-batch gradient sum of thetas[r] into outs[r]
@@ -67,24 +84,32 @@ func (b *MLPBlock) GradSums(thetas, outs [][]float64) error {
 		}
 	}
 	const L = mlpLanes
-	for g0 := 0; g0 < len(thetas); g0 += L {
-		lanes := min(L, len(thetas)-g0)
-		clear(b.th)
-		clear(b.g)
-		for l := range lanes {
-			for j, v := range thetas[g0+l] {
-				b.th[j*L+l] = v
-			}
-		}
-		mlpBlockKernel(b.data.X, b.data.Y, b.data.N, b.m.D, b.m.H, b.th, b.g, b.hs, b.ds)
-		for l := range lanes {
-			out := outs[g0+l]
-			for j := range out {
-				out[j] = b.g[j*L+l]
-			}
+	ng := (len(thetas) + L - 1) / L
+	b.group(ng - 1)
+	forEach(ng, true, func(k int) {
+		g0 := k * L
+		b.groups[k].run(b, thetas[g0:min(len(thetas), g0+L)], outs[g0:])
+	})
+	return nil
+}
+
+// run computes the gradient sums of up to mlpLanes lanes into outs.
+func (gr *mlpGroup) run(b *MLPBlock, thetas, outs [][]float64) {
+	const L = mlpLanes
+	clear(gr.th)
+	clear(gr.g)
+	for l, th := range thetas {
+		for j, v := range th {
+			gr.th[j*L+l] = v
 		}
 	}
-	return nil
+	mlpBlockKernel(b.data.X, b.data.Y, b.data.N, b.m.D, b.m.H, gr.th, gr.g, gr.hs, gr.ds)
+	for l := range thetas {
+		out := outs[l]
+		for j := range out {
+			out[j] = gr.g[j*L+l]
+		}
+	}
 }
 
 // mlpBlockKernel is the kernel of GradSums (SIMD where built).

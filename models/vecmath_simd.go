@@ -11,6 +11,7 @@ func init() {
 	// math.Exp takes its FMA path on every CPU with AVX-512 (which implies
 	// FMA); the twins below follow that path.
 	if archsimd.X86.AVX512() && archsimd.X86.FMA() {
+		expK = newExpConsts()
 		sumExpShift, expShift, tanhInPlace = sumExpShift8, expShift8, tanhInPlace8
 		siluRows, siluBack = siluRows8, siluBack8
 	}
@@ -28,6 +29,7 @@ func toFloat32x8(dst []float32, src []float64) {
 	for ; j+8 <= n; j += 8 {
 		archsimd.LoadFloat64x8Slice(src[j:]).ConvertToFloat32().StoreSlice(dst[j:])
 	}
+	archsimd.ClearAVXUpperBits()
 	for ; j < n; j++ {
 		dst[j] = float32(src[j])
 	}
@@ -49,29 +51,51 @@ var expTaylor = [...]float64{
 	8.3333333333333333333e-3, 4.1666666666666666667e-2, 1.6666666666666666667e-1, 0.5, 1.0,
 }
 
+// expConsts are mexp8's constants, broadcast once (expK) instead of at
+// every call.
+type expConsts struct {
+	lo, hi, log2e, ln2U, ln2L, sixteenth, one, two f64x8
+	taylor                                         [len(expTaylor)]f64x8
+	bias                                           archsimd.Int64x8
+}
+
+// expK are the broadcast constants, set at init where AVX-512 is
+// supported.
+var expK *expConsts
+
+func newExpConsts() *expConsts {
+	k := &expConsts{lo: bc8(-700), hi: bc8(700), log2e: bc8(expLog2e), ln2U: bc8(-expLn2U), ln2L: bc8(-expLn2L),
+		sixteenth: bc8(0.0625), one: bc8(1), two: bc8(2), bias: archsimd.BroadcastInt64x8(1023)}
+	for i, v := range expTaylor {
+		k.taylor[i] = bc8(v)
+	}
+	archsimd.ClearAVXUpperBits()
+	return k
+}
+
 // mexp8 returns e^x on 8 lanes with the bits of math.Exp, and ok = false
 // when a lane is outside [−700, 700] (or NaN), where the caller must use
 // math.Exp (the assembly's overflow, underflow and subnormal branches).
 func mexp8(x f64x8) (f64x8, bool) {
-	in := x.GreaterEqual(bc8(-700)).And(x.LessEqual(bc8(700)))
+	k := expK
+	in := x.GreaterEqual(k.lo).And(x.LessEqual(k.hi))
 	if in.ToBits() != 0xff {
 		return x, false
 	}
-	ef := x.Mul(bc8(expLog2e)).RoundToEvenScaled(0)
-	r := ef.MulAdd(bc8(-expLn2U), x)
-	r = ef.MulAdd(bc8(-expLn2L), r)
-	r = r.Mul(bc8(0.0625))
-	p := bc8(expTaylor[0])
-	for _, c := range expTaylor[1:] {
-		p = p.MulAdd(r, bc8(c))
+	ef := x.Mul(k.log2e).RoundToEvenScaled(0)
+	r := ef.MulAdd(k.ln2U, x)
+	r = ef.MulAdd(k.ln2L, r)
+	r = r.Mul(k.sixteenth)
+	p := k.taylor[0]
+	for i := 1; i < len(k.taylor); i++ {
+		p = p.MulAdd(r, k.taylor[i])
 	}
 	r = r.Mul(p)
-	two := bc8(2)
 	for range 3 {
-		r = r.Mul(r.Add(two))
+		r = r.Mul(r.Add(k.two))
 	}
-	r = r.MulAdd(r.Add(two), bc8(1))
-	scale := ef.ConvertToInt64().Add(archsimd.BroadcastInt64x8(1023)).ShiftAllLeft(52).AsFloat64x8()
+	r = r.MulAdd(r.Add(k.two), k.one)
+	scale := ef.ConvertToInt64().Add(k.bias).ShiftAllLeft(52).AsFloat64x8()
 	return r.Mul(scale), true
 }
 
@@ -85,6 +109,7 @@ func sumExpShift8(z []float64, m float64) float64 {
 			break
 		}
 		e.Store(&t)
+		archsimd.ClearAVXUpperBits() // the scalar sum below
 		s += t[0]
 		s += t[1]
 		s += t[2]
@@ -97,12 +122,14 @@ func sumExpShift8(z []float64, m float64) float64 {
 	if rest := z[k:]; len(rest) > 0 && len(rest) < 8 {
 		if e, ok := mexp8(tailLanes(rest, m)); ok {
 			e.Store(&t)
+			archsimd.ClearAVXUpperBits()
 			for _, v := range t[:len(rest)] {
 				s += v
 			}
 			return s
 		}
 	}
+	archsimd.ClearAVXUpperBits() // math.Exp below
 	for _, v := range z[k:] {
 		s += math.Exp(v - m)
 	}
@@ -128,9 +155,11 @@ func expShift8(dst, src []float64, m float64) {
 	if rest := len(dst) - k; rest > 0 && rest < 8 {
 		if e, ok := mexp8(tailLanes(src[k:len(dst)], m)); ok {
 			e.StoreSlicePart(dst[k:])
+			archsimd.ClearAVXUpperBits()
 			return
 		}
 	}
+	archsimd.ClearAVXUpperBits() // math.Exp below
 	for ; k < len(dst); k++ {
 		dst[k] = math.Exp(src[k] - m)
 	}
@@ -185,6 +214,7 @@ func tanhInPlace8(h, dh []float64) {
 		t.StoreSlice(h[j : j+8])
 		one.Sub(t.Mul(t)).StoreSlice(dh[j : j+8])
 	}
+	archsimd.ClearAVXUpperBits() // math.Tanh below
 	for ; j < len(h); j++ {
 		t := math.Tanh(h[j])
 		h[j], dh[j] = t, 1-t*t
@@ -206,7 +236,9 @@ func msigmoid8(z f64x8) (f64x8, bool) {
 }
 
 // siluLanes calls vec(j, z[j:j+8], σ) for every 8-lane block of z that
-// msigmoid8 covers and one(k, z_k, sigmoid(z_k)) for the other indices.
+// msigmoid8 covers and one(k, z_k, sigmoid(z_k)) for the other indices,
+// clearing the upper register halves before the scalar calls and at the
+// end.
 func siluLanes(z []float64, vec func(j int, v, s f64x8), one func(k int, v, s float64)) {
 	j := 0
 	for ; j+8 <= len(z); j += 8 {
@@ -215,10 +247,12 @@ func siluLanes(z []float64, vec func(j int, v, s f64x8), one func(k int, v, s fl
 			vec(j, v, s)
 			continue
 		}
+		archsimd.ClearAVXUpperBits() // sigmoid's math.Exp below
 		for k := j; k < j+8; k++ {
 			one(k, z[k], sigmoid(z[k]))
 		}
 	}
+	archsimd.ClearAVXUpperBits()
 	for ; j < len(z); j++ {
 		one(j, z[j], sigmoid(z[j]))
 	}

@@ -12,6 +12,9 @@ func init() {
 
 type f32x16 = archsimd.Float32x16
 
+// nn32Rows and the tiles end with archsimd.ClearAVXUpperBits (see
+// kernels_simd.go).
+
 func ld32(s []float32) f32x16    { return archsimd.LoadFloat32x16Slice(s) }
 func ldp32(s []float32) f32x16   { return archsimd.LoadFloat32x16SlicePart(s) }
 func bc32(x float32) f32x16      { return archsimd.BroadcastFloat32x16(x) }
@@ -57,6 +60,7 @@ func nn32Rows(r0, r1, n, k int, a []float32, ais, als int, b []float32, ldb int,
 			s.StoreSlicePart(c[i*ldc+j : i*ldc+j+w])
 		}
 	}
+	archsimd.ClearAVXUpperBits()
 }
 
 // nn32Cols computes columns j0..n−1 (fewer than 32) of four rows in
@@ -94,6 +98,7 @@ func nn32x4x32(k int, a []float32, ais, als int, b []float32, ldb int, c []float
 	st32(s21, c2[16:32])
 	st32(s30, c3[0:16])
 	st32(s31, c3[16:32])
+	archsimd.ClearAVXUpperBits()
 }
 
 // nn32x4x16 is the 4×w tile, w ≤ 16 (masked when w < 16).
@@ -112,4 +117,5 @@ func nn32x4x16(k int, a []float32, ais, als int, b []float32, ldb, w int, c []fl
 	s1.StoreSlicePart(c1)
 	s2.StoreSlicePart(c2)
 	s3.StoreSlicePart(c3)
+	archsimd.ClearAVXUpperBits()
 }

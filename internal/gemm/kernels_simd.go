@@ -12,6 +12,10 @@ func init() {
 
 type f64x8 = archsimd.Float64x8
 
+// The tiles below end with archsimd.ClearAVXUpperBits (VZEROUPPER), as
+// the assembly ones do: Go does not insert it, and the scalar code that
+// follows would pay an AVX–SSE transition penalty on Intel (issue #30).
+
 func ld(s []float64) f64x8    { return archsimd.LoadFloat64x8Slice(s) }
 func bc(x float64) f64x8      { return archsimd.BroadcastFloat64x8(x) }
 func st(v f64x8, s []float64) { v.StoreSlice(s) }
@@ -109,6 +113,7 @@ func nn4x16(k int, a []float64, ais, als int, b []float64, ldb int, c []float64,
 	st(s21, c2[8:16])
 	st(s30, c3[0:8])
 	st(s31, c3[8:16])
+	archsimd.ClearAVXUpperBits()
 }
 
 func nn4x8(k int, a []float64, ais, als int, b []float64, ldb int, c []float64, ldc int) {
@@ -126,6 +131,7 @@ func nn4x8(k int, a []float64, ais, als int, b []float64, ldb int, c []float64, 
 	st(s1, c1)
 	st(s2, c2)
 	st(s3, c3)
+	archsimd.ClearAVXUpperBits()
 }
 
 // nn4xPart is nn4x8 on the last w < 8 columns (masked loads and stores).
@@ -144,6 +150,7 @@ func nn4xPart(k int, a []float64, ais, als int, b []float64, ldb, w int, c []flo
 	s1.StoreSlicePart(c1)
 	s2.StoreSlicePart(c2)
 	s3.StoreSlicePart(c3)
+	archsimd.ClearAVXUpperBits()
 }
 
 func ldp(s []float64) f64x8 { return archsimd.LoadFloat64x8SlicePart(s) }
@@ -154,6 +161,7 @@ func nn1x8(k int, a []float64, als int, b []float64, ldb int, c []float64) {
 		s = s.Add(bc(a[l*als]).Mul(ld(b[l*ldb : l*ldb+8])))
 	}
 	st(s, c[:8])
+	archsimd.ClearAVXUpperBits()
 }
 
 // nt64x2x16 is the 2×16 tile of C += A·Bᵀ in assembly (kernels_amd64.s)
@@ -239,6 +247,7 @@ func nt1x16(k0, k1 int, a []float64, bt []float64, ldb int, c []float64) {
 	q := q0.Add(q2).Add(q1.Add(q3))
 	st(ld(c[0:8]).Add(p), c[0:8])
 	st(ld(c[8:16]).Add(q), c[8:16])
+	archsimd.ClearAVXUpperBits()
 }
 
 func nt1x8(k0, k1 int, a []float64, bt []float64, ldb int, c []float64) {
@@ -254,4 +263,5 @@ func nt1x8(k0, k1 int, a []float64, bt []float64, ldb int, c []float64) {
 		p0 = p0.Add(bc(a[l]).Mul(ld(bt[l*ldb : l*ldb+8])))
 	}
 	st(ld(c[0:8]).Add(p0.Add(p2).Add(p1.Add(p3))), c[0:8])
+	archsimd.ClearAVXUpperBits()
 }

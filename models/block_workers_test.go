@@ -1,0 +1,111 @@
+package models
+
+import (
+	"math"
+	"runtime"
+	"testing"
+)
+
+// The block gradients have the same bits whatever GOMAXPROCS is: the
+// row chunks, column tasks and lane groups run in parallel, but every
+// sum has one owner and one order. The data span several row chunks so
+// that LogisticBlock takes its fused serial path at GOMAXPROCS=1 and its
+// two-pass parallel path at 2 and 7 (checked), and every result, of the
+// kernels in use and of the portable ones, is compared with the first.
+func TestBlockGradSumsWorkers(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		lanes int
+		grad  func(t *testing.T, lanes int) (outs [][]float64, run func())
+	}{
+		{"logistic dense, one lane", 1, logisticWorkersCase(false)},
+		{"logistic dense, 16 lanes", 16, logisticWorkersCase(false)},
+		{"logistic patterns, 3 lanes", 3, logisticWorkersCase(true)},
+		{"logistic patterns, 21 lanes", 21, logisticWorkersCase(true)},
+		{"mlp, 13 lanes", 13, func(t *testing.T, lanes int) ([][]float64, func()) {
+			m, data := mlpBlockSetup(t, 700, 5, 6)
+			b, err := NewMLPBlock(m, data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			th := blockTestThetas(lanes, m.NumParams(), 0.5, 3)
+			outs := blockTestThetas(lanes, m.NumParams(), 0, 0)
+			return outs, func() {
+				if err := b.GradSums(th, outs); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			outs, run := tc.grad(t, tc.lanes)
+			var want [][]float64
+			saved := logisticBlockKernel
+			defer func() { logisticBlockKernel = saved }()
+			for _, k := range []struct {
+				name string
+				k    logisticKernels
+			}{{"in use", saved}, {"portable", logisticPortable}} {
+				logisticBlockKernel = k.k
+				for _, procs := range []int{1, 2, 7} {
+					prev := runtime.GOMAXPROCS(procs)
+					run()
+					runtime.GOMAXPROCS(prev)
+					if want == nil {
+						want = copyRows(outs)
+						continue
+					}
+					for r := range outs {
+						for j, v := range outs[r] {
+							if math.Float64bits(v) != math.Float64bits(want[r][j]) {
+								t.Fatalf("%s kernels, GOMAXPROCS=%d lane %d coord %d: %.17g, kernels in use with 1: %.17g", k.name, procs, r, j, v, want[r][j])
+							}
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+// logisticWorkersCase returns a LogisticBlock case over 3·blockRowChunk+5
+// rows, with binary patterns or every column continuous.
+func logisticWorkersCase(patterns bool) func(t *testing.T, lanes int) ([][]float64, func()) {
+	return func(t *testing.T, lanes int) ([][]float64, func()) {
+		d := 9
+		data := blockTestData(t, 3*blockRowChunk+5, d, 21)
+		if !patterns {
+			for i := range data.X {
+				if i%3 == 0 {
+					data.X[i] += 0.5
+				}
+			}
+		}
+		m, _ := NewLogistic(d, true, 0.01)
+		b, err := NewLogisticBlock(m, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := len(b.bin) > 0; got != patterns {
+			t.Fatalf("pattern path %v, want %v", got, patterns)
+		}
+		th := blockTestThetas(lanes, m.NumParams(), 1, 4)
+		outs := blockTestThetas(lanes, m.NumParams(), 0, 0)
+		return outs, func() {
+			if got, want := b.serial(), runtime.GOMAXPROCS(0) == 1; got != want {
+				t.Fatalf("GOMAXPROCS=%d: fused serial path %v, want %v", runtime.GOMAXPROCS(0), got, want)
+			}
+			if err := b.GradSums(th, outs); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+func copyRows(a [][]float64) [][]float64 {
+	c := make([][]float64, len(a))
+	for i := range a {
+		c[i] = append([]float64(nil), a[i]...)
+	}
+	return c
+}
