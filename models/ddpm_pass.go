@@ -169,15 +169,8 @@ func (m *DDPM) accumulate(ps *ddpmPass, w []float64, out []float64) {
 	colSums(ps.d1, n, h, g.b1)
 	if ps.classBias {
 		for k, c := range ps.c {
-			addRow(g.c2[c*h:(c+1)*h], ps.d2[k*h:(k+1)*h])
+			axpy(1, ps.d2[k*h:(k+1)*h], g.c2[c*h:(c+1)*h])
 		}
-	}
-}
-
-// addRow adds x into out.
-func addRow(out, x []float64) {
-	for j, v := range x {
-		out[j] += v
 	}
 }
 
@@ -203,11 +196,12 @@ func (ps *ddpmPass) layers(k int) [3][2][]float64 {
 // class bias (the row C₂[c] receives δ₂).
 func (ps *ddpmPass) normSq(k int) float64 {
 	var s float64
-	for _, l := range ps.layers(k) {
+	layers := ps.layers(k)
+	for _, l := range layers {
 		s += sumSq(l[0]) * (sumSq(l[1]) + 1)
 	}
 	if ps.classBias {
-		s += sumSq(ps.layers(k)[1][0])
+		s += sumSq(layers[1][0])
 	}
 	return s
 }
