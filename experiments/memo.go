@@ -3,6 +3,8 @@ package experiments
 import (
 	"container/list"
 	"sync"
+
+	"github.com/featuredp/featuredp/internal/cores"
 )
 
 // DefaultMemoSize is the number of entries a Memo created by NewMemo(0)
@@ -53,7 +55,7 @@ func (m *Memo) Do(key string, f func() (any, error)) (any, error) {
 		m.order.MoveToFront(el)
 		e := el.Value.(*memoEntry)
 		m.mu.Unlock()
-		<-e.done
+		waitIdle(e.done)
 		if e.err == nil {
 			return e.value, nil
 		}
@@ -75,6 +77,16 @@ func (m *Memo) Do(key string, f func() (any, error)) (any, error) {
 	}
 	close(e.done)
 	return e.value, e.err
+}
+
+// waitIdle waits for done, not counted as a busy core (internal/cores)
+// meanwhile, so the computation waited for may split over this core. A
+// waiter that was not counted lowers the count by one while it waits: at
+// worst one goroutine more than cores runs.
+func waitIdle(done <-chan struct{}) {
+	cores.Leave()
+	defer cores.Enter()
+	<-done
 }
 
 // Len returns the number of entries held.

@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"runtime/debug"
 	"sync"
+
+	"github.com/featuredp/featuredp/internal/cores"
 )
 
 // Parallel is the one worker pool of featuredp: it calls f(ctx, i) for
@@ -21,6 +23,11 @@ import (
 // the stack. If ctx is cancelled, Parallel stops starting indices, waits for
 // the running ones and returns an error wrapping ctx.Err(). done, if not
 // nil, is called after each successful index, never concurrently.
+//
+// The workers count as busy cores (internal/cores) while they run, so
+// the kernels they call split their work only over cores left idle; a
+// caller that is itself a counted worker (a Parallel nested in another)
+// leaves the count while it waits for its workers.
 func Parallel(ctx context.Context, n, workers int, f func(ctx context.Context, i int) error, done func(i int)) error {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -35,12 +42,19 @@ func Parallel(ctx context.Context, n, workers int, f func(ctx context.Context, i
 		next   = make(chan int)
 		wg     sync.WaitGroup
 	)
+	if cores.IsCounted(ctx) {
+		cores.Leave()
+		defer cores.Enter()
+	}
+	counted := cores.Counted(inner)
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			cores.Enter()
+			defer cores.Leave()
 			for i := range next {
-				err := callIndex(inner, f, i)
+				err := callIndex(counted, f, i)
 				mu.Lock()
 				if err != nil {
 					errs[i], failed = err, true

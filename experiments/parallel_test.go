@@ -5,9 +5,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
+
+	"github.com/featuredp/featuredp/internal/cores"
 )
 
 // Parallel calls f once per index for any worker count, and returns the
@@ -123,5 +128,82 @@ func TestNumericExtras(t *testing.T) {
 		if _, err := Run(context.Background(), cells, func(context.Context, Cell) ([]Measurement, error) { return []Measurement{m}, nil }, RunOptions{}); err == nil {
 			t.Errorf("measurement %+v: want an error", m)
 		}
+	}
+}
+
+// Parallel counts its running workers as busy cores (internal/cores), a
+// nested Parallel's caller leaves the count while it waits, a Memo waiter
+// too, and the count is back to what it was when everything returns.
+func TestParallelCountsBusyCores(t *testing.T) {
+	base := cores.Busy()
+	ctx := context.Background()
+	busyIn := func(workers int) int {
+		seen := make([]int, workers)
+		start := make(chan struct{})
+		var arrived sync.WaitGroup
+		arrived.Add(workers)
+		err := Parallel(ctx, workers, workers, func(_ context.Context, i int) error {
+			arrived.Done()
+			if i == 0 {
+				arrived.Wait() // every worker is inside f
+				seen[0] = cores.Busy()
+				close(start)
+			}
+			<-start
+			return nil
+		}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return seen[0] - base
+	}
+	if got := busyIn(3); got != 3 {
+		t.Errorf("3 workers running: %d counted busy, want 3", got)
+	}
+	// Nested: 2 outer workers, one of which runs a 3-worker pool: the
+	// outer caller waits, so 1 + 3 are counted.
+	var inner int
+	err := Parallel(ctx, 2, 2, func(ctx context.Context, i int) error {
+		if i == 1 {
+			return nil
+		}
+		return Parallel(ctx, 1, 1, func(context.Context, int) error {
+			inner = cores.Busy() - base
+			return nil
+		}, nil)
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if inner < 1 || inner > 2 {
+		t.Errorf("nested pool: %d counted busy, want the inner worker and at most the other outer one (1 or 2)", inner)
+	}
+	// A memo waiter is not counted while it waits.
+	m := NewMemo(0)
+	computing, release := make(chan struct{}), make(chan struct{})
+	go m.Do("k", func() (any, error) { close(computing); <-release; return 1, nil })
+	<-computing
+	entered, waiting := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(waiting)
+		cores.Enter()
+		defer cores.Leave()
+		close(entered)
+		if _, err := m.Do("k", func() (any, error) { return 2, nil }); err != nil {
+			t.Error(err)
+		}
+	}()
+	<-entered
+	for deadline := time.Now().Add(10 * time.Second); cores.Busy() != base; runtime.Gosched() {
+		// counted once entered, not while it waits
+		if time.Now().After(deadline) {
+			close(release)
+			t.Fatalf("a memo waiter still counted busy after 10 s: %d, want %d", cores.Busy(), base)
+		}
+	}
+	close(release)
+	<-waiting
+	if got := cores.Busy(); got != base {
+		t.Errorf("after everything returned %d counted busy, want %d", got, base)
 	}
 }

@@ -4,13 +4,16 @@ import (
 	"math"
 	"runtime"
 	"testing"
+
+	"github.com/featuredp/featuredp/internal/cores"
 )
 
 // The block gradients have the same bits whatever GOMAXPROCS is: the
 // row chunks, column tasks and lane groups run in parallel, but every
 // sum has one owner and one order. The data span several row chunks so
 // that LogisticBlock takes its fused serial path at GOMAXPROCS=1 and its
-// two-pass parallel path at 2 and 7 (checked), and every result, of the
+// two-pass parallel path over every core at 2 and 7 (checked: the test
+// runs alone, so no core is counted busy), and every result, of the
 // kernels in use and of the portable ones, is compared with the first.
 func TestBlockGradSumsWorkers(t *testing.T) {
 	for _, tc := range []struct {
@@ -92,11 +95,11 @@ func logisticWorkersCase(patterns bool) func(t *testing.T, lanes int) ([][]float
 		th := blockTestThetas(lanes, m.NumParams(), 1, 4)
 		outs := blockTestThetas(lanes, m.NumParams(), 0, 0)
 		return outs, func() {
-			if got, want := b.serial(), runtime.GOMAXPROCS(0) == 1; got != want {
-				t.Fatalf("GOMAXPROCS=%d: fused serial path %v, want %v", runtime.GOMAXPROCS(0), got, want)
-			}
 			if err := b.GradSums(th, outs); err != nil {
 				t.Fatal(err)
+			}
+			if got, want := b.lastWorkers, runtime.GOMAXPROCS(0); got != want {
+				t.Fatalf("GOMAXPROCS=%d, nothing else busy: split over %d goroutines, want %d", want, got, want)
 			}
 		}
 	}
@@ -108,4 +111,58 @@ func copyRows(a [][]float64) [][]float64 {
 		c[i] = append([]float64(nil), a[i]...)
 	}
 	return c
+}
+
+// LogisticBlock splits its rows only over the cores left idle by counted
+// workers (internal/cores): with every core of four busy it runs the
+// fused single pass, with fewer it takes the idle ones, and the bits are
+// the same on every path. The busy count is 0 when the test starts (no
+// pool runs in this package) and restored after each case.
+func TestLogisticBlockUsesIdleCores(t *testing.T) {
+	d := 9
+	data := blockTestData(t, 3*blockRowChunk+5, d, 21)
+	m, _ := NewLogistic(d, true, 0.01)
+	b, err := NewLogisticBlock(m, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	th := blockTestThetas(5, m.NumParams(), 1, 4)
+	prev := runtime.GOMAXPROCS(4)
+	defer runtime.GOMAXPROCS(prev)
+	if n := cores.Busy(); n != 0 {
+		t.Fatalf("%d goroutines counted busy before the test", n)
+	}
+	var want [][]float64
+	for _, tc := range []struct{ busy, workers int }{
+		{0, 4}, {1, 4}, {2, 3}, {3, 2}, {4, 1}, {6, 1},
+	} {
+		for range tc.busy {
+			cores.Enter()
+		}
+		outs := blockTestThetas(5, m.NumParams(), 0, 0)
+		err := b.GradSums(th, outs)
+		for range tc.busy {
+			cores.Leave()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b.lastWorkers != tc.workers {
+			t.Errorf("%d of 4 cores busy: split over %d goroutines, want %d", tc.busy, b.lastWorkers, tc.workers)
+		}
+		if n := cores.Busy(); n != 0 {
+			t.Fatalf("%d of 4 cores busy: %d still counted after GradSums (helpers not released)", tc.busy, n)
+		}
+		if want == nil {
+			want = outs
+			continue
+		}
+		for r := range outs {
+			for j, v := range outs[r] {
+				if math.Float64bits(v) != math.Float64bits(want[r][j]) {
+					t.Fatalf("%d of 4 cores busy: lane %d coord %d: %.17g, with none busy %.17g", tc.busy, r, j, v, want[r][j])
+				}
+			}
+		}
+	}
 }

@@ -3,10 +3,10 @@ package models
 import (
 	"fmt"
 	"math"
-	"runtime"
 	"sort"
 
 	"github.com/featuredp/featuredp/design"
+	"github.com/featuredp/featuredp/internal/cores"
 )
 
 // LogisticBlock computes the full-batch logistic gradient sums of many
@@ -45,6 +45,9 @@ type LogisticBlock struct {
 	th, g     []float64 // packed len(cont) × blockLanes parameters / gradient sums
 	c, s      []float64 // packed np × blockLanes pattern offsets / residual sums
 	r         []float64 // 2 chunks × blockRowChunk × blockLanes residuals σ(z) − y
+	// lastWorkers is the number of goroutines the last GradSums call
+	// split the rows over (1: the fused single pass).
+	lastWorkers int
 }
 
 // blockLanes is the number of lanes one kernel call processes;
@@ -141,13 +144,15 @@ func NewLogisticBlock(m *Logistic, data *design.Data) (*LogisticBlock, error) {
 // Σ_i x_ij s_i in row order; the binary gradient Σ_p x_pj S_p and the
 // intercept Σ_p S_p in pattern order; then + N·λ·w.
 //
-// The path: when GOMAXPROCS is 1 or the data fit in one row chunk
-// (N ≤ blockRowChunk), one fused pass over the rows (the residuals stay
-// in registers; see serial); otherwise the rows and lanes are split over
-// up to GOMAXPROCS goroutines in tasks of fixed size (see group), each sum
-// owned by one task. Both paths compute every sum in the same row order
-// with the same operations, so the bits depend neither on the path nor on
-// the number of cores.
+// The path: GradSums claims helpers on the cores its callers leave idle
+// (internal/cores: none inside a worker pool that keeps every core busy,
+// GOMAXPROCS − 1 when called alone). With no helper, or when the data
+// fit in one row chunk (N ≤ blockRowChunk), one fused pass over the rows
+// (the residuals stay in registers); otherwise the rows and lanes are
+// split over the caller and its helpers in tasks of fixed size (see
+// group), each sum owned by one task. Both paths compute every sum in the
+// same row order with the same operations, so the bits depend neither on
+// the path nor on the number of cores.
 func (b *LogisticBlock) GradSums(thetas, outs [][]float64) error {
 	if len(thetas) != len(outs) {
 		return fmt.Errorf("models: LogisticBlock.GradSums: %d parameter vectors, %d outputs", len(thetas), len(outs))
@@ -158,30 +163,38 @@ func (b *LogisticBlock) GradSums(thetas, outs [][]float64) error {
 			return fmt.Errorf("models: LogisticBlock.GradSums: lane %d has %d parameters and %d outputs, want %d", r, len(thetas[r]), len(outs[r]), p)
 		}
 	}
+	split, lanesPar := b.data.N > blockRowChunk, b.np*len(b.bin) >= lanesParallelWork
+	w := 1
+	if split || lanesPar {
+		w = claimWorkers(len(thetas) * b.data.N)
+		defer cores.Release(w - 1)
+	}
+	wl := 1 // goroutines for packing and unpacking the lanes
+	if lanesPar {
+		wl = w
+	}
 	for g0 := 0; g0 < len(thetas); g0 += blockLanes {
 		lanes := min(blockLanes, len(thetas)-g0)
 		L := blockLanes
 		if lanes <= blockLanesSmall {
 			L = blockLanesSmall
 		}
-		b.pack(thetas[g0:g0+lanes], L)
-		if b.serial() {
-			logisticBlockKernel.fused(b.xc, b.data.Y, b.pat, b.data.N, len(b.cont), L, b.th, b.c, b.g, b.s)
+		b.pack(thetas[g0:g0+lanes], L, wl)
+		b.lastWorkers = 1
+		if split && w > 1 {
+			b.lastWorkers = w
+			b.group(L, w)
 		} else {
-			b.group(L)
+			// One goroutine, or one row chunk: the split into two
+			// passes would only add a round trip of the residuals
+			// through memory.
+			logisticBlockKernel.fused(b.xc, b.data.Y, b.pat, b.data.N, len(b.cont), L, b.th, b.c, b.g, b.s)
 		}
-		forEach(lanes, b.np*len(b.bin) >= lanesParallelWork, func(l int) {
+		forEach(lanes, wl, func(l int) {
 			b.unpack(outs[g0+l], thetas[g0+l], l, L)
 		})
 	}
 	return nil
-}
-
-// serial reports whether GradSums runs the fused single-pass kernel
-// instead of group: with one core, or one row chunk, the split into two
-// passes only adds a round trip of the residuals through memory.
-func (b *LogisticBlock) serial() bool {
-	return runtime.GOMAXPROCS(0) == 1 || b.data.N <= blockRowChunk
 }
 
 // lanesParallelWork is the number of pattern × binary-column terms per
@@ -189,14 +202,15 @@ func (b *LogisticBlock) serial() bool {
 const lanesParallelWork = 1 << 14
 
 // pack clears the group's buffers and writes the continuous parameters
-// and the pattern offsets c_p of every lane (lane l at offset l of L).
-func (b *LogisticBlock) pack(thetas [][]float64, L int) {
+// and the pattern offsets c_p of every lane (lane l at offset l of L), on
+// up to w goroutines.
+func (b *LogisticBlock) pack(thetas [][]float64, L, w int) {
 	clear(b.th)
 	clear(b.g)
 	clear(b.c)
 	clear(b.s)
 	nb, d := len(b.bin), b.m.D
-	forEach(len(thetas), b.np*nb >= lanesParallelWork, func(l int) {
+	forEach(len(thetas), w, func(l int) {
 		th := thetas[l]
 		for k, j := range b.cont {
 			b.th[k*L+l] = th[j]
@@ -261,9 +275,9 @@ const (
 // the sums g_j += x_ij r_i and S_p += r_i of its rows (one task), each a
 // chain in row order. Chunk k−1's sums and chunk k's residuals run as one
 // batch of parallel tasks (r holds two chunks), so the sums of one chunk
-// overlap the residuals of the next. The result does not depend on
-// GOMAXPROCS.
-func (b *LogisticBlock) group(L int) {
+// overlap the residuals of the next. The tasks run on w goroutines; the
+// result does not depend on w.
+func (b *LogisticBlock) group(L, w int) {
 	n, dc, k := b.data.N, len(b.cont), logisticBlockKernel
 	chunks := (n + blockRowChunk - 1) / blockRowChunk
 	rows := func(c int) (int, int, []float64) {
@@ -278,7 +292,7 @@ func (b *LogisticBlock) group(L int) {
 			i0, i1, _ := rows(c)
 			nr = (i1 - i0 + residRows - 1) / residRows
 		}
-		forEach(ns+nr, chunks > 1, func(t int) {
+		forEach(ns+nr, w, func(t int) {
 			if t < ns {
 				i0, i1, r := rows(c - 1)
 				k.sums(b.xc, b.pat, i0, i1, dc, L, r, b.g, b.s)

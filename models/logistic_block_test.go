@@ -197,7 +197,7 @@ func BenchmarkLogisticBlockGradSums(b *testing.B) {
 	for _, tc := range []struct {
 		name string
 		r    int
-	}{{"dense", 1}, {"dense", 16}, {"dense", 32}, {"adult", 16}, {"adult", 32}} {
+	}{{"dense", 1}, {"dense", 16}, {"dense", 32}, {"adult", 1}, {"adult", 4}, {"adult", 6}, {"adult", 16}, {"adult", 32}} {
 		b.Run(fmt.Sprintf("%s/R=%d", tc.name, tc.r), func(b *testing.B) {
 			r := tc.r
 			data := blockTestData(b, 45175, 31, 1)

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/featuredp/featuredp/design"
+	"github.com/featuredp/featuredp/internal/cores"
 )
 
 // MLPBlock computes the full-batch gradient sums of a one-hidden-layer
@@ -22,9 +23,9 @@ import (
 // paths give bit-identical results, which differ from MLP.GradSum in the
 // last bits (another exponential, logarithm and summation order).
 //
-// The groups of mlpLanes lanes run in parallel (up to GOMAXPROCS); a
-// lane's arithmetic is its own, so the bits do not depend on the number
-// of cores.
+// The groups of mlpLanes lanes run in parallel on the cores the callers
+// leave idle (internal/cores); a lane's arithmetic is its own, so the
+// bits do not depend on the number of cores.
 type MLPBlock struct {
 	m      *MLP
 	data   *design.Data
@@ -86,7 +87,9 @@ func (b *MLPBlock) GradSums(thetas, outs [][]float64) error {
 	const L = mlpLanes
 	ng := (len(thetas) + L - 1) / L
 	b.group(ng - 1)
-	forEach(ng, true, func(k int) {
+	w := claimWorkers(ng) // the lane groups on the idle cores (internal/cores)
+	defer cores.Release(w - 1)
+	forEach(ng, w, func(k int) {
 		g0 := k * L
 		b.groups[k].run(b, thetas[g0:min(len(thetas), g0+L)], outs[g0:])
 	})

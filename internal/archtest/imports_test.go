@@ -26,12 +26,13 @@ var coreImports = map[string][]string{
 	"internal/valid":      {},
 	"internal/plotrender": {},
 	"internal/eta":        {},
-	"internal/gemm":       {},
+	"internal/gemm":       {"internal/cores"},
+	"internal/cores":      {},
 	"accounting":          {"internal/numeric"},
-	"models":              {"design", "internal/gemm", "internal/numeric", "internal/valid"},
+	"models":              {"design", "internal/cores", "internal/gemm", "internal/numeric", "internal/valid"},
 	"data":                {"design", "internal/numeric", "internal/valid"},
 	"mechanisms":          {"accounting", "design", "models", "internal/numeric", "internal/valid"},
-	"experiments":         {"accounting", "data", "design", "mechanisms", "models", "internal/numeric", "internal/valid"},
+	"experiments":         {"accounting", "data", "design", "mechanisms", "models", "internal/cores", "internal/numeric", "internal/valid"},
 	"audit":               {"accounting", "design", "mechanisms", "models", "internal/numeric", "internal/valid"},
 }
 

@@ -23,9 +23,9 @@
 // register-tiled 8-lane kernels — 8×16 (NN, TN) and 2×16 (NT) tiles in
 // assembly (kernels_amd64.s), smaller tiles and tails in Go's SIMD
 // intrinsics, every one in the order above; elsewhere they call gonum
-// itself. Rows of C are split across GOMAXPROCS goroutines; since each
-// element is computed by one fixed sequence of operations, the result does
-// not depend on the number of goroutines.
+// itself. Rows of C are split across the idle cores (internal/cores);
+// since each element is computed by one fixed sequence of operations, the
+// result does not depend on the number of goroutines.
 package gemm
 
 import (
@@ -33,6 +33,7 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/featuredp/featuredp/internal/cores"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
 )
@@ -202,11 +203,17 @@ func checkOperands(m, n, k, lenA, lda, minLda, needA, lenB, needB, ldb, minLdb, 
 const minWork = 1 << 16
 
 // ParallelRows runs fn on contiguous ranges [r0, r1) covering [0, m)
-// (boundaries at multiples of 4) on up to GOMAXPROCS goroutines, work
-// being the cost of one row; small jobs run on the calling goroutine. A
-// panic in fn is re-raised on the calling goroutine.
+// (boundaries at multiples of 4) on the calling goroutine and helpers on
+// the cores its callers leave idle (internal/cores; up to GOMAXPROCS in
+// all), work being the cost of one row; small jobs run on the calling
+// goroutine. A panic in fn is re-raised on the calling goroutine.
 func ParallelRows(m, work int, fn func(r0, r1 int)) {
 	p := min(runtime.GOMAXPROCS(0), m/4, m*work/minWork)
+	if p > 1 {
+		k := cores.Claim(p - 1)
+		defer cores.Release(k)
+		p = 1 + k
+	}
 	if p <= 1 {
 		fn(0, m)
 		return
