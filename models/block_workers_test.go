@@ -3,18 +3,19 @@ package models
 import (
 	"math"
 	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/featuredp/featuredp/internal/cores"
 )
 
 // The block gradients have the same bits whatever GOMAXPROCS is: the
-// row chunks, column tasks and lane groups run in parallel, but every
-// sum has one owner and one order. The data span several row chunks so
-// that LogisticBlock takes its fused serial path at GOMAXPROCS=1 and its
-// two-pass parallel path over every core at 2 and 7 (checked: the test
-// runs alone, so no core is counted busy), and every result, of the
-// kernels in use and of the portable ones, is compared with the first.
+// lane groups run in parallel, but every sum has one owner and one
+// order: LogisticBlock runs its lanes in wide
+// groups at GOMAXPROCS=1 and in narrow groups over every core at 2 and 7
+// (checked: the test runs alone, so no core is counted busy), and every
+// result, of the kernel in use and of the portable one, is compared with
+// the first.
 func TestBlockGradSumsWorkers(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -47,7 +48,7 @@ func TestBlockGradSumsWorkers(t *testing.T) {
 			defer func() { logisticBlockKernel = saved }()
 			for _, k := range []struct {
 				name string
-				k    logisticKernels
+				k    logisticKernel
 			}{{"in use", saved}, {"portable", logisticPortable}} {
 				logisticBlockKernel = k.k
 				for _, procs := range []int{1, 2, 7} {
@@ -71,12 +72,16 @@ func TestBlockGradSumsWorkers(t *testing.T) {
 	}
 }
 
-// logisticWorkersCase returns a LogisticBlock case over 3·blockRowChunk+5
-// rows, with binary patterns or every column continuous.
+// workersRows is the number of rows of the worker tests (odd: the SIMD
+// kernels' last row goes through their tail code).
+const workersRows = 3001
+
+// logisticWorkersCase returns a LogisticBlock case over workersRows rows,
+// with binary patterns or every column continuous.
 func logisticWorkersCase(patterns bool) func(t *testing.T, lanes int) ([][]float64, func()) {
 	return func(t *testing.T, lanes int) ([][]float64, func()) {
 		d := 9
-		data := blockTestData(t, 3*blockRowChunk+5, d, 21)
+		data := blockTestData(t, workersRows, d, 21)
 		if !patterns {
 			for i := range data.X {
 				if i%3 == 0 {
@@ -98,8 +103,12 @@ func logisticWorkersCase(patterns bool) func(t *testing.T, lanes int) ([][]float
 			if err := b.GradSums(th, outs); err != nil {
 				t.Fatal(err)
 			}
-			if got, want := b.lastWorkers, runtime.GOMAXPROCS(0); got != want {
-				t.Fatalf("GOMAXPROCS=%d, nothing else busy: split over %d goroutines, want %d", want, got, want)
+			procs, want := runtime.GOMAXPROCS(0), 1
+			if lanes > blockLanesSmall {
+				want = min(procs, (lanes+blockLanesSmall-1)/blockLanesSmall)
+			}
+			if b.lastWorkers != want {
+				t.Fatalf("GOMAXPROCS=%d, %d lanes, nothing else busy: %d goroutines, want %d", procs, lanes, b.lastWorkers, want)
 			}
 		}
 	}
@@ -113,33 +122,34 @@ func copyRows(a [][]float64) [][]float64 {
 	return c
 }
 
-// LogisticBlock splits its rows only over the cores left idle by counted
-// workers (internal/cores): with every core of four busy it runs the
-// fused single pass, with fewer it takes the idle ones, and the bits are
-// the same on every path. The busy count is 0 when the test starts (no
-// pool runs in this package) and restored after each case.
+// LogisticBlock runs its lane groups in parallel only on the cores left
+// idle by counted workers (internal/cores): with every core of four busy
+// it runs one wide group on its caller, with fewer it takes the idle ones
+// and narrow groups, and the bits are the same on every path. The busy
+// count is 0 when the test starts (no pool runs in this package) and
+// restored after each case.
 func TestLogisticBlockUsesIdleCores(t *testing.T) {
 	d := 9
-	data := blockTestData(t, 3*blockRowChunk+5, d, 21)
+	data := blockTestData(t, workersRows, d, 21)
 	m, _ := NewLogistic(d, true, 0.01)
 	b, err := NewLogisticBlock(m, data)
 	if err != nil {
 		t.Fatal(err)
 	}
-	th := blockTestThetas(5, m.NumParams(), 1, 4)
+	th := blockTestThetas(16, m.NumParams(), 1, 4)
 	prev := runtime.GOMAXPROCS(4)
 	defer runtime.GOMAXPROCS(prev)
 	if n := cores.Busy(); n != 0 {
 		t.Fatalf("%d goroutines counted busy before the test", n)
 	}
 	var want [][]float64
-	for _, tc := range []struct{ busy, workers int }{
-		{0, 4}, {1, 4}, {2, 3}, {3, 2}, {4, 1}, {6, 1},
+	for _, tc := range []struct{ busy, workers, groups int }{
+		{0, 4, 4}, {1, 4, 4}, {2, 3, 4}, {3, 2, 4}, {4, 1, 1}, {6, 1, 1},
 	} {
 		for range tc.busy {
 			cores.Enter()
 		}
-		outs := blockTestThetas(5, m.NumParams(), 0, 0)
+		outs := blockTestThetas(16, m.NumParams(), 0, 0)
 		err := b.GradSums(th, outs)
 		for range tc.busy {
 			cores.Leave()
@@ -147,8 +157,8 @@ func TestLogisticBlockUsesIdleCores(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if b.lastWorkers != tc.workers {
-			t.Errorf("%d of 4 cores busy: split over %d goroutines, want %d", tc.busy, b.lastWorkers, tc.workers)
+		if b.lastWorkers != tc.workers || len(b.lastGroups) != tc.groups {
+			t.Errorf("%d of 4 cores busy: %d groups on %d goroutines, want %d on %d", tc.busy, len(b.lastGroups), b.lastWorkers, tc.groups, tc.workers)
 		}
 		if n := cores.Busy(); n != 0 {
 			t.Fatalf("%d of 4 cores busy: %d still counted after GradSums (helpers not released)", tc.busy, n)
@@ -163,6 +173,32 @@ func TestLogisticBlockUsesIdleCores(t *testing.T) {
 					t.Fatalf("%d of 4 cores busy: lane %d coord %d: %.17g, with none busy %.17g", tc.busy, r, j, v, want[r][j])
 				}
 			}
+		}
+	}
+}
+
+// laneGroups covers every lane once, in order, with n ≤ L ∈ {4, 16}, and
+// takes narrow groups exactly when wide ones would leave a goroutine idle.
+func TestLaneGroups(t *testing.T) {
+	for _, tc := range []struct {
+		r, w int
+		want []laneGroup
+	}{
+		{1, 1, []laneGroup{{0, 1, 4}}},
+		{1, 2, []laneGroup{{0, 1, 4}}},
+		{4, 2, []laneGroup{{0, 4, 4}}},
+		{5, 1, []laneGroup{{0, 5, 16}}},
+		{6, 2, []laneGroup{{0, 4, 4}, {4, 2, 4}}},
+		{16, 1, []laneGroup{{0, 16, 16}}},
+		{16, 2, []laneGroup{{0, 4, 4}, {4, 4, 4}, {8, 4, 4}, {12, 4, 4}}},
+		{20, 1, []laneGroup{{0, 16, 16}, {16, 4, 4}}},
+		{21, 2, []laneGroup{{0, 16, 16}, {16, 5, 16}}},
+		{32, 2, []laneGroup{{0, 16, 16}, {16, 16, 16}}},
+		{33, 2, []laneGroup{{0, 16, 16}, {16, 16, 16}, {32, 1, 4}}},
+		{9, 3, []laneGroup{{0, 4, 4}, {4, 4, 4}, {8, 1, 4}}},
+	} {
+		if got := laneGroups(tc.r, tc.w); !slices.Equal(got, tc.want) {
+			t.Errorf("laneGroups(%d, %d) = %v, want %v", tc.r, tc.w, got, tc.want)
 		}
 	}
 }

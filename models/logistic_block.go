@@ -42,13 +42,25 @@ type LogisticBlock struct {
 	pat       []int32   // pattern of each row
 	pats      []float64 // patterns × len(bin), 0/1
 	np        int       // number of patterns
-	th, g     []float64 // packed len(cont) × blockLanes parameters / gradient sums
-	c, s      []float64 // packed np × blockLanes pattern offsets / residual sums
-	r         []float64 // 2 chunks × blockRowChunk × blockLanes residuals σ(z) − y
-	// lastWorkers is the number of goroutines the last GradSums call
-	// split the rows over (1: the fused single pass).
+	scratch   []laneScratch
+	// lastGroups and lastWorkers are the lane groups and the number of
+	// goroutines of the last GradSums call (read by the tests).
+	lastGroups  []laneGroup
 	lastWorkers int
 }
+
+// laneScratch holds one lane group's packed buffers, lane l of L at
+// offset l: th and g are len(cont) × L parameters and gradient sums, c and
+// s are np × L pattern offsets and residual sums, tb one lane's binary
+// parameters (pack).
+type laneScratch struct {
+	L               int
+	th, g, c, s, tb []float64
+}
+
+// laneGroup is lanes g0 … g0+n−1 of a GradSums call, run by the L-lane
+// kernel (n ≤ L).
+type laneGroup struct{ g0, n, L int }
 
 // blockLanes is the number of lanes one kernel call processes;
 // groups of at most blockLanesSmall lanes use a narrower kernel (same
@@ -126,11 +138,6 @@ func NewLogisticBlock(m *Logistic, data *design.Data) (*LogisticBlock, error) {
 			b.xc[i*dc+k] = data.X[i*d+j]
 		}
 	}
-	b.th = make([]float64, max(dc, 1)*blockLanes)
-	b.g = make([]float64, max(dc, 1)*blockLanes)
-	b.c = make([]float64, b.np*blockLanes)
-	b.s = make([]float64, b.np*blockLanes)
-	b.r = make([]float64, 2*blockRowChunk*blockLanes)
 	return b, nil
 }
 
@@ -144,15 +151,15 @@ func NewLogisticBlock(m *Logistic, data *design.Data) (*LogisticBlock, error) {
 // Σ_i x_ij s_i in row order; the binary gradient Σ_p x_pj S_p and the
 // intercept Σ_p S_p in pattern order; then + N·λ·w.
 //
-// The path: GradSums claims helpers on the cores its callers leave idle
-// (internal/cores: none inside a worker pool that keeps every core busy,
-// GOMAXPROCS − 1 when called alone). With no helper, or when the data
-// fit in one row chunk (N ≤ blockRowChunk), one fused pass over the rows
-// (the residuals stay in registers); otherwise the rows and lanes are
-// split over the caller and its helpers in tasks of fixed size (see
-// group), each sum owned by one task. Both paths compute every sum in the
-// same row order with the same operations, so the bits depend neither on
-// the path nor on the number of cores.
+// The lanes run in groups of blockLanes (a last group of at most
+// blockLanesSmall on the narrow kernel), each group one fused pass over
+// the rows with its residuals in registers. GradSums claims helpers on the
+// cores its callers leave idle (internal/cores: none inside a worker pool
+// that keeps every core busy, GOMAXPROCS − 1 when called alone) and runs
+// the groups in parallel; when that leaves a core without a group it
+// uses narrow groups of blockLanesSmall lanes (see laneGroups). A lane's
+// arithmetic is the same in every group and kernel, so the bits depend
+// neither on the grouping nor on the number of cores.
 func (b *LogisticBlock) GradSums(thetas, outs [][]float64) error {
 	if len(thetas) != len(outs) {
 		return fmt.Errorf("models: LogisticBlock.GradSums: %d parameter vectors, %d outputs", len(thetas), len(outs))
@@ -163,166 +170,160 @@ func (b *LogisticBlock) GradSums(thetas, outs [][]float64) error {
 			return fmt.Errorf("models: LogisticBlock.GradSums: lane %d has %d parameters and %d outputs, want %d", r, len(thetas[r]), len(outs[r]), p)
 		}
 	}
-	split, lanesPar := b.data.N > blockRowChunk, b.np*len(b.bin) >= lanesParallelWork
 	w := 1
-	if split || lanesPar {
-		w = claimWorkers(len(thetas) * b.data.N)
+	if len(thetas) > blockLanesSmall {
+		w = claimWorkers((len(thetas) + blockLanesSmall - 1) / blockLanesSmall)
 		defer cores.Release(w - 1)
 	}
-	wl := 1 // goroutines for packing and unpacking the lanes
-	if lanesPar {
-		wl = w
+	gs := laneGroups(len(thetas), w)
+	for len(b.scratch) < len(gs) {
+		b.scratch = append(b.scratch, laneScratch{})
 	}
-	for g0 := 0; g0 < len(thetas); g0 += blockLanes {
-		lanes := min(blockLanes, len(thetas)-g0)
-		L := blockLanes
-		if lanes <= blockLanesSmall {
-			L = blockLanesSmall
-		}
-		b.pack(thetas[g0:g0+lanes], L, wl)
-		b.lastWorkers = 1
-		if split && w > 1 {
-			b.lastWorkers = w
-			b.group(L, w)
-		} else {
-			// One goroutine, or one row chunk: the split into two
-			// passes would only add a round trip of the residuals
-			// through memory.
-			logisticBlockKernel.fused(b.xc, b.data.Y, b.pat, b.data.N, len(b.cont), L, b.th, b.c, b.g, b.s)
-		}
-		forEach(lanes, wl, func(l int) {
-			b.unpack(outs[g0+l], thetas[g0+l], l, L)
-		})
-	}
+	b.lastGroups, b.lastWorkers = gs, min(w, len(gs))
+	forEach(len(gs), w, func(k int) {
+		gr, sc := gs[k], &b.scratch[k]
+		b.pack(sc, thetas[gr.g0:gr.g0+gr.n], gr.L)
+		logisticBlockKernel(b.xc, b.data.Y, b.pat, b.data.N, len(b.cont), gr.L, sc.th, sc.c, sc.g, sc.s)
+		b.unpack(sc, outs[gr.g0:gr.g0+gr.n], thetas[gr.g0:gr.g0+gr.n])
+	})
 	return nil
 }
 
-// lanesParallelWork is the number of pattern × binary-column terms per
-// lane above which GradSums packs and unpacks the lanes in parallel.
-const lanesParallelWork = 1 << 14
+// laneGroups splits r lanes into the groups of one GradSums call on w
+// goroutines: groups of blockLanes, a last group of at most
+// blockLanesSmall lanes on the narrow kernel; but when w > 1 and there
+// are fewer wide groups than goroutines, groups of blockLanesSmall, so
+// that every goroutine has work. The wide kernel costs less per lane (on
+// the 2-core AMD EPYC, BenchmarkLogisticBlockGradSums/adult: 1.98 ms for
+// 16 lanes against 0.64 ms for 4), so narrow groups are used only to fill
+// idle cores.
+func laneGroups(r, w int) []laneGroup {
+	var gs []laneGroup
+	if wide := (r + blockLanes - 1) / blockLanes; w > 1 && wide < w && r > blockLanesSmall {
+		for g0 := 0; g0 < r; g0 += blockLanesSmall {
+			gs = append(gs, laneGroup{g0, min(blockLanesSmall, r-g0), blockLanesSmall})
+		}
+		return gs
+	}
+	for g0 := 0; g0 < r; g0 += blockLanes {
+		n := min(blockLanes, r-g0)
+		L := blockLanes
+		if n <= blockLanesSmall {
+			L = blockLanesSmall
+		}
+		gs = append(gs, laneGroup{g0, n, L})
+	}
+	return gs
+}
 
-// pack clears the group's buffers and writes the continuous parameters
-// and the pattern offsets c_p of every lane (lane l at offset l of L), on
-// up to w goroutines.
-func (b *LogisticBlock) pack(thetas [][]float64, L, w int) {
-	clear(b.th)
-	clear(b.g)
-	clear(b.c)
-	clear(b.s)
-	nb, d := len(b.bin), b.m.D
-	forEach(len(thetas), w, func(l int) {
-		th := thetas[l]
+// pack sizes sc for L lanes, clears its sums and writes the continuous
+// parameters and the pattern offsets c_p of every lane (lane l at offset
+// l of L; lanes past len(thetas) keep c = 0): c_pl = FMA chain over the
+// binary columns in column order from the lane's intercept, four
+// patterns' chains side by side in registers.
+func (b *LogisticBlock) pack(sc *laneScratch, thetas [][]float64, L int) {
+	dc, nb, np, d := max(len(b.cont), 1), len(b.bin), b.np, b.m.D
+	if sc.L != L {
+		*sc = laneScratch{L: L, th: make([]float64, dc*L), g: make([]float64, dc*L),
+			c: make([]float64, np*L), s: make([]float64, np*L), tb: make([]float64, nb)}
+	}
+	clear(sc.th)
+	clear(sc.g)
+	clear(sc.c)
+	clear(sc.s)
+	pats := b.pats
+	for l, th := range thetas {
 		for k, j := range b.cont {
-			b.th[k*L+l] = th[j]
+			sc.th[k*L+l] = th[j]
+		}
+		tb := sc.tb
+		for k, j := range b.bin {
+			tb[k] = th[j]
 		}
 		var bias float64
 		if b.m.Intercept {
 			bias = th[d]
 		}
-		for q := range b.np {
+		q := 0
+		for ; q+4 <= np; q += 4 {
+			p0, p1, p2, p3 := pats[q*nb:q*nb+nb], pats[(q+1)*nb:(q+2)*nb], pats[(q+2)*nb:(q+3)*nb], pats[(q+3)*nb:(q+4)*nb]
+			p0, p1, p2, p3 = p0[:len(tb)], p1[:len(tb)], p2[:len(tb)], p3[:len(tb)]
+			c0, c1, c2, c3 := bias, bias, bias, bias
+			for k, t := range tb {
+				c0 = math.FMA(p0[k], t, c0)
+				c1 = math.FMA(p1[k], t, c1)
+				c2 = math.FMA(p2[k], t, c2)
+				c3 = math.FMA(p3[k], t, c3)
+			}
+			sc.c[q*L+l], sc.c[(q+1)*L+l], sc.c[(q+2)*L+l], sc.c[(q+3)*L+l] = c0, c1, c2, c3
+		}
+		for ; q < np; q++ {
 			c := bias
-			for k, j := range b.bin {
-				c = math.FMA(b.pats[q*nb+k], th[j], c)
+			for k, t := range tb {
+				c = math.FMA(pats[q*nb+k], t, c)
 			}
-			b.c[q*L+l] = c
+			sc.c[q*L+l] = c
 		}
-	})
-}
-
-// unpack writes lane l's gradient sum to out: the continuous columns,
-// the binary columns and the intercept from the pattern sums, + N·λ·θ.
-func (b *LogisticBlock) unpack(out, th []float64, l, L int) {
-	nb, d, nf := len(b.bin), b.m.D, float64(b.data.N)
-	for k, j := range b.cont {
-		out[j] = b.g[k*L+l]
-	}
-	for k, j := range b.bin {
-		var v float64
-		for q := range b.np {
-			v = math.FMA(b.pats[q*nb+k], b.s[q*L+l], v)
-		}
-		out[j] = v
-	}
-	if b.m.L2 != 0 {
-		for j := range d {
-			out[j] += nf * b.m.L2 * th[j]
-		}
-	}
-	if b.m.Intercept {
-		var v float64
-		for q := range b.np {
-			v += b.s[q*L+l]
-		}
-		out[d] = v
 	}
 }
 
-// blockRowChunk is the number of rows of one chunk of group and
-// residRows the rows of one residual task: constants, so that the tasks
-// do not depend on the number of cores (the bits do not either: no two
-// tasks share a sum). 4,096 rows (1 MiB of residuals for 16 lanes) keep a
-// chunk's residuals in cache while paying few synchronisations: on the
-// idle 2-core AMD EPYC, 1,024-row chunks made the dense SIMD case 1.15×
-// slower than the fused single pass, 4,096 make it 0.74× (BENCHMARKS.md).
-const (
-	blockRowChunk = 4096
-	residRows     = 256
-)
-
-// group runs the two passes of one lane group over the continuous
-// columns, chunk by chunk of blockRowChunk rows: the residuals
-// r_i = σ(z_i) − y_i of the chunk's rows (tasks of residRows rows), then
-// the sums g_j += x_ij r_i and S_p += r_i of its rows (one task), each a
-// chain in row order. Chunk k−1's sums and chunk k's residuals run as one
-// batch of parallel tasks (r holds two chunks), so the sums of one chunk
-// overlap the residuals of the next. The tasks run on w goroutines; the
-// result does not depend on w.
-func (b *LogisticBlock) group(L, w int) {
-	n, dc, k := b.data.N, len(b.cont), logisticBlockKernel
-	chunks := (n + blockRowChunk - 1) / blockRowChunk
-	rows := func(c int) (int, int, []float64) {
-		return c * blockRowChunk, min(n, (c+1)*blockRowChunk), b.r[c%2*blockRowChunk*L:]
-	}
-	for c := 0; c <= chunks; c++ {
-		ns, nr := 0, 0
-		if c > 0 {
-			ns = 1
+// unpack writes the gradient sum of lane l to outs[l] for every lane of
+// the group: the continuous columns, the binary columns Σ_p x_pj S_pl
+// (FMA chain in pattern order, four columns' chains side by side in
+// registers) and the intercept Σ_p S_pl from the pattern sums, + N·λ·θ.
+func (b *LogisticBlock) unpack(sc *laneScratch, outs, thetas [][]float64) {
+	nb, np, d, nf, L := len(b.bin), b.np, b.m.D, float64(b.data.N), sc.L
+	pats, s := b.pats, sc.s
+	for l, out := range outs[:len(thetas)] {
+		for k, j := range b.cont {
+			out[j] = sc.g[k*L+l]
 		}
-		if c < chunks {
-			i0, i1, _ := rows(c)
-			nr = (i1 - i0 + residRows - 1) / residRows
-		}
-		forEach(ns+nr, w, func(t int) {
-			if t < ns {
-				i0, i1, r := rows(c - 1)
-				k.sums(b.xc, b.pat, i0, i1, dc, L, r, b.g, b.s)
-				return
+		k := 0
+		for ; k+4 <= nb; k += 4 {
+			var v0, v1, v2, v3 float64
+			for q := range np {
+				p, sv := pats[q*nb+k:q*nb+k+4], s[q*L+l]
+				v0 = math.FMA(p[0], sv, v0)
+				v1 = math.FMA(p[1], sv, v1)
+				v2 = math.FMA(p[2], sv, v2)
+				v3 = math.FMA(p[3], sv, v3)
 			}
-			t -= ns
-			i0, i1, r := rows(c)
-			j0 := i0 + t*residRows
-			k.resid(b.xc, b.data.Y, b.pat, j0, min(i1, j0+residRows), dc, L, b.th, b.c, r[t*residRows*L:])
-		})
+			out[b.bin[k]], out[b.bin[k+1]], out[b.bin[k+2]], out[b.bin[k+3]] = v0, v1, v2, v3
+		}
+		for ; k < nb; k++ {
+			var v float64
+			for q := range np {
+				v = math.FMA(pats[q*nb+k], s[q*L+l], v)
+			}
+			out[b.bin[k]] = v
+		}
+		if b.m.L2 != 0 {
+			for j := range d {
+				out[j] += nf * b.m.L2 * thetas[l][j]
+			}
+		}
+		if b.m.Intercept {
+			var v float64
+			for q := range np {
+				v += s[q*L+l]
+			}
+			out[d] = v
+		}
 	}
 }
 
-// logisticKernels are the kernels of a lane group. The two passes of
-// group: resid writes r[(i−i0)*L+l] = σ(z_il) − y_i for rows i0 … i1−1,
-// and sums adds, for rows i0 … i1−1 (r[(i−i0)*L+l] is row i) in row
-// order, x_ij·r_il to g_jl (fused) for every column j < d and r_il to
-// S_{p(i)l}, for every lane l < L. fused does both for all n rows in one
-// pass, row by row: the same operations in the same order.
-type logisticKernels struct {
-	resid func(x, y []float64, pat []int32, i0, i1, d, L int, th, c, r []float64)
-	sums  func(x []float64, pat []int32, i0, i1, d, L int, r, g, s []float64)
-	fused func(x, y []float64, pat []int32, n, d, L int, th, c, g, s []float64)
-}
+// logisticKernel is the kernel of a lane group: for rows 0 … n−1 in row
+// order, z_il = c_{p(i)l} + Σ_j x_ij·th_jl (FMA chain in column order),
+// r_il = σ(z_il) − y_i, then g_jl = fma(x_ij, r_il, g_jl) for every
+// column j < d and S_{p(i)l} += r_il, for every lane l < L (x is n×d, th
+// and g are d×L, c and s patterns×L, lane-minor).
+type logisticKernel func(x, y []float64, pat []int32, n, d, L int, th, c, g, s []float64)
 
-// logisticPortable are the portable kernels.
-var logisticPortable = logisticKernels{logisticResidPortable, logisticSumsPortable, logisticFusedPortable}
+// logisticPortable is the portable kernel.
+var logisticPortable logisticKernel = logisticFusedPortable
 
-// logisticBlockKernel are the kernels used by GradSums: the portable ones,
-// replaced at init by the SIMD ones where they are built and supported.
+// logisticBlockKernel is the kernel used by GradSums: the portable one,
+// replaced at init by the SIMD one where it is built and supported.
 var logisticBlockKernel = logisticPortable
 
 // Constants of blockExp.
@@ -382,6 +383,10 @@ func blockSigmoid(z float64) float64 {
 	return e * a
 }
 
+// logisticResidPortable and logisticSumsPortable are the row kernels: the
+// two halves of the kernel for rows i0 … i1−1, the scalar twins of the
+// SIMD row kernels that finish the SIMD kernels' last rows.
+//
 // logisticResidPortable writes the residuals of rows i0 … i1−1: x is
 // N×d, th is d×L (lane-minor), c is patterns×L (the pattern offsets z
 // starts from). For each lane, z = FMA chain over j from c_{p(i)} and
@@ -424,7 +429,7 @@ func logisticSumsPortable(x []float64, pat []int32, i0, i1, d, L int, r, g, s []
 // in one pass over rows 0 … n−1, two rows at a time with the residuals
 // in z0 and z1, then a last odd row: S_{p(i)} += s_i and
 // g_j = fma(x_ij, s_i, g_j) row by row. (Written out rather than calling
-// the two-pass kernels for the last row: with those calls the compiled
+// the row kernels for the last row: with those calls the compiled
 // row-pair loop ran 20 % slower, measured on dense/R=16.)
 func logisticFusedPortable(x, y []float64, pat []int32, n, d, L int, th, c, g, s []float64) {
 	z0, z1 := make([]float64, L), make([]float64, L) // len known to be L: no bounds checks below

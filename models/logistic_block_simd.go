@@ -7,7 +7,7 @@ import "simd/archsimd"
 func init() {
 	if archsimd.X86.AVX2() && archsimd.X86.FMA() {
 		sigK = newSigConsts()
-		logisticBlockKernel = logisticKernels{logisticResidSIMD, logisticSumsSIMD, logisticFusedSIMD}
+		logisticBlockKernel = logisticFusedSIMD
 	}
 }
 
@@ -17,7 +17,8 @@ func init() {
 // on Intel (issue #30). Helpers that take or return vectors leave that to
 // their callers. internal/avxstate checks the compiled code.
 
-// logisticResidSIMD dispatches on the lane count.
+// logisticResidSIMD, the row kernel of the residuals (the fused kernels'
+// last rows), dispatches on the lane count.
 func logisticResidSIMD(x, y []float64, pat []int32, i0, i1, d, L int, th, c, r []float64) {
 	switch L {
 	case 16:
@@ -326,7 +327,7 @@ func addTo(s []float64, a0, a1, a2, a3 f64x4) {
 
 // logisticFused16 is logisticFusedPortable with sixteen lanes in four
 // AVX2 registers, two rows at a time with their residuals in registers;
-// a last odd row goes through the two-pass kernels (same operations).
+// a last odd row goes through the row kernels (same operations).
 // The dot products repeat logisticResid16's inline on purpose: a helper
 // for both returned its eight vectors through memory, 4–7 % slower on
 // adult/R=32 (likewise logisticResid4's in logisticFused4).
@@ -371,8 +372,8 @@ func logisticFused16(x, y []float64, pat []int32, n, d int, th, c, g, s []float6
 
 // logisticFused4 is logisticFusedPortable with four lanes in one AVX2
 // register, four rows at a time with their residuals in registers (four
-// interleaved σ chains); the last rows go through the two-pass kernels
-// (same operations).
+// interleaved σ chains); the last rows go through the row kernels (same
+// operations).
 func logisticFused4(x, y []float64, pat []int32, n, d int, th, c, g, s []float64) {
 	const L = blockLanesSmall
 	k := sigK
@@ -407,7 +408,7 @@ func logisticFused4(x, y []float64, pat []int32, n, d int, th, c, g, s []float64
 }
 
 // logisticFusedLast runs rows i … n−1 (at most three rows of four lanes
-// or one row of sixteen) through the two-pass kernels with the residuals
+// or one row of sixteen) through the row kernels with the residuals
 // on the stack.
 func logisticFusedLast(x, y []float64, pat []int32, i, n, d, L int, th, c, g, s []float64) {
 	if i >= n {

@@ -224,3 +224,94 @@ func BenchmarkLogisticBlockGradSums(b *testing.B) {
 		})
 	}
 }
+
+// pack and unpack compute the documented chains lane by lane: c_pl = FMA
+// chain over the binary columns from the intercept, the binary gradient
+// Σ_p x_pj S_pl and the intercept Σ_p S_pl in pattern order; checked bit
+// for bit against those chains written one lane at a time, with pattern
+// and column counts that are not multiples of the four chains run side
+// by side, for wide and narrow groups.
+func TestLogisticBlockPackUnpackChains(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		n, d      int
+		lanes, L  int
+		intercept bool
+	}{
+		{"wide group, 5 lanes", 4001, 22, 5, 16, true},
+		{"narrow group, 3 lanes", 4001, 22, 3, 4, true},
+		{"one lane, no intercept", 997, 10, 1, 4, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// Columns 0 … 6 binary, the bits of one of 45 patterns.
+			data := blockTestData(t, tc.n, tc.d, 31)
+			rng := rand.New(rand.NewPCG(3, 3))
+			for i := range tc.n {
+				p := rng.IntN(45)
+				for j := range 7 {
+					data.X[i*tc.d+j] = float64(p >> j & 1)
+				}
+				for j := 7; j < tc.d; j++ {
+					data.X[i*tc.d+j] = rng.NormFloat64()
+				}
+			}
+			m, _ := NewLogistic(tc.d, tc.intercept, 0.05)
+			b, err := NewLogisticBlock(m, data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			nb := len(b.bin)
+			if nb == 0 || nb%4 == 0 || b.np%4 == 0 {
+				t.Fatalf("setup: %d binary columns and %d patterns, want both present and not multiples of 4", nb, b.np)
+			}
+			th := blockTestThetas(tc.lanes, m.NumParams(), 1, 5)
+			var sc laneScratch
+			b.pack(&sc, th, tc.L)
+			for i := range sc.s {
+				sc.s[i] = rng.NormFloat64()
+			}
+			outs := blockTestThetas(tc.lanes, m.NumParams(), 0, 0)
+			b.unpack(&sc, outs, th)
+			for l := range tc.lanes {
+				for q := range b.np {
+					var c float64
+					if tc.intercept {
+						c = th[l][tc.d]
+					}
+					for k, j := range b.bin {
+						c = math.FMA(b.pats[q*nb+k], th[l][j], c)
+					}
+					if got := sc.c[q*tc.L+l]; math.Float64bits(got) != math.Float64bits(c) {
+						t.Fatalf("lane %d pattern %d: c = %.17g, chain %.17g", l, q, got, c)
+					}
+				}
+				for k, j := range b.bin {
+					var v float64
+					for q := range b.np {
+						v = math.FMA(b.pats[q*nb+k], sc.s[q*tc.L+l], v)
+					}
+					v += float64(tc.n) * m.L2 * th[l][j]
+					if math.Float64bits(outs[l][j]) != math.Float64bits(v) {
+						t.Fatalf("lane %d binary column %d: %.17g, chain %.17g", l, j, outs[l][j], v)
+					}
+				}
+				if tc.intercept {
+					var v float64
+					for q := range b.np {
+						v += sc.s[q*tc.L+l]
+					}
+					if math.Float64bits(outs[l][tc.d]) != math.Float64bits(v) {
+						t.Fatalf("lane %d intercept: %.17g, sum %.17g", l, outs[l][tc.d], v)
+					}
+				}
+			}
+			for l := tc.lanes; l < tc.L; l++ {
+				for q := range b.np {
+					if sc.c[q*tc.L+l] != 0 {
+						t.Fatalf("unused lane %d pattern %d: c = %g, want 0", l, q, sc.c[q*tc.L+l])
+					}
+				}
+			}
+		})
+	}
+}

@@ -64,17 +64,25 @@ func realStateCached(ctx context.Context, spec RealSpec, env experiments.Env) (*
 		if err != nil {
 			return nil, err
 		}
+		// The calibration and the Partial run are independent: they
+		// train side by side.
 		steps := spec.StepsFor(prof)
-		c, err := prep.CalibrateC(ctx, steps)
+		c, partial := 0.0, math.NaN()
+		err = experiments.Parallel(ctx, 2, 0, func(ctx context.Context, k int) error {
+			var err error
+			switch {
+			case k == 0:
+				c, err = prep.CalibrateC(ctx, steps)
+			case spec.Partial:
+				partial, err = prep.PartialMetric(ctx, steps)
+			}
+			return err
+		}, nil)
 		if err != nil {
 			return nil, err
 		}
 		st := newRealState(prep, c)
-		if spec.Partial {
-			if st.partial, err = prep.PartialMetric(ctx, steps); err != nil {
-				return nil, err
-			}
-		}
+		st.partial = partial
 		return st, nil
 	})
 	if err != nil {

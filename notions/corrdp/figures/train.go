@@ -215,25 +215,23 @@ func (p *RealPrep) PartialMetric(ctx context.Context, steps int) (float64, error
 // training MSE for the NN). CorrDP is never consulted.
 func (p *RealPrep) CalibrateC(ctx context.Context, steps int) (float64, error) {
 	seed := experiments.CellSeed(seedBase, "corrdp-calibrate-"+p.Spec.Name, "crn", 5, 0)
-	np, err := p.Train(ctx, VariantNonPrivate, 5, 1, nil, steps, seed)
+	// Lock-step models train the non-private run and the whole grid
+	// together (a run's θ does not depend on its block); others train
+	// the grid one C at a time, stopping at the first that qualifies.
+	runs := []trainRun{{variant: VariantNonPrivate, eps: 5, c: 1, steps: steps, seed: seed}}
+	if p.blockGrad(p.Data) != nil {
+		for _, c := range cGrid {
+			runs = append(runs, trainRun{variant: VariantStandard, eps: 5, c: c, steps: steps, seed: seed})
+		}
+	}
+	trained, err := p.trainMany(ctx, runs)
 	if err != nil {
 		return 0, err
 	}
-	base := p.Metric(np)
-	// Lock-step models train the whole grid together.
-	var grid [][]float64
-	if p.blockGrad(p.Data) != nil {
-		runs := make([]trainRun, len(cGrid))
-		for k, c := range cGrid {
-			runs[k] = trainRun{variant: VariantStandard, eps: 5, c: c, steps: steps, seed: seed}
-		}
-		if grid, err = p.trainMany(ctx, runs); err != nil {
-			return 0, err
-		}
-	}
+	base, grid := p.Metric(trained[0]), trained[1:]
 	for k, c := range cGrid {
 		var th []float64
-		if grid != nil {
+		if k < len(grid) {
 			th = grid[k]
 		} else if th, err = p.Train(ctx, VariantStandard, 5, c, nil, steps, seed); err != nil {
 			return 0, err
