@@ -157,8 +157,8 @@ func TestLogisticBlockUsesIdleCores(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if b.lastWorkers != tc.workers || len(b.lastGroups) != tc.groups {
-			t.Errorf("%d of 4 cores busy: %d groups on %d goroutines, want %d on %d", tc.busy, len(b.lastGroups), b.lastWorkers, tc.groups, tc.workers)
+		if b.lastWorkers != tc.workers || len(b.groups) != tc.groups {
+			t.Errorf("%d of 4 cores busy: %d groups on %d goroutines, want %d on %d", tc.busy, len(b.groups), b.lastWorkers, tc.groups, tc.workers)
 		}
 		if n := cores.Busy(); n != 0 {
 			t.Fatalf("%d of 4 cores busy: %d still counted after GradSums (helpers not released)", tc.busy, n)
@@ -197,7 +197,7 @@ func TestLaneGroups(t *testing.T) {
 		{33, 2, []laneGroup{{0, 16, 16}, {16, 16, 16}, {32, 1, 4}}},
 		{9, 3, []laneGroup{{0, 4, 4}, {4, 4, 4}, {8, 1, 4}}},
 	} {
-		if got := laneGroups(tc.r, tc.w); !slices.Equal(got, tc.want) {
+		if got := laneGroups(nil, tc.r, tc.w); !slices.Equal(got, tc.want) {
 			t.Errorf("laneGroups(%d, %d) = %v, want %v", tc.r, tc.w, got, tc.want)
 		}
 	}

@@ -43,9 +43,9 @@ type LogisticBlock struct {
 	pats      []float64 // patterns × len(bin), 0/1
 	np        int       // number of patterns
 	scratch   []laneScratch
-	// lastGroups and lastWorkers are the lane groups and the number of
-	// goroutines of the last GradSums call (read by the tests).
-	lastGroups  []laneGroup
+	groups    []laneGroup // the lane groups of the last GradSums call (reused)
+	// lastWorkers is the number of goroutines of the last GradSums call
+	// (read by the tests).
 	lastWorkers int
 }
 
@@ -175,11 +175,12 @@ func (b *LogisticBlock) GradSums(thetas, outs [][]float64) error {
 		w = claimWorkers((len(thetas) + blockLanesSmall - 1) / blockLanesSmall)
 		defer cores.Release(w - 1)
 	}
-	gs := laneGroups(len(thetas), w)
+	b.groups = laneGroups(b.groups[:0], len(thetas), w)
+	gs := b.groups
 	for len(b.scratch) < len(gs) {
 		b.scratch = append(b.scratch, laneScratch{})
 	}
-	b.lastGroups, b.lastWorkers = gs, min(w, len(gs))
+	b.lastWorkers = min(w, len(gs))
 	forEach(len(gs), w, func(k int) {
 		gr, sc := gs[k], &b.scratch[k]
 		b.pack(sc, thetas[gr.g0:gr.g0+gr.n], gr.L)
@@ -189,16 +190,15 @@ func (b *LogisticBlock) GradSums(thetas, outs [][]float64) error {
 	return nil
 }
 
-// laneGroups splits r lanes into the groups of one GradSums call on w
-// goroutines: groups of blockLanes, a last group of at most
+// laneGroups appends to gs the groups of r lanes for one GradSums call on
+// w goroutines: groups of blockLanes, a last group of at most
 // blockLanesSmall lanes on the narrow kernel; but when w > 1 and there
 // are fewer wide groups than goroutines, groups of blockLanesSmall, so
 // that every goroutine has work. The wide kernel costs less per lane (on
 // the 2-core AMD EPYC, BenchmarkLogisticBlockGradSums/adult: 1.98 ms for
 // 16 lanes against 0.64 ms for 4), so narrow groups are used only to fill
 // idle cores.
-func laneGroups(r, w int) []laneGroup {
-	var gs []laneGroup
+func laneGroups(gs []laneGroup, r, w int) []laneGroup {
 	if wide := (r + blockLanes - 1) / blockLanes; w > 1 && wide < w && r > blockLanesSmall {
 		for g0 := 0; g0 < r; g0 += blockLanesSmall {
 			gs = append(gs, laneGroup{g0, min(blockLanesSmall, r-g0), blockLanesSmall})

@@ -67,13 +67,15 @@ func realStateCached(ctx context.Context, spec RealSpec, env experiments.Env) (*
 		// The calibration and the Partial run are independent: they
 		// train side by side.
 		steps := spec.StepsFor(prof)
-		c, partial := 0.0, math.NaN()
-		err = experiments.Parallel(ctx, 2, 0, func(ctx context.Context, k int) error {
+		c, partial, tasks := 0.0, math.NaN(), 1
+		if spec.Partial {
+			tasks = 2
+		}
+		err = experiments.Parallel(ctx, tasks, 0, func(ctx context.Context, k int) error {
 			var err error
-			switch {
-			case k == 0:
+			if k == 0 {
 				c, err = prep.CalibrateC(ctx, steps)
-			case spec.Partial:
+			} else {
 				partial, err = prep.PartialMetric(ctx, steps)
 			}
 			return err
