@@ -3,7 +3,10 @@ package models
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"sort"
+	"sync"
+	"sync/atomic"
 
 	"github.com/featuredp/featuredp/design"
 	"github.com/featuredp/featuredp/internal/cores"
@@ -42,6 +45,10 @@ type LogisticBlock struct {
 	pat       []int32   // pattern of each row
 	pats      []float64 // patterns × len(bin), 0/1
 	np        int       // number of patterns
+	// splitRows: the rows have no binary patterns and are many enough
+	// (N ≥ 4·splitChunk) that a group whose cores would otherwise idle
+	// is split by rows (see GradSums and split).
+	splitRows bool
 	scratch   []laneScratch
 	groups    []laneGroup // the lane groups of the last GradSums call (reused)
 	// lastWorkers is the number of goroutines of the last GradSums call
@@ -52,10 +59,11 @@ type LogisticBlock struct {
 // laneScratch holds one lane group's packed buffers, lane l of L at
 // offset l: th and g are len(cont) × L parameters and gradient sums, c and
 // s are np × L pattern offsets and residual sums, tb one lane's binary
-// parameters (pack).
+// parameters (pack), r the residuals of the row split's chunks (allocated
+// on first use).
 type laneScratch struct {
-	L               int
-	th, g, c, s, tb []float64
+	L                  int
+	th, g, c, s, tb, r []float64
 }
 
 // laneGroup is lanes g0 … g0+n−1 of a GradSums call, run by the L-lane
@@ -132,6 +140,7 @@ func NewLogisticBlock(m *Logistic, data *design.Data) (*LogisticBlock, error) {
 		b.np = len(b.pats) / len(b.bin)
 	}
 	dc := len(b.cont)
+	b.splitRows = len(b.bin) == 0 && n >= 4*splitChunk
 	b.xc = make([]float64, n*dc)
 	for i := range n {
 		for k, j := range b.cont {
@@ -156,11 +165,48 @@ func NewLogisticBlock(m *Logistic, data *design.Data) (*LogisticBlock, error) {
 // the rows with its residuals in registers. GradSums claims helpers on the
 // cores its callers leave idle (internal/cores: none inside a worker pool
 // that keeps every core busy, GOMAXPROCS − 1 when called alone) and runs
-// the groups in parallel; when that leaves a core without a group it
-// uses narrow groups of blockLanesSmall lanes (see laneGroups). A lane's
-// arithmetic is the same in every group and kernel, so the bits depend
-// neither on the grouping nor on the number of cores.
+// the groups in parallel. When that leaves a core without a group, it
+// splits each group's rows over the cores (see split) if the data have
+// no binary patterns, and otherwise uses narrow groups of blockLanesSmall
+// lanes (see laneGroups): with patterns, each group's pack and unpack run
+// on one goroutine, and on the 2-core AMD EPYC the split was 1.2–1.3×
+// slower than narrow groups there, 0.6–0.8× of them on data without
+// (BENCHMARKS.md). A lane's arithmetic is the same in every group, kernel
+// and split, so the bits depend neither on the grouping nor on the number
+// of cores.
 func (b *LogisticBlock) GradSums(thetas, outs [][]float64) error {
+	if err := b.checkLanes(thetas, outs); err != nil {
+		return err
+	}
+	w := 1
+	if tasks := b.parallelTasks(len(thetas)); tasks > 1 {
+		w = claimWorkers(tasks)
+		defer cores.Release(w - 1)
+	}
+	split := b.splitRows && w > 1 && (len(thetas)+blockLanes-1)/blockLanes < w
+	b.groups = laneGroups(b.groups[:0], len(thetas), w, split)
+	for len(b.scratch) < len(b.groups) {
+		b.scratch = append(b.scratch, laneScratch{})
+	}
+	if split {
+		b.lastWorkers = w
+		for k := range b.groups {
+			b.runGroup(k, w, thetas, outs)
+		}
+		return nil
+	}
+	b.lastWorkers = min(w, len(b.groups))
+	forEach(len(b.groups), w, func(k int) { b.runGroup(k, 1, thetas, outs) })
+	return nil
+}
+
+// checkLanes checks that b was made by NewLogisticBlock, that there are
+// as many outputs as parameter vectors and that every one has
+// NumParams() entries.
+func (b *LogisticBlock) checkLanes(thetas, outs [][]float64) error {
+	if b == nil || b.m == nil {
+		return fmt.Errorf("models: LogisticBlock.GradSums: nil or zero LogisticBlock (make one with NewLogisticBlock)")
+	}
 	if len(thetas) != len(outs) {
 		return fmt.Errorf("models: LogisticBlock.GradSums: %d parameter vectors, %d outputs", len(thetas), len(outs))
 	}
@@ -170,36 +216,47 @@ func (b *LogisticBlock) GradSums(thetas, outs [][]float64) error {
 			return fmt.Errorf("models: LogisticBlock.GradSums: lane %d has %d parameters and %d outputs, want %d", r, len(thetas[r]), len(outs[r]), p)
 		}
 	}
-	w := 1
-	if len(thetas) > blockLanesSmall {
-		w = claimWorkers((len(thetas) + blockLanesSmall - 1) / blockLanesSmall)
-		defer cores.Release(w - 1)
-	}
-	b.groups = laneGroups(b.groups[:0], len(thetas), w)
-	gs := b.groups
-	for len(b.scratch) < len(gs) {
-		b.scratch = append(b.scratch, laneScratch{})
-	}
-	b.lastWorkers = min(w, len(gs))
-	forEach(len(gs), w, func(k int) {
-		gr, sc := gs[k], &b.scratch[k]
-		b.pack(sc, thetas[gr.g0:gr.g0+gr.n], gr.L)
-		logisticBlockKernel(b.xc, b.data.Y, b.pat, b.data.N, len(b.cont), gr.L, sc.th, sc.c, sc.g, sc.s)
-		b.unpack(sc, outs[gr.g0:gr.g0+gr.n], thetas[gr.g0:gr.g0+gr.n])
-	})
 	return nil
+}
+
+// runGroup computes the sums of lane group k of the call (b.groups[k],
+// scratch b.scratch[k]): pack, the fused kernel (w = 1) or the row split
+// on w goroutines, unpack.
+func (b *LogisticBlock) runGroup(k, w int, thetas, outs [][]float64) {
+	gr, sc := b.groups[k], &b.scratch[k]
+	th, out := thetas[gr.g0:gr.g0+gr.n], outs[gr.g0:gr.g0+gr.n]
+	b.pack(sc, th, gr.L)
+	if w > 1 {
+		b.split(sc, w)
+	} else {
+		logisticBlockKernel.fused(b.xc, b.data.Y, b.pat, b.data.N, len(b.cont), gr.L, sc.th, sc.c, sc.g, sc.s)
+	}
+	b.unpack(sc, out, th)
+}
+
+// parallelTasks is the number of independent tasks of a GradSums call of
+// r lanes, the most goroutines it can use: every core when its rows may
+// be split, else one per narrow group.
+func (b *LogisticBlock) parallelTasks(r int) int {
+	switch {
+	case b.splitRows:
+		return runtime.GOMAXPROCS(0)
+	case r > blockLanesSmall:
+		return (r + blockLanesSmall - 1) / blockLanesSmall
+	}
+	return 1
 }
 
 // laneGroups appends to gs the groups of r lanes for one GradSums call on
 // w goroutines: groups of blockLanes, a last group of at most
-// blockLanesSmall lanes on the narrow kernel; but when w > 1 and there
-// are fewer wide groups than goroutines, groups of blockLanesSmall, so
-// that every goroutine has work. The wide kernel costs less per lane (on
-// the 2-core AMD EPYC, BenchmarkLogisticBlockGradSums/adult: 1.98 ms for
-// 16 lanes against 0.64 ms for 4), so narrow groups are used only to fill
-// idle cores.
-func laneGroups(gs []laneGroup, r, w int) []laneGroup {
-	if wide := (r + blockLanes - 1) / blockLanes; w > 1 && wide < w && r > blockLanesSmall {
+// blockLanesSmall lanes on the narrow kernel; but when w > 1, there are
+// fewer wide groups than goroutines and the rows are not split, groups
+// of blockLanesSmall, so that every goroutine has work. The wide kernel
+// costs less per lane (on the 2-core AMD EPYC,
+// BenchmarkLogisticBlockGradSums/adult: 1.98 ms for 16 lanes against
+// 0.64 ms for 4), so narrow groups are used only to fill idle cores.
+func laneGroups(gs []laneGroup, r, w int, split bool) []laneGroup {
+	if wide := (r + blockLanes - 1) / blockLanes; !split && w > 1 && wide < w && r > blockLanesSmall {
 		for g0 := 0; g0 < r; g0 += blockLanesSmall {
 			gs = append(gs, laneGroup{g0, min(blockLanesSmall, r-g0), blockLanesSmall})
 		}
@@ -214,6 +271,80 @@ func laneGroups(gs []laneGroup, r, w int) []laneGroup {
 		gs = append(gs, laneGroup{g0, n, L})
 	}
 	return gs
+}
+
+// splitChunk is the number of rows of one chunk of split.
+const splitChunk = 1024
+
+// split runs the kernel of one packed lane group on w goroutines in two
+// passes over chunks of splitChunk rows: the residuals
+// r_i = σ(z_i) − y_i of a chunk's rows (rows independent of each other;
+// any goroutine, any order) into one of the slots of sc.r, and the sums
+// g_j += x_ij r_i and S_p += r_i (the caller, chunk after chunk, each sum
+// a chain in row order), which frees the slot. A goroutine takes a free
+// slot before it claims the next chunk, so at most len(slots) chunks are
+// claimed and not yet summed, and chunk c's slot, c mod slots, is free.
+// The caller computes residuals itself while the next chunk's are not
+// ready. The operations and their order are those of the fused kernel,
+// so the bits are the same.
+func (b *LogisticBlock) split(sc *laneScratch, w int) {
+	n, dc, L, k := b.data.N, len(b.cont), sc.L, logisticBlockKernel
+	chunks, slots := (n+splitChunk-1)/splitChunk, 2*w+2
+	if len(sc.r) < slots*splitChunk*L {
+		sc.r = make([]float64, slots*splitChunk*L)
+	}
+	rows := func(c int) (int, int, []float64) {
+		return c * splitChunk, min(n, (c+1)*splitChunk), sc.r[c%slots*splitChunk*L:]
+	}
+	free, ready := make(chan struct{}, slots), make(chan int, slots)
+	for range slots {
+		free <- struct{}{}
+	}
+	var next atomic.Int64
+	// resid claims the next chunk (its caller holds a free slot) and
+	// computes its residuals; it returns false, and the slot, when every
+	// chunk is claimed.
+	resid := func() bool {
+		c := int(next.Add(1) - 1)
+		if c >= chunks {
+			free <- struct{}{}
+			return false
+		}
+		i0, i1, r := rows(c)
+		k.resid(b.xc, b.data.Y, b.pat, i0, i1, dc, L, sc.th, sc.c, r)
+		ready <- c
+		return true
+	}
+	var wg sync.WaitGroup
+	for range w - 1 {
+		wg.Go(func() {
+			for <-free; resid(); <-free {
+			}
+		})
+	}
+	done := make([]bool, chunks)
+	for c := range chunks {
+		for !done[c] {
+			select {
+			case r := <-ready:
+				done[r] = true
+				continue
+			default:
+			}
+			select {
+			case <-free:
+				if !resid() {
+					done[<-ready] = true
+				}
+			case r := <-ready:
+				done[r] = true
+			}
+		}
+		i0, i1, r := rows(c)
+		k.sums(b.xc, b.pat, i0, i1, dc, L, r, sc.g, sc.s)
+		free <- struct{}{}
+	}
+	wg.Wait()
 }
 
 // pack sizes sc for L lanes, clears its sums and writes the continuous
@@ -312,18 +443,24 @@ func (b *LogisticBlock) unpack(sc *laneScratch, outs, thetas [][]float64) {
 	}
 }
 
-// logisticKernel is the kernel of a lane group: for rows 0 … n−1 in row
-// order, z_il = c_{p(i)l} + Σ_j x_ij·th_jl (FMA chain in column order),
-// r_il = σ(z_il) − y_i, then g_jl = fma(x_ij, r_il, g_jl) for every
-// column j < d and S_{p(i)l} += r_il, for every lane l < L (x is n×d, th
-// and g are d×L, c and s patterns×L, lane-minor).
-type logisticKernel func(x, y []float64, pat []int32, n, d, L int, th, c, g, s []float64)
+// logisticKernels are the kernels of a lane group. fused runs rows
+// 0 … n−1 in row order: z_il = c_{p(i)l} + Σ_j x_ij·th_jl (FMA chain in
+// column order), r_il = σ(z_il) − y_i, then g_jl = fma(x_ij, r_il, g_jl)
+// for every column j < d and S_{p(i)l} += r_il, for every lane l < L (x
+// is n×d, th and g are d×L, c and s patterns×L, lane-minor). resid and
+// sums are its two halves for rows i0 … i1−1, with the residuals in r
+// (r[(i−i0)·L+l]): the same operations in the same order.
+type logisticKernels struct {
+	fused func(x, y []float64, pat []int32, n, d, L int, th, c, g, s []float64)
+	resid func(x, y []float64, pat []int32, i0, i1, d, L int, th, c, r []float64)
+	sums  func(x []float64, pat []int32, i0, i1, d, L int, r, g, s []float64)
+}
 
-// logisticPortable is the portable kernel.
-var logisticPortable logisticKernel = logisticFusedPortable
+// logisticPortable are the portable kernels.
+var logisticPortable = logisticKernels{logisticFusedPortable, logisticResidPortable, logisticSumsPortable}
 
-// logisticBlockKernel is the kernel used by GradSums: the portable one,
-// replaced at init by the SIMD one where it is built and supported.
+// logisticBlockKernel are the kernels used by GradSums: the portable ones,
+// replaced at init by the SIMD ones where they are built and supported.
 var logisticBlockKernel = logisticPortable
 
 // Constants of blockExp.
@@ -384,8 +521,8 @@ func blockSigmoid(z float64) float64 {
 }
 
 // logisticResidPortable and logisticSumsPortable are the row kernels: the
-// two halves of the kernel for rows i0 … i1−1, the scalar twins of the
-// SIMD row kernels that finish the SIMD kernels' last rows.
+// two halves of the kernel for rows i0 … i1−1 (the row split), the scalar
+// twins of the SIMD row kernels.
 //
 // logisticResidPortable writes the residuals of rows i0 … i1−1: x is
 // N×d, th is d×L (lane-minor), c is patterns×L (the pattern offsets z

@@ -7,7 +7,7 @@ import "simd/archsimd"
 func init() {
 	if archsimd.X86.AVX2() && archsimd.X86.FMA() {
 		sigK = newSigConsts()
-		logisticBlockKernel = logisticFusedSIMD
+		logisticBlockKernel = logisticKernels{logisticFusedSIMD, logisticResidSIMD, logisticSumsSIMD}
 	}
 }
 
@@ -17,8 +17,8 @@ func init() {
 // on Intel (issue #30). Helpers that take or return vectors leave that to
 // their callers. internal/avxstate checks the compiled code.
 
-// logisticResidSIMD, the row kernel of the residuals (the fused kernels'
-// last rows), dispatches on the lane count.
+// logisticResidSIMD, the row kernel of the residuals (the row split and
+// the fused kernels' last rows), dispatches on the lane count.
 func logisticResidSIMD(x, y []float64, pat []int32, i0, i1, d, L int, th, c, r []float64) {
 	switch L {
 	case 16:
@@ -212,9 +212,9 @@ func logisticResid16(x, y []float64, pat []int32, i0, i1, d int, th, c, r []floa
 	archsimd.ClearAVXUpperBits()
 }
 
-// logisticSumsSIMD is logisticSumsPortable with four lanes in one AVX2
-// register, rows in pairs with the residuals in registers, as the fused
-// kernel it replaces did.
+// logisticSumsSIMD, the row kernel of the sums (the row split and the
+// fused kernels' last rows), is logisticSumsPortable with the lanes in
+// AVX2 registers, rows in pairs: it dispatches on the lane count.
 func logisticSumsSIMD(x []float64, pat []int32, i0, i1, d, L int, r, g, s []float64) {
 	switch L {
 	case blockLanes:

@@ -180,6 +180,11 @@ func TestLogisticBlockErrors(t *testing.T) {
 	if _, err := NewLogisticBlock(m4, data); err == nil {
 		t.Error("column mismatch accepted")
 	}
+	for _, z := range []*LogisticBlock{nil, {}} {
+		if err := z.GradSums([][]float64{make([]float64, 3)}, [][]float64{make([]float64, 3)}); err == nil {
+			t.Errorf("GradSums on %#v accepted", z)
+		}
+	}
 	b, _ := NewLogisticBlock(m, data)
 	if err := b.GradSums([][]float64{make([]float64, 3)}, nil); err == nil {
 		t.Error("missing output accepted")
@@ -199,29 +204,62 @@ func BenchmarkLogisticBlockGradSums(b *testing.B) {
 		r    int
 	}{{"dense", 1}, {"dense", 16}, {"dense", 32}, {"adult", 1}, {"adult", 4}, {"adult", 6}, {"adult", 16}, {"adult", 32}} {
 		b.Run(fmt.Sprintf("%s/R=%d", tc.name, tc.r), func(b *testing.B) {
-			r := tc.r
-			data := blockTestData(b, 45175, 31, 1)
-			if tc.name == "adult" {
-				rng := rand.New(rand.NewPCG(7, 7))
-				for i := range data.N {
-					row := data.X[i*31 : i*31+31]
-					p := rng.IntN(1000)
-					for j := 4; j < 31; j++ {
-						row[j] = float64((p >> (j % 10)) & 1)
-					}
-				}
-			}
-			m, _ := NewLogistic(31, false, 0)
-			blk, _ := NewLogisticBlock(m, data)
-			th := blockTestThetas(r, 31, 0.1, 2)
-			outs := blockTestThetas(r, 31, 0, 0)
-			b.ResetTimer()
-			for b.Loop() {
-				if err := blk.GradSums(th, outs); err != nil {
-					b.Fatal(err)
-				}
-			}
+			benchGradSums(b, benchBlock(b, tc.name), tc.r)
 		})
+	}
+}
+
+// BenchmarkLogisticBlockRowSplit compares, on the data of
+// BenchmarkLogisticBlockGradSums, the two ways GradSums fills idle cores
+// when a call has fewer wide lane groups than cores: the row split
+// ("split") and, with splitRows off, narrow groups (R > 4) or one fused
+// pass (R ≤ 4) ("groups"). GradSums splits rows when the data have no
+// binary patterns; run it at GOMAXPROCS ≥ 2 (-cpu 2).
+func BenchmarkLogisticBlockRowSplit(b *testing.B) {
+	for _, name := range []string{"dense", "adult"} {
+		for _, r := range []int{1, 4, 16} {
+			for _, split := range []bool{false, true} {
+				way := map[bool]string{false: "groups", true: "split"}[split]
+				b.Run(fmt.Sprintf("%s/R=%d/%s", name, r, way), func(b *testing.B) {
+					blk := benchBlock(b, name)
+					blk.splitRows = split
+					benchGradSums(b, blk, r)
+				})
+			}
+		}
+	}
+}
+
+// benchBlock returns a LogisticBlock over 45,175 × 31 rows: "dense" every
+// column continuous, "adult" 27 binary columns with ≈ 1,000 patterns.
+func benchBlock(b *testing.B, name string) *LogisticBlock {
+	data := blockTestData(b, 45175, 31, 1)
+	if name == "adult" {
+		rng := rand.New(rand.NewPCG(7, 7))
+		for i := range data.N {
+			row := data.X[i*31 : i*31+31]
+			p := rng.IntN(1000)
+			for j := 4; j < 31; j++ {
+				row[j] = float64((p >> (j % 10)) & 1)
+			}
+		}
+	}
+	m, _ := NewLogistic(31, false, 0)
+	blk, err := NewLogisticBlock(m, data)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return blk
+}
+
+// benchGradSums times blk.GradSums of r lanes.
+func benchGradSums(b *testing.B, blk *LogisticBlock, r int) {
+	th := blockTestThetas(r, 31, 0.1, 2)
+	outs := blockTestThetas(r, 31, 0, 0)
+	for b.Loop() {
+		if err := blk.GradSums(th, outs); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
 

@@ -119,6 +119,12 @@ func TestMLPBlockErrors(t *testing.T) {
 	if _, err := NewMLPBlock(nil, data); err == nil {
 		t.Error("nil model accepted")
 	}
+	for _, z := range []*MLPBlock{nil, {}} {
+		p := make([]float64, m.NumParams())
+		if err := z.GradSums([][]float64{p}, [][]float64{p}); err == nil {
+			t.Errorf("GradSums on %#v accepted", z)
+		}
+	}
 	relu, _ := NewMLP(3, 2, 1, ReLU, HeadMSE)
 	if _, err := NewMLPBlock(relu, data); err == nil {
 		t.Error("ReLU accepted")
