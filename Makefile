@@ -26,7 +26,7 @@ define apt_install
 	$(SUDO) apt-get update -qq && $(SUDO) $(APT_INSTALL) $(1)
 endef
 
-.PHONY: reproduce test test-plan test-race vet fmt-check nb-deps nb-deps-ui nb-tools nb-gopls nb-kernel nb-setup notebooks nb-run nb-test nb-clean bench bench-numpy fuzz
+.PHONY: reproduce test test-plan test-race vet fmt-check nb-deps nb-deps-ui nb-tools nb-gopls nb-kernel nb-setup notebooks nb-run nb-test nb-clean bench bench-numpy bench-vendor fuzz
 
 # GOEXPERIMENT=simd (Go 1.26, amd64 with AVX2+FMA) turns on the SIMD kernels of
 # models/logistic_block_simd.go; results are bit-identical without it, only slower.
@@ -97,6 +97,9 @@ nb-clean:
 
 bench:   # the numbers in BENCHMARKS.md
 	$(SIMD) go test -run '^$$' -bench . -benchmem ./accounting/ ./mechanisms/ ./models/ ./experiments/ ./internal/gemm/
+
+bench-vendor:   # issue #30's acceptance on this CPU: SIMD vs portable kernel, corrdp-fig1b full wall and CPU
+	tools/bench_vendor.sh
 
 bench-numpy:   # the same E3 DP-SGD step in numpy (python3-numpy from Debian), beside BenchmarkDPSGDStepE3
 	@command -v /usr/bin/python3 >/dev/null && /usr/bin/python3 -c 'import numpy' 2>/dev/null || \
