@@ -73,7 +73,7 @@ func newTrainFlags(fs *flag.FlagSet) *trainFlags {
 	fs.Var(&f.public, "public", "public `COLUMNS`, treated as known to the adversary")
 	fs.Var(&f.ignore, "ignore", "`COLUMNS` left out")
 	fs.Var(f.levels, "levels", "public levels `COL=A|B|...` of a categorical feature, or the classes of the label (repeatable)")
-	fs.Var(f.bounds, "bounds", "public ranges `COL=LO:HI,...` of the continuous features (repeatable)")
+	fs.Var(f.bounds, "bounds", "public ranges `COL=LO:HI,...` of the continuous features; values outside are clipped to them (repeatable)")
 	fs.Float64Var(&f.eps, "epsilon", 0, "target ε, finite > 0 (required)")
 	fs.Float64Var(&f.delta, "delta", 1e-5, "δ in (0, 1)")
 	fs.StringVar(&f.notion, "notion", "", "`fdp` (feature DP, Algorithm 1) or dp (DP-SGD); default fdp when there are public columns")
