@@ -112,8 +112,28 @@ func runPredict(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// checkOutFile reports, before any work, why a command cannot write its
+// --out file: a directory there, or an existing file without --force.
+func checkOutFile(path string, force bool) error {
+	fi, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return nil
+	case fi.IsDir():
+		return fmt.Errorf("--out %s is a directory: give a file path", path)
+	case !force:
+		return fmt.Errorf("--out %s exists: choose another file or add --force", path)
+	}
+	return nil
+}
+
 // predict loads the model, reads the rows and writes the predictions.
 func predict(modelPath, csvPath, outPath string, force bool, stdout io.Writer) error {
+	if outPath != "" {
+		if err := checkOutFile(outPath, force); err != nil {
+			return err
+		}
+	}
 	f, err := release.Load(modelPath)
 	if err != nil {
 		return fmt.Errorf("--model: %w", err)

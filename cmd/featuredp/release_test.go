@@ -111,6 +111,7 @@ func TestPredictCLI(t *testing.T) {
 		{[]string{"--model", model, "--csv", bad}, `no column "age"`},
 		{[]string{"--model", model, "--csv", unseen}, "outside the declared levels"},
 		{[]string{"--model", rows, "--csv", rows}, "--model"},
+		{[]string{"--model", model, "--csv", rows, "--out", filepath.Dir(dst), "--force"}, "is a directory: give a file path"},
 	} {
 		code, _, errs := runReproduceCLI(append([]string{"predict"}, tc.args...)...)
 		if code != 2 || !strings.Contains(errs, tc.want) {

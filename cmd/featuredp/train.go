@@ -115,8 +115,8 @@ func (f *trainFlags) run(stderr io.Writer) (*release.File, error) {
 	if err := f.check(); err != nil {
 		return nil, err
 	}
-	if _, err := os.Lstat(f.out); err == nil && !f.force {
-		return nil, fmt.Errorf("--out %s exists: choose another file or add --force", f.out)
+	if err := checkOutFile(f.out, f.force); err != nil {
+		return nil, err
 	}
 	header, err := readHeader(f.csv)
 	if err != nil {

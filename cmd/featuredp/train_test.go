@@ -78,6 +78,7 @@ func TestTrainCLIErrors(t *testing.T) {
 	}{
 		{"no role for a column", []string{"train", "--csv", csv, "--label", "readmitted", "--sensitive", "smoker,income", "--epsilon", "1", "--out", out}, `"age", "region" have no role`},
 		{"existing out", trainArgs(csv, existing), "exists: choose another file or add --force"},
+		{"out is a directory", trainArgs(csv, dir, "--force"), "is a directory: give a file path"},
 		{"no bounds", []string{"train", "--csv", csv, "--label", "readmitted", "--sensitive", "smoker,income", "--public", "age,region", "--epsilon", "1",
 			"--levels", "smoker=no|yes,region=north|south,readmitted=no|yes", "--out", out}, `"age"`},
 		{"epsilon 0", trainArgs(csv, out, "--epsilon", "0"), "--epsilon 0"},
