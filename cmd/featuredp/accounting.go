@@ -57,7 +57,7 @@ func (c *accCmd) parse(args []string) (done bool, code int) {
 		return true, 0
 	}
 	if err != nil {
-		return true, c.fail(err)
+		return true, c.fail(errors.New(flagError(c.fs, err)))
 	}
 	if c.fs.NArg() > 0 {
 		return true, c.fail(fmt.Errorf("unexpected argument %q", c.fs.Arg(0)))

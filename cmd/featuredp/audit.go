@@ -44,7 +44,7 @@ func runAudit(args []string, stdout, stderr io.Writer) int {
 			fs.PrintDefaults()
 			return 0
 		}
-		fmt.Fprintf(stderr, "featuredp audit: %v\n", err)
+		fmt.Fprintf(stderr, "featuredp audit: %s\n", flagError(fs, err))
 		return 2
 	}
 	if *trials != 0 && (*trials < audit.MinTrials || *trials > audit.MaxTrials) {

@@ -100,7 +100,10 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
-			return nil, err
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, errors.New(flagError(fs, err))
 		}
 		args = fs.Args()
 		if len(args) == 0 {

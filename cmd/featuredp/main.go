@@ -16,6 +16,7 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strings"
 )
 
 // command is one sub-command: it parses args and returns the exit code.
@@ -76,10 +77,38 @@ func parseFlags(fs *flag.FlagSet, args []string, usage string, stdout, stderr io
 		fs.PrintDefaults()
 		return 0, true
 	case err != nil:
-		fmt.Fprintf(stderr, "%s: %s\n", fs.Name(), flagDashes.Replace(err.Error()))
+		fmt.Fprintf(stderr, "%s: %s\n", fs.Name(), flagError(fs, err))
 		return 2, true
 	}
 	return 0, false
+}
+
+// flagError is a parse error of fs in the help text's "--" spelling; for
+// an undefined flag it adds the nearest defined one (edit distance ≤ 2)
+// and where the flags are listed.
+func flagError(fs *flag.FlagSet, err error) string {
+	msg := flagDashes.Replace(err.Error())
+	name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -")
+	if !ok {
+		return msg
+	}
+	name = strings.TrimLeft(name, "-")
+	var names []string
+	prefix := ""
+	fs.VisitAll(func(f *flag.Flag) {
+		names = append(names, f.Name)
+		if len(f.Name) >= 3 && len(f.Name) > len(prefix) && strings.HasPrefix(name, f.Name) {
+			prefix = f.Name // --csv-file: --csv
+		}
+	})
+	hint := didYouMean(name, names)
+	if hint == "" && prefix != "" {
+		hint = fmt.Sprintf(" (did you mean %q?)", prefix)
+	}
+	if hint != "" {
+		hint = strings.Replace(hint, `"`, `"--`, 1)
+	}
+	return fmt.Sprintf("%s%s; '%s -h' lists the flags", msg, hint, fs.Name())
 }
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }

@@ -48,7 +48,7 @@ func runCertificate(args []string, stdout, stderr io.Writer) int {
 	}
 	switch {
 	case err != nil:
-		fmt.Fprintf(stderr, "featuredp certificate: %s\n", flagDashes.Replace(err.Error()))
+		fmt.Fprintf(stderr, "featuredp certificate: %v\n", err)
 		return 2
 	case len(pos) != 1:
 		fmt.Fprintln(stderr, "featuredp certificate: give one model file (featuredp certificate MODEL.json)")

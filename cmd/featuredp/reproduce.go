@@ -57,7 +57,7 @@ type reproduceOptions struct {
 // parseReproduce parses args, allowing flags before, between and after the
 // positional arguments. help is true for -h/--help.
 func parseReproduce(args []string, stdout io.Writer) (opts reproduceOptions, help bool, err error) {
-	fs := flag.NewFlagSet("reproduce", flag.ContinueOnError)
+	fs := flag.NewFlagSet("featuredp reproduce", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	out := fs.String("out", "results", "output `DIR` (created if needed)")
 	profile := fs.String("profile", "quick", "`quick` (minutes) or full (the papers' settings)")
@@ -77,7 +77,7 @@ func parseReproduce(args []string, stdout io.Writer) (opts reproduceOptions, hel
 				fs.PrintDefaults()
 				return opts, true, nil
 			}
-			return opts, false, err
+			return opts, false, errors.New(flagError(fs, err))
 		}
 		rest = fs.Args()
 		if len(rest) == 0 {
