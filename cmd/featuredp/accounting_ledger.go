@@ -398,9 +398,17 @@ func runLedger(c *accCmd, path string, delta float64, grid []float64, cv account
 func printLedger(w io.Writer, rep *accounting.LedgerReport) {
 	at := ""
 	if rep.Route == accounting.RouteRDP {
-		at = ", order " + num(rep.Order) + ", " + rep.Conversion.String() + " conversion"
+		order := "order " + num(rep.Order)
+		if math.IsInf(rep.Epsilon, 1) {
+			order = "no order finite"
+		}
+		at = ", " + order + ", " + rep.Conversion.String() + " conversion"
 	}
-	fmt.Fprintf(w, "epsilon %s at delta %s (%s route%s; relation %v; %d entries)\n", num(rep.Epsilon), num(rep.Delta), rep.Route, at, rep.Relation, len(rep.Entries))
+	entries := fmt.Sprintf("%d entries", len(rep.Entries))
+	if len(rep.Entries) == 1 {
+		entries = "1 entry"
+	}
+	fmt.Fprintf(w, "epsilon %s at delta %s (%s route%s; relation %v; %s)\n", num(rep.Epsilon), num(rep.Delta), rep.Route, at, rep.Relation, entries)
 	for _, e := range rep.Entries {
 		d := ""
 		if e.Delta > 0 {

@@ -88,6 +88,24 @@ func TestCLIEpsilonLedgerPure(t *testing.T) {
 	}
 }
 
+// The text report's first line: the entry count in words, and no RDP
+// order when every order's ε is infinite.
+func TestCLIEpsilonLedgerHeadline(t *testing.T) {
+	for _, tc := range []struct{ ledger, want string }{
+		{`[{"mechanism": "gaussian", "sigma": 1e-300, "sensitivity": 1}]`,
+			"epsilon +Inf at delta 1e-05 (rdp route, no order finite, improved conversion; relation add-remove; 1 entry)"},
+		{`[{"mechanism": "laplace", "epsilon": 0.5}, {"mechanism": "gaussian", "sigma": 2, "sensitivity": 1}]`,
+			"at delta 1e-05 (rdp route, order "},
+		{`[{"mechanism": "gaussian", "sigma": 2, "sensitivity": 1}, {"mechanism": "gaussian", "sigma": 2, "sensitivity": 1}]`,
+			"; relation add-remove; 2 entries)"},
+	} {
+		code, out, errs := runAccCLI("epsilon", "--ledger", writeLedger(t, tc.ledger), "--delta", "1e-5")
+		if first, _, _ := strings.Cut(out, "\n"); code != 0 || !strings.Contains(first, tc.want) {
+			t.Errorf("exit %d %s: first line %q, want %q in it", code, errs, first, tc.want)
+		}
+	}
+}
+
 // TestCLIEpsilonLedgerErrors: every bad ledger exits 2 with a message
 // naming the entry and the field.
 func TestCLIEpsilonLedgerErrors(t *testing.T) {
