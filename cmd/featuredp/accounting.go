@@ -133,6 +133,16 @@ func jsonNumber(v float64) string {
 
 func num(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 
+// orderOf is the RDP order to report with ε: NaN (null in JSON) when ε is
+// +Inf, where no order gives a finite ε and the accountant's order means
+// nothing.
+func orderOf(eps, order float64) float64 {
+	if math.IsInf(eps, 1) {
+		return math.NaN()
+	}
+	return order
+}
+
 func runEpsilon(args []string, stdout, stderr io.Writer) int {
 	c := newAccCmd("epsilon", "featuredp epsilon --sample-rate Q --noise-multiplier Z --steps T --delta D [--orders opacus|tfp|dp_accounting|LIST] [--conversion improved|classic] [--phase Q,Z,T ...] [--json]\n\n"+
 		"Prints the epsilon of T steps of the Poisson-subsampled Gaussian mechanism (add/remove-one\n"+
@@ -213,12 +223,16 @@ func runEpsilon(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return c.fail(err)
 	}
-	notes := acc.Notes()
+	notes, order := acc.Notes(), orderOf(eps, order)
 	if *asJSON {
 		fmt.Fprintf(stdout, "{\"epsilon\":%s,\"order\":%s%s}\n", jsonNumber(eps), jsonNumber(order), notesJSON(notes))
 		return 0
 	}
-	fmt.Fprintf(stdout, "epsilon %s at order %s (delta %s, %s conversion, %d phase(s))\n", num(eps), num(order), num(*delta), cv, len(phases))
+	at := " at order " + num(order)
+	if math.IsNaN(order) {
+		at = ", no order finite"
+	}
+	fmt.Fprintf(stdout, "epsilon %s%s (delta %s, %s conversion, %d phase(s))\n", num(eps), at, num(*delta), cv, len(phases))
 	for _, n := range notes {
 		fmt.Fprintf(stdout, "note: %s — a valid upper bound on the RDP is used at this order\n", n)
 	}

@@ -399,7 +399,7 @@ func printLedger(w io.Writer, rep *accounting.LedgerReport) {
 	at := ""
 	if rep.Route == accounting.RouteRDP {
 		order := "order " + num(rep.Order)
-		if math.IsInf(rep.Epsilon, 1) {
+		if math.IsNaN(orderOf(rep.Epsilon, rep.Order)) {
 			order = "no order finite"
 		}
 		at = ", " + order + ", " + rep.Conversion.String() + " conversion"
@@ -472,7 +472,7 @@ func ledgerJSON(rep *accounting.LedgerReport) ledgerReportJSON {
 	out := ledgerReportJSON{Epsilon: jnum(rep.Epsilon), Delta: jnum(rep.Delta), Route: string(rep.Route),
 		Relation: rep.Relation.String(), Conversion: rep.Conversion.String(), Notes: append([]string{}, rep.Notes...)}
 	if rep.Route == accounting.RouteRDP {
-		out.Order = jp(rep.Order)
+		out.Order = jp(orderOf(rep.Epsilon, rep.Order))
 	}
 	for _, e := range rep.Entries {
 		out.Entries = append(out.Entries, ledgerEntryJSON{Index: e.Index, Kind: e.Loss.Kind().String(), Name: e.Loss.String(),
@@ -483,7 +483,7 @@ func ledgerJSON(rep *accounting.LedgerReport) ledgerReportJSON {
 		if r.Valid {
 			rj.Epsilon, rj.Delta = jp(r.Epsilon), jp(r.Delta)
 			if r.Route == accounting.RouteRDP {
-				rj.Order = jp(r.Order)
+				rj.Order = jp(orderOf(r.Epsilon, r.Order))
 			}
 		}
 		out.Routes = append(out.Routes, rj)

@@ -106,6 +106,27 @@ func TestCLIEpsilonLedgerHeadline(t *testing.T) {
 	}
 }
 
+// An infinite ε has no RDP order: null in JSON, "no order finite" in
+// text, for phases and ledgers alike.
+func TestCLIEpsilonInfiniteHasNoOrder(t *testing.T) {
+	tiny := writeLedger(t, `[{"mechanism": "gaussian", "sigma": 1e-300, "sensitivity": 1}]`)
+	phase := []string{"epsilon", "--sample-rate", "1", "--noise-multiplier", "1e-300", "--steps", "1", "--delta", "1e-5"}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{append(phase, "--json"), `{"epsilon":null,"order":null}`},
+		{phase, "epsilon +Inf, no order finite (delta 1e-05"},
+		{[]string{"epsilon", "--ledger", tiny, "--delta", "1e-5", "--json"}, `"route":"rdp","order":null`},
+		{[]string{"epsilon", "--ledger", tiny, "--delta", "1e-5", "--json"}, `{"route":"rdp","valid":true,"epsilon":null,"delta":1e-05,"order":null}`},
+	} {
+		code, out, errs := runAccCLI(tc.args...)
+		if code != 0 || !strings.Contains(out, tc.want) {
+			t.Errorf("%v: exit %d %s: %q, want %q in it", tc.args, code, errs, out, tc.want)
+		}
+	}
+}
+
 // TestCLIEpsilonLedgerErrors: every bad ledger exits 2 with a message
 // naming the entry and the field.
 func TestCLIEpsilonLedgerErrors(t *testing.T) {
