@@ -251,16 +251,23 @@ func checkKeys(obj map[string]json.RawMessage, allowed, required []string) error
 
 // didYouMean suggests the allowed key nearest to k (edit distance ≤ 2).
 func didYouMean(k string, allowed []string) string {
+	best := nearest(k, allowed)
+	if best == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (did you mean %q?)", best)
+}
+
+// nearest is the allowed key nearest to k (lower-cased) within two
+// edits, or "".
+func nearest(k string, allowed []string) string {
 	best, bestD := "", 3
 	for _, a := range allowed {
 		if d := editDistance(strings.ToLower(k), a); d < bestD {
 			best, bestD = a, d
 		}
 	}
-	if best == "" {
-		return ""
-	}
-	return fmt.Sprintf(" (did you mean %q?)", best)
+	return best
 }
 
 // editDistance is the Levenshtein distance of two short strings.

@@ -10,6 +10,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -84,8 +85,9 @@ func parseFlags(fs *flag.FlagSet, args []string, usage string, stdout, stderr io
 }
 
 // flagError is a parse error of fs in the help text's "--" spelling; for
-// an undefined flag it adds the nearest defined one (edit distance ≤ 2)
-// and where the flags are listed.
+// an undefined flag it adds the nearest defined one (within two edits,
+// else the longest defined name of 3+ letters it starts with: --csv-file,
+// --csv) and where the flags are listed.
 func flagError(fs *flag.FlagSet, err error) string {
 	msg := flagDashes.Replace(err.Error())
 	name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -")
@@ -98,15 +100,12 @@ func flagError(fs *flag.FlagSet, err error) string {
 	fs.VisitAll(func(f *flag.Flag) {
 		names = append(names, f.Name)
 		if len(f.Name) >= 3 && len(f.Name) > len(prefix) && strings.HasPrefix(name, f.Name) {
-			prefix = f.Name // --csv-file: --csv
+			prefix = f.Name
 		}
 	})
-	hint := didYouMean(name, names)
-	if hint == "" && prefix != "" {
-		hint = fmt.Sprintf(" (did you mean %q?)", prefix)
-	}
-	if hint != "" {
-		hint = strings.Replace(hint, `"`, `"--`, 1)
+	hint := ""
+	if best := cmp.Or(nearest(name, names), prefix); best != "" {
+		hint = fmt.Sprintf(" (did you mean %q?)", "--"+best)
 	}
 	return fmt.Sprintf("%s%s; '%s -h' lists the flags", msg, hint, fs.Name())
 }

@@ -113,13 +113,14 @@ func runPredict(args []string, stdout, stderr io.Writer) int {
 }
 
 // checkOutFile reports, before any work, why a command cannot write its
-// --out file: a directory there, or an existing file without --force.
+// --out file: a directory there (or a link to one), or anything else
+// there, a dangling link included, without --force.
 func checkOutFile(path string, force bool) error {
-	fi, err := os.Stat(path)
-	switch {
-	case err != nil:
+	if _, err := os.Lstat(path); err != nil {
 		return nil
-	case fi.IsDir():
+	}
+	switch fi, err := os.Stat(path); {
+	case err == nil && fi.IsDir():
 		return fmt.Errorf("--out %s is a directory: give a file path", path)
 	case !force:
 		return fmt.Errorf("--out %s exists: choose another file or add --force", path)

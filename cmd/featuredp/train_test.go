@@ -71,6 +71,10 @@ func TestTrainCLIErrors(t *testing.T) {
 	existing := filepath.Join(dir, "keep.json")
 	os.WriteFile(existing, []byte("user file"), 0o644)
 	out := filepath.Join(dir, "m.json")
+	dangling := filepath.Join(dir, "link.json")
+	if err := os.Symlink(filepath.Join(dir, "nowhere"), dangling); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -79,6 +83,7 @@ func TestTrainCLIErrors(t *testing.T) {
 		{"no role for a column", []string{"train", "--csv", csv, "--label", "readmitted", "--sensitive", "smoker,income", "--epsilon", "1", "--out", out}, `"age", "region" have no role`},
 		{"existing out", trainArgs(csv, existing), "exists: choose another file or add --force"},
 		{"out is a directory", trainArgs(csv, dir, "--force"), "is a directory: give a file path"},
+		{"out is a dangling link", trainArgs(csv, dangling), "exists: choose another file or add --force"},
 		{"no bounds", []string{"train", "--csv", csv, "--label", "readmitted", "--sensitive", "smoker,income", "--public", "age,region", "--epsilon", "1",
 			"--levels", "smoker=no|yes,region=north|south,readmitted=no|yes", "--out", out}, `"age"`},
 		{"epsilon 0", trainArgs(csv, out, "--epsilon", "0"), "--epsilon 0"},
