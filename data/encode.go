@@ -120,7 +120,7 @@ type FeatureEncoding struct {
 	// Lo, Hi are the MinMax bounds; Mean, SD the ZScore parameters.
 	Lo, Hi, Mean, SD float64
 	// Public reports that the parameters above came from the options or the
-	// schema, not from the data.
+	// schema, not from the data (a NoScaling feature has none: public).
 	Public bool
 	// Clip reports that values are clipped to [Lo, Hi] before scaling.
 	Clip bool
@@ -209,6 +209,8 @@ func FitEncoder(df dataframe.DataFrame, schema Schema, opts EncodeOptions) (*Enc
 				fe.Scale = s
 			}
 			switch fe.Scale {
+			case NoScaling:
+				fe.Public = true // nothing fitted
 			case MinMax:
 				if b, ok := opts.Bounds[c.Name]; ok {
 					fe.Lo, fe.Hi, fe.Public, fe.Clip = b.Lo, b.Hi, true, true
@@ -303,6 +305,9 @@ func checkEncodeOptions(schema Schema, opts EncodeOptions) error {
 func (e *Encoder) Transform(df dataframe.DataFrame) (*Encoded, error) {
 	if e == nil {
 		return nil, errors.New("data: Transform on a nil Encoder")
+	}
+	if err := e.Validate(); err != nil {
+		return nil, fmt.Errorf("data: Transform: %w", err)
 	}
 	if err := e.Schema.Validate(df); err != nil {
 		return nil, fmt.Errorf("data: Transform: %w", err)

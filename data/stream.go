@@ -76,6 +76,9 @@ func (e *Encoder) EncodeCSV(r io.Reader, opts CSVOptions) (*Encoded, error) {
 	if e == nil {
 		return nil, errors.New("data: EncodeCSV on a nil Encoder")
 	}
+	if err := e.Validate(); err != nil {
+		return nil, fmt.Errorf("data: EncodeCSV: %w", err)
+	}
 	if r == nil {
 		return nil, fmt.Errorf("data: EncodeCSV: nil reader: %w", ErrCSV)
 	}

@@ -47,7 +47,7 @@ type Linear struct {
 
 // NewLinear returns a least-squares model over d features; ridge is λ of
 // the objective F(θ) = (1/N)(‖Xw + b − y‖² + λ‖w‖²). It returns an error if
-// d ≤ 0 or ridge is negative or not finite.
+// d ≤ 0 (or above MaxParams − 1) or ridge is negative or not finite.
 func NewLinear(d int, intercept bool, ridge float64) (*Linear, error) {
 	m := &Linear{D: d, Intercept: intercept, Ridge: ridge}
 	if err := m.Validate(); err != nil {
@@ -61,6 +61,9 @@ func NewLinear(d int, intercept bool, ridge float64) (*Linear, error) {
 func (m *Linear) Validate() error {
 	if m.D <= 0 {
 		return fmt.Errorf("models: Linear: number of features d = %d, want > 0", m.D)
+	}
+	if !paramsFit(1, m.D, 1) {
+		return fmt.Errorf("models: Linear: d = %d features give more than MaxParams = 2^40 parameters", m.D)
 	}
 	if err := valid.NonNegative("ridge λ", m.Ridge); err != nil {
 		return fmt.Errorf("models: Linear: %w", err)

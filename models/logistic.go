@@ -43,8 +43,8 @@ type Logistic struct {
 }
 
 // NewLogistic returns a logistic-regression model over d features with
-// per-example L2 term (l2/2)‖w‖². It returns an error if d ≤ 0 or l2 is
-// negative or not finite.
+// per-example L2 term (l2/2)‖w‖². It returns an error if d ≤ 0 (or above
+// MaxParams − 1) or l2 is negative or not finite.
 func NewLogistic(d int, intercept bool, l2 float64) (*Logistic, error) {
 	m := &Logistic{D: d, Intercept: intercept, L2: l2}
 	if err := m.Validate(); err != nil {
@@ -58,6 +58,9 @@ func NewLogistic(d int, intercept bool, l2 float64) (*Logistic, error) {
 func (m *Logistic) Validate() error {
 	if m.D <= 0 {
 		return fmt.Errorf("models: Logistic: number of features d = %d, want > 0", m.D)
+	}
+	if !paramsFit(1, m.D, 1) {
+		return fmt.Errorf("models: Logistic: d = %d features give more than MaxParams = 2^40 parameters", m.D)
 	}
 	if err := valid.NonNegative("L2 coefficient λ", m.L2); err != nil {
 		return fmt.Errorf("models: Logistic: %w", err)

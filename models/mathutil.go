@@ -2,6 +2,7 @@ package models
 
 import (
 	"math"
+	"math/bits"
 
 	"gonum.org/v1/gonum/floats"
 )
@@ -76,3 +77,19 @@ func axpy(alpha float64, x, y []float64) { floats.AddScaled(y, alpha, x) }
 
 // sumSq returns Σ_j a_j².
 func sumSq(a []float64) float64 { return floats.Dot(a, a) }
+
+// MaxParams caps a model's parameter count P: far above any model this
+// library trains (2^40 float64 values are 8 TiB), and low enough that P's
+// formula never overflows int. Validate refuses a shape with more (a
+// model file's shape is untrusted input).
+const MaxParams = 1 << 40
+
+// paramsFit reports whether a·b + c ≤ MaxParams for a, b, c ≥ 0, without
+// overflowing.
+func paramsFit(a, b, c int) bool {
+	if a < 0 || b < 0 || c < 0 || c > MaxParams {
+		return false
+	}
+	hi, lo := bits.Mul64(uint64(a), uint64(b))
+	return hi == 0 && lo <= MaxParams-uint64(c)
+}

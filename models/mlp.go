@@ -133,7 +133,8 @@ type MLP struct {
 
 // NewMLP returns a one-hidden-layer MLP with d inputs, h hidden units and k
 // outputs. It returns an error if d ≤ 0, h ≤ 0, act or head is unknown,
-// k < 2 with HeadSoftmaxCE, or k ≠ 1 with HeadMSE.
+// k < 2 with HeadSoftmaxCE, k ≠ 1 with HeadMSE, or more than MaxParams
+// parameters.
 func NewMLP(d, h, k int, act Activation, head Head) (*MLP, error) {
 	m := &MLP{D: d, H: h, K: k, Act: act, Head: head}
 	if err := m.Validate(); err != nil {
@@ -164,6 +165,9 @@ func (m *MLP) Validate() error {
 		}
 	default:
 		return fmt.Errorf("models: MLP: unknown head %v", m.Head)
+	}
+	if m.D > MaxParams || m.K > MaxParams || !paramsFit(m.H, m.D+1+m.K, m.K) {
+		return fmt.Errorf("models: MLP: d = %d, h = %d, k = %d give more than MaxParams = 2^40 parameters", m.D, m.H, m.K)
 	}
 	return nil
 }

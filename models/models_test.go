@@ -283,6 +283,19 @@ func TestConstructorErrors(t *testing.T) {
 		{"MLP/MSE/k2", ok(NewMLP(3, 4, 2, ReLU, HeadMSE)), true},
 		{"MLP/act", ok(NewMLP(3, 4, 2, Activation(9), HeadSoftmaxCE)), true},
 		{"MLP/head", ok(NewMLP(3, 4, 2, ReLU, Head(-1))), true},
+		// Shapes whose parameter count exceeds MaxParams, including ones
+		// whose P formula would wrap around int to a small number (a
+		// hostile model file's shape): P = h·(3+1+2) + 2 = 2^64 + 4.
+		{"Linear/huge", ok(NewLinear(math.MaxInt, true, 0)), true},
+		{"Logistic/huge", ok(NewLogistic(MaxParams, true, 0)), true},
+		{"Logistic/max", ok(NewLogistic(MaxParams-1, true, 0)), false},
+		{"Softmax/huge", ok(NewSoftmax(1<<30, 1<<11)), true},
+		{"Softmax/wraps", ok(NewSoftmax(1<<32-1, 1<<32)), true},
+		{"MLP/huge", ok(NewMLP(3, 1<<40, 2, Tanh, HeadSoftmaxCE)), true},
+		{"MLP/wraps", ok(NewMLP(3, 3074457345618258603, 2, Tanh, HeadSoftmaxCE)), true},
+		{"MLP/hugeD", ok(NewMLP(math.MaxInt, 1, 2, Tanh, HeadSoftmaxCE)), true},
+		{"MLP/max", ok(NewMLP(1<<20-3, 1<<20, 2, Tanh, HeadSoftmaxCE)), true},
+		{"MLP/underMax", ok(NewMLP(1<<19, 1<<20, 2, Tanh, HeadSoftmaxCE)), false},
 	}
 	for _, tc := range tests {
 		if (tc.err != nil) != tc.wantErr {

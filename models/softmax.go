@@ -38,7 +38,8 @@ type Softmax struct {
 }
 
 // NewSoftmax returns a softmax-regression model over d features and k
-// classes (L2 = 0). It returns an error if d ≤ 0 or k < 2.
+// classes (L2 = 0). It returns an error if d ≤ 0, k < 2 or the model has
+// more than MaxParams parameters.
 func NewSoftmax(d, k int) (*Softmax, error) {
 	m := &Softmax{D: d, K: k}
 	if err := m.Validate(); err != nil {
@@ -48,13 +49,16 @@ func NewSoftmax(d, k int) (*Softmax, error) {
 }
 
 // Validate returns an error if the model's fields are invalid (D ≤ 0,
-// K < 2, L2 < 0 or not finite).
+// K < 2, more than MaxParams parameters, L2 < 0 or not finite).
 func (m *Softmax) Validate() error {
 	if m.D <= 0 {
 		return fmt.Errorf("models: Softmax: number of features d = %d, want > 0", m.D)
 	}
 	if m.K < 2 {
 		return fmt.Errorf("models: Softmax: number of classes k = %d, want ≥ 2", m.K)
+	}
+	if m.D > MaxParams || !paramsFit(m.K, m.D+1, 0) {
+		return fmt.Errorf("models: Softmax: d = %d features and k = %d classes give more than MaxParams = 2^40 parameters", m.D, m.K)
 	}
 	if err := valid.NonNegative("L2 coefficient λ", m.L2); err != nil {
 		return fmt.Errorf("models: Softmax: %w", err)

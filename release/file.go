@@ -78,6 +78,9 @@ func (f *File) Validate() error {
 	case f.Certificate == nil:
 		return fmt.Errorf("release: the model file has no certificate: %w", ErrFormat)
 	}
+	if err := f.Encoder.Validate(); err != nil {
+		return fmt.Errorf("release: the model file's encoder: %w (%w)", err, ErrFormat)
+	}
 	for _, fe := range f.Encoder.Features {
 		if !fe.Public {
 			return fmt.Errorf("release: feature %q's encoding was fitted on the data: a release uses public levels and bounds only (give them in the schema or EncodeOptions)", fe.Column.Name)

@@ -39,6 +39,9 @@ func (f *File) Predict(df dataframe.DataFrame) (*Predictions, error) {
 	if df.Nrow() == 0 {
 		return nil, errors.New("release: Predict: no rows to predict")
 	}
+	if err := f.Validate(); err != nil {
+		return nil, err
+	}
 	p, err := f.Model.build(f.Encoder.Width())
 	if err != nil {
 		return nil, err

@@ -226,8 +226,10 @@ func TestPredictErrors(t *testing.T) {
 	}
 }
 
-// A model whose shape does not match its parameters or encoding, or whose
-// encoding read the data, is refused before it is written.
+// A model whose shape does not match its parameters or encoding, whose
+// encoding is inconsistent, or whose encoding read the data, is refused
+// before it is written, and Predict refuses it too (a File built in
+// memory, not read by Read).
 func TestValidate(t *testing.T) {
 	for name, edit := range map[string]func(*File){
 		"short theta":   func(f *File) { f.Model.Theta = f.Model.Theta[:3] },
@@ -236,6 +238,15 @@ func TestValidate(t *testing.T) {
 		"unknown kind":  func(f *File) { f.Model.Kind = "forest" },
 		"three classes": func(f *File) { f.Model.Classes = 3; f.Model.Theta = make([]float64, 12) },
 		"no cert":       func(f *File) { f.Certificate = nil },
+		// A shape whose parameter count wraps around int to len(θ):
+		// h·(3+1+2) + 2 = 2^64 + 4.
+		"wrapping mlp": func(f *File) {
+			f.Model = ModelSpec{Kind: KindMLP, Features: 3, Classes: 2, Hidden: 3074457345618258603, Theta: make([]float64, 4)}
+		},
+		"encoder feature renamed": func(f *File) { f.Encoder.Features[0].Column.Name = "gender" },
+		"encoder feature dropped": func(f *File) { f.Encoder.Features = f.Encoder.Features[1:] },
+		"encoder level twice":     func(f *File) { f.Encoder.Features[0].Levels = []string{"f", "f"} },
+		"encoder without classes": func(f *File) { f.Encoder.Classes = nil },
 		"private levels": func(f *File) {
 			df := frame([]string{"f", "m"}, []float64{1, 2}, []string{"no", "yes"})
 			s := schema()
@@ -251,6 +262,9 @@ func TestValidate(t *testing.T) {
 		edit(f)
 		if err := f.Write(&bytes.Buffer{}); err == nil {
 			t.Errorf("%s: written", name)
+		}
+		if _, err := f.Predict(frame([]string{"f"}, []float64{30}, nil)); err == nil {
+			t.Errorf("%s: predicted", name)
 		}
 	}
 }
