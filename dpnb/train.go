@@ -40,7 +40,8 @@ type TrainOptions struct {
 	// of the whole run is at most Epsilon.
 	Epsilon, Delta float64
 	// SampleRate is the Poisson rate q in (0, 1] [0.01]; Epochs the
-	// expected passes over the data, T = round(Epochs/q) steps [5].
+	// expected passes over the data, T = round(Epochs/q) steps [5], at
+	// most MaxTrainSteps.
 	SampleRate, Epochs float64
 	// Clip is the per-example clip norm C [1]; LR the SGD learning rate
 	// [0.5].
@@ -136,6 +137,11 @@ func trainEncoded(ctx context.Context, enc *data.Encoder, x *data.Encoded, o Tra
 		Model: run.spec(res.Theta), Certificate: cert}, run, nil
 }
 
+// MaxTrainSteps caps Train's step count T = round(Epochs/SampleRate): 10^8
+// steps, a million epochs at q = 0.01, beyond any useful run (and beyond
+// it T would overflow int instead of failing).
+const MaxTrainSteps = 100_000_000
+
 // withDefaults validates opts and fills in the defaults.
 func (opts TrainOptions) withDefaults(schema data.Schema) (TrainOptions, error) {
 	o := opts
@@ -157,6 +163,10 @@ func (opts TrainOptions) withDefaults(schema data.Schema) (TrainOptions, error) 
 	def(&o.LR, 0.5)
 	if err := valid.First(valid.Open01("Delta", o.Delta), valid.Unit("SampleRate", o.SampleRate)); err != nil {
 		return o, err
+	}
+	if t := o.Epochs / o.SampleRate; t > MaxTrainSteps {
+		return o, fmt.Errorf("Epochs/SampleRate = %v/%v = %.3g steps: at most MaxTrainSteps = %d (lower Epochs or raise SampleRate)",
+			o.Epochs, o.SampleRate, t, MaxTrainSteps)
 	}
 	if o.Hidden < 0 {
 		return o, fmt.Errorf("Hidden %d: want ≥ 0 (0: 32 hidden units for an MLP)", o.Hidden)

@@ -64,8 +64,9 @@ func (f *File) checksum() (string, error) {
 }
 
 // Validate checks that the file is complete and consistent: format and
-// version, an encoder whose every parameter is public (no level or bound
-// fitted on the private data), a model whose parameter count matches its
+// version, an encoder consistent with its schema (data.Encoder.Validate)
+// whose every parameter is public (no level or bound fitted on the private
+// data), a model whose parameter count matches its
 // shape and the encoded width, finite parameters and a certificate.
 func (f *File) Validate() error {
 	switch {

@@ -28,7 +28,8 @@ type Predictions struct {
 // value of the wrong type, a missing value or a category outside the
 // public levels is an error naming the column (data.ErrUnknownLevel for an
 // unseen category: there is no "other" level; map such values to a known
-// level first).
+// level first). It validates the file first (Validate), so a File built or
+// edited in memory gets an error, not a panic, when it is inconsistent.
 func (f *File) Predict(df dataframe.DataFrame) (*Predictions, error) {
 	if f == nil || f.Encoder == nil {
 		return nil, errors.New("release: Predict on a nil or empty model file: Load one first")

@@ -16,7 +16,8 @@ const referenceCPU = "2 cores of an AMD EPYC"
 
 // fullWallTime is each figure's measured wall time for --profile full on
 // the reference machine (referenceCPU) with 2 workers (BENCHMARKS.md, the
-// section of each paper; runs under load, so an idle machine is faster). A new
+// section of each paper; the diffusion figures measured alone on the idle
+// machine, most others under load, so an idle machine can be faster). A new
 // figure adds its measurement here (a test checks every figure has one).
 var fullWallTime = map[string]time.Duration{
 	"accounting-calibration":  time.Second,
@@ -39,9 +40,9 @@ var fullWallTime = map[string]time.Duration{
 	"corrdp-table2":           4 * time.Second,
 	"fdp-fig4":                14*time.Minute + 9*time.Second,
 	"fdp-fig5":                2*time.Minute + 44*time.Second,
-	"fdp-fig7":                74 * time.Minute, // 2026-11-26, load 6–10
-	"fdp-fig7-eps":            9*time.Minute + 50*time.Second,
-	"fdp-fig8":                13*time.Minute + 18*time.Second,
+	"fdp-fig7":                28*time.Minute + 24*time.Second, // idle, 2026-11-27 (74 min under load 6–10)
+	"fdp-fig7-eps":            9*time.Minute + 36*time.Second,  // idle, 2026-11-27
+	"fdp-fig8":                14*time.Minute + 46*time.Second, // idle, 2026-11-27
 	// fdp-samples reuses fdp-fig7's runs when both run together (as in
 	// `reproduce fdp`, which runs it right after fdp-fig7); alone it
 	// retrains fdp-fig7's first-seed models.

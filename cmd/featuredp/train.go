@@ -292,5 +292,8 @@ func (f *trainFlags) options() (dpnb.TrainOptions, error) {
 	if f.rate > 1 {
 		return o, fmt.Errorf("--sample-rate %v: want q in (0, 1]", f.rate)
 	}
+	if t := f.epochs / f.rate; t > dpnb.MaxTrainSteps {
+		return o, fmt.Errorf("--epochs %v / --sample-rate %v = %.3g steps: at most %d (lower --epochs or raise --sample-rate)", f.epochs, f.rate, t, dpnb.MaxTrainSteps)
+	}
 	return o, nil
 }

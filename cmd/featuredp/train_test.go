@@ -92,6 +92,7 @@ func TestTrainCLIErrors(t *testing.T) {
 		{"seed without reproducible", trainArgs(csv, out, "--seed", "4"), "--seed needs --reproducible"},
 		{"bad notion", trainArgs(csv, out, "--notion", "corr"), `--notion "corr"`},
 		{"rate", trainArgs(csv, out, "--sample-rate", "2"), "--sample-rate 2"},
+		{"too many steps", trainArgs(csv, out, "--epochs", "1e30"), "= 2e+31 steps: at most 100000000"},
 		{"levels and bounds", trainArgs(csv, out, "--levels", "age=1|2"), `"age" has both --levels and --bounds`},
 		{"gzip", []string{"train", "--csv", gzFile(t), "--label", "y", "--sensitive", "a", "--epsilon", "1", "--out", out}, "gzip-compressed"},
 		{"ball of a public column", trainArgs(csv, out, "--ball", "age=0.5"), `Ball names "age", which is not a protected feature`},
