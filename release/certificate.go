@@ -155,12 +155,7 @@ func New(l *accounting.Ledger, delta float64, conv accounting.Conversion, s Spec
 
 // check validates the spec against the ledger's relation.
 func (s Spec) check(rel accounting.Relation) error {
-	want := map[Notion][]accounting.Relation{
-		FeatureDP: {accounting.RelationFeatureSimulator, accounting.RelationFeature},
-		DP:        {accounting.RelationAddRemove},
-		CorrDP:    {accounting.RelationReplaceOne},
-	}
-	rs, ok := want[s.Notion]
+	rs, ok := notionRelations[s.Notion]
 	switch {
 	case !ok:
 		return fmt.Errorf("release: unknown notion %q (want %s, %s or %s)", s.Notion, FeatureDP, DP, CorrDP)

@@ -66,8 +66,10 @@ func (f *File) checksum() (string, error) {
 // Validate checks that the file is complete and consistent: format and
 // version, an encoder consistent with its schema (data.Encoder.Validate)
 // whose every parameter is public (no level or bound fitted on the private
-// data), a model whose parameter count matches its
-// shape and the encoded width, finite parameters and a certificate.
+// data), a certificate that fits the encoder (its label, protected and
+// public columns, relation, ε ≤ target, δ, and the statement its fields
+// give: no certificate of another run), and a model whose parameter count
+// matches its shape and the encoded width, with finite parameters.
 func (f *File) Validate() error {
 	switch {
 	case f == nil:
@@ -86,6 +88,9 @@ func (f *File) Validate() error {
 		if !fe.Public {
 			return fmt.Errorf("release: feature %q's encoding was fitted on the data: a release uses public levels and bounds only (give them in the schema or EncodeOptions)", fe.Column.Name)
 		}
+	}
+	if err := f.Certificate.check(f.Encoder); err != nil {
+		return err
 	}
 	if err := valid.FiniteSlice("model parameters", f.Model.Theta); err != nil {
 		return fmt.Errorf("release: %w", err)

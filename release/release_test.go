@@ -247,6 +247,24 @@ func TestValidate(t *testing.T) {
 		"encoder feature dropped": func(f *File) { f.Encoder.Features = f.Encoder.Features[1:] },
 		"encoder level twice":     func(f *File) { f.Encoder.Features[0].Levels = []string{"f", "f"} },
 		"encoder without classes": func(f *File) { f.Encoder.Classes = nil },
+		// A certificate that does not fit the model or its own fields.
+		"certificate version":      func(f *File) { f.Certificate.Version = 2 },
+		"certificate notion":       func(f *File) { f.Certificate.Notion = "ldp" },
+		"certificate relation":     func(f *File) { f.Certificate.Relation = accounting.RelationAddRemove.String() },
+		"ε above target":           func(f *File) { f.Certificate.Epsilon = 2.5 },
+		"negative ε":               func(f *File) { f.Certificate.Epsilon = -1 },
+		"δ of 1":                   func(f *File) { f.Certificate.Delta = 1 },
+		"private, seeded":          func(f *File) { f.Certificate.Randomness = "reproducible" },
+		"label renamed":            func(f *File) { f.Certificate.Label = "outcome" },
+		"protected column dropped": func(f *File) { f.Certificate.Protected = nil },
+		"public column protected":  func(f *File) { f.Certificate.Protected, f.Certificate.Public = []string{"sex", "age"}, nil },
+		"column listed twice":      func(f *File) { f.Certificate.Protected = []string{"sex", "sex"} },
+		"statement edited": func(f *File) {
+			f.Certificate.Statement = strings.Replace(f.Certificate.Statement, "ε = ", "ε = 0.", 1)
+		},
+		"another run's certificate": func(f *File) {
+			f.Certificate = certificate(t, DP, accounting.RelationAddRemove, true)
+		},
 		"private levels": func(f *File) {
 			df := frame([]string{"f", "m"}, []float64{1, 2}, []string{"no", "yes"})
 			s := schema()
@@ -295,5 +313,24 @@ func TestSaveLoad(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
 		t.Errorf("%d entries left in the directory", len(ents))
+	}
+}
+
+// A DP certificate protects every feature; a feature-DP one the sensitive
+// features, with the public ones known. Both fit their encoder.
+func TestCertificateFitsEncoder(t *testing.T) {
+	dp := certificate(t, DP, accounting.RelationAddRemove, true)
+	dp.Protected, dp.Public = []string{"age", "sex"}, nil
+	dp.Statement = dp.statement()
+	for name, c := range map[string]*Certificate{
+		"feature DP":               certificate(t, FeatureDP, accounting.RelationFeatureSimulator, true),
+		"feature DP, reproducible": certificate(t, FeatureDP, accounting.RelationFeatureSimulator, false),
+		"DP":                       dp,
+	} {
+		f := modelFile(t)
+		f.Certificate = c
+		if err := f.Validate(); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
 	}
 }
