@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/featuredp/featuredp/internal/numeric"
 )
@@ -204,7 +205,8 @@ func NoiseMultiplier(targetEps, delta, q float64, steps int, orders []float64, c
 			lo, glo = hi, ghi
 			hi *= 2
 			if hi > maxNoiseMultiplier {
-				return 0, fmt.Errorf("%w: even noise multiplier %g gives epsilon %v > %v", ErrUnreachable, maxNoiseMultiplier, ghi+targetEps, targetEps)
+				return 0, fmt.Errorf("%w: even noise multiplier %g gives epsilon %.4g > %v: at δ = %v the RDP → (ε, δ) conversion alone costs about that at the grid's largest order %v; add larger orders (that cost falls about as log(1/δ)/α; OrdersDPAccounting reaches 1024), or raise δ or the target",
+					ErrUnreachable, maxNoiseMultiplier, ghi+targetEps, targetEps, delta, slices.Max(orders))
 			}
 			ghi = g(hi)
 		}

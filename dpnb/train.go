@@ -60,6 +60,13 @@ type TrainOptions struct {
 	// (feature-DP paper, Def. 8) for its attribute-inference bound; a
 	// categorical column missing here gets 1/(number of its public levels).
 	Ball map[string]float64
+	// Orders is the RDP order grid of the calibration and of the ledger
+	// [accounting.OrdersDPAccounting(): Opacus' grid 1.1…63 plus 128, 256,
+	// 512 and 1024, Google dp_accounting's default]. More orders never raise
+	// ε; the large ones make small targets reachable: at δ = 1e-5 the
+	// conversion alone costs ε ≈ 0.10 at order 63, ≈ 0.004 at 1024. Pass
+	// accounting.DefaultOrders() to account exactly as Opacus does.
+	Orders []float64
 	// Progress, if set, is called after every step with the steps done and
 	// the total.
 	Progress func(done, total int)
@@ -167,6 +174,11 @@ func (opts TrainOptions) withDefaults(schema data.Schema) (TrainOptions, error) 
 	if t := o.Epochs / o.SampleRate; t > MaxTrainSteps {
 		return o, fmt.Errorf("Epochs/SampleRate = %v/%v = %.3g steps: at most MaxTrainSteps = %d (lower Epochs or raise SampleRate)",
 			o.Epochs, o.SampleRate, t, MaxTrainSteps)
+	}
+	if o.Orders == nil {
+		o.Orders = accounting.OrdersDPAccounting()
+	} else if err := accounting.ValidateOrders(o.Orders); err != nil {
+		return o, fmt.Errorf("Orders: %w", err)
 	}
 	if o.Hidden < 0 {
 		return o, fmt.Errorf("Hidden %d: want ≥ 0 (0: 32 hidden units for an MLP)", o.Hidden)
@@ -297,7 +309,7 @@ func newTrainRun(x *data.Encoded, o TrainOptions) (*trainRun, error) {
 		return nil, err
 	}
 	r.steps = max(1, int(math.Round(o.Epochs/o.SampleRate)))
-	z, err := accounting.NoiseMultiplier(o.Epsilon, o.Delta, o.SampleRate, r.steps, accounting.DefaultOrders(), accounting.DefaultConversion)
+	z, err := accounting.NoiseMultiplier(o.Epsilon, o.Delta, o.SampleRate, r.steps, o.Orders, accounting.DefaultConversion)
 	if err != nil {
 		return nil, fmt.Errorf("calibrating the noise for ε = %v (Epsilon, Delta, SampleRate, Epochs): %w", o.Epsilon, err)
 	}
@@ -359,7 +371,7 @@ func (r *trainRun) certificate(res *mechanisms.Result, enc *data.Encoder, o Trai
 	if err != nil {
 		return nil, err
 	}
-	l, err := accounting.NewLedger(rel, accounting.DefaultOrders())
+	l, err := accounting.NewLedger(rel, o.Orders)
 	if err != nil {
 		return nil, err
 	}

@@ -47,8 +47,12 @@ func TestTrainReproducible(t *testing.T) {
 	if !slices.Equal(c.Protected, []string{"smoker", "income"}) || !slices.Equal(c.Public, []string{"region", "age"}) || c.Label != "y" {
 		t.Errorf("columns: protected %v public %v label %q", c.Protected, c.Public, c.Label)
 	}
-	// The ledger of the run, rebuilt from the certificate's parameters.
-	l, _ := accounting.NewLedger(accounting.RelationFeatureSimulator, accounting.DefaultOrders())
+	// The ledger of the run, rebuilt from the certificate's parameters
+	// and order grid (dp_accounting's by default).
+	if !slices.Equal(c.Accounting.Orders, accounting.OrdersDPAccounting()) {
+		t.Errorf("order grid %v, want accounting.OrdersDPAccounting()", c.Accounting.Orders)
+	}
+	l, _ := accounting.NewLedger(accounting.RelationFeatureSimulator, c.Accounting.Orders)
 	tr := c.Training
 	loss, err := accounting.SubsampledGaussianLoss(accounting.Phase{SampleRate: tr.SampleRate, NoiseMultiplier: tr.NoiseMultiplier, Steps: tr.Steps})
 	if err != nil {
@@ -140,6 +144,10 @@ func TestTrainErrors(t *testing.T) {
 		{"infinite clip", schema, func(o *TrainOptions) { o.Clip = math.Inf(1) }, "Clip"},
 		{"negative lr", schema, func(o *TrainOptions) { o.LR = -1 }, "LR"},
 		{"negative hidden", schema, func(o *TrainOptions) { o.Hidden = -1 }, "Hidden"},
+		{"bad orders", schema, func(o *TrainOptions) { o.Orders = []float64{0.5} }, "Orders"},
+		// Opacus' grid stops at order 63, where the conversion alone costs
+		// ε ≈ 0.10 at δ = 1e-5.
+		{"small ε on Opacus' grid", schema, func(o *TrainOptions) { o.Epsilon, o.Orders = 0.05, accounting.DefaultOrders() }, "largest order 63"},
 		{"ball outside (0, 1]", schema, func(o *TrainOptions) { o.Ball = map[string]float64{"income": 2} }, `Ball["income"] = 2`},
 		{"bounds from data", schema, func(o *TrainOptions) { o.Encode.BoundsFromData = true }, "public bounds and levels only"},
 		{"missing bounds", schema, func(o *TrainOptions) { o.Encode.Bounds = nil }, `"age"`},
@@ -316,5 +324,22 @@ func TestTrainCSVMatchesTrain(t *testing.T) {
 	}
 	if _, err := TrainCSV(context.Background(), strings.NewReader("region,age\nnorth,3\n"), schema, trainOpts(), data.CSVOptions{}); !errors.Is(err, data.ErrUnknownColumn) {
 		t.Errorf("missing columns: %v", err)
+	}
+}
+
+// A small target (ε = 0.05 at δ = 1e-5, below what Opacus' order grid can
+// state) trains on the default grid, whose orders reach 1024, and the
+// certificate's ε is at most the target.
+func TestTrainSmallEpsilon(t *testing.T) {
+	df, schema := corrdpUserFrame(300)
+	o := trainOpts()
+	o.Epsilon = 0.05
+	f, err := Train(context.Background(), df, schema, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := f.Certificate
+	if !(c.Epsilon <= 0.05) || !(c.Epsilon > 0.049) || c.Accounting.Order <= 63 {
+		t.Errorf("ε = %v at order %v, want ≤ 0.05 (tight) at an order above Opacus' 63", c.Epsilon, c.Accounting.Order)
 	}
 }
