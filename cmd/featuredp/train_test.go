@@ -93,6 +93,8 @@ func TestTrainCLIErrors(t *testing.T) {
 		{"bad notion", trainArgs(csv, out, "--notion", "corr"), `--notion "corr"`},
 		{"rate", trainArgs(csv, out, "--sample-rate", "2"), "--sample-rate 2"},
 		{"too many steps", trainArgs(csv, out, "--epochs", "1e30"), "= 2e+31 steps: at most 100000000"},
+		{"bad orders", trainArgs(csv, out, "--orders", "opacuss"), "--orders"},
+		{"small ε on Opacus' grid", trainArgs(csv, out, "--epsilon", "0.05", "--orders", "opacus"), "largest order 63"},
 		{"levels and bounds", trainArgs(csv, out, "--levels", "age=1|2"), `"age" has both --levels and --bounds`},
 		{"gzip", []string{"train", "--csv", gzFile(t), "--label", "y", "--sensitive", "a", "--epsilon", "1", "--out", out}, "gzip-compressed"},
 		{"ball of a public column", trainArgs(csv, out, "--ball", "age=0.5"), `Ball names "age", which is not a protected feature`},
@@ -138,5 +140,28 @@ func TestTrainCLIRegression(t *testing.T) {
 	code, pred, _ := runReproduceCLI("predict", "--model", out, "--csv", csv)
 	if code != 0 || !strings.HasPrefix(pred, "prediction\n") {
 		t.Errorf("predict: %d %.80q", code, pred)
+	}
+}
+
+// --orders picks the order grid of the calibration and the ledger: the
+// default (dp_accounting's, to 1024) reaches ε = 0.05, which Opacus' grid
+// cannot; the certificate states the grid's size and the order used.
+func TestTrainCLIOrders(t *testing.T) {
+	csv := trainFixture(t)
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"default grid, small ε", []string{"--epsilon", "0.05"}, "156 orders"},
+		{"Opacus' grid", []string{"--orders", "opacus"}, "151 orders"},
+		{"a list", []string{"--orders", "2,4,8,16,32"}, "5 orders"},
+	} {
+		out := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_")+".json")
+		args := append(trainArgs(csv, out, "--reproducible", "--seed", "1"), tc.args...)
+		if code, stdout, errs := runReproduceCLI(args...); code != 0 || !strings.Contains(stdout, tc.want) {
+			t.Errorf("%s: code %d, want %q in\n%s\n%s", tc.name, code, tc.want, stdout, errs)
+		}
 	}
 }
