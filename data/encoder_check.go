@@ -34,7 +34,7 @@ func (e *Encoder) Validate() error {
 		errs = append(errs, fmt.Errorf("data: the encoder has %d features, its schema %d: %w", len(e.Features), len(feats), ErrEncoder))
 	} else {
 		for i, fe := range e.Features {
-			errs = append(errs, fe.check(feats[i])...)
+			errs = append(errs, fe.check(feats[i]))
 		}
 	}
 	errs = append(errs, e.labelCheck()...)
@@ -43,14 +43,14 @@ func (e *Encoder) Validate() error {
 
 // check compares feature encoding fe with its schema column c and checks
 // its parameters.
-func (fe FeatureEncoding) check(c Column) []error {
+func (fe FeatureEncoding) check(c Column) error {
 	got := fe.Column
 	if got.Name != c.Name || got.Role != c.Role || got.Kind != c.Kind {
-		return []error{fmt.Errorf("data: encoder feature %q (%v, %v) does not match schema feature %q (%v, %v): %w",
-			got.Name, got.Role, got.Kind, c.Name, c.Role, c.Kind, ErrEncoder)}
+		return fmt.Errorf("data: encoder feature %q (%v, %v) does not match schema feature %q (%v, %v): %w",
+			got.Name, got.Role, got.Kind, c.Name, c.Role, c.Kind, ErrEncoder)
 	}
-	bad := func(format string, a ...any) []error {
-		return []error{fmt.Errorf("data: encoder feature %q: "+format+": %w", append(append([]any{c.Name}, a...), ErrEncoder)...)}
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("data: encoder feature %q: "+format+": %w", append(append([]any{c.Name}, a...), ErrEncoder)...)
 	}
 	if c.Kind == Categorical {
 		if len(fe.Levels) == 0 {

@@ -71,42 +71,49 @@ func (f *File) checksum() (string, error) {
 // give: no certificate of another run), and a model whose parameter count
 // matches its shape and the encoded width, with finite parameters.
 func (f *File) Validate() error {
+	_, err := f.predictor()
+	return err
+}
+
+// predictor validates the file (see Validate) and returns its model's
+// predictor.
+func (f *File) predictor() (*predictor, error) {
 	switch {
 	case f == nil:
-		return errors.New("release: nil model file")
+		return nil, errors.New("release: nil model file")
 	case f.Format != FileFormat || f.Version != FileVersion:
-		return fmt.Errorf("release: format %q version %d: %w (want %q version %d)", f.Format, f.Version, ErrFormat, FileFormat, FileVersion)
+		return nil, fmt.Errorf("release: format %q version %d: %w (want %q version %d)", f.Format, f.Version, ErrFormat, FileFormat, FileVersion)
 	case f.Encoder == nil:
-		return fmt.Errorf("release: the model file has no encoder: %w", ErrFormat)
+		return nil, fmt.Errorf("release: the model file has no encoder: %w", ErrFormat)
 	case f.Certificate == nil:
-		return fmt.Errorf("release: the model file has no certificate: %w", ErrFormat)
+		return nil, fmt.Errorf("release: the model file has no certificate: %w", ErrFormat)
 	}
 	if err := f.Encoder.Validate(); err != nil {
-		return fmt.Errorf("release: the model file's encoder: %w (%w)", err, ErrFormat)
+		return nil, fmt.Errorf("release: the model file's encoder: %w (%w)", err, ErrFormat)
 	}
 	for _, fe := range f.Encoder.Features {
 		if !fe.Public {
-			return fmt.Errorf("release: feature %q's encoding was fitted on the data: a release uses public levels and bounds only (give them in the schema or EncodeOptions)", fe.Column.Name)
+			return nil, fmt.Errorf("release: feature %q's encoding was fitted on the data: a release uses public levels and bounds only (give them in the schema or EncodeOptions)", fe.Column.Name)
 		}
 	}
 	if err := f.Certificate.check(f.Encoder); err != nil {
-		return err
+		return nil, err
 	}
 	if err := valid.FiniteSlice("model parameters", f.Model.Theta); err != nil {
-		return fmt.Errorf("release: %w", err)
+		return nil, fmt.Errorf("release: %w", err)
 	}
 	p, err := f.Model.build(f.Encoder.Width())
 	if err != nil {
-		return err
+		return nil, err
 	}
 	want := 1
 	if f.Encoder.Schema.Task == data.Classification {
 		want = len(f.Encoder.Classes)
 	}
 	if p.outputs != want {
-		return fmt.Errorf("release: model %s gives %d outputs, the encoding has %d classes: %w", f.Model.Kind, p.outputs, want, ErrFormat)
+		return nil, fmt.Errorf("release: model %s gives %d outputs, the encoding has %d classes: %w", f.Model.Kind, p.outputs, want, ErrFormat)
 	}
-	return nil
+	return p, nil
 }
 
 // Write writes the file as indented JSON with its checksum set.

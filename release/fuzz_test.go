@@ -17,7 +17,7 @@ import (
 // from its own schema without panicking.
 func FuzzRead(f *testing.F) {
 	var buf bytes.Buffer
-	if err := modelFile(&testing.T{}).Write(&buf); err != nil {
+	if err := modelFile(f).Write(&buf); err != nil {
 		f.Fatal(err)
 	}
 	f.Add(buf.Bytes())

@@ -28,8 +28,9 @@ type Predictions struct {
 // value of the wrong type, a missing value or a category outside the
 // public levels is an error naming the column (data.ErrUnknownLevel for an
 // unseen category: there is no "other" level; map such values to a known
-// level first). It validates the file first (Validate), so a File built or
-// edited in memory gets an error, not a panic, when it is inconsistent.
+// level first). It validates the file first (as Validate does), so a File
+// built or edited in memory gets an error, not a panic, when it is
+// inconsistent.
 func (f *File) Predict(df dataframe.DataFrame) (*Predictions, error) {
 	if f == nil || f.Encoder == nil {
 		return nil, errors.New("release: Predict on a nil or empty model file: Load one first")
@@ -40,10 +41,7 @@ func (f *File) Predict(df dataframe.DataFrame) (*Predictions, error) {
 	if df.Nrow() == 0 {
 		return nil, errors.New("release: Predict: no rows to predict")
 	}
-	if err := f.Validate(); err != nil {
-		return nil, err
-	}
-	p, err := f.Model.build(f.Encoder.Width())
+	p, err := f.predictor()
 	if err != nil {
 		return nil, err
 	}

@@ -33,7 +33,7 @@ func schema() data.Schema {
 	}}
 }
 
-func encoder(t *testing.T) *data.Encoder {
+func encoder(t testing.TB) *data.Encoder {
 	t.Helper()
 	df := frame([]string{"f", "m", "f"}, []float64{20, 50, 80}, []string{"no", "yes", "no"})
 	e, err := data.FitEncoder(df, schema(), data.EncodeOptions{Scale: data.MinMax, Bounds: map[string]data.Range{"age": {Lo: 0, Hi: 100}}})
@@ -45,7 +45,7 @@ func encoder(t *testing.T) *data.Encoder {
 
 // certificate composes 500 steps of q = 0.01, z = 1.1 under the relation
 // of the notion.
-func certificate(t *testing.T, notion Notion, rel accounting.Relation, secure bool) *Certificate {
+func certificate(t testing.TB, notion Notion, rel accounting.Relation, secure bool) *Certificate {
 	t.Helper()
 	l, err := accounting.NewLedger(rel, accounting.DefaultOrders())
 	if err != nil {
@@ -71,7 +71,7 @@ func certificate(t *testing.T, notion Notion, rel accounting.Relation, secure bo
 	return c
 }
 
-func modelFile(t *testing.T) *File {
+func modelFile(t testing.TB) *File {
 	t.Helper()
 	return &File{Format: FileFormat, Version: FileVersion, Encoder: encoder(t),
 		Model:       ModelSpec{Kind: KindSoftmax, Features: 3, Classes: 2, Theta: []float64{0.5, -0.5, 0.25, -0.25, 2, -2, 0.1, -0.1}},
