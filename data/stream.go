@@ -1,6 +1,7 @@
 package data
 
 import (
+	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
@@ -73,14 +74,95 @@ func NewPublicEncoder(schema Schema, opts EncodeOptions) (*Encoder, error) {
 // MaxLineBytes caps apply (MaxColumns and MaxCells do not: the matrix is
 // the memory); NoHeader, Names and Types do not apply.
 func (e *Encoder) EncodeCSV(r io.Reader, opts CSVOptions) (*Encoded, error) {
+	c, err := e.openCSV("EncodeCSV", r, opts)
+	if err != nil {
+		return nil, err
+	}
+	out := e.layout(0)
+	size := sizeOf(r)
+	for {
+		if out.N == sizeProbeRows && size > 0 {
+			reserve(out, size, c.capped.total)
+		}
+		more, err := c.next(out)
+		if err != nil {
+			return nil, err
+		}
+		if !more {
+			break
+		}
+	}
+	if out.N == 0 {
+		return nil, fmt.Errorf("data: EncodeCSV: no data rows: %w", ErrCSV)
+	}
+	return out, nil
+}
+
+// MaxChunkRows caps the rows argument of EncodeCSVChunks (2²⁰).
+const MaxChunkRows = 1 << 20
+
+// EncodeCSVChunks reads CSV rows as EncodeCSV does (the same checks, the
+// same errors) but hands them to fn in chunks of at most rows rows
+// (1 ≤ rows ≤ MaxChunkRows), in file order, reusing one buffer: memory is
+// about 8·rows·D bytes whatever the length of the file. fn must not keep
+// the chunk or its slices after it returns; an error from fn stops the
+// reading and is returned as it is. A file without data rows is an error.
+func (e *Encoder) EncodeCSVChunks(r io.Reader, opts CSVOptions, rows int, fn func(*Encoded) error) error {
+	if rows < 1 || rows > MaxChunkRows {
+		return fmt.Errorf("data: EncodeCSVChunks: %d rows per chunk: give 1 to %d", rows, MaxChunkRows)
+	}
+	if fn == nil {
+		return errors.New("data: EncodeCSVChunks: nil fn: give the function that takes each chunk")
+	}
+	c, err := e.openCSV("EncodeCSVChunks", r, opts)
+	if err != nil {
+		return err
+	}
+	out, total := e.layout(0), 0
+	for {
+		more, err := c.next(out)
+		if err != nil {
+			return err
+		}
+		if more && out.N < rows {
+			continue
+		}
+		if out.N > 0 {
+			if err := fn(out); err != nil {
+				return err
+			}
+			total += out.N
+			out.X, out.Y, out.N = out.X[:0], out.Y[:0], 0
+		}
+		if !more {
+			break
+		}
+	}
+	if total == 0 {
+		return fmt.Errorf("data: EncodeCSVChunks: no data rows: %w", ErrCSV)
+	}
+	return nil
+}
+
+// csvRows reads the records of a CSV stream and encodes them one by one.
+type csvRows struct {
+	fn     string // the caller's name, for errors
+	capped *capReader
+	cr     *csv.Reader
+	rs     *rowScanner
+	skip   int
+}
+
+// openCSV validates e and opens the CSV stream r for fn.
+func (e *Encoder) openCSV(fn string, r io.Reader, opts CSVOptions) (*csvRows, error) {
 	if e == nil {
-		return nil, errors.New("data: EncodeCSV on a nil Encoder")
+		return nil, fmt.Errorf("data: %s on a nil Encoder", fn)
 	}
 	if err := e.Validate(); err != nil {
-		return nil, fmt.Errorf("data: EncodeCSV: %w", err)
+		return nil, fmt.Errorf("data: %s: %w", fn, err)
 	}
 	if r == nil {
-		return nil, fmt.Errorf("data: EncodeCSV: nil reader: %w", ErrCSV)
+		return nil, fmt.Errorf("data: %s: nil reader: %w", fn, ErrCSV)
 	}
 	maxBytes, maxLine, _, _ := opts.limits()
 	capped := &capReader{r: r, maxBytes: maxBytes, maxLn: maxLine, line: 1}
@@ -89,38 +171,37 @@ func (e *Encoder) EncodeCSV(r io.Reader, opts CSVOptions) (*Encoded, error) {
 		return nil, err
 	}
 	cr.ReuseRecord = true
-	rs, err := e.newRowScanner(opts)
-	if err != nil {
-		return nil, err
-	}
-	out := e.layout(0)
-	size := sizeOf(r)
+	rs := e.newRowScanner(fn, opts)
+	return &csvRows{fn: fn, capped: capped, cr: cr, rs: rs, skip: opts.SkipLines}, nil
+}
+
+// next appends the next data row to out (reading the header first). It
+// returns false at the end of the stream; a file without a header is an
+// error.
+func (c *csvRows) next(out *Encoded) (bool, error) {
 	for {
-		rec, err := cr.Read()
+		rec, err := c.cr.Read()
+		if c.capped.err != nil {
+			return false, fmt.Errorf("data: %s: %w (%w)", c.fn, c.capped.err, ErrCSV)
+		}
 		if err == io.EOF {
-			break
-		}
-		if out.N == sizeProbeRows && size > 0 {
-			reserve(out, size, capped.total)
-		}
-		if capped.err != nil {
-			return nil, fmt.Errorf("data: EncodeCSV: %w (%w)", capped.err, ErrCSV)
+			if c.rs.header == nil {
+				return false, fmt.Errorf("data: %s: no data rows: %w", c.fn, ErrCSV)
+			}
+			return false, nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("data: EncodeCSV: %w (%w)", err, ErrCSV)
+			return false, fmt.Errorf("data: %s: %w (%w)", c.fn, err, ErrCSV)
 		}
-		line, _ := cr.FieldPos(0)
-		if err := rs.row(rec, line+opts.SkipLines, out); err != nil {
-			return nil, err
+		line, _ := c.cr.FieldPos(0)
+		n := out.N
+		if err := c.rs.row(rec, line+c.skip, out); err != nil {
+			return false, err
+		}
+		if out.N > n {
+			return true, nil
 		}
 	}
-	if capped.err != nil {
-		return nil, fmt.Errorf("data: EncodeCSV: %w (%w)", capped.err, ErrCSV)
-	}
-	if rs.header == nil || out.N == 0 {
-		return nil, fmt.Errorf("data: EncodeCSV: no data rows: %w", ErrCSV)
-	}
-	return out, nil
 }
 
 // sizeProbeRows is the number of rows after which EncodeCSV estimates the
@@ -160,6 +241,7 @@ func reserve(out *Encoded, size, read int64) {
 // rowScanner turns records into encoded rows.
 type rowScanner struct {
 	e      *Encoder
+	fn     string // the caller's name, for errors
 	opts   CSVOptions
 	isNA   map[string]bool
 	header []string
@@ -170,12 +252,12 @@ type rowScanner struct {
 	class  map[string]int
 }
 
-func (e *Encoder) newRowScanner(opts CSVOptions) (*rowScanner, error) {
+func (e *Encoder) newRowScanner(fn string, opts CSVOptions) *rowScanner {
 	missing := opts.Missing
 	if missing == nil {
 		missing = DefaultMissing
 	}
-	rs := &rowScanner{e: e, opts: opts, isNA: map[string]bool{"NaN": true}, label: -1}
+	rs := &rowScanner{e: e, fn: fn, opts: opts, isNA: map[string]bool{"NaN": true}, label: -1}
 	if e.Options.DropFirst {
 		rs.off = 1
 	}
@@ -193,7 +275,7 @@ func (e *Encoder) newRowScanner(opts CSVOptions) (*rowScanner, error) {
 	for k, c := range e.Classes {
 		rs.class[c] = k
 	}
-	return rs, nil
+	return rs
 }
 
 // row encodes one record (the first one is the header).
@@ -207,7 +289,7 @@ func (rs *rowScanner) row(rec []string, line int, out *Encoded) error {
 		return rs.readHeader(slices.Clone(rec))
 	}
 	if len(rec) != len(rs.header) {
-		return fmt.Errorf("data: EncodeCSV: line %d has %d fields, want %d: %w", line, len(rec), len(rs.header), ErrCSV)
+		return fmt.Errorf("data: %s: line %d has %d fields, want %d: %w", rs.fn, line, len(rec), len(rs.header), ErrCSV)
 	}
 	start := len(out.X)
 	out.X = slices.Grow(out.X, out.D)[:start+out.D]
@@ -217,13 +299,13 @@ func (rs *rowScanner) row(rec []string, line int, out *Encoded) error {
 	for f, fe := range rs.e.Features {
 		v := rec[rs.at[f]]
 		if rs.isNA[v] {
-			return fmt.Errorf("data: EncodeCSV: column %q, line %d: missing value %q: %w", fe.Column.Name, line, v, ErrMissingValue)
+			return fmt.Errorf("data: %s: column %q, line %d: missing value %q: %w", rs.fn, fe.Column.Name, line, v, ErrMissingValue)
 		}
 		if fe.Column.Kind == Categorical {
 			k, ok := rs.levels[f][v]
 			if !ok {
-				return fmt.Errorf("data: EncodeCSV: column %q, line %d: level %q is not among the public levels %q (add it, or map the value first): %w",
-					fe.Column.Name, line, v, fe.Levels, ErrUnknownLevel)
+				return fmt.Errorf("data: %s: column %q, line %d: level %q is not among the public levels %q (add it, or map the value first): %w",
+					rs.fn, fe.Column.Name, line, v, fe.Levels, ErrUnknownLevel)
 			}
 			if k-rs.off >= 0 {
 				x[j+k-rs.off] = 1
@@ -233,7 +315,7 @@ func (rs *rowScanner) row(rec []string, line int, out *Encoded) error {
 		}
 		num, err := parseFiniteCell(v)
 		if err != nil {
-			return fmt.Errorf("data: EncodeCSV: column %q, line %d: %q is not a finite number: %w", fe.Column.Name, line, v, ErrNotNumeric)
+			return fmt.Errorf("data: %s: column %q, line %d: %q is not a finite number: %w", rs.fn, fe.Column.Name, line, v, ErrNotNumeric)
 		}
 		x[j] = fe.scale(num)
 		j++
@@ -255,21 +337,21 @@ func (rs *rowScanner) readHeader(header []string) error {
 	pos := make(map[string]int, len(header))
 	for i, h := range header {
 		if _, dup := pos[h]; dup {
-			return fmt.Errorf("data: EncodeCSV: column %q appears twice in the header: %w", h, ErrCSV)
+			return fmt.Errorf("data: %s: column %q appears twice in the header: %w", rs.fn, h, ErrCSV)
 		}
 		pos[h] = i
 	}
 	for _, fe := range rs.e.Features {
 		i, ok := pos[fe.Column.Name]
 		if !ok {
-			return fmt.Errorf("data: EncodeCSV: the header has no column %q (columns: %s): %w", fe.Column.Name, QuoteNames(header), ErrUnknownColumn)
+			return fmt.Errorf("data: %s: the header has no column %q (columns: %s): %w", rs.fn, fe.Column.Name, QuoteNames(header), ErrUnknownColumn)
 		}
 		rs.at = append(rs.at, i)
 	}
 	if l, ok := rs.e.Schema.Label(); ok {
 		i, ok := pos[l.Name]
 		if !ok {
-			return fmt.Errorf("data: EncodeCSV: the header has no label column %q (columns: %s): %w", l.Name, QuoteNames(header), ErrUnknownColumn)
+			return fmt.Errorf("data: %s: the header has no label column %q (columns: %s): %w", rs.fn, l.Name, QuoteNames(header), ErrUnknownColumn)
 		}
 		rs.label = i
 	}
@@ -285,18 +367,18 @@ func (rs *rowScanner) labelValue(rec []string, line int) (float64, error) {
 	v := rec[rs.label]
 	name := rs.header[rs.label]
 	if rs.isNA[v] {
-		return 0, fmt.Errorf("data: EncodeCSV: label %q, line %d: missing value %q: %w", name, line, v, ErrMissingValue)
+		return 0, fmt.Errorf("data: %s: label %q, line %d: missing value %q: %w", rs.fn, name, line, v, ErrMissingValue)
 	}
 	if rs.e.Schema.Task == Classification {
 		k, ok := rs.class[v]
 		if !ok {
-			return 0, fmt.Errorf("data: EncodeCSV: label %q, line %d: class %q is not among the public classes %q: %w", name, line, v, rs.e.Classes, ErrUnknownLevel)
+			return 0, fmt.Errorf("data: %s: label %q, line %d: class %q is not among the public classes %q: %w", rs.fn, name, line, v, rs.e.Classes, ErrUnknownLevel)
 		}
 		return float64(k), nil
 	}
 	num, err := parseFiniteCell(v)
 	if err != nil {
-		return 0, fmt.Errorf("data: EncodeCSV: label %q, line %d: %q is not a finite number: %w", name, line, v, ErrNotNumeric)
+		return 0, fmt.Errorf("data: %s: label %q, line %d: %q is not a finite number: %w", rs.fn, name, line, v, ErrNotNumeric)
 	}
 	return (num - rs.e.LabelShift) / rs.e.LabelDiv, nil
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -182,5 +183,55 @@ func TestReserve(t *testing.T) {
 	defer fh.Close()
 	if sizeOf(fh) != 5 {
 		t.Errorf("sizeOf(file) = %d", sizeOf(fh))
+	}
+}
+
+// EncodeCSVChunks delivers EncodeCSV's rows in file order, in chunks of at
+// most the rows asked for, whatever the chunk size; bad arguments and an
+// error from fn stop it with an error.
+func TestEncodeCSVChunks(t *testing.T) {
+	text := streamCSV(257)
+	schema, opts := streamSchema()
+	enc, err := NewPublicEncoder(schema, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, err := enc.EncodeCSV(strings.NewReader(text), CSVOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rows := range []int{1, 2, 100, 256, 257, 258, MaxChunkRows} {
+		x, y, err := chunked(enc, text, rows)
+		if err != nil || !slices.Equal(x, whole.X) || !slices.Equal(y, whole.Y) {
+			t.Errorf("rows %d: %v, %d values, want EncodeCSV's %d", rows, err, len(x), len(whole.X))
+		}
+	}
+	stop := errors.New("stop")
+	calls := 0
+	err = enc.EncodeCSVChunks(strings.NewReader(text), CSVOptions{}, 100, func(*Encoded) error { calls++; return stop })
+	if err != stop || calls != 1 {
+		t.Errorf("fn's error: %v after %d calls, want it returned as it is after 1", err, calls)
+	}
+	for _, tc := range []struct {
+		name, text string
+		rows       int
+		fn         func(*Encoded) error
+		want       string
+	}{
+		{"no rows per chunk", text, 0, func(*Encoded) error { return nil }, "rows per chunk"},
+		{"too many rows per chunk", text, MaxChunkRows + 1, func(*Encoded) error { return nil }, "rows per chunk"},
+		{"nil fn", text, 10, nil, "nil fn"},
+		{"header only", "age,region,note,income,y\n", 10, func(*Encoded) error { return nil }, "EncodeCSVChunks: no data rows"},
+		{"empty", "", 10, func(*Encoded) error { return nil }, "EncodeCSVChunks: no data rows"},
+		{"bad row after a chunk", streamCSV(3) + "x,north,,1,no\n", 2, func(*Encoded) error { return nil }, `EncodeCSVChunks: column "age", line 5`},
+	} {
+		err := enc.EncodeCSVChunks(strings.NewReader(tc.text), CSVOptions{}, tc.rows, tc.fn)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want an error with %q", tc.name, err, tc.want)
+		}
+	}
+	var nilEnc *Encoder
+	if err := nilEnc.EncodeCSVChunks(strings.NewReader(text), CSVOptions{}, 10, func(*Encoded) error { return nil }); err == nil {
+		t.Error("nil encoder: no error")
 	}
 }

@@ -8,10 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
-	"path/filepath"
 
 	"github.com/featuredp/featuredp/data"
+	"github.com/featuredp/featuredp/internal/safefile"
 	"github.com/featuredp/featuredp/internal/valid"
 )
 
@@ -138,28 +139,25 @@ func (f *File) Write(w io.Writer) error {
 }
 
 // Save writes the file to path. It refuses to replace an existing file
-// unless overwrite is set, and writes through a temporary file renamed into
-// place, so a failed save never leaves half a model.
+// unless overwrite is set (the error wraps fs.ErrExist), and writes through
+// a temporary file moved into place, so a failed save never leaves half a
+// model; without overwrite the move fails if path appeared meanwhile, so a
+// file created by someone else during the write is not replaced either.
+// Asked to overwrite a device, a named pipe or a symbolic link, it writes
+// into it (as a shell's ">" does) instead of replacing it with a plain file.
 func (f *File) Save(path string, overwrite bool) error {
-	if _, err := os.Lstat(path); err == nil && !overwrite {
-		return fmt.Errorf("release: %s exists: choose another path or allow overwriting it", path)
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".featuredp-model-*.part")
-	if err != nil {
-		return fmt.Errorf("release: saving the model: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if err := f.Write(tmp); err != nil {
-		tmp.Close()
+	var writeErr error
+	err := safefile.Write(path, overwrite, func(w io.Writer) error {
+		writeErr = f.Write(w)
+		return writeErr
+	})
+	switch {
+	case err == nil || err == writeErr:
 		return err
+	case errors.Is(err, fs.ErrExist):
+		return fmt.Errorf("release: %w: choose another path or allow overwriting it", err)
 	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("release: saving the model: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("release: saving the model: %w", err)
-	}
-	return nil
+	return fmt.Errorf("release: saving the model: %w", err)
 }
 
 // Read reads a model file, verifying its format, version and checksum and

@@ -3,6 +3,7 @@ package release
 import (
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 
 	"github.com/featuredp/featuredp/data"
@@ -60,6 +61,44 @@ func (f *File) Predict(df dataframe.DataFrame) (*Predictions, error) {
 	return f.run(p, enc), nil
 }
 
+// PredictChunkRows is the number of rows PredictCSV encodes and predicts
+// at a time.
+const PredictChunkRows = 4096
+
+// PredictCSV applies the model to the CSV rows read from r (header row),
+// as Predict does to a DataFrame, but streaming: it encodes and predicts
+// PredictChunkRows rows at a time and hands each chunk's predictions to fn
+// in file order, so memory does not grow with the file (opts' MaxBytes cap
+// still applies; -1 lifts it). Cells are parsed as featuredp train and
+// dpnb.TrainCSV parse them (data.Encoder.EncodeCSVChunks): a category is its
+// cell's text, a continuous value a finite number. The header must name
+// every feature column of the schema (the label and other columns are
+// ignored); a missing value, a non-numeric continuous value or a category
+// outside the public levels is an error naming the column and the line. An
+// error from fn stops the reading and is returned as it is; the chunks
+// already handed over stay valid.
+func (f *File) PredictCSV(r io.Reader, opts data.CSVOptions, fn func(*Predictions) error) error {
+	if f == nil || f.Encoder == nil {
+		return errors.New("release: PredictCSV on a nil or empty model file: Load one first")
+	}
+	if fn == nil {
+		return errors.New("release: PredictCSV: nil fn: give the function that takes each chunk of predictions")
+	}
+	p, err := f.predictor()
+	if err != nil {
+		return err
+	}
+	var fnErr error
+	err = featuresOnly(f.Encoder).EncodeCSVChunks(r, opts, PredictChunkRows, func(enc *data.Encoded) error {
+		fnErr = fn(f.run(p, enc))
+		return fnErr
+	})
+	if err != nil && fnErr == nil {
+		return fmt.Errorf("release: PredictCSV: %w", err)
+	}
+	return err
+}
+
 // featuresOnly returns a copy of e that encodes the features alone: the
 // label and ignored columns are dropped from the schema, so that new rows
 // need none of them.
@@ -76,8 +115,15 @@ func (f *File) run(p *predictor, enc *data.Encoded) *Predictions {
 	if classify {
 		out.Classes = slices.Clone(f.Encoder.Classes)
 	}
+	k := p.outputs
+	vals := make([]float64, enc.N*k) // one backing array for every row's outputs
+	if classify {
+		out.Probs, out.Class = make([][]float64, 0, enc.N), make([]string, 0, enc.N)
+	} else {
+		out.Value = make([]float64, 0, enc.N)
+	}
 	for i := range enc.N {
-		y := make([]float64, p.outputs)
+		y := vals[i*k : (i+1)*k : (i+1)*k]
 		p.predict(enc.X[i*enc.D:(i+1)*enc.D], y)
 		if !classify {
 			out.Value = append(out.Value, y[0])

@@ -3,9 +3,13 @@ package release
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -295,8 +299,8 @@ func TestSaveLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := modelFile(t)
-	if err := f.Save(path, false); err == nil {
-		t.Fatal("overwrote a user file")
+	if err := f.Save(path, false); !errors.Is(err, fs.ErrExist) {
+		t.Fatalf("Save over a user file: %v, want fs.ErrExist", err)
 	}
 	if b, _ := os.ReadFile(path); string(b) != "user data" {
 		t.Fatal("the user file changed")
@@ -313,6 +317,13 @@ func TestSaveLoad(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
 		t.Errorf("%d entries left in the directory", len(ents))
+	}
+	fresh := filepath.Join(dir, "new.json")
+	if err := f.Save(fresh, false); err != nil {
+		t.Fatal(err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 2 {
+		t.Errorf("%d entries in the directory, want the two models alone", len(ents))
 	}
 }
 
@@ -332,5 +343,64 @@ func TestCertificateFitsEncoder(t *testing.T) {
 		if err := f.Validate(); err != nil {
 			t.Errorf("%s: %v", name, err)
 		}
+	}
+}
+
+// PredictCSV streams: its chunks, concatenated, are Predict's predictions
+// of the same rows to the bit, whatever the columns around the features;
+// bad rows are errors naming the column and the line, and fn's error is
+// returned as it is.
+func TestPredictCSV(t *testing.T) {
+	f := modelFile(t)
+	n := 2*PredictChunkRows + 5
+	sex, age := make([]string, n), make([]float64, n)
+	var b strings.Builder
+	b.WriteString("note,age,sex\n")
+	for i := range n {
+		sex[i], age[i] = []string{"f", "m"}[i%2], float64(i%130)-10
+		fmt.Fprintf(&b, "row %d,%s,%s\n", i, strconv.FormatFloat(age[i], 'g', -1, 64), sex[i])
+	}
+	want, err := f.Predict(frame(sex, age, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, chunks := &Predictions{}, 0
+	err = f.PredictCSV(strings.NewReader(b.String()), data.CSVOptions{}, func(p *Predictions) error {
+		chunks++
+		got.Classes = p.Classes
+		got.Probs, got.Class = append(got.Probs, p.Probs...), append(got.Class, p.Class...)
+		return nil
+	})
+	if err != nil || chunks != 3 || !reflect.DeepEqual(got, want) {
+		t.Fatalf("PredictCSV: %v, %d chunks, equal to Predict: %v", err, chunks, reflect.DeepEqual(got, want))
+	}
+	stop := errors.New("stop")
+	if err := f.PredictCSV(strings.NewReader(b.String()), data.CSVOptions{}, func(*Predictions) error { return stop }); err != stop {
+		t.Errorf("fn's error came back as %v", err)
+	}
+	keep := func(*Predictions) error { return nil }
+	for _, tc := range []struct {
+		name, text string
+		fn         func(*Predictions) error
+		want       string
+	}{
+		{"no age column", "sex\nf\n", keep, `no column "age"`},
+		{"unseen level", "sex,age\nf,3\nx,3\n", keep, `column "sex", line 3: level "x"`},
+		{"missing age", "sex,age\nf,\n", keep, `column "age", line 2: missing value`},
+		{"header only", "sex,age\n", keep, "no data rows"},
+		{"nil fn", "sex,age\nf,3\n", nil, "nil fn"},
+	} {
+		err := f.PredictCSV(strings.NewReader(tc.text), data.CSVOptions{}, tc.fn)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want an error with %q", tc.name, err, tc.want)
+		}
+	}
+	var none *File
+	if err := none.PredictCSV(strings.NewReader(b.String()), data.CSVOptions{}, keep); err == nil {
+		t.Error("nil file: no error")
+	}
+	f.Model.Theta = f.Model.Theta[1:]
+	if err := f.PredictCSV(strings.NewReader(b.String()), data.CSVOptions{}, keep); err == nil {
+		t.Error("an inconsistent file predicted")
 	}
 }

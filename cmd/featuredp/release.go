@@ -11,10 +11,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strconv"
 
 	"github.com/featuredp/featuredp/data"
+	"github.com/featuredp/featuredp/internal/safefile"
 	"github.com/featuredp/featuredp/release"
 )
 
@@ -80,10 +82,15 @@ const predictUsage = `usage: featuredp predict --model MODEL.json --csv FILE [--
 Applies a model file to every row of a CSV (header row) and writes one row
 per input row: a "prediction" column and, for a classifier, one probability
 column "p_CLASS" per class. The CSV must hold every feature column of the
-model's schema (the label and other columns may be there and are ignored);
-a missing column, a value of the wrong type or a category outside the
-model's public levels is an error naming the column. Without --out the rows
-go to stdout; --out never replaces an existing file unless --force.
+model's schema (the label and other columns may be there and are ignored).
+Cells are read as featuredp train reads them; a missing column, a missing
+or non-numeric value or a category outside the model's public levels is an
+error naming the column and the line. The rows are streamed (4096 at a
+time: no size cap, memory independent of the file's length). Without --out
+they go to stdout as they are predicted (after an error, the rows before
+it have been written, and the exit status is 2); --out is written only
+when every row was predicted, and never replaces an existing file unless
+--force.
 
 flags:
 `
@@ -128,7 +135,8 @@ func checkOutFile(path string, force bool) error {
 	return nil
 }
 
-// predict loads the model, reads the rows and writes the predictions.
+// predict loads the model and streams the rows of the CSV through it into
+// stdout or a new --out file.
 func predict(modelPath, csvPath, outPath string, force bool, stdout io.Writer) error {
 	if outPath != "" {
 		if err := checkOutFile(outPath, force); err != nil {
@@ -139,43 +147,60 @@ func predict(modelPath, csvPath, outPath string, force bool, stdout io.Writer) e
 	if err != nil {
 		return fmt.Errorf("--model: %w", err)
 	}
-	df, err := readReportCSV(csvPath, data.CSVOptions{})
+	in, err := os.Open(csvPath)
 	if err != nil {
+		return fmt.Errorf("--csv: %w", err)
+	}
+	defer in.Close()
+	if st, err := in.Stat(); err == nil && st.IsDir() {
+		return fmt.Errorf("--csv %s is a directory: give a CSV file", csvPath)
+	}
+	if outPath == "" {
+		return streamPredictions(stdout, f, in, csvPath)
+	}
+	var predictErr error
+	err = safefile.Write(outPath, force, func(w io.Writer) error {
+		predictErr = streamPredictions(w, f, in, csvPath)
+		return predictErr
+	})
+	switch {
+	case err == nil || err == predictErr:
 		return err
+	case errors.Is(err, fs.ErrExist):
+		return fmt.Errorf("--out %s exists: choose another file or add --force", outPath)
 	}
-	p, err := f.Predict(df)
-	if err != nil {
-		return fmt.Errorf("--csv %s: %w", csvPath, err)
-	}
-	w := stdout
-	if outPath != "" {
-		flags := os.O_WRONLY | os.O_CREATE | os.O_EXCL
-		if force {
-			flags = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
-		}
-		fh, err := os.OpenFile(outPath, flags, 0o644)
-		if errors.Is(err, os.ErrExist) {
-			return fmt.Errorf("--out %s exists: choose another file or add --force", outPath)
-		}
-		if err != nil {
-			return fmt.Errorf("--out: %w", err)
-		}
-		defer fh.Close()
-		w = fh
-	}
-	return writePredictions(w, p)
+	return fmt.Errorf("--out %s: %w", outPath, err)
 }
 
-// writePredictions writes the prediction rows as CSV.
-func writePredictions(w io.Writer, p *release.Predictions) error {
+// streamPredictions writes one CSV row per row of in as release.PredictCSV
+// predicts them, chunk by chunk: "prediction" and, for a classifier, the
+// probability "p_CLASS" of every class.
+func streamPredictions(w io.Writer, f *release.File, in io.Reader, csvPath string) error {
 	cw := csv.NewWriter(w)
 	head := []string{"prediction"}
-	for _, c := range p.Classes {
+	for _, c := range f.Encoder.Classes {
 		head = append(head, "p_"+c)
 	}
-	if err := cw.Write(head); err != nil {
-		return err
+	var writeErr error
+	err := f.PredictCSV(in, data.CSVOptions{MaxBytes: -1}, func(p *release.Predictions) error {
+		if head != nil {
+			cw.Write(head)
+			head = nil
+		}
+		writeErr = writePredictions(cw, p)
+		return writeErr
+	})
+	switch {
+	case err == nil:
+		return nil
+	case err == writeErr:
+		return fmt.Errorf("writing the predictions: %w", err)
 	}
+	return fmt.Errorf("--csv %s: %w", csvPath, err)
+}
+
+// writePredictions writes the prediction rows of one chunk and flushes them.
+func writePredictions(cw *csv.Writer, p *release.Predictions) error {
 	num := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 	for i := range max(len(p.Class), len(p.Value)) {
 		var row []string

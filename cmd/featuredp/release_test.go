@@ -109,13 +109,28 @@ func TestPredictCLI(t *testing.T) {
 	}{
 		{[]string{"--model", model}, "required"},
 		{[]string{"--model", model, "--csv", bad}, `no column "age"`},
-		{[]string{"--model", model, "--csv", unseen}, "outside the declared levels"},
+		{[]string{"--model", model, "--csv", unseen}, `column "sex", line 2: level "x" is not among the public levels`},
 		{[]string{"--model", rows, "--csv", rows}, "--model"},
 		{[]string{"--model", model, "--csv", rows, "--out", filepath.Dir(dst), "--force"}, "is a directory: give a file path"},
+		{[]string{"--model", model, "--csv", rows, "--out", filepath.Join(dst, "sub", "p.csv")}, "--out " + filepath.Join(dst, "sub", "p.csv")},
 	} {
 		code, _, errs := runReproduceCLI(append([]string{"predict"}, tc.args...)...)
 		if code != 2 || !strings.Contains(errs, tc.want) {
 			t.Errorf("%v: code %d, stderr %q, want %q", tc.args, code, errs, tc.want)
 		}
 	}
+	// A bad row after a full chunk of good ones leaves no --out file.
+	var late strings.Builder
+	late.WriteString("sex,age\n")
+	for range release.PredictChunkRows + 10 {
+		late.WriteString("f,30\n")
+	}
+	late.WriteString("f,old\n")
+	lateCSV, lateOut := filepath.Join(t.TempDir(), "late.csv"), filepath.Join(t.TempDir(), "late-p.csv")
+	os.WriteFile(lateCSV, []byte(late.String()), 0o644)
+	code, _, errs = runReproduceCLI("predict", "--model", model, "--csv", lateCSV, "--out", lateOut)
+	if _, err := os.Stat(lateOut); code != 2 || !strings.Contains(errs, `"old" is not a finite number`) || err == nil {
+		t.Errorf("a bad late row: code %d, stderr %q, --out left: %v", code, errs, err == nil)
+	}
+
 }

@@ -9,6 +9,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"math"
 	"os"
@@ -149,7 +150,13 @@ func (f *trainFlags) run(stderr io.Writer) (*release.File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("training on --csv %s: %w", f.csv, err)
 	}
-	return file, file.Save(f.out, f.force)
+	if err := file.Save(f.out, f.force); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return nil, fmt.Errorf("--out %s appeared during the training: choose another file or add --force (the trained model was not saved)", f.out)
+		}
+		return nil, err
+	}
+	return file, nil
 }
 
 // readHeader returns the column names of the CSV file at path.

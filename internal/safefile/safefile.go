@@ -1,0 +1,107 @@
+// Package safefile writes a file so that a reader never sees half of it and
+// an existing file is never replaced unless the caller asks: the content
+// goes to a temporary file in the same directory, which is then moved into
+// place.
+package safefile
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+)
+
+// Write creates path with the bytes write produces, with mode 0644 less the
+// umask. The content is written to a temporary file beside path (removed on any failure) and moved into
+// place only when write and the close succeeded, so a failed write leaves
+// nothing behind. Without overwrite the move is a hard link, which fails if
+// path exists however recently it appeared (a dangling symbolic link
+// included), so a file created by someone else meanwhile is not replaced;
+// on a file system without hard links the move is a rename after a last
+// check. The error for an existing path wraps fs.ErrExist; an error of
+// write is returned as it is.
+//
+// With overwrite, a path that is not a regular file — a device such as
+// /dev/null, a named pipe, a symbolic link — is written into, as a shell's
+// ">" does, never replaced: a rename would put a plain file in place of
+// the device or the link.
+func Write(path string, overwrite bool, write func(io.Writer) error) error {
+	fi, err := os.Lstat(path)
+	switch {
+	case err == nil && !overwrite:
+		return existsError(path)
+	case err == nil && !fi.Mode().IsRegular():
+		return writeInto(path, write)
+	}
+	tmp, err := createTemp(path)
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := write(tmp); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return place(tmp.Name(), path, overwrite)
+}
+
+// place moves the written temporary file tmp to path: a rename when
+// overwrite is set, else a hard link, which fails if path exists; a rename
+// after a last check where hard links are not supported. The caller
+// removes tmp.
+func place(tmp, path string, overwrite bool) error {
+	if !overwrite {
+		err := os.Link(tmp, path)
+		if err == nil {
+			return nil
+		}
+		if errors.Is(err, fs.ErrExist) {
+			return existsError(path)
+		}
+		if _, err := os.Lstat(path); err == nil {
+			return existsError(path)
+		}
+	}
+	return os.Rename(tmp, path)
+}
+
+// existsError is the refusal to replace path.
+func existsError(path string) error {
+	return fmt.Errorf("%s exists: %w", path, fs.ErrExist)
+}
+
+// writeInto truncates the existing path (following a symbolic link) and
+// writes into it.
+func writeInto(path string, write func(io.Writer) error) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
+		return err
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// createTemp creates a new file beside path, named after it, with mode
+// 0644 less the umask (as os.WriteFile(path, b, 0o644) would; os.CreateTemp
+// would give 0600).
+func createTemp(path string) (*os.File, error) {
+	dir, base := filepath.Dir(path), filepath.Base(path)
+	for range 100 {
+		name := filepath.Join(dir, "."+base+"-"+strconv.FormatUint(rand.Uint64(), 36)+".part")
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+		if !errors.Is(err, fs.ErrExist) {
+			return f, err
+		}
+	}
+	return nil, fmt.Errorf("no free temporary name beside %s", path)
+}
