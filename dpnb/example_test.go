@@ -88,22 +88,7 @@ func ExampleSummaryMarkdown() {
 // column is sensitive and "age" public, and reports the calibrated noise
 // multiplier per ε and the attribute-inference bound of "smoker".
 func ExampleFeatureDPvsDP() {
-	rng := rand.New(rand.NewPCG(3, 4))
-	age, smoker, y := make([]float64, 1000), make([]string, 1000), make([]string, 1000)
-	for i := range age {
-		age[i] = 20 + 60*rng.Float64()
-		s := rng.Float64() < 0.3
-		smoker[i], y[i] = map[bool]string{true: "yes", false: "no"}[s], "no"
-		if 0.05*(age[i]-50)-1+map[bool]float64{true: 2.5}[s] > rng.NormFloat64() {
-			y[i] = "yes"
-		}
-	}
-	df := dataframe.New(series.New(age, series.Float, "age"), series.New(smoker, series.String, "smoker"), series.New(y, series.String, "y"))
-	schema := data.Schema{Task: data.Classification, Columns: []data.Column{
-		{Name: "age", Role: data.Public, Kind: data.Continuous},
-		{Name: "smoker", Role: data.Sensitive, Kind: data.Categorical, Levels: []string{"no", "yes"}},
-		{Name: "y", Role: data.Label, Kind: data.Categorical, Levels: []string{"no", "yes"}},
-	}}
+	df, schema := exampleSmokers(1000, 3, 4)
 	res, err := dpnb.FeatureDPvsDP(context.Background(), df, schema, dpnb.FeatureDPOptions{
 		Encode: data.EncodeOptions{DropFirst: true, Scale: data.MinMax, Bounds: map[string]data.Range{"age": {Lo: 20, Hi: 80}}},
 		Eps:    []float64{0.5, 4}, Seeds: 2,
