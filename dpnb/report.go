@@ -53,7 +53,8 @@ type ColumnPrivacy struct {
 	// TVUCB its upper confidence bound TV~ (the noise weight CorrDP gives
 	// the column's coordinates: 1 for a sensitive column, 0 for a label);
 	// NaN where not applicable. Leaking marks a public column with TV~ ≥
-	// 0.99: it reveals the sensitive columns about as much as they do.
+	// 0.99 and TV ≥ 0.9: it reveals the sensitive columns about as much as
+	// they do (the bound alone can be near 1 on a small sample).
 	TV, TVUCB, CorrDPWeight float64
 	Leaking                 bool
 	// CorrDPHonestEps is the (ε, δ) a change of this column alone really
@@ -80,7 +81,8 @@ type ColumnPrivacy struct {
 	// column (their costs are in PrivacyReportResult.Pipeline.PerStep).
 	Preprocessing []string
 	// FromData lists what the report read from the private data for this
-	// column ("TV", "levels", "min–max bounds", "missing count").
+	// column ("TV", "levels", "min–max bounds", "missing count",
+	// "duplicate groups").
 	FromData []string
 }
 
@@ -163,6 +165,7 @@ func (r *PrivacyReportResult) statePrivateInputs() {
 		{"levels", "the category levels observed in the data of"},
 		{"min–max bounds", "the min–max bounds the planned scaling takes from the data for"},
 		{"missing count", "the number of records with a missing value in"},
+		{"duplicate groups", "the largest group of identical records over"},
 	} {
 		if cols := byKind[k.kind]; len(cols) > 0 {
 			r.FromData = append(r.FromData, fmt.Sprintf("%s %s", k.what, data.QuoteNames(cols)))
@@ -180,8 +183,12 @@ func (o ReportOptions) withDefaults(schema data.Schema) (ReportOptions, error) {
 	if o.C2 == 0 {
 		o.C2 = 1
 	}
+	byName := make(map[string]data.Column, len(schema.Columns)) // linear in the width, not quadratic
+	for _, c := range schema.Columns {
+		byName[c.Name] = c
+	}
 	for _, c := range o.ObservedLevels {
-		if col, ok := schema.Lookup(c); !ok || col.Kind != data.Categorical {
+		if col, ok := byName[c]; !ok || col.Kind != data.Categorical {
 			return o, fmt.Errorf("ObservedLevels: %q is not a categorical column of the schema", c)
 		}
 	}
@@ -195,9 +202,14 @@ func (o ReportOptions) withDefaults(schema data.Schema) (ReportOptions, error) {
 	}
 	for _, m := range []map[string]float64{o.Ball, o.Levels} {
 		for k := range m {
-			if c, ok := schema.Lookup(k); !ok || c.Role != data.Sensitive {
+			if c, ok := byName[k]; !ok || c.Role != data.Sensitive {
 				return o, fmt.Errorf("%q is not a Sensitive column of the schema", k)
 			}
+		}
+	}
+	for k, b := range o.Ball {
+		if !(b > 0 && b <= 1) {
+			return o, fmt.Errorf("Ball[%q] = %v: the prior mass of the best guess of a column is in (0, 1] (at least 1/levels)", k, b)
 		}
 	}
 	return o, nil
@@ -274,8 +286,14 @@ func (r *PrivacyReportResult) honesty(n int) error {
 		return err
 	}
 	for _, h := range rows {
-		for k, i := range idx {
-			if (h.Coord < 0 && sens[k]) || h.Coord == k {
+		if h.Coord >= 0 {
+			if h.Coord < len(idx) {
+				r.Columns[idx[h.Coord]].CorrDPHonestEps, r.Columns[idx[h.Coord]].CorrDPClaimedEps = h.Eps, h.Claimed
+			}
+			continue
+		}
+		for k, i := range idx { // the sensitive block's row
+			if sens[k] {
 				r.Columns[i].CorrDPHonestEps, r.Columns[i].CorrDPClaimedEps = h.Eps, h.Claimed
 			}
 		}
@@ -285,6 +303,10 @@ func (r *PrivacyReportResult) honesty(n int) error {
 
 // featureDP marks the protected columns and their Thm 4 bounds.
 func (r *PrivacyReportResult) featureDP(_ dataframe.DataFrame, schema data.Schema) error {
+	byName := make(map[string]data.Column, len(schema.Columns))
+	for _, c := range schema.Columns {
+		byName[c.Name] = c
+	}
 	for i := range r.Columns {
 		c := &r.Columns[i]
 		if c.Role != data.Sensitive.String() {
@@ -292,20 +314,24 @@ func (r *PrivacyReportResult) featureDP(_ dataframe.DataFrame, schema data.Schem
 			continue
 		}
 		c.FDPProtected = true
-		ball, ok := r.Options.Ball[c.Column]
-		if !ok {
-			col, _ := schema.Lookup(c.Column)
+		ball, given := r.Options.Ball[c.Column]
+		prior := ""
+		if !given {
+			col := byName[c.Column]
 			var why string
+			var ok bool
 			if ball, why, ok = fdp.UniformBall(col); !ok {
 				c.FDPNote = why + "; ReportOptions.Ball, on the command line --ball " + c.Column + "=P"
 				continue
 			}
+			prior = fmt.Sprintf(", assuming a uniform prior over its %d levels: if one value is more likely, give its prior mass (ReportOptions.Ball, --ball %s=P)",
+				len(col.Levels), c.Column)
 		}
 		b, err := fdp.AttributeInferenceBound(r.Options.Eps, r.Options.Delta, ball)
 		if err != nil {
-			return fmt.Errorf("column %s: %w", c.Column, err)
+			return fmt.Errorf("column %s: Ball: %w", c.Column, err)
 		}
-		c.FDPBound, c.FDPNote = b, fmt.Sprintf("Ball = %.3g", ball)
+		c.FDPBound, c.FDPNote = b, fmt.Sprintf("Ball = %.3g%s", ball, prior)
 	}
 	return nil
 }
@@ -370,9 +396,9 @@ func (r *PrivacyReportResult) Table() dataframe.DataFrame {
 // the same at length.
 var ReportLegend = []struct{ Heading, Fields, Meaning string }{
 	{"column, role, kind", "`column`, `role`, `kind`", "the column, its role (sensitive, public, label) and how it was read (continuous: numbers; categorical: levels)"},
-	{"CorrDP TV (UCB)", "`corrdp_tv`, `corrdp_tv_ucb`, `corrdp_leaks`", "for a public column, the total-variation distance between its distributions given different sensitive values (plug-in estimate from the data, and its upper confidence bound TV~); **leaks** when TV~ ≥ 0.99: the column reveals the sensitive ones about as much as they reveal themselves"},
+	{"CorrDP TV (UCB)", "`corrdp_tv`, `corrdp_tv_ucb`, `corrdp_leaks`", "for a public column, the total-variation distance between its distributions given different sensitive values (plug-in estimate from the data, and its upper confidence bound TV~); **leaks** when TV~ ≥ 0.99 and the plug-in TV ≥ 0.9 (a bound near 1 from a small sample alone is not a leak): the column reveals the sensitive ones about as much as they reveal themselves"},
 	{"CorrDP weight", "`corrdp_weight`", "the share of the sensitive columns' noise CorrDP gives the column's coordinates (1 sensitive, TV~ public, 0 label)"},
-	{"CorrDP ε of a change (honest / claimed)", "`corrdp_honest_eps`, `corrdp_claimed_eps`", "honest: the ε that a change of this column alone really costs under one full-batch step of CorrDP's noise at budget ε (its zCDP loss under replace-one, read on the privacy ledger); claimed: what CorrDP's guarantee promises for it (ε for a sensitive column, ε/TV for a public one); honest ≤ claimed means the promise holds, a small honest value means the column gets far more protection than promised"},
+	{"CorrDP ε of a change (honest / claimed)", "`corrdp_honest_eps`, `corrdp_claimed_eps`", "honest: the ε that a change of this column alone really costs under one full-batch step of CorrDP's noise at budget ε (its zCDP loss under replace-one, read on the privacy ledger); claimed: what CorrDP's guarantee promises for it (ε for a sensitive column, ε/TV for a public one); honest ≤ claimed means the promise holds for that one step (the noise of CorrDP's paper mode, clip norm C = 1, n rows; T steps compose: `featuredp epsilon` gives the run's ε), a small honest value means the column gets far more protection than promised"},
 	{"feature DP", "`fdp_protected`, `fdp_attribute_bound`, `fdp_note`", "whether feature DP protects the column (sensitive: yes; public: known to the adversary), and the bound min(1, e^ε·Ball + δ) on any adversary's chance of guessing it from the model (Thm 4), with the prior mass Ball it used (--ball, or 1/levels for a categorical column)"},
 	{"BCDP δ_i → c_i", "`bcdp_level`, `bcdp_allocation`", "the demanded BCDP level δ_i of a sensitive column (--bcdp-level; public columns: no demand) and the per-coordinate budget c_i Theorem 2 allocates; — without levels"},
 	{"(pipeline)", "`preprocessing`", "the planned pre-processing steps that touch the column (--pipeline)"},
@@ -416,7 +442,7 @@ func (r *PrivacyReportResult) Markdown() string {
 		if !math.IsNaN(c.CorrDPHonestEps) {
 			h = fmt.Sprintf("%.3g / %.3g", c.CorrDPHonestEps, c.CorrDPClaimedEps)
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", c.Column, c.Role, c.Kind, tv, w, h, mdCell(f), bc)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", mdCell(c.Column), c.Role, c.Kind, tv, w, h, mdCell(f), bc)
 	}
 	b.WriteString("\n**Columns** (the csv and json formats name them in backticks):\n\n")
 	for _, l := range ReportLegend {

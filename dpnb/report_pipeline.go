@@ -22,12 +22,18 @@ import (
 // The sensitivities are those of docs/smooth-rdp.md (replace-one).
 type ReportPipeline struct {
 	Bounds map[string]data.Range
-	Dedup  bool
+	// Dedup adds exact deduplication of the records (their feature and
+	// label columns; ignored columns are dropped first): k = 2·max(2, g),
+	// η = 2Rk with g the largest group of identical records —
+	// MaxDuplicates if given (a public bound ≥ 1, which the data must not
+	// exceed), else counted in df (data-dependent: the report says so).
+	Dedup         bool
+	MaxDuplicates int
 	// Impute lists feature columns whose missing values (NaN, or an empty
 	// string) are replaced by the column mean: k = m, η = 2Rm/(n − m) with
 	// m the number of records with a missing value — MaxMissing if given
-	// (a public bound), else counted in df (data-dependent: the report
-	// says so).
+	// (a public bound, which the data must not exceed), else counted in df
+	// (data-dependent: the report says so).
 	Impute     []string
 	MaxMissing int
 	// QuantizeRadius r > 0 adds r-approximate quantization of the records
@@ -72,6 +78,15 @@ func (r *PrivacyReportResult) pipeline(df dataframe.DataFrame, schema data.Schem
 	if p.Steps == 0 {
 		p.Steps = 200
 	}
+	// The mechanism sees the features and the label, not the ignored
+	// columns (a unique id left out must not make every record unique).
+	var kept []string
+	for _, c := range schema.Columns {
+		if c.Role != data.Ignore {
+			kept = append(kept, c.Name)
+		}
+	}
+	df = df.Select(kept)
 	var cols [][]float64
 	var names, features []string
 	all := data.Columns(df)
@@ -86,7 +101,8 @@ func (r *PrivacyReportResult) pipeline(df dataframe.DataFrame, schema data.Schem
 		}
 		_, public := p.Bounds[c.Name]
 		if row := r.col(c.Name); row != nil && !public {
-			st, err := SmoothMinMaxStep([][]float64{col}, []string{c.Name}, nil, nil)
+			lo, hi := unknownDomain(1)
+			st, err := SmoothMinMaxStep([][]float64{col}, []string{c.Name}, lo, hi)
 			if err != nil {
 				return err
 			}
@@ -108,6 +124,14 @@ func (r *PrivacyReportResult) pipeline(df dataframe.DataFrame, schema data.Schem
 				row.Preprocessing = append(row.Preprocessing, sc.Step)
 			}
 		}
+	}
+	if p.Dedup && p.MaxDuplicates == 0 {
+		for _, c := range kept {
+			if row := r.col(c); row != nil {
+				row.FromData = append(row.FromData, "duplicate groups")
+			}
+		}
+		r.Notes = append(r.Notes, "Deduplication: the largest group of identical records was counted in the data (a data-dependent quantity); give ReportPipeline.MaxDuplicates, a public bound, to remove that dependence.")
 	}
 	if len(p.Impute) > 0 && p.MaxMissing == 0 {
 		for _, c := range p.Impute {
@@ -142,13 +166,15 @@ func (p *ReportPipeline) validate(schema data.Schema) error {
 	switch {
 	case p.MaxMissing < 0:
 		return fmt.Errorf("Pipeline.MaxMissing = %d, want ≥ 0", p.MaxMissing)
+	case p.MaxDuplicates < 0:
+		return fmt.Errorf("Pipeline.MaxDuplicates = %d, want ≥ 0 (0: count the largest group of identical records in the data)", p.MaxDuplicates)
 	case !valid.Finite(p.QuantizeRadius) || p.QuantizeRadius < 0:
 		return fmt.Errorf("Pipeline.QuantizeRadius = %v, want finite ≥ 0", p.QuantizeRadius)
 	case p.QuantizeRadius > 0 && p.QuantizeCluster < 1:
 		return fmt.Errorf("Pipeline.QuantizeCluster = %d: quantization needs a public bound ≥ 1 on the largest cluster", p.QuantizeCluster)
 	case p.PCARank < 0 || p.PCARank > 0 && p.PCARank >= nf:
 		return fmt.Errorf("Pipeline.PCARank = %d, want 0 (none) or in [1, %d)", p.PCARank, nf)
-	case p.PCARank > 0 && !(p.PCAGap > 0) || math.IsInf(p.PCAGap, 0):
+	case p.PCARank > 0 && (!(p.PCAGap > 0) || math.IsInf(p.PCAGap, 0)):
 		return fmt.Errorf("Pipeline.PCAGap = %v: PCA needs a public eigen-gap bound > 0", p.PCAGap)
 	case p.Steps < 0:
 		return fmt.Errorf("Pipeline.Steps = %d, want ≥ 1 (0 = 200)", p.Steps)
@@ -184,7 +210,8 @@ func pipelineCost(df dataframe.DataFrame, cols [][]float64, names []string, feat
 	cost := &PipelineCost{DataDependent: pub, Public: pub}
 	all := base
 	if len(cols) > 0 {
-		mm, err := SmoothMinMaxStep(cols, names, nil, nil)
+		lo, hi := unknownDomain(len(cols))
+		mm, err := SmoothMinMaxStep(cols, names, lo, hi)
 		if err != nil {
 			return nil, err
 		}
@@ -204,6 +231,36 @@ func pipelineCost(df dataframe.DataFrame, cols [][]float64, names []string, feat
 	return cost, nil
 }
 
+// plannedDedup is the deduplication step of the records df holds (the
+// report's features and label): with the public bound maxDup on the
+// largest group of identical records, which the data must not exceed, or
+// (maxDup = 0) with the largest group counted in df.
+func plannedDedup(df dataframe.DataFrame, R float64, maxDup int) (SmoothStep, error) {
+	d, g, err := SmoothDuplicateStep(df, R)
+	if err != nil || maxDup == 0 {
+		return d, err
+	}
+	if g > maxDup {
+		return SmoothStep{}, fmt.Errorf("Pipeline.MaxDuplicates = %d, but the data has a group of %d identical records: "+
+			"the public bound must hold for the data; raise it", maxDup, g)
+	}
+	return duplicateStep(maxDup, R, "MaxDuplicates (public bound)"), nil
+}
+
+// unknownDomain returns the domain ends of k columns that have no public
+// bounds: (−∞, +∞). One replaced record may then hold any value and move an
+// extreme anywhere, so min–max scaling fitted on the data has unbounded
+// smooth sensitivity (c = ∞) and only group privacy over every record
+// bounds its cost; assuming the observed range instead would be assuming a
+// statistic of the private data.
+func unknownDomain(k int) (lo, hi []float64) {
+	lo, hi = make([]float64, k), make([]float64, k)
+	for j := range k {
+		lo[j], hi[j] = math.Inf(-1), math.Inf(1)
+	}
+	return lo, hi
+}
+
 // plannedSteps returns the planned steps other than min–max (dedup,
 // imputation, quantization, PCA) with the columns each touches.
 func plannedSteps(df dataframe.DataFrame, features []string, R float64, p *ReportPipeline, missing int) ([]SmoothStep, [][]string, error) {
@@ -211,7 +268,7 @@ func plannedSteps(df dataframe.DataFrame, features []string, R float64, p *Repor
 	var steps []SmoothStep
 	var touched [][]string
 	if p.Dedup {
-		d, _, err := SmoothDuplicateStep(df, R)
+		d, err := plannedDedup(df, R, p.MaxDuplicates)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -219,6 +276,10 @@ func plannedSteps(df dataframe.DataFrame, features []string, R float64, p *Repor
 	}
 	if len(p.Impute) > 0 {
 		m, note := p.MaxMissing, "m = MaxMissing (public bound)"
+		if m > 0 && missing > m {
+			return nil, nil, fmt.Errorf("Pipeline.MaxMissing = %d, but %d records of the data have a missing value in %s: "+
+				"the public bound must hold for the data; raise it", m, missing, data.QuoteNames(p.Impute))
+		}
 		if m == 0 {
 			m = missing
 			note = "m counted in the data (data-dependent: give MaxMissing to make it public)"
@@ -300,7 +361,9 @@ func (r *PrivacyReportResult) pipelineMarkdown() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n**Planned pre-processing** (smooth RDP, DP-GD calibrated for ε = %g as if the pre-processing were data-independent): "+
 		"with the data's own min–max bounds the best valid ε is **%.4g**; with public bounds it is **%.4g**. "+
-		"Per column, c is how far one replaced record can move that column's scaled values (0 with public bounds).\n",
+		"Per column, c is how far one replaced record can move that column's scaled values: 0 with public bounds, "+
+		"∞ with the data's own (a replaced record may hold any value and move an extreme anywhere, so only group privacy "+
+		"over all n records bounds the cost).\n",
 		r.Options.Eps, c.DataDependent.EpsBest, c.Public.EpsBest)
 	var moving []string
 	for _, col := range r.Columns {

@@ -2,9 +2,11 @@ package dpnb
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -54,6 +56,9 @@ func TestPrivacyReport(t *testing.T) {
 	}
 	if !s.FDPProtected || math.Abs(s.FDPBound-(math.Exp(0.5)*0.5+1e-5)) > 1e-12 || s.CorrDPWeight != 1 {
 		t.Errorf("sensitive: %+v", *s)
+	}
+	if !strings.Contains(s.FDPNote, "uniform prior over its 2 levels") {
+		t.Errorf("a default Ball does not say it assumes a uniform prior: %q", s.FDPNote)
 	}
 	if s.BCDPLevel != 0.2 || !(s.BCDPAlloc > 0 && s.BCDPAlloc <= 0.2) || !math.IsInf(indep.BCDPLevel, 1) {
 		t.Errorf("BCDP: sensitive %v → %v, public level %v", s.BCDPLevel, s.BCDPAlloc, indep.BCDPLevel)
@@ -130,6 +135,9 @@ func TestPrivacyReportBadInput(t *testing.T) {
 		{"misspelt column", bad, ReportOptions{}, "regoin"},
 		{"Levels of a public column", schema, ReportOptions{Levels: map[string]float64{"region": 1}}, `"region" is not a Sensitive column`},
 		{"Ball misspelt", schema, ReportOptions{Ball: map[string]float64{"smokr": 0.5}}, `"smokr"`},
+		{"Ball 0", schema, ReportOptions{Ball: map[string]float64{"smoker": 0}}, `Ball["smoker"] = 0`},
+		{"Ball 2", schema, ReportOptions{Ball: map[string]float64{"smoker": 2}}, `Ball["smoker"] = 2`},
+		{"Ball NaN", schema, ReportOptions{Ball: map[string]float64{"smoker": math.NaN()}}, `Ball["smoker"] = NaN`},
 	} {
 		if _, err := PrivacyReport(context.Background(), df, tc.schema, tc.opts); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want one containing %q", tc.name, err, tc.want)
@@ -174,8 +182,9 @@ func TestPrivacyReportPipeline(t *testing.T) {
 }
 
 // The worked example on the real Adult data: a pipeline claiming ε = 1
-// (DP-GD after deduplication and min–max scaling) costs about 151.8 with
-// the data's own min–max bounds and about 7.87 with public bounds.
+// (DP-GD after deduplication and min–max scaling) costs about 7.87 with
+// public bounds; with the data's own min–max bounds and no public domain
+// only group privacy over every record bounds it (no meaningful ε).
 func TestPrivacyReportAdult(t *testing.T) {
 	dir := os.Getenv("FEATUREDP_DATA")
 	if dir == "" {
@@ -189,9 +198,10 @@ func TestPrivacyReportAdult(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dep, pub := r.Pipeline.DataDependent.EpsBest, r.Pipeline.Public.EpsBest
-	if math.Abs(dep-151.8) > 1 || math.Abs(pub-7.87) > 0.05 {
-		t.Errorf("Adult: ε with data-dependent bounds %v (want ≈ 151.8), public %v (want ≈ 7.87)", dep, pub)
+	dep, pub := r.Pipeline.DataDependent, r.Pipeline.Public.EpsBest
+	t.Logf("Adult: data-dependent bounds: best %v (group %v, tight %v), public %v", dep.EpsBest, dep.EpsGroup, dep.EpsTight, pub)
+	if !math.IsInf(dep.EpsTight, 1) || dep.EpsBest != dep.EpsGroup || !(dep.EpsBest > 1e6) || math.Abs(pub-7.87) > 0.05 {
+		t.Errorf("Adult: ε with data-dependent bounds %v (want group privacy over every record), public %v (want ≈ 7.87)", dep.EpsBest, pub)
 	}
 }
 
@@ -307,4 +317,58 @@ func missingIncomeFixture(a, b uint64, n, every int) (dataframe.DataFrame, data.
 		{Name: "age", Role: data.Public, Kind: data.Continuous}, {Name: "income", Role: data.Sensitive, Kind: data.Continuous},
 		{Name: "smoker", Role: data.Sensitive, Kind: data.Categorical, Levels: yn}, {Name: "y", Role: data.Label, Kind: data.Categorical, Levels: yn},
 	}}
+}
+
+// A public bound the data exceeds is an error, not a smaller ε: MaxMissing
+// below the records with a missing value, MaxDuplicates below the largest
+// group of identical records. Deduplication looks at the records the
+// mechanism sees (an ignored unique id does not make them unique), and a
+// group size counted in the data is stated.
+func TestPrivacyReportPublicBoundsHold(t *testing.T) {
+	df, schema := missingIncomeFixture(3, 4, 200, 20) // 10 missing incomes
+	bounds := map[string]data.Range{"age": {Lo: 18, Hi: 90}, "income": {Lo: 0, Hi: 1000}}
+	run := func(p ReportPipeline) (*PrivacyReportResult, error) {
+		p.Bounds = bounds
+		return PrivacyReport(context.Background(), df, schema, ReportOptions{Pipeline: &p})
+	}
+	if _, err := run(ReportPipeline{Impute: []string{"income"}, MaxMissing: 9}); err == nil || !strings.Contains(err.Error(), "10 records") {
+		t.Errorf("MaxMissing 9 with 10 missing records: %v", err)
+	}
+	if _, err := run(ReportPipeline{Impute: []string{"income"}, MaxMissing: 10}); err != nil {
+		t.Errorf("MaxMissing 10 with 10 missing records: %v", err)
+	}
+	// Three copies of the first record, told apart only by an ignored id.
+	dup := df.RBind(df.Subset([]int{0, 0}))
+	ids := make([]string, dup.Nrow())
+	for i := range ids {
+		ids[i] = fmt.Sprint("id", i)
+	}
+	dup = dup.Mutate(reportseries.New(ids, reportseries.String, "id"))
+	withID := schema
+	withID.Columns = append(slices.Clone(schema.Columns), data.Column{Name: "id", Role: data.Ignore, Kind: data.Categorical})
+	pl := ReportPipeline{Bounds: bounds, Dedup: true, Impute: []string{"income"}, MaxMissing: 20}
+	r, err := PrivacyReport(context.Background(), dup, withID, ReportOptions{Pipeline: &pl})
+	if err != nil {
+		t.Fatal(err)
+	}
+	step := r.Pipeline.PerStep[0].Step + " " + strings.Join(r.Notes, " ")
+	if !strings.Contains(strings.Join(r.FromData, " "), "identical records") || !strings.Contains(step, "MaxDuplicates") {
+		t.Errorf("a group size counted in the data is not stated: %v / %v", r.FromData, r.Notes)
+	}
+	if slices.Contains(r.Pipeline.PerStep[0].Columns, "id") {
+		t.Errorf("deduplication touches the ignored id: %v", r.Pipeline.PerStep[0].Columns)
+	}
+	pl.MaxDuplicates = 2
+	if _, err := PrivacyReport(context.Background(), dup, withID, ReportOptions{Pipeline: &pl}); err == nil || !strings.Contains(err.Error(), "group of 3") {
+		t.Errorf("MaxDuplicates 2 with a group of 3 identical records: %v", err)
+	}
+	pl.MaxDuplicates = 3
+	rp, err := PrivacyReport(context.Background(), dup, withID, ReportOptions{Pipeline: &pl})
+	if err != nil || strings.Contains(strings.Join(rp.FromData, " "), "identical records") || rp.Pipeline.Public.EpsBest != r.Pipeline.Public.EpsBest {
+		t.Errorf("MaxDuplicates 3 = the counted group: %v, from data %v, ε %v vs %v", err, rp.FromData, rp.Pipeline.Public.EpsBest, r.Pipeline.Public.EpsBest)
+	}
+	// An infinite PCAGap is no error when no PCA is planned.
+	if _, err := run(ReportPipeline{PCAGap: math.Inf(1), Impute: []string{"income"}, MaxMissing: 10}); err != nil {
+		t.Errorf("PCAGap without PCA: %v", err)
+	}
 }

@@ -8,6 +8,7 @@ package dpnb
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -164,12 +165,16 @@ func SmoothDuplicateStep(df dataframe.DataFrame, radius float64) (SmoothStep, in
 	for _, c := range count {
 		mx = max(mx, c)
 	}
-	if mx < 2 {
-		mx = 1 // no duplicates: a neighbour can create one pair
-	}
-	k := smoothdp.KDedup(max(mx, 2), accounting.RelationReplaceOne)
+	return duplicateStep(mx, radius, "counted in the data"), mx, nil
+}
+
+// duplicateStep is exact deduplication with largest duplicate group g
+// (where g came from: source): k = 2·max(2, g) (a neighbour can always
+// create one pair), η = 2R·k.
+func duplicateStep(g int, radius float64, source string) SmoothStep {
+	k := smoothdp.KDedup(max(g, 2), accounting.RelationReplaceOne)
 	return SmoothStep{Name: "exact deduplication", K: k, Eta: smoothdp.EtaDedup(radius, k),
-		Note: fmt.Sprintf("largest duplicate group %d ⇒ k = 2·max(2, %d) (Prop. 3, r = 0), η = 2Rk, R = %.3g", mx, mx, radius)}, mx, nil
+		Note: fmt.Sprintf("largest duplicate group %d (%s) ⇒ k = 2·max(2, %d) (Prop. 3, r = 0), η = 2Rk, R = %.3g", g, source, g, radius)}
 }
 
 // SmoothMinMaxStep returns the min–max scaling step with data-dependent
@@ -181,8 +186,11 @@ func SmoothDuplicateStep(df dataframe.DataFrame, radius float64) (SmoothStep, in
 // coordinate then moves by at most c_j = (Δm_j + ΔM_j)/w_j with w_j the
 // smallest possible range (second-largest − second-smallest). So k = n if
 // any c_j > 0 (else 0) and η = n·√(Σ_j c_j²). lo and hi are the public
-// domain ends (nil: the observed range, i.e. assuming no value can fall
-// outside what was observed — state this when reporting).
+// domain ends: −∞ and +∞ when the domain is unknown (then c_j = ∞ and only
+// group privacy bounds the cost; the privacy report does this for bounds
+// fitted on the data), nil for the observed range, i.e. assuming no value
+// can fall outside what was observed (an assumption about the private data:
+// state it when reporting).
 func SmoothMinMaxStep(cols [][]float64, names []string, lo, hi []float64) (SmoothStep, error) {
 	if len(cols) == 0 || len(cols[0]) < 3 {
 		return SmoothStep{}, fmt.Errorf("dpnb: smoothdp: min–max step needs columns with ≥ 3 values")
@@ -228,8 +236,11 @@ func SmoothMinMaxStep(cols [][]float64, names []string, lo, hi []float64) (Smoot
 	if sum > 0 {
 		st.K, st.Eta = n, float64(n)*math.Sqrt(sum)
 	}
-	dom := "public domain = observed range"
-	if lo != nil || hi != nil {
+	dom := "public domain = observed range (an assumption about the private data)"
+	switch {
+	case slices.ContainsFunc(lo, func(x float64) bool { return math.IsInf(x, -1) }) || slices.ContainsFunc(hi, func(x float64) bool { return math.IsInf(x, 1) }):
+		dom = "no public domain: a replaced record may hold any value"
+	case lo != nil || hi != nil:
 		dom = "public domain given"
 	}
 	if len(worst) == 0 {

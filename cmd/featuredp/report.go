@@ -30,7 +30,8 @@ const reportUsage = `usage: featuredp report --csv FILE --sensitive COL,COL --la
                         [--levels COL=A|B|...] [--levels-from-data] [--categorical COLS] [--continuous COLS]
                         [--ball COL=P,...] [--bcdp-level COL=δ,...] [--q Q]
                         [--epsilon E] [--delta D] [--format markdown|csv|json]
-                        [--pipeline] [--bounds COL=LO:HI,...] [--bounds-from-data] [--dedup]
+                        [--pipeline] [--bounds COL=LO:HI,...] [--bounds-from-data]
+                        [--dedup --max-duplicates N | --dedup --duplicates-from-data]
                         [--impute COL,...] [--max-missing N | --missing-from-data]
                         [--max-bytes N] [--max-line-bytes N] [--max-columns N] [--max-cells N]
 
@@ -52,9 +53,13 @@ legend of every column. A categorical feature needs its public levels
 With --pipeline (implied by the other pipeline flags) it adds the smooth-RDP
 cost of planned pre-processing before DP-GD: min–max scaling of every
 continuous feature (public ranges from --bounds; --bounds-from-data to plan
-the data's own extremes), optional deduplication and mean imputation of the
---impute columns (--max-missing: a public bound on the records with a
-missing value; --missing-from-data to count them in the file). Whatever the
+the data's own extremes: with no public domain one replaced record can move
+them anywhere, so that step costs group privacy over every record), optional
+deduplication (--max-duplicates: a public bound on the largest group of
+identical records; --duplicates-from-data to count it in the file) and mean
+imputation of the --impute columns (--max-missing: a public bound on the
+records with a missing value; --missing-from-data to count them in the
+file); a public bound the file exceeds is an error. Whatever the
 report reads from the private data it states first (markdown) or in the
 read_from_private_data column (csv, json). The file is read within caps
 (default 64 MiB, lines of 4 MiB, 100000 columns, 2·10^6 cells; -1: no
@@ -74,7 +79,8 @@ type reportFlags struct {
 	eps, delta                                    float64
 	pipe, dedup                                   bool
 	levelsFromData, boundsFromData, missFromData  bool
-	maxMissing                                    int
+	dupFromData                                   bool
+	maxMissing, maxDup                            int
 	csvOpts                                       data.CSVOptions
 }
 
@@ -99,7 +105,9 @@ func newReportFlags(fs *flag.FlagSet) *reportFlags {
 	fs.BoolVar(&f.pipe, "pipeline", false, "add the smooth-RDP cost of planned pre-processing (min–max scaling, then DP-GD)")
 	fs.Var(f.bounds, "bounds", "public min–max ranges `COL=LO:HI,...` (repeatable; implies --pipeline)")
 	fs.BoolVar(&f.boundsFromData, "bounds-from-data", false, "plan min–max scaling with the file's own extremes for continuous columns without --bounds (implies --pipeline; the report says so)")
-	fs.BoolVar(&f.dedup, "dedup", false, "plan deduplication (implies --pipeline)")
+	fs.BoolVar(&f.dedup, "dedup", false, "plan deduplication of the records (implies --pipeline; needs --max-duplicates or --duplicates-from-data)")
+	fs.IntVar(&f.maxDup, "max-duplicates", 0, "public bound ≥ 1 on the largest group of identical records (with --dedup)")
+	fs.BoolVar(&f.dupFromData, "duplicates-from-data", false, "count the largest group of identical records in the file instead of --max-duplicates (the report says so)")
 	fs.Var(&f.impute, "impute", "continuous `COLUMNS` to mean-impute (implies --pipeline)")
 	fs.IntVar(&f.maxMissing, "max-missing", 0, "public bound ≥ 1 on the records with a missing value (with --impute)")
 	fs.BoolVar(&f.missFromData, "missing-from-data", false, "count the records with a missing value in the file instead of --max-missing (the report says so)")
@@ -123,6 +131,11 @@ func runPrivacyReport(args []string, stdout, stderr io.Writer) int {
 	}
 	if f.format != "markdown" && len(r.FromData) > 0 {
 		fmt.Fprintf(stderr, "featuredp report: read from the private data (not differentially private): %s\n", strings.Join(r.FromData, "; "))
+	}
+	if f.format != "markdown" {
+		for _, n := range r.Notes { // the markdown prints them; csv and json have no place for them
+			fmt.Fprintf(stderr, "featuredp report: note: %s\n", libraryFlags.Replace(n))
+		}
 	}
 	return writeReport(r, f.format, stdout, stderr)
 }
@@ -168,6 +181,12 @@ func (f *reportFlags) check(extra []string) error {
 		return errors.New("--max-missing and --missing-from-data exclude each other: give one")
 	case (f.maxMissing > 0 || f.missFromData) && len(f.impute) == 0:
 		return errors.New("--max-missing and --missing-from-data bound the records --impute fills: give --impute COLUMNS")
+	case f.maxDup < 0:
+		return fmt.Errorf("--max-duplicates %d: want a public bound ≥ 1 (or --duplicates-from-data)", f.maxDup)
+	case f.maxDup > 0 && f.dupFromData:
+		return errors.New("--max-duplicates and --duplicates-from-data exclude each other: give one")
+	case (f.maxDup > 0 || f.dupFromData) && !f.dedup:
+		return errors.New("--max-duplicates and --duplicates-from-data bound the groups --dedup removes: add --dedup")
 	}
 	for _, c := range []struct {
 		flag string
@@ -344,14 +363,22 @@ func (f *reportFlags) pipeline(schema data.Schema) (*dpnb.ReportPipeline, error)
 		return nil, errors.New("--impute needs --max-missing N, a public bound on the records with a missing value, " +
 			"or --missing-from-data to count them in the file (the report states it)")
 	}
-	return &dpnb.ReportPipeline{Dedup: f.dedup, MaxMissing: f.maxMissing, Bounds: f.bounds, Impute: f.impute}, nil
+	if f.dedup && f.maxDup == 0 && !f.dupFromData {
+		return nil, errors.New("--dedup needs --max-duplicates N, a public bound on the largest group of identical records, " +
+			"or --duplicates-from-data to count it in the file (the report states it)")
+	}
+	return &dpnb.ReportPipeline{Dedup: f.dedup, MaxDuplicates: f.maxDup, MaxMissing: f.maxMissing, Bounds: f.bounds, Impute: f.impute}, nil
 }
 
-// observedLevels returns the sorted distinct values of a column.
+// observedLevels returns the sorted distinct levels of a column, read as
+// the schema's validation reads them (data.LevelAt: trimmed; missing cells
+// left out).
 func observedLevels(s series.Series) []string {
 	seen := map[string]bool{}
-	for _, v := range s.Records() {
-		seen[v] = true
+	for i := range s.Len() {
+		if !data.IsMissing(s, i) {
+			seen[data.LevelAt(s, i)] = true // as validation reads the cell: trimmed
+		}
 	}
 	out := make([]string, 0, len(seen))
 	for v := range seen {

@@ -208,9 +208,10 @@ func csvError(path string, err error) error {
 // libraryFlags renames the option names of dpnb's errors to the flags
 // that set them.
 var libraryFlags = strings.NewReplacer(
-	"Pipeline.Impute", "--impute", "Pipeline.Bounds", "--bounds", "Pipeline.MaxMissing", "--max-missing",
+	"Pipeline.Impute", "--impute", "Pipeline.Bounds", "--bounds", "Pipeline.MaxMissing", "--max-missing", "Pipeline.MaxDuplicates", "--max-duplicates",
 	"has no BCDP level in Levels", "has no --bcdp-level (give one for every sensitive column)",
-	"dpnb: PrivacyReport: ", "")
+	"dpnb: PrivacyReport: ", "",
+	"drop them (DropMissing) or mark the column Ignore", "--impute the column (a continuous feature), drop those rows from the file, or --ignore the column")
 
 // flagDashes writes the flag package's "-name" as "--name", the spelling
 // of the help text.

@@ -67,10 +67,29 @@ func TestPrivacyReportCLIPipeline(t *testing.T) {
 		{"--bounds", "agee=0:1"},
 		{"--impute", "s"},
 		{"--max-missing", "-1"},
+		{"--impute", "income", "--max-missing", "59"}, // 60 records have no income
+		{"--dedup"},
+		{"--max-duplicates", "3"},
+		{"--dedup", "--max-duplicates", "3", "--duplicates-from-data"},
+		{"--dedup", "--max-duplicates", "-2"},
+		{"--dedup", "--max-duplicates", "3", "--impute", "income", "--max-missing", "60"}, // groups of 7 identical records once imputed
 	} {
 		all := append([]string{"report", "--csv", path, "--sensitive", "s", "--label", "y", "--levels-from-data", "--bounds-from-data"}, args...)
 		if code, _, errs := runReproduceCLI(all...); code != 2 || errs == "" {
 			t.Errorf("%v: code %d, stderr %q", args, code, errs)
 		}
+	}
+}
+
+// --levels-from-data reads levels as the validation does: " male" and
+// "male" are one level (a Ball of 1/2, not 1/4).
+func TestPrivacyReportCLIObservedLevelsTrimmed(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "w.csv")
+	if err := os.WriteFile(path, []byte("sex,y\n male,1\nmale,0\nfemale,1\n female,0\nmale,1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runReproduceCLI("report", "--csv", path, "--sensitive", "sex", "--label", "y", "--levels-from-data", "--format", "csv")
+	if code != 0 || !strings.Contains(out, "Ball = 0.5") {
+		t.Fatalf("code %d\n%s\n%s", code, out, errs)
 	}
 }

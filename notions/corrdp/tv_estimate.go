@@ -152,11 +152,16 @@ func readRawColumn(cols map[string]series.Series, c data.Column, discreteLevels 
 			distinct[v] = true
 		}
 	}
-	if hi > lo {
+	switch w := hi - lo; {
+	case math.IsInf(w, 1): // |values| near MaxFloat64: the range overflows, its half does not
 		for i := range col.vals {
-			col.vals[i] = (col.vals[i] - lo) / (hi - lo)
+			col.vals[i] = (col.vals[i]/2 - lo/2) / (hi/2 - lo/2)
 		}
-	} else {
+	case hi > lo:
+		for i := range col.vals {
+			col.vals[i] = (col.vals[i] - lo) / w
+		}
+	default:
 		clear(col.vals)
 	}
 	if len(distinct) <= discreteLevels {

@@ -301,3 +301,24 @@ func ExampleEstimateTV() {
 	fmt.Printf("%s: TV_disc %.2f, TV^ %.2f\n", f.Name, f.TVDisc, f.TV)
 	// Output: gender: TV_disc 0.60, TV^ 0.65
 }
+
+// Values near ±MaxFloat64 are scaled without overflow (their range is +Inf
+// in float64), so the TVs stay numbers in [0, 1].
+func TestEstimateTVHugeValues(t *testing.T) {
+	n := 40
+	w, s, y := make([]float64, n), make([]string, n), make([]string, n)
+	for i := range n {
+		w[i], s[i], y[i] = float64(i)*1.5, []string{"a", "b"}[i%2], []string{"0", "1"}[(i/3)%2]
+	}
+	w[0], w[1] = -1e308, 1e308
+	df := dataframe.New(series.New(w, series.Float, "w"), series.New(s, series.String, "s"), series.New(y, series.String, "y"))
+	schema := data.Schema{Columns: []data.Column{{Name: "w", Role: data.Public},
+		{Name: "s", Role: data.Sensitive, Kind: data.Categorical}, {Name: "y", Role: data.Label, Kind: data.Categorical}}}
+	rep, err := EstimateTV(df, schema, TVOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tv := rep.Features[0].TV; !(tv >= 0 && tv <= 1) {
+		t.Errorf("TV of a column with ±1e308: %v", tv)
+	}
+}
