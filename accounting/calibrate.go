@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 
 	"github.com/featuredp/featuredp/internal/numeric"
 )
@@ -116,7 +115,10 @@ func (e *epsCurve) eps(z float64) float64 {
 //	return hi
 //
 // so the returned z satisfies ε(z) ≤ target but is NOT tight: ε(z) may be up
-// to 0.01 below the target (use NoiseMultiplier for a tight value). For
+// to 0.01 below the target (use NoiseMultiplier for a tight value). Where
+// 0.01 is below the spacing of float64 values near the target (targets of
+// about 1e14 and more), the bisection stops after 200 halvings instead of
+// looping as Opacus would, still with ε(z) ≤ target. For
 // target 8, δ = 1e-5, q = 0.04 it gives 1.416015625 with 2250 steps and
 // 1.356201171875 with 2000 steps.
 //
@@ -147,9 +149,11 @@ func NoiseMultiplierOpacus(targetEps, delta, q float64, steps int) (float64, err
 	}
 	for iter := 0; targetEps-epsHi > OpacusEpsilonTolerance; iter++ {
 		if iter > 200 {
-			// Cannot happen for valid inputs (ε is continuous in z);
-			// Opacus would loop forever.
-			return 0, fmt.Errorf("%w: bisection did not converge", ErrUnreachable)
+			// Only where the tolerance is below the spacing of float64
+			// values near the target (targets ≳ 1e14), so that no ε(z)
+			// can land within it: Opacus would loop forever. hi is a
+			// valid answer, ε(hi) ≤ target, as at any stop.
+			break
 		}
 		mid := (lo + hi) / 2
 		e := c.eps(mid)
@@ -163,6 +167,26 @@ func NoiseMultiplierOpacus(targetEps, delta, q float64, steps int) (float64, err
 		}
 	}
 	return hi, nil
+}
+
+// unreachableError explains why even the largest noise multiplier leaves ε
+// above the target: the conversion's cost at the grid's largest finite
+// order of at most maxExactOrder (more orders help), or, when the grid has
+// no such order, the un-subsampled bound α/(2z²) of larger ones (smaller
+// orders help).
+func unreachableError(eps, target, delta float64, orders []float64) error {
+	best := 0.0
+	for _, a := range orders {
+		if a <= maxExactOrder {
+			best = max(best, a)
+		}
+	}
+	if best == 0 {
+		return fmt.Errorf("%w: even noise multiplier %g gives epsilon %.4g > %v: every order of the grid is above %d, where the RDP is the un-subsampled bound α/(2z²), which grows with α; use orders up to about 1024 (OrdersDPAccounting)",
+			ErrUnreachable, maxNoiseMultiplier, eps, target, maxExactOrder)
+	}
+	return fmt.Errorf("%w: even noise multiplier %g gives epsilon %.4g > %v: at δ = %v the RDP → (ε, δ) conversion alone costs about that at the grid's largest order %v; add larger orders up to %d (that cost falls about as log(1/δ)/α; OrdersDPAccounting reaches 1024), or raise δ or the target",
+		ErrUnreachable, maxNoiseMultiplier, eps, target, delta, best, maxExactOrder)
 }
 
 // maxNoiseMultiplier bounds the search of NoiseMultiplier.
@@ -205,8 +229,7 @@ func NoiseMultiplier(targetEps, delta, q float64, steps int, orders []float64, c
 			lo, glo = hi, ghi
 			hi *= 2
 			if hi > maxNoiseMultiplier {
-				return 0, fmt.Errorf("%w: even noise multiplier %g gives epsilon %.4g > %v: at δ = %v the RDP → (ε, δ) conversion alone costs about that at the grid's largest order %v; add larger orders (that cost falls about as log(1/δ)/α; OrdersDPAccounting reaches 1024), or raise δ or the target",
-					ErrUnreachable, maxNoiseMultiplier, ghi+targetEps, targetEps, delta, slices.Max(orders))
+				return 0, unreachableError(ghi+targetEps, targetEps, delta, orders)
 			}
 			ghi = g(hi)
 		}

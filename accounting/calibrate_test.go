@@ -59,6 +59,22 @@ func TestNoiseMultiplierOpacusVsTight(t *testing.T) {
 	}
 }
 
+// Targets so large that Opacus' 0.01 tolerance is below the float64
+// spacing near them: the bisection stops with a valid z (ε(z) ≤ target)
+// instead of failing "did not converge".
+func TestNoiseMultiplierOpacusHugeTarget(t *testing.T) {
+	for _, target := range []float64{1e14, 1e200} {
+		z, err := NoiseMultiplierOpacus(target, 1e-5, 0.5, 1)
+		if err != nil {
+			t.Fatalf("target %g: %v", target, err)
+		}
+		eps, _, _ := Epsilon([]Phase{{0.5, z, 1}}, 1e-5, nil, ConversionImproved)
+		if !(eps <= target) {
+			t.Errorf("target %g: z %v gives ε %v", target, z, eps)
+		}
+	}
+}
+
 func TestNoiseMultiplierUnreachable(t *testing.T) {
 	// Below the floor that the log-δ terms of the conversion leave at large z.
 	if _, err := NoiseMultiplierOpacus(0.01, 1e-10, 0.04, 2250); !errors.Is(err, ErrUnreachable) {

@@ -552,3 +552,47 @@ func TestLedgerManyEntries(t *testing.T) {
 		}
 	}
 }
+
+// Each distinct subsampled-Gaussian entry gets its own work budget, as a
+// phase of an Accountant does: 600 entries of distinct z compose to the
+// accountant's ε in either order. (With one budget shared by the whole
+// ledger, entries after the ~500th got the unsubsampled cap: ε 87.9
+// instead of 1.64, and another value for the reversed order.)
+func TestLedgerEntryBudgetsIndependent(t *testing.T) {
+	orders := OrdersDPAccounting()
+	a, _ := NewAccountant(orders)
+	fwd, _ := NewLedger(RelationAddRemove, orders)
+	rev, _ := NewLedger(RelationAddRemove, orders)
+	const n = 600
+	phase := func(k int) Phase { return Phase{SampleRate: 0.01, NoiseMultiplier: 1 + float64(k)*1e-4, Steps: 1} }
+	for k := range n {
+		if err := a.Add(phase(k)); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct {
+			l *Ledger
+			k int
+		}{{fwd, k}, {rev, n - 1 - k}} {
+			loss, err := SubsampledGaussianLoss(phase(c.k))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := c.l.Add(loss); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	want, _, err := a.Epsilon(1e-5, DefaultConversion)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, l := range map[string]*Ledger{"in order": fwd, "reversed": rev} {
+		rep, err := l.Epsilon(1e-5, DefaultConversion)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(rep.Epsilon-want) > 1e-12*want {
+			t.Errorf("%s: ledger ε %v, accountant %v", name, rep.Epsilon, want)
+		}
+	}
+}

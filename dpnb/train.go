@@ -63,7 +63,8 @@ type TrainOptions struct {
 	// Orders is the RDP order grid of the calibration and of the ledger
 	// [accounting.OrdersDPAccounting(): Opacus' grid 1.1…63 plus 128, 256,
 	// 512 and 1024, Google dp_accounting's default]. More orders never raise
-	// ε; the large ones make small targets reachable: at δ = 1e-5 the
+	// ε (short of grids of thousands of orders, which spend the work budget:
+	// docs/accounting.md); the large ones make small targets reachable: at δ = 1e-5 the
 	// conversion alone costs ε ≈ 0.10 at order 63, ≈ 0.004 at 1024. Pass
 	// accounting.DefaultOrders() to account exactly as Opacus does.
 	Orders []float64

@@ -173,7 +173,10 @@ func runEpsilon(args []string, stdout, stderr io.Writer) int {
 	orders := fs.String("orders", "opacus", "RDP order grid: opacus, tfp, dp_accounting or a comma-separated `LIST`")
 	conv := fs.String("conversion", "improved", "RDP to (epsilon, delta) conversion: improved or classic")
 	var phases []accounting.Phase
-	fs.Func("phase", "a phase `Q,Z,T` (repeatable; replaces --sample-rate/--noise-multiplier/--steps)", func(s string) error {
+	fs.Func("phase", "a phase `Q,Z,T` (repeatable, at most 1000; replaces --sample-rate/--noise-multiplier/--steps)", func(s string) error {
+		if len(phases) == maxPhases {
+			return fmt.Errorf("more than %d phases: compose them with --ledger FILE (at most %d entries, within a ledger-wide work budget)", maxPhases, maxLedgerEntries)
+		}
 		p, err := parsePhase(s)
 		if err == nil {
 			phases = append(phases, p)

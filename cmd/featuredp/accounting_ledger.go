@@ -23,6 +23,7 @@ import (
 const (
 	maxLedgerBytes   = 1 << 20 // file size
 	maxLedgerEntries = 10000   // mechanisms in the file
+	maxPhases        = 1000    // --phase flags of featuredp epsilon (each may cost up to a work budget)
 	maxEntryOrders   = 1000    // orders of one "rdp" entry
 )
 
@@ -404,7 +405,7 @@ func runLedger(c *accCmd, path string, delta float64, grid []float64, cv account
 // printLedger writes the text report.
 func printLedger(w io.Writer, rep *accounting.LedgerReport) {
 	at := ""
-	if rep.Route == accounting.RouteRDP {
+	if rep.Route == accounting.RouteRDP && rep.Order > 0 { // order 0: no curve entry, (ε, δ) entries only
 		order := "order " + num(rep.Order)
 		if math.IsNaN(orderOf(rep.Epsilon, rep.Order)) {
 			order = "no order finite"

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -197,6 +198,7 @@ func TestCLIBadInputs(t *testing.T) {
 			{"--phase", "2,1,10", "--delta", "1e-5"},
 			{"--phase", "0.04,1.5,10"}, // no delta
 			{"--delta"},                // flag needs an argument
+			append(slices.Repeat([]string{"--phase", "0.04,1.5,10"}, maxPhases+1), "--delta", "1e-5"), // use --ledger
 		},
 		"sigma": {
 			{},
