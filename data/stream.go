@@ -332,6 +332,18 @@ func (rs *rowScanner) row(rec []string, line int, out *Encoded) error {
 	return nil
 }
 
+// SpaceHint returns, when name is not in header but a header name equals
+// it once spaces around it are trimmed (a file written with ", " between
+// fields), a hint to read with CSVOptions.TrimSpace; else "".
+func SpaceHint(header []string, name string) string {
+	for _, h := range header {
+		if h != name && strings.TrimSpace(h) == name {
+			return fmt.Sprintf(" (the header has %q, with spaces around the name: read with CSVOptions.TrimSpace)", h)
+		}
+	}
+	return ""
+}
+
 // readHeader maps the schema's columns to record positions.
 func (rs *rowScanner) readHeader(header []string) error {
 	pos := make(map[string]int, len(header))
@@ -344,14 +356,14 @@ func (rs *rowScanner) readHeader(header []string) error {
 	for _, fe := range rs.e.Features {
 		i, ok := pos[fe.Column.Name]
 		if !ok {
-			return fmt.Errorf("data: %s: the header has no column %q (columns: %s): %w", rs.fn, fe.Column.Name, QuoteNames(header), ErrUnknownColumn)
+			return fmt.Errorf("data: %s: the header has no column %q (columns: %s)%s: %w", rs.fn, fe.Column.Name, QuoteNames(header), SpaceHint(header, fe.Column.Name), ErrUnknownColumn)
 		}
 		rs.at = append(rs.at, i)
 	}
 	if l, ok := rs.e.Schema.Label(); ok {
 		i, ok := pos[l.Name]
 		if !ok {
-			return fmt.Errorf("data: %s: the header has no label column %q (columns: %s): %w", rs.fn, l.Name, QuoteNames(header), ErrUnknownColumn)
+			return fmt.Errorf("data: %s: the header has no label column %q (columns: %s)%s: %w", rs.fn, l.Name, QuoteNames(header), SpaceHint(header, l.Name), ErrUnknownColumn)
 		}
 		rs.label = i
 	}

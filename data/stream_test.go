@@ -224,6 +224,7 @@ func TestEncodeCSVChunks(t *testing.T) {
 		{"header only", "age,region,note,income,y\n", 10, func(*Encoded) error { return nil }, "EncodeCSVChunks: no data rows"},
 		{"empty", "", 10, func(*Encoded) error { return nil }, "EncodeCSVChunks: no data rows"},
 		{"bad row after a chunk", streamCSV(3) + "x,north,,1,no\n", 2, func(*Encoded) error { return nil }, `EncodeCSVChunks: column "age", line 5`},
+		{"spaces after the commas", "age, region, note, income, y\n30, north, x, 5, no\n", 2, func(*Encoded) error { return nil }, `the header has " region", with spaces around the name: read with CSVOptions.TrimSpace`},
 	} {
 		err := enc.EncodeCSVChunks(strings.NewReader(tc.text), CSVOptions{}, tc.rows, tc.fn)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

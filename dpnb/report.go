@@ -268,6 +268,9 @@ func (r *PrivacyReportResult) honesty(n int) error {
 	if err != nil {
 		return err
 	}
+	if math.IsInf(s0, 1) {
+		return fmt.Errorf("ε = %g is so small that CorrDP's noise variance overflows float64: give a larger ε", r.Options.Eps)
+	}
 	for i, c := range r.Columns {
 		switch c.Role {
 		case data.Sensitive.String():

@@ -130,6 +130,7 @@ func TestPrivacyReportBadInput(t *testing.T) {
 		want   string
 	}{
 		{"ε < 0", schema, ReportOptions{Eps: -1}, "ε"},
+		{"ε = 1e-300", schema, ReportOptions{Eps: 1e-300}, "give a larger ε"},
 		{"δ = 1", schema, ReportOptions{Delta: 1}, "δ"},
 		{"q = 2", schema, ReportOptions{Q: 2}, "q"},
 		{"misspelt column", bad, ReportOptions{}, "regoin"},

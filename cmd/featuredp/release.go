@@ -14,6 +14,7 @@ import (
 	"io/fs"
 	"os"
 	"strconv"
+	"strings"
 
 	"github.com/featuredp/featuredp/data"
 	"github.com/featuredp/featuredp/internal/safefile"
@@ -77,7 +78,7 @@ func runCertificate(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-const predictUsage = `usage: featuredp predict --model MODEL.json --csv FILE [--out FILE] [--force]
+const predictUsage = `usage: featuredp predict --model MODEL.json --csv FILE [--out FILE] [--force] [--trim-space]
 
 Applies a model file to every row of a CSV (header row) and writes one row
 per input row: a "prediction" column and, for a classifier, one probability
@@ -101,6 +102,7 @@ func runPredict(args []string, stdout, stderr io.Writer) int {
 	in := fs.String("csv", "", "the CSV `FILE` of rows to predict")
 	out := fs.String("out", "", "write the predictions to `FILE` instead of stdout")
 	force := fs.Bool("force", false, "let --out replace an existing file")
+	trim := fs.Bool("trim-space", false, trimSpaceUsage)
 	if code, done := parseFlags(fs, args, predictUsage, stdout, stderr); done {
 		return code
 	}
@@ -112,7 +114,7 @@ func runPredict(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "featuredp predict: --model and --csv are required")
 		return 2
 	}
-	if err := predict(*model, *in, *out, *force, stdout); err != nil {
+	if err := predict(*model, *in, *out, *force, data.CSVOptions{MaxBytes: -1, TrimSpace: *trim}, stdout); err != nil {
 		fmt.Fprintf(stderr, "featuredp predict: %v\n", err)
 		return 2
 	}
@@ -137,7 +139,7 @@ func checkOutFile(path string, force bool) error {
 
 // predict loads the model and streams the rows of the CSV through it into
 // stdout or a new --out file.
-func predict(modelPath, csvPath, outPath string, force bool, stdout io.Writer) error {
+func predict(modelPath, csvPath, outPath string, force bool, csvOpts data.CSVOptions, stdout io.Writer) error {
 	if outPath != "" {
 		if err := checkOutFile(outPath, force); err != nil {
 			return err
@@ -156,11 +158,11 @@ func predict(modelPath, csvPath, outPath string, force bool, stdout io.Writer) e
 		return fmt.Errorf("--csv %s is a directory: give a CSV file", csvPath)
 	}
 	if outPath == "" {
-		return streamPredictions(stdout, f, in, csvPath)
+		return streamPredictions(stdout, f, in, csvPath, csvOpts)
 	}
 	var predictErr error
 	err = safefile.Write(outPath, force, func(w io.Writer) error {
-		predictErr = streamPredictions(w, f, in, csvPath)
+		predictErr = streamPredictions(w, f, in, csvPath, csvOpts)
 		return predictErr
 	})
 	switch {
@@ -175,14 +177,14 @@ func predict(modelPath, csvPath, outPath string, force bool, stdout io.Writer) e
 // streamPredictions writes one CSV row per row of in as release.PredictCSV
 // predicts them, chunk by chunk: "prediction" and, for a classifier, the
 // probability "p_CLASS" of every class.
-func streamPredictions(w io.Writer, f *release.File, in io.Reader, csvPath string) error {
+func streamPredictions(w io.Writer, f *release.File, in io.Reader, csvPath string, csvOpts data.CSVOptions) error {
 	cw := csv.NewWriter(w)
 	head := []string{"prediction"}
 	for _, c := range f.Encoder.Classes {
 		head = append(head, "p_"+c)
 	}
 	var writeErr error
-	err := f.PredictCSV(in, data.CSVOptions{MaxBytes: -1}, func(p *release.Predictions) error {
+	err := f.PredictCSV(in, csvOpts, func(p *release.Predictions) error {
 		if head != nil {
 			cw.Write(head)
 			head = nil
@@ -196,7 +198,7 @@ func streamPredictions(w io.Writer, f *release.File, in io.Reader, csvPath strin
 	case err == writeErr:
 		return fmt.Errorf("writing the predictions: %w", err)
 	}
-	return fmt.Errorf("--csv %s: %w", csvPath, err)
+	return fmt.Errorf("--csv %s: %s", csvPath, strings.Replace(err.Error(), "read with CSVOptions.TrimSpace", "add --trim-space", 1))
 }
 
 // writePredictions writes the prediction rows of one chunk and flushes them.

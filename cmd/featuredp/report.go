@@ -33,7 +33,7 @@ const reportUsage = `usage: featuredp report --csv FILE --sensitive COL,COL --la
                         [--pipeline] [--bounds COL=LO:HI,...] [--bounds-from-data]
                         [--dedup --max-duplicates N | --dedup --duplicates-from-data]
                         [--impute COL,...] [--max-missing N | --missing-from-data]
-                        [--max-bytes N] [--max-line-bytes N] [--max-columns N] [--max-cells N]
+                        [--trim-space] [--max-bytes N] [--max-line-bytes N] [--max-columns N] [--max-cells N]
 
 Says, before anything is trained, what each notion would promise every column
 at budget ε: CorrDP's TV of each public column to the sensitive ones (estimated
@@ -111,6 +111,7 @@ func newReportFlags(fs *flag.FlagSet) *reportFlags {
 	fs.Var(&f.impute, "impute", "continuous `COLUMNS` to mean-impute (implies --pipeline)")
 	fs.IntVar(&f.maxMissing, "max-missing", 0, "public bound ≥ 1 on the records with a missing value (with --impute)")
 	fs.BoolVar(&f.missFromData, "missing-from-data", false, "count the records with a missing value in the file instead of --max-missing (the report says so)")
+	fs.BoolVar(&f.csvOpts.TrimSpace, "trim-space", false, trimSpaceUsage)
 	fs.Int64Var(&f.csvOpts.MaxBytes, "max-bytes", data.DefaultMaxBytes, "reading cap: bytes of the file (-1: none)")
 	fs.Int64Var(&f.csvOpts.MaxLineBytes, "max-line-bytes", data.DefaultMaxLineBytes, "reading cap: bytes of one line (-1: none)")
 	fs.IntVar(&f.csvOpts.MaxColumns, "max-columns", data.DefaultMaxColumns, "reading cap: columns (-1: none)")
@@ -299,7 +300,7 @@ func (f *reportFlags) known(at map[string]int, names []string) error {
 		{"--ball", slices.Sorted(maps.Keys(f.ball.m))}, {"--bcdp-level", slices.Sorted(maps.Keys(f.bcdpLevel.m))}} {
 		for _, n := range l.names {
 			if _, ok := at[n]; !ok {
-				return fmt.Errorf("%s: no column %q in %s (columns: %s)%s", l.flag, n, f.csv, data.QuoteNames(names), commaHint(at))
+				return fmt.Errorf("%s: no column %q in %s (columns: %s)%s%s", l.flag, n, f.csv, data.QuoteNames(names), commaHint(at), spaceHint(names, n))
 			}
 		}
 	}
@@ -307,6 +308,15 @@ func (f *reportFlags) known(at map[string]int, names []string) error {
 }
 
 // commaHint explains the quoting when a column name holds a comma.
+// trimSpaceUsage is the help of the --trim-space flags.
+const trimSpaceUsage = "trim spaces around every cell and column name (files written with \", \" between fields, such as UCI Adult)"
+
+// spaceHint is data.SpaceHint in flag terms: a header name that is name
+// with spaces around it.
+func spaceHint(header []string, name string) string {
+	return strings.Replace(data.SpaceHint(header, name), "read with CSVOptions.TrimSpace", "add --trim-space", 1)
+}
+
 func commaHint(at map[string]int) string {
 	for n := range at {
 		if strings.Contains(n, ",") {

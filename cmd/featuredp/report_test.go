@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -91,5 +92,39 @@ func TestPrivacyReportCLIObservedLevelsTrimmed(t *testing.T) {
 	code, out, errs := runReproduceCLI("report", "--csv", path, "--sensitive", "sex", "--label", "y", "--levels-from-data", "--format", "csv")
 	if code != 0 || !strings.Contains(out, "Ball = 0.5") {
 		t.Fatalf("code %d\n%s\n%s", code, out, errs)
+	}
+}
+
+// A file written with ", " between fields: a column named without the
+// spaces gets a hint to add --trim-space, in report, train and predict,
+// and with it the names match.
+func TestTrimSpaceFlag(t *testing.T) {
+	dir := t.TempDir()
+	path, model := filepath.Join(dir, "sp.csv"), filepath.Join(dir, "m.json")
+	var b strings.Builder
+	b.WriteString("age, sex, y\n")
+	for i := range 60 {
+		fmt.Fprintf(&b, "%d, %s, %d\n", 20+i, []string{"female", "male"}[i%2], (i/3)%2)
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	report := []string{"report", "--csv", path, "--sensitive", "sex", "--label", "y", "--levels-from-data", "--format", "csv"}
+	train := []string{"train", "--csv", path, "--label", "y", "--sensitive", "sex", "--public", "age", "--levels", "sex=female|male",
+		"--levels", "y=0|1", "--bounds", "age=0:100", "--epsilon", "2", "--sample-rate", "0.5", "--out", model, "--reproducible", "--seed", "1"}
+	predict := []string{"predict", "--model", model, "--csv", path}
+	for _, args := range [][]string{report, train} {
+		if code, _, errs := runReproduceCLI(args...); code != 2 || !strings.Contains(errs, "add --trim-space") {
+			t.Errorf("%s without --trim-space: code %d, stderr %q", args[0], code, errs)
+		}
+		if code, _, errs := runReproduceCLI(append(args, "--trim-space")...); code != 0 {
+			t.Errorf("%s --trim-space: code %d, stderr %q", args[0], code, errs)
+		}
+	}
+	if code, _, errs := runReproduceCLI(predict...); code != 2 || !strings.Contains(errs, "add --trim-space") {
+		t.Errorf("predict without --trim-space: code %d, stderr %q", code, errs)
+	}
+	if code, out, errs := runReproduceCLI(append(predict, "--trim-space")...); code != 0 || strings.Count(out, "\n") != 61 {
+		t.Errorf("predict --trim-space: code %d, %d lines, stderr %q", code, strings.Count(out, "\n"), errs)
 	}
 }

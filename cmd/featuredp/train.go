@@ -29,7 +29,7 @@ const trainUsage = `usage: featuredp train --csv FILE --label COL --sensitive CO
                        --epsilon E [--delta D] [--notion fdp|dp] [--model logistic|softmax|linear|mlp]
                        --bounds COL=LO:HI,... --levels COL=A|B|...
                        [--sample-rate Q] [--epochs E] [--clip C] [--lr LR] [--hidden H] [--ball COL=P,...]
-                       [--orders GRID] [--reproducible --seed S] --out MODEL.json [--force]
+                       [--orders GRID] [--reproducible --seed S] --out MODEL.json [--force] [--trim-space]
 
 Trains a model for release: feature DP's Algorithm 1 (the default when there
 are public columns) or DP-SGD, with Poisson sampling, per-example clipping
@@ -64,7 +64,7 @@ type trainFlags struct {
 	bounds                             boundsList
 	eps, delta, rate, epochs, clip, lr float64
 	hidden                             int
-	reproducible, force                bool
+	reproducible, force, trimSpace     bool
 	seed                               uint64
 	flagOf                             map[string]string // column → its role flag (set by check)
 }
@@ -94,6 +94,7 @@ func newTrainFlags(fs *flag.FlagSet) *trainFlags {
 	fs.Uint64Var(&f.seed, "seed", 0, "seed of --reproducible")
 	fs.StringVar(&f.out, "out", "", "the model `FILE` to write (required)")
 	fs.BoolVar(&f.force, "force", false, "let --out replace an existing file")
+	fs.BoolVar(&f.trimSpace, "trim-space", false, trimSpaceUsage)
 	return f
 }
 
@@ -125,7 +126,7 @@ func (f *trainFlags) run(stderr io.Writer) (*release.File, error) {
 	if err := checkOutFile(f.out, f.force); err != nil {
 		return nil, err
 	}
-	header, err := readHeader(f.csv)
+	header, err := readHeader(f.csv, f.trimSpace)
 	if err != nil {
 		return nil, err
 	}
@@ -145,7 +146,7 @@ func (f *trainFlags) run(stderr io.Writer) (*release.File, error) {
 	bar := newProgressBar(stderr, "train")
 	bar.unit = "steps"
 	to.Progress = bar.update
-	file, err := dpnb.TrainCSV(context.Background(), fh, schema, to, data.CSVOptions{MaxBytes: -1})
+	file, err := dpnb.TrainCSV(context.Background(), fh, schema, to, data.CSVOptions{MaxBytes: -1, TrimSpace: f.trimSpace})
 	bar.finish(err == nil)
 	if err != nil {
 		return nil, fmt.Errorf("training on --csv %s: %w", f.csv, err)
@@ -160,7 +161,7 @@ func (f *trainFlags) run(stderr io.Writer) (*release.File, error) {
 }
 
 // readHeader returns the column names of the CSV file at path.
-func readHeader(path string) ([]string, error) {
+func readHeader(path string, trimSpace bool) ([]string, error) {
 	fh, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("--csv: %w", err)
@@ -169,7 +170,7 @@ func readHeader(path string) ([]string, error) {
 	if st, err := fh.Stat(); err == nil && st.IsDir() {
 		return nil, fmt.Errorf("--csv %s is a directory: give a CSV file", path)
 	}
-	h, err := data.CSVHeader(fh, data.CSVOptions{MaxBytes: -1})
+	h, err := data.CSVHeader(fh, data.CSVOptions{MaxBytes: -1, TrimSpace: trimSpace})
 	if err != nil {
 		return nil, fmt.Errorf("--csv %s: %w", path, err)
 	}
@@ -276,7 +277,7 @@ func (f *trainFlags) roles(header []string) (map[string]string, error) {
 				if fl == "" {
 					fl = f.flagOf[n]
 				}
-				return nil, fmt.Errorf("%s: no column %q in %s (columns: %s)", fl, n, f.csv, data.QuoteNames(header))
+				return nil, fmt.Errorf("%s: no column %q in %s (columns: %s)%s", fl, n, f.csv, data.QuoteNames(header), spaceHint(header, n))
 			}
 		}
 	}
