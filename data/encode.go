@@ -256,6 +256,15 @@ func FitEncoder(df dataframe.DataFrame, schema Schema, opts EncodeOptions) (*Enc
 	return enc, nil
 }
 
+// scaleOf is the scaling of continuous feature name: ScaleFor's, else
+// Scale.
+func (o EncodeOptions) scaleOf(name string) Scaling {
+	if s, ok := o.ScaleFor[name]; ok {
+		return s
+	}
+	return o.Scale
+}
+
 func checkEncodeOptions(schema Schema, opts EncodeOptions) error {
 	var errs []error
 	validScale := func(s Scaling) bool { return s >= NoScaling && s <= ZScore }
@@ -286,6 +295,10 @@ func checkEncodeOptions(schema Schema, opts EncodeOptions) error {
 		if !(b.Lo < b.Hi) || !valid.Finite(b.Lo) || !valid.Finite(b.Hi) {
 			errs = append(errs, fmt.Errorf("bounds of %q must be finite with Lo < Hi, got [%v, %v]", name, b.Lo, b.Hi))
 		}
+		if sc := opts.scaleOf(name); isCont(name) && sc != MinMax {
+			errs = append(errs, fmt.Errorf("Bounds of %q are given but its scaling is %v, which does not use them (the raw values would be used): "+
+				"set Scale: data.MinMax (or ScaleFor[%q] = data.MinMax)", name, sc, name))
+		}
 	}
 	errs = append(errs, checkLevelsOption(schema, opts.Levels)...)
 	for name, m := range opts.Moments {
@@ -294,6 +307,10 @@ func checkEncodeOptions(schema Schema, opts EncodeOptions) error {
 		}
 		if !(m.SD > 0) || !valid.Finite(m.SD) || !valid.Finite(m.Mean) {
 			errs = append(errs, fmt.Errorf("moments of %q must be finite with SD > 0, got mean %v, sd %v", name, m.Mean, m.SD))
+		}
+		if sc := opts.scaleOf(name); isCont(name) && sc != ZScore {
+			errs = append(errs, fmt.Errorf("Moments of %q are given but its scaling is %v, which does not use them: "+
+				"set Scale: data.ZScore (or ScaleFor[%q] = data.ZScore)", name, sc, name))
 		}
 	}
 	return errors.Join(errs...)

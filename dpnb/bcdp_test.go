@@ -150,6 +150,7 @@ func TestBCDPMeanEstimationBadInput(t *testing.T) {
 		func(c *BCDPMeanOptions) { c.Bounds["age"] = data.Range{Lo: -1, Hi: 1} }, // age is outside [−1, 1]
 		func(c *BCDPMeanOptions) { c.Bounds["age"] = data.Range{Lo: 3, Hi: 1} },
 		func(c *BCDPMeanOptions) { c.Trials = -1 },
+		func(c *BCDPMeanOptions) { c.Trials = 1 << 62 }, // 2·Trials overflowed int: a panic in makeslice
 	}
 	for i, f := range bad {
 		c := bcdpTestOptions()
@@ -157,6 +158,11 @@ func TestBCDPMeanEstimationBadInput(t *testing.T) {
 		if _, err := BCDPMeanEstimation(context.Background(), df, bcdpTestSchema(), c); err == nil {
 			t.Errorf("bad options %d accepted", i)
 		}
+	}
+	neg := bcdpTestOptions()
+	neg.Levels["smoker"] = -1
+	if _, err := BCDPMeanEstimation(context.Background(), df, bcdpTestSchema(), neg); err == nil || !strings.Contains(err.Error(), `Levels["smoker"] = -1`) {
+		t.Errorf("a negative level does not name its column: %v", err)
 	}
 	nan := dataframe.New(bcdpseries.New([]float64{0.5, math.NaN()}, bcdpseries.Float, "hiv"))
 	s := data.Schema{Task: data.Unsupervised, Columns: []data.Column{{Name: "hiv"}}}

@@ -24,7 +24,8 @@ import (
 type CorrDPOptions struct {
 	// Eps is the ε grid [EpsGrid of notions/corrdp/figures].
 	Eps []float64
-	// Seeds per (method, ε) [5].
+	// Seeds per (method, ε) [5], at most corrdpfig.MaxSeeds (10,000);
+	// each ε of Eps once.
 	Seeds int
 	// TV gives the TV of each insensitive raw feature (the "paper" mode);
 	// nil estimates it from the data (TV~ = plug-in + Def. 4.3 UCB, c2 = 1,
@@ -68,8 +69,10 @@ type CorrDPResult struct {
 	// TVUsed maps each insensitive raw feature to the TV the CorrDP curve
 	// used (given or TV~); TVEstimated to the UCB estimate TV~.
 	TVUsed, TVEstimated map[string]float64
-	// C is the noise constant (given or calibrated on Standard).
-	C float64
+	// C is the noise constant (given or calibrated on Standard); CTuned
+	// reports that it was picked on this data (CorrDPOptions.C = 0).
+	C      float64
+	CTuned bool
 	// FromData lists the encoding parameters fitted on the private data by
 	// the caller's opt-in; empty when the encoding used public values only.
 	FromData data.DataDependence
@@ -119,6 +122,7 @@ func CorrDPvsSemiVsStandard(ctx context.Context, df dataframe.DataFrame, schema 
 	}
 	out.TVUsed, out.TVEstimated = cmp.TVs()
 	out.C, _ = corrdpfig.Constant(res)
+	out.CTuned = opts.C == 0
 	return out, nil
 }
 
@@ -160,6 +164,12 @@ func (r *CorrDPResult) Table() dataframe.DataFrame {
 func (r *CorrDPResult) Markdown() string {
 	var b strings.Builder
 	b.WriteString(fromDataWarning(r.FromData, encodeFix))
+	b.WriteString("> **Paper mode, no ε accounted.** The ε below label CorrDP's noise levels (σ0² per step), not a privacy " +
+		"guarantee of the run: T steps compose to far more (`featuredp epsilon`, `corrdp.Honesty`). The TVs are estimated from this data")
+	if r.CTuned {
+		b.WriteString(", and the noise constant C was picked on it (Standard's accuracy)")
+	}
+	b.WriteString(": an experiment to compare the methods, not a release.\n\n")
 	b.WriteString(r.Result.Markdown())
 	if t := SummaryMarkdown(r.Summary, r.Metric(), "ε"); t != "" {
 		fmt.Fprintf(&b, "\n**%s** (mean ± SD over seeds):\n\n%s", r.Metric(), t)

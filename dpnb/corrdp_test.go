@@ -12,6 +12,7 @@ import (
 
 	"github.com/featuredp/featuredp/data"
 	"github.com/featuredp/featuredp/mechanisms"
+	"github.com/featuredp/featuredp/notions/corrdp"
 )
 
 // corrdpUserFrame is a small user table: public region and age, sensitive
@@ -91,7 +92,7 @@ func TestCorrDPvsSemiVsStandard(t *testing.T) {
 	if _, err := res.Plot(); err != nil {
 		t.Error(err)
 	}
-	if md := res.Markdown(); !strings.Contains(md, "TV report") || !strings.Contains(md, "region") {
+	if md := res.Markdown(); !strings.Contains(md, "TV report") || !strings.Contains(md, "region") || !strings.Contains(md, "no ε accounted") || strings.Contains(md, "C was picked") || res.CTuned {
 		t.Errorf("markdown: %s", md)
 	}
 	if res.TVTable().Nrow() != 2 {
@@ -148,5 +149,24 @@ func TestCorrDPvsSemiVsStandardNoProfile(t *testing.T) {
 	}
 	if res.C != 0.01 {
 		t.Errorf("C = %v, want 0.01", res.C)
+	}
+}
+
+// Options the comparison cannot honour are errors: an ε listed twice (one
+// run shown as two seeds), negative or huge Seeds, a NaN C or Alpha.
+func TestCorrDPvsSemiVsStandardBadOptions(t *testing.T) {
+	df, schema := corrdpUserFrame(200)
+	for name, o := range map[string]CorrDPOptions{
+		"ε twice":      {Eps: []float64{1, 1}},
+		"Seeds -1":     {Seeds: -1},
+		"Seeds 10^6":   {Seeds: 1_000_000},
+		"C NaN":        {C: math.NaN()},
+		"Alpha +Inf":   {Alpha: math.Inf(1)},
+		"Neighbours 7": {Neighbours: corrdp.TVScope(7)},
+	} {
+		o.Encode, o.Steps = corrdpEncode(), 5
+		if _, err := CorrDPvsSemiVsStandard(context.Background(), df, schema, o); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
 	}
 }

@@ -252,8 +252,17 @@ func (r *FeatureDPResult) Markdown() string {
 		b.WriteString("| column | Ball | ε | bound |\n|---|---:|---:|---:|\n")
 		bs := append([]FeatureDPBound(nil), r.Bounds...)
 		sort.SliceStable(bs, func(i, j int) bool { return bs[i].Column < bs[j].Column })
+		uniform := false
 		for _, x := range bs {
-			fmt.Fprintf(&b, "| %s | %.3g | %g | %.4g |\n", x.Column, x.Ball, x.Eps, x.Bound)
+			mark := ""
+			if x.Uniform {
+				mark, uniform = " (uniform prior, assumed)", true
+			}
+			fmt.Fprintf(&b, "| %s | %.3g%s | %g | %.4g |\n", mdCell(x.Column), x.Ball, mark, x.Eps, x.Bound)
+		}
+		if uniform {
+			b.WriteString("\nA Ball marked *assumed* is 1/levels, a uniform prior: if one value of the column is more likely (a guess of the " +
+				"commonest value already succeeds that often), the bound is too low; give the column's largest prior mass in FeatureDPOptions.Ball.\n")
 		}
 	}
 	if len(r.NoBound) > 0 {

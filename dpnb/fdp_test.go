@@ -61,6 +61,9 @@ func TestFeatureDPvsDP(t *testing.T) {
 	if !strings.Contains(md, "FDP-Alg1") || !strings.Contains(md, "smoker") {
 		t.Errorf("markdown: %s", md)
 	}
+	if !res.Bounds[0].Uniform || !strings.Contains(md, "0.5 (uniform prior, assumed)") {
+		t.Errorf("a Ball of 1/levels is not marked as an assumed uniform prior: %+v", res.Bounds[0])
+	}
 	if _, err := res.Plot(); err != nil {
 		t.Fatal(err)
 	}
@@ -307,5 +310,26 @@ func TestFeatureDPvsDPOptionErrors(t *testing.T) {
 				t.Errorf("error %v, want one containing %q", err, c.want)
 			}
 		})
+	}
+}
+
+// Data whose training rows hold one class of the label is refused (every
+// method would score 1), and a Bounds without MinMax scaling too (the raw
+// values would be trained on).
+func TestFeatureDPvsDPDegenerate(t *testing.T) {
+	df, schema := fdpPatients(300)
+	ys := make([]string, df.Nrow())
+	for i := range ys {
+		ys[i] = "no"
+	}
+	one := df.Mutate(fdpseries.New(ys, fdpseries.String, "y"))
+	opts := FeatureDPOptions{Encode: data.EncodeOptions{DropFirst: true, Scale: data.MinMax,
+		Bounds: map[string]data.Range{"age": {Lo: 20, Hi: 80}}}, Eps: []float64{1}, Steps: 5, Seeds: 1}
+	if _, err := FeatureDPvsDP(context.Background(), one, schema, opts); err == nil || !strings.Contains(err.Error(), "at least 2 classes") {
+		t.Errorf("one class in the data: %v", err)
+	}
+	opts.Encode.Scale = data.NoScaling
+	if _, err := FeatureDPvsDP(context.Background(), df, schema, opts); err == nil || !strings.Contains(err.Error(), "set Scale: data.MinMax") {
+		t.Errorf("Bounds without MinMax: %v", err)
 	}
 }

@@ -122,6 +122,10 @@ func prepareTrain(schema data.Schema, opts TrainOptions) (TrainOptions, *data.En
 	if err != nil {
 		return o, nil, fmt.Errorf("dpnb: Train: %w", err)
 	}
+	if l, _ := schema.Label(); schema.Task == data.Classification && len(enc.Classes) < 2 {
+		return o, nil, fmt.Errorf("dpnb: Train: the label %q has %d public class(es) %q: a classifier needs at least 2 (list every class in the label's Levels)",
+			l.Name, len(enc.Classes), enc.Classes)
+	}
 	return o, enc, nil
 }
 

@@ -127,6 +127,12 @@ func TestTrainErrors(t *testing.T) {
 			noPublic.Columns[i].Role = data.Sensitive
 		}
 	}
+	oneClass := schema.Clone()
+	for i, c := range oneClass.Columns {
+		if c.Role == data.Label {
+			oneClass.Columns[i].Levels = []string{"no"}
+		}
+	}
 	for _, tc := range []struct {
 		name   string
 		schema data.Schema
@@ -134,6 +140,7 @@ func TestTrainErrors(t *testing.T) {
 		want   string
 	}{
 		{"no epsilon", schema, func(o *TrainOptions) { o.Epsilon = 0 }, "Epsilon"},
+		{"one public class", oneClass, func(*TrainOptions) {}, "a classifier needs at least 2"},
 		{"NaN epsilon", schema, func(o *TrainOptions) { o.Epsilon = math.NaN() }, "Epsilon"},
 		{"delta 1", schema, func(o *TrainOptions) { o.Delta = 1 }, "Delta"},
 		{"rate above 1", schema, func(o *TrainOptions) { o.SampleRate = 1.5 }, "SampleRate"},

@@ -110,6 +110,9 @@ func (f *File) predictor() (*predictor, error) {
 	want := 1
 	if f.Encoder.Schema.Task == data.Classification {
 		want = len(f.Encoder.Classes)
+		if want < 2 {
+			return nil, fmt.Errorf("release: the encoding has %d class(es): a classifier needs at least 2: %w", want, ErrFormat)
+		}
 	}
 	if p.outputs != want {
 		return nil, fmt.Errorf("release: model %s gives %d outputs, the encoding has %d classes: %w", f.Model.Kind, p.outputs, want, ErrFormat)
@@ -204,6 +207,10 @@ func Read(r io.Reader) (*File, error) {
 
 // Load opens and reads the model file at path (see Read).
 func Load(path string) (*File, error) {
+	// Stat before opening: opening a named pipe without a writer blocks.
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("release: %s is not a regular file (mode %v)", path, st.Mode())
+	}
 	fh, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("release: %w", err)

@@ -13,6 +13,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -126,6 +127,9 @@ func runPredict(args []string, stdout, stderr io.Writer) int {
 // there, a dangling link included, without --force.
 func checkOutFile(path string, force bool) error {
 	if _, err := os.Lstat(path); err != nil {
+		if st, err := os.Stat(filepath.Dir(path)); err != nil || !st.IsDir() {
+			return fmt.Errorf("--out %s: the directory %s does not exist: create it first", path, filepath.Dir(path))
+		}
 		return nil
 	}
 	switch fi, err := os.Stat(path); {
@@ -154,8 +158,12 @@ func predict(modelPath, csvPath, outPath string, force bool, csvOpts data.CSVOpt
 		return fmt.Errorf("--csv: %w", err)
 	}
 	defer in.Close()
-	if st, err := in.Stat(); err == nil && st.IsDir() {
+	st, err := in.Stat()
+	if err == nil && st.IsDir() {
 		return fmt.Errorf("--csv %s is a directory: give a CSV file", csvPath)
+	}
+	if ost, oerr := os.Stat(outPath); outPath != "" && err == nil && oerr == nil && os.SameFile(st, ost) {
+		return fmt.Errorf("--out %s is the --csv file: the predictions would replace the rows they come from; choose another file", outPath)
 	}
 	if outPath == "" {
 		return streamPredictions(stdout, f, in, csvPath, csvOpts)

@@ -162,14 +162,17 @@ func (f *trainFlags) run(stderr io.Writer) (*release.File, error) {
 
 // readHeader returns the column names of the CSV file at path.
 func readHeader(path string, trimSpace bool) ([]string, error) {
+	// Stat before opening: opening a named pipe without a writer blocks.
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return nil, fmt.Errorf("--csv %s is a directory: give a CSV file", path)
+	} else if err == nil && !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("--csv %s is not a regular file (mode %v): train reads the header, checks the flags, then reads the rows, so save the stream to a file first", path, st.Mode())
+	}
 	fh, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("--csv: %w", err)
 	}
 	defer fh.Close()
-	if st, err := fh.Stat(); err == nil && st.IsDir() {
-		return nil, fmt.Errorf("--csv %s is a directory: give a CSV file", path)
-	}
 	h, err := data.CSVHeader(fh, data.CSVOptions{MaxBytes: -1, TrimSpace: trimSpace})
 	if err != nil {
 		return nil, fmt.Errorf("--csv %s: %w", path, err)

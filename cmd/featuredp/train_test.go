@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -75,6 +76,10 @@ func TestTrainCLIErrors(t *testing.T) {
 	if err := os.Symlink(filepath.Join(dir, "nowhere"), dangling); err != nil {
 		t.Fatal(err)
 	}
+	fifo := filepath.Join(dir, "in.fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -84,6 +89,8 @@ func TestTrainCLIErrors(t *testing.T) {
 		{"existing out", trainArgs(csv, existing), "exists: choose another file or add --force"},
 		{"out is a directory", trainArgs(csv, dir, "--force"), "is a directory: give a file path"},
 		{"out is a dangling link", trainArgs(csv, dangling), "exists: choose another file or add --force"},
+		{"out in a missing directory", trainArgs(csv, filepath.Join(dir, "nodir", "m.json")), "does not exist: create it first"},
+		{"csv is a named pipe", trainArgs(fifo, out), "not a regular file"},
 		{"no bounds", []string{"train", "--csv", csv, "--label", "readmitted", "--sensitive", "smoker,income", "--public", "age,region", "--epsilon", "1",
 			"--levels", "smoker=no|yes,region=north|south,readmitted=no|yes", "--out", out}, `"age"`},
 		{"epsilon 0", trainArgs(csv, out, "--epsilon", "0"), "--epsilon 0"},

@@ -25,15 +25,22 @@ import (
 // check. The error for an existing path wraps fs.ErrExist; an error of
 // write is returned as it is.
 //
-// With overwrite, a path that is not a regular file — a device such as
-// /dev/null, a named pipe, a symbolic link — is written into, as a shell's
-// ">" does, never replaced: a rename would put a plain file in place of
-// the device or the link.
+// With overwrite, a symbolic link is followed and the file it names is
+// replaced as a whole (the link stays; a failed write leaves that file as it
+// was), and a path that is neither a regular file nor a link — a device such
+// as /dev/null, a named pipe — is written into, as a shell's ">" does: a
+// rename would put a plain file in place of the device.
 func Write(path string, overwrite bool, write func(io.Writer) error) error {
 	fi, err := os.Lstat(path)
 	switch {
 	case err == nil && !overwrite:
 		return existsError(path)
+	case err == nil && fi.Mode()&fs.ModeSymlink != 0:
+		target, err := filepath.EvalSymlinks(path)
+		if err != nil {
+			return fmt.Errorf("%s is a symbolic link to nothing that exists (%w): remove it or name a file", path, err)
+		}
+		return Write(target, true, write) // the link's file, replaced as a whole
 	case err == nil && !fi.Mode().IsRegular():
 		return writeInto(path, write)
 	}

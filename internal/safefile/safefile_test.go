@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -94,8 +95,9 @@ func TestPlaceNeverReplaces(t *testing.T) {
 	}
 }
 
-// With overwrite, a symbolic link is written through, never replaced by a
-// plain file (a named pipe: safefile_unix_test.go).
+// With overwrite, a symbolic link's file is replaced as a whole (the link
+// stays; a failed write leaves the file as it was), a dangling link is an
+// error (a named pipe: safefile_unix_test.go).
 func TestWriteIntoSpecialFiles(t *testing.T) {
 	dir := t.TempDir()
 	target, link := filepath.Join(dir, "target"), filepath.Join(dir, "link")
@@ -113,6 +115,20 @@ func TestWriteIntoSpecialFiles(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(target); string(b) != "through the link" {
 		t.Errorf("the link's target holds %q", b)
+	}
+	boom := errors.New("boom")
+	if err := Write(link, true, func(w io.Writer) error { io.WriteString(w, "half"); return boom }); err != boom {
+		t.Errorf("a failed write through the link: %v", err)
+	}
+	if b, _ := os.ReadFile(target); string(b) != "through the link" {
+		t.Errorf("a failed write through the link changed its file: %q", b)
+	}
+	dangling := filepath.Join(t.TempDir(), "dangling")
+	if err := os.Symlink(filepath.Join(dir, "nowhere"), dangling); err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(dangling, true, writeString("x")); err == nil || !strings.Contains(err.Error(), "symbolic link to nothing") {
+		t.Errorf("a dangling link with overwrite: %v", err)
 	}
 	if err := Write(dir, true, writeString("x")); err == nil {
 		t.Error("wrote into a directory")

@@ -50,7 +50,8 @@ type MeanEstimationOptions struct {
 	// differentially private and no ε accounts for them: the result lists
 	// the columns (FittedBounds) and its Markdown and Table say so.
 	BoundsFromData bool
-	// Trials is the number of simulated releases of each method [200].
+	// Trials is the number of simulated releases of each method [200],
+	// at most MaxTrials.
 	Trials int
 	// Seed seeds the simulated mechanism noise: the whole result is a
 	// reproducible function of (data, options, Seed), not a private release.
@@ -183,14 +184,18 @@ func estimateMeans(ctx context.Context, df dataframe.DataFrame, schema data.Sche
 	return r, nil
 }
 
+// MaxTrials caps MeanEstimationOptions.Trials (2²⁰): the releases are held
+// in memory, two per trial.
+const MaxTrials = 1 << 20
+
 // withDefaults fills in the defaults and checks the scalar options (the
 // levels are checked by Allocate).
 func (o MeanEstimationOptions) withDefaults() (MeanEstimationOptions, error) {
 	if o.Trials == 0 {
 		o.Trials = 200
 	}
-	if o.Trials < 1 {
-		return o, fmt.Errorf("trials = %d must be ≥ 1", o.Trials)
+	if o.Trials < 1 || o.Trials > MaxTrials {
+		return o, fmt.Errorf("Trials = %d, want 1 to %d (each trial holds one release of every column)", o.Trials, MaxTrials)
 	}
 	if err := o.Mode.Validate(); err != nil {
 		return o, err
@@ -236,6 +241,9 @@ func resolveColumns(schema data.Schema, opts MeanEstimationOptions) ([]string, [
 		lv, ok := opts.Levels[c]
 		if !ok {
 			return nil, nil, fmt.Errorf("Sensitive column %q has no level in Levels (give it one, or make it Public: no demand beyond ε)", c)
+		}
+		if !(lv > 0) || math.IsInf(lv, 0) {
+			return nil, nil, fmt.Errorf("Levels[%q] = %v: a BCDP level is finite > 0 (make the column Public for no demand beyond ε)", c, lv)
 		}
 		delta[j] = lv
 	}

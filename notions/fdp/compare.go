@@ -98,6 +98,10 @@ type ColumnBound struct {
 	Ball   float64
 	Eps    float64
 	Bound  float64
+	// Uniform marks a Ball that was not given but assumed: 1/levels, a
+	// uniform prior, which understates the bound when one value is more
+	// likely than the others.
+	Uniform bool
 }
 
 // UnboundedColumn is a sensitive column without a Thm 4 bound, and why.
@@ -288,6 +292,10 @@ func (c *Comparison) calibrate(cfg CompareConfig, n int) (map[float64]float64, e
 	for _, e := range cfg.Eps {
 		z, err := accounting.NoiseMultiplier(e, cfg.Delta, c.Rate, cfg.Steps, accounting.DefaultOrders(), accounting.DefaultConversion)
 		if err != nil {
+			if errors.Is(err, accounting.ErrUnreachable) {
+				return nil, fmt.Errorf("calibrating z for ε = %v: the comparison accounts as Opacus does, on its order grid (up to 63), "+
+					"where the conversion alone costs about log(1/δ)/62: raise ε or Delta (%w)", e, err)
+			}
 			return nil, fmt.Errorf("calibrating z for ε = %v (Eps, Delta, Rate, Steps): %w", e, err)
 		}
 		c.Multipliers = append(c.Multipliers, z)
@@ -321,6 +329,14 @@ func (c *Comparison) train(ctx context.Context, enc *data.Encoded, cfg CompareCo
 	train, test, psi, err := compareData(enc, cfg.TestFraction, cfg.Seed)
 	if err != nil {
 		return fmt.Errorf("TestFraction: %w", err)
+	}
+	seen := map[float64]bool{}
+	for _, y := range train.Y {
+		seen[y] = true
+	}
+	if len(seen) < 2 {
+		return fmt.Errorf("the %d training rows hold %d class of the label: comparing classifiers needs rows of at least 2 classes "+
+			"(every accuracy would be 1 or 0)", train.N, len(seen))
 	}
 	zOf, err := c.calibrate(cfg, train.N)
 	if err != nil {
@@ -426,9 +442,10 @@ func replicateBaselines(rr *experiments.Results, eps []float64) *experiments.Res
 // NoBound with the columns that have neither.
 func (c *Comparison) bounds(cfg CompareConfig) error {
 	for _, name := range c.Private {
-		ball, ok := cfg.Ball[name]
-		if !ok {
+		ball, given := cfg.Ball[name]
+		if !given {
 			var why string
+			var ok bool
 			if ball, why, ok = UniformBall(data.Column{Name: name, Levels: cfg.Levels[name]}); !ok {
 				c.NoBound = append(c.NoBound, UnboundedColumn{Column: name, Reason: why})
 				continue
@@ -439,7 +456,7 @@ func (c *Comparison) bounds(cfg CompareConfig) error {
 			if err != nil {
 				return fmt.Errorf("column %s: %w", name, err)
 			}
-			c.Bounds = append(c.Bounds, ColumnBound{Column: name, Ball: ball, Eps: e, Bound: b})
+			c.Bounds = append(c.Bounds, ColumnBound{Column: name, Ball: ball, Eps: e, Bound: b, Uniform: !given})
 		}
 	}
 	return nil

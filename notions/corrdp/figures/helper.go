@@ -3,6 +3,7 @@ package figures
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/go-gota/gota/dataframe"
 
@@ -97,19 +98,31 @@ func NewComparison(df dataframe.DataFrame, schema data.Schema, opts CompareOptio
 }
 
 // grid returns the ε grid and the number of seeds.
+// MaxSeeds caps CompareOptions.Seeds: each seed is a training run per
+// method and ε.
+const MaxSeeds = 10000
+
 func (o CompareOptions) grid() ([]float64, int, error) {
 	eps := o.Eps
 	if len(eps) == 0 {
 		eps = EpsGrid
 	}
+	seen := map[float64]bool{}
 	for _, e := range eps {
 		if !(e > 0) || e != e || e > 1e6 {
 			return nil, 0, fmt.Errorf("ε = %v, want finite > 0", e)
 		}
+		if seen[e] {
+			return nil, 0, fmt.Errorf("ε = %v is listed twice: give each ε once (Seeds sets the repetitions)", e)
+		}
+		seen[e] = true
 	}
 	seeds := o.Seeds
-	if seeds <= 0 {
+	switch {
+	case seeds == 0:
 		seeds = 5
+	case seeds < 0 || seeds > MaxSeeds:
+		return nil, 0, fmt.Errorf("Seeds = %d, want 1 to %d (0: 5)", seeds, MaxSeeds)
 	}
 	return eps, seeds, nil
 }
@@ -123,8 +136,11 @@ func (o CompareOptions) spec(task data.Task) (RealSpec, data.EncodeOptions, erro
 	if !(delta > 0 && delta < 1) {
 		return RealSpec{}, data.EncodeOptions{}, fmt.Errorf("δ = %v, want in (0, 1)", delta)
 	}
-	if o.C < 0 || o.Alpha < 0 || o.Steps < 0 {
-		return RealSpec{}, data.EncodeOptions{}, fmt.Errorf("C = %v, α = %v, T = %d must be ≥ 0", o.C, o.Alpha, o.Steps)
+	if !(o.C >= 0) || math.IsInf(o.C, 1) || !(o.Alpha >= 0) || math.IsInf(o.Alpha, 1) || o.Steps < 0 {
+		return RealSpec{}, data.EncodeOptions{}, fmt.Errorf("C = %v, Alpha = %v, Steps = %d: want finite ≥ 0 (0: the default)", o.C, o.Alpha, o.Steps)
+	}
+	if o.Neighbours != corrdp.NOne && o.Neighbours != corrdp.JointU {
+		return RealSpec{}, data.EncodeOptions{}, fmt.Errorf("Neighbours = %d: want corrdp.NOne or corrdp.JointU", o.Neighbours)
 	}
 	spec := RealSpec{Name: "corrdp-user", Delta: delta, Steps: o.Steps, Alpha: o.Alpha, PaperTV: o.TV, Neighbours: o.Neighbours}
 	enc := data.EncodeOptions{Scale: data.MinMax}

@@ -26,7 +26,7 @@ func TestNewFramePrepRequiresOptIn(t *testing.T) {
 		want string
 	}{
 		{"bounds fitted", data.EncodeOptions{Scale: data.MinMax, LevelsFromData: true}, `"a"`},
-		{"levels fitted", data.EncodeOptions{Bounds: map[string]data.Range{"a": {Lo: 0, Hi: 5}}}, `"c"`},
+		{"levels fitted", data.EncodeOptions{Scale: data.MinMax, Bounds: map[string]data.Range{"a": {Lo: 0, Hi: 5}}}, `"c"`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
