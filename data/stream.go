@@ -146,7 +146,6 @@ func (e *Encoder) EncodeCSVChunks(r io.Reader, opts CSVOptions, rows int, fn fun
 
 // csvRows reads the records of a CSV stream and encodes them one by one.
 type csvRows struct {
-	fn     string // the caller's name, for errors
 	capped *capReader
 	cr     *csv.Reader
 	rs     *rowScanner
@@ -172,7 +171,7 @@ func (e *Encoder) openCSV(fn string, r io.Reader, opts CSVOptions) (*csvRows, er
 	}
 	cr.ReuseRecord = true
 	rs := e.newRowScanner(fn, opts)
-	return &csvRows{fn: fn, capped: capped, cr: cr, rs: rs, skip: opts.SkipLines}, nil
+	return &csvRows{capped: capped, cr: cr, rs: rs, skip: opts.SkipLines}, nil
 }
 
 // next appends the next data row to out (reading the header first). It
@@ -182,16 +181,16 @@ func (c *csvRows) next(out *Encoded) (bool, error) {
 	for {
 		rec, err := c.cr.Read()
 		if c.capped.err != nil {
-			return false, fmt.Errorf("data: %s: %w (%w)", c.fn, c.capped.err, ErrCSV)
+			return false, fmt.Errorf("data: %s: %w (%w)", c.rs.fn, c.capped.err, ErrCSV)
 		}
 		if err == io.EOF {
 			if c.rs.header == nil {
-				return false, fmt.Errorf("data: %s: no data rows: %w", c.fn, ErrCSV)
+				return false, fmt.Errorf("data: %s: no data rows: %w", c.rs.fn, ErrCSV)
 			}
 			return false, nil
 		}
 		if err != nil {
-			return false, fmt.Errorf("data: %s: %w (%w)", c.fn, err, ErrCSV)
+			return false, fmt.Errorf("data: %s: %w (%w)", c.rs.fn, err, ErrCSV)
 		}
 		line, _ := c.cr.FieldPos(0)
 		n := out.N

@@ -183,10 +183,7 @@ func (o ReportOptions) withDefaults(schema data.Schema) (ReportOptions, error) {
 	if o.C2 == 0 {
 		o.C2 = 1
 	}
-	byName := make(map[string]data.Column, len(schema.Columns)) // linear in the width, not quadratic
-	for _, c := range schema.Columns {
-		byName[c.Name] = c
-	}
+	byName := columnsByName(schema)
 	for _, c := range o.ObservedLevels {
 		if col, ok := byName[c]; !ok || col.Kind != data.Categorical {
 			return o, fmt.Errorf("ObservedLevels: %q is not a categorical column of the schema", c)
@@ -213,6 +210,16 @@ func (o ReportOptions) withDefaults(schema data.Schema) (ReportOptions, error) {
 		}
 	}
 	return o, nil
+}
+
+// columnsByName maps the schema's column names to their columns, so that
+// per-column lookups stay linear in the width (schema.Lookup is a scan).
+func columnsByName(schema data.Schema) map[string]data.Column {
+	m := make(map[string]data.Column, len(schema.Columns))
+	for _, c := range schema.Columns {
+		m[c.Name] = c
+	}
+	return m
 }
 
 // col returns the report row of name (nil: none), in constant time.
@@ -306,10 +313,7 @@ func (r *PrivacyReportResult) honesty(n int) error {
 
 // featureDP marks the protected columns and their Thm 4 bounds.
 func (r *PrivacyReportResult) featureDP(_ dataframe.DataFrame, schema data.Schema) error {
-	byName := make(map[string]data.Column, len(schema.Columns))
-	for _, c := range schema.Columns {
-		byName[c.Name] = c
-	}
+	byName := columnsByName(schema)
 	for i := range r.Columns {
 		c := &r.Columns[i]
 		if c.Role != data.Sensitive.String() {

@@ -15,7 +15,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 
 	"github.com/featuredp/featuredp/data"
 	"github.com/featuredp/featuredp/internal/safefile"
@@ -206,7 +205,7 @@ func streamPredictions(w io.Writer, f *release.File, in io.Reader, csvPath strin
 	case err == writeErr:
 		return fmt.Errorf("writing the predictions: %w", err)
 	}
-	return fmt.Errorf("--csv %s: %s", csvPath, strings.Replace(err.Error(), "read with CSVOptions.TrimSpace", "add --trim-space", 1))
+	return fmt.Errorf("--csv %s: %s", csvPath, libraryFlags.Replace(err.Error()))
 }
 
 // writePredictions writes the prediction rows of one chunk and flushes them.

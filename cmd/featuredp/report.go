@@ -314,7 +314,7 @@ const trimSpaceUsage = "trim spaces around every cell and column name (files wri
 // spaceHint is data.SpaceHint in flag terms: a header name that is name
 // with spaces around it.
 func spaceHint(header []string, name string) string {
-	return strings.Replace(data.SpaceHint(header, name), "read with CSVOptions.TrimSpace", "add --trim-space", 1)
+	return libraryFlags.Replace(data.SpaceHint(header, name))
 }
 
 func commaHint(at map[string]int) string {

@@ -211,7 +211,8 @@ var libraryFlags = strings.NewReplacer(
 	"Pipeline.Impute", "--impute", "Pipeline.Bounds", "--bounds", "Pipeline.MaxMissing", "--max-missing", "Pipeline.MaxDuplicates", "--max-duplicates",
 	"has no BCDP level in Levels", "has no --bcdp-level (give one for every sensitive column)",
 	"dpnb: PrivacyReport: ", "",
-	"drop them (DropMissing) or mark the column Ignore", "--impute the column (a continuous feature), drop those rows from the file, or --ignore the column")
+	"drop them (DropMissing) or mark the column Ignore", "--impute the column (a continuous feature), drop those rows from the file, or --ignore the column",
+	"read with CSVOptions.TrimSpace", "add --trim-space")
 
 // flagDashes writes the flag package's "-name" as "--name", the spelling
 // of the help text.

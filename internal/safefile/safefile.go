@@ -16,9 +16,9 @@ import (
 )
 
 // Write creates path with the bytes write produces, with mode 0644 less the
-// umask. The content is written to a temporary file beside path (removed on any failure) and moved into
-// place only when write and the close succeeded, so a failed write leaves
-// nothing behind. Without overwrite the move is a hard link, which fails if
+// umask. The content is written to a temporary file beside path (removed
+// on any failure) and moved into place only when write and the close
+// succeeded, so a failed write leaves nothing behind. Without overwrite the move is a hard link, which fails if
 // path exists however recently it appeared (a dangling symbolic link
 // included), so a file created by someone else meanwhile is not replaced;
 // on a file system without hard links the move is a rename after a last
@@ -84,8 +84,8 @@ func existsError(path string) error {
 	return fmt.Errorf("%s exists: %w", path, fs.ErrExist)
 }
 
-// writeInto truncates the existing path (following a symbolic link) and
-// writes into it.
+// writeInto truncates the existing device or named pipe at path and writes
+// into it.
 func writeInto(path string, write func(io.Writer) error) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
 	if err != nil {
