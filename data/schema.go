@@ -412,6 +412,9 @@ func checkValues(s series.Series, c Column) error {
 	}
 	n := s.Len()
 	for i := 0; i < n; i++ {
+		if levels != nil && isDeclaredLevel(s, i, levels) {
+			continue // a declared level, even one that looks missing ("?")
+		}
 		if IsMissing(s, i) {
 			nMissing++
 			if firstMissing < 0 {
@@ -437,8 +440,8 @@ func checkValues(s series.Series, c Column) error {
 		}
 	}
 	if nMissing > 0 {
-		errs = append(errs, fmt.Errorf("data: column %q (%v, %v) has %d missing value(s) (NaN, empty or \"?\"), the first at row %d (0-based); drop them (DropMissing) or mark the column Ignore: %w",
-			c.Name, c.Role, c.Kind, nMissing, firstMissing, ErrMissingValue))
+		errs = append(errs, fmt.Errorf("data: column %q (%v, %v) has %d missing value(s) (NaN, empty or \"?\"), the first at row %d (0-based); drop them (DropMissing) or mark the column Ignore%s: %w",
+			c.Name, c.Role, c.Kind, nMissing, firstMissing, missingLevelHint(c), ErrMissingValue))
 	}
 	if nBad > 0 {
 		errs = append(errs, fmt.Errorf("data: continuous column %q has %d non-numeric or non-finite value(s), the first at row %d (0-based): %q; make it Categorical or clean it: %w",
@@ -449,6 +452,27 @@ func checkValues(s series.Series, c Column) error {
 			c.Name, nLevel, strings.Join(c.Levels, ", "), firstLevel, levelValue, ErrUnknownLevel))
 	}
 	return errors.Join(errs...)
+}
+
+// isDeclaredLevel reports whether element i of s is present (not gota's NA)
+// and one of levels, "NaN" excepted (gota's text of a missing string).
+func isDeclaredLevel(s series.Series, i int, levels map[string]bool) bool {
+	if s.Elem(i).IsNA() {
+		return false
+	}
+	v := LevelAt(s, i)
+	return v != "NaN" && levels[v]
+}
+
+// missingLevelHint names a declared level of c that ReadCSV reads as
+// missing by default, with the fix; "" when there is none.
+func missingLevelHint(c Column) string {
+	for _, l := range c.Levels {
+		if slices.Contains(DefaultMissing, l) {
+			return fmt.Sprintf("; the declared level %q is also a missing-value marker: read the CSV with CSVOptions.Missing listing only your markers (featuredp train and predict, and EncodeCSV, read it as the level)", l)
+		}
+	}
+	return ""
 }
 
 // IsMissing reports whether element i of s is missing: NaN / NA in any

@@ -65,24 +65,31 @@ func NewPublicEncoder(schema Schema, opts EncodeOptions) (*Encoder, error) {
 // EncodeCSV reads CSV rows (with a header row) from r straight into the
 // encoder's design matrix, without a DataFrame: besides the result it holds
 // one record at a time, so a file of n rows and D encoded columns needs
-// about 8·n·D bytes (plus the slice's growth). Every column of the schema
-// but the ignored ones must be in the header (other columns are skipped);
-// a missing value (opts.Missing, DefaultMissing, "NaN"), a non-numeric or
-// non-finite continuous value, or a category outside the public levels is
-// an error naming the column and the line. opts' Comma, Comment,
-// LazyQuotes, TrimSpace, SkipLines, Missing and the MaxBytes and
-// MaxLineBytes caps apply (MaxColumns and MaxCells do not: the matrix is
-// the memory); NoHeader, Names and Types do not apply.
+// about 8·n·D bytes (plus the slice's growth). From a regular file the
+// matrix is reserved once, at the rate of the first 1,024 rows; when those
+// are much shorter than the rest the reservation exceeds the result (at
+// most the matrix of a same-size file of such rows) until EncodeCSV
+// returns the rows alone. Every column of the schema but the ignored ones
+// must be in the header (other columns are skipped); a missing value
+// (opts.Missing, DefaultMissing, "NaN"), a non-numeric or non-finite
+// continuous value, or a category outside the public levels is an error
+// naming the column and the line. A cell equal to a declared level or
+// class is that level even when it is also a missing-value marker ("NA"
+// for North America). opts' Comma, Comment, LazyQuotes, TrimSpace,
+// SkipLines, Missing and the MaxBytes and MaxLineBytes caps apply
+// (MaxColumns and MaxCells do not: the matrix is the memory); NoHeader,
+// Names and Types do not apply.
 func (e *Encoder) EncodeCSV(r io.Reader, opts CSVOptions) (*Encoded, error) {
 	c, err := e.openCSV("EncodeCSV", r, opts)
 	if err != nil {
 		return nil, err
 	}
 	out := e.layout(0)
-	size := sizeOf(r)
+	size, reserved := sizeOf(r), false
 	for {
 		if out.N == sizeProbeRows && size > 0 {
 			reserve(out, size, c.capped.total)
+			reserved = true
 		}
 		more, err := c.next(out)
 		if err != nil {
@@ -94,6 +101,9 @@ func (e *Encoder) EncodeCSV(r io.Reader, opts CSVOptions) (*Encoded, error) {
 	}
 	if out.N == 0 {
 		return nil, fmt.Errorf("data: EncodeCSV: no data rows: %w", ErrCSV)
+	}
+	if reserved {
+		trimReserve(out)
 	}
 	return out, nil
 }
@@ -237,6 +247,20 @@ func reserve(out *Encoded, size, read int64) {
 	out.X, out.Y = x, y
 }
 
+// trimReserve copies out's buffers to their length when reserve's estimate
+// was far above the rows the file held (its first rows were much shorter
+// than the rest), so that the result does not keep the unused capacity.
+// The reservation itself is at most the matrix of a file of the same size
+// made of rows like the first ones.
+func trimReserve(out *Encoded) {
+	if cap(out.X) > len(out.X)+len(out.X)/4 {
+		out.X = slices.Clone(out.X)
+	}
+	if cap(out.Y) > len(out.Y)+len(out.Y)/4 {
+		out.Y = slices.Clone(out.Y)
+	}
+}
+
 // rowScanner turns records into encoded rows.
 type rowScanner struct {
 	e      *Encoder
@@ -297,11 +321,13 @@ func (rs *rowScanner) row(rec []string, line int, out *Encoded) error {
 	j := 0
 	for f, fe := range rs.e.Features {
 		v := rec[rs.at[f]]
-		if rs.isNA[v] {
-			return fmt.Errorf("data: %s: column %q, line %d: missing value %q: %w", rs.fn, fe.Column.Name, line, v, ErrMissingValue)
-		}
 		if fe.Column.Kind == Categorical {
+			// A declared level is that level even when it is also a
+			// missing-value marker ("NA" for North America).
 			k, ok := rs.levels[f][v]
+			if !ok && rs.isNA[v] {
+				return fmt.Errorf("data: %s: column %q, line %d: missing value %q: %w", rs.fn, fe.Column.Name, line, v, ErrMissingValue)
+			}
 			if !ok {
 				return fmt.Errorf("data: %s: column %q, line %d: level %q is not among the public levels %q (add it, or map the value first): %w",
 					rs.fn, fe.Column.Name, line, v, fe.Levels, ErrUnknownLevel)
@@ -311,6 +337,9 @@ func (rs *rowScanner) row(rec []string, line int, out *Encoded) error {
 			}
 			j += max(len(fe.Levels)-rs.off, 0)
 			continue
+		}
+		if rs.isNA[v] {
+			return fmt.Errorf("data: %s: column %q, line %d: missing value %q: %w", rs.fn, fe.Column.Name, line, v, ErrMissingValue)
 		}
 		num, err := parseFiniteCell(v)
 		if err != nil {
@@ -377,15 +406,18 @@ func (rs *rowScanner) labelValue(rec []string, line int) (float64, error) {
 	}
 	v := rec[rs.label]
 	name := rs.header[rs.label]
-	if rs.isNA[v] {
-		return 0, fmt.Errorf("data: %s: label %q, line %d: missing value %q: %w", rs.fn, name, line, v, ErrMissingValue)
-	}
 	if rs.e.Schema.Task == Classification {
 		k, ok := rs.class[v]
+		if !ok && rs.isNA[v] {
+			return 0, fmt.Errorf("data: %s: label %q, line %d: missing value %q: %w", rs.fn, name, line, v, ErrMissingValue)
+		}
 		if !ok {
 			return 0, fmt.Errorf("data: %s: label %q, line %d: class %q is not among the public classes %q: %w", rs.fn, name, line, v, rs.e.Classes, ErrUnknownLevel)
 		}
 		return float64(k), nil
+	}
+	if rs.isNA[v] {
+		return 0, fmt.Errorf("data: %s: label %q, line %d: missing value %q: %w", rs.fn, name, line, v, ErrMissingValue)
 	}
 	num, err := parseFiniteCell(v)
 	if err != nil {

@@ -148,6 +148,66 @@ func TestEncodeCSVErrors(t *testing.T) {
 	}
 }
 
+// A declared level or class that is also a missing-value marker ("NA" for
+// North America, "?" for unknown) is that level on the streaming path and
+// in Schema.Validate; the same marker elsewhere stays missing, and the
+// DataFrame read with the default markers gets an error naming the fix.
+func TestDeclaredLevelMissingMarker(t *testing.T) {
+	schema := Schema{Task: Classification, Columns: []Column{
+		{Name: "continent", Role: Public, Kind: Categorical, Levels: []string{"EU", "NA", "?"}},
+		{Name: "income", Role: Sensitive, Kind: Continuous},
+		{Name: "y", Role: Label, Kind: Categorical, Levels: []string{"no", "NA"}},
+	}}
+	opts := EncodeOptions{Scale: MinMax, Bounds: map[string]Range{"income": {Lo: 0, Hi: 10}}}
+	enc, err := NewPublicEncoder(schema, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := "continent,income,y\nEU,1,no\nNA,2,NA\n?,3,no\n"
+	got, err := enc.EncodeCSV(strings.NewReader(text), CSVOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// One-hot EU, NA, ?; income/10; class index.
+	want := []float64{1, 0, 0, 0.1, 0, 1, 0, 0.2, 0, 0, 1, 0.3}
+	if !slices.Equal(got.X, want) || !slices.Equal(got.Y, []float64{0, 1, 0}) {
+		t.Errorf("X %v Y %v, want %v [0 1 0]", got.X, got.Y, want)
+	}
+	for name, bad := range map[string]string{
+		"NA in a continuous column": "continent,income,y\nEU,NA,no\n",
+		"empty level":               "continent,income,y\n,1,no\n",
+		"empty class":               "continent,income,y\nEU,1,\n",
+	} {
+		if _, err := enc.EncodeCSV(strings.NewReader(bad), CSVOptions{}); !errors.Is(err, ErrMissingValue) {
+			t.Errorf("%s: %v, want ErrMissingValue", name, err)
+		}
+	}
+	// The DataFrame path: with the default markers "NA" is missing, and the
+	// error says how to read it as the level; without "NA" among the
+	// markers it is the level, and a declared "?" is accepted either way.
+	df, err := ReadCSV(strings.NewReader(text), CSVOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := schema.Validate(df); !errors.Is(err, ErrMissingValue) || !strings.Contains(err.Error(), "CSVOptions.Missing") {
+		t.Errorf("default markers: %v, want a missing value naming CSVOptions.Missing", err)
+	}
+	df, err = ReadCSV(strings.NewReader(text), CSVOptions{Missing: []string{""}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := schema.Validate(df); err != nil {
+		t.Fatalf("Missing without NA: %v", err)
+	}
+	fromDF, err := enc.Transform(df)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(fromDF.X, want) || !slices.Equal(fromDF.Y, got.Y) {
+		t.Errorf("Transform X %v Y %v, want EncodeCSV's", fromDF.X, fromDF.Y)
+	}
+}
+
 // CSVHeader reads the names and rejects what is not a CSV header.
 func TestCSVHeader(t *testing.T) {
 	h, err := CSVHeader(strings.NewReader("a, b,c\n1,2,3\n"), CSVOptions{TrimSpace: true})
@@ -183,6 +243,43 @@ func TestReserve(t *testing.T) {
 	defer fh.Close()
 	if sizeOf(fh) != 5 {
 		t.Errorf("sizeOf(file) = %d", sizeOf(fh))
+	}
+}
+
+// A file whose first rows are much shorter than the rest makes reserve
+// over-estimate the rows; the result keeps only what it holds.
+func TestEncodeCSVOverReserveTrimmed(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("a,b,ign,y\n")
+	for i := 0; i < sizeProbeRows; i++ {
+		b.WriteString("1,2,x,0\n")
+	}
+	wide := strings.Repeat("z", 20_000)
+	for i := 0; i < 50; i++ {
+		fmt.Fprintf(&b, "1,2,%s,1\n", wide)
+	}
+	path := filepath.Join(t.TempDir(), "skewed.csv")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	schema := Schema{Task: Classification, Columns: []Column{{Name: "a", Role: Public}, {Name: "b", Role: Sensitive},
+		{Name: "ign", Role: Ignore}, {Name: "y", Role: Label, Kind: Categorical, Levels: []string{"0", "1"}}}}
+	enc, err := NewPublicEncoder(schema, EncodeOptions{Scale: MinMax, Bounds: map[string]Range{"a": {Lo: 0, Hi: 3}, "b": {Lo: 0, Hi: 3}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fh, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	out, err := enc.EncodeCSV(fh, CSVOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := sizeProbeRows + 50
+	if out.N != n || len(out.X) != 2*n || cap(out.X) > 2*n+2*n/4 || cap(out.Y) > n+n/4 {
+		t.Errorf("N %d, len X %d, cap X %d, cap Y %d: want %d rows without the reserve's excess", out.N, len(out.X), cap(out.X), cap(out.Y), n)
 	}
 }
 

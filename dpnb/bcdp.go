@@ -136,10 +136,31 @@ func (r BCDPMeanResult) Markdown() string {
 	} else {
 		fmt.Fprintf(&b, "\nRandomness: %s. The estimates and errors are a simulation from seed %d: anyone with the seed can regenerate the noise. A real release draws fresh, secret noise on each user's device (Mode: mechanisms.Secure).\n", r.Options.Mode, r.Options.Seed)
 	}
-	if bcdpScaledSum(r.MC, r.Scale) > bcdpScaledSum(r.MCBaseline, r.Scale) {
-		b.WriteString("\nHere BCDP is **worse** than the min-δ baseline: with this q the allocation leaves the most sensitive columns a smaller budget than the baseline gives them (c_1 < min δ); see the mean-estimation notebook.\n")
-	}
+	b.WriteString(r.worseNote())
 	return b.String()
+}
+
+// worseNote says when BCDP's error is above the baseline's, by the exact
+// prediction, the simulation or both, and gives the allocation's reason
+// only when it holds (some c_j < min δ).
+func (r BCDPMeanResult) worseNote() string {
+	pred := bcdpScaledSum(r.Predicted, r.Scale) > bcdpScaledSum(r.PredictedBaseline, r.Scale)
+	mc := bcdpScaledSum(r.MC, r.Scale) > bcdpScaledSum(r.MCBaseline, r.Scale)
+	var s string
+	switch {
+	case pred && mc:
+		s = "\nHere BCDP is **worse** than the min-δ baseline, by the predicted MSE and in the simulation."
+	case pred:
+		s = "\nBy the predicted MSE BCDP is **worse** than the min-δ baseline here; the simulation's errors happen to order them the other way."
+	case mc:
+		return fmt.Sprintf("\nIn this simulation BCDP's error is above the baseline's, although its predicted MSE is below: the %d simulated releases (and the %s projection) did not settle the difference; more Trials would.\n", r.Options.Trials, r.Options.Projection)
+	default:
+		return ""
+	}
+	if j := argMin(r.C); j >= 0 && r.C[j] < r.Baseline {
+		s += fmt.Sprintf(" With this q the allocation gives column %s a smaller budget than the baseline gives every column (c = %.3g < min δ = %g); see the mean-estimation notebook.", r.Columns[j], r.C[j], r.Baseline)
+	}
+	return s + "\n"
 }
 
 func bcdpFmt(v []float64) string {
@@ -148,4 +169,15 @@ func bcdpFmt(v []float64) string {
 		s[i] = fmt.Sprintf("%.3g", x)
 	}
 	return strings.Join(s, ", ")
+}
+
+// argMin returns the index of the smallest entry of v, −1 for none.
+func argMin(v []float64) int {
+	j := -1
+	for i, x := range v {
+		if j < 0 || x < v[j] {
+			j = i
+		}
+	}
+	return j
 }

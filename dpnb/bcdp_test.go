@@ -10,6 +10,7 @@ import (
 
 	"github.com/featuredp/featuredp/data"
 	"github.com/featuredp/featuredp/mechanisms"
+	"github.com/featuredp/featuredp/notions/bcdp"
 	"github.com/go-gota/gota/dataframe"
 	bcdpseries "github.com/go-gota/gota/series"
 )
@@ -172,5 +173,32 @@ func TestBCDPMeanEstimationBadInput(t *testing.T) {
 	}
 	if _, err := BCDPMeanEstimation(context.Background(), df, data.Schema{Task: data.Unsupervised}, bcdpTestOptions()); err == nil {
 		t.Error("empty schema accepted")
+	}
+}
+
+// TestBCDPWorseNote checks that the "worse" note follows the predicted and
+// the simulated errors and gives the allocation's reason only when it holds.
+func TestBCDPWorseNote(t *testing.T) {
+	for _, c := range []struct {
+		name                  string
+		pred, predB, mc, mcB  float64
+		c                     []float64
+		want, reason, notWant string
+	}{
+		{"better both", 1, 2, 1, 2, []float64{0.5, 1}, "", "", "worse"},
+		{"worse both, small c", 3, 2, 3, 2, []float64{0.05, 1}, "by the predicted MSE and in the simulation", "column b", ""},
+		{"worse both, c ≥ min δ", 3, 2, 3, 2, []float64{0.5, 1}, "by the predicted MSE and in the simulation", "", "smaller budget"},
+		{"worse predicted only", 3, 2, 1, 2, []float64{0.05, 1}, "simulation's errors happen to order them the other way", "column b", ""},
+		{"worse simulated only", 1, 2, 3, 2, []float64{0.05, 1}, "more Trials would", "", "smaller budget"},
+	} {
+		r := BCDPMeanResult{&bcdp.MeanEstimation{Columns: []string{"a", "b"}, Scale: []float64{1, 1}, Baseline: 0.1,
+			C: []float64{c.c[1], c.c[0]}, Predicted: []float64{c.pred, 0}, PredictedBaseline: []float64{c.predB, 0},
+			MC: []float64{c.mc, 0}, MCBaseline: []float64{c.mcB, 0}}}
+		r.Options.Trials = 100
+		got := r.worseNote()
+		if c.want == "" && got != "" || !strings.Contains(got, c.want) || !strings.Contains(got, c.reason) ||
+			c.notWant != "" && strings.Contains(got, c.notWant) {
+			t.Errorf("%s: note %q", c.name, got)
+		}
 	}
 }

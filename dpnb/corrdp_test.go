@@ -163,6 +163,9 @@ func TestCorrDPvsSemiVsStandardBadOptions(t *testing.T) {
 		"C NaN":        {C: math.NaN()},
 		"Alpha +Inf":   {Alpha: math.Inf(1)},
 		"Neighbours 7": {Neighbours: corrdp.TVScope(7)},
+		"TV misspelt":  {TV: map[string]float64{"region": 0.3, "age": 0.2, "agee": 0.9}},
+		"TV sensitive": {TV: map[string]float64{"region": 0.3, "age": 0.2, "smoker": 1}},
+		"TV label":     {TV: map[string]float64{"region": 0.3, "age": 0.2, "y": 1}},
 	} {
 		o.Encode, o.Steps = corrdpEncode(), 5
 		if _, err := CorrDPvsSemiVsStandard(context.Background(), df, schema, o); err == nil {

@@ -92,6 +92,7 @@ func ExampleFeatureDPvsDP() {
 	res, err := dpnb.FeatureDPvsDP(context.Background(), df, schema, dpnb.FeatureDPOptions{
 		Encode: data.EncodeOptions{DropFirst: true, Scale: data.MinMax, Bounds: map[string]data.Range{"age": {Lo: 20, Hi: 80}}},
 		Eps:    []float64{0.5, 4}, Seeds: 2,
+		Ball: map[string]float64{"smoker": 0.5}, // the best guess of smoker from age and the label: public knowledge, stated
 	})
 	if err != nil {
 		fmt.Println(err)

@@ -58,11 +58,11 @@ type FeatureDPOptions struct {
 	TestFraction float64
 	Seeds        int
 	// Ball is the prior mass Ball(X, u, d, ρ) (Def. 8) of the best guess of
-	// each sensitive column without the model, for the Thm 4
-	// attribute-inference bound; a column missing here gets 1/(number of
-	// its levels) for a categorical column with levels (a uniform prior:
-	// an assumption, not estimated from the private data); a column with
-	// neither gets no bound and is listed in FeatureDPResult.NoBound.
+	// each sensitive column X without the model given the record's public
+	// columns and label u, for the Thm 4 attribute-inference bound: public
+	// knowledge you state, at least 1/levels, never estimated. A column
+	// missing here gets no bound and is listed in FeatureDPResult.NoBound
+	// (1/levels holds only for a column uniform and independent of u).
 	Ball map[string]float64
 	// Seed seeds the split and the cells (Reproducible mode).
 	Seed uint64
@@ -252,18 +252,10 @@ func (r *FeatureDPResult) Markdown() string {
 		b.WriteString("| column | Ball | ε | bound |\n|---|---:|---:|---:|\n")
 		bs := append([]FeatureDPBound(nil), r.Bounds...)
 		sort.SliceStable(bs, func(i, j int) bool { return bs[i].Column < bs[j].Column })
-		uniform := false
 		for _, x := range bs {
-			mark := ""
-			if x.Uniform {
-				mark, uniform = " (uniform prior, assumed)", true
-			}
-			fmt.Fprintf(&b, "| %s | %.3g%s | %g | %.4g |\n", mdCell(x.Column), x.Ball, mark, x.Eps, x.Bound)
+			fmt.Fprintf(&b, "| %s | %.3g | %g | %.4g |\n", mdCell(x.Column), x.Ball, x.Eps, x.Bound)
 		}
-		if uniform {
-			b.WriteString("\nA Ball marked *assumed* is 1/levels, a uniform prior: if one value of the column is more likely (a guess of the " +
-				"commonest value already succeeds that often), the bound is too low; give the column's largest prior mass in FeatureDPOptions.Ball.\n")
-		}
+		b.WriteString("\nBall is the prior you gave (FeatureDPOptions.Ball): the largest probability of one value of the column given the record's public columns and label; the bound holds for that prior.\n")
 	}
 	if len(r.NoBound) > 0 {
 		b.WriteString("\nProtected columns without a bound:\n\n")

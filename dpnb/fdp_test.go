@@ -43,7 +43,8 @@ func fdpPatients(n int) (dataframe.DataFrame, data.Schema) {
 func TestFeatureDPvsDP(t *testing.T) {
 	df, schema := fdpPatients(1200)
 	cfg := FeatureDPOptions{Encode: data.EncodeOptions{DropFirst: true, Scale: data.MinMax,
-		Bounds: map[string]data.Range{"age": {Lo: 20, Hi: 80}}}, Eps: []float64{1, 8}, Steps: 100, Seeds: 2, Seed: 1}
+		Bounds: map[string]data.Range{"age": {Lo: 20, Hi: 80}}}, Eps: []float64{1, 8}, Steps: 100, Seeds: 2, Seed: 1,
+		Ball: map[string]float64{"smoker": 0.5}}
 	res, err := FeatureDPvsDP(context.Background(), df, schema, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -61,8 +62,8 @@ func TestFeatureDPvsDP(t *testing.T) {
 	if !strings.Contains(md, "FDP-Alg1") || !strings.Contains(md, "smoker") {
 		t.Errorf("markdown: %s", md)
 	}
-	if !res.Bounds[0].Uniform || !strings.Contains(md, "0.5 (uniform prior, assumed)") {
-		t.Errorf("a Ball of 1/levels is not marked as an assumed uniform prior: %+v", res.Bounds[0])
+	if !strings.Contains(md, "Ball is the prior you gave") {
+		t.Errorf("the markdown does not say where Ball came from: %s", md)
 	}
 	if _, err := res.Plot(); err != nil {
 		t.Fatal(err)
@@ -111,7 +112,7 @@ func TestFeatureDPvsDP(t *testing.T) {
 	cont, contSchema := cfg, schema
 	contSchema.Columns = append([]data.Column(nil), schema.Columns...)
 	contSchema.Columns[0].Role, contSchema.Columns[1].Role = data.Sensitive, data.Public
-	cont.Eps, cont.Seeds = []float64{8}, 1
+	cont.Eps, cont.Seeds, cont.Ball = []float64{8}, 1, nil
 	r2, err := FeatureDPvsDP(context.Background(), df, contSchema, cont)
 	if err != nil {
 		t.Fatal(err)
@@ -178,10 +179,10 @@ func fdpGoldenCases() []fdpGoldenCase {
 	enc := data.EncodeOptions{DropFirst: true, Scale: data.MinMax, Bounds: map[string]data.Range{"age": {Lo: 20, Hi: 80}}}
 	df3, schema3 := fdpThreeClass(300)
 	return []fdpGoldenCase{
-		{"logistic", df, schema, FeatureDPOptions{Encode: enc, Eps: []float64{0.25, 4}, Steps: 30, Seeds: 2, Seed: 7}},
+		{"logistic", df, schema, FeatureDPOptions{Encode: enc, Eps: []float64{0.25, 4}, Steps: 30, Seeds: 2, Seed: 7, Ball: map[string]float64{"smoker": 0.5}}},
 		{"mlp", df, schema, FeatureDPOptions{Encode: enc, Eps: []float64{2, 0.5}, Steps: 20, Seeds: 1, Seed: 8, Hidden: 3,
 			Rate: 0.1, Ball: map[string]float64{"smoker": 0.7}, Alpha: 0.5, Clip: 2, LR: 0.5}},
-		{"softmax", df3, schema3, FeatureDPOptions{Encode: enc, Eps: []float64{3}, Steps: 25, Seeds: 1, Seed: 9, TestFraction: 0.3}},
+		{"softmax", df3, schema3, FeatureDPOptions{Encode: enc, Eps: []float64{3}, Steps: 25, Seeds: 1, Seed: 9, TestFraction: 0.3, Ball: map[string]float64{"smoker": 0.5}}},
 	}
 }
 

@@ -212,17 +212,26 @@ func TestBCDPFittedBoundsAreTheRange(t *testing.T) {
 	}
 }
 
-// TestFeatureDPLevelsOptionGivesBall checks that public levels given in
-// Encode.Levels (not in the schema) also give the uniform-prior Ball of
-// the Thm 4 bound, as schema levels do.
-func TestFeatureDPLevelsOptionGivesBall(t *testing.T) {
+// TestFeatureDPBallLevels checks that a Ball is bounded below by 1/levels
+// for levels given in Encode.Levels (not in the schema) as for schema
+// levels, and that no Ball means no bound (no prior is assumed).
+func TestFeatureDPBallLevels(t *testing.T) {
 	df, schema := fdpPatients(300)
 	enc := data.EncodeOptions{Levels: map[string][]string{"smoker": {"no", "yes"}}}
-	r, err := FeatureDPvsDP(context.Background(), df, withoutLevels(schema, "smoker"), FeatureDPOptions{Encode: enc, Eps: []float64{1}, Steps: 5, Seeds: 1})
+	opts := FeatureDPOptions{Encode: enc, Eps: []float64{1}, Steps: 5, Seeds: 1, Ball: map[string]float64{"smoker": 0.5}}
+	r, err := FeatureDPvsDP(context.Background(), df, withoutLevels(schema, "smoker"), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(r.NoBound) != 0 || len(r.Bounds) != 1 || r.Bounds[0].Ball != 0.5 {
 		t.Fatalf("bounds %+v, no bound %+v: want smoker bounded with Ball 0.5", r.Bounds, r.NoBound)
+	}
+	opts.Ball = map[string]float64{"smoker": 0.3}
+	if _, err := FeatureDPvsDP(context.Background(), df, withoutLevels(schema, "smoker"), opts); err == nil || !strings.Contains(err.Error(), "below 1/2") {
+		t.Errorf("Ball 0.3 of a 2-level column: %v", err)
+	}
+	opts.Ball = nil
+	if r, err = FeatureDPvsDP(context.Background(), df, withoutLevels(schema, "smoker"), opts); err != nil || len(r.Bounds) != 0 || len(r.NoBound) != 1 {
+		t.Fatalf("no Ball: %v, bounds %+v, no bound %+v", err, r.Bounds, r.NoBound)
 	}
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/featuredp/featuredp/accounting"
@@ -118,6 +120,12 @@ func PrivacyReport(ctx context.Context, df dataframe.DataFrame, schema data.Sche
 	if err != nil {
 		return nil, fmt.Errorf("dpnb: PrivacyReport: %w", err)
 	}
+	if df.Err != nil {
+		return nil, fmt.Errorf("dpnb: PrivacyReport: the DataFrame: %w", df.Err)
+	}
+	if n := df.Nrow(); n < 2 {
+		return nil, fmt.Errorf("dpnb: PrivacyReport: the DataFrame has %d row(s): the report needs at least 2 records", n)
+	}
 	missing := 0
 	if p := opts.Pipeline; p != nil && len(p.Impute) > 0 {
 		// The mechanism sees the imputed frame: report on it.
@@ -204,9 +212,9 @@ func (o ReportOptions) withDefaults(schema data.Schema) (ReportOptions, error) {
 			}
 		}
 	}
-	for k, b := range o.Ball {
-		if !(b > 0 && b <= 1) {
-			return o, fmt.Errorf("Ball[%q] = %v: the prior mass of the best guess of a column is in (0, 1] (at least 1/levels)", k, b)
+	for _, k := range slices.Sorted(maps.Keys(o.Ball)) {
+		if err := fdp.CheckBall(byName[k], o.Ball[k]); err != nil {
+			return o, err
 		}
 	}
 	return o, nil
@@ -322,23 +330,15 @@ func (r *PrivacyReportResult) featureDP(_ dataframe.DataFrame, schema data.Schem
 		}
 		c.FDPProtected = true
 		ball, given := r.Options.Ball[c.Column]
-		prior := ""
 		if !given {
-			col := byName[c.Column]
-			var why string
-			var ok bool
-			if ball, why, ok = fdp.UniformBall(col); !ok {
-				c.FDPNote = why + "; ReportOptions.Ball, on the command line --ball " + c.Column + "=P"
-				continue
-			}
-			prior = fmt.Sprintf(", assuming a uniform prior over its %d levels: if one value is more likely, give its prior mass (ReportOptions.Ball, --ball %s=P)",
-				len(col.Levels), c.Column)
+			c.FDPNote = fdp.NoBallReason(byName[c.Column]) + "; give it: ReportOptions.Ball, or --ball " + c.Column + "=P on the command line"
+			continue
 		}
 		b, err := fdp.AttributeInferenceBound(r.Options.Eps, r.Options.Delta, ball)
 		if err != nil {
 			return fmt.Errorf("column %s: Ball: %w", c.Column, err)
 		}
-		c.FDPBound, c.FDPNote = b, fmt.Sprintf("Ball = %.3g%s", ball, prior)
+		c.FDPBound, c.FDPNote = b, fmt.Sprintf("Ball = %.3g (given)", ball)
 	}
 	return nil
 }

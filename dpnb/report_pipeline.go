@@ -316,12 +316,15 @@ func meanImpute(df dataframe.DataFrame, cols []string) (dataframe.DataFrame, int
 		var k int
 		miss := make([]bool, s.Len())
 		for i := range vals {
-			e := s.Elem(i)
-			str := strings.TrimSpace(e.String())
-			v, err := data.NumericAt(s, i)
-			if e.IsNA() || str == "" || str == "?" || err != nil || math.IsNaN(v) {
+			if data.IsMissing(s, i) {
 				miss[i], rows[i] = true, true
 				continue
+			}
+			v, err := data.NumericAt(s, i)
+			if err != nil {
+				// Only a missing cell is imputed: a typo or an infinite
+				// value is not, as without imputation.
+				return df, 0, fmt.Errorf("Pipeline.Impute: column %q, row %d (0-based): %v: only missing cells (NaN, empty or \"?\") are imputed; clean the value", name, i, err)
 			}
 			vals[i], sum, k = v, sum+v, k+1
 		}

@@ -43,7 +43,7 @@ func reportFrame(n int) (dataframe.DataFrame, data.Schema) {
 // protected by feature DP with the Thm 4 bound, and gets its BCDP level.
 func TestPrivacyReport(t *testing.T) {
 	df, schema := reportFrame(4000)
-	r, err := PrivacyReport(context.Background(), df, schema, ReportOptions{Eps: 0.5, Levels: map[string]float64{"smoker": 0.2}})
+	r, err := PrivacyReport(context.Background(), df, schema, ReportOptions{Eps: 0.5, Levels: map[string]float64{"smoker": 0.2}, Ball: map[string]float64{"smoker": 0.5}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,8 +57,17 @@ func TestPrivacyReport(t *testing.T) {
 	if !s.FDPProtected || math.Abs(s.FDPBound-(math.Exp(0.5)*0.5+1e-5)) > 1e-12 || s.CorrDPWeight != 1 {
 		t.Errorf("sensitive: %+v", *s)
 	}
-	if !strings.Contains(s.FDPNote, "uniform prior over its 2 levels") {
-		t.Errorf("a default Ball does not say it assumes a uniform prior: %q", s.FDPNote)
+	if s.FDPNote != "Ball = 0.5 (given)" {
+		t.Errorf("a given Ball is not marked as given: %q", s.FDPNote)
+	}
+	// Without Ball no bound: the prior of smoker given the public columns
+	// is not assumed (smoker_copy makes it 1 here).
+	r0, err := PrivacyReport(context.Background(), df, schema, ReportOptions{Eps: 0.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s0 := r0.col("smoker"); !s0.FDPProtected || !math.IsNaN(s0.FDPBound) || !strings.Contains(s0.FDPNote, "--ball smoker=P") {
+		t.Errorf("no Ball: bound %v, note %q", s0.FDPBound, s0.FDPNote)
 	}
 	if s.BCDPLevel != 0.2 || !(s.BCDPAlloc > 0 && s.BCDPAlloc <= 0.2) || !math.IsInf(indep.BCDPLevel, 1) {
 		t.Errorf("BCDP: sensitive %v → %v, public level %v", s.BCDPLevel, s.BCDPAlloc, indep.BCDPLevel)
@@ -139,6 +148,7 @@ func TestPrivacyReportBadInput(t *testing.T) {
 		{"Ball 0", schema, ReportOptions{Ball: map[string]float64{"smoker": 0}}, `Ball["smoker"] = 0`},
 		{"Ball 2", schema, ReportOptions{Ball: map[string]float64{"smoker": 2}}, `Ball["smoker"] = 2`},
 		{"Ball NaN", schema, ReportOptions{Ball: map[string]float64{"smoker": math.NaN()}}, `Ball["smoker"] = NaN`},
+		{"Ball below 1/levels", schema, ReportOptions{Ball: map[string]float64{"smoker": 0.001}}, `below 1/2`},
 	} {
 		if _, err := PrivacyReport(context.Background(), df, tc.schema, tc.opts); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want one containing %q", tc.name, err, tc.want)
@@ -318,6 +328,28 @@ func missingIncomeFixture(a, b uint64, n, every int) (dataframe.DataFrame, data.
 		{Name: "age", Role: data.Public, Kind: data.Continuous}, {Name: "income", Role: data.Sensitive, Kind: data.Continuous},
 		{Name: "smoker", Role: data.Sensitive, Kind: data.Categorical, Levels: yn}, {Name: "y", Role: data.Label, Kind: data.Categorical, Levels: yn},
 	}}
+}
+
+// A report needs two records; imputation touches missing cells only.
+func TestPrivacyReportEdges(t *testing.T) {
+	df, schema := missingIncomeFixture(3, 4, 200, 20)
+	for _, n := range []int{0, 1} {
+		idx := make([]int, n)
+		if _, err := PrivacyReport(context.Background(), df.Subset(idx), schema, ReportOptions{}); err == nil || !strings.Contains(err.Error(), "at least 2 records") {
+			t.Errorf("%d rows: %v", n, err)
+		}
+	}
+	// Imputation replaces missing cells only: a typo or an infinite value
+	// is an error, as without imputation.
+	for _, bad := range []string{"12k", "+Inf"} {
+		inc := df.Col("income").Records()
+		inc[5] = bad
+		typo := df.Mutate(reportseries.New(inc, reportseries.String, "income"))
+		p := &ReportPipeline{Bounds: map[string]data.Range{"age": {Lo: 18, Hi: 90}, "income": {Lo: 0, Hi: 1000}}, Impute: []string{"income"}, MaxMissing: 20}
+		if _, err := PrivacyReport(context.Background(), typo, schema, ReportOptions{Pipeline: p}); err == nil || !strings.Contains(err.Error(), "row 5") {
+			t.Errorf("%q imputed: %v", bad, err)
+		}
+	}
 }
 
 // A public bound the data exceeds is an error, not a smaller ε: MaxMissing

@@ -218,8 +218,11 @@ func (o *TrainOptions) checkBall(schema data.Schema) error {
 		if !protected {
 			return fmt.Errorf("Ball names %q, which is not a protected feature under %s", name, o.Notion)
 		}
-		if b := o.Ball[name]; !(b > 0 && b <= 1) {
-			return fmt.Errorf("Ball[%q] = %v: want a prior mass in (0, 1]", name, b)
+		if lv, ok := o.Encode.Levels[name]; ok {
+			c.Levels = lv // the public levels the encoder uses
+		}
+		if err := fdp.CheckBall(c, o.Ball[name]); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -411,8 +414,8 @@ func (r *trainRun) certificate(res *mechanisms.Result, enc *data.Encoder, o Trai
 }
 
 // attributeBounds is the Thm 4 bound min(1, e^ε·Ball + δ) of every
-// protected feature with a known Ball (o.Ball, or a uniform prior over its
-// public levels); the notes name the columns without one.
+// protected feature with a Ball in o.Ball; the notes name the columns
+// without one (no prior is assumed: fdp.NoBallReason).
 func attributeBounds(enc *data.Encoder, c *release.Certificate, o TrainOptions) ([]release.ColumnBound, []string) {
 	var out []release.ColumnBound
 	notes := c.Notes
@@ -420,19 +423,15 @@ func attributeBounds(enc *data.Encoder, c *release.Certificate, o TrainOptions) 
 		if !slices.Contains(c.Protected, fe.Column.Name) {
 			continue
 		}
-		ball, why, ok := o.Ball[fe.Column.Name], "given by the user", true
-		if _, given := o.Ball[fe.Column.Name]; !given {
+		ball, given := o.Ball[fe.Column.Name]
+		if !given {
 			col := fe.Column
 			col.Levels = fe.Levels
-			if ball, why, ok = fdp.UniformBall(col); ok {
-				why = fmt.Sprintf("uniform prior over its %d public levels", len(fe.Levels))
-			}
-		}
-		if !ok {
-			notes = append(notes, fmt.Sprintf("no attribute-inference bound for %s: it has no public levels to assume a uniform prior over; "+
-				"give the prior mass of the best guess of it (TrainOptions.Ball; featuredp train --ball %s=P)", fe.Column.Name, fe.Column.Name))
+			notes = append(notes, fmt.Sprintf("no attribute-inference bound for %s: %s; give it (TrainOptions.Ball; featuredp train --ball %s=P)",
+				fe.Column.Name, fdp.NoBallReason(col), fe.Column.Name))
 			continue
 		}
+		why := "given by the user"
 		b, err := fdp.AttributeInferenceBound(c.Epsilon, c.Delta, ball)
 		if err != nil {
 			notes = append(notes, fmt.Sprintf("no attribute-inference bound for %s: %v", fe.Column.Name, err))

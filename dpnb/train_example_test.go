@@ -56,6 +56,10 @@ func ExampleTrain() {
 		Epsilon:    0.5,
 		Encode:     data.EncodeOptions{Bounds: map[string]data.Range{"age": {Lo: 20, Hi: 80}}},
 		SampleRate: 0.05, Epochs: 5,
+		// Ball: the best guess of smoker from age and the label succeeds
+		// at most half the time (public knowledge you state; nothing here
+		// assumes a prior).
+		Ball:         map[string]float64{"smoker": 0.5},
 		Reproducible: true, Seed: 1,
 	})
 	if err != nil {
@@ -86,7 +90,7 @@ func ExampleTrain() {
 	// smoker: a guess from the model succeeds with probability ≤ 0.824 (prior mass 0.5)
 	// row 0: P(y = yes) = 0.14, predicted no
 	// row 1: P(y = yes) = 0.93, predicted yes
-	// NOT A PRIVATE RELEASE (reproducible randomness: the seed regenerates the noise). Were the noise secret, it would be (ε = 0.5, δ = 1e-05)-feature-dp with respect to a simulator that sees every other record and only the public columns (age) of the one record, not its protected columns (smoker).
+	// NOT A PRIVATE RELEASE (reproducible randomness: the seed regenerates the noise). Were the noise secret, it would be (ε = 0.5, δ = 1e-05)-feature-dp with respect to a simulator that sees every other record and only the public columns (age) and the label (y) of the one record, not its protected columns (smoker).
 }
 
 // CheckRelease puts the release's test accuracy beside the same model

@@ -17,7 +17,7 @@ import (
 )
 
 func trainOpts() TrainOptions {
-	return TrainOptions{Epsilon: 2, Encode: corrdpEncode(), SampleRate: 0.05, Epochs: 2, Reproducible: true, Seed: 7}
+	return TrainOptions{Epsilon: 2, Encode: corrdpEncode(), SampleRate: 0.05, Epochs: 2, Reproducible: true, Seed: 7, Ball: map[string]float64{"smoker": 0.5}}
 }
 
 // Two reproducible trainings with one seed give byte-identical files whose
@@ -156,6 +156,7 @@ func TestTrainErrors(t *testing.T) {
 		// ε ≈ 0.10 at δ = 1e-5.
 		{"small ε on Opacus' grid", schema, func(o *TrainOptions) { o.Epsilon, o.Orders = 0.05, accounting.DefaultOrders() }, "largest order 63"},
 		{"ball outside (0, 1]", schema, func(o *TrainOptions) { o.Ball = map[string]float64{"income": 2} }, `Ball["income"] = 2`},
+		{"ball below 1/levels", schema, func(o *TrainOptions) { o.Ball = map[string]float64{"smoker": 0.2} }, `below 1/2`},
 		{"bounds from data", schema, func(o *TrainOptions) { o.Encode.BoundsFromData = true }, "public bounds and levels only"},
 		{"missing bounds", schema, func(o *TrainOptions) { o.Encode.Bounds = nil }, `"age"`},
 		{"feature DP without public columns", noPublic, func(o *TrainOptions) { o.Notion = release.FeatureDP }, "public and one sensitive"},

@@ -189,9 +189,13 @@ func (c *Certificate) statement() string {
 	var who string
 	switch c.Notion {
 	case FeatureDP:
-		who = fmt.Sprintf("changing the protected columns (%s) of any one record, its public columns (%s) held fixed", strings.Join(c.Protected, ", "), strings.Join(c.Public, ", "))
+		// The label is public under feature DP: Algorithm 1's public
+		// gradient reads it without noise.
+		who = fmt.Sprintf("changing the protected columns (%s) of any one record, its public columns (%s) and its label (%s) held fixed",
+			strings.Join(c.Protected, ", "), strings.Join(c.Public, ", "), c.Label)
 		if c.Relation == accounting.RelationFeatureSimulator.String() {
-			who = fmt.Sprintf("a simulator that sees every other record and only the public columns (%s) of the one record, not its protected columns (%s)", strings.Join(c.Public, ", "), strings.Join(c.Protected, ", "))
+			who = fmt.Sprintf("a simulator that sees every other record and only the public columns (%s) and the label (%s) of the one record, not its protected columns (%s)",
+				strings.Join(c.Public, ", "), c.Label, strings.Join(c.Protected, ", "))
 		}
 	case DP:
 		who = "adding or removing any one record"

@@ -12,10 +12,11 @@
 // orders, conversion, sampling, steps, noise multiplier and clip norm, the
 // randomness mode (only a Secure run is a private release), the featuredp
 // build, and, for feature DP, the attribute-inference bound of every
-// protected column. It contains no statistic of the private data that the
-// guarantee does not cover: the row count is not recorded (under
-// add/remove it is itself private), nor are fitted levels or bounds
-// (encodings must be public; New refuses an encoder that read the data).
+// protected column with a stated prior. It contains no statistic of the
+// private data that the guarantee does not cover: the row count is not
+// recorded (under add/remove it is itself private), nor are fitted levels
+// or bounds (encodings must be public: File.Validate, Write and Read
+// refuse a feature or label encoding that read the data).
 //
 // The model file format is documented in docs/release.md.
 package release

@@ -31,5 +31,5 @@ func ExampleNew() {
 	fmt.Println(c.Statement)
 	// Output:
 	// ε = 1.3209 at order 10.1, private release: true
-	// (ε = 1.321, δ = 1e-05)-feature-dp with respect to a simulator that sees every other record and only the public columns (age, sex) of the one record, not its protected columns (income).
+	// (ε = 1.321, δ = 1e-05)-feature-dp with respect to a simulator that sees every other record and only the public columns (age, sex) and the label (y) of the one record, not its protected columns (income).
 }

@@ -10,6 +10,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"slices"
 
 	"github.com/featuredp/featuredp/data"
 	"github.com/featuredp/featuredp/internal/safefile"
@@ -31,9 +32,10 @@ var maxRead = MaxFileBytes
 
 // Errors wrapped by Load.
 var (
-	// ErrFormat: the file is not a featuredp model file of a supported
-	// version, or is malformed (truncated JSON, unknown fields).
-	ErrFormat = errors.New("not a featuredp model file of a supported version")
+	// ErrFormat: the file is not a valid featuredp model file: another
+	// format or version, malformed (truncated JSON, unknown fields) or
+	// inconsistent content (the error says which).
+	ErrFormat = errors.New("not a valid featuredp model file")
 	// ErrChecksum: the file's content does not match its SHA-256 (it was
 	// edited or damaged after it was written).
 	ErrChecksum = errors.New("model file checksum mismatch")
@@ -96,6 +98,9 @@ func (f *File) predictor() (*predictor, error) {
 		if !fe.Public {
 			return nil, fmt.Errorf("release: feature %q's encoding was fitted on the data: a release uses public levels and bounds only (give them in the schema or EncodeOptions)", fe.Column.Name)
 		}
+	}
+	if err := publicLabel(f.Encoder); err != nil {
+		return nil, err
 	}
 	if err := f.Certificate.check(f.Encoder); err != nil {
 		return nil, err
@@ -224,4 +229,32 @@ func Load(path string) (*File, error) {
 		return nil, fmt.Errorf("%w (file %s)", err, path)
 	}
 	return f, nil
+}
+
+// publicLabel checks that the label's encoding read nothing from the data:
+// a classifier's classes are the label's public levels, and a regression
+// label is not scaled (a release predicts it in its own units; a shift or
+// divisor would be its mean and deviation or its range).
+func publicLabel(enc *data.Encoder) error {
+	l, ok := enc.Schema.Label()
+	if !ok {
+		return nil
+	}
+	switch enc.Schema.Task {
+	case data.Classification:
+		lv, given := enc.Options.Levels[l.Name]
+		if !given {
+			lv = l.Levels
+		}
+		if !slices.Equal(lv, enc.Classes) {
+			return fmt.Errorf("release: the classes %q are not the label %q's public levels %q: a release's classes come from the schema or EncodeOptions.Levels, not the data: %w",
+				enc.Classes, l.Name, lv, ErrFormat)
+		}
+	case data.Regression:
+		if enc.LabelShift != 0 || enc.LabelDiv != 1 {
+			return fmt.Errorf("release: the label %q is scaled (shift %v, divisor %v): a release's label is not scaled (a scaling would be fitted on the data): %w",
+				l.Name, enc.LabelShift, enc.LabelDiv, ErrFormat)
+		}
+	}
+	return nil
 }

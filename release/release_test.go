@@ -269,6 +269,10 @@ func TestValidate(t *testing.T) {
 		"another run's certificate": func(f *File) {
 			f.Certificate = certificate(t, DP, accounting.RelationAddRemove, true)
 		},
+		"private classes": func(f *File) { f.Encoder.Classes = []string{"yes", "no"} },
+		"scaled regression label": func(f *File) {
+			f.Encoder.Schema.Task, f.Encoder.Classes, f.Encoder.LabelShift, f.Encoder.LabelDiv = data.Regression, nil, 41.5, 12
+		},
 		"private levels": func(f *File) {
 			df := frame([]string{"f", "m"}, []float64{1, 2}, []string{"no", "yes"})
 			s := schema()

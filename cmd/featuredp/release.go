@@ -88,8 +88,9 @@ Cells are read as featuredp train reads them; a missing column, a missing
 or non-numeric value or a category outside the model's public levels is an
 error naming the column and the line. The rows are streamed (4096 at a
 time: no size cap, memory independent of the file's length). Without --out
-they go to stdout as they are predicted (after an error, the rows before
-it have been written, and the exit status is 2); --out is written only
+they go to stdout a chunk at a time (after an error, the complete chunks
+before it have been written — rows of the chunk that holds the bad row are
+not — and the exit status is 2); --out is written only
 when every row was predicted, and never replaces an existing file unless
 --force.
 
@@ -140,11 +141,29 @@ func checkOutFile(path string, force bool) error {
 	return nil
 }
 
+// checkOutNotInput refuses an --out that names one of the command's input
+// files (flag → path), which --force would otherwise replace.
+func checkOutNotInput(out string, inputs ...[2]string) error {
+	ost, err := os.Stat(out)
+	if err != nil {
+		return nil // nothing there yet: not an input
+	}
+	for _, in := range inputs {
+		if st, err := os.Stat(in[1]); err == nil && os.SameFile(st, ost) {
+			return fmt.Errorf("--out %s is the %s file: writing it would replace the input it is made from; choose another file", out, in[0])
+		}
+	}
+	return nil
+}
+
 // predict loads the model and streams the rows of the CSV through it into
 // stdout or a new --out file.
 func predict(modelPath, csvPath, outPath string, force bool, csvOpts data.CSVOptions, stdout io.Writer) error {
 	if outPath != "" {
 		if err := checkOutFile(outPath, force); err != nil {
+			return err
+		}
+		if err := checkOutNotInput(outPath, [2]string{"--csv", csvPath}, [2]string{"--model", modelPath}); err != nil {
 			return err
 		}
 	}
@@ -160,9 +179,6 @@ func predict(modelPath, csvPath, outPath string, force bool, csvOpts data.CSVOpt
 	st, err := in.Stat()
 	if err == nil && st.IsDir() {
 		return fmt.Errorf("--csv %s is a directory: give a CSV file", csvPath)
-	}
-	if ost, oerr := os.Stat(outPath); outPath != "" && err == nil && oerr == nil && os.SameFile(st, ost) {
-		return fmt.Errorf("--out %s is the --csv file: the predictions would replace the rows they come from; choose another file", outPath)
 	}
 	if outPath == "" {
 		return streamPredictions(stdout, f, in, csvPath, csvOpts)

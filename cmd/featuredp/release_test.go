@@ -113,6 +113,7 @@ func TestPredictCLI(t *testing.T) {
 		{[]string{"--model", rows, "--csv", rows}, "--model"},
 		{[]string{"--model", model, "--csv", rows, "--out", filepath.Dir(dst), "--force"}, "is a directory: give a file path"},
 		{[]string{"--model", model, "--csv", rows, "--out", rows, "--force"}, "is the --csv file"},
+		{[]string{"--model", model, "--csv", rows, "--out", model, "--force"}, "is the --model file"},
 		{[]string{"--model", model, "--csv", rows, "--out", filepath.Join(dst, "sub", "p.csv")}, "--out " + filepath.Join(dst, "sub", "p.csv")},
 	} {
 		code, _, errs := runReproduceCLI(append([]string{"predict"}, tc.args...)...)

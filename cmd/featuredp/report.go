@@ -45,7 +45,9 @@ and the flags may be repeated. Kinds come from the data (numbers: continuous;
 text: categorical) unless --categorical or --continuous fixes them; a column
 of numbers with a few text cells ("12k", "n/a") is an error naming the cells
 (fix them, or fix the kind). --ball gives the prior mass of the best guess
-of a sensitive column for feature DP's attribute-inference bound, and
+of a sensitive column given the record's public columns and label (public
+knowledge: a column without it gets no bound) for feature DP's
+attribute-inference bound, and
 --bcdp-level the BCDP level demanded of each sensitive column (with --q, the
 public correlation bound) for BCDP's allocation; the markdown ends with a
 legend of every column. A categorical feature needs its public levels
@@ -88,7 +90,7 @@ func newReportFlags(fs *flag.FlagSet) *reportFlags {
 	f := &reportFlags{levels: levelsList{}, bounds: boundsList{},
 		ball:      floatMap{m: map[string]float64{}, lo: 0, hi: 1, what: "the prior mass"},
 		bcdpLevel: floatMap{m: map[string]float64{}, lo: 0, hi: math.MaxFloat64, what: "the BCDP level"}}
-	fs.Var(&f.ball, "ball", "prior mass `COL=P` of the best guess of a sensitive column without the model, P in (0, 1], for feature DP's attribute-inference bound (repeatable; default 1/levels for a categorical column)")
+	fs.Var(&f.ball, "ball", "prior mass `COL=P` of the best guess of a sensitive column without the model, given the record's public columns and label, P in [1/levels, 1], for feature DP's attribute-inference bound (repeatable; without it the column gets no bound: no prior is assumed)")
 	fs.Var(&f.bcdpLevel, "bcdp-level", "demanded BCDP level `COL=δ` of a sensitive column, δ > 0 (repeatable; give one for every sensitive column to get the BCDP allocation)")
 	fs.Float64Var(&f.q, "q", 0, "BCDP's public bound on the correlation between coordinates (Assumption 1), in [0, 1]")
 	fs.StringVar(&f.csv, "csv", "", "the CSV `FILE` (header row)")
@@ -133,9 +135,15 @@ func runPrivacyReport(args []string, stdout, stderr io.Writer) int {
 	if f.format != "markdown" && len(r.FromData) > 0 {
 		fmt.Fprintf(stderr, "featuredp report: read from the private data (not differentially private): %s\n", strings.Join(r.FromData, "; "))
 	}
+	for i, n := range r.Notes { // in the flags' words
+		r.Notes[i] = libraryFlags.Replace(n)
+	}
+	for i := range r.Columns {
+		r.Columns[i].FDPNote = libraryFlags.Replace(r.Columns[i].FDPNote)
+	}
 	if f.format != "markdown" {
 		for _, n := range r.Notes { // the markdown prints them; csv and json have no place for them
-			fmt.Fprintf(stderr, "featuredp report: note: %s\n", libraryFlags.Replace(n))
+			fmt.Fprintf(stderr, "featuredp report: note: %s\n", n)
 		}
 	}
 	return writeReport(r, f.format, stdout, stderr)

@@ -208,6 +208,8 @@ func csvError(path string, err error) error {
 // libraryFlags renames the option names of dpnb's errors to the flags
 // that set them.
 var libraryFlags = strings.NewReplacer(
+	"ReportPipeline.MaxDuplicates", "--max-duplicates", "ReportPipeline.MaxMissing", "--max-missing",
+	"ReportOptions.Ball, or ", "", "ReportOptions.Ball", "--ball",
 	"Pipeline.Impute", "--impute", "Pipeline.Bounds", "--bounds", "Pipeline.MaxMissing", "--max-missing", "Pipeline.MaxDuplicates", "--max-duplicates",
 	"has no BCDP level in Levels", "has no --bcdp-level (give one for every sensitive column)",
 	"dpnb: PrivacyReport: ", "",

@@ -360,7 +360,7 @@ func TestPrivacyReportFormatsComplete(t *testing.T) {
 			age = r
 		}
 	}
-	if age == nil || age["bcdp_level"] != 2.0 || age["fdp_note"] != "Ball = 0.125" || age["corrdp_honest_eps"] == nil {
+	if age == nil || age["bcdp_level"] != 2.0 || age["fdp_note"] != "Ball = 0.125 (given)" || age["corrdp_honest_eps"] == nil {
 		t.Errorf("json row of age: %v", age)
 	}
 	if !strings.Contains(csvOut, "Ball = 0.125") || !strings.Contains(md, "Ball = 0.125") || !strings.Contains(md, "2 → ") {

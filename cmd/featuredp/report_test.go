@@ -24,6 +24,17 @@ func TestPrivacyReportCLI(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "| copy | public | categorical | 1.000 (1.000) **leaks**") || !strings.Contains(out, "| s | sensitive |") {
 		t.Fatalf("code %d\n%s\n%s", code, out, errs)
 	}
+	// The notes name the flags, not the library's fields, in every format;
+	// without --ball the sensitive column gets no attribute-inference bound.
+	for _, format := range []string{"markdown", "csv"} {
+		code, out, errs := runReproduceCLI("report", "--csv", path, "--sensitive", "s", "--label", "y", "--levels-from-data",
+			"--dedup", "--duplicates-from-data", "--format", format)
+		text := out + errs
+		if code != 0 || strings.Contains(text, "Report--") || strings.Contains(text, "ReportPipeline.") || strings.Contains(text, "ReportOptions.") ||
+			!strings.Contains(text, "--max-duplicates") || !strings.Contains(text, "--ball s=P") {
+			t.Errorf("%s: code %d, library names in the notes or no --ball hint:\n%s", format, code, text)
+		}
+	}
 	code, out, _ = runReproduceCLI("report", "--csv", path, "--sensitive", "s", "--label", "y", "--format", "json", "--levels-from-data")
 	var rows []map[string]any
 	if code != 0 || json.Unmarshal([]byte(out), &rows) != nil || len(rows) != 4 {
@@ -83,14 +94,14 @@ func TestPrivacyReportCLIPipeline(t *testing.T) {
 }
 
 // --levels-from-data reads levels as the validation does: " male" and
-// "male" are one level (a Ball of 1/2, not 1/4).
+// "male" are one level (two levels: a Ball of at least 1/2, not 1/4).
 func TestPrivacyReportCLIObservedLevelsTrimmed(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "w.csv")
 	if err := os.WriteFile(path, []byte("sex,y\n male,1\nmale,0\nfemale,1\n female,0\nmale,1\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	code, out, errs := runReproduceCLI("report", "--csv", path, "--sensitive", "sex", "--label", "y", "--levels-from-data", "--format", "csv")
-	if code != 0 || !strings.Contains(out, "Ball = 0.5") {
+	if code != 0 || !strings.Contains(out, "1/2 holds only if sex is uniform") {
 		t.Fatalf("code %d\n%s\n%s", code, out, errs)
 	}
 }

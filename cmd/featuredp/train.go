@@ -72,7 +72,7 @@ type trainFlags struct {
 func newTrainFlags(fs *flag.FlagSet) *trainFlags {
 	f := &trainFlags{levels: levelsList{}, bounds: boundsList{},
 		ball: floatMap{m: map[string]float64{}, lo: 0, hi: 1, what: "the prior mass"}}
-	fs.Var(&f.ball, "ball", "prior mass `COL=P` of the best guess of a protected column without the model, P in (0, 1], for its attribute-inference bound (default 1/levels for a categorical column)")
+	fs.Var(&f.ball, "ball", "prior mass `COL=P` of the best guess of a protected column without the model, given the record's public columns and label, P in [1/levels, 1], for its attribute-inference bound (without it the certificate gives the column no bound: no prior is assumed)")
 	fs.StringVar(&f.csv, "csv", "", "the training CSV `FILE` (header row)")
 	fs.StringVar(&f.label, "label", "", "the label `COLUMN`")
 	fs.Var(&f.sens, "sensitive", "protected `COLUMNS` (comma-separated, CSV quoting; repeatable)")
@@ -124,6 +124,9 @@ func (f *trainFlags) run(stderr io.Writer) (*release.File, error) {
 		return nil, err
 	}
 	if err := checkOutFile(f.out, f.force); err != nil {
+		return nil, err
+	}
+	if err := checkOutNotInput(f.out, [2]string{"--csv", f.csv}); err != nil {
 		return nil, err
 	}
 	header, err := readHeader(f.csv, f.trimSpace)
@@ -252,6 +255,9 @@ func (f *trainFlags) schema(header []string) (data.Schema, error) {
 		}
 		if hasLevels && hasBounds {
 			return schema, fmt.Errorf("column %q has both --levels and --bounds: give one (categorical or continuous)", name)
+		}
+		if c.Role == data.Ignore && (hasLevels || hasBounds) {
+			return schema, fmt.Errorf("column %q is --ignore'd but has --levels or --bounds: drop them, or give the column a role", name)
 		}
 		if isFeature := c.Role == data.Sensitive || c.Role == data.Public; isFeature && !hasLevels && !hasBounds {
 			noKind = append(noKind, name)

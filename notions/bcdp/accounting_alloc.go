@@ -99,7 +99,7 @@ func Allocate(delta []float64, eps, q, zeta float64) (Allocation, error) {
 		}
 	}
 	c[d-1] = cd
-	shift := math.Log1p(q * math.Expm1(cd))
+	shift := allocShift(q, cd)
 	for k := 0; k < d-1; k++ {
 		if cd <= dt[k] {
 			c[k] = cd
@@ -384,4 +384,18 @@ func ZetaOptimal(delta []float64, eps, q float64, n, grid int, o MSEOptions) (Al
 		}
 	}
 	return best, bestMSE, nil
+}
+
+// allocShift is log(1 + q(e^c − 1)), the budget the correlated columns
+// take from the others (Theorem 2): 0 at q = 0 (where q·(e^c − 1) would be
+// 0·∞ = NaN for c ≳ 710), and c + log q + log1p((1 − q)e^{−c}/q) once
+// e^c − 1 overflows.
+func allocShift(q, c float64) float64 {
+	if q == 0 {
+		return 0
+	}
+	if e := math.Expm1(c); !math.IsInf(e, 1) {
+		return math.Log1p(q * e)
+	}
+	return c + math.Log(q) + math.Log1p((1-q)*math.Exp(-c)/q)
 }

@@ -206,6 +206,32 @@ func TestAllocationBadInput(t *testing.T) {
 	}
 }
 
+// Theorem 2 at the edges: q = 0 with c_d ≳ 710 (0·(e^c − 1) would be NaN)
+// keeps every δ̃ below c_d, and once e^c − 1 overflows the shift is
+// c + log q to float64 precision, continuous with the direct formula.
+func TestAllocationHugeLevels(t *testing.T) {
+	a, err := Allocate([]float64{0.1, 1000}, 1000, 0, ZetaHalf)
+	if err != nil || a.C[0] != 0.1 || a.C[1] != 1000 {
+		t.Errorf("q = 0, ε = 1000: %v, %v; want [0.1 1000]", a.C, err)
+	}
+	// Reference: log((1 − q) + q·e^c) as a log-sum-exp.
+	ref := func(q, c float64) float64 {
+		a, b := math.Log(q)+c, math.Log1p(-q)
+		hi, lo := math.Max(a, b), math.Min(a, b)
+		return hi + math.Log1p(math.Exp(lo-hi))
+	}
+	for _, q := range []float64{1e-300, 0.3, 1} {
+		for _, c := range []float64{709, 710, 800, 1e300} {
+			if got, want := allocShift(q, c), ref(q, c); !(math.Abs(got-want) <= 1e-12*want) {
+				t.Errorf("q = %v, c = %v: shift %v, want %v", q, c, got, want)
+			}
+		}
+	}
+	if allocShift(0, 1e300) != 0 {
+		t.Error("q = 0: the shift is not 0")
+	}
+}
+
 // C8: switch points q* = (e^{δ/2}−1)/(e^ε−1) (ζ=1/2) and the root of
 // e^{0.1(1+q)} − 1 = q(e²−1) (heuristic ζ).
 func TestSwitchPoints(t *testing.T) {

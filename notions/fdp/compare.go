@@ -71,11 +71,11 @@ type CompareConfig struct {
 	TestFraction float64
 	Seeds        int
 	// Ball is the prior mass (Def. 8) of the best guess of a sensitive
-	// column without the model; every key must be a sensitive column, every
-	// value in (0, 1]. Levels are the public levels of the sensitive
-	// columns: a column without Ball gets the uniform prior 1/len(levels)
-	// (an assumption, not estimated from the data), a column with neither
-	// gets no bound (Comparison.NoBound).
+	// column without the model, given the record's public columns and
+	// label; every key must be a sensitive column, every value in (0, 1]
+	// and at least 1/len(Levels[key]). Levels are the public levels of the
+	// sensitive columns. A column without Ball gets no bound
+	// (Comparison.NoBound, NoBallReason): no prior is assumed.
 	Ball   map[string]float64
 	Levels map[string][]string
 	// Seed seeds the split and the cells; Mode is the training's
@@ -98,10 +98,6 @@ type ColumnBound struct {
 	Ball   float64
 	Eps    float64
 	Bound  float64
-	// Uniform marks a Ball that was not given but assumed: 1/levels, a
-	// uniform prior, which understates the bound when one value is more
-	// likely than the others.
-	Uniform bool
 }
 
 // UnboundedColumn is a sensitive column without a Thm 4 bound, and why.
@@ -124,8 +120,8 @@ type Comparison struct {
 	Rate             float64
 	// Public and Private are the public and sensitive raw features.
 	Public, Private []string
-	// Bounds holds the Thm 4 bound of every sensitive column with a Ball
-	// (given or uniform) at every ε; NoBound the other sensitive columns.
+	// Bounds holds the Thm 4 bound of every sensitive column with a given
+	// Ball at every ε; NoBound the other sensitive columns.
 	Bounds  []ColumnBound
 	NoBound []UnboundedColumn
 }
@@ -215,8 +211,8 @@ func (cfg CompareConfig) Validate() error {
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(cfg.Ball)) {
-		if v := cfg.Ball[k]; !(v > 0 && v <= 1) {
-			return fmt.Errorf("Ball[%q] = %v, want a prior mass in (0, 1]", k, v)
+		if err := CheckBall(data.Column{Name: k, Levels: cfg.Levels[k]}, cfg.Ball[k]); err != nil {
+			return err
 		}
 	}
 	return cfg.Mode.Validate()
@@ -438,25 +434,21 @@ func replicateBaselines(rr *experiments.Results, eps []float64) *experiments.Res
 }
 
 // bounds fills Bounds with the Thm 4 bound of every sensitive column at
-// every ε (Ball from cfg.Ball, else a uniform prior over cfg.Levels) and
-// NoBound with the columns that have neither.
+// every ε with a Ball in cfg.Ball and NoBound with the others (nothing
+// here may assume a prior: NoBallReason).
 func (c *Comparison) bounds(cfg CompareConfig) error {
 	for _, name := range c.Private {
 		ball, given := cfg.Ball[name]
 		if !given {
-			var why string
-			var ok bool
-			if ball, why, ok = UniformBall(data.Column{Name: name, Levels: cfg.Levels[name]}); !ok {
-				c.NoBound = append(c.NoBound, UnboundedColumn{Column: name, Reason: why})
-				continue
-			}
+			c.NoBound = append(c.NoBound, UnboundedColumn{Column: name, Reason: NoBallReason(data.Column{Name: name, Levels: cfg.Levels[name]})})
+			continue
 		}
 		for _, e := range cfg.Eps {
 			b, err := AttributeInferenceBound(e, cfg.Delta, ball)
 			if err != nil {
 				return fmt.Errorf("column %s: %w", name, err)
 			}
-			c.Bounds = append(c.Bounds, ColumnBound{Column: name, Ball: ball, Eps: e, Bound: b, Uniform: !given})
+			c.Bounds = append(c.Bounds, ColumnBound{Column: name, Ball: ball, Eps: e, Bound: b})
 		}
 	}
 	return nil

@@ -32,7 +32,7 @@ func compareEncoded(n int) *data.Encoded {
 // compareConfig is a valid configuration of a short run.
 func compareConfig() CompareConfig {
 	return CompareConfig{Eps: []float64{1, 4}, Delta: 1e-5, Steps: 5, Clip: 1, Alpha: 1, LR: 1, TestFraction: 0.25,
-		Seeds: 2, Seed: 3, Workers: 1, Levels: map[string][]string{"smoker": {"no", "yes"}}}
+		Seeds: 2, Seed: 3, Workers: 1, Levels: map[string][]string{"smoker": {"no", "yes"}}, Ball: map[string]float64{"smoker": 0.5}}
 }
 
 // TestCompareConfigValidate checks that every out-of-range field is an
@@ -64,6 +64,7 @@ func TestCompareConfigValidate(t *testing.T) {
 		{"infinite α", func(c *CompareConfig) { c.Alpha = math.Inf(1) }, "Alpha = +Inf"},
 		{"NaN lr", func(c *CompareConfig) { c.LR = math.NaN() }, "LR = NaN"},
 		{"Ball 0", func(c *CompareConfig) { c.Ball = map[string]float64{"smoker": 0} }, `Ball["smoker"] = 0`},
+		{"Ball below 1/levels", func(c *CompareConfig) { c.Ball = map[string]float64{"smoker": 0.4} }, `below 1/2`},
 		{"unknown mode", func(c *CompareConfig) { c.Mode = 9 }, "unknown mode"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -161,9 +162,12 @@ func TestCompare(t *testing.T) {
 	if err != nil || !reflect.DeepEqual(c2.Results, c.Results) {
 		t.Errorf("2 workers: %v, or rows differ from 1 worker", err)
 	}
-	cfg.Levels = nil
-	if c, err = Compare(context.Background(), compareEncoded(200), cfg); err != nil || len(c.Bounds) != 0 || len(c.NoBound) != 1 {
-		t.Errorf("without levels: %v, bounds %+v, no bound %+v", err, c.Bounds, c.NoBound)
+	// No prior is assumed: without Ball, no bound, and the reason says
+	// what Ball must be.
+	cfg.Ball = nil
+	if c, err = Compare(context.Background(), compareEncoded(200), cfg); err != nil || len(c.Bounds) != 0 || len(c.NoBound) != 1 ||
+		!strings.Contains(c.NoBound[0].Reason, "given the record's public columns and label") {
+		t.Errorf("without Ball: %v, bounds %+v, no bound %+v", err, c.Bounds, c.NoBound)
 	}
 }
 

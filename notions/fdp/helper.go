@@ -54,14 +54,31 @@ func CompareRun(ctx context.Context, method Method, s Setup, test *design.Data, 
 	return ev.Evaluate(res.Theta, test).Accuracy, spent, nil
 }
 
-// UniformBall returns the prior mass Ball (Def. 8) of the best guess of a
-// categorical column without the model under a uniform prior over its
-// levels, 1/(number of levels), and false with the reason when the column
-// has no levels (a continuous column: its Ball depends on the metric and
-// the radius ρ, which the caller must give).
-func UniformBall(col data.Column) (float64, string, bool) {
-	if len(col.Levels) == 0 {
-		return 0, "no Ball given and no levels to assume a uniform prior over (give Ball for this column)", false
+// NoBallReason says why a protected column without a given Ball has no
+// Thm 4 bound: Ball (Def. 8) is the largest probability of one value of
+// the column given what the adversary knows of the record (its public
+// columns and, under feature DP, its label), a property of the data's
+// distribution that nothing here may assume. 1/levels holds only when the
+// column is uniform and independent of them; a public column that
+// determines it makes Ball 1.
+func NoBallReason(col data.Column) string {
+	s := "no Ball given: the bound needs the largest probability of one value of " + col.Name +
+		" given the record's public columns and label (public knowledge, not estimated)"
+	if len(col.Levels) > 0 {
+		s += fmt.Sprintf("; 1/%d holds only if %s is uniform and independent of them", len(col.Levels), col.Name)
 	}
-	return 1 / float64(len(col.Levels)), "", true
+	return s
+}
+
+// CheckBall checks a given Ball of col: a probability in (0, 1], and at
+// least 1/levels for a column with public levels (guessing one of K
+// values succeeds with probability at least 1/K whatever the prior).
+func CheckBall(col data.Column, ball float64) error {
+	if !(ball > 0 && ball <= 1) {
+		return fmt.Errorf("Ball[%q] = %v: want the probability of the best guess, in (0, 1]", col.Name, ball)
+	}
+	if k := len(col.Levels); k > 0 && ball < 1/float64(k) {
+		return fmt.Errorf("Ball[%q] = %v is below 1/%d: guessing one of its %d levels succeeds with probability at least 1/%d", col.Name, ball, k, k, k)
+	}
+	return nil
 }

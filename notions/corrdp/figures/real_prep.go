@@ -3,6 +3,9 @@ package figures
 import (
 	"fmt"
 	"math/rand/v2"
+	"sort"
+	"strconv"
+	"strings"
 
 	"github.com/featuredp/featuredp/data"
 	"github.com/featuredp/featuredp/design"
@@ -260,7 +263,38 @@ func paperColumnTV(enc *data.Encoded, tv map[string]float64) ([]float64, error) 
 		}
 		fw[i] = v
 	}
+	if err := extraTVKeys(enc, tv); err != nil {
+		return nil, err
+	}
 	return enc.ColumnWeights(fw)
+}
+
+// extraTVKeys refuses a TV given for a name that is not an insensitive
+// feature (a misspelt column, a sensitive feature, the label): silently
+// ignoring it would leave the intended column with no TV of its own.
+func extraTVKeys(enc *data.Encoded, tv map[string]float64) error {
+	insensitive := map[string]bool{}
+	for i, name := range enc.FeatureNames {
+		if !enc.FeatureSensitive[i] && name != "(intercept)" {
+			insensitive[name] = true
+		}
+	}
+	var extra []string
+	for name := range tv {
+		if !insensitive[name] {
+			extra = append(extra, strconv.Quote(name))
+		}
+	}
+	if len(extra) == 0 {
+		return nil
+	}
+	sort.Strings(extra)
+	names := make([]string, 0, len(insensitive))
+	for name := range insensitive {
+		names = append(names, strconv.Quote(name))
+	}
+	sort.Strings(names)
+	return fmt.Errorf("TV given for %s: not an insensitive (Public) feature; give TVs only for %s", strings.Join(extra, ", "), strings.Join(names, ", "))
 }
 
 // estimatedColumnTV estimates TV^ of every raw insensitive feature under
