@@ -31,7 +31,8 @@ type Accountant struct {
 	rdp     []float64
 	phases  []Phase
 	notes   []RDPNote
-	leaking bool // a non-trivial phase or an AddRDP curve was composed
+	leaking bool  // a non-trivial phase or an AddRDP curve was composed
+	work    int64 // series terms left for every phase (maxLedgerWork), as a Ledger's
 }
 
 // Notes returns the diagnostics of every order whose RDP was replaced by a
@@ -52,7 +53,7 @@ func NewAccountant(orders []float64) (*Accountant, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Accountant{orders: orders, rdp: make([]float64, len(orders))}, nil
+	return &Accountant{orders: orders, rdp: make([]float64, len(orders)), work: maxLedgerWork}, nil
 }
 
 // gridOrDefault returns OrdersOpacus for a nil grid, else a validated copy
@@ -80,7 +81,13 @@ func (a *Accountant) Add(p Phase) error {
 	if a == nil {
 		return errNilAccountant
 	}
-	a.notes = append(a.notes, addRDP(a.rdp, p.SampleRate, p.NoiseMultiplier, p.Steps, a.orders)...)
+	// Each phase gets its own series budget (about a second) within the
+	// accountant-wide one: 1,000 costly phases cannot take minutes, and a
+	// phase past it gets the un-subsampled cap, a valid bound, with a note.
+	budget := &workBudget{left: min(maxSGMWork, max(a.work, 0))}
+	start := budget.left
+	a.notes = append(a.notes, addRDPBudget(a.rdp, p.SampleRate, p.NoiseMultiplier, p.Steps, a.orders, budget)...)
+	a.work -= start - budget.left
 	a.phases = append(a.phases, p)
 	if !trivialPhase(p.SampleRate, p.NoiseMultiplier, p.Steps) {
 		a.leaking = true

@@ -302,32 +302,66 @@ func second[T any](_ T, err error) error { return err }
 
 // TestRDPLossInterpolation: between given orders the value is the
 // convexity bound, never below the true curve (here the Gaussian's αρ,
-// for which (α−1)αρ is convex: the bound is above it).
+// for which (α−1)αρ is convex: the bound is above it), also when the next
+// given order is far above (1e20: λ rounds to 1, and 1 − λ computed from
+// it lost the upper term: 1/62 instead of ≥ 31.5 at order 63).
 func TestRDPLossInterpolation(t *testing.T) {
-	rho := 0.3
-	given := []float64{2, 4, 8, 16}
-	vals := make([]float64, len(given))
-	for i, a := range given {
-		vals[i] = a * rho
-	}
-	l := ml(RDPLoss(given, vals, RelationAddRemove))
-	orders := []float64{1.5, 2, 3, 5, 7.5, 16, 20}
-	r, notes, err := l.RDP(orders)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for k, a := range orders {
-		switch {
-		case a > 16:
-			if !math.IsInf(r[k], 1) {
-				t.Errorf("order %v above the largest given: %v, want +Inf", a, r[k])
+	for _, tc := range []struct {
+		rho   float64
+		given []float64
+	}{
+		{0.3, []float64{2, 4, 8, 16}},
+		{0.5, []float64{1.5, 2, 1e20}},
+		{0.01, []float64{1.01, 1.5, 1e12, 1e300}},
+	} {
+		vals := make([]float64, len(tc.given))
+		for i, a := range tc.given {
+			vals[i] = a * tc.rho
+		}
+		l := ml(RDPLoss(tc.given, vals, RelationAddRemove))
+		orders := []float64{1.25, 1.5, 2, 3, 5, 7.5, 16, 20, 63, 1024}
+		r, _, err := l.RDP(orders)
+		if err != nil {
+			t.Fatal(err)
+		}
+		top := tc.given[len(tc.given)-1]
+		for k, a := range orders {
+			switch {
+			case a > top:
+				if !math.IsInf(r[k], 1) {
+					t.Errorf("%v: order %v above the largest given: %v, want +Inf", tc.given, a, r[k])
+				}
+			case r[k] < a*tc.rho && a >= tc.given[0]:
+				t.Errorf("%v: order %v: %v below the true %v", tc.given, a, r[k], a*tc.rho)
 			}
-		case r[k] < a*rho:
-			t.Errorf("order %v: %v below the true %v", a, r[k], a*rho)
 		}
 	}
-	if r[1] != 0.6 || len(notes) != 5 {
-		t.Errorf("exact order: %v; %d notes, want 5", r[1], len(notes))
+	l := ml(RDPLoss([]float64{2, 4, 8, 16}, []float64{0.6, 1.2, 2.4, 4.8}, RelationAddRemove))
+	r, notes, err := l.RDP([]float64{1.5, 2, 3, 5, 7.5, 16, 20})
+	if err != nil || r[1] != 0.6 || len(notes) != 5 {
+		t.Errorf("exact order: %v; %d notes, want 5 (%v)", r[1], len(notes), err)
+	}
+	// The ledger of the same Gaussian entered as an RDP curve with a huge
+	// top order is never below its zCDP form's ε by more than the
+	// interpolation's looseness allows: here it must not be smaller.
+	rdp := ml(RDPLoss([]float64{1.5, 2, 1e20}, []float64{0.75, 1, 5e19}, RelationAddRemove))
+	zc := ml(ZCDPLoss(0.5, RelationAddRemove))
+	eps := func(x Loss) float64 {
+		L, err := NewLedger(RelationAddRemove, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := L.Add(x); err != nil {
+			t.Fatal(err)
+		}
+		rep, err := L.Epsilon(1e-5, ConversionImproved)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep.Epsilon
+	}
+	if e, ez := eps(rdp), eps(zc); e < ez*(1-1e-9) {
+		t.Errorf("RDP curve ε %v below the same mechanism's zCDP ε %v", e, ez)
 	}
 }
 
@@ -593,6 +627,38 @@ func TestLedgerEntryBudgetsIndependent(t *testing.T) {
 		}
 		if math.Abs(rep.Epsilon-want) > 1e-12*want {
 			t.Errorf("%s: ledger ε %v, accountant %v", name, rep.Epsilon, want)
+		}
+	}
+}
+
+// An Accountant's phases share one work budget, as a Ledger's entries do:
+// once it is spent, a costly phase gets the un-subsampled cap α/(2z²), a
+// valid upper bound, with a note, instead of another second of series.
+func TestAccountantWorkBudgetShared(t *testing.T) {
+	a, err := NewAccountant(OrdersDPAccounting())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := Phase{SampleRate: 0.3, NoiseMultiplier: 0.7, Steps: 10}
+	if err := a.Add(p); err != nil {
+		t.Fatal(err)
+	}
+	if a.work >= maxLedgerWork || len(a.Notes()) != 0 {
+		t.Fatalf("work left %d of %d, notes %v: the first phase was not charged, or not exact", a.work, int64(maxLedgerWork), a.Notes())
+	}
+	a.work = 0 // as after 64 costly phases
+	before := a.RDP()
+	if err := a.Add(p); err != nil {
+		t.Fatal(err)
+	}
+	after, notes := a.RDP(), a.Notes()
+	if len(notes) == 0 || notes[0].Method != RDPUnsubsampled {
+		t.Fatalf("notes %v, want the un-subsampled cap", notes)
+	}
+	for k, alpha := range a.Orders() {
+		capped := float64(p.Steps) * alpha / (2 * p.NoiseMultiplier * p.NoiseMultiplier)
+		if got := after[k] - before[k]; got < capped*(1-1e-12) {
+			t.Errorf("order %v: the budget-less phase added %v, below the cap %v", alpha, got, capped)
 		}
 	}
 }

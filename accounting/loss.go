@@ -535,8 +535,11 @@ func interpRDP(orders, values []float64, a float64) (float64, RDPNote) {
 	b1, b2, v1, v2 := orders[i-1], orders[i], values[i-1], values[i]
 	v := v2
 	if !math.IsInf(b2, 1) && !math.IsInf(v2, 1) {
-		lam := (b2 - a) / (b2 - b1)
-		c := (lam*(b1-1)*v1 + (1-lam)*(b2-1)*v2) / (a - 1) * (1 + interpAllowance)
+		// Both weights from their own differences: 1 − λ computed after
+		// rounding λ loses the upper term when b2 ≫ a (λ rounds to 1) and
+		// would put the bound below the lower order's value.
+		lam, mu := (b2-a)/(b2-b1), (a-b1)/(b2-b1)
+		c := (lam*(b1-1)*v1 + mu*(b2-1)*v2) / (a - 1) * (1 + interpAllowance)
 		v = math.Min(v, c)
 	}
 	return v, RDPNote{Order: a, Method: RDPInterpolated, Reason: fmt.Sprintf("between the orders %v and %v given: convexity of (α−1)·RDP(α)", b1, b2)}

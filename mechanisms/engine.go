@@ -118,6 +118,7 @@ func (t *trainer) run(ctx context.Context) (*Result, error) {
 		BatchSizes:        make([]int, 0, min(cfg.Steps, 1<<20)),
 		ExpectedBatchSize: t.m,
 		Phases:            t.phases,
+		PhasesRelation:    t.phasesRel,
 		PhasesNote:        t.note,
 		Mode:              cfg.Mode,
 	}

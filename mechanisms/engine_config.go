@@ -218,11 +218,18 @@ type Result struct {
 	// accountant: one Phase{SampleRate q, NoiseMultiplier z, Steps T}
 	// when the plan has a Multiplier, clipping is per-example, and the
 	// sampler is Poisson (q = Rate, normalised by the expected size) or
-	// FullBatch (q = 1). Public pre-training adds no phase. The guarantee
-	// is (ε, δ)-DP for add/remove neighbours (and feature DP for the
-	// two-batch step); Semi / Weighted plans need the
+	// FullBatch (q = 1). Public pre-training adds no phase. Their
+	// guarantee holds under PhasesRelation; Semi / Weighted plans need the
 	// notion-specific accounting of package accounting instead.
 	Phases []accounting.Phase
+	// PhasesRelation is the neighbouring relation of Phases:
+	// accounting.RelationAddRemove ((ε, δ)-DP, Mironov, Talwar & Zhang
+	// 2019) without a public term, and accounting.RelationFeatureSimulator
+	// with Config.Public (the public term, pre-training included, reads
+	// its rows without noise, so only feature DP with respect to the
+	// columns it reads holds — Thm 5 of the feature-DP paper; Public.Data
+	// must hold only public columns, which the engine cannot check).
+	PhasesRelation accounting.Relation
 	// PhasesNote explains why Phases is empty (empty when it is not).
 	PhasesNote string
 	// Trace holds the recorded losses (Config.TraceEvery).

@@ -57,6 +57,7 @@ type trainer struct {
 	batch      []int // the last private batch
 	alpha      float64
 	phases     []accounting.Phase
+	phasesRel  accounting.Relation // the relation Phases hold under
 	note       string
 
 	theta, grad, pubGrad, pe, pe2, norms, weights []float64
@@ -369,6 +370,12 @@ func (t *trainer) setPhases() error {
 		return nil
 	}
 	t.phases = []accounting.Phase{{SampleRate: q, NoiseMultiplier: cfg.Noise.Multiplier, Steps: cfg.Steps}}
+	t.phasesRel = accounting.RelationAddRemove
+	if cfg.Public != nil {
+		// The public term reads rows without noise: the phases bound
+		// only what it does not read (feature DP, Thm 5 / Prop. 2).
+		t.phasesRel = accounting.RelationFeatureSimulator
+	}
 	return nil
 }
 

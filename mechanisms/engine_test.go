@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/featuredp/featuredp/accounting"
 	"github.com/featuredp/featuredp/design"
 	"github.com/featuredp/featuredp/models"
 )
@@ -260,6 +261,23 @@ func TestTrainPretrain(t *testing.T) {
 	}
 	if sameBits(res.Theta, plain.Theta) {
 		t.Error("pre-training changed nothing")
+	}
+	// The public term read the rows without noise: the phases hold under
+	// feature DP's simulator relation, not add/remove (an add/remove
+	// ledger refuses them); without it they are add/remove.
+	for _, c := range []struct {
+		res  *Result
+		want accounting.Relation
+	}{{plain, accounting.RelationAddRemove}, {res, accounting.RelationFeatureSimulator}} {
+		losses, err := c.res.Losses()
+		if err != nil || len(losses) != 1 || c.res.PhasesRelation != c.want || losses[0].Relation() != c.want {
+			t.Errorf("losses %v (%v), relation %v: want %v", losses, err, c.res.PhasesRelation, c.want)
+		}
+	}
+	if L, _ := accounting.NewLedger(accounting.RelationAddRemove, nil); L != nil {
+		if losses, err := res.Losses(); err == nil && L.Add(losses[0]) == nil {
+			t.Error("an add/remove ledger took the losses of a run with a public term")
+		}
 	}
 	if len(res.BatchSizes) != 30 {
 		t.Errorf("%d batch sizes", len(res.BatchSizes))

@@ -89,11 +89,12 @@ func (r *Release) Loss(rel accounting.Relation) (accounting.Loss, error) {
 
 // Losses returns the privacy losses of a training run for the privacy
 // ledger: one Poisson-subsampled Gaussian loss per entry of Phases, under
-// add/remove one record (the relation of the accountant, Mironov, Talwar &
-// Zhang 2019). Feature DP's two-batch step (Algorithm 1) is the same loss
-// under the feature-simulator relation: change it with
-// Loss.ChangeRelation(accounting.RelationFeatureSimulator) (feature DP,
-// Prop. 2). Errors: a nil result, or a run whose Phases are empty (the
+// PhasesRelation — add/remove one record (the relation of the accountant,
+// Mironov, Talwar & Zhang 2019) without a public term; with one (feature
+// DP's two-batch step, Algorithm 1, or public pre-training) the same loss
+// moved to the feature-simulator relation (feature DP, Thm 5 and Prop. 2),
+// since the public term reads rows without noise and add/remove DP does
+// not hold. Errors: a nil result, or a run whose Phases are empty (the
 // error gives PhasesNote: the plan needs its notion's own accounting).
 func (r *Result) Losses() ([]accounting.Loss, error) {
 	if r == nil {
@@ -107,6 +108,11 @@ func (r *Result) Losses() ([]accounting.Loss, error) {
 		l, err := accounting.SubsampledGaussianLoss(p)
 		if err != nil {
 			return nil, fmt.Errorf("mechanisms: Result.Losses: phase %d: %w", i, err)
+		}
+		if r.PhasesRelation != accounting.RelationAddRemove {
+			if l, err = l.ChangeRelation(r.PhasesRelation); err != nil {
+				return nil, fmt.Errorf("mechanisms: Result.Losses: phase %d: %w", i, err)
+			}
 		}
 		out[i] = l
 	}
