@@ -57,9 +57,19 @@ type TrainOptions struct {
 	Reproducible bool
 	Seed         uint64
 	// Ball is the prior mass of the best guess of each protected column
-	// (feature-DP paper, Def. 8) for its attribute-inference bound; a
-	// categorical column missing here gets 1/(number of its public levels).
+	// given the record's public columns and label (feature-DP paper,
+	// Def. 8): public knowledge you state, at least 1/levels, for its
+	// attribute-inference bound. A column missing here gets no bound (the
+	// certificate's notes say so): no prior is assumed.
 	Ball map[string]float64
+	// Rows is a public number of training rows (the dataset's documented
+	// size, or a round figure you may publish), at most MaxTrainRows: the
+	// update divides the noisy gradient sum by SampleRate·Rows, so the
+	// private row count, itself private under add/remove, does not reach
+	// the model (the certificate records Rows). Required with Notion DP;
+	// under feature DP 0 uses the actual count, which the simulator of the
+	// feature-simulator relation sees.
+	Rows int
 	// Orders is the RDP order grid of the calibration and of the ledger
 	// [accounting.OrdersDPAccounting(): Opacus' grid 1.1…63 plus 128, 256,
 	// 512 and 1024, Google dp_accounting's default]. More orders never raise
@@ -154,6 +164,14 @@ func trainEncoded(ctx context.Context, enc *data.Encoder, x *data.Encoded, o Tra
 // it T would overflow int instead of failing).
 const MaxTrainSteps = 100_000_000
 
+// MaxTrainParams caps the parameters of a trained MLP (2^26: half a GiB a
+// copy, and training holds several), so that a large Hidden is an error
+// rather than an out-of-memory crash.
+const MaxTrainParams = 1 << 26
+
+// MaxTrainRows caps TrainOptions.Rows (2^40).
+const MaxTrainRows = 1 << 40
+
 // withDefaults validates opts and fills in the defaults.
 func (opts TrainOptions) withDefaults(schema data.Schema) (TrainOptions, error) {
 	o := opts
@@ -187,6 +205,9 @@ func (opts TrainOptions) withDefaults(schema data.Schema) (TrainOptions, error) 
 	}
 	if o.Hidden < 0 {
 		return o, fmt.Errorf("Hidden %d: want ≥ 0 (0: 32 hidden units for an MLP)", o.Hidden)
+	}
+	if o.Rows < 0 || o.Rows > MaxTrainRows {
+		return o, fmt.Errorf("Rows = %d: want a public row count in [1, %d] (0: none, feature DP only)", o.Rows, MaxTrainRows)
 	}
 	if o.Hidden == 0 {
 		o.Hidden = 32
@@ -246,6 +267,11 @@ func (o *TrainOptions) pickNotion(schema data.Schema) error {
 	}
 	switch o.Notion {
 	case release.DP:
+		if o.Rows == 0 {
+			return fmt.Errorf("Notion %s: give Rows, a public number of training rows (the dataset's documented size, or a round figure you "+
+				"may publish; featuredp train --rows N): the update divides the noisy gradient sum by SampleRate·Rows, and the actual count "+
+				"is private under add/remove", o.Notion)
+		}
 		return nil
 	case release.FeatureDP:
 		if pub == 0 || sens == 0 {
@@ -312,6 +338,12 @@ func newTrainRun(x *data.Encoded, o TrainOptions) (*trainRun, error) {
 	if r.kind == release.KindLogistic && r.k > 2 {
 		r.kind = release.KindSoftmax
 	}
+	if r.kind == release.KindMLP {
+		// h·(d + 1) + outputs·(h + 1) parameters, several copies in memory.
+		if p := float64(r.hidden)*float64(r.d+1) + float64(max(r.k, 1))*float64(r.hidden+1); p > MaxTrainParams {
+			return nil, fmt.Errorf("an MLP of %d hidden units on %d encoded columns has %.3g parameters: at most MaxTrainParams = %d (lower Hidden)", r.hidden, r.d, p, MaxTrainParams)
+		}
+	}
 	model, err := r.model()
 	if err != nil {
 		return nil, err
@@ -327,6 +359,9 @@ func newTrainRun(x *data.Encoded, o TrainOptions) (*trainRun, error) {
 	}
 	r.setup = fdp.Setup{Model: model, Data: full, PubData: psi, Rate: o.SampleRate, Multiplier: z, Clip: o.Clip,
 		Steps: r.steps, Optimizer: mechanisms.SGD{LR: o.LR}, Mode: mode, Seed: o.Seed}
+	if o.Rows > 0 {
+		r.setup.ExpectedBatch = o.SampleRate * float64(o.Rows) // public: n stays out of the update
+	}
 	if o.Progress != nil {
 		r.setup.OnStep = func(t int, _ []float64) { o.Progress(t, r.steps) }
 	}
@@ -390,7 +425,7 @@ func (r *trainRun) certificate(res *mechanisms.Result, enc *data.Encoder, o Trai
 	}
 	spec := release.Spec{Notion: o.Notion, TargetEpsilon: o.Epsilon, Secure: !o.Reproducible,
 		Training: release.Training{Model: r.kind, Sampling: "Poisson", SampleRate: o.SampleRate, Steps: r.steps,
-			NoiseMultiplier: r.setup.Multiplier, ClipNorm: o.Clip, LearningRate: o.LR, Epochs: o.Epochs}}
+			NoiseMultiplier: r.setup.Multiplier, ClipNorm: o.Clip, LearningRate: o.LR, Epochs: o.Epochs, Rows: o.Rows}}
 	for _, fe := range enc.Features {
 		switch {
 		case o.Notion == release.DP || fe.Column.Role == data.Sensitive:

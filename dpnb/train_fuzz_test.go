@@ -23,6 +23,9 @@ func FuzzTrainOptions(f *testing.F) {
 		o.Epsilon, o.Delta, o.SampleRate, o.Epochs, o.Clip, o.LR, o.Hidden = eps, delta, rate, epochs, clip, lr, hidden%64
 		o.Model = []string{"", release.KindLogistic, release.KindMLP, "forest"}[kind%4]
 		o.Notion = []release.Notion{"", release.FeatureDP, release.DP}[kind/4%3]
+		if o.Notion == release.DP {
+			o.Rows = 120 // public row count, required under DP
+		}
 		r, e := o.SampleRate, o.Epochs
 		if r == 0 {
 			r = 0.01

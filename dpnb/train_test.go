@@ -100,7 +100,7 @@ func TestTrainReproducible(t *testing.T) {
 func TestTrainSecure(t *testing.T) {
 	df, schema := corrdpUserFrame(800)
 	o := trainOpts()
-	o.Reproducible, o.Seed, o.Notion = false, 0, release.DP
+	o.Reproducible, o.Seed, o.Notion, o.Rows = false, 0, release.DP, 400
 	a, err := Train(context.Background(), df, schema, o)
 	if err != nil {
 		t.Fatal(err)
@@ -151,6 +151,9 @@ func TestTrainErrors(t *testing.T) {
 		{"infinite clip", schema, func(o *TrainOptions) { o.Clip = math.Inf(1) }, "Clip"},
 		{"negative lr", schema, func(o *TrainOptions) { o.LR = -1 }, "LR"},
 		{"negative hidden", schema, func(o *TrainOptions) { o.Hidden = -1 }, "Hidden"},
+		{"huge MLP", schema, func(o *TrainOptions) { o.Model, o.Hidden = release.KindMLP, 1_000_000_000 }, "at most MaxTrainParams"},
+		{"DP without Rows", schema, func(o *TrainOptions) { o.Notion = release.DP }, "give Rows"},
+		{"negative Rows", schema, func(o *TrainOptions) { o.Rows = -5 }, "Rows = -5"},
 		{"bad orders", schema, func(o *TrainOptions) { o.Orders = []float64{0.5} }, "Orders"},
 		// Opacus' grid stops at order 63, where the conversion alone costs
 		// ε ≈ 0.10 at δ = 1e-5.
@@ -265,7 +268,9 @@ func TestAdultRelease(t *testing.T) {
 	}
 	train, test := ds.Frame.Subset(trainIdx), ds.Frame.Subset(testIdx)
 	for _, notion := range []release.Notion{release.FeatureDP, release.DP} {
-		o := TrainOptions{Notion: notion, Epsilon: 1, Encode: data.AdultPublicEncoding(), Reproducible: true, Seed: 1}
+		// Rows: a public round figure for the training rows (70% of Adult's
+		// 45,222 complete records), which DP needs.
+		o := TrainOptions{Notion: notion, Epsilon: 1, Encode: data.AdultPublicEncoding(), Reproducible: true, Seed: 1, Rows: 30000}
 		c, err := CheckRelease(context.Background(), train, test, ds.Schema, o)
 		if err != nil {
 			t.Fatal(err)

@@ -140,6 +140,13 @@ type Config struct {
 	// Normalize selects the divisor of the gradient sum (default
 	// NormalizeExpected).
 	Normalize Normalization
+	// NormalizeBy > 0 replaces, with NormalizeExpected, the sampler's
+	// expected batch size q·n as the divisor of the private gradient sum
+	// (and as the m of the noise check z ≤ min σ_j·m/C): a public value,
+	// q times a public row count, keeps the number of rows — private under
+	// add/remove — out of the update. The noise plan must be built with
+	// the same m (DPSGD's expectedBatch). 0 means q·n.
+	NormalizeBy float64
 
 	// Optimizer is SGD, Momentum, Adam or your own (required).
 	Optimizer Optimizer

@@ -29,6 +29,7 @@ type trainer struct {
 	sampler Sampler
 	full    bool    // FullBatch sampler
 	m       float64 // expected batch size
+	div     float64 // divisor of the private gradient sum (NormalizeBy, else m)
 	sched   Schedule
 	radius  float64
 	std     []float64 // nil: no noise
@@ -145,6 +146,16 @@ func (t *trainer) setSampler() error {
 	t.m = t.sampler.Expected(t.n)
 	if !valid.Finite(t.m) || t.m <= 0 {
 		return fmt.Errorf("mechanisms: expected batch size %v of sampler %T, want finite > 0 (a Poisson rate of 0 samples nothing)", t.m, t.sampler)
+	}
+	t.div = t.m
+	switch by := t.cfg.NormalizeBy; {
+	case by == 0:
+	case !valid.Finite(by) || by < 0:
+		return fmt.Errorf("mechanisms: NormalizeBy = %v, want finite > 0 (0: the expected batch size)", by)
+	case t.cfg.Normalize != NormalizeExpected:
+		return errors.New("mechanisms: NormalizeBy applies to NormalizeExpected only")
+	default:
+		t.div = by
 	}
 	return nil
 }
@@ -345,9 +356,9 @@ func (t *trainer) setPhases() error {
 	for _, s := range t.std {
 		minStd = min(minStd, s)
 	}
-	zEff := minStd * t.m / cfg.ClipNorm
+	zEff := minStd * t.div / cfg.ClipNorm
 	if z := cfg.Noise.Multiplier; z > zEff*(1+1e-9) {
-		return fmt.Errorf("mechanisms: noise plan claims multiplier z = %v but delivers only min σ_j·m/C = %v·%v/%v = %v", z, minStd, t.m, cfg.ClipNorm, zEff)
+		return fmt.Errorf("mechanisms: noise plan claims multiplier z = %v but delivers only min σ_j·m/C = %v·%v/%v = %v", z, minStd, t.div, cfg.ClipNorm, zEff)
 	}
 	var q float64
 	switch s := t.sampler.(type) {

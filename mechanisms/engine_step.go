@@ -135,7 +135,7 @@ func (t *trainer) privateGrad() (int, error) {
 			}
 		}
 	}
-	div := t.m
+	div := t.div
 	if t.cfg.Normalize == NormalizeRealised {
 		div = float64(b)
 	}

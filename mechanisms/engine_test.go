@@ -289,6 +289,53 @@ func TestTrainPretrain(t *testing.T) {
 	}
 }
 
+// NormalizeBy divides the private gradient sum by a public m instead of
+// q·n: the same bits when it equals q·n, half the step when it is twice
+// that, and the noise check uses it; bad values are errors.
+func TestTrainNormalizeBy(t *testing.T) {
+	data, _ := regression(t, 100, 2, 9)
+	plan, _ := DPSGD(2, 1, 1, 10) // σ = z·C/m with m = q·n = 10
+	base := Config{Model: lsq{d: 2}, Data: data, Steps: 20, Optimizer: SGD{LR: 0.1},
+		Sampler: Poisson{Rate: 0.1}, Clip: ClipPerExample, ClipNorm: 1, Noise: plan, Seed: 4}
+	same := base
+	same.NormalizeBy = 10
+	if a, b := mustTrain(t, base), mustTrain(t, same); !sameBits(a.Theta, b.Theta) {
+		t.Error("NormalizeBy = q·n changed the run")
+	}
+	// Full batch, no noise, one step from 0: θ = −lr·g/m.
+	one := Config{Model: lsq{d: 2}, Data: data, Steps: 1, Optimizer: SGD{LR: 1}}
+	twice := one
+	twice.NormalizeBy = 200
+	a, b := mustTrain(t, one), mustTrain(t, twice)
+	for j := range a.Theta {
+		if math.Abs(b.Theta[j]-a.Theta[j]/2) > 1e-15*math.Abs(a.Theta[j]) {
+			t.Errorf("θ[%d] = %v with m = 2n, want half of %v", j, b.Theta[j], a.Theta[j])
+		}
+	}
+	// The plan's σ = z·C/m was built for m = 10: dividing the sum by 5
+	// puts only σ·5 = z·C/2 of noise on it, which is refused (by 20, the
+	// noise on the sum doubles: accepted).
+	half := base
+	half.NormalizeBy = 5
+	for name, c := range map[string]Config{"plan for another m": half} {
+		if _, err := Train(context.Background(), c); err == nil || !strings.Contains(err.Error(), "delivers only") {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	for _, by := range []float64{-1, math.NaN(), math.Inf(1)} {
+		c := base
+		c.NormalizeBy = by
+		if _, err := Train(context.Background(), c); err == nil || !strings.Contains(err.Error(), "NormalizeBy") {
+			t.Errorf("NormalizeBy = %v: %v", by, err)
+		}
+	}
+	realised := base
+	realised.NormalizeBy, realised.Normalize = 10, NormalizeRealised
+	if _, err := Train(context.Background(), realised); err == nil {
+		t.Error("NormalizeBy with NormalizeRealised accepted")
+	}
+}
+
 func TestTrainAverageAndProjection(t *testing.T) {
 	data, _ := regression(t, 80, 3, 8)
 	var sum [3]float64

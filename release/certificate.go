@@ -43,12 +43,19 @@ type Training struct {
 	ClipNorm        float64 `json:"clip_norm"`
 	LearningRate    float64 `json:"learning_rate,omitempty"`
 	Epochs          float64 `json:"epochs,omitempty"`
+	// Rows is the public row count that scaled the update: the noisy
+	// gradient sum was divided by SampleRate·Rows, so the private number
+	// of rows (itself private under add/remove) did not reach the model.
+	// Required under DP; 0 under feature DP means the actual count, which
+	// the simulator of the feature-simulator relation sees.
+	Rows int `json:"rows,omitempty"`
 }
 
 // ColumnBound is the attribute-inference bound of one protected column:
 // no adversary guesses its value from the model with probability above
 // Bound (feature DP paper, Thm 4: min(1, e^ε·Ball + δ), Ball the largest
-// prior mass of one value).
+// probability of one value given the record's public columns and label, as
+// the user stated it).
 type ColumnBound struct {
 	Column string  `json:"column"`
 	Ball   float64 `json:"ball"`
@@ -116,7 +123,8 @@ type Spec struct {
 // rowCountNote says how the certificate treats the number of training
 // rows, which under add/remove is itself private.
 const rowCountNote = "not recorded: under add/remove one record the number of rows is private; " +
-	"the sample rate q is a public parameter and the expected batch q·n is not stated"
+	"the sample rate q is a public parameter, and the update is scaled by q·training.rows, a public count " +
+	"(required under dp; without it, under feature-dp, by q·n, n being known to the feature-simulator relation's simulator)"
 
 // New builds the certificate of a release from the ledger that composed
 // every loss the training released, at δ with conversion conv. The ε it
@@ -163,6 +171,8 @@ func (s Spec) check(rel accounting.Relation) error {
 		return fmt.Errorf("release: notion %s is stated under the %v relation, but the ledger composes %s losses: change the losses' relation explicitly (Loss.ChangeRelation)", s.Notion, rs, rel)
 	case s.Label == "":
 		return errors.New("release: the certificate needs the label column")
+	case s.Training.Rows < 0 || s.Notion == DP && s.Training.Rows == 0:
+		return fmt.Errorf("release: Training.Rows = %d: under %s the update must be scaled by a public row count > 0 (the actual count is private)", s.Training.Rows, s.Notion)
 	case len(s.Protected) == 0 && s.Notion != DP:
 		return fmt.Errorf("release: notion %s needs the protected columns", s.Notion)
 	case !(s.TargetEpsilon > 0) || math.IsInf(s.TargetEpsilon, 0):

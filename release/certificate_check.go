@@ -44,6 +44,8 @@ func (c *Certificate) check(enc *data.Encoder) error {
 		return bad("states δ = %v, want δ in (0, 1)", c.Delta)
 	case c.PrivateRelease != (c.Randomness == "secure"):
 		return bad("says private release %v with %q randomness (only secure randomness is a private release)", c.PrivateRelease, c.Randomness)
+	case c.Training.Rows < 0 || c.Notion == DP && c.Training.Rows == 0:
+		return bad("states training rows %d: under %s the update is scaled by a public row count (> 0), the actual one being private", c.Training.Rows, c.Notion)
 	}
 	if lab, _ := enc.Schema.Label(); c.Label != lab.Name {
 		return bad("names label %q, the encoder %q", c.Label, lab.Name)

@@ -34,6 +34,7 @@ func ExampleLoad() {
 	}}
 	f, err := dpnb.Train(context.Background(), df, schema, dpnb.TrainOptions{Epsilon: 4,
 		Encode: data.EncodeOptions{Bounds: map[string]data.Range{"age": {Lo: 20, Hi: 80}}}, SampleRate: 0.1, Epochs: 10,
+		Rows:         400, // a public row count: DP scales the update by SampleRate·Rows
 		Reproducible: true, Seed: 2})
 	if err != nil {
 		fmt.Println(err)

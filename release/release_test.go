@@ -67,7 +67,7 @@ func certificate(t testing.TB, notion Notion, rel accounting.Relation, secure bo
 	}
 	c, err := New(l, 1e-5, accounting.DefaultConversion, Spec{
 		Notion: notion, Protected: []string{"sex"}, Public: []string{"age"}, Label: "y", TargetEpsilon: 2, Secure: secure,
-		Training: Training{Model: KindLogistic, Sampling: "Poisson", SampleRate: 0.01, Steps: 500, NoiseMultiplier: 1.1, ClipNorm: 1},
+		Training: Training{Model: KindLogistic, Sampling: "Poisson", SampleRate: 0.01, Steps: 500, NoiseMultiplier: 1.1, ClipNorm: 1, Rows: 5000},
 	})
 	if err != nil {
 		t.Fatal(err)

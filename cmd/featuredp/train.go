@@ -28,7 +28,7 @@ func init() {
 const trainUsage = `usage: featuredp train --csv FILE --label COL --sensitive COLS [--public COLS] [--ignore COLS]
                        --epsilon E [--delta D] [--notion fdp|dp] [--model logistic|softmax|linear|mlp]
                        --bounds COL=LO:HI,... --levels COL=A|B|...
-                       [--sample-rate Q] [--epochs E] [--clip C] [--lr LR] [--hidden H] [--ball COL=P,...]
+                       [--sample-rate Q] [--epochs E] [--clip C] [--lr LR] [--hidden H] [--ball COL=P,...] [--rows N]
                        [--orders GRID] [--reproducible --seed S] --out MODEL.json [--force] [--trim-space]
 
 Trains a model for release: feature DP's Algorithm 1 (the default when there
@@ -45,6 +45,9 @@ names each feature with neither); a label with --levels is a class label
 into the design matrix (no size cap: memory is about three times the
 encoded matrix). Defaults are constants, not
 functions of the data: q = 0.01, 5 epochs (T = 500 steps), C = 1, lr = 0.5.
+Under --notion dp the update is scaled by q·--rows, a public row count you
+give (the actual count is private under add/remove); feature DP uses the
+actual count, which its simulator sees, unless --rows is given.
 The calibration and the ledger use dp_accounting's RDP orders (up to 1024,
 so targets down to ε ≈ 0.004 at δ = 1e-5 are reachable; --orders opacus
 accounts as Opacus does, whose grid stops at 63: ε ≥ 0.10 there).
@@ -63,7 +66,7 @@ type trainFlags struct {
 	ball                               floatMap
 	bounds                             boundsList
 	eps, delta, rate, epochs, clip, lr float64
-	hidden                             int
+	hidden, rows                       int
 	reproducible, force, trimSpace     bool
 	seed                               uint64
 	flagOf                             map[string]string // column → its role flag (set by check)
@@ -89,6 +92,7 @@ func newTrainFlags(fs *flag.FlagSet) *trainFlags {
 	fs.Float64Var(&f.clip, "clip", 1, "per-example clip norm C > 0")
 	fs.Float64Var(&f.lr, "lr", 0.5, "SGD learning rate > 0")
 	fs.IntVar(&f.hidden, "hidden", 32, "hidden units of the mlp")
+	fs.IntVar(&f.rows, "rows", 0, "a public number `N` of training rows (the dataset's documented size, or a round figure you may publish): the update is scaled by q·N; required with --notion dp, whose guarantee does not cover the actual count")
 	fs.StringVar(&f.orders, "orders", "dp_accounting", "RDP order `GRID` of the calibration and the ledger: dp_accounting, opacus, tfp or a comma-separated list")
 	fs.BoolVar(&f.reproducible, "reproducible", false, "seeded randomness: NOT a private release (tests, experiments)")
 	fs.Uint64Var(&f.seed, "seed", 0, "seed of --reproducible")
@@ -295,7 +299,7 @@ func (f *trainFlags) roles(header []string) (map[string]string, error) {
 
 // options maps the flags to dpnb.TrainOptions.
 func (f *trainFlags) options() (dpnb.TrainOptions, error) {
-	o := dpnb.TrainOptions{Model: f.model, Hidden: f.hidden, Epsilon: f.eps, Delta: f.delta,
+	o := dpnb.TrainOptions{Model: f.model, Hidden: f.hidden, Rows: f.rows, Epsilon: f.eps, Delta: f.delta,
 		SampleRate: f.rate, Epochs: f.epochs, Clip: f.clip, LR: f.lr, Reproducible: f.reproducible, Seed: f.seed, Ball: f.ball.m,
 		Encode: data.EncodeOptions{Scale: data.MinMax, Bounds: map[string]data.Range(f.bounds)}}
 	switch f.notion {

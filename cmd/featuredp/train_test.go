@@ -63,6 +63,14 @@ func TestTrainCLI(t *testing.T) {
 	if code, out, _ := runReproduceCLI("predict", "--model", a, "--csv", csv); code != 0 || strings.Count(out, "\n") != 401 {
 		t.Errorf("predict: code %d, %d lines", code, strings.Count(out, "\n"))
 	}
+	// DP-SGD scales its update by q·--rows, a public count, and records it.
+	dp := filepath.Join(dir, "dp.json")
+	if code, stdout, errs := runReproduceCLI(trainArgs(csv, dp, "--notion", "dp", "--rows", "400")...); code != 0 || !strings.Contains(stdout, "adding or removing any one record") {
+		t.Fatalf("train --notion dp --rows 400: code %d\n%s\n%s", code, stdout, errs)
+	}
+	if b, _ := os.ReadFile(dp); !bytes.Contains(b, []byte(`"rows": 400`)) {
+		t.Error("the DP certificate does not record its public row count")
+	}
 }
 
 // Bad flags and unsafe inputs are errors (exit 2) naming the fix.
@@ -89,6 +97,7 @@ func TestTrainCLIErrors(t *testing.T) {
 		{"existing out", trainArgs(csv, existing), "exists: choose another file or add --force"},
 		{"out is a directory", trainArgs(csv, dir, "--force"), "is a directory: give a file path"},
 		{"out is the csv", trainArgs(csv, csv, "--force"), "is the --csv file"},
+		{"dp without rows", trainArgs(csv, out, "--notion", "dp"), "--rows N"},
 		{"levels of an ignored column", []string{"train", "--csv", csv, "--label", "readmitted", "--sensitive", "smoker", "--public", "age,region",
 			"--ignore", "income", "--epsilon", "2", "--bounds", "age=18:90", "--levels", "smoker=no|yes,region=north|south,readmitted=no|yes,income=a|b",
 			"--out", out}, `column "income" is --ignore'd but has --levels or --bounds`},

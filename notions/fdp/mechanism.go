@@ -59,6 +59,11 @@ type Setup struct {
 
 	// Rate is the Poisson rate q = m/n of the private batches.
 	Rate float64
+	// ExpectedBatch > 0 is the m that divides the private gradient sum and
+	// sets σ = z·C/m, instead of Rate·n: q times a public row count keeps
+	// the number of rows, private under add/remove, out of the update
+	// (mechanisms.Config.NormalizeBy). 0 means Rate·n.
+	ExpectedBatch float64
 	// Multiplier is the noise multiplier z (std z·C on the clipped sum).
 	Multiplier float64
 	// Clip is the per-example clip norm C of ∇ℓ_priv (FDP-Alg1,
@@ -193,7 +198,11 @@ func privateConfig(method Method, s Setup, base mechanisms.Config) (mechanisms.C
 	cfg.Model, cfg.Data, cfg.Steps = s.Model, s.Data, s.Steps
 	cfg.Sampler = mechanisms.Poisson{Rate: s.Rate}
 	cfg.Clip, cfg.ClipNorm = mechanisms.ClipPerExample, clip
-	plan, err := mechanisms.DPSGD(s.Model.NumParams(), s.Multiplier, clip, s.Rate*float64(s.Data.N))
+	m := s.Rate * float64(s.Data.N)
+	if s.ExpectedBatch != 0 {
+		m, cfg.NormalizeBy = s.ExpectedBatch, s.ExpectedBatch
+	}
+	plan, err := mechanisms.DPSGD(s.Model.NumParams(), s.Multiplier, clip, m)
 	if err != nil {
 		return mechanisms.Config{}, fmt.Errorf("fdp: EngineConfig %s: %w", method, err)
 	}
