@@ -345,8 +345,25 @@ func (e *Encoder) Transform(df dataframe.DataFrame) (*Encoded, error) {
 
 // Width returns the number of encoded columns D the encoder produces (one
 // per continuous feature, one per kept level of a categorical feature, and
-// the intercept column).
-func (e *Encoder) Width() int { return e.layout(0).D }
+// the intercept column), counted without building the column names (a
+// hostile model file's millions of levels cost nothing here).
+func (e *Encoder) Width() int {
+	d := 0
+	for _, fe := range e.Features {
+		switch {
+		case fe.Column.Kind != Categorical:
+			d++
+		case e.Options.DropFirst:
+			d += max(len(fe.Levels)-1, 0)
+		default:
+			d += len(fe.Levels)
+		}
+	}
+	if e.Options.Intercept {
+		d++
+	}
+	return d
+}
 
 // layout returns an Encoded for n rows with its column metadata filled in
 // (names, raw features, roles and D) but no X or Y yet.

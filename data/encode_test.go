@@ -265,3 +265,26 @@ func TestEncodeTooWide(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+// Width counts the encoded columns without building their names, and
+// agrees with the layout for every option.
+func TestWidthMatchesLayout(t *testing.T) {
+	cat := Column{Name: "c", Role: Public, Kind: Categorical}
+	for _, tc := range []struct {
+		levels          []string
+		drop, intercept bool
+		want            int
+	}{
+		{[]string{"a", "b", "c"}, false, false, 4},
+		{[]string{"a", "b", "c"}, true, false, 3},
+		{[]string{"a", "b", "c"}, true, true, 4},
+		{[]string{"a"}, true, false, 1},
+		{nil, true, true, 2},
+	} {
+		e := &Encoder{Options: EncodeOptions{DropFirst: tc.drop, Intercept: tc.intercept},
+			Features: []FeatureEncoding{{Column: cat, Levels: tc.levels}, {Column: Column{Name: "x", Role: Sensitive}}}}
+		if got, lay := e.Width(), e.layout(0).D; got != tc.want || got != lay {
+			t.Errorf("%+v: Width %d, layout %d, want %d", tc, got, lay, tc.want)
+		}
+	}
+}

@@ -152,10 +152,25 @@ func (r *CorrDPResult) TVTable() dataframe.DataFrame {
 	)
 }
 
-// Table is the Result's table, plus the column FromDataColumn when the
-// encoding was fitted on the data.
+// Table is the Result's table plus the column FromDataColumn, which says on
+// every row what was read from the private data: the TVs CorrDP's noise
+// uses (estimated on it), the noise constant C when it was picked on it
+// (CTuned), and the encoding when it was fitted on it — paper mode, no ε
+// accounted, as the Markdown says.
 func (r *CorrDPResult) Table() dataframe.DataFrame {
-	return withFromDataColumn(r.Result.Table(), r.FromData)
+	t := r.Result.Table()
+	parts := []string{"CorrDP's TVs estimated on this data"}
+	if r.CTuned {
+		parts = append(parts, "noise constant C picked on this data")
+	}
+	if !r.FromData.Empty() {
+		parts = append(parts, r.FromData.String())
+	}
+	v := make([]string, t.Nrow())
+	for i := range v {
+		v[i] = strings.Join(parts, "; ")
+	}
+	return t.Mutate(corrdpseries.New(v, corrdpseries.String, FromDataColumn))
 }
 
 // Markdown is the Result's report plus the table of the metric per ε and

@@ -98,10 +98,17 @@ func TestCorrDPvsSemiVsStandard(t *testing.T) {
 	if res.TVTable().Nrow() != 2 {
 		t.Error("TV table")
 	}
+	// The exported table says on every row what was read from the data.
+	if col := res.Table().Col(FromDataColumn); col.Err != nil || col.Elem(0).String() != "CorrDP's TVs estimated on this data" {
+		t.Errorf("table marker: %v %v", col.Err, col)
+	}
 	// Calibrated C (Standard-only rule) and estimated TVs only.
 	res2, err := CorrDPvsSemiVsStandard(context.Background(), df, schema, CorrDPOptions{Encode: corrdpEncode(), Eps: []float64{1}, Seeds: 1, Steps: 100, Workers: 1})
 	if err != nil || !(res2.C > 0) {
-		t.Errorf("calibrated C = %v, %v", res2.C, err)
+		t.Fatalf("calibrated C = %v, %v", res2.C, err)
+	}
+	if col := res2.Table().Col(FromDataColumn); !res2.CTuned || !strings.Contains(col.Elem(0).String(), "noise constant C picked on this data") {
+		t.Errorf("tuned C not marked: %v", col)
 	}
 	if _, err := CorrDPvsSemiVsStandard(context.Background(), df, schema, CorrDPOptions{Encode: corrdpEncode(), Eps: []float64{-1}}); err == nil {
 		t.Error("ε < 0 accepted")

@@ -62,9 +62,13 @@ type ColumnPrivacy struct {
 	// CorrDPHonestEps is the (ε, δ) a change of this column alone really
 	// costs under one full-batch step of CorrDP's paper-mode noise
 	// σ_i² = σ0²·weight_i, σ0² = (log(1/δ) + 1)/ε² (C = 1, corrdp.Sigma0Sq;
-	// per-example clip 1): the ρ-zCDP loss under replace-one composed on an
-	// accounting.Ledger and read by its zCDP route (corrdp.Honesty), and CorrDPClaimedEps what the
-	// paper claims for it (ε for a sensitive column, ε/TV for a public one).
+	// per-example clip 1) on the gradient of the GLMs CorrDP trains: the
+	// ρ-zCDP loss under replace-one composed on an accounting.Ledger and
+	// read by its zCDP route (corrdp.Honesty with leakage). A change of any
+	// column moves every coordinate of a GLM's gradient ℓ'(θᵀx)·x, so the
+	// least-noised coordinate bounds every column alike (corrdp.Noise,
+	// Leakage). CorrDPClaimedEps is what the paper claims for it (ε for a
+	// sensitive column, ε/TV for a public one).
 	CorrDPHonestEps, CorrDPClaimedEps float64
 	// FDPProtected: feature DP protects the column (sensitive columns);
 	// FDPBound is Thm 4's bound on guessing it at Eps (NaN: FDPNote says
@@ -299,7 +303,9 @@ func (r *PrivacyReportResult) honesty(n int) error {
 	if len(idx) == 0 {
 		return nil
 	}
-	rows, err := corrdp.Honesty(sigma2, sens, tv, 1, n, 1, r.Options.Eps, r.Options.Delta, accounting.RelationReplaceOne, false)
+	// Leakage: a GLM's gradient ℓ'(θᵀx)·x moves every coordinate when any
+	// column changes (the paper's per-coordinate model would under-report).
+	rows, err := corrdp.Honesty(sigma2, sens, tv, 1, n, 1, r.Options.Eps, r.Options.Delta, accounting.RelationReplaceOne, true)
 	if err != nil {
 		return err
 	}
@@ -405,7 +411,7 @@ var ReportLegend = []struct{ Heading, Fields, Meaning string }{
 	{"column, role, kind", "`column`, `role`, `kind`", "the column, its role (sensitive, public, label) and how it was read (continuous: numbers; categorical: levels)"},
 	{"CorrDP TV (UCB)", "`corrdp_tv`, `corrdp_tv_ucb`, `corrdp_leaks`", "for a public column, the total-variation distance between its distributions given different sensitive values (plug-in estimate from the data, and its upper confidence bound TV~); **leaks** when TV~ ≥ 0.99 and the plug-in TV ≥ 0.9 (a bound near 1 from a small sample alone is not a leak): the column reveals the sensitive ones about as much as they reveal themselves"},
 	{"CorrDP weight", "`corrdp_weight`", "the share of the sensitive columns' noise CorrDP gives the column's coordinates (1 sensitive, TV~ public, 0 label)"},
-	{"CorrDP ε of a change (honest / claimed)", "`corrdp_honest_eps`, `corrdp_claimed_eps`", "honest: the ε that a change of this column alone really costs under one full-batch step of CorrDP's noise at budget ε (its zCDP loss under replace-one, read on the privacy ledger); claimed: what CorrDP's guarantee promises for it (ε for a sensitive column, ε/TV for a public one); honest ≤ claimed means the promise holds for that one step (the noise of CorrDP's paper mode, clip norm C = 1, n rows; T steps compose: `featuredp epsilon` gives the run's ε), a small honest value means the column gets far more protection than promised"},
+	{"CorrDP ε of a change (honest / claimed)", "`corrdp_honest_eps`, `corrdp_claimed_eps`", "honest: the ε that a change of this column alone really costs under one full-batch step of CorrDP's noise at budget ε on the gradient of the GLMs CorrDP trains (its zCDP loss under replace-one, read on the privacy ledger): a change of any column moves every coordinate of a GLM's gradient, so the least-noised coordinate bounds every column alike, and a public column with a small TV~ weakens the protection of all of them; claimed: what CorrDP's guarantee promises for it (ε for a sensitive column, ε/TV for a public one); honest ≤ claimed means the promise holds for that one step (the noise of CorrDP's paper mode, clip norm C = 1, n rows; T steps compose: `featuredp epsilon` gives the run's ε), a small honest value means the column gets far more protection than promised"},
 	{"feature DP", "`fdp_protected`, `fdp_attribute_bound`, `fdp_note`", "whether feature DP protects the column (sensitive: yes; public: known to the adversary), and the bound min(1, e^ε·Ball + δ) on any adversary's chance of guessing it from the model (Thm 4), with the prior mass Ball it used (--ball, or 1/levels for a categorical column)"},
 	{"BCDP δ_i → c_i", "`bcdp_level`, `bcdp_allocation`", "the demanded BCDP level δ_i of a sensitive column (--bcdp-level; public columns: no demand) and the per-coordinate budget c_i Theorem 2 allocates; — without levels"},
 	{"(pipeline)", "`preprocessing`", "the planned pre-processing steps that touch the column (--pipeline)"},

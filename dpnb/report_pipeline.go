@@ -3,6 +3,7 @@ package dpnb
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/featuredp/featuredp/accounting"
@@ -99,7 +100,12 @@ func (r *PrivacyReportResult) pipeline(df dataframe.DataFrame, schema data.Schem
 		if err != nil {
 			return err
 		}
-		_, public := p.Bounds[c.Name]
+		b, public := p.Bounds[c.Name]
+		if public && slices.ContainsFunc(col, func(v float64) bool { return v < b.Lo || v > b.Hi }) {
+			r.Notes = append(r.Notes, fmt.Sprintf("Column %s has values outside its public bounds [%g, %g]: the planned min–max scaling clips them "+
+				"to the bounds (as featuredp train does; the clipping depends on the bounds alone), which the pipeline's ε assumes. "+
+				"Widen the bounds if the clipped values matter.", c.Name, b.Lo, b.Hi))
+		}
 		if row := r.col(c.Name); row != nil && !public {
 			lo, hi := unknownDomain(1)
 			st, err := SmoothMinMaxStep([][]float64{col}, []string{c.Name}, lo, hi)

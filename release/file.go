@@ -27,6 +27,21 @@ const (
 // is far smaller, and a hostile file cannot make Load use unbounded memory.
 const MaxFileBytes = 256 << 20
 
+// MaxLevels caps the levels of all categorical features plus the classes
+// of a model file (2^20 one-hot columns, far beyond a useful model): a
+// hostile file of millions of levels is refused before they are checked
+// (a duplicate check and the column names would cost gigabytes).
+const MaxLevels = 1 << 20
+
+// countLevels is the number of levels and classes enc lists.
+func countLevels(enc *data.Encoder) int {
+	n := len(enc.Classes)
+	for _, fe := range enc.Features {
+		n += len(fe.Levels)
+	}
+	return n
+}
+
 // maxRead is MaxFileBytes (a variable so that a test can lower it).
 var maxRead = MaxFileBytes
 
@@ -90,6 +105,9 @@ func (f *File) predictor() (*predictor, error) {
 		return nil, fmt.Errorf("release: the model file has no encoder: %w", ErrFormat)
 	case f.Certificate == nil:
 		return nil, fmt.Errorf("release: the model file has no certificate: %w", ErrFormat)
+	}
+	if n := countLevels(f.Encoder); n > MaxLevels {
+		return nil, fmt.Errorf("release: the encoder lists %d levels and classes, more than MaxLevels = %d: %w", n, MaxLevels, ErrFormat)
 	}
 	if err := f.Encoder.Validate(); err != nil {
 		return nil, fmt.Errorf("release: the model file's encoder: %w (%w)", err, ErrFormat)
@@ -204,10 +222,29 @@ func Read(r io.Reader) (*File, error) {
 	if sum != f.SHA256 {
 		return nil, fmt.Errorf("release: %w: the content hashes to %s, the file says %s (edited or damaged; train again or restore the original)", ErrChecksum, sum, f.SHA256)
 	}
+	if err := canonical(b, &f); err != nil {
+		return nil, err
+	}
 	if err := f.Validate(); err != nil {
 		return nil, err
 	}
 	return &f, nil
+}
+
+// canonical checks that b is, whitespace aside, the encoding of f that
+// Write produces: the checksum covers the decoded content, and JSON
+// decoding forgives a key in another case ("Epsilon"), a repeated key (the
+// last wins) and text after the document, none of which Write produces.
+func canonical(b []byte, f *File) error {
+	want, err := json.Marshal(f)
+	if err != nil {
+		return fmt.Errorf("release: %w", err)
+	}
+	var got bytes.Buffer
+	if err := json.Compact(&got, bytes.TrimSpace(b)); err != nil || !bytes.Equal(got.Bytes(), want) {
+		return fmt.Errorf("release: %w: the file is not as featuredp wrote it (a key renamed or repeated, a value rewritten, or text after the document): edited or damaged; train again or restore the original", ErrChecksum)
+	}
+	return nil
 }
 
 // Load opens and reads the model file at path (see Read).

@@ -194,6 +194,11 @@ func TestReadErrors(t *testing.T) {
 		{"other format", strings.Replace(good, FileFormat, "onnx", 1), ErrFormat},
 		{"unknown field", strings.Replace(good, `"format":`, `"extra": 1, "format":`, 1), ErrFormat},
 		{"empty", "", ErrFormat},
+		// Forgiven by JSON decoding, not produced by Write: refused.
+		{"key in another case", strings.Replace(good, `"epsilon":`, `"Epsilon":`, 1), ErrChecksum},
+		{"repeated key", strings.Replace(good, `"format":`, `"format": "x", "format":`, 1), ErrChecksum},
+		{"text after the document", good + `{"more": 1}`, ErrFormat},
+		{"number rewritten", strings.Replace(good, `"clip_norm": 1,`, `"clip_norm": 1.0,`, 1), ErrChecksum},
 	} {
 		_, err := Read(strings.NewReader(tc.text))
 		if !errors.Is(err, tc.want) {
@@ -270,6 +275,13 @@ func TestValidate(t *testing.T) {
 			f.Certificate = certificate(t, DP, accounting.RelationAddRemove, true)
 		},
 		"private classes": func(f *File) { f.Encoder.Classes = []string{"yes", "no"} },
+		"too many levels": func(f *File) {
+			lv := make([]string, MaxLevels)
+			for i := range lv {
+				lv[i] = strconv.Itoa(i)
+			}
+			f.Encoder.Features[0].Levels = lv
+		},
 		"scaled regression label": func(f *File) {
 			f.Encoder.Schema.Task, f.Encoder.Classes, f.Encoder.LabelShift, f.Encoder.LabelDiv = data.Regression, nil, 41.5, 12
 		},
