@@ -103,6 +103,11 @@ type EncodeOptions struct {
 	// LabelScale scales a regression label (NoScaling by default). The
 	// fitted parameters are kept in the Encoder to undo the scaling.
 	LabelScale Scaling
+	// LabelBounds is the public range [Lo, Hi] of a regression label: the
+	// label is clipped to it and scaled to [0, 1], y' = (clip(y) − Lo)/(Hi
+	// − Lo), with nothing fitted on the data (the Encoder keeps Lo and
+	// Hi − Lo to undo it, and LabelClip). Not with LabelScale.
+	LabelBounds *Range `json:",omitempty"`
 	// Intercept appends a constant-1 column, as an extra Sensitive raw
 	// feature named "(intercept)".
 	Intercept bool
@@ -140,6 +145,9 @@ type Encoder struct {
 	Classes []string
 	// LabelShift, LabelDiv undo label scaling: y_raw = y·LabelDiv + LabelShift.
 	LabelShift, LabelDiv float64
+	// LabelClip clips a regression label to [LabelShift, LabelShift +
+	// LabelDiv] before scaling (public EncodeOptions.LabelBounds).
+	LabelClip bool `json:",omitempty"`
 }
 
 // Encoded is a numeric design matrix with its provenance.
@@ -251,6 +259,7 @@ func FitEncoder(df dataframe.DataFrame, schema Schema, opts EncodeOptions) (*Enc
 			if enc.LabelDiv == 0 {
 				enc.LabelDiv = 1
 			}
+			enc.setLabelBounds()
 		}
 	}
 	return enc, nil
@@ -273,6 +282,17 @@ func checkEncodeOptions(schema Schema, opts EncodeOptions) error {
 	}
 	if !validScale(opts.LabelScale) {
 		errs = append(errs, fmt.Errorf("invalid LabelScale %v", opts.LabelScale))
+	}
+	if b := opts.LabelBounds; b != nil {
+		_, hasLabel := schema.Label()
+		switch {
+		case schema.Task != Regression || !hasLabel:
+			errs = append(errs, errors.New("LabelBounds applies to a regression label: the schema has none"))
+		case opts.LabelScale != NoScaling:
+			errs = append(errs, errors.New("LabelBounds and LabelScale both scale the label: give one (LabelBounds is public)"))
+		case !(b.Lo < b.Hi) || !valid.Finite(b.Lo) || !valid.Finite(b.Hi) || !valid.Finite(b.Hi-b.Lo):
+			errs = append(errs, fmt.Errorf("LabelBounds must be finite with Lo < Hi, got [%v, %v]", b.Lo, b.Hi))
+		}
 	}
 	isCont := func(name string) bool {
 		c, ok := schema.Lookup(name)
@@ -506,10 +526,26 @@ func (e *Encoder) fillY(df dataframe.DataFrame, out *Encoded) error {
 			return fmt.Errorf("data: Transform: %w", err)
 		}
 		for i, v := range vals {
-			out.Y[i] = (v - e.LabelShift) / e.LabelDiv
+			out.Y[i] = e.labelScale(v)
 		}
 	}
 	return nil
+}
+
+// setLabelBounds applies the public EncodeOptions.LabelBounds, if any.
+func (e *Encoder) setLabelBounds() {
+	if b := e.Options.LabelBounds; b != nil {
+		e.LabelShift, e.LabelDiv, e.LabelClip = b.Lo, b.Hi-b.Lo, true
+	}
+}
+
+// labelScale maps a raw regression label to the model's units: clipped to
+// the public bounds (LabelClip), then (y − LabelShift)/LabelDiv.
+func (e *Encoder) labelScale(y float64) float64 {
+	if e.LabelClip {
+		y = min(max(y, e.LabelShift), e.LabelShift+e.LabelDiv)
+	}
+	return (y - e.LabelShift) / e.LabelDiv
 }
 
 // scale applies the fitted scaling to one value.

@@ -92,6 +92,13 @@ func (e *Encoder) labelCheck() []error {
 			return []error{fmt.Errorf("data: the encoder's label scaling must be finite with a non-zero divisor, got shift %v, divisor %v: %w",
 				e.LabelShift, e.LabelDiv, ErrEncoder)}
 		}
+		if e.LabelClip && !(e.LabelDiv > 0 && valid.Finite(e.LabelShift+e.LabelDiv)) {
+			return []error{fmt.Errorf("data: the encoder clips the label to [%v, %v + %v]: want a positive, finite range: %w",
+				e.LabelShift, e.LabelShift, e.LabelDiv, ErrEncoder)}
+		}
+	}
+	if e.LabelClip && e.Schema.Task != Regression {
+		return []error{fmt.Errorf("data: the encoder clips a label of a %v schema: only a regression label is clipped: %w", e.Schema.Task, ErrEncoder)}
 	}
 	return nil
 }

@@ -59,6 +59,7 @@ func NewPublicEncoder(schema Schema, opts EncodeOptions) (*Encoder, error) {
 	if l, ok := schema.Label(); ok && schema.Task == Classification {
 		enc.Classes = slices.Clone(opts.publicLevels(l))
 	}
+	enc.setLabelBounds()
 	return enc, nil
 }
 
@@ -423,7 +424,7 @@ func (rs *rowScanner) labelValue(rec []string, line int) (float64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("data: %s: label %q, line %d: %q is not a finite number: %w", rs.fn, name, line, v, ErrNotNumeric)
 	}
-	return (num - rs.e.LabelShift) / rs.e.LabelDiv, nil
+	return rs.e.labelScale(num), nil
 }
 
 // parseFiniteCell parses a finite float64.

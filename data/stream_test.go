@@ -3,6 +3,7 @@ package data
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -331,5 +332,47 @@ func TestEncodeCSVChunks(t *testing.T) {
 	var nilEnc *Encoder
 	if err := nilEnc.EncodeCSVChunks(strings.NewReader(text), CSVOptions{}, 10, func(*Encoded) error { return nil }); err == nil {
 		t.Error("nil encoder: no error")
+	}
+}
+
+// Public LabelBounds clip a regression label and scale it to [0, 1], the
+// same on the streaming path and in Transform; wrong uses are errors.
+func TestLabelBounds(t *testing.T) {
+	schema := Schema{Task: Regression, Columns: []Column{{Name: "x", Role: Sensitive}, {Name: "y", Role: Label}}}
+	opts := EncodeOptions{Scale: MinMax, Bounds: map[string]Range{"x": {Lo: 0, Hi: 1}}, LabelBounds: &Range{Lo: 100, Hi: 300}}
+	enc, err := NewPublicEncoder(schema, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if enc.LabelShift != 100 || enc.LabelDiv != 200 || !enc.LabelClip || enc.Validate() != nil {
+		t.Fatalf("encoder label: shift %v div %v clip %v (%v)", enc.LabelShift, enc.LabelDiv, enc.LabelClip, enc.Validate())
+	}
+	text := "x,y\n0.5,50\n0.5,200\n0.5,400\n"
+	got, err := enc.EncodeCSV(strings.NewReader(text), CSVOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []float64{0, 0.5, 1}; !slices.Equal(got.Y, want) {
+		t.Errorf("Y %v, want %v (clipped to [100, 300], scaled)", got.Y, want)
+	}
+	df, err := ReadCSV(strings.NewReader(text), CSVOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fromDF, err := enc.Transform(df); err != nil || !slices.Equal(fromDF.Y, got.Y) {
+		t.Errorf("Transform Y %v (%v), want %v", fromDF.Y, err, got.Y)
+	}
+	for name, o := range map[string]EncodeOptions{
+		"with LabelScale": {Scale: MinMax, Bounds: opts.Bounds, LabelBounds: opts.LabelBounds, LabelScale: MinMax},
+		"empty range":     {Scale: MinMax, Bounds: opts.Bounds, LabelBounds: &Range{Lo: 1, Hi: 1}},
+		"infinite":        {Scale: MinMax, Bounds: opts.Bounds, LabelBounds: &Range{Lo: 0, Hi: math.Inf(1)}},
+	} {
+		if _, err := NewPublicEncoder(schema, o); err == nil || !strings.Contains(err.Error(), "LabelBounds") {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	class := Schema{Task: Classification, Columns: []Column{{Name: "x", Role: Sensitive}, {Name: "y", Role: Label, Kind: Categorical, Levels: []string{"a", "b"}}}}
+	if _, err := NewPublicEncoder(class, opts); err == nil || !strings.Contains(err.Error(), "regression label") {
+		t.Errorf("LabelBounds on a classifier: %v", err)
 	}
 }

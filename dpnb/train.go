@@ -221,6 +221,11 @@ func (opts TrainOptions) withDefaults(schema data.Schema) (TrainOptions, error) 
 	if err := o.Encode.RequirePublic(schema); err != nil {
 		return o, err
 	}
+	if l, ok := schema.Label(); ok && schema.Task == data.Regression && o.Encode.LabelBounds == nil {
+		return o, fmt.Errorf("the regression label %q needs public bounds: Encode.LabelBounds (featuredp train --bounds %s=LO:HI); "+
+			"it is clipped to them and scaled to [0, 1], and predictions come back in its units (a label in its raw units, "+
+			"in the tens of thousands, makes the gradient steps diverge)", l.Name, l.Name)
+	}
 	if err := o.pickNotion(schema); err != nil {
 		return o, err
 	}

@@ -196,8 +196,9 @@ func TestTrainModelKinds(t *testing.T) {
 	}{{release.KindMLP, schema}, {release.KindSoftmax, schema}, {release.KindLinear, reg}, {"", reg}} {
 		o := trainOpts()
 		o.Model, o.Hidden = tc.kind, 4
-		if tc.schema.Task == data.Regression { // income is the label: no feature bounds for it
+		if tc.schema.Task == data.Regression { // income is the label: public label bounds, no feature bounds
 			o.Encode.Bounds = map[string]data.Range{"age": {Lo: 20, Hi: 80}}
+			o.Encode.LabelBounds = &data.Range{Lo: 0, Hi: 120}
 		}
 		f, err := Train(context.Background(), df, tc.schema, o)
 		if err != nil {
@@ -218,6 +219,28 @@ func TestTrainModelKinds(t *testing.T) {
 		if n := max(len(p.Class), len(p.Value)); n != 600 {
 			t.Errorf("%q: %d predictions", tc.kind, n)
 		}
+		// A regression predicts in the label's units: the mean prediction
+		// lies in its public range, not in the scaled [0, 1].
+		if len(p.Value) > 0 {
+			// A label scaling other than the public bounds' is refused.
+			g.Encoder.LabelShift = 50
+			if err := g.Write(&bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "LabelBounds") {
+				t.Errorf("%q: a shift of 50 under LabelBounds [0, 120] was written: %v", tc.kind, err)
+			}
+			mean := 0.0
+			for _, v := range p.Value {
+				mean += v / float64(len(p.Value))
+			}
+			if !(mean > 5 && mean < 120) {
+				t.Errorf("%q: mean prediction %v, want income's units (public range [0, 120])", tc.kind, mean)
+			}
+		}
+	}
+	// Without public label bounds a regression is refused, naming them.
+	o := trainOpts()
+	o.Encode.Bounds = map[string]data.Range{"age": {Lo: 20, Hi: 80}}
+	if _, err := Train(context.Background(), df, reg, o); err == nil || !strings.Contains(err.Error(), "--bounds income=LO:HI") {
+		t.Errorf("regression without label bounds: %v", err)
 	}
 }
 

@@ -270,8 +270,8 @@ func Load(path string) (*File, error) {
 
 // publicLabel checks that the label's encoding read nothing from the data:
 // a classifier's classes are the label's public levels, and a regression
-// label is not scaled (a release predicts it in its own units; a shift or
-// divisor would be its mean and deviation or its range).
+// label is scaled by its public EncodeOptions.LabelBounds or not at all (a
+// fitted shift or divisor would be its range or its mean and deviation).
 func publicLabel(enc *data.Encoder) error {
 	l, ok := enc.Schema.Label()
 	if !ok {
@@ -288,9 +288,11 @@ func publicLabel(enc *data.Encoder) error {
 				enc.Classes, l.Name, lv, ErrFormat)
 		}
 	case data.Regression:
-		if enc.LabelShift != 0 || enc.LabelDiv != 1 {
-			return fmt.Errorf("release: the label %q is scaled (shift %v, divisor %v): a release's label is not scaled (a scaling would be fitted on the data): %w",
-				l.Name, enc.LabelShift, enc.LabelDiv, ErrFormat)
+		b := enc.Options.LabelBounds
+		public := b != nil && enc.LabelClip && enc.LabelShift == b.Lo && enc.LabelDiv == b.Hi-b.Lo
+		if !public && (enc.LabelShift != 0 || enc.LabelDiv != 1 || enc.LabelClip) {
+			return fmt.Errorf("release: the label %q is scaled (shift %v, divisor %v) otherwise than by its public LabelBounds: "+
+				"a release's label scaling comes from public bounds, not the data: %w", l.Name, enc.LabelShift, enc.LabelDiv, ErrFormat)
 		}
 	}
 	return nil

@@ -19,7 +19,8 @@ type Predictions struct {
 	// Class is each row's most probable class (classification; the first
 	// of equal ones).
 	Class []string
-	// Value is each row's prediction (regression).
+	// Value is each row's prediction (regression), in the label's units
+	// (a public LabelBounds scaling undone).
 	Value []float64
 }
 
@@ -126,7 +127,8 @@ func (f *File) run(p *predictor, enc *data.Encoded) *Predictions {
 		y := vals[i*k : (i+1)*k : (i+1)*k]
 		p.predict(enc.X[i*enc.D:(i+1)*enc.D], y)
 		if !classify {
-			out.Value = append(out.Value, y[0])
+			// Back to the label's units (a public LabelBounds scaling).
+			out.Value = append(out.Value, y[0]*f.Encoder.LabelDiv+f.Encoder.LabelShift)
 			continue
 		}
 		out.Probs = append(out.Probs, y)

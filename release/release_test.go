@@ -274,7 +274,8 @@ func TestValidate(t *testing.T) {
 		"another run's certificate": func(f *File) {
 			f.Certificate = certificate(t, DP, accounting.RelationAddRemove, true)
 		},
-		"private classes": func(f *File) { f.Encoder.Classes = []string{"yes", "no"} },
+		"private classes":     func(f *File) { f.Encoder.Classes = []string{"yes", "no"} },
+		"clipped class label": func(f *File) { f.Encoder.LabelClip = true },
 		"too many levels": func(f *File) {
 			lv := make([]string, MaxLevels)
 			for i := range lv {

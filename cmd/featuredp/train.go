@@ -41,7 +41,9 @@ certificate then says "not a private release". Every column needs a role
 default. Nothing is fitted on the private data: a feature with public
 --levels is categorical, one with public --bounds continuous (the error
 names each feature with neither); a label with --levels is a class label
-(classification), one without a number (regression). The file is streamed
+(classification), one with --bounds a number (regression), clipped to its
+public bounds and scaled to [0, 1] for training; predict gives values in
+its units. The file is streamed
 into the design matrix (no size cap: memory is about three times the
 encoded matrix). Defaults are constants, not
 functions of the data: q = 0.01, 5 epochs (T = 500 steps), C = 1, lr = 0.5.
@@ -299,9 +301,14 @@ func (f *trainFlags) roles(header []string) (map[string]string, error) {
 
 // options maps the flags to dpnb.TrainOptions.
 func (f *trainFlags) options() (dpnb.TrainOptions, error) {
+	bounds := maps.Clone(map[string]data.Range(f.bounds))
 	o := dpnb.TrainOptions{Model: f.model, Hidden: f.hidden, Rows: f.rows, Epsilon: f.eps, Delta: f.delta,
 		SampleRate: f.rate, Epochs: f.epochs, Clip: f.clip, LR: f.lr, Reproducible: f.reproducible, Seed: f.seed, Ball: f.ball.m,
-		Encode: data.EncodeOptions{Scale: data.MinMax, Bounds: map[string]data.Range(f.bounds)}}
+		Encode: data.EncodeOptions{Scale: data.MinMax, Bounds: bounds}}
+	if b, ok := bounds[f.label]; ok { // a regression label's public range
+		o.Encode.LabelBounds = &b
+		delete(bounds, f.label)
+	}
 	switch f.notion {
 	case "fdp":
 		o.Notion = release.FeatureDP
