@@ -167,6 +167,9 @@ func checkLevelsOption(schema Schema, levels map[string][]string) []error {
 				errs = append(errs, fmt.Errorf("Levels[%q] repeats level %q", name, l))
 			}
 			seen[l] = true
+			if alwaysMissing(l) {
+				errs = append(errs, fmt.Errorf("Levels[%q] lists %q, which every reader takes for a missing value: rename it", name, l))
+			}
 		}
 	}
 	return errs

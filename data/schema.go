@@ -311,8 +311,23 @@ func levelsErrors(c Column) []error {
 			errs = append(errs, fmt.Errorf("data: column %q declares level %q twice: %w", c.Name, l, ErrSchema))
 		}
 		lv[l] = true
+		if alwaysMissing(l) {
+			errs = append(errs, fmt.Errorf("data: column %q declares level %q, which every reader takes for a missing value (IsMissing, DropMissing): rename it: %w", c.Name, l, ErrSchema))
+		}
 	}
 	return errs
+}
+
+// alwaysMissing reports whether a level is one that IsMissing reads as
+// missing whatever the CSV options ("", "?" and "NaN", spaces trimmed); "NA"
+// and other markers are missing only as CSVOptions.Missing says, and a
+// declared level equal to one of them is that level.
+func alwaysMissing(level string) bool {
+	switch strings.TrimSpace(level) {
+	case "", "?", "NaN":
+		return true
+	}
+	return false
 }
 
 // columnSetErrors compares the schema's columns (seen) with the
@@ -412,9 +427,6 @@ func checkValues(s series.Series, c Column) error {
 	}
 	n := s.Len()
 	for i := 0; i < n; i++ {
-		if levels != nil && isDeclaredLevel(s, i, levels) {
-			continue // a declared level, even one that looks missing ("?")
-		}
 		if IsMissing(s, i) {
 			nMissing++
 			if firstMissing < 0 {
@@ -452,16 +464,6 @@ func checkValues(s series.Series, c Column) error {
 			c.Name, nLevel, strings.Join(c.Levels, ", "), firstLevel, levelValue, ErrUnknownLevel))
 	}
 	return errors.Join(errs...)
-}
-
-// isDeclaredLevel reports whether element i of s is present (not gota's NA)
-// and one of levels, "NaN" excepted (gota's text of a missing string).
-func isDeclaredLevel(s series.Series, i int, levels map[string]bool) bool {
-	if s.Elem(i).IsNA() {
-		return false
-	}
-	v := LevelAt(s, i)
-	return v != "NaN" && levels[v]
 }
 
 // missingLevelHint names a declared level of c that ReadCSV reads as

@@ -150,12 +150,13 @@ func TestEncodeCSVErrors(t *testing.T) {
 }
 
 // A declared level or class that is also a missing-value marker ("NA" for
-// North America, "?" for unknown) is that level on the streaming path and
-// in Schema.Validate; the same marker elsewhere stays missing, and the
+// North America) is that level on the streaming path and in
+// Schema.Validate; the same marker elsewhere stays missing, and the
 // DataFrame read with the default markers gets an error naming the fix.
+// A level every reader takes for missing ("", "?", "NaN") is refused.
 func TestDeclaredLevelMissingMarker(t *testing.T) {
 	schema := Schema{Task: Classification, Columns: []Column{
-		{Name: "continent", Role: Public, Kind: Categorical, Levels: []string{"EU", "NA", "?"}},
+		{Name: "continent", Role: Public, Kind: Categorical, Levels: []string{"EU", "NA", "AS"}},
 		{Name: "income", Role: Sensitive, Kind: Continuous},
 		{Name: "y", Role: Label, Kind: Categorical, Levels: []string{"no", "NA"}},
 	}}
@@ -164,12 +165,12 @@ func TestDeclaredLevelMissingMarker(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	text := "continent,income,y\nEU,1,no\nNA,2,NA\n?,3,no\n"
+	text := "continent,income,y\nEU,1,no\nNA,2,NA\nAS,3,no\n"
 	got, err := enc.EncodeCSV(strings.NewReader(text), CSVOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	// One-hot EU, NA, ?; income/10; class index.
+	// One-hot EU, NA, AS; income/10; class index.
 	want := []float64{1, 0, 0, 0.1, 0, 1, 0, 0.2, 0, 0, 1, 0.3}
 	if !slices.Equal(got.X, want) || !slices.Equal(got.Y, []float64{0, 1, 0}) {
 		t.Errorf("X %v Y %v, want %v [0 1 0]", got.X, got.Y, want)
@@ -185,7 +186,7 @@ func TestDeclaredLevelMissingMarker(t *testing.T) {
 	}
 	// The DataFrame path: with the default markers "NA" is missing, and the
 	// error says how to read it as the level; without "NA" among the
-	// markers it is the level, and a declared "?" is accepted either way.
+	// markers it is the level.
 	df, err := ReadCSV(strings.NewReader(text), CSVOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -206,6 +207,18 @@ func TestDeclaredLevelMissingMarker(t *testing.T) {
 	}
 	if !slices.Equal(fromDF.X, want) || !slices.Equal(fromDF.Y, got.Y) {
 		t.Errorf("Transform X %v Y %v, want EncodeCSV's", fromDF.X, fromDF.Y)
+	}
+	for _, l := range []string{"?", "NaN", " "} {
+		s := schema.Clone()
+		s.Columns[0].Levels = []string{"EU", l}
+		if _, err := NewPublicEncoder(s, opts); err == nil || !strings.Contains(err.Error(), "takes for a missing value") {
+			t.Errorf("declared level %q: %v", l, err)
+		}
+		o := opts
+		o.Levels = map[string][]string{"continent": {"EU", l}}
+		if _, err := NewPublicEncoder(schema, o); err == nil || !strings.Contains(err.Error(), "takes for a missing value") {
+			t.Errorf("option level %q: %v", l, err)
+		}
 	}
 }
 

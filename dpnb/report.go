@@ -26,9 +26,10 @@ import (
 type ReportOptions struct {
 	// Eps is the budget ε every notion is read at [1]; Delta is δ [1e-5].
 	Eps, Delta float64
-	// Ball is the prior mass of the best guess of a sensitive column for
-	// feature DP's attribute-inference bound (Thm 4) [1/levels for a
-	// categorical column; a continuous column without one gets no bound].
+	// Ball is the prior mass of the best guess of a sensitive column given
+	// the record's public columns and label, for feature DP's
+	// attribute-inference bound (Thm 4): public knowledge you state, at
+	// least 1/levels [none: the column gets no bound; no prior is assumed].
 	Ball map[string]float64
 	// Levels are the BCDP levels δ_i demanded for sensitive columns (none:
 	// no BCDP rows); Q is the public correlation bound of Assumption 1 [0].
@@ -41,10 +42,10 @@ type ReportOptions struct {
 	Pipeline *ReportPipeline
 	// ObservedLevels names the categorical columns whose schema Levels the
 	// caller took from df itself rather than from a public domain (the
-	// command line's --levels-from-data). The levels enter feature DP's
-	// uniform-prior bound (Ball = 1/levels) and CorrDP's TV estimate, so
-	// the report lists these columns among what it read from the private
-	// data (PrivacyReportResult.FromData).
+	// command line's --levels-from-data). The levels enter CorrDP's TV
+	// estimate and the lower limit 1/levels of a given Ball, so the report
+	// lists these columns among what it read from the private data
+	// (PrivacyReportResult.FromData).
 	ObservedLevels []string
 }
 
@@ -412,7 +413,7 @@ var ReportLegend = []struct{ Heading, Fields, Meaning string }{
 	{"CorrDP TV (UCB)", "`corrdp_tv`, `corrdp_tv_ucb`, `corrdp_leaks`", "for a public column, the total-variation distance between its distributions given different sensitive values (plug-in estimate from the data, and its upper confidence bound TV~); **leaks** when TV~ ≥ 0.99 and the plug-in TV ≥ 0.9 (a bound near 1 from a small sample alone is not a leak): the column reveals the sensitive ones about as much as they reveal themselves"},
 	{"CorrDP weight", "`corrdp_weight`", "the share of the sensitive columns' noise CorrDP gives the column's coordinates (1 sensitive, TV~ public, 0 label)"},
 	{"CorrDP ε of a change (honest / claimed)", "`corrdp_honest_eps`, `corrdp_claimed_eps`", "honest: the ε that a change of this column alone really costs under one full-batch step of CorrDP's noise at budget ε on the gradient of the GLMs CorrDP trains (its zCDP loss under replace-one, read on the privacy ledger): a change of any column moves every coordinate of a GLM's gradient, so the least-noised coordinate bounds every column alike, and a public column with a small TV~ weakens the protection of all of them; claimed: what CorrDP's guarantee promises for it (ε for a sensitive column, ε/TV for a public one); honest ≤ claimed means the promise holds for that one step (the noise of CorrDP's paper mode, clip norm C = 1, n rows; T steps compose: `featuredp epsilon` gives the run's ε), a small honest value means the column gets far more protection than promised"},
-	{"feature DP", "`fdp_protected`, `fdp_attribute_bound`, `fdp_note`", "whether feature DP protects the column (sensitive: yes; public: known to the adversary), and the bound min(1, e^ε·Ball + δ) on any adversary's chance of guessing it from the model (Thm 4), with the prior mass Ball it used (--ball, or 1/levels for a categorical column)"},
+	{"feature DP", "`fdp_protected`, `fdp_attribute_bound`, `fdp_note`", "whether feature DP protects the column (sensitive: yes; public: known to the adversary), and the bound min(1, e^ε·Ball + δ) on any adversary's chance of guessing it from the model (Thm 4), with the prior mass Ball you gave (--ball: the best guess given the public columns and label; without it no bound, as no prior is assumed)"},
 	{"BCDP δ_i → c_i", "`bcdp_level`, `bcdp_allocation`", "the demanded BCDP level δ_i of a sensitive column (--bcdp-level; public columns: no demand) and the per-coordinate budget c_i Theorem 2 allocates; — without levels"},
 	{"(pipeline)", "`preprocessing`", "the planned pre-processing steps that touch the column (--pipeline)"},
 	{"(first line)", "`read_from_private_data`", "what the report computed from the private data for the column (not differentially private)"},

@@ -105,6 +105,9 @@ func (r *PrivacyReportResult) pipeline(df dataframe.DataFrame, schema data.Schem
 			r.Notes = append(r.Notes, fmt.Sprintf("Column %s has values outside its public bounds [%g, %g]: the planned min–max scaling clips them "+
 				"to the bounds (as featuredp train does; the clipping depends on the bounds alone), which the pipeline's ε assumes. "+
 				"Widen the bounds if the clipped values matter.", c.Name, b.Lo, b.Hi))
+			if row := r.col(c.Name); row != nil {
+				row.FromData = append(row.FromData, "values outside the public bounds")
+			}
 		}
 		if row := r.col(c.Name); row != nil && !public {
 			lo, hi := unknownDomain(1)

@@ -351,6 +351,9 @@ func TestPrivacyReportEdges(t *testing.T) {
 		slices.ContainsFunc(r.Notes, func(n string) bool { return strings.Contains(n, "income has values outside") }) {
 		t.Errorf("age beyond its bounds: notes %q", r.Notes)
 	}
+	if !slices.Contains(r.col("age").FromData, "values outside the public bounds") {
+		t.Errorf("age's FromData %q does not list the clipping fact", r.col("age").FromData)
+	}
 	for _, n := range []int{0, 1} {
 		idx := make([]int, n)
 		if _, err := PrivacyReport(context.Background(), df.Subset(idx), schema, ReportOptions{}); err == nil || !strings.Contains(err.Error(), "at least 2 records") {

@@ -44,7 +44,11 @@ type TrainOptions struct {
 	// most MaxTrainSteps.
 	SampleRate, Epochs float64
 	// Clip is the per-example clip norm C [1]; LR the SGD learning rate
-	// [0.5].
+	// [0.5; 1/B for linear regression, B = features + 1 bounding ‖x‖² of an
+	// encoded row with its intercept (every value in [0, 1], one per
+	// feature). Under feature DP a linear regression's LR must be below
+	// 2/B: Algorithm 1's public gradient is not clipped, and least squares
+	// diverges with steps above 2/λmax, λmax ≤ B].
 	Clip, LR float64
 	// Encode are the encoding options: every continuous feature needs
 	// public Bounds (MinMax, the default scaling here) and every
@@ -164,10 +168,11 @@ func trainEncoded(ctx context.Context, enc *data.Encoder, x *data.Encoded, o Tra
 // it T would overflow int instead of failing).
 const MaxTrainSteps = 100_000_000
 
-// MaxTrainParams caps the parameters of a trained MLP (2^26: half a GiB a
-// copy, and training holds several), so that a large Hidden is an error
-// rather than an out-of-memory crash.
-const MaxTrainParams = 1 << 26
+// MaxTrainParams caps the parameters of a trained MLP (2^23, 64 MiB a
+// copy): a large Hidden is an error rather than an out-of-memory crash,
+// and the model file stays under release.MaxFileBytes (about 22 bytes of
+// JSON a parameter).
+const MaxTrainParams = 1 << 23
 
 // MaxTrainRows caps TrainOptions.Rows (2^40).
 const MaxTrainRows = 1 << 40
@@ -190,6 +195,7 @@ func (opts TrainOptions) withDefaults(schema data.Schema) (TrainOptions, error) 
 	def(&o.SampleRate, 0.01)
 	def(&o.Epochs, 5)
 	def(&o.Clip, 1)
+	lrGiven := o.LR != 0
 	def(&o.LR, 0.5)
 	if err := valid.First(valid.Open01("Delta", o.Delta), valid.Unit("SampleRate", o.SampleRate)); err != nil {
 		return o, err
@@ -232,7 +238,36 @@ func (opts TrainOptions) withDefaults(schema data.Schema) (TrainOptions, error) 
 	if err := o.checkBall(schema); err != nil {
 		return o, err
 	}
-	return o, o.pickModel(schema)
+	if err := o.pickModel(schema); err != nil {
+		return o, err
+	}
+	return o, o.linearStep(schema, lrGiven)
+}
+
+// linearStep sets the default learning rate of a linear regression to 1/B
+// and refuses, under feature DP, one of 2/B or more: B = features + 1
+// bounds the squared norm of an encoded row with its intercept (every
+// value in [0, 1], one per feature, a one-hot group holding one 1), hence
+// the largest eigenvalue λmax of the least-squares Hessian E[x xᵀ], and
+// gradient steps on a quadratic diverge above 2/λmax — Algorithm 1's
+// public gradient is not clipped, so nothing else stops them (a default
+// run on insurance.csv reached |θ| ≈ 1e33). B depends on the schema alone.
+func (o *TrainOptions) linearStep(schema data.Schema, lrGiven bool) error {
+	if o.Model != release.KindLinear {
+		return nil
+	}
+	b := float64(len(schema.Features()) + 1)
+	if o.Encode.Intercept {
+		b++ // the encoder's constant column, besides the model's intercept
+	}
+	switch {
+	case !lrGiven:
+		o.LR = 1 / b
+	case o.Notion == release.FeatureDP && o.LR >= 2/b:
+		return fmt.Errorf("LR = %v: a linear regression under feature DP needs LR < 2/B = %.4g (B = %g, the features and the intercept, bounds ‖x‖²; "+
+			"Algorithm 1's public gradient is not clipped, and larger steps diverge); the default is 1/B = %.4g", o.LR, 2/b, b, 1/b)
+	}
+	return nil
 }
 
 // checkBall checks that Ball names protected features (the sensitive

@@ -18,7 +18,9 @@ import (
 // ReleaseCheck is what a release costs in accuracy: the test metric of the
 // private model beside the same model trained without privacy and on the
 // public columns alone, with the same encoding, steps and batch size.
-// Metric is "accuracy" (classification) or "mse" (regression).
+// Metric is "accuracy" (classification) or "mse" (regression: in the
+// label's units, of Predict's values against the test labels as they are,
+// not clipped to the public bounds).
 //
 // The baselines and every number here are computed on the private data
 // without any privacy: they are for your own decision, not for
@@ -55,10 +57,20 @@ func CheckRelease(ctx context.Context, train, test dataframe.DataFrame, schema d
 		return nil, err
 	}
 	c := &ReleaseCheck{Model: f, Metric: "accuracy"}
+	var yRaw []float64
 	if schema.Task == data.Regression {
 		c.Metric = "mse"
+		if yRaw, err = rawLabels(test, schema); err != nil {
+			return nil, fmt.Errorf("dpnb: CheckRelease: test: %w", err)
+		}
 	}
-	if c.Private, err = c.score(run.setup.Model, f.Model.Theta, testData); err != nil {
+	score := func(m models.Model, theta []float64) (float64, error) {
+		if yRaw != nil {
+			return unitsMSE(f, theta, test, yRaw)
+		}
+		return c.score(m, theta, testData)
+	}
+	if c.Private, err = score(run.setup.Model, f.Model.Theta); err != nil {
 		return nil, err
 	}
 	base := run.setup
@@ -71,7 +83,7 @@ func CheckRelease(ctx context.Context, train, test dataframe.DataFrame, schema d
 		if err != nil {
 			return nil, fmt.Errorf("dpnb: CheckRelease: %s baseline: %w", b.method, err)
 		}
-		if *b.out, err = c.score(base.Model, res.Theta, testData); err != nil {
+		if *b.out, err = score(base.Model, res.Theta); err != nil {
 			return nil, err
 		}
 	}
@@ -89,6 +101,43 @@ func (c *ReleaseCheck) score(m models.Model, theta []float64, d *design.Data) (f
 		return met.MSE, nil
 	}
 	return met.Accuracy, nil
+}
+
+// rawLabels reads the regression label of df in its own units (not
+// clipped to the public bounds): what a test error is measured against.
+func rawLabels(df dataframe.DataFrame, schema data.Schema) ([]float64, error) {
+	l, _ := schema.Label()
+	s := df.Col(l.Name)
+	if s.Err != nil {
+		return nil, s.Err
+	}
+	y := make([]float64, s.Len())
+	for i := range y {
+		v, err := data.NumericAt(s, i)
+		if err != nil {
+			return nil, fmt.Errorf("label %q, row %d: %w", l.Name, i, err)
+		}
+		y[i] = v
+	}
+	return y, nil
+}
+
+// unitsMSE is the mean squared error, in the label's units, of the model
+// file f with parameters theta on df's rows against y: the predictions a
+// user of the file gets (Predict), not the scaled values of training.
+func unitsMSE(f *release.File, theta []float64, df dataframe.DataFrame, y []float64) (float64, error) {
+	g := *f
+	g.Model.Theta = theta
+	p, err := g.Predict(df)
+	if err != nil {
+		return 0, fmt.Errorf("dpnb: CheckRelease: %w", err)
+	}
+	s := 0.0
+	for i, v := range p.Value {
+		d := v - y[i]
+		s += d * d
+	}
+	return s / float64(len(y)), nil
 }
 
 // allRows is 0..n−1.

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -236,11 +237,64 @@ func TestTrainModelKinds(t *testing.T) {
 			}
 		}
 	}
-	// Without public label bounds a regression is refused, naming them.
+	// Under feature DP a linear regression's step stays below 2/B (B = 3
+	// features + intercept here): Algorithm 1's public gradient is not
+	// clipped, and least squares diverges above it.
 	o := trainOpts()
+	o.Encode.Bounds = map[string]data.Range{"age": {Lo: 20, Hi: 80}}
+	o.Encode.LabelBounds = &data.Range{Lo: 0, Hi: 120}
+	o.LR = 0.5
+	if _, err := Train(context.Background(), df, reg, o); err == nil || !strings.Contains(err.Error(), "LR < 2/B = 0.5") {
+		t.Errorf("LR 0.5 for a linear regression with B = 4: %v", err)
+	}
+	// Without public label bounds a regression is refused, naming them.
+	o = trainOpts()
 	o.Encode.Bounds = map[string]data.Range{"age": {Lo: 20, Hi: 80}}
 	if _, err := Train(context.Background(), df, reg, o); err == nil || !strings.Contains(err.Error(), "--bounds income=LO:HI") {
 		t.Errorf("regression without label bounds: %v", err)
+	}
+}
+
+// CheckRelease on a regression reports the MSE of Predict's values (the
+// label's units) against the raw test labels, one beyond the public
+// bounds included.
+func TestCheckReleaseRegressionUnits(t *testing.T) {
+	df, schema := corrdpUserFrame(600)
+	reg := schema.Clone()
+	for i, c := range reg.Columns {
+		switch c.Name {
+		case "income":
+			reg.Columns[i].Role = data.Label
+		case "y":
+			reg.Columns[i].Role = data.Ignore
+		}
+	}
+	reg.Task = data.Regression
+	o := trainOpts()
+	o.Encode.Bounds = map[string]data.Range{"age": {Lo: 20, Hi: 80}}
+	o.Encode.LabelBounds = &data.Range{Lo: 0, Hi: 60} // some incomes lie above
+	train, test := df.Subset(allRows(400)), df.Subset(func() []int {
+		idx := make([]int, 200)
+		for i := range idx {
+			idx[i] = 400 + i
+		}
+		return idx
+	}())
+	c, err := CheckRelease(context.Background(), train, test, reg, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := c.Model.Predict(test)
+	if err != nil {
+		t.Fatal(err)
+	}
+	y := test.Col("income").Float()
+	want := 0.0
+	for i, v := range p.Value {
+		want += (v - y[i]) * (v - y[i]) / float64(len(y))
+	}
+	if c.Metric != "mse" || math.Abs(c.Private-want) > 1e-9*want || !(c.NonPrivate > 0) || !(c.PublicOnly > 0) {
+		t.Errorf("check %+v, want private MSE %v (label units, raw labels)", c, want)
 	}
 }
 
@@ -377,5 +431,52 @@ func TestTrainSmallEpsilon(t *testing.T) {
 	c := f.Certificate
 	if !(c.Epsilon <= 0.05) || !(c.Epsilon > 0.049) || c.Accounting.Order <= 63 {
 		t.Errorf("ε = %v at order %v, want ≤ 0.05 (tight) at an order above Opacus' 63", c.Epsilon, c.Accounting.Order)
+	}
+}
+
+// On insurance.csv (label charges, public bounds, every default) feature
+// DP's linear regression stays finite and predicts in dollars: the
+// default step 1/B keeps Algorithm 1's unclipped public gradient stable
+// (lr 0.5 reached |θ| ≈ 1e33, predictions ≈ −2e39).
+func TestTrainInsuranceRegression(t *testing.T) {
+	dir := os.Getenv("FEATUREDP_DATA")
+	fh, err := os.Open(filepath.Join(dir, "insurance.csv"))
+	if dir == "" || err != nil {
+		t.Skipf("insurance.csv not available (set FEATUREDP_DATA): %v", err)
+	}
+	defer fh.Close()
+	df, err := data.ReadCSV(fh, data.CSVOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema := data.Schema{Task: data.Regression, Columns: []data.Column{
+		{Name: "age", Role: data.Public}, {Name: "sex", Role: data.Public, Kind: data.Categorical, Levels: []string{"female", "male"}},
+		{Name: "bmi", Role: data.Public}, {Name: "children", Role: data.Public},
+		{Name: "smoker", Role: data.Sensitive, Kind: data.Categorical, Levels: []string{"no", "yes"}},
+		{Name: "region", Role: data.Public, Kind: data.Categorical, Levels: []string{"northeast", "northwest", "southeast", "southwest"}},
+		{Name: "charges", Role: data.Label},
+	}}
+	o := TrainOptions{Epsilon: 2, Reproducible: true, Seed: 1, Encode: data.EncodeOptions{
+		Bounds:      map[string]data.Range{"age": {Lo: 18, Hi: 64}, "bmi": {Lo: 15, Hi: 55}, "children": {Lo: 0, Hi: 5}},
+		LabelBounds: &data.Range{Lo: 0, Hi: 70000}}}
+	f, err := Train(context.Background(), df, schema, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for j, v := range f.Model.Theta {
+		if !(math.Abs(v) < 100) {
+			t.Fatalf("θ[%d] = %v: diverged", j, v)
+		}
+	}
+	p, err := f.Predict(df)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mean := 0.0
+	for _, v := range p.Value {
+		mean += v / float64(len(p.Value))
+	}
+	if !(mean > 1000 && mean < 70000) {
+		t.Errorf("mean prediction %v: want dollars within the public range", mean)
 	}
 }

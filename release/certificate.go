@@ -11,8 +11,12 @@ import (
 	"github.com/featuredp/featuredp/experiments"
 )
 
-// CertificateVersion is the version of the certificate's JSON layout.
-const CertificateVersion = 1
+// CertificateVersion is the version of the certificate's JSON layout and
+// meaning. Version 2: under feature DP the statement names the label as
+// known to the simulator, a DP certificate records the public row count
+// that scaled the update (training.rows), and no attribute-inference bound
+// assumes a prior. A version-1 file is refused (train it again).
+const CertificateVersion = 2
 
 // Notion names the privacy notion a model was trained under.
 type Notion string

@@ -31,7 +31,8 @@ func (c *Certificate) check(enc *data.Encoder) error {
 	rels, ok := notionRelations[c.Notion]
 	switch {
 	case c.Version != CertificateVersion:
-		return bad("has version %d, this build reads %d", c.Version, CertificateVersion)
+		return bad("has version %d, this build reads %d (a version-1 certificate could assume a prior for its attribute-inference bounds "+
+			"and, under DP, scale the update by the private row count: train the model again)", c.Version, CertificateVersion)
 	case !ok:
 		return bad("names unknown notion %q", c.Notion)
 	case !slices.ContainsFunc(rels, func(r accounting.Relation) bool { return r.String() == c.Relation }):

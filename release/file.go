@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"slices"
+	"unicode/utf8"
 
 	"github.com/featuredp/featuredp/data"
 	"github.com/featuredp/featuredp/internal/safefile"
@@ -33,13 +34,52 @@ const MaxFileBytes = 256 << 20
 // (a duplicate check and the column names would cost gigabytes).
 const MaxLevels = 1 << 20
 
-// countLevels is the number of levels and classes enc lists.
+// countLevels is the number of levels and classes enc lists anywhere: its
+// features, classes, schema columns and options.
 func countLevels(enc *data.Encoder) int {
 	n := len(enc.Classes)
 	for _, fe := range enc.Features {
 		n += len(fe.Levels)
 	}
+	for _, c := range enc.Schema.Columns {
+		n += len(c.Levels)
+	}
+	for _, lv := range enc.Options.Levels {
+		n += len(lv)
+	}
 	return n
+}
+
+// validText refuses a column name, level or class that is not valid UTF-8:
+// JSON would write it with U+FFFD in place of the bad bytes, so the file
+// would not read back as written.
+func validText(enc *data.Encoder) error {
+	bad := func(what, s string) error {
+		return fmt.Errorf("release: %s %q is not valid UTF-8 (JSON cannot hold it as it is): rename it: %w", what, s, ErrFormat)
+	}
+	for _, c := range enc.Schema.Columns {
+		if !utf8.ValidString(c.Name) {
+			return bad("column name", c.Name)
+		}
+		for _, l := range c.Levels {
+			if !utf8.ValidString(l) {
+				return bad("level of "+c.Name, l)
+			}
+		}
+	}
+	for _, fe := range enc.Features {
+		for _, l := range fe.Levels {
+			if !utf8.ValidString(l) {
+				return bad("level of "+fe.Column.Name, l)
+			}
+		}
+	}
+	for _, c := range enc.Classes {
+		if !utf8.ValidString(c) {
+			return bad("class", c)
+		}
+	}
+	return nil
 }
 
 // maxRead is MaxFileBytes (a variable so that a test can lower it).
@@ -108,6 +148,9 @@ func (f *File) predictor() (*predictor, error) {
 	}
 	if n := countLevels(f.Encoder); n > MaxLevels {
 		return nil, fmt.Errorf("release: the encoder lists %d levels and classes, more than MaxLevels = %d: %w", n, MaxLevels, ErrFormat)
+	}
+	if err := validText(f.Encoder); err != nil {
+		return nil, err
 	}
 	if err := f.Encoder.Validate(); err != nil {
 		return nil, fmt.Errorf("release: the model file's encoder: %w (%w)", err, ErrFormat)

@@ -26,7 +26,11 @@ func (c *Certificate) Markdown() string {
 	row("randomness", c.Randomness)
 	row("private release", fmt.Sprint(c.PrivateRelease))
 	t := c.Training
-	row("training", fmt.Sprintf("%s; %s sampling q = %.6g, %d steps, noise multiplier %.6g, clip norm %.6g", t.Model, t.Sampling, t.SampleRate, t.Steps, t.NoiseMultiplier, t.ClipNorm))
+	tr := fmt.Sprintf("%s; %s sampling q = %.6g, %d steps, noise multiplier %.6g, clip norm %.6g", t.Model, t.Sampling, t.SampleRate, t.Steps, t.NoiseMultiplier, t.ClipNorm)
+	if t.Rows > 0 {
+		tr += fmt.Sprintf("; update scaled by q·%d (a public row count)", t.Rows)
+	}
+	row("training", tr)
 	a := c.Accounting
 	route := a.Route
 	if a.Order > 0 {

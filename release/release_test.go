@@ -257,7 +257,7 @@ func TestValidate(t *testing.T) {
 		"encoder level twice":     func(f *File) { f.Encoder.Features[0].Levels = []string{"f", "f"} },
 		"encoder without classes": func(f *File) { f.Encoder.Classes = nil },
 		// A certificate that does not fit the model or its own fields.
-		"certificate version":      func(f *File) { f.Certificate.Version = 2 },
+		"certificate version 1":    func(f *File) { f.Certificate.Version = 1 },
 		"certificate notion":       func(f *File) { f.Certificate.Notion = "ldp" },
 		"certificate relation":     func(f *File) { f.Certificate.Relation = accounting.RelationAddRemove.String() },
 		"ε above target":           func(f *File) { f.Certificate.Epsilon = 2.5 },
@@ -276,13 +276,11 @@ func TestValidate(t *testing.T) {
 		},
 		"private classes":     func(f *File) { f.Encoder.Classes = []string{"yes", "no"} },
 		"clipped class label": func(f *File) { f.Encoder.LabelClip = true },
-		"too many levels": func(f *File) {
-			lv := make([]string, MaxLevels)
-			for i := range lv {
-				lv[i] = strconv.Itoa(i)
-			}
-			f.Encoder.Features[0].Levels = lv
+		"level not UTF-8": func(f *File) {
+			f.Encoder.Features[0].Levels[0] = "f\xff"
+			f.Encoder.Schema.Columns[0].Levels[0] = "f\xff"
 		},
+
 		"scaled regression label": func(f *File) {
 			f.Encoder.Schema.Task, f.Encoder.Classes, f.Encoder.LabelShift, f.Encoder.LabelDiv = data.Regression, nil, 41.5, 12
 		},
@@ -304,6 +302,26 @@ func TestValidate(t *testing.T) {
 		}
 		if _, err := f.Predict(frame([]string{"f"}, []float64{30}, nil)); err == nil {
 			t.Errorf("%s: predicted", name)
+		}
+	}
+}
+
+// More than MaxLevels levels anywhere in the encoder (features, schema,
+// options) are refused, naming the cap, before anything else is checked.
+func TestMaxLevels(t *testing.T) {
+	lv := make([]string, MaxLevels)
+	for i := range lv {
+		lv[i] = strconv.Itoa(i)
+	}
+	for name, edit := range map[string]func(*File){
+		"feature levels": func(f *File) { f.Encoder.Features[0].Levels = lv },
+		"schema levels":  func(f *File) { f.Encoder.Schema.Columns[0].Levels = lv },
+		"option levels":  func(f *File) { f.Encoder.Options.Levels = map[string][]string{"sex": lv} },
+	} {
+		f := modelFile(t)
+		edit(f)
+		if err := f.Validate(); !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "MaxLevels") {
+			t.Errorf("%s: %v", name, err)
 		}
 	}
 }

@@ -46,7 +46,9 @@ public bounds and scaled to [0, 1] for training; predict gives values in
 its units. The file is streamed
 into the design matrix (no size cap: memory is about three times the
 encoded matrix). Defaults are constants, not
-functions of the data: q = 0.01, 5 epochs (T = 500 steps), C = 1, lr = 0.5.
+functions of the data: q = 0.01, 5 epochs (T = 500 steps), C = 1, lr = 0.5
+(1/B for a linear regression, B = features + 1, which bounds the squared
+norm of an encoded row: larger steps on least squares diverge).
 Under --notion dp the update is scaled by q·--rows, a public row count you
 give (the actual count is private under add/remove); feature DP uses the
 actual count, which its simulator sees, unless --rows is given.
@@ -92,7 +94,7 @@ func newTrainFlags(fs *flag.FlagSet) *trainFlags {
 	fs.Float64Var(&f.rate, "sample-rate", 0.01, "Poisson sampling rate q in (0, 1]")
 	fs.Float64Var(&f.epochs, "epochs", 5, "expected passes over the data (T = epochs/q steps)")
 	fs.Float64Var(&f.clip, "clip", 1, "per-example clip norm C > 0")
-	fs.Float64Var(&f.lr, "lr", 0.5, "SGD learning rate > 0")
+	fs.Float64Var(&f.lr, "lr", 0, "SGD learning rate > 0 (default 0.5; 1/B for a linear regression, B = features + 1, and under feature DP below 2/B)")
 	fs.IntVar(&f.hidden, "hidden", 32, "hidden units of the mlp")
 	fs.IntVar(&f.rows, "rows", 0, "a public number `N` of training rows (the dataset's documented size, or a round figure you may publish): the update is scaled by q·N; required with --notion dp, whose guarantee does not cover the actual count")
 	fs.StringVar(&f.orders, "orders", "dp_accounting", "RDP order `GRID` of the calibration and the ledger: dp_accounting, opacus, tfp or a comma-separated list")
@@ -319,6 +321,9 @@ func (f *trainFlags) options() (dpnb.TrainOptions, error) {
 		name string
 		v    float64
 	}{{"--sample-rate", f.rate}, {"--epochs", f.epochs}, {"--clip", f.clip}, {"--lr", f.lr}} {
+		if c.name == "--lr" && c.v == 0 {
+			continue // the default for the model
+		}
 		if !(c.v > 0) || math.IsInf(c.v, 0) {
 			return o, fmt.Errorf("%s %v: want a finite value > 0", c.name, c.v)
 		}
