@@ -46,9 +46,10 @@ type TrainOptions struct {
 	// Clip is the per-example clip norm C [1]; LR the SGD learning rate
 	// [0.5; 1/B for linear regression, B = features + 1 bounding ‖x‖² of an
 	// encoded row with its intercept (every value in [0, 1], one per
-	// feature). Under feature DP a linear regression's LR must be below
-	// 2/B: Algorithm 1's public gradient is not clipped, and least squares
-	// diverges with steps above 2/λmax, λmax ≤ B].
+	// feature), and 1/(Hidden + 1) for an MLP regression. Under feature DP
+	// a linear regression's LR must be below 2/B: Algorithm 1's public
+	// gradient is not clipped, and least squares diverges with steps above
+	// 2/λmax, λmax ≤ B].
 	Clip, LR float64
 	// Encode are the encoding options: every continuous feature needs
 	// public Bounds (MinMax, the default scaling here) and every
@@ -241,18 +242,24 @@ func (opts TrainOptions) withDefaults(schema data.Schema) (TrainOptions, error) 
 	if err := o.pickModel(schema); err != nil {
 		return o, err
 	}
-	return o, o.linearStep(schema, lrGiven)
+	return o, o.regressionStep(schema, lrGiven)
 }
 
-// linearStep sets the default learning rate of a linear regression to 1/B
-// and refuses, under feature DP, one of 2/B or more: B = features + 1
+// regressionStep sets the default learning rate of a linear regression to
+// 1/B and refuses, under feature DP, one of 2/B or more: B = features + 1
 // bounds the squared norm of an encoded row with its intercept (every
 // value in [0, 1], one per feature, a one-hot group holding one 1), hence
 // the largest eigenvalue λmax of the least-squares Hessian E[x xᵀ], and
 // gradient steps on a quadratic diverge above 2/λmax — Algorithm 1's
 // public gradient is not clipped, so nothing else stops them (a default
 // run on insurance.csv reached |θ| ≈ 1e33). B depends on the schema alone.
-func (o *TrainOptions) linearStep(schema data.Schema, lrGiven bool) error {
+// An MLP regression's default is 1/(Hidden + 1), the same bound for its
+// output layer (tanh units in [−1, 1]; at 0.5 insurance.csv diverged to
+// NaN), with no refusal: its other layers have no such bound.
+func (o *TrainOptions) regressionStep(schema data.Schema, lrGiven bool) error {
+	if o.Model == release.KindMLP && schema.Task == data.Regression && !lrGiven {
+		o.LR = 1 / float64(o.Hidden+1)
+	}
 	if o.Model != release.KindLinear {
 		return nil
 	}

@@ -435,9 +435,10 @@ func TestTrainSmallEpsilon(t *testing.T) {
 }
 
 // On insurance.csv (label charges, public bounds, every default) feature
-// DP's linear regression stays finite and predicts in dollars: the
-// default step 1/B keeps Algorithm 1's unclipped public gradient stable
-// (lr 0.5 reached |θ| ≈ 1e33, predictions ≈ −2e39).
+// DP's linear and MLP regressions stay finite and predict in dollars: the
+// default steps 1/B and 1/(Hidden + 1) keep Algorithm 1's unclipped public
+// gradient stable (lr 0.5 reached |θ| ≈ 1e33, predictions ≈ −2e39, and
+// NaN for the MLP).
 func TestTrainInsuranceRegression(t *testing.T) {
 	dir := os.Getenv("FEATUREDP_DATA")
 	fh, err := os.Open(filepath.Join(dir, "insurance.csv"))
@@ -456,27 +457,29 @@ func TestTrainInsuranceRegression(t *testing.T) {
 		{Name: "region", Role: data.Public, Kind: data.Categorical, Levels: []string{"northeast", "northwest", "southeast", "southwest"}},
 		{Name: "charges", Role: data.Label},
 	}}
-	o := TrainOptions{Epsilon: 2, Reproducible: true, Seed: 1, Encode: data.EncodeOptions{
-		Bounds:      map[string]data.Range{"age": {Lo: 18, Hi: 64}, "bmi": {Lo: 15, Hi: 55}, "children": {Lo: 0, Hi: 5}},
-		LabelBounds: &data.Range{Lo: 0, Hi: 70000}}}
-	f, err := Train(context.Background(), df, schema, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for j, v := range f.Model.Theta {
-		if !(math.Abs(v) < 100) {
-			t.Fatalf("θ[%d] = %v: diverged", j, v)
+	for _, kind := range []string{release.KindLinear, release.KindMLP} {
+		o := TrainOptions{Model: kind, Epsilon: 2, Reproducible: true, Seed: 1, Encode: data.EncodeOptions{
+			Bounds:      map[string]data.Range{"age": {Lo: 18, Hi: 64}, "bmi": {Lo: 15, Hi: 55}, "children": {Lo: 0, Hi: 5}},
+			LabelBounds: &data.Range{Lo: 0, Hi: 70000}}}
+		f, err := Train(context.Background(), df, schema, o)
+		if err != nil {
+			t.Fatalf("%s: %v", kind, err)
 		}
-	}
-	p, err := f.Predict(df)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mean := 0.0
-	for _, v := range p.Value {
-		mean += v / float64(len(p.Value))
-	}
-	if !(mean > 1000 && mean < 70000) {
-		t.Errorf("mean prediction %v: want dollars within the public range", mean)
+		for j, v := range f.Model.Theta {
+			if !(math.Abs(v) < 100) {
+				t.Fatalf("%s: θ[%d] = %v: diverged", kind, j, v)
+			}
+		}
+		p, err := f.Predict(df)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mean := 0.0
+		for _, v := range p.Value {
+			mean += v / float64(len(p.Value))
+		}
+		if !(mean > 1000 && mean < 70000) {
+			t.Errorf("%s: mean prediction %v: want dollars within the public range", kind, mean)
+		}
 	}
 }
