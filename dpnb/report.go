@@ -179,6 +179,7 @@ func (r *PrivacyReportResult) statePrivateInputs() {
 		{"min–max bounds", "the min–max bounds the planned scaling takes from the data for"},
 		{"missing count", "the number of records with a missing value in"},
 		{"duplicate groups", "the largest group of identical records over"},
+		{"values outside the public bounds", "whether values lie outside the public bounds (clipped by the planned scaling) of"},
 	} {
 		if cols := byKind[k.kind]; len(cols) > 0 {
 			r.FromData = append(r.FromData, fmt.Sprintf("%s %s", k.what, data.QuoteNames(cols)))

@@ -44,12 +44,13 @@ type TrainOptions struct {
 	// most MaxTrainSteps.
 	SampleRate, Epochs float64
 	// Clip is the per-example clip norm C [1]; LR the SGD learning rate
-	// [0.5; 1/B for linear regression, B = features + 1 bounding ‖x‖² of an
-	// encoded row with its intercept (every value in [0, 1], one per
-	// feature), and 1/(Hidden + 1) for an MLP regression. Under feature DP
-	// a linear regression's LR must be below 2/B: Algorithm 1's public
-	// gradient is not clipped, and least squares diverges with steps above
-	// 2/λmax, λmax ≤ B].
+	// [0.5; 1/(2B) for linear regression, B = features + 1 bounding ‖x‖²
+	// of an encoded row with its intercept when every continuous feature is
+	// min–max scaled (values in [0, 1], one per feature), and
+	// 1/(2(Hidden + 1)) for an MLP regression. Under feature DP a linear
+	// regression's LR must be below 1/B: Algorithm 1's public gradient is
+	// not clipped, and the squared loss r², of curvature 2E[xxᵀ] ≤ 2B,
+	// diverges with larger steps].
 	Clip, LR float64
 	// Encode are the encoding options: every continuous feature needs
 	// public Bounds (MinMax, the default scaling here) and every
@@ -140,6 +141,9 @@ func prepareTrain(schema data.Schema, opts TrainOptions) (TrainOptions, *data.En
 	if l, _ := schema.Label(); schema.Task == data.Classification && len(enc.Classes) < 2 {
 		return o, nil, fmt.Errorf("dpnb: Train: the label %q has %d public class(es) %q: a classifier needs at least 2 (list every class in the label's Levels)",
 			l.Name, len(enc.Classes), enc.Classes)
+	}
+	if err := release.CheckLevels(enc); err != nil { // a model file could not hold it
+		return o, nil, fmt.Errorf("dpnb: Train: %w", err)
 	}
 	return o, enc, nil
 }
@@ -246,19 +250,22 @@ func (opts TrainOptions) withDefaults(schema data.Schema) (TrainOptions, error) 
 }
 
 // regressionStep sets the default learning rate of a linear regression to
-// 1/B and refuses, under feature DP, one of 2/B or more: B = features + 1
-// bounds the squared norm of an encoded row with its intercept (every
+// 1/(2B) and refuses, under feature DP, one of 1/B or more: B = features +
+// 1 bounds the squared norm of an encoded row with its intercept (every
 // value in [0, 1], one per feature, a one-hot group holding one 1), hence
-// the largest eigenvalue λmax of the least-squares Hessian E[x xᵀ], and
-// gradient steps on a quadratic diverge above 2/λmax — Algorithm 1's
-// public gradient is not clipped, so nothing else stops them (a default
-// run on insurance.csv reached |θ| ≈ 1e33). B depends on the schema alone.
-// An MLP regression's default is 1/(Hidden + 1), the same bound for its
-// output layer (tanh units in [−1, 1]; at 0.5 insurance.csv diverged to
-// NaN), with no refusal: its other layers have no such bound.
+// the largest eigenvalue of E[x xᵀ]; the loss r² has Hessian 2E[x xᵀ], and
+// gradient steps on a quadratic diverge above 2/λmax(Hessian) ≥ 1/B —
+// Algorithm 1's public gradient is not clipped, so nothing else stops them
+// (a default run on insurance.csv reached |θ| ≈ 1e33). B depends on the
+// schema alone. The refusal needs every continuous feature min–max scaled
+// (unitFeatures); with a ZScore or unscaled feature B bounds nothing and
+// only the default applies. An MLP regression's default is 1/(2(Hidden +
+// 1)), the same bound for its output layer (tanh units in [−1, 1]; at 0.5
+// insurance.csv diverged to NaN), with no refusal: its other layers have
+// no such bound.
 func (o *TrainOptions) regressionStep(schema data.Schema, lrGiven bool) error {
 	if o.Model == release.KindMLP && schema.Task == data.Regression && !lrGiven {
-		o.LR = 1 / float64(o.Hidden+1)
+		o.LR = 1 / float64(2*(o.Hidden+1))
 	}
 	if o.Model != release.KindLinear {
 		return nil
@@ -269,12 +276,32 @@ func (o *TrainOptions) regressionStep(schema data.Schema, lrGiven bool) error {
 	}
 	switch {
 	case !lrGiven:
-		o.LR = 1 / b
-	case o.Notion == release.FeatureDP && o.LR >= 2/b:
-		return fmt.Errorf("LR = %v: a linear regression under feature DP needs LR < 2/B = %.4g (B = %g, the features and the intercept, bounds ‖x‖²; "+
-			"Algorithm 1's public gradient is not clipped, and larger steps diverge); the default is 1/B = %.4g", o.LR, 2/b, b, 1/b)
+		o.LR = 1 / (2 * b)
+	case o.Notion == release.FeatureDP && o.LR >= 1/b && o.unitFeatures(schema):
+		return fmt.Errorf("LR = %v: a linear regression under feature DP needs LR < 1/B = %.4g (B = %g, the features and the intercept, bounds ‖x‖², "+
+			"and the squared loss r² has curvature 2E[xxᵀ]; Algorithm 1's public gradient is not clipped, and larger steps diverge); the default is 1/(2B) = %.4g",
+			o.LR, 1/b, b, 1/(2*b))
 	}
 	return nil
+}
+
+// unitFeatures reports whether every continuous feature is min–max scaled
+// to its public bounds (clipped to [0, 1]), so that B bounds ‖x‖²; a
+// ZScore or unscaled feature has no public bound on its values.
+func (o *TrainOptions) unitFeatures(schema data.Schema) bool {
+	for _, c := range schema.Features() {
+		if c.Kind != data.Continuous {
+			continue
+		}
+		s, ok := o.Encode.ScaleFor[c.Name]
+		if !ok {
+			s = o.Encode.Scale
+		}
+		if s != data.MinMax {
+			return false
+		}
+	}
+	return true
 }
 
 // checkBall checks that Ball names protected features (the sensitive

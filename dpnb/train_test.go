@@ -15,6 +15,8 @@ import (
 	"github.com/featuredp/featuredp/accounting"
 	"github.com/featuredp/featuredp/data"
 	"github.com/featuredp/featuredp/release"
+	"github.com/go-gota/gota/dataframe"
+	corrdpseries "github.com/go-gota/gota/series"
 )
 
 func trainOpts() TrainOptions {
@@ -237,15 +239,15 @@ func TestTrainModelKinds(t *testing.T) {
 			}
 		}
 	}
-	// Under feature DP a linear regression's step stays below 2/B (B = 3
+	// Under feature DP a linear regression's step stays below 1/B (B = 3
 	// features + intercept here): Algorithm 1's public gradient is not
-	// clipped, and least squares diverges above it.
+	// clipped, and the squared loss diverges above it.
 	o := trainOpts()
 	o.Encode.Bounds = map[string]data.Range{"age": {Lo: 20, Hi: 80}}
 	o.Encode.LabelBounds = &data.Range{Lo: 0, Hi: 120}
-	o.LR = 0.5
-	if _, err := Train(context.Background(), df, reg, o); err == nil || !strings.Contains(err.Error(), "LR < 2/B = 0.5") {
-		t.Errorf("LR 0.5 for a linear regression with B = 4: %v", err)
+	o.LR = 0.25
+	if _, err := Train(context.Background(), df, reg, o); err == nil || !strings.Contains(err.Error(), "LR < 1/B = 0.25") {
+		t.Errorf("LR 0.25 for a linear regression with B = 4: %v", err)
 	}
 	// Without public label bounds a regression is refused, naming them.
 	o = trainOpts()
@@ -481,5 +483,41 @@ func TestTrainInsuranceRegression(t *testing.T) {
 		if !(mean > 1000 && mean < 70000) {
 			t.Errorf("%s: mean prediction %v: want dollars within the public range", kind, mean)
 		}
+	}
+}
+
+// The worst case of the bound: every row at the corner of its public box,
+// ‖x‖² = B. The default step 1/(2B) and a step just below 1/B stay
+// finite under feature DP (1/B·1.5 reached |θ| ≈ 1e87 before 1/B was the
+// limit); 1/B itself is refused.
+func TestTrainLinearStepWorstCase(t *testing.T) {
+	n := 300
+	one := make([]float64, n)
+	s, y := make([]string, n), make([]float64, n)
+	for i := range one {
+		one[i], s[i], y[i] = 1, []string{"no", "yes"}[i%2], 1
+	}
+	df := dataframe.New(corrdpseries.New(one, corrdpseries.Float, "a"), corrdpseries.New(one, corrdpseries.Float, "b"), corrdpseries.New(one, corrdpseries.Float, "c"),
+		corrdpseries.New(one, corrdpseries.Float, "d"), corrdpseries.New(s, corrdpseries.String, "s"), corrdpseries.New(y, corrdpseries.Float, "y"))
+	schema := data.Schema{Task: data.Regression, Columns: []data.Column{
+		{Name: "a", Role: data.Public}, {Name: "b", Role: data.Public}, {Name: "c", Role: data.Public}, {Name: "d", Role: data.Public},
+		{Name: "s", Role: data.Sensitive, Kind: data.Categorical, Levels: []string{"no", "yes"}}, {Name: "y", Role: data.Label}}}
+	bounds := map[string]data.Range{"a": {Lo: 0, Hi: 1}, "b": {Lo: 0, Hi: 1}, "c": {Lo: 0, Hi: 1}, "d": {Lo: 0, Hi: 1}}
+	for _, lr := range []float64{0, 0.99 / 6} { // B = 5 features + intercept
+		o := TrainOptions{Epsilon: 2, LR: lr, SampleRate: 0.1, Epochs: 20, Reproducible: true, Seed: 3,
+			Encode: data.EncodeOptions{Bounds: bounds, LabelBounds: &data.Range{Lo: 0, Hi: 2}}}
+		f, err := Train(context.Background(), df, schema, o)
+		if err != nil {
+			t.Fatalf("lr %v: %v", lr, err)
+		}
+		for j, v := range f.Model.Theta {
+			if !(math.Abs(v) < 100) {
+				t.Errorf("lr %v: θ[%d] = %v: diverged", lr, j, v)
+			}
+		}
+	}
+	o := TrainOptions{Epsilon: 2, LR: 1.0 / 6, Encode: data.EncodeOptions{Bounds: bounds, LabelBounds: &data.Range{Lo: 0, Hi: 2}}}
+	if _, err := Train(context.Background(), df, schema, o); err == nil || !strings.Contains(err.Error(), "LR < 1/B") {
+		t.Errorf("lr = 1/B: %v", err)
 	}
 }

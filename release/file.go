@@ -28,26 +28,33 @@ const (
 // is far smaller, and a hostile file cannot make Load use unbounded memory.
 const MaxFileBytes = 256 << 20
 
-// MaxLevels caps the levels of all categorical features plus the classes
-// of a model file (2^20 one-hot columns, far beyond a useful model): a
+// MaxLevels caps the levels a model file's encoder lists in each place:
+// its features' levels plus its classes (2^20 one-hot columns and
+// outputs, far beyond a useful model), its schema's and its options'. A
 // hostile file of millions of levels is refused before they are checked
 // (a duplicate check and the column names would cost gigabytes).
 const MaxLevels = 1 << 20
 
-// countLevels is the number of levels and classes enc lists anywhere: its
-// features, classes, schema columns and options.
-func countLevels(enc *data.Encoder) int {
-	n := len(enc.Classes)
+// CheckLevels refuses an encoder that lists more than MaxLevels levels in
+// one place (see MaxLevels); dpnb.Train calls it before training, so that
+// a model it could not save is refused up front.
+func CheckLevels(enc *data.Encoder) error {
+	counts := [3]int{len(enc.Classes)}
 	for _, fe := range enc.Features {
-		n += len(fe.Levels)
+		counts[0] += len(fe.Levels)
 	}
 	for _, c := range enc.Schema.Columns {
-		n += len(c.Levels)
+		counts[1] += len(c.Levels)
 	}
 	for _, lv := range enc.Options.Levels {
-		n += len(lv)
+		counts[2] += len(lv)
 	}
-	return n
+	for i, where := range []string{"its features and classes", "its schema", "its options"} {
+		if counts[i] > MaxLevels {
+			return fmt.Errorf("release: the encoder lists %d levels in %s, more than MaxLevels = %d: %w", counts[i], where, MaxLevels, ErrFormat)
+		}
+	}
+	return nil
 }
 
 // validText refuses a column name, level or class that is not valid UTF-8:
@@ -146,8 +153,8 @@ func (f *File) predictor() (*predictor, error) {
 	case f.Certificate == nil:
 		return nil, fmt.Errorf("release: the model file has no certificate: %w", ErrFormat)
 	}
-	if n := countLevels(f.Encoder); n > MaxLevels {
-		return nil, fmt.Errorf("release: the encoder lists %d levels and classes, more than MaxLevels = %d: %w", n, MaxLevels, ErrFormat)
+	if err := CheckLevels(f.Encoder); err != nil {
+		return nil, err
 	}
 	if err := validText(f.Encoder); err != nil {
 		return nil, err

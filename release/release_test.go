@@ -309,7 +309,7 @@ func TestValidate(t *testing.T) {
 // More than MaxLevels levels anywhere in the encoder (features, schema,
 // options) are refused, naming the cap, before anything else is checked.
 func TestMaxLevels(t *testing.T) {
-	lv := make([]string, MaxLevels)
+	lv := make([]string, MaxLevels+1)
 	for i := range lv {
 		lv[i] = strconv.Itoa(i)
 	}
@@ -323,6 +323,13 @@ func TestMaxLevels(t *testing.T) {
 		if err := f.Validate(); !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "MaxLevels") {
 			t.Errorf("%s: %v", name, err)
 		}
+	}
+	// One feature's levels listed in the schema too count once per place:
+	// MaxLevels − 2 levels and two classes fit.
+	f := modelFile(t)
+	f.Encoder.Features[0].Levels, f.Encoder.Schema.Columns[0].Levels = lv[:MaxLevels-2], lv[:MaxLevels-2]
+	if err := CheckLevels(f.Encoder); err != nil {
+		t.Errorf("MaxLevels − 2 levels, 2 classes: %v", err)
 	}
 }
 

@@ -47,8 +47,10 @@ its units. The file is streamed
 into the design matrix (no size cap: memory is about three times the
 encoded matrix). Defaults are constants, not
 functions of the data: q = 0.01, 5 epochs (T = 500 steps), C = 1, lr = 0.5
-(1/B for a linear regression, B = features + 1, which bounds the squared
-norm of an encoded row: larger steps on least squares diverge).
+(1/(2B) for a linear regression, B = features + 1, which bounds the squared
+norm of an encoded row — under feature DP it must stay below 1/B, as larger
+steps on least squares diverge — and 1/(2(hidden + 1)) for an mlp
+regression).
 Under --notion dp the update is scaled by q·--rows, a public row count you
 give (the actual count is private under add/remove); feature DP uses the
 actual count, which its simulator sees, unless --rows is given.
@@ -94,7 +96,7 @@ func newTrainFlags(fs *flag.FlagSet) *trainFlags {
 	fs.Float64Var(&f.rate, "sample-rate", 0.01, "Poisson sampling rate q in (0, 1]")
 	fs.Float64Var(&f.epochs, "epochs", 5, "expected passes over the data (T = epochs/q steps)")
 	fs.Float64Var(&f.clip, "clip", 1, "per-example clip norm C > 0")
-	fs.Float64Var(&f.lr, "lr", 0, "SGD learning rate > 0 (default 0.5; 1/B for a linear regression, B = features + 1, and under feature DP below 2/B; 1/(hidden + 1) for an mlp regression)")
+	fs.Float64Var(&f.lr, "lr", 0, "SGD learning rate > 0; 0 or unset: the model's default, 0.5, or 1/(2B) for a linear regression (B = features + 1; under feature DP it must stay below 1/B) and 1/(2(hidden + 1)) for an mlp regression")
 	fs.IntVar(&f.hidden, "hidden", 32, "hidden units of the mlp")
 	fs.IntVar(&f.rows, "rows", 0, "a public number `N` of training rows (the dataset's documented size, or a round figure you may publish): the update is scaled by q·N; required with --notion dp, whose guarantee does not cover the actual count")
 	fs.StringVar(&f.orders, "orders", "dp_accounting", "RDP order `GRID` of the calibration and the ledger: dp_accounting, opacus, tfp or a comma-separated list")
