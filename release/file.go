@@ -272,10 +272,12 @@ func Read(r io.Reader) (*File, error) {
 	if sum != f.SHA256 {
 		return nil, fmt.Errorf("release: %w: the content hashes to %s, the file says %s (edited or damaged; train again or restore the original)", ErrChecksum, sum, f.SHA256)
 	}
-	if err := canonical(b, &f); err != nil {
+	// Validate first: its caps (MaxLevels) refuse a hostile file before
+	// canonical encodes it a second time.
+	if err := f.Validate(); err != nil {
 		return nil, err
 	}
-	if err := f.Validate(); err != nil {
+	if err := canonical(b, &f); err != nil {
 		return nil, err
 	}
 	return &f, nil
