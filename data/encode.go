@@ -212,10 +212,7 @@ func FitEncoder(df dataframe.DataFrame, schema Schema, opts EncodeOptions) (*Enc
 			if err != nil {
 				return nil, fmt.Errorf("data: FitEncoder: %w", err)
 			}
-			fe.Scale = opts.Scale
-			if s, ok := opts.ScaleFor[c.Name]; ok {
-				fe.Scale = s
-			}
+			fe.Scale = opts.ScaleOf(c.Name)
 			switch fe.Scale {
 			case NoScaling:
 				fe.Public = true // nothing fitted
@@ -265,9 +262,9 @@ func FitEncoder(df dataframe.DataFrame, schema Schema, opts EncodeOptions) (*Enc
 	return enc, nil
 }
 
-// scaleOf is the scaling of continuous feature name: ScaleFor's, else
+// ScaleOf is the scaling of continuous feature name: ScaleFor's, else
 // Scale.
-func (o EncodeOptions) scaleOf(name string) Scaling {
+func (o EncodeOptions) ScaleOf(name string) Scaling {
 	if s, ok := o.ScaleFor[name]; ok {
 		return s
 	}
@@ -315,7 +312,7 @@ func checkEncodeOptions(schema Schema, opts EncodeOptions) error {
 		if !(b.Lo < b.Hi) || !valid.Finite(b.Lo) || !valid.Finite(b.Hi) {
 			errs = append(errs, fmt.Errorf("bounds of %q must be finite with Lo < Hi, got [%v, %v]", name, b.Lo, b.Hi))
 		}
-		if sc := opts.scaleOf(name); isCont(name) && sc != MinMax {
+		if sc := opts.ScaleOf(name); isCont(name) && sc != MinMax {
 			errs = append(errs, fmt.Errorf("Bounds of %q are given but its scaling is %v, which does not use them (the raw values would be used): "+
 				"set Scale: data.MinMax (or ScaleFor[%q] = data.MinMax)", name, sc, name))
 		}
@@ -328,7 +325,7 @@ func checkEncodeOptions(schema Schema, opts EncodeOptions) error {
 		if !(m.SD > 0) || !valid.Finite(m.SD) || !valid.Finite(m.Mean) {
 			errs = append(errs, fmt.Errorf("moments of %q must be finite with SD > 0, got mean %v, sd %v", name, m.Mean, m.SD))
 		}
-		if sc := opts.scaleOf(name); isCont(name) && sc != ZScore {
+		if sc := opts.ScaleOf(name); isCont(name) && sc != ZScore {
 			errs = append(errs, fmt.Errorf("Moments of %q are given but its scaling is %v, which does not use them: "+
 				"set Scale: data.ZScore (or ScaleFor[%q] = data.ZScore)", name, sc, name))
 		}

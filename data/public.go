@@ -122,11 +122,7 @@ func (o EncodeOptions) publicLevels(c Column) []string {
 // fittedScale reports whether the scaling of continuous feature name
 // would be fitted on the data.
 func (o EncodeOptions) fittedScale(name string) bool {
-	s := o.Scale
-	if v, ok := o.ScaleFor[name]; ok {
-		s = v
-	}
-	switch s {
+	switch o.ScaleOf(name) {
 	case MinMax:
 		_, ok := o.Bounds[name]
 		return !ok

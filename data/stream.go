@@ -41,10 +41,7 @@ func NewPublicEncoder(schema Schema, opts EncodeOptions) (*Encoder, error) {
 		if c.Kind == Categorical {
 			fe.Levels = slices.Clone(opts.publicLevels(c))
 		} else {
-			fe.Scale = opts.Scale
-			if s, ok := opts.ScaleFor[c.Name]; ok {
-				fe.Scale = s
-			}
+			fe.Scale = opts.ScaleOf(c.Name)
 			switch fe.Scale {
 			case MinMax:
 				b := opts.Bounds[c.Name]

@@ -41,6 +41,23 @@ func streamSchema() (Schema, EncodeOptions) {
 	return s, EncodeOptions{Scale: MinMax, DropFirst: true, Intercept: true, Bounds: map[string]Range{"age": {Lo: 18, Hi: 100}, "income": {Lo: 0, Hi: 1000}}}
 }
 
+// tempCSV writes text to a file in a temporary directory and opens it (a
+// regular file: EncodeCSV reserves the matrix from its size); the test
+// closes it.
+func tempCSV(t *testing.T, text string) *os.File {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "t.csv")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fh, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { fh.Close() })
+	return fh
+}
+
 // The streaming path gives the same encoder and the same matrix, to the
 // bit, as FitEncoder + Transform on the DataFrame.
 func TestEncodeCSVMatchesTransform(t *testing.T) {
@@ -75,16 +92,7 @@ func TestEncodeCSVMatchesTransform(t *testing.T) {
 	// From a file, beyond sizeProbeRows rows: the matrix is reserved once
 	// from the file's size, and the result is the same.
 	big := streamCSV(3000)
-	path := filepath.Join(t.TempDir(), "big.csv")
-	if err := os.WriteFile(path, []byte(big), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	fh, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fh.Close()
-	fromFile, err := pub.EncodeCSV(fh, CSVOptions{})
+	fromFile, err := pub.EncodeCSV(tempCSV(t, big), CSVOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -272,22 +280,13 @@ func TestEncodeCSVOverReserveTrimmed(t *testing.T) {
 	for i := 0; i < 50; i++ {
 		fmt.Fprintf(&b, "1,2,%s,1\n", wide)
 	}
-	path := filepath.Join(t.TempDir(), "skewed.csv")
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	schema := Schema{Task: Classification, Columns: []Column{{Name: "a", Role: Public}, {Name: "b", Role: Sensitive},
 		{Name: "ign", Role: Ignore}, {Name: "y", Role: Label, Kind: Categorical, Levels: []string{"0", "1"}}}}
 	enc, err := NewPublicEncoder(schema, EncodeOptions{Scale: MinMax, Bounds: map[string]Range{"a": {Lo: 0, Hi: 3}, "b": {Lo: 0, Hi: 3}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	fh, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fh.Close()
-	out, err := enc.EncodeCSV(fh, CSVOptions{})
+	out, err := enc.EncodeCSV(tempCSV(t, b.String()), CSVOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

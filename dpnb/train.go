@@ -290,14 +290,7 @@ func (o *TrainOptions) regressionStep(schema data.Schema, lrGiven bool) error {
 // ZScore or unscaled feature has no public bound on its values.
 func (o *TrainOptions) unitFeatures(schema data.Schema) bool {
 	for _, c := range schema.Features() {
-		if c.Kind != data.Continuous {
-			continue
-		}
-		s, ok := o.Encode.ScaleFor[c.Name]
-		if !ok {
-			s = o.Encode.Scale
-		}
-		if s != data.MinMax {
+		if c.Kind == data.Continuous && o.Encode.ScaleOf(c.Name) != data.MinMax {
 			return false
 		}
 	}

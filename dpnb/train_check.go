@@ -60,7 +60,9 @@ func CheckRelease(ctx context.Context, train, test dataframe.DataFrame, schema d
 	var yRaw []float64
 	if schema.Task == data.Regression {
 		c.Metric = "mse"
-		if yRaw, err = rawLabels(test, schema); err != nil {
+		// The test labels as they are, not clipped to the public bounds.
+		l, _ := schema.Label()
+		if yRaw, err = numericColumn(test.Col(l.Name), l.Name); err != nil {
 			return nil, fmt.Errorf("dpnb: CheckRelease: test: %w", err)
 		}
 	}
@@ -101,25 +103,6 @@ func (c *ReleaseCheck) score(m models.Model, theta []float64, d *design.Data) (f
 		return met.MSE, nil
 	}
 	return met.Accuracy, nil
-}
-
-// rawLabels reads the regression label of df in its own units (not
-// clipped to the public bounds): what a test error is measured against.
-func rawLabels(df dataframe.DataFrame, schema data.Schema) ([]float64, error) {
-	l, _ := schema.Label()
-	s := df.Col(l.Name)
-	if s.Err != nil {
-		return nil, s.Err
-	}
-	y := make([]float64, s.Len())
-	for i := range y {
-		v, err := data.NumericAt(s, i)
-		if err != nil {
-			return nil, fmt.Errorf("label %q, row %d: %w", l.Name, i, err)
-		}
-		y[i] = v
-	}
-	return y, nil
 }
 
 // unitsMSE is the mean squared error, in the label's units, of the model

@@ -179,10 +179,9 @@ func TestTrainErrors(t *testing.T) {
 	}
 }
 
-// Every model kind trains, saves and predicts: the MLP and softmax on the
-// classification table, linear regression on a regression schema.
-func TestTrainModelKinds(t *testing.T) {
-	df, schema := corrdpUserFrame(600)
+// incomeRegression is corrdpUserFrame's schema with income as the
+// regression label and the class label ignored.
+func incomeRegression(schema data.Schema) data.Schema {
 	reg := schema.Clone()
 	for i, c := range reg.Columns {
 		switch c.Name {
@@ -193,6 +192,23 @@ func TestTrainModelKinds(t *testing.T) {
 		}
 	}
 	reg.Task = data.Regression
+	return reg
+}
+
+// rowRange is lo..hi−1.
+func rowRange(lo, hi int) []int {
+	idx := make([]int, hi-lo)
+	for i := range idx {
+		idx[i] = lo + i
+	}
+	return idx
+}
+
+// Every model kind trains, saves and predicts: the MLP and softmax on the
+// classification table, linear regression on a regression schema.
+func TestTrainModelKinds(t *testing.T) {
+	df, schema := corrdpUserFrame(600)
+	reg := incomeRegression(schema)
 	for _, tc := range []struct {
 		kind   string
 		schema data.Schema
@@ -262,26 +278,11 @@ func TestTrainModelKinds(t *testing.T) {
 // bounds included.
 func TestCheckReleaseRegressionUnits(t *testing.T) {
 	df, schema := corrdpUserFrame(600)
-	reg := schema.Clone()
-	for i, c := range reg.Columns {
-		switch c.Name {
-		case "income":
-			reg.Columns[i].Role = data.Label
-		case "y":
-			reg.Columns[i].Role = data.Ignore
-		}
-	}
-	reg.Task = data.Regression
+	reg := incomeRegression(schema)
 	o := trainOpts()
 	o.Encode.Bounds = map[string]data.Range{"age": {Lo: 20, Hi: 80}}
 	o.Encode.LabelBounds = &data.Range{Lo: 0, Hi: 60} // some incomes lie above
-	train, test := df.Subset(allRows(400)), df.Subset(func() []int {
-		idx := make([]int, 200)
-		for i := range idx {
-			idx[i] = 400 + i
-		}
-		return idx
-	}())
+	train, test := df.Subset(allRows(400)), df.Subset(rowRange(400, 600))
 	c, err := CheckRelease(context.Background(), train, test, reg, o)
 	if err != nil {
 		t.Fatal(err)
@@ -304,13 +305,7 @@ func TestCheckReleaseRegressionUnits(t *testing.T) {
 // public-only baselines of the same model, steps and batch.
 func TestCheckRelease(t *testing.T) {
 	df, schema := corrdpUserFrame(2000)
-	train, test := df.Subset(allRows(1500)), df.Subset(func() []int {
-		idx := make([]int, 500)
-		for i := range idx {
-			idx[i] = 1500 + i
-		}
-		return idx
-	}())
+	train, test := df.Subset(allRows(1500)), df.Subset(rowRange(1500, 2000))
 	o := trainOpts()
 	o.Epsilon = 4
 	c, err := CheckRelease(context.Background(), train, test, schema, o)
