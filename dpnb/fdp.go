@@ -109,9 +109,11 @@ type FeatureDPResult struct {
 // methods, and reports the test accuracy, the ε spent and the Thm 4
 // attribute-inference bound of every sensitive column. Ψ(x) keeps the
 // public columns and the label and zeroes the sensitive encoded columns
-// (zero masking). DP protects whole records (add/remove); feature DP
-// protects the sensitive columns only, treating the public columns and the
-// label as known. The logic (split, calibration, cells, baselines, bounds)
+// (zero masking). DP protects whole records; feature DP protects the
+// sensitive columns only, treating the public columns and the label as
+// known. Every ε is stated under feature DP's simulator relation FDP_i^Ψ;
+// for the replacement relation (one record's sensitive columns change) an
+// (ε, δ) gives (2ε, δ(1 + e^ε)) (fdp.SimulatorToReplacement). The logic (split, calibration, cells, baselines, bounds)
 // is fdp.Compare's, which documents what is accounted and how; this helper
 // encodes df, fills in the defaults and renders the result.
 //
@@ -232,7 +234,9 @@ func (r *FeatureDPResult) Markdown() string {
 	var b strings.Builder
 	b.WriteString(fromDataWarning(r.FromData, encodeFix))
 	fmt.Fprintf(&b, "**DP vs feature DP.** Public Ψ(x): %s and the label; protected: %s. q = %.4g, T = %d, C = %g, α = %g; "+
-		"z calibrated per ε (same for DP and FDP-Alg1, so both spend the same ε). Randomness: %s.\n\n",
+		"z calibrated per ε (same for DP and FDP-Alg1, so both spend the same ε). Every ε holds under feature DP's simulator relation "+
+		"(the model against a simulator that sees the rest of the data and only Ψ(x) of one record; DP-SGD divides by the training-row count, "+
+		"which the simulator knows); for the replacement relation (one record's protected columns change) (ε, δ) becomes (2ε, δ(1 + e^ε)). Randomness: %s.\n\n",
 		strings.Join(r.Public, ", "), strings.Join(r.Private, ", "), r.Config.Rate, r.Config.Steps, r.Config.Clip, r.Config.Alpha, r.Config.Mode)
 	b.WriteString("| ε | z | NonPrivate | Public | DP | FDP-Alg1 |\n|---:|---:|---:|---:|---:|---:|\n")
 	for k, e := range r.Eps {

@@ -98,7 +98,7 @@ type TrainOptions struct {
 // that would read the private data (bounds or levels), a schema without a
 // label, and a run whose ε would exceed the target.
 func Train(ctx context.Context, df dataframe.DataFrame, schema data.Schema, opts TrainOptions) (*release.File, error) {
-	o, enc, err := prepareTrain(schema, opts)
+	o, enc, cal, err := prepareTrain(schema, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -106,7 +106,7 @@ func Train(ctx context.Context, df dataframe.DataFrame, schema data.Schema, opts
 	if err != nil {
 		return nil, fmt.Errorf("dpnb: Train: %w", err)
 	}
-	f, _, err := trainEncoded(ctx, enc, x, o)
+	f, _, err := trainEncoded(ctx, enc, x, o, cal)
 	return f, err
 }
 
@@ -116,7 +116,7 @@ func Train(ctx context.Context, df dataframe.DataFrame, schema data.Schema, opts
 // row and encoded column) three times over (the data and the two views the
 // training reads); csvOpts sets the CSV dialect and reading caps.
 func TrainCSV(ctx context.Context, r io.Reader, schema data.Schema, opts TrainOptions, csvOpts data.CSVOptions) (*release.File, error) {
-	o, enc, err := prepareTrain(schema, opts)
+	o, enc, cal, err := prepareTrain(schema, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -124,40 +124,70 @@ func TrainCSV(ctx context.Context, r io.Reader, schema data.Schema, opts TrainOp
 	if err != nil {
 		return nil, fmt.Errorf("dpnb: TrainCSV: %w", err)
 	}
-	f, _, err := trainEncoded(ctx, enc, x, o)
+	f, _, err := trainEncoded(ctx, enc, x, o, cal)
 	return f, err
 }
 
-// prepareTrain validates the options and builds the public encoder.
-func prepareTrain(schema data.Schema, opts TrainOptions) (TrainOptions, *data.Encoder, error) {
+// calibration is the step count T and the noise multiplier z of a run,
+// fixed by the options alone.
+type calibration struct {
+	steps int
+	z     float64
+}
+
+// prepareTrain validates the options, builds the public encoder and
+// calibrates the noise: everything that can fail before a row is read.
+func prepareTrain(schema data.Schema, opts TrainOptions) (TrainOptions, *data.Encoder, calibration, error) {
 	o, err := opts.withDefaults(schema)
 	if err != nil {
-		return o, nil, fmt.Errorf("dpnb: Train: %w", err)
+		return o, nil, calibration{}, fmt.Errorf("dpnb: Train: %w", err)
 	}
 	enc, err := data.NewPublicEncoder(schema, o.Encode)
 	if err != nil {
-		return o, nil, fmt.Errorf("dpnb: Train: %w", err)
+		return o, nil, calibration{}, fmt.Errorf("dpnb: Train: %w", err)
 	}
 	if l, _ := schema.Label(); schema.Task == data.Classification && len(enc.Classes) < 2 {
-		return o, nil, fmt.Errorf("dpnb: Train: the label %q has %d public class(es) %q: a classifier needs at least 2 (list every class in the label's Levels)",
+		return o, nil, calibration{}, fmt.Errorf("dpnb: Train: the label %q has %d public class(es) %q: a classifier needs at least 2 (list every class in the label's Levels)",
 			l.Name, len(enc.Classes), enc.Classes)
 	}
 	if err := release.CheckLevels(enc); err != nil { // a model file could not hold it
-		return o, nil, fmt.Errorf("dpnb: Train: %w", err)
+		return o, nil, calibration{}, fmt.Errorf("dpnb: Train: %w", err)
 	}
-	return o, enc, nil
+	if err := checkMLPSize(o, enc.Width(), len(enc.Classes)); err != nil {
+		return o, nil, calibration{}, fmt.Errorf("dpnb: Train: %w", err)
+	}
+	cal := calibration{steps: max(1, int(math.Round(o.Epochs/o.SampleRate)))}
+	if cal.z, err = accounting.NoiseMultiplier(o.Epsilon, o.Delta, o.SampleRate, cal.steps, o.Orders, accounting.DefaultConversion); err != nil {
+		return o, nil, cal, fmt.Errorf("dpnb: Train: calibrating the noise for ε = %v (Epsilon, Delta, SampleRate, Epochs): %w", o.Epsilon, err)
+	}
+	return o, enc, cal, nil
+}
+
+// checkMLPSize refuses an MLP of more than MaxTrainParams parameters,
+// h·(d + 1) + outputs·(h + 1) on d encoded columns and k classes.
+func checkMLPSize(o TrainOptions, d, k int) error {
+	if o.Model != release.KindMLP {
+		return nil
+	}
+	if p := float64(o.Hidden)*float64(d+1) + float64(max(k, 1))*float64(o.Hidden+1); p > MaxTrainParams {
+		return fmt.Errorf("an MLP of %d hidden units on %d encoded columns has %.3g parameters: at most MaxTrainParams = %d (lower Hidden)", o.Hidden, d, p, MaxTrainParams)
+	}
+	return nil
 }
 
 // trainEncoded runs the calibrated private training on x and returns the
 // model file with its certificate, and the run (for CheckRelease's
 // baselines of the same size).
-func trainEncoded(ctx context.Context, enc *data.Encoder, x *data.Encoded, o TrainOptions) (*release.File, *trainRun, error) {
-	run, err := newTrainRun(x, o)
+func trainEncoded(ctx context.Context, enc *data.Encoder, x *data.Encoded, o TrainOptions, cal calibration) (*release.File, *trainRun, error) {
+	run, err := newTrainRun(x, o, cal)
 	if err != nil {
 		return nil, nil, fmt.Errorf("dpnb: Train: %w", err)
 	}
 	res, err := fdp.Train(ctx, run.method, run.setup)
 	if err != nil {
+		return nil, nil, fmt.Errorf("dpnb: Train: %w", err)
+	}
+	if err := checkConverged(res.Theta, o); err != nil {
 		return nil, nil, fmt.Errorf("dpnb: Train: %w", err)
 	}
 	cert, err := run.certificate(res, enc, o)
@@ -166,6 +196,25 @@ func trainEncoded(ctx context.Context, enc *data.Encoder, x *data.Encoded, o Tra
 	}
 	return &release.File{Format: release.FileFormat, Version: release.FileVersion, Encoder: enc,
 		Model: run.spec(res.Theta), Certificate: cert}, run, nil
+}
+
+// MaxReleaseParam bounds every trained parameter of a release (10^6): on
+// features scaled to [0, 1] (or standardised) and a label scaled to
+// [0, 1], a weight beyond it means diverged gradient steps, whose
+// predictions would be meaningless. The check reads θ only, the private
+// output itself (post-processing: it costs no privacy).
+const MaxReleaseParam = 1e6
+
+// checkConverged refuses a diverged run: a parameter beyond
+// MaxReleaseParam in magnitude.
+func checkConverged(theta []float64, o TrainOptions) error {
+	for j, v := range theta {
+		if !(math.Abs(v) <= MaxReleaseParam) {
+			return fmt.Errorf("training diverged: parameter %d is %.3g, beyond MaxReleaseParam = %g; nothing was released: "+
+				"lower LR (%v; 0 picks the model's stable default), scale every continuous feature to public bounds, or lower Epochs", j, v, MaxReleaseParam, o.LR)
+		}
+	}
+	return nil
 }
 
 // MaxTrainSteps caps Train's step count T = round(Epochs/SampleRate): 10^8
@@ -257,13 +306,19 @@ func (opts TrainOptions) withDefaults(schema data.Schema) (TrainOptions, error) 
 // gradient steps on a quadratic diverge above 2/λmax(Hessian) ≥ 1/B —
 // Algorithm 1's public gradient is not clipped, so nothing else stops them
 // (a default run on insurance.csv reached |θ| ≈ 1e33). B depends on the
-// schema alone. The refusal needs every continuous feature min–max scaled
-// (unitFeatures); with a ZScore or unscaled feature B bounds nothing and
-// only the default applies. An MLP regression's default is 1/(2(Hidden +
+// schema alone, and bounds ‖x‖² only when every continuous feature is
+// min–max scaled (unboundedFeature): a regression under feature DP with a
+// ZScore or unscaled feature has no stable step at all, and is refused.
+// An MLP regression's default is 1/(2(Hidden +
 // 1)), the same bound for its output layer (tanh units in [−1, 1]; at 0.5
 // insurance.csv diverged to NaN), with no refusal: its other layers have
 // no such bound.
 func (o *TrainOptions) regressionStep(schema data.Schema, lrGiven bool) error {
+	if schema.Task == data.Regression && o.Notion == release.FeatureDP && o.unboundedFeature(schema) != "" {
+		return fmt.Errorf("a regression under feature DP needs every continuous feature min–max scaled to public bounds (%s is not): "+
+			"Algorithm 1's public gradient of the squared loss is not clipped, so an unbounded feature lets every step size diverge; "+
+			"give it Encode.Bounds and leave its scaling MinMax (featuredp train --bounds COL=LO:HI)", o.unboundedFeature(schema))
+	}
 	if o.Model == release.KindMLP && schema.Task == data.Regression && !lrGiven {
 		o.LR = 1 / float64(2*(o.Hidden+1))
 	}
@@ -277,7 +332,7 @@ func (o *TrainOptions) regressionStep(schema data.Schema, lrGiven bool) error {
 	switch {
 	case !lrGiven:
 		o.LR = 1 / (2 * b)
-	case o.Notion == release.FeatureDP && o.LR >= 1/b && o.unitFeatures(schema):
+	case o.Notion == release.FeatureDP && o.LR >= 1/b:
 		return fmt.Errorf("LR = %v: a linear regression under feature DP needs LR < 1/B = %.4g (B = %g, the features and the intercept, bounds ‖x‖², "+
 			"and the squared loss r² has curvature 2E[xxᵀ]; Algorithm 1's public gradient is not clipped, and larger steps diverge); the default is 1/(2B) = %.4g",
 			o.LR, 1/b, b, 1/(2*b))
@@ -285,16 +340,17 @@ func (o *TrainOptions) regressionStep(schema data.Schema, lrGiven bool) error {
 	return nil
 }
 
-// unitFeatures reports whether every continuous feature is min–max scaled
-// to its public bounds (clipped to [0, 1]), so that B bounds ‖x‖²; a
-// ZScore or unscaled feature has no public bound on its values.
-func (o *TrainOptions) unitFeatures(schema data.Schema) bool {
+// unboundedFeature names the first continuous feature that is not min–max
+// scaled to its public bounds (clipped to [0, 1]; "" if every one is, so
+// that B bounds ‖x‖²): a ZScore or unscaled feature has no public bound on
+// its values.
+func (o *TrainOptions) unboundedFeature(schema data.Schema) string {
 	for _, c := range schema.Features() {
 		if c.Kind == data.Continuous && o.Encode.ScaleOf(c.Name) != data.MinMax {
-			return false
+			return c.Name
 		}
 	}
-	return true
+	return ""
 }
 
 // checkBall checks that Ball names protected features (the sensitive
@@ -389,7 +445,7 @@ type trainRun struct {
 }
 
 // newTrainRun builds the model, the data views and the calibrated setup.
-func newTrainRun(x *data.Encoded, o TrainOptions) (*trainRun, error) {
+func newTrainRun(x *data.Encoded, o TrainOptions, cal calibration) (*trainRun, error) {
 	full, err := design.NewData(x.X, x.Y, x.N, x.D) // wraps, no copy
 	if err != nil {
 		return nil, err
@@ -405,26 +461,16 @@ func newTrainRun(x *data.Encoded, o TrainOptions) (*trainRun, error) {
 	if r.kind == release.KindLogistic && r.k > 2 {
 		r.kind = release.KindSoftmax
 	}
-	if r.kind == release.KindMLP {
-		// h·(d + 1) + outputs·(h + 1) parameters, several copies in memory.
-		if p := float64(r.hidden)*float64(r.d+1) + float64(max(r.k, 1))*float64(r.hidden+1); p > MaxTrainParams {
-			return nil, fmt.Errorf("an MLP of %d hidden units on %d encoded columns has %.3g parameters: at most MaxTrainParams = %d (lower Hidden)", r.hidden, r.d, p, MaxTrainParams)
-		}
-	}
 	model, err := r.model()
 	if err != nil {
 		return nil, err
 	}
-	r.steps = max(1, int(math.Round(o.Epochs/o.SampleRate)))
-	z, err := accounting.NoiseMultiplier(o.Epsilon, o.Delta, o.SampleRate, r.steps, o.Orders, accounting.DefaultConversion)
-	if err != nil {
-		return nil, fmt.Errorf("calibrating the noise for ε = %v (Epsilon, Delta, SampleRate, Epochs): %w", o.Epsilon, err)
-	}
+	r.steps = cal.steps
 	mode := mechanisms.Secure
 	if o.Reproducible {
 		mode = mechanisms.Reproducible
 	}
-	r.setup = fdp.Setup{Model: model, Data: full, PubData: psi, Rate: o.SampleRate, Multiplier: z, Clip: o.Clip,
+	r.setup = fdp.Setup{Model: model, Data: full, PubData: psi, Rate: o.SampleRate, Multiplier: cal.z, Clip: o.Clip,
 		Steps: r.steps, Optimizer: mechanisms.SGD{LR: o.LR}, Mode: mode, Seed: o.Seed}
 	if o.Rows > 0 {
 		r.setup.ExpectedBatch = o.SampleRate * float64(o.Rows) // public: n stays out of the update

@@ -36,7 +36,7 @@ type ReleaseCheck struct {
 // (the feature-DP paper's two reference points: what privacy costs, and
 // what the protected columns add).
 func CheckRelease(ctx context.Context, train, test dataframe.DataFrame, schema data.Schema, opts TrainOptions) (*ReleaseCheck, error) {
-	o, enc, err := prepareTrain(schema, opts)
+	o, enc, cal, err := prepareTrain(schema, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -52,7 +52,7 @@ func CheckRelease(ctx context.Context, train, test dataframe.DataFrame, schema d
 	if err != nil {
 		return nil, fmt.Errorf("dpnb: CheckRelease: %w", err)
 	}
-	f, run, err := trainEncoded(ctx, enc, xTrain, o)
+	f, run, err := trainEncoded(ctx, enc, xTrain, o, cal)
 	if err != nil {
 		return nil, err
 	}

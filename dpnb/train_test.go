@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -169,6 +170,20 @@ func TestTrainErrors(t *testing.T) {
 		{"corrdp", schema, func(o *TrainOptions) { o.Notion = release.CorrDP }, "not available yet"},
 		{"linear on classification", schema, func(o *TrainOptions) { o.Model = release.KindLinear }, "regression schema"},
 		{"unknown model", schema, func(o *TrainOptions) { o.Model = "forest" }, `"forest"`},
+		// The squared loss's unclipped public gradient with an unbounded
+		// feature has no stable step (review D2: θ ≈ 1e134, released).
+		{"feature DP regression, unscaled feature", incomeRegression(schema), func(o *TrainOptions) {
+			o.Encode.LabelBounds, o.Ball, o.Encode.Bounds = &data.Range{Lo: 0, Hi: 120}, nil, nil
+			o.Encode.ScaleFor = map[string]data.Scaling{"age": data.NoScaling}
+		}, "(age is not)"},
+		{"feature DP regression, ZScore feature", incomeRegression(schema), func(o *TrainOptions) {
+			o.Encode.LabelBounds, o.Ball, o.Encode.Bounds = &data.Range{Lo: 0, Hi: 120}, nil, nil
+			o.Encode.ScaleFor = map[string]data.Scaling{"age": data.ZScore}
+			o.Encode.Moments = map[string]data.Moments{"age": {Mean: 50, SD: 17}}
+		}, "(age is not)"},
+		// Clipped, noised steps of size 1e8 leave every weight beyond
+		// MaxReleaseParam: refused, not released.
+		{"diverged", schema, func(o *TrainOptions) { o.Notion, o.Rows, o.LR = release.DP, 300, 1e8 }, "training diverged"},
 	} {
 		o := trainOpts()
 		tc.edit(&o)
@@ -514,5 +529,35 @@ func TestTrainLinearStepWorstCase(t *testing.T) {
 	o := TrainOptions{Epsilon: 2, LR: 1.0 / 6, Encode: data.EncodeOptions{Bounds: bounds, LabelBounds: &data.Range{Lo: 0, Hi: 2}}}
 	if _, err := Train(context.Background(), df, schema, o); err == nil || !strings.Contains(err.Error(), "LR < 1/B") {
 		t.Errorf("lr = 1/B: %v", err)
+	}
+}
+
+// unreadable is a reader that fails the test when read.
+type unreadable struct{ t *testing.T }
+
+func (u unreadable) Read([]byte) (int, error) {
+	u.t.Error("TrainCSV read the file before refusing its options")
+	return 0, io.EOF
+}
+
+// TrainCSV refuses what the options alone decide before it reads a row:
+// an oversized MLP and a budget the calibration cannot reach (a long file
+// is not streamed for nothing).
+func TestTrainCSVChecksBeforeReading(t *testing.T) {
+	_, schema := corrdpUserFrame(10)
+	for _, c := range []struct {
+		name string
+		edit func(*TrainOptions)
+		want string
+	}{
+		{"huge MLP", func(o *TrainOptions) { o.Model, o.Hidden = release.KindMLP, 1_000_000_000 }, "MaxTrainParams"},
+		{"unreachable ε", func(o *TrainOptions) { o.Epsilon, o.Orders = 0.05, accounting.DefaultOrders() }, "calibrating the noise"},
+	} {
+		o := trainOpts()
+		c.edit(&o)
+		_, err := TrainCSV(context.Background(), unreadable{t}, schema, o, data.CSVOptions{})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an error with %q", c.name, err, c.want)
+		}
 	}
 }

@@ -103,9 +103,10 @@ type PublicTerm struct {
 	PretrainOnly bool
 	// SameBatch computes the public gradient of the private steps on the
 	// private batch B_priv itself, g_pub = (1/m) Σ_{i∈B_priv} ∇ℓ_pub(θ; Ψ(x_i))
-	// with m the expected private batch size, instead of on an independent
-	// uniform batch: the single-batch ablation the paper warns against
-	//. It loses amplification by subsampling, so Result.Phases
+	// with m the private term's divisor (NormalizeBy, else the expected
+	// private batch size), instead of on an independent uniform batch: the
+	// single-batch ablation the paper warns against. It loses
+	// amplification by subsampling, so Result.Phases
 	// is then empty; account with fdp.SingleBatchEpsilon (notions/fdp).
 	// Pre-training steps still use uniform batches of size m'.
 	SameBatch bool
@@ -230,14 +231,25 @@ type Result struct {
 	// notion-specific accounting of package accounting instead.
 	Phases []accounting.Phase
 	// PhasesRelation is the neighbouring relation of Phases:
-	// accounting.RelationAddRemove ((ε, δ)-DP, Mironov, Talwar & Zhang
-	// 2019) without a public term, and accounting.RelationFeatureSimulator
-	// with Config.Public (the public term, pre-training included, reads
-	// its rows without noise, so only feature DP with respect to the
-	// columns it reads holds — Thm 5 of the feature-DP paper; Public.Data
-	// must hold only public columns, which the engine cannot check).
+	//
+	//   - accounting.RelationAddRemove ((ε, δ)-DP, Mironov, Talwar &
+	//     Zhang 2019) without a public term and with Config.NormalizeBy
+	//     set: the divisor is then a public constant;
+	//   - accounting.RelationFeatureSimulator with Config.Public (the
+	//     public term, pre-training included, reads its rows without
+	//     noise, so only feature DP with respect to the columns it reads
+	//     holds — Thm 5 of the feature-DP paper; Public.Data must hold
+	//     only public columns, which the engine cannot check);
+	//   - accounting.RelationFeatureSimulator without NormalizeBy: the
+	//     divisor q·n reads the row count n, which an added record
+	//     changes, so the added record moves every other record's share
+	//     (up to 2C/(q·n) instead of C/(q·n)); the subsampled-Gaussian
+	//     bound holds against a simulator that knows n (Def. 6 of the
+	//     feature-DP paper with no public column), not against the
+	//     smaller dataset. PhasesNote says so.
 	PhasesRelation accounting.Relation
-	// PhasesNote explains why Phases is empty (empty when it is not).
+	// PhasesNote explains why Phases is empty, or why PhasesRelation is
+	// not add/remove without a public term (empty otherwise).
 	PhasesNote string
 	// Trace holds the recorded losses (Config.TraceEvery).
 	Trace []TracePoint

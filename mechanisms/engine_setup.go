@@ -382,13 +382,25 @@ func (t *trainer) setPhases() error {
 	}
 	t.phases = []accounting.Phase{{SampleRate: q, NoiseMultiplier: cfg.Noise.Multiplier, Steps: cfg.Steps}}
 	t.phasesRel = accounting.RelationAddRemove
-	if cfg.Public != nil {
+	switch {
+	case cfg.Public != nil:
 		// The public term reads rows without noise: the phases bound
 		// only what it does not read (feature DP, Thm 5 / Prop. 2).
 		t.phasesRel = accounting.RelationFeatureSimulator
+	case cfg.NormalizeBy == 0:
+		// The divisor q·n reads the row count, which add/remove
+		// neighbours change: only a simulator that knows the count
+		// (S and x's presence, nothing of x's values) is matched.
+		t.phasesRel = accounting.RelationFeatureSimulator
+		t.note = noteRowCount
 	}
 	return nil
 }
+
+// noteRowCount is PhasesNote of a run whose divisor reads the row count.
+const noteRowCount = "the update divides by the expected batch size q·n of the data's n rows, and n differs between add/remove neighbours " +
+	"(one more record moves every other record's share): the phases hold under the feature-simulator relation " +
+	"(a simulator that knows the row count) only; set Config.NormalizeBy to q times a public row count for add/remove DP"
 
 // checkDataArg returns an error if d is nil or malformed (see design.Data.Check).
 func checkDataArg(what string, d *design.Data) error { return d.Check(what) }

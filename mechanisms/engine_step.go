@@ -216,7 +216,7 @@ func (t *trainer) sameBatchPublicGrad() {
 		rows = nil
 	}
 	t.pubModel.GradSum(t.theta, t.pubData, rows, pg)
-	div := t.m
+	div := t.div // the private term's divisor: the two terms share one scale
 	if t.cfg.Normalize == NormalizeRealised {
 		div = float64(len(t.batch))
 	}

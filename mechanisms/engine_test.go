@@ -245,6 +245,7 @@ func TestTrainPretrain(t *testing.T) {
 	plan, _ := DPSGD(2, 1, 1, 10)
 	base := Config{Model: lsq{d: 2}, Data: data, Steps: 30, Optimizer: SGD{LR: 0.1},
 		Sampler: Poisson{Rate: 0.1}, Clip: ClipPerExample, ClipNorm: 1, Noise: plan, Seed: 3}
+	base.NormalizeBy = 10 // q times the public row count: add/remove
 	plain := mustTrain(t, base)
 	steps := 0
 	pre := base
@@ -460,11 +461,11 @@ func TestTrainPhases(t *testing.T) {
 	}{
 		{"Poisson", func(c *Config) {}, 0.1, false},
 		{"pointer Poisson", func(c *Config) { c.Sampler = &Poisson{Rate: 0.1} }, 0.1, false},
-		{"FullBatch", func(c *Config) { c.Sampler = FullBatch{}; c.Noise, _ = DPSGD(2, 1.5, 1, 100) }, 1, false},
+		{"FullBatch", func(c *Config) { c.Sampler = FullBatch{}; c.Noise, _ = DPSGD(2, 1.5, 1, 100); c.NormalizeBy = 100 }, 1, false},
 		{"Standard with multiplier", func(c *Config) { p := *std; p.Multiplier = 1.5; c.Noise = &p }, 0.1, false},
 		{"Uniform", func(c *Config) { c.Sampler = UniformSubset{Size: 10} }, -1, false},
 		{"Shuffled", func(c *Config) { c.Sampler = sh }, -1, false},
-		{"realised", func(c *Config) { c.Normalize = NormalizeRealised }, -1, false},
+		{"realised", func(c *Config) { c.Normalize = NormalizeRealised; c.NormalizeBy = 0 }, -1, false},
 		{"no plan", func(c *Config) { c.Noise = nil }, -1, false},
 		{"no multiplier", func(c *Config) { c.Noise = std }, -1, false},
 		{"batch clip", func(c *Config) { c.Clip = ClipBatch }, -1, false},
@@ -473,7 +474,7 @@ func TestTrainPhases(t *testing.T) {
 	}
 	for _, c := range cases {
 		cfg := Config{Model: lsq{d: 2}, Data: data, Steps: 5, Optimizer: SGD{LR: 0.1},
-			Sampler: Poisson{Rate: 0.1}, Clip: ClipPerExample, ClipNorm: 1, Noise: dps}
+			Sampler: Poisson{Rate: 0.1}, Clip: ClipPerExample, ClipNorm: 1, Noise: dps, NormalizeBy: 10}
 		c.mod(&cfg)
 		res, err := Train(context.Background(), cfg)
 		if c.wantErr {
@@ -493,7 +494,7 @@ func TestTrainPhases(t *testing.T) {
 			continue
 		}
 		if len(res.Phases) != 1 || res.Phases[0].SampleRate != c.q || res.Phases[0].NoiseMultiplier != 1.5 ||
-			res.Phases[0].Steps != 5 || res.PhasesNote != "" {
+			res.Phases[0].Steps != 5 || res.PhasesNote != "" || res.PhasesRelation != accounting.RelationAddRemove {
 			t.Errorf("%s: phases %+v note %q", c.name, res.Phases, res.PhasesNote)
 		}
 	}
@@ -793,5 +794,64 @@ func TestConcurrentNoiseBits(t *testing.T) {
 	concurrentNoiseMin = old
 	if !sameBits(concurrent, serial) {
 		t.Fatal("concurrent normals changed θ")
+	}
+}
+
+// TestTrainRowCountDivisor: the divisor q·n of the data's n rows moves
+// when a record is added, so every other record's share moves with it: a
+// record whose gradient is 0 still shifts θ, and one clipped to C shifts
+// it by up to 2C/(q·n). Without NormalizeBy the phases therefore hold
+// under the feature-simulator relation only (with a note); with a public
+// NormalizeBy an added record moves θ by at most its own clipped
+// gradient, the add/remove sensitivity the accountant assumes.
+func TestTrainRowCountDivisor(t *testing.T) {
+	const n, z, clip = 100, 1.0, 1.0
+	rows := func(extra float64, add bool) *design.Data { // n rows x = 4, y = 1; gradient −1 after clipping
+		k := n
+		if add {
+			k++
+		}
+		x, y := make([]float64, k), make([]float64, k)
+		for i := range n {
+			x[i], y[i] = 4, 1
+		}
+		if add {
+			x[n] = extra // extra = 0: a zero gradient; 4 with y = 0: +C
+		}
+		d, err := design.NewData(x, y, k, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	logistic, _ := models.NewLogistic(1, false, 0)
+	for _, c := range []struct {
+		name      string
+		sampler   Sampler
+		q, extra  float64
+		publicBy  float64 // NormalizeBy; 0: the data's q·n
+		maxShiftZ float64 // the largest allowed shift in units of σ
+	}{
+		{"full batch, public n", FullBatch{}, 1, 4, n, 1 / z},
+		{"Poisson, public n, zero gradient", Poisson{Rate: 0.5}, 0.5, 0, 0.5 * n, 0},
+		{"full batch, data's n", FullBatch{}, 1, 4, 0, -1},
+		{"Poisson, data's n", Poisson{Rate: 0.5}, 0.5, 0, 0, -1},
+	} {
+		plan, _ := DPSGD(1, z, clip, c.q*n)
+		run := func(d *design.Data) *Result {
+			return mustTrain(t, Config{Model: logistic, Data: d, Steps: 1, Sampler: c.sampler, Clip: ClipPerExample, ClipNorm: clip,
+				Noise: plan, Optimizer: SGD{LR: 1}, Init: []float64{0}, Seed: 7, NormalizeBy: c.publicBy})
+		}
+		a, b := run(rows(0, false)), run(rows(c.extra, true))
+		shift := math.Abs(a.Theta[0]-b.Theta[0]) / plan.Std[0]
+		if c.publicBy == 0 {
+			if b.PhasesRelation != accounting.RelationFeatureSimulator || b.PhasesNote == "" || shift == 0 {
+				t.Errorf("%s: relation %v, note %q, shift %.3gσ: want feature-simulator, a note and a shift", c.name, b.PhasesRelation, b.PhasesNote, shift)
+			}
+			continue
+		}
+		if b.PhasesRelation != accounting.RelationAddRemove || b.PhasesNote != "" || shift > c.maxShiftZ*(1+1e-9) {
+			t.Errorf("%s: relation %v, note %q, shift %.4gσ: want add-remove within %.4gσ", c.name, b.PhasesRelation, b.PhasesNote, shift, c.maxShiftZ)
+		}
 	}
 }

@@ -326,20 +326,22 @@ func TestLossDiffMemoExactMatch(t *testing.T) {
 	idx := []int{5, 9, 100, 150, 3}
 	w := []float64{0.3, 1, 0.5, 0.2, 0.9}
 	norms := make([]float64, len(idx))
-	fresh := func(theta []float64, rows []int) []float64 {
+	other := splitTestData(200, 5, 3, 99) // same shape, other rows: a memo must not serve it
+	fresh := func(theta []float64, d *design.Data, rows []int) []float64 {
 		d2, _ := NewLossDiff(mlp, mlp, pad)
 		out := make([]float64, mlp.NumParams())
-		d2.WeightedGradSum(theta, data, rows, w, out)
+		d2.WeightedGradSum(theta, d, rows, w, out)
 		return out
 	}
 	for _, c := range []struct {
 		theta []float64
+		data  *design.Data
 		rows  []int
-	}{{th2, idx}, {th1, []int{5, 9, 100, 150, 4}}, {th1, idx}} {
+	}{{th2, data, idx}, {th1, data, []int{5, 9, 100, 150, 4}}, {th1, other, idx}, {th1, data, idx}} {
 		diff.PerExampleGradNorms(th1, data, idx, norms)
 		got := make([]float64, mlp.NumParams())
-		diff.WeightedGradSum(c.theta, data, c.rows, w, got)
-		want := fresh(c.theta, c.rows)
+		diff.WeightedGradSum(c.theta, c.data, c.rows, w, got)
+		want := fresh(c.theta, c.data, c.rows)
 		for j := range got {
 			if math.Abs(got[j]-want[j]) > 1e-12 {
 				t.Fatalf("memo misuse at %d: %v vs %v", j, got[j], want[j])

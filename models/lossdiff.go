@@ -126,7 +126,7 @@ func (m *LossDiff) WeightedGradSum(theta []float64, data *design.Data, idx []int
 		memo := m.memo
 		m.memo = nil
 		m.mu.Unlock()
-		if memo.matches(theta, idx) {
+		if memo.matches(theta, data, idx) {
 			checkLen("LossDiff.WeightedGradSum", "out", len(out), f.NumParams())
 			diffWeightedSum(f, p, data, m.PubData, idx, w, out, memo)
 			m.mu.Lock()

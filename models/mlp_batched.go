@@ -347,7 +347,7 @@ func diffNorms(m, pub *MLP, theta []float64, data, pubData *design.Data, idx []i
 	defer mlpBatchPool.Put(bt)
 	defer mlpBatchPool.Put(bp)
 	if memo != nil {
-		memo.reset(theta, idx, n, hh, kk)
+		memo.reset(theta, data, idx, n, hh, kk)
 	}
 	for start := 0; start < n; start += batchChunk {
 		b := min(batchChunk, n-start)
@@ -395,8 +395,10 @@ func (m *MLP) batchedForEachOutput(theta []float64, data *design.Data, idx []int
 }
 
 // diffMemo keeps the per-row errors and hidden activations of the last
-// diffNorms call (θ and rows copied for an exact match test).
+// diffNorms call (θ and rows copied, the data's identity kept, for an exact
+// match test).
 type diffMemo struct {
+	data                  *design.Data // the rows' source: a memo never serves other data
 	theta                 []float64
 	idx                   []int
 	all                   bool // idx was nil
@@ -404,7 +406,8 @@ type diffMemo struct {
 	d1, d1p, h, hp, o, op []float64
 }
 
-func (mm *diffMemo) reset(theta []float64, idx []int, n, hh, kk int) {
+func (mm *diffMemo) reset(theta []float64, data *design.Data, idx []int, n, hh, kk int) {
+	mm.data = data
 	mm.theta = append(mm.theta[:0], theta...)
 	mm.idx = append(mm.idx[:0], idx...)
 	mm.all = idx == nil
@@ -414,9 +417,10 @@ func (mm *diffMemo) reset(theta []float64, idx []int, n, hh, kk int) {
 	mm.o, mm.op = growTo(mm.o, n*kk), growTo(mm.op, n*kk)
 }
 
-// matches reports whether the memo was computed at exactly θ and rows idx.
-func (mm *diffMemo) matches(theta []float64, idx []int) bool {
-	if mm == nil || len(mm.theta) != len(theta) || mm.all != (idx == nil) || len(mm.idx) != len(idx) {
+// matches reports whether the memo was computed at exactly θ and rows idx
+// of the same data.
+func (mm *diffMemo) matches(theta []float64, data *design.Data, idx []int) bool {
+	if mm == nil || mm.data != data || len(mm.theta) != len(theta) || mm.all != (idx == nil) || len(mm.idx) != len(idx) {
 		return false
 	}
 	for k, i := range idx {

@@ -284,7 +284,7 @@ func RandomizedResponseSuccess(eps float64) (float64, error) {
 //
 //	succ = ∫ φ(z) Φ(z + μ)^{K−1} dz,
 //
-// integrated by composite Simpson's rule on [−12, 12 + μ] with 24,000
+// integrated by composite Simpson's rule on [−12 − μ, 12] with 24,000
 // intervals (absolute error far below 1e-9). Example: (K, μ) = (1000, 1)
 // gives 0.016604.
 //

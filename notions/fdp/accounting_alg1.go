@@ -224,8 +224,9 @@ func SingleBatchNoiseMultiplier(targetEps, q float64, steps int, delta float64) 
 	}
 	for hi-lo > 1e-6*hi {
 		mid := 0.5 * (lo + hi)
-		e, _ := eps(mid)
-		if e <= targetEps {
+		// An error below hi (no ε within the accountant's range) means
+		// z is too small: never read it as ε = 0.
+		if e, err := eps(mid); err == nil && e <= targetEps {
 			hi = mid
 		} else {
 			lo = mid

@@ -167,6 +167,17 @@ func TestSingleBatchAccounting(t *testing.T) {
 	if err != nil || math.Abs(z-1) > 1e-5 {
 		t.Errorf("single-batch calibration: z = %v (%v), want 1", z, err)
 	}
+	// Huge targets: the bisection goes below the accountant's ε range
+	// (1e7), whose error means "z too small", never a calibrated z = 0.
+	for _, target := range []float64{3e6, 6e6, 9e6} {
+		z, err := SingleBatchNoiseMultiplier(target, 1, 100, 1e-5)
+		if err != nil {
+			continue // unreachable is a valid answer
+		}
+		if e, err := SingleBatchEpsilon(1, z, 100, 1e-5); !(z > 0) || err != nil || e > target {
+			t.Errorf("target ε = %g: z = %v gives ε %v (%v)", target, z, e, err)
+		}
+	}
 	// q = 1 fallback is √T/z-GDP.
 	full, _ := SingleBatchEpsilon(1, 2, 4, 1e-5)
 	gdp, _ := accounting.GDPEpsilon(1, 1e-5)

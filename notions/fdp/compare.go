@@ -130,11 +130,16 @@ type Comparison struct {
 // target (ε, δ) and reports the test accuracy, the ε spent and the Thm 4
 // attribute-inference bound of every sensitive column.
 //
-// What is accounted: DP protects whole records (add/remove neighbours);
-// feature DP protects the sensitive columns only, under the
-// protected-features relation of the feature-DP paper (neighbours differ in
-// the sensitive columns of one record; the public view Ψ(x) — the public
-// columns and the label, the sensitive encoded columns zeroed — is known).
+// What is accounted: every ε spent (DP's and FDP-Alg1's alike) holds under
+// feature DP's simulator relation FDP_i^Ψ (Def. 6 of the feature-DP paper:
+// the run on S with a record x against a simulator that sees S and only
+// the public view Ψ(x) — the public columns and the label, the sensitive
+// encoded columns zeroed). DP-SGD protects whole records; it is stated
+// under the same relation (DP implies it, Prop. 2; its divisor q·n reads
+// the training-row count, which a simulator knows but add/remove DP does
+// not). For the replacement relation FDP_r^Ψ (Def. 5: one record's
+// sensitive columns change, Ψ(x) fixed) an (ε, δ) here gives
+// (2ε, δ(1 + e^ε)) (Prop. 1, SimulatorToReplacement).
 // How: the noise multiplier z of each ε is calibrated once (tight root of
 // the RDP of the Poisson-subsampled Gaussian at rate q over T steps,
 // Opacus orders, improved RDP → (ε, δ) conversion; package accounting) and

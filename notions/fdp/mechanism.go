@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 
 	"github.com/featuredp/featuredp/accounting"
 	"github.com/featuredp/featuredp/design"
@@ -53,7 +54,14 @@ type Setup struct {
 	Model models.Model
 	Data  *design.Data
 	// PubModel is the public surrogate ℓ_pub (nil: Model) and PubData the
-	// public view Ψ(X) or the padded g(Ψ(X)) (nil: Data), same rows as Data.
+	// public view Ψ(X) or the padded g(Ψ(X)) (nil: Data), same rows as
+	// Data. The public term reads them without clipping or noise, so the
+	// methods that use it (FDP-Alg1, FDP-SingleBatch, FDP-DPSGD with
+	// PretrainSteps) need at least one of the two to see only the public
+	// columns: a Ψ(X) (ZeroMasking, GaussianPadding) or a model that
+	// reads only public inputs. EngineConfig refuses both defaults, and
+	// Model with Data, for those methods: that "public" gradient would be
+	// the private records' own, and no ε would bound it.
 	PubModel models.Model
 	PubData  *design.Data
 
@@ -129,6 +137,9 @@ func EngineConfig(method Method, s Setup) (mechanisms.Config, error) {
 	if valid.IsNil(s.Optimizer) {
 		return mechanisms.Config{}, errors.New("fdp: EngineConfig: Optimizer is required")
 	}
+	if usesPublicTerm(method, s) && !hasPublicView(s) {
+		return mechanisms.Config{}, fmt.Errorf("fdp: EngineConfig %s: the public term would read the full private records (PubModel and PubData unset, or Model on Data) without clipping or noise: set PubData to the public view Ψ(X) (fdp.ZeroMasking, fdp.GaussianPadding) or PubModel to a model that reads only public columns", method)
+	}
 	if valid.IsNil(s.PubModel) {
 		s.PubModel = s.Model
 	}
@@ -147,6 +158,29 @@ func EngineConfig(method Method, s Setup) (mechanisms.Config, error) {
 		return privateConfig(method, s, base)
 	}
 	return mechanisms.Config{}, fmt.Errorf("fdp: EngineConfig: unknown method %q", method)
+}
+
+// usesPublicTerm reports whether method trains a public term on
+// s.PubModel and s.PubData.
+func usesPublicTerm(method Method, s Setup) bool {
+	return method == Alg1 || method == SingleBatch || (method == DPSGD && s.PretrainSteps > 0)
+}
+
+// hasPublicView reports whether s names a public view: PubData other than
+// Data, or PubModel other than Model (the caller vouches that such a
+// model reads only public columns).
+func hasPublicView(s Setup) bool {
+	if s.PubData != nil && s.PubData != s.Data {
+		return true
+	}
+	return !valid.IsNil(s.PubModel) && !samePointer(s.PubModel, s.Model)
+}
+
+// samePointer reports whether a and b are the same pointer (a model held
+// by value is never the same: its copy is a distinct public model).
+func samePointer(a, b models.Model) bool {
+	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
+	return va.Kind() == reflect.Pointer && va.Type() == vb.Type() && va.Pointer() == vb.Pointer()
 }
 
 // nonPrivateConfig is EngineConfig of NonPrivate and Public (s.PubModel and

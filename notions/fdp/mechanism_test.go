@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/featuredp/featuredp/accounting"
@@ -304,6 +305,42 @@ func TestConfigBadInput(t *testing.T) {
 		}
 		if _, err := EngineConfig(method, s); err == nil {
 			t.Errorf("%s: no error", name)
+		}
+	}
+}
+
+// The public term reads its rows without clipping or noise: a method that
+// trains one refuses to default it to the private records (B1 of the
+// trust review: the default made FDP-Alg1 learn only from the
+// noise-free gradient of the protected columns while reporting ε).
+func TestPublicViewRequired(t *testing.T) {
+	mlp, data, pad := testProblem(t, 20)
+	other, _ := models.NewMLP(data.D, 5, 3, models.Tanh, models.HeadSoftmaxCE)
+	cases := []struct {
+		name   string
+		method Method
+		mod    func(s *Setup)
+		ok     bool
+	}{
+		{"Alg1, both defaults", Alg1, func(s *Setup) { s.PubData = nil }, false},
+		{"Alg1, PubData is Data", Alg1, func(s *Setup) { s.PubData = s.Data }, false},
+		{"Alg1, PubModel is Model", Alg1, func(s *Setup) { s.PubData, s.PubModel = nil, s.Model }, false},
+		{"SingleBatch, both defaults", SingleBatch, func(s *Setup) { s.PubData = nil }, false},
+		{"DPSGD with pre-training, both defaults", DPSGD, func(s *Setup) { s.PubData = nil }, false},
+		{"Alg1, Ψ(X)", Alg1, func(s *Setup) {}, true},
+		{"Alg1, a public model on Data", Alg1, func(s *Setup) { s.PubData, s.PubModel = nil, other }, true},
+		{"DPSGD without pre-training, no view", DPSGD, func(s *Setup) { s.PubData, s.PretrainSteps = nil, 0 }, true},
+		{"DP, no view", DP, func(s *Setup) { s.PubData = nil }, true},
+	}
+	for _, c := range cases {
+		s := testSetup(mlp, data, pad)
+		c.mod(&s)
+		_, err := EngineConfig(c.method, s)
+		if (err == nil) != c.ok {
+			t.Errorf("%s: error %v, want ok = %v", c.name, err, c.ok)
+		}
+		if err != nil && !strings.Contains(err.Error(), "ZeroMasking") {
+			t.Errorf("%s: error %q does not name the fix", c.name, err)
 		}
 	}
 }
