@@ -35,7 +35,10 @@ type ReportOptions struct {
 	// no BCDP rows); Q is the public correlation bound of Assumption 1 [0].
 	Levels map[string]float64
 	Q      float64
-	// C2 is the UCB constant of CorrDP's TV~ (Def. 4.3) [1].
+	// C2 is the UCB constant c2 of CorrDP's TV~ (Def. 4.3) [1]. The
+	// paper gives no c2 for which TV~ ≥ TV holds with probability 1 − δ
+	// (Ass. 4.1) for these estimators, so TV~ is a heuristic bound for any
+	// C2 and the report does not claim Lemma A.1's (ε, 2δ).
 	C2 float64
 	// Pipeline, if set, is the planned pre-processing whose smooth-RDP
 	// cost the report adds (nil: none).
@@ -52,10 +55,14 @@ type ReportOptions struct {
 // ColumnPrivacy is what each notion promises one column.
 type ColumnPrivacy struct {
 	Column, Role, Kind string
-	// TV is CorrDP's plug-in TV of a public column to the sensitive ones,
-	// TVUCB its upper confidence bound TV~ (the noise weight CorrDP gives
-	// the column's coordinates: 1 for a sensitive column, 0 for a label);
-	// NaN where not applicable. Leaking marks a public column with TV~ ≥
+	// TV is CorrDP's plug-in TV of a public column to the sensitive ones
+	// (corrdp.EstimateTV with the Checked estimator: for a continuous
+	// column the larger of the paper's linear/Gaussian estimate and a
+	// binned, model-free one), TVUCB its heuristic upper confidence bound
+	// TV~ (1 when no TV could be estimated), and CorrDPWeight the noise
+	// weight CorrDP gives the column's coordinates (TV~ for a public
+	// column, 1 for a sensitive one, 0 for a label); NaN where not
+	// applicable. Leaking marks a public column with TV~ ≥
 	// 0.99 and TV ≥ 0.9: it reveals the sensitive columns about as much as
 	// they do (the bound alone can be near 1 on a small sample).
 	TV, TVUCB, CorrDPWeight float64
@@ -254,10 +261,12 @@ func (r *PrivacyReportResult) corrdp(df dataframe.DataFrame, schema data.Schema)
 			r.Columns[i].CorrDPWeight = 0
 		}
 	}
-	rep, err := corrdp.EstimateTV(df, schema, corrdp.TVOptions{})
+	rep, err := corrdp.EstimateTV(df, schema, r.tvOptions())
 	if err != nil {
-		r.Notes = append(r.Notes, "CorrDP: no TV estimate ("+err.Error()+")")
-		return nil
+		r.conservativeTV()
+		r.Notes = append(r.Notes, "CorrDP: no TV estimate ("+err.Error()+"); every public column gets the conservative weight TV~ = 1 "+
+			"(Standard's noise on it, and the claimed ε of a sensitive column).")
+		return r.honesty(df.Nrow())
 	}
 	tilde, err := corrdp.TVTilde(rep, r.Options.C2, r.Options.Delta, false)
 	if err != nil {
@@ -273,9 +282,43 @@ func (r *PrivacyReportResult) corrdp(df dataframe.DataFrame, schema data.Schema)
 	if err := r.honesty(df.Nrow()); err != nil {
 		return err
 	}
-	r.Notes = append(r.Notes, fmt.Sprintf("CorrDP's TVs are estimated from this DataFrame (n = %d): the estimate reads the private data; "+
-		"with the in-sample estimate CorrDP is (ε, 2δ)-CorrDP (Lemma A.1 of the CorrDP paper), or estimate the TVs on a public sample.", rep.N))
+	r.Notes = append(r.Notes, fmt.Sprintf("CorrDP's TVs are estimated from this DataFrame (n = %d): the estimate reads the private data. "+
+		"A continuous public column's TV is the larger of the paper's linear/Gaussian estimate (u = min vs max) and a model-free one over %s; "+
+		"both are plug-in estimates. TV~ adds the UCB term of Def. 4.3 with c2 = %g, a heuristic upper confidence bound: "+
+		"no coverage guarantee, so the (ε, 2δ) statement of Lemma A.1 of the CorrDP paper does not apply. "+
+		"Estimate the TVs on a public sample, or read the weights as a heuristic.", rep.N, r.binsAssumption(), r.Options.C2))
 	return nil
+}
+
+// tvOptions are the TV estimate's options: the Checked estimator, binned
+// over the Pipeline's public bounds when given.
+func (r *PrivacyReportResult) tvOptions() corrdp.TVOptions {
+	o := corrdp.TVOptions{Estimator: corrdp.Checked}
+	if p := r.Options.Pipeline; p != nil {
+		o.Bounds = p.Bounds
+	}
+	return o
+}
+
+// binsAssumption says over which range the continuous public columns are
+// binned: the public bounds, or the observed range (a statistic of the
+// data).
+func (r *PrivacyReportResult) binsAssumption() string {
+	if p := r.Options.Pipeline; p != nil && len(p.Bounds) > 0 {
+		return "equal-width bins of the column over its public bounds (--bounds; the observed range for a column without)"
+	}
+	return "equal-width bins of the column over its observed range (give public bounds to bin over them)"
+}
+
+// conservativeTV gives every public column the weight TV~ = 1 when no TV
+// could be estimated: a missing estimate must never read as independence
+// (nor leave NaN weights).
+func (r *PrivacyReportResult) conservativeTV() {
+	for i := range r.Columns {
+		if r.Columns[i].Role == data.Public.String() {
+			r.Columns[i].TVUCB, r.Columns[i].CorrDPWeight = 1, 1
+		}
+	}
 }
 
 // honesty fills the honest and claimed CorrDP ε of every feature column

@@ -37,7 +37,9 @@ const reportUsage = `usage: featuredp report --csv FILE --sensitive COL,COL --la
 
 Says, before anything is trained, what each notion would promise every column
 at budget ε: CorrDP's TV of each public column to the sensitive ones (estimated
-from the file: the report says so) and the noise weight it implies, whether
+from the file: the report says so; a continuous public column is also checked
+over equal-width bins of its --bounds, else of its observed range) and the
+noise weight it implies (a heuristic upper confidence bound), whether
 feature DP protects it and its attribute-inference bound. Every column not
 named sensitive, label or ignore is public; a column has one role. Column
 lists are comma-separated, in CSV quoting for a name with a comma ("a,b"),

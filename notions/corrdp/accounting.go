@@ -110,7 +110,9 @@ func NoiseWeights(method Method, sensitive []bool, tv []float64, floor bool) ([]
 		return nil, fmt.Errorf("corrdp: NoiseWeights: unknown method %v", method)
 	}
 	if len(tv) != m {
-		return nil, fmt.Errorf("corrdp: NoiseWeights: %d TV values for %d coordinates", len(tv), m)
+		return nil, fmt.Errorf("corrdp: NoiseWeights: %d TV values for %d coordinates: CorrDP needs one TV per coordinate "+
+			"(estimate them with EstimateTV and TVTilde and spread them with data.Encoded.ColumnWeights, or give the public values); "+
+			"TV ≡ 0 is the Semi method", len(tv), m)
 	}
 	fl := 0.0
 	if floor {
@@ -338,7 +340,8 @@ func UCBTerm(c2 float64, mU int, delta float64, n int, gamma float64) (float64, 
 // Thm. 4.4: when independenceCheck is set and TV^(i) ≤ term/2 (i.e.
 // TV^ ≤ c2√(log(mU/δ))/n^γ) the feature is treated as independent and gets
 // 0. term is UCBTerm's value. The guarantee with estimated TVs is
-// (ε, 2δ)-CorrDP (Lemma A.1; EstimatedDelta).
+// (ε, 2δ)-CorrDP (Lemma A.1; EstimatedDelta) only if TV~ ≥ TV holds with
+// probability ≥ 1 − δ (Ass. 4.1); with c2 = 1 it does not (see TVTilde).
 func UCB(tvHat []float64, term float64, independenceCheck bool) ([]float64, error) {
 	if err := valid.NonNegative("term", term); err != nil {
 		return nil, fmt.Errorf("corrdp: UCB: %w", err)
@@ -358,7 +361,9 @@ func UCB(tvHat []float64, term float64, independenceCheck bool) ([]float64, erro
 
 // EstimatedDelta returns the δ of CorrDP-SGD with estimated TVs
 // (Thm. 4.4, Lemma A.1): 2δ — δ for the mechanism plus δ for the failure
-// of the UCB event TV~ ≥ TV.
+// of the UCB event TV~ ≥ TV. It presumes that event fails with
+// probability ≤ δ (Ass. 4.1), which the heuristic c2 = 1 does not give
+// (see TVTilde); the caller must establish it.
 func EstimatedDelta(delta float64) (float64, error) {
 	if err := accounting.ValidateDelta(delta); err != nil {
 		return 0, fmt.Errorf("corrdp: EstimatedDelta: %w", err)

@@ -89,7 +89,8 @@ type PlanOptions struct {
 // σ0·√w_p, i.e. σ_p² = σ0²·w_p, with σ0² = Sigma0Sq
 // (relative-noise, "paper" mode) or Algorithm1Sigma2 (theory). With common random
 // numbers, CorrDP with TV ≡ 1 is bit-identical to Standard and with TV ≡ 0
-// to Semi. Use it with Train (Config.Noise). The plan has no
+// to Semi. tv may be nil for Standard and Semi; for Corr a nil or short
+// tv is an error (never read as TV ≡ 0). Use it with Train (Config.Noise). The plan has no
 // accounting.Phase: its honest privacy loss is Noise.Loss (for a GLM,
 // PlanNoise(plan, …).Loss), composed on an accounting.Ledger, and
 // Honesty sets it beside the paper's claim.
@@ -100,11 +101,10 @@ func Plan(model models.Model, method Method, sensitive []bool, tv []float64, sig
 	if len(sensitive) != model.NumFeatures() {
 		return nil, fmt.Errorf("corrdp: Plan: %d S/U flags for a model with %d input features", len(sensitive), model.NumFeatures())
 	}
-	tvIn := tv
-	if tvIn == nil {
-		tvIn = make([]float64, len(sensitive))
-	}
-	fw, err := NoiseWeights(method, sensitive, tvIn, opts.Floor)
+	// tv passes through as given: NoiseWeights ignores it for Standard and
+	// Semi and refuses a missing or short one for Corr (TV ≡ 0 would be
+	// Semi's zero noise on every insensitive coordinate).
+	fw, err := NoiseWeights(method, sensitive, tv, opts.Floor)
 	if err != nil {
 		return nil, fmt.Errorf("corrdp: Plan: %w", err)
 	}

@@ -15,7 +15,8 @@ import (
 // TV(P, Q) = sup_A |P(A) − Q(A)| = ½‖p − q‖₁ throughout. All estimators are
 // plug-in statistics of the data and are NOT private: their output feeds the
 // noise calibration, which the paper covers with the UCB of Def. 4.3
-// (UCB) and the extra δ of Lemma A.1.
+// (UCB) and the extra δ of Lemma A.1 — valid only with a c2 for which
+// Ass. 4.1 holds, which the paper does not give (see TVTilde).
 
 // GaussianTV returns the exact TV between two Gaussians with the same
 
@@ -256,6 +257,11 @@ func TVGaussian1D(s, u []float64, width float64) (tv, phi, eta float64, err erro
 	return GaussianTV(math.Abs(phi) * width / eta), phi, eta, nil
 }
 
+// errSingularCov reports a conditional covariance Σ_c of eq. (22) that is
+// not positive definite: in the data, a continuous sensitive feature is a
+// linear function of the conditioning feature or of the others.
+var errSingularCov = errors.New("conditional covariance Σ_c is not positive definite")
+
 // GaussianConditionalTV is eq. (22): for (X^S, X^(i)) jointly Gaussian
 
 // with covariance cov (the full m×m matrix; only the S rows/columns and i
@@ -299,7 +305,7 @@ func GaussianConditionalTV(cov mat.Symmetric, sIdx []int, i int, width float64) 
 	}
 	var ch mat.Cholesky
 	if ok := ch.Factorize(sc); !ok {
-		return 0, errors.New("corrdp: GaussianConditionalTV: conditional covariance Σ_c is not positive definite")
+		return 0, fmt.Errorf("corrdp: GaussianConditionalTV: %w", errSingularCov)
 	}
 	var x mat.VecDense
 	if err := ch.SolveVecTo(&x, delta); err != nil {

@@ -21,7 +21,9 @@ type CompareOptions struct {
 	Seeds int
 	// TV gives the TV of each insensitive raw feature (the "paper" mode);
 	// nil estimates it from the data (TV~ = plug-in + Def. 4.3 UCB, c2 = 1,
-	// capped at 1). The estimate is always made.
+	// capped at 1: a heuristic bound; the plug-in of a continuous feature
+	// is corrdp.Checked's max of the paper's estimate and a binned one,
+	// over Encode.Bounds when given). The estimate is always made.
 	TV map[string]float64
 	// Neighbours is N-one (one TV per feature) or N-jointU (one TV_max).
 	Neighbours corrdp.TVScope

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/featuredp/featuredp/data"
+	"github.com/featuredp/featuredp/notions/corrdp"
 	"github.com/go-gota/gota/dataframe"
 )
 
@@ -35,5 +36,20 @@ func TestNewFramePrepRequiresOptIn(t *testing.T) {
 				t.Fatalf("error %v, want ErrPrivateStatistic naming %s", err, tc.want)
 			}
 		})
+	}
+}
+
+// The paper's figures estimate TVs with the paper's estimator
+// (corrdp.ModelOnly), so they stay the paper's; the helper's spec takes the
+// safe default (corrdp.Checked).
+func TestRealSpecsUseModelOnly(t *testing.T) {
+	for name, spec := range RealSpecs {
+		if spec.Estimator != corrdp.ModelOnly {
+			t.Errorf("RealSpecs[%q].Estimator = %v, want model-only", name, spec.Estimator)
+		}
+	}
+	spec, _, err := CompareOptions{}.spec(data.Classification)
+	if err != nil || spec.Estimator != corrdp.Checked {
+		t.Errorf("the helper's spec: Estimator %v, err %v; want checked", spec.Estimator, err)
 	}
 }

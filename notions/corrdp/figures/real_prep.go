@@ -36,9 +36,14 @@ type RealSpec struct {
 	// App. E); JointU marks N-jointU (one TV for all U).
 	PaperTV    map[string]float64
 	Neighbours corrdp.TVScope
-	Partial    bool
-	Metric     string // "accuracy", "utility_gap", "mse_gap"
-	Files      []string
+	// Estimator is the TV estimator of a continuous insensitive feature:
+	// the paper's figures select corrdp.ModelOnly (the paper's parametric
+	// estimate); the zero value is corrdp.Checked (the safer max with a
+	// binned, model-free estimate), which the one-call helper uses.
+	Estimator corrdp.TVEstimator
+	Partial   bool
+	Metric    string // "accuracy", "utility_gap", "mse_gap"
+	Files     []string
 	// StepsOverride > 0 fixes T for every profile.
 	StepsOverride int
 	// Rows > 0 subsamples the loaded data to that many rows (fixed seed)
@@ -46,21 +51,22 @@ type RealSpec struct {
 	Rows int
 }
 
-// RealSpecs are the paper's real-data settings.
+// RealSpecs are the paper's real-data settings; they estimate TVs with
+// the paper's estimator (corrdp.ModelOnly), so the figures are the paper's.
 var RealSpecs = map[string]RealSpec{
-	"adult": {Name: "adult", Kind: "logistic", Alpha: 0.05, Steps: 5000, Delta: 1e-5,
+	"adult": {Name: "adult", Kind: "logistic", Alpha: 0.05, Steps: 5000, Delta: 1e-5, Estimator: corrdp.ModelOnly,
 		PaperTV: map[string]float64{"race": 0.23, "sex": 0.90, "workclass": 1, "fnlwgt": 0.22},
 		Partial: true, Metric: "accuracy", Files: []string{"adult.data", "adult.test"}},
-	"sepsis": {Name: "sepsis", Kind: "mlp-class", Alpha: 0.005, Steps: 200, Batch: 1024, Clip: 5, Hidden: 5, Adam: true, Delta: 1e-5,
+	"sepsis": {Name: "sepsis", Kind: "mlp-class", Alpha: 0.005, Steps: 200, Batch: 1024, Clip: 5, Hidden: 5, Adam: true, Delta: 1e-5, Estimator: corrdp.ModelOnly,
 		PaperTV: map[string]float64{"sex_0male_1female": 0.3, "episode_number": 0.3}, Neighbours: corrdp.JointU,
 		Metric: "accuracy", Files: []string{"sepsis_survival_primary_cohort.csv"}},
-	"credit": {Name: "credit", Kind: "logistic", Alpha: 0.005, Steps: 2000, Delta: 1e-5,
+	"credit": {Name: "credit", Kind: "logistic", Alpha: 0.005, Steps: 2000, Delta: 1e-5, Estimator: corrdp.ModelOnly,
 		PaperTV: map[string]float64{"SEX": 0.103, "EDUCATION": 0.8113, "MARRIAGE": 0.8295, "AGE": 1},
 		Metric:  "accuracy", Files: []string{"UCI_Credit_Card.csv"}},
-	"medical-linear": {Name: "medical-linear", Kind: "linear", Alpha: 0.001, Steps: 5000, Delta: 1e-5,
+	"medical-linear": {Name: "medical-linear", Kind: "linear", Alpha: 0.001, Steps: 5000, Delta: 1e-5, Estimator: corrdp.ModelOnly,
 		PaperTV: map[string]float64{"age": 0.36, "sex": 0.36, "region": 0.36}, Neighbours: corrdp.JointU,
 		Metric: "utility_gap", Files: []string{"insurance.csv"}},
-	"medical-nn": {Name: "medical-nn", Kind: "mlp-reg", Alpha: 0.005, Steps: 1000, Batch: 1000, Clip: 10, Hidden: 20, Delta: 1e-5,
+	"medical-nn": {Name: "medical-nn", Kind: "mlp-reg", Alpha: 0.005, Steps: 1000, Batch: 1000, Clip: 10, Hidden: 20, Delta: 1e-5, Estimator: corrdp.ModelOnly,
 		PaperTV: map[string]float64{"age": 0.36, "sex": 0.36, "region": 0.36}, Neighbours: corrdp.JointU,
 		Metric: "mse_gap", Files: []string{"insurance.csv"}},
 }
@@ -141,7 +147,8 @@ func NewRealPrep(spec RealSpec, dir string) (*RealPrep, error) {
 // comparison: it encodes frame with opts, builds the RealSpec's model, spreads
 // spec.PaperTV (per raw insensitive feature; nil means "use the estimate")
 // over the encoded columns, and estimates TV~ = min{1, TV^ + UCB (c2 = 1)}
-// with corrdp.EstimateTV under spec.Neighbours. Nothing here is
+// with corrdp.EstimateTV under spec.Neighbours and spec.Estimator (over
+// opts.Bounds when given). Nothing here is
 // private: the TV estimate reads the data, and so does the encoder when
 // opts opt in (BoundsFromData, LevelsFromData); without the opt-in an
 // encoding that would fit on the data is an error naming the columns
@@ -167,7 +174,7 @@ func NewFramePrep(frame dataframe.DataFrame, schema data.Schema, spec RealSpec, 
 			return nil, err
 		}
 	}
-	if p.TVEstimated, p.TVReport, err = estimatedColumnTV(frame, schema, enc, spec); err != nil {
+	if p.TVEstimated, p.TVReport, err = estimatedColumnTV(frame, schema, enc, spec, opts.Bounds); err != nil {
 		return nil, err
 	}
 	if p.TVPaper == nil {
@@ -298,10 +305,12 @@ func extraTVKeys(enc *data.Encoded, tv map[string]float64) error {
 }
 
 // estimatedColumnTV estimates TV^ of every raw insensitive feature under
-// spec.Neighbours and returns TV~ = UCB of the plug-in estimate (c2 = 1,
-// γ per estimator) spread over the encoded columns, with the report.
-func estimatedColumnTV(frame dataframe.DataFrame, schema data.Schema, enc *data.Encoded, spec RealSpec) ([]float64, *corrdp.TVReport, error) {
-	rep, err := corrdp.EstimateTV(frame, schema, corrdp.TVOptions{Neighbours: spec.Neighbours})
+// spec.Neighbours with spec.Estimator (binned over the public bounds when
+// given) and returns TV~ = UCB of the plug-in estimate (c2 = 1, a
+// heuristic bound; γ per estimator) spread over the encoded columns, with
+// the report.
+func estimatedColumnTV(frame dataframe.DataFrame, schema data.Schema, enc *data.Encoded, spec RealSpec, bounds map[string]data.Range) ([]float64, *corrdp.TVReport, error) {
+	rep, err := corrdp.EstimateTV(frame, schema, corrdp.TVOptions{Neighbours: spec.Neighbours, Estimator: spec.Estimator, Bounds: bounds})
 	if err != nil {
 		return nil, nil, err
 	}
