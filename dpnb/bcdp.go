@@ -15,7 +15,8 @@ import (
 )
 
 // BCDPMeanOptions configure BCDPMeanEstimation: the per-column levels
-// (Levels, for the Sensitive columns), ε, the public correlation bound q,
+// (Levels, for the Sensitive columns), ε, the public correlation bound q
+// (required: Q in (0, 1], or IndependentCoordinates for q = 0),
 // ζ, the PUBLIC bounds of every estimated column (Bounds
 // map[string]data.Range, as in data.EncodeOptions; BoundsFromData is the
 // explicit, non-private opt-in to fit missing ones on the data), the number
@@ -27,7 +28,9 @@ type BCDPMeanOptions = bcdp.MeanEstimationOptions
 // bcdp.MeanEstimation for the fields). Errors are squared errors in the
 // columns' original units. Its estimates come from a reproducible
 // simulation seeded by Options.Seed, not from a private release, unless
-// Options.Mode is mechanisms.Secure. It renders
+// Options.Mode is mechanisms.Secure: then Estimate alone is the c_d-LDP
+// release, and the baseline, the other simulated releases and the errors
+// are not part of it (bcdp.MeanEstimationOptions.Mode). It renders
 // itself as a table, a plot and markdown (nb.Renderable).
 type BCDPMeanResult struct {
 	*bcdp.MeanEstimation
@@ -124,15 +127,18 @@ func (r BCDPMeanResult) Plot() (*plot.Plot, error) {
 func (r BCDPMeanResult) Markdown() string {
 	var b strings.Builder
 	b.WriteString(fromDataWarning(r.fromData(), "public Bounds for every estimated column"))
-	fmt.Fprintf(&b, "**BCDP mean estimation** of %d columns over %d users: ε = %g, q = %g, ζ = %.4g. ", len(r.Columns), r.N, r.Options.Eps, r.Options.Q, r.Allocation.Zeta)
-	fmt.Fprintf(&b, "Allocation c = (%s); each release is %.4g-LDP. Baseline: Duchi channel at min δ = %g on all columns.\n\n",
+	fmt.Fprintf(&b, "**BCDP mean estimation** of %d columns over %d users: ε = %g, %s, ζ = %.4g. ", len(r.Columns), r.N, r.Options.Eps,
+		bcdpQText(r.Options.Q, r.Options.IndependentCoordinates), r.Allocation.Zeta)
+	fmt.Fprintf(&b, "Allocation c = (%s); each BCDP release is %.4g-LDP. Baseline: Duchi channel at min δ = %g on all columns.\n\n",
 		bcdpFmt(r.C), r.LDPLevel, r.Baseline)
 	fmt.Fprintf(&b, "Squared errors summed over the columns, each column scaled to [−1, 1]:\n\n")
 	fmt.Fprintf(&b, "| | BCDP | LDP baseline |\n|---|---:|---:|\n")
 	fmt.Fprintf(&b, "| predicted MSE (exact, unprojected) | %.4g | %.4g |\n", bcdpScaledSum(r.Predicted, r.Scale), bcdpScaledSum(r.PredictedBaseline, r.Scale))
 	fmt.Fprintf(&b, "| Monte Carlo MSE (%d simulated releases, %s projection) | %.4g | %.4g |\n", r.Options.Trials, r.Options.Projection, bcdpScaledSum(r.MC, r.Scale), bcdpScaledSum(r.MCBaseline, r.Scale))
 	if r.Options.Mode == mechanisms.Secure {
-		fmt.Fprintf(&b, "\nRandomness: %s. Every user's noise came from the operating system's CSPRNG, as a real release draws it on each device; the errors are over %d such releases.\n", r.Options.Mode, r.Options.Trials)
+		fmt.Fprintf(&b, "\nRandomness: %s. Every user's noise came from the operating system's CSPRNG, as a real release draws it on each device; the errors are over %d such releases. "+
+			"Only the first BCDP estimate (Estimate) is the %.4g-LDP release: the baseline estimate and the other releases ran the mechanisms again on the same users (publishing them too spends more budget), "+
+			"and the true means and errors come from the raw data; do not publish them with it.\n", r.Options.Mode, r.Options.Trials, r.LDPLevel)
 	} else {
 		fmt.Fprintf(&b, "\nRandomness: %s. The estimates and errors are a simulation from seed %d: anyone with the seed can regenerate the noise. A real release draws fresh, secret noise on each user's device (Mode: mechanisms.Secure).\n", r.Options.Mode, r.Options.Seed)
 	}
@@ -161,6 +167,15 @@ func (r BCDPMeanResult) worseNote() string {
 		s += fmt.Sprintf(" With this q the allocation gives column %s a smaller budget than the baseline gives every column (c = %.3g < min δ = %g); see the mean-estimation notebook.", r.Columns[j], r.C[j], r.Baseline)
 	}
 	return s + "\n"
+}
+
+// bcdpQText prints the correlation bound q of Assumption 1 that an
+// allocation used (bcdp.CheckQ: q is given, never defaulted).
+func bcdpQText(q float64, independent bool) string {
+	if independent {
+		return "q = 0 (assumed: independent coordinates)"
+	}
+	return fmt.Sprintf("q = %g (assumed correlation bound of Assumption 1)", q)
 }
 
 func bcdpFmt(v []float64) string {

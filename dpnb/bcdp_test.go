@@ -90,7 +90,8 @@ func TestBCDPMeanEstimation(t *testing.T) {
 	if _, err := r.Plot(); err != nil {
 		t.Error(err)
 	}
-	if md := r.Markdown(); !strings.Contains(md, "Allocation") || !strings.Contains(md, "not a private release") || !strings.Contains(md, "simulation from seed 1") {
+	if md := r.Markdown(); !strings.Contains(md, "Allocation") || !strings.Contains(md, "not a private release") || !strings.Contains(md, "simulation from seed 1") ||
+		!strings.Contains(md, "q = 0.01 (assumed") {
 		t.Error(md)
 	}
 	// Secure mode: the releases draw from the OS CSPRNG (two runs differ)
@@ -102,7 +103,8 @@ func TestBCDPMeanEstimation(t *testing.T) {
 		t.Fatal(err)
 	}
 	s2, _ := BCDPMeanEstimation(ctx, df, bcdpTestSchema(), sec)
-	if reflect.DeepEqual(s1.Estimate, s2.Estimate) || !strings.Contains(s1.Markdown(), "CSPRNG") {
+	if reflect.DeepEqual(s1.Estimate, s2.Estimate) || !strings.Contains(s1.Markdown(), "CSPRNG") ||
+		!strings.Contains(s1.Markdown(), "Only the first BCDP estimate (Estimate) is the") {
 		t.Errorf("secure releases identical or report silent: %v", s1.Markdown())
 	}
 	one := bcdpTestOptions()
@@ -148,6 +150,8 @@ func TestBCDPMeanEstimationBadInput(t *testing.T) {
 		func(c *BCDPMeanOptions) { c.Levels = nil },
 		func(c *BCDPMeanOptions) { c.Eps = 0 },
 		func(c *BCDPMeanOptions) { c.Q = 2 },
+		func(c *BCDPMeanOptions) { c.Q = 0 },                                     // q has no default
+		func(c *BCDPMeanOptions) { c.IndependentCoordinates = true },             // with Q = 0.01
 		func(c *BCDPMeanOptions) { c.Bounds["age"] = data.Range{Lo: -1, Hi: 1} }, // age is outside [−1, 1]
 		func(c *BCDPMeanOptions) { c.Bounds["age"] = data.Range{Lo: 3, Hi: 1} },
 		func(c *BCDPMeanOptions) { c.Trials = -1 },
@@ -167,7 +171,7 @@ func TestBCDPMeanEstimationBadInput(t *testing.T) {
 	}
 	nan := dataframe.New(bcdpseries.New([]float64{0.5, math.NaN()}, bcdpseries.Float, "hiv"))
 	s := data.Schema{Task: data.Unsupervised, Columns: []data.Column{{Name: "hiv"}}}
-	if _, err := BCDPMeanEstimation(context.Background(), nan, s, BCDPMeanOptions{Levels: map[string]float64{"hiv": 1}, Eps: 1,
+	if _, err := BCDPMeanEstimation(context.Background(), nan, s, BCDPMeanOptions{Levels: map[string]float64{"hiv": 1}, Eps: 1, Q: 0.5,
 		Bounds: map[string]data.Range{"hiv": {Lo: -1, Hi: 1}}}); err == nil || !strings.Contains(err.Error(), "missing value") {
 		t.Errorf("NaN accepted or not named: %v", err)
 	}
@@ -200,5 +204,19 @@ func TestBCDPWorseNote(t *testing.T) {
 			c.notWant != "" && strings.Contains(got, c.notWant) {
 			t.Errorf("%s: note %q", c.name, got)
 		}
+	}
+}
+
+// q = 0 is stated with IndependentCoordinates, and the Markdown prints the
+// q the allocation assumed.
+func TestBCDPMeanEstimationIndependentCoordinates(t *testing.T) {
+	o := bcdpTestOptions()
+	o.Q, o.IndependentCoordinates, o.Trials = 0, true, 2
+	r, err := BCDPMeanEstimation(context.Background(), bcdpTestFrame(200, 0), bcdpTestSchema(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if md := r.Markdown(); r.Allocation.Q != 0 || !strings.Contains(md, "q = 0 (assumed: independent coordinates)") {
+		t.Errorf("q = %v; markdown:\n%s", r.Allocation.Q, md)
 	}
 }

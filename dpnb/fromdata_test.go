@@ -209,7 +209,7 @@ func TestBCDPFittedBoundsAreTheRange(t *testing.T) {
 	}
 	s := data.Schema{Task: data.Unsupervised, Columns: []data.Column{{Name: "hiv", Role: data.Sensitive}}}
 	one := dataframe.New(df.Col("hiv").Subset([]int{0, 0, 0}))
-	_, err = BCDPMeanEstimation(ctx, one, s, BCDPMeanOptions{Levels: map[string]float64{"hiv": 1}, Eps: 1, BoundsFromData: true})
+	_, err = BCDPMeanEstimation(ctx, one, s, BCDPMeanOptions{Levels: map[string]float64{"hiv": 1}, Eps: 1, Q: 0.5, BoundsFromData: true})
 	if err == nil || !strings.Contains(err.Error(), "constant") || !strings.Contains(err.Error(), `Bounds["hiv"]`) {
 		t.Errorf("constant column: %v", err)
 	}

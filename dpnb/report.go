@@ -32,9 +32,13 @@ type ReportOptions struct {
 	// least 1/levels [none: the column gets no bound; no prior is assumed].
 	Ball map[string]float64
 	// Levels are the BCDP levels δ_i demanded for sensitive columns (none:
-	// no BCDP rows); Q is the public correlation bound of Assumption 1 [0].
+	// no BCDP rows); Q is the public correlation bound q of Assumption 1,
+	// required with Levels (no default): Q in (0, 1], or
+	// IndependentCoordinates for q = 0 (bcdp.CheckQ). Markdown prints it.
 	Levels map[string]float64
 	Q      float64
+	// IndependentCoordinates states BCDP's q = 0 explicitly.
+	IndependentCoordinates bool
 	// C2 is the UCB constant c2 of CorrDP's TV~ (Def. 4.3) [1]. The
 	// paper gives no c2 for which TV~ ≥ TV holds with probability 1 − δ
 	// (Ass. 4.1) for these estimators, so TV~ is a heuristic bound for any
@@ -230,6 +234,11 @@ func (o ReportOptions) withDefaults(schema data.Schema) (ReportOptions, error) {
 			return o, err
 		}
 	}
+	if len(o.Levels) > 0 {
+		if err := bcdp.CheckQ(o.Q, o.IndependentCoordinates); err != nil {
+			return o, fmt.Errorf("BCDP Levels: %w", err)
+		}
+	}
 	return o, nil
 }
 
@@ -421,6 +430,8 @@ func (r *PrivacyReportResult) bcdp(_ dataframe.DataFrame, _ data.Schema) error {
 	for k, i := range idx {
 		r.Columns[i].BCDPLevel, r.Columns[i].BCDPAlloc = delta[k], a.C[k]
 	}
+	r.Notes = append(r.Notes, fmt.Sprintf("BCDP: the allocation assumes %s, ζ = %.4g: the levels δ_i hold only for priors that satisfy it (BCDP paper, Theorem 2; docs/bcdp.md).",
+		bcdpQText(r.Options.Q, r.Options.IndependentCoordinates), a.Zeta))
 	return nil
 }
 

@@ -44,7 +44,9 @@ type ReportPipeline struct {
 	QuantizeCluster int
 	// PCARank s > 0 adds PCA rank reduction of the scaled features, with
 	// PCAGap a public lower bound g_min on the eigen-gap λ_s − λ_{s+1}
-	// (required): k = n, η = 12R³/g_min.
+	// (required): k = n, η = 12R³/g_min (Zwald–Blanchard) when
+	// n > 24R²/g_min, else the unconditional 12√2·R³/g_min
+	// (smoothdp.PreprocessingSensitivity; docs/smooth-rdp.md).
 	PCARank int
 	PCAGap  float64
 	// Steps is DP-GD's T [200].
@@ -303,11 +305,29 @@ func plannedSteps(df dataframe.DataFrame, features []string, R float64, p *Repor
 		touched = append(touched, features)
 	}
 	if p.PCARank > 0 {
-		steps = append(steps, SmoothStep{Name: fmt.Sprintf("PCA rank %d (g_min = %g)", p.PCARank, p.PCAGap), K: n,
-			Eta: smoothdp.EtaPCARank(R, p.PCAGap), Note: "Zwald–Blanchard, public gap bound"})
-		touched = append(touched, features)
+		st, err := plannedPCA(R, p, n)
+		if err != nil {
+			return nil, nil, err
+		}
+		steps, touched = append(steps, st), append(touched, features)
 	}
 	return steps, touched, nil
+}
+
+// plannedPCA is the PCA rank-reduction step with the library's
+// sensitivity (smoothdp.PreprocessingSensitivity, PrePCA): Zwald–Blanchard's
+// η = 12R³/g_min only when n > 24R²/g_min, else the unconditional
+// 12√2·R³/g_min; k = n.
+func plannedPCA(R float64, p *ReportPipeline, n int) (SmoothStep, error) {
+	eta, k, err := smoothdp.PreprocessingSensitivity(smoothdp.PrePCA, smoothdp.MechParams{R: R, GMin: p.PCAGap, N: n})
+	if err != nil {
+		return SmoothStep{}, fmt.Errorf("Pipeline.PCARank: %w", err)
+	}
+	note := "Zwald–Blanchard (n > 24R²/g_min), public gap bound"
+	if eta == smoothdp.EtaPCADim(R, p.PCAGap) {
+		note = fmt.Sprintf("n = %d ≤ 24R²/g_min = %.4g: Zwald–Blanchard does not apply, unconditional 12√2·R³/g_min; public gap bound", n, 24*R*R/p.PCAGap)
+	}
+	return SmoothStep{Name: fmt.Sprintf("PCA rank %d (g_min = %g)", p.PCARank, p.PCAGap), K: k, Eta: eta, Note: note}, nil
 }
 
 // meanImpute returns df with the missing values (NaN, empty or "?") of

@@ -12,6 +12,7 @@ import (
 
 	"github.com/featuredp/featuredp/accounting"
 	"github.com/featuredp/featuredp/data"
+	"github.com/featuredp/featuredp/notions/smoothdp"
 	"github.com/go-gota/gota/dataframe"
 	reportseries "github.com/go-gota/gota/series"
 )
@@ -43,7 +44,7 @@ func reportFrame(n int) (dataframe.DataFrame, data.Schema) {
 // protected by feature DP with the Thm 4 bound, and gets its BCDP level.
 func TestPrivacyReport(t *testing.T) {
 	df, schema := reportFrame(4000)
-	r, err := PrivacyReport(context.Background(), df, schema, ReportOptions{Eps: 0.5, Levels: map[string]float64{"smoker": 0.2}, Ball: map[string]float64{"smoker": 0.5}})
+	r, err := PrivacyReport(context.Background(), df, schema, ReportOptions{Eps: 0.5, Levels: map[string]float64{"smoker": 0.2}, Q: 1, Ball: map[string]float64{"smoker": 0.5}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,6 +72,9 @@ func TestPrivacyReport(t *testing.T) {
 	}
 	if s.BCDPLevel != 0.2 || !(s.BCDPAlloc > 0 && s.BCDPAlloc <= 0.2) || !math.IsInf(indep.BCDPLevel, 1) {
 		t.Errorf("BCDP: sensitive %v → %v, public level %v", s.BCDPLevel, s.BCDPAlloc, indep.BCDPLevel)
+	}
+	if md := r.Markdown(); !strings.Contains(md, "BCDP: the allocation assumes q = 1 (assumed correlation bound") {
+		t.Errorf("the markdown does not print the q of the allocation:\n%s", md)
 	}
 	// Honest CorrDP ε of a change, for the GLMs CorrDP trains: a change of
 	// any column moves every gradient coordinate, so the least-noised one
@@ -152,6 +156,8 @@ func TestPrivacyReportBadInput(t *testing.T) {
 		{"q = 2", schema, ReportOptions{Q: 2}, "q"},
 		{"misspelt column", bad, ReportOptions{}, "regoin"},
 		{"Levels of a public column", schema, ReportOptions{Levels: map[string]float64{"region": 1}}, `"region" is not a Sensitive column`},
+		{"Levels without Q", schema, ReportOptions{Levels: map[string]float64{"smoker": 1}}, "give Q"},
+		{"Levels, Q and IndependentCoordinates", schema, ReportOptions{Levels: map[string]float64{"smoker": 1}, Q: 0.5, IndependentCoordinates: true}, "IndependentCoordinates means q = 0"},
 		{"Ball misspelt", schema, ReportOptions{Ball: map[string]float64{"smokr": 0.5}}, `"smokr"`},
 		{"Ball 0", schema, ReportOptions{Ball: map[string]float64{"smoker": 0}}, `Ball["smoker"] = 0`},
 		{"Ball 2", schema, ReportOptions{Ball: map[string]float64{"smoker": 2}}, `Ball["smoker"] = 2`},
@@ -427,5 +433,47 @@ func TestPrivacyReportPublicBoundsHold(t *testing.T) {
 	// An infinite PCAGap is no error when no PCA is planned.
 	if _, err := run(ReportPipeline{PCAGap: math.Inf(1), Impute: []string{"income"}, MaxMissing: 10}); err != nil {
 		t.Errorf("PCAGap without PCA: %v", err)
+	}
+}
+
+// The planned PCA step charges the library's sensitivity
+// (smoothdp.PreprocessingSensitivity): Zwald–Blanchard's 12R³/g_min only
+// when n > 24R²/g_min, else 12√2·R³/g_min. It used to charge 12R³/g_min
+// whatever n, under-reporting ε when the condition fails.
+func TestPrivacyReportPCASensitivity(t *testing.T) {
+	const n = 400
+	df, schema := missingIncomeFixture(3, 4, n, 1000)
+	R := math.Sqrt(float64(len(schema.Features()))) // the report's radius after min–max scaling
+	bounds := map[string]data.Range{"age": {Lo: 18, Hi: 90}, "income": {Lo: 0, Hi: 1000}}
+	for _, tc := range []struct {
+		gap   float64
+		zwald bool // n > 24R²/g_min
+	}{{0.15, false}, {0.5, true}} {
+		if got := float64(n) > 24*R*R/tc.gap; got != tc.zwald {
+			t.Fatalf("fixture: n > 24R²/g = %v for g = %v, want %v", got, tc.gap, tc.zwald)
+		}
+		pl := &ReportPipeline{Bounds: bounds, Impute: []string{"income"}, MaxMissing: 1, PCARank: 1, PCAGap: tc.gap}
+		r, err := PrivacyReport(context.Background(), df, schema, ReportOptions{Pipeline: pl})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, k, err := smoothdp.PreprocessingSensitivity(smoothdp.PrePCA, smoothdp.MechParams{R: R, GMin: tc.gap, N: n})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var pca *SmoothStep
+		for i, st := range r.Pipeline.Public.Steps {
+			if strings.HasPrefix(st.Name, "PCA") {
+				pca = &r.Pipeline.Public.Steps[i]
+			}
+		}
+		switch {
+		case pca == nil:
+			t.Errorf("g = %v: no PCA step in %+v", tc.gap, r.Pipeline.Public.Steps)
+		case pca.Eta != want || pca.K != k:
+			t.Errorf("g = %v: PCA step η = %v, k = %d; the library's η = %v, k = %d", tc.gap, pca.Eta, pca.K, want, k)
+		case strings.Contains(pca.Note, "does not apply") == tc.zwald:
+			t.Errorf("g = %v: note %q does not say which bound holds", tc.gap, pca.Note)
+		}
 	}
 }

@@ -50,8 +50,10 @@ of numbers with a few text cells ("12k", "n/a") is an error naming the cells
 of a sensitive column given the record's public columns and label (public
 knowledge: a column without it gets no bound) for feature DP's
 attribute-inference bound, and
---bcdp-level the BCDP level demanded of each sensitive column (with --q, the
-public correlation bound) for BCDP's allocation; the markdown ends with a
+--bcdp-level the BCDP level demanded of each sensitive column for BCDP's
+allocation, which needs --q Q, the public correlation bound of Assumption 1
+in [0, 1] (no default: 0 means independent coordinates, 1 the always-valid
+min-δ baseline; the report prints it); the markdown ends with a
 legend of every column. A categorical feature needs its public levels
 (--levels sex=female|male), or --levels-from-data to take the observed ones.
 With --pipeline (implied by the other pipeline flags) it adds the smooth-RDP
@@ -78,7 +80,7 @@ type reportFlags struct {
 	sens, ignore, impute, categorical, continuous columnList
 	levels                                        levelsList
 	ball, bcdpLevel                               floatMap
-	q                                             float64
+	q                                             corrBound
 	bounds                                        boundsList
 	eps, delta                                    float64
 	pipe, dedup                                   bool
@@ -94,7 +96,7 @@ func newReportFlags(fs *flag.FlagSet) *reportFlags {
 		bcdpLevel: floatMap{m: map[string]float64{}, lo: 0, hi: math.MaxFloat64, what: "the BCDP level"}}
 	fs.Var(&f.ball, "ball", "prior mass `COL=P` of the best guess of a sensitive column without the model, given the record's public columns and label, P in [1/levels, 1], for feature DP's attribute-inference bound (repeatable; without it the column gets no bound: no prior is assumed)")
 	fs.Var(&f.bcdpLevel, "bcdp-level", "demanded BCDP level `COL=δ` of a sensitive column, δ > 0 (repeatable; give one for every sensitive column to get the BCDP allocation)")
-	fs.Float64Var(&f.q, "q", 0, "BCDP's public bound on the correlation between coordinates (Assumption 1), in [0, 1]")
+	fs.Var(&f.q, "q", "BCDP's public bound `Q` on the correlation between coordinates (Assumption 1), in [0, 1]: 0 means independent coordinates, 1 the always-valid min-δ baseline (required with --bcdp-level; no default)")
 	fs.StringVar(&f.csv, "csv", "", "the CSV `FILE` (header row)")
 	fs.Var(&f.sens, "sensitive", "sensitive `COLUMNS` (comma-separated, CSV quoting; repeatable)")
 	fs.StringVar(&f.label, "label", "", "the label `COLUMN`")
@@ -164,7 +166,8 @@ func (f *reportFlags) run(extra []string) (*dpnb.PrivacyReportResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts := dpnb.ReportOptions{Eps: f.eps, Delta: f.delta, ObservedLevels: observed, Ball: f.ball.m, Levels: f.bcdpLevel.m, Q: f.q}
+	opts := dpnb.ReportOptions{Eps: f.eps, Delta: f.delta, ObservedLevels: observed, Ball: f.ball.m, Levels: f.bcdpLevel.m,
+		Q: f.q.q, IndependentCoordinates: f.q.set && f.q.q == 0}
 	if f.pipelineWanted() {
 		if opts.Pipeline, err = f.pipeline(schema); err != nil {
 			return nil, err
@@ -221,8 +224,9 @@ func (f *reportFlags) check(extra []string) error {
 			}
 		}
 	}
-	if f.q < 0 || f.q > 1 || math.IsNaN(f.q) {
-		return fmt.Errorf("--q %v: want BCDP's correlation bound in [0, 1]", f.q)
+	if len(f.bcdpLevel.m) > 0 && !f.q.set {
+		return errors.New("--bcdp-level needs --q: give BCDP's public bound q on the correlation between coordinates " +
+			"(Assumption 1), in [0, 1]; 0 means independent coordinates, 1 the always-valid min-δ baseline")
 	}
 	for _, n := range f.categorical {
 		if slices.Contains(f.continuous, n) {

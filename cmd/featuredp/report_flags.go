@@ -115,6 +115,30 @@ func (f *floatMap) Set(v string) error {
 	return nil
 }
 
+// corrBound is the --q flag: BCDP's correlation bound q in [0, 1], with
+// whether it was given (it has no default: 0 would silently assume
+// independent coordinates).
+type corrBound struct {
+	q   float64
+	set bool
+}
+
+func (c *corrBound) String() string {
+	if c == nil || !c.set {
+		return ""
+	}
+	return strconv.FormatFloat(c.q, 'g', -1, 64)
+}
+
+func (c *corrBound) Set(v string) error {
+	x, err := parseFinite(v)
+	if err != nil || x < 0 || x > 1 {
+		return fmt.Errorf("%q: want BCDP's correlation bound q in [0, 1] (0: independent coordinates, 1: the always-valid min-δ baseline)", v)
+	}
+	c.q, c.set = x, true
+	return nil
+}
+
 // parseFinite parses a finite float64.
 func parseFinite(s string) (float64, error) {
 	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)

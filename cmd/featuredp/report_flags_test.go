@@ -367,3 +367,30 @@ func TestPrivacyReportFormatsComplete(t *testing.T) {
 		t.Errorf("--ball / --bcdp-level missing from csv or markdown:\n%s\n%s", csvOut, md)
 	}
 }
+
+// --q is required with --bcdp-level (it used to default to 0, independent
+// coordinates, without a word), --q 0 states independence explicitly, and
+// the markdown prints the q the allocation used.
+func TestPrivacyReportQRequired(t *testing.T) {
+	base := []string{"report", "--csv", reportFixture(t), "--sensitive", "sex,age", "--label", "y", "--levels-from-data",
+		"--bcdp-level", "sex=0.5,age=2"}
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"no --q", nil, 2, "--bcdp-level needs --q"},
+		{"--q 0", []string{"--q", "0"}, 0, "q = 0 (assumed: independent coordinates)"},
+		{"--q 1", []string{"--q", "1"}, 0, "q = 1 (assumed correlation bound of Assumption 1)"},
+		{"--q 1.5", []string{"--q", "1.5"}, 2, "correlation bound q in [0, 1]"},
+		{"--q NaN", []string{"--q", "NaN"}, 2, "correlation bound q in [0, 1]"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errs := runReproduceCLI(append(base, tc.args...)...)
+			if code != tc.code || !strings.Contains(out+errs, tc.want) {
+				t.Errorf("code %d (want %d), stdout %q, stderr %q; want %q", code, tc.code, out, errs, tc.want)
+			}
+		})
+	}
+}

@@ -18,7 +18,8 @@ const ZetaHalf = 0.5
 // ZetaStar returns ζ* = log(1 + q(e^{δ̃_1} − 1))/δ̃_1, the ζ at which the
 // Theorem 2 rule returns the min-δ baseline c = δ̃_1·1 (our derivation)
 // (δ̃_1 = min(δ_1, ε) > 0 is the smallest demanded level). It is 0 at q = 0
-// (where ζ does not matter) and 1 at q = 1.
+// (where ζ does not matter) and 1 at q = 1. The logarithm is allocShift's,
+// so a δ̃_1 beyond e^x's range (≈ 709.78) gives the finite limit, not NaN.
 func ZetaStar(delta1 float64, q float64) (float64, error) {
 	if err := valid.Positive("δ̃_1", delta1); err != nil {
 		return 0, fmt.Errorf("bcdp: ζ*: %w", err)
@@ -26,7 +27,7 @@ func ZetaStar(delta1 float64, q float64) (float64, error) {
 	if err := valid.Unit("q", q); err != nil {
 		return 0, fmt.Errorf("bcdp: %w", err)
 	}
-	return math.Log1p(q*math.Expm1(delta1)) / delta1, nil
+	return allocShift(q, delta1) / delta1, nil
 }
 
 // Allocation is the result of the Theorem 2 allocation rule.
@@ -163,7 +164,8 @@ func (w Weights) String() string {
 //
 // or, with paperConstant, the value printed in the paper (no 1/2), which is
 // exactly twice as large and makes E[Z] = 2v. coth(α/2) =
-// (e^α+1)/(e^α−1). Reference: D=10, r=√10, α=0.2 gives 122.6492.
+// (e^α+1)/(e^α−1). Reference: D=10, r=√10, α=0.2 gives 122.6492. An α so
+// small that B is not a finite float64 is an error ("α too small").
 func DuchiB(D int, r, alpha float64, paperConstant bool) (float64, error) {
 	if D < 1 {
 		return 0, fmt.Errorf("bcdp: Duchi B: dimension %d must be ≥ 1", D)
@@ -180,6 +182,10 @@ func DuchiB(D int, r, alpha float64, paperConstant bool) (float64, error) {
 	b := r * coth * math.Sqrt(math.Pi) / 2 * float64(D) * math.Exp(lg1-lg2)
 	if paperConstant {
 		b *= 2
+	}
+	if !valid.Finite(b) {
+		return 0, fmt.Errorf("bcdp: Duchi B: α too small: the channel's radius B overflows (α = %g, D = %d, r = %g); "+
+			"B grows like 2/α, so raise the level (ε or δ) that gives this round its budget", alpha, D, r)
 	}
 	return b, nil
 }

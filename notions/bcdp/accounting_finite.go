@@ -497,7 +497,9 @@ func checkVector(name string, v []float64, allowInf, positive bool) error {
 //
 //	δ_i = c_i + log(1 + q_i (e^{Σ_{j≠i} c_j} − 1)).
 //
-// (The paper's Σ_{i=1}^n is a typo for Σ_{i=1}^d.)
+// (The paper's Σ_{i=1}^n is a typo for Σ_{i=1}^d.) The logarithm is
+// allocShift's: exactly c_i at q_i = 0, and computed in the log domain
+// where e^{Σ c_j} overflows, so the result is never NaN.
 func BCDPFromCDP(c, q []float64) ([]float64, error) {
 	if err := checkVector("c", c, false, false); err != nil {
 		return nil, err
@@ -514,7 +516,7 @@ func BCDPFromCDP(c, q []float64) ([]float64, error) {
 		if err := valid.Unit(fmt.Sprintf("q[%d]", i), q[i]); err != nil {
 			return nil, fmt.Errorf("bcdp: %w", err)
 		}
-		out[i] = c[i] + math.Log1p(q[i]*math.Expm1(sum-c[i]))
+		out[i] = c[i] + allocShift(q[i], sum-c[i])
 	}
 	return out, nil
 }
@@ -522,7 +524,10 @@ func BCDPFromCDP(c, q []float64) ([]float64, error) {
 // BCDPFromCDPAndLDP returns the BCDP levels of Prop. 4 part 2 for a mechanism
 // that is c-CDP and also ε-LDP:
 //
-//	δ'_i = min{ c_i + log(1 + q_i (e^ε − 1)), ε }.
+//	δ'_i = min{ c_i + log(1 + q_i (e^ε − 1)), ε }
+//
+// (min(c_i, ε) at q_i = 0; the logarithm is allocShift's, finite for any
+// finite ε).
 func BCDPFromCDPAndLDP(c, q []float64, eps float64) ([]float64, error) {
 	if err := checkVector("c", c, false, false); err != nil {
 		return nil, err
@@ -538,7 +543,7 @@ func BCDPFromCDPAndLDP(c, q []float64, eps float64) ([]float64, error) {
 		if err := valid.Unit(fmt.Sprintf("q[%d]", i), q[i]); err != nil {
 			return nil, fmt.Errorf("bcdp: %w", err)
 		}
-		out[i] = math.Min(c[i]+math.Log1p(q[i]*math.Expm1(eps)), eps)
+		out[i] = math.Min(c[i]+allocShift(q[i], eps), eps)
 	}
 	return out, nil
 }

@@ -31,10 +31,18 @@ type MeanEstimationOptions struct {
 	Levels map[string]float64
 	// Eps is the overall LDP level ε > 0 (each user's release is ε-LDP).
 	Eps float64
-	// Q is the public bound of Assumption 1 on the correlation between
-	// coordinates, in [0, 1]. It is an assumption about the users' priors,
-	// not estimated from the data.
+	// Q is the public bound q of Assumption 1 on the correlation between
+	// coordinates, in [0, 1] (required, no default). It is an assumption
+	// about the users' priors, not estimated from the data: the levels
+	// δ_i hold only for priors that satisfy it. q = 1 (the min-δ
+	// baseline allocation) holds for every prior. Because the zero value
+	// would silently assume independent coordinates, the weakest
+	// protection, Q = 0 is an error unless IndependentCoordinates is set
+	// (see CheckQ).
 	Q float64
+	// IndependentCoordinates states q = 0 explicitly: the coordinates are
+	// independent under every prior considered (Q must then be 0).
+	IndependentCoordinates bool
 	// Zeta is the allocation parameter ζ ∈ (0, 1] [the paper's heuristic
 	// (1+q)/2].
 	Zeta float64
@@ -58,7 +66,14 @@ type MeanEstimationOptions struct {
 	Seed uint64
 	// Mode is the releases' randomness [mechanisms.Reproducible: seeded
 	// simulation]; Secure draws every user's noise from the OS CSPRNG, so
-	// Estimate is a private release (not reproducible).
+	// that Estimate ALONE is a private release: each user's record enters
+	// it through one c_d-LDP run of Mechanism 1 (not reproducible). The
+	// other outputs are not part of that release and void its guarantee
+	// if published with it: BaselineEstimate and the other Trials − 1
+	// releases of each method run the mechanisms again on the same
+	// records (Estimate with BaselineEstimate is (c_d + min δ̃)-LDP by
+	// composition), and TrueMean, Predicted and MC are computed from the
+	// raw data (not private).
 	Mode mechanisms.Mode
 	// PaperConstant uses the Duchi radius as printed in the paper (2×,
 	// biased). Default: the unbiased constant.
@@ -91,7 +106,8 @@ type MeanEstimation struct {
 	// release: publishing them gives no privacy guarantee, because anyone
 	// with the seed can regenerate the noise. In the Secure mode every
 	// user's noise comes from the OS CSPRNG, as a real deployment draws it
-	// on each device.
+	// on each device, and Estimate alone is the c_d-LDP release (see
+	// MeanEstimationOptions.Mode for what else must stay unpublished).
 	Estimate, BaselineEstimate []float64
 	// Predicted MSE per column: exact, unprojected, using the
 	// data's second moments (so it is an oracle value, for comparison only).
@@ -116,9 +132,11 @@ type MeanEstimation struct {
 // Theorem 2 allocation (BCDP paper §4–2.4), beside the min-δ LDP
 // baseline (the Duchi channel at min δ on all columns, Prop. 3). Each row is
 // one user; each user's release is c_d-LDP (c_d ≤ ε), c-CDP, and δ-BCDP for
-// priors satisfying Assumption 1 with opts.Q. It returns the allocation,
-// the exact predicted error and the Monte Carlo error of opts.Trials
-// releases of both methods simulated from opts.Seed.
+// priors satisfying Assumption 1 with opts.Q (required: see CheckQ). It
+// returns the allocation, the exact predicted error and the Monte Carlo
+// error of opts.Trials releases of both methods simulated from opts.Seed.
+// Only the result's Estimate can be a private release (in the Secure mode;
+// see MeanEstimationOptions.Mode).
 func EstimateMeans(ctx context.Context, df dataframe.DataFrame, schema data.Schema, opts MeanEstimationOptions) (*MeanEstimation, error) {
 	r, err := estimateMeans(ctx, df, schema, opts)
 	if err != nil {
@@ -158,35 +176,91 @@ func estimateMeans(ctx context.Context, df dataframe.DataFrame, schema data.Sche
 	if err != nil {
 		return nil, err
 	}
+	methods, err := newMethods(cols, alloc, uni, opts)
+	if err != nil {
+		return nil, err
+	}
 	n, d := df.Nrow(), len(cols)
 	r := &MeanEstimation{Columns: cols, Delta: delta, C: alloc.C, LDPLevel: alloc.LDP, Baseline: uni.DeltaTilde[0],
 		Allocation: alloc, N: n, Options: opts, Scale: half, TrueMean: make([]float64, d), FittedBounds: fitted}
-	m2 := make([]float64, d)
-	for j := range cols {
-		mean := 0.0
-		for i := 0; i < n; i++ {
-			v := x[i*d+j]
-			mean += v / float64(n)
-			m2[j] += v * v / float64(n)
-		}
-		r.TrueMean[j] = lo[j] + half[j]*(mean+1)
-		m2[j] = math.Min(1, m2[j]) // |x| ≤ 1: only rounding of the sum can exceed 1
-	}
+	m2 := r.moments(x, lo)
 	if r.Predicted, err = predictedPerColumn(alloc, n, m2, half, opts.PaperConstant); err != nil {
 		return nil, err
 	}
 	if r.PredictedBaseline, err = predictedPerColumn(uni, n, m2, half, opts.PaperConstant); err != nil {
 		return nil, err
 	}
-	if err := r.simulate(ctx, x, lo); err != nil {
+	if err := r.simulate(ctx, x, lo, methods); err != nil {
 		return nil, err
 	}
 	return r, nil
 }
 
+// moments fills TrueMean from the scaled data x (row-major) and returns
+// every column's second moment on the [−1, 1] scale.
+func (r *MeanEstimation) moments(x, lo []float64) []float64 {
+	n, d := r.N, len(r.Columns)
+	m2 := make([]float64, d)
+	for j := range d {
+		mean := 0.0
+		for i := 0; i < n; i++ {
+			v := x[i*d+j]
+			mean += v / float64(n)
+			m2[j] += v * v / float64(n)
+		}
+		r.TrueMean[j] = lo[j] + r.Scale[j]*(mean+1)
+		m2[j] = math.Min(1, m2[j]) // |x| ≤ 1: only rounding of the sum can exceed 1
+	}
+	return m2
+}
+
+// newMethods builds Mechanism 1 with the allocation and the min-δ
+// baseline before anything runs, so that levels too small for float64 (a
+// round budget whose Duchi radius overflows, or a column left with c = 0
+// by rounding) fail here with the levels named, not after the simulation.
+func newMethods(cols []string, alloc, uni Allocation, o MeanEstimationOptions) ([]*Mean, error) {
+	mo := MeanOptions{PaperConstant: o.PaperConstant}
+	fix := fmt.Sprintf("ε = %g, smallest level min(δ, ε) = %g and q = %g are too small for the mechanism: raise ε or the smallest level",
+		o.Eps, uni.DeltaTilde[0], o.Q)
+	mB, err := NewMean(alloc.C, mo)
+	if err != nil {
+		return nil, fmt.Errorf("allocation c = %v: %s: %w", alloc.C, fix, err)
+	}
+	if j := mB.zeroWeightCoordinate(); j >= 0 {
+		return nil, fmt.Errorf("column %q gets c = %v from the allocation: %s", cols[j], alloc.C[j], fix)
+	}
+	mL, err := NewBaseline(len(cols), uni.DeltaTilde[0], mo)
+	if err != nil {
+		return nil, fmt.Errorf("min-δ baseline: %s: %w", fix, err)
+	}
+	return []*Mean{mB, mL}, nil
+}
+
 // MaxTrials caps MeanEstimationOptions.Trials (2²⁰): the releases are held
 // in memory, two per trial.
 const MaxTrials = 1 << 20
+
+// CheckQ checks the correlation bound q of Assumption 1 as the one-call
+// helpers take it (MeanEstimationOptions, dpnb.ReportOptions): q in
+// (0, 1], or q = 0 stated with independent = true. q has no default: the
+// BCDP levels hold only under Assumption 1 with the given q (BCDP paper,
+// Theorem 2 and Prop. 4 part 2; docs/bcdp.md), and the zero value q = 0
+// (independent coordinates) is the least conservative choice, so a
+// forgotten q must not become it.
+func CheckQ(q float64, independent bool) error {
+	switch {
+	case independent && q != 0:
+		return fmt.Errorf("IndependentCoordinates means q = 0, but Q = %v: give one of them", q)
+	case !independent && q == 0:
+		return errors.New("the correlation bound q of Assumption 1 is not set: give Q in (0, 1] (1 is the always-valid " +
+			"min-δ baseline), or set IndependentCoordinates for q = 0 (independent coordinates, the least conservative " +
+			"assumption); q is a public assumption about the users' priors, not estimated from the data")
+	}
+	if err := valid.Unit("q", q); err != nil {
+		return fmt.Errorf("bcdp: %w", err)
+	}
+	return nil
+}
 
 // withDefaults fills in the defaults and checks the scalar options (the
 // levels are checked by Allocate).
@@ -198,6 +272,9 @@ func (o MeanEstimationOptions) withDefaults() (MeanEstimationOptions, error) {
 		return o, fmt.Errorf("Trials = %d, want 1 to %d (each trial holds one release of every column)", o.Trials, MaxTrials)
 	}
 	if err := o.Mode.Validate(); err != nil {
+		return o, err
+	}
+	if err := CheckQ(o.Q, o.IndependentCoordinates); err != nil {
 		return o, err
 	}
 	if o.Zeta == 0 {
@@ -363,30 +440,20 @@ func predictedPerColumn(a Allocation, n int, m2, half []float64, paperConstant b
 }
 
 // simulate runs r.Options.Trials simulated releases of BCDP and of the
-// baseline on the scaled data x and fills MC, MCBaseline, Estimate and
+// baseline (methods, from newMethods) on the scaled data x and fills MC, MCBaseline, Estimate and
 // BaselineEstimate. Trial t of method k draws its noise from
 // NewStreams(Seed).Derive("dpnb-bcdp-mean").Split(t).Derive(k), so the
 // result does not depend on the number of workers.
-func (r *MeanEstimation) simulate(ctx context.Context, x, lo []float64) error {
+func (r *MeanEstimation) simulate(ctx context.Context, x, lo []float64, methods []*Mean) error {
 	o := r.Options
-	mo := MeanOptions{PaperConstant: o.PaperConstant}
 	d, n := len(r.Columns), r.N
-	mB, err := NewMean(r.C, mo)
-	if err != nil {
-		return err
-	}
-	mL, err := NewBaseline(d, r.Baseline, mo)
-	if err != nil {
-		return err
-	}
-	methods := []*Mean{mB, mL}
 	labels := []string{"BCDP", "LDP"}
 	root := mechanisms.NewStreams(o.Seed).Derive("dpnb-bcdp-mean")
 	if o.Mode == mechanisms.Secure {
 		root = mechanisms.NewSecureStreams()
 	}
 	est := make([][]float64, 2*o.Trials) // index 2t+k: trial t, method k (original units)
-	err = experiments.Parallel(ctx, 2*o.Trials, o.Workers, func(ctx context.Context, i int) error {
+	err := experiments.Parallel(ctx, 2*o.Trials, o.Workers, func(ctx context.Context, i int) error {
 		t, k := i/2, i%2
 		rng := root.Split(t).Derive(labels[k]).Noise()
 		s := methods[k].NewSums()

@@ -4,7 +4,10 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
+
+	"github.com/featuredp/featuredp/internal/valid"
 )
 
 func approxEqual(a, b, tol float64) bool {
@@ -469,5 +472,82 @@ func TestZetaOptimal(t *testing.T) {
 	}
 	if _, err := TwoLevelRate(10, 2, 10000, 0.2, 0.3, 0.01); err == nil {
 		t.Error("ε ≤ 2δ accepted")
+	}
+}
+
+// logShiftClosed is log(1 + q(e^x − 1)) = x + log(q + (1 − q)e^{−x})
+// (q > 0), the form that stays finite for any x ≥ 0; 0 at q = 0.
+func logShiftClosed(q, x float64) float64 {
+	if q == 0 {
+		return 0
+	}
+	return x + math.Log(q+(1-q)*math.Exp(-x))
+}
+
+// Prop. 4 and ζ* with an exponent beyond e^x's range: q = 0 used to give
+// NaN (0·∞) and q > 0 +Inf; both match the closed form now.
+func TestProp4LargeExponents(t *testing.T) {
+	for _, tc := range []struct {
+		c, q []float64
+		eps  float64 // Prop. 4 part 2's ε
+	}{
+		{[]float64{0.5, 800}, []float64{0, 0}, 800},
+		{[]float64{0.5, 800}, []float64{0.5, 0.5}, 800},
+		{[]float64{0.5, 800, 1000}, []float64{0, 1, 0.3}, 2000},
+		{[]float64{0.5, 1}, []float64{0, 0.2}, 800},
+		{[]float64{0.5, 1}, []float64{0.3, 0.3}, 2}, // no overflow: the old values
+	} {
+		sum := 0.0
+		for _, v := range tc.c {
+			sum += v
+		}
+		want1, want2 := make([]float64, len(tc.c)), make([]float64, len(tc.c))
+		for i, c := range tc.c {
+			want1[i] = c + logShiftClosed(tc.q[i], sum-c)
+			want2[i] = math.Min(c+logShiftClosed(tc.q[i], tc.eps), tc.eps)
+		}
+		p1, err := BCDPFromCDP(tc.c, tc.q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		vecClose(t, fmt.Sprintf("Prop 4.1 c=%v q=%v", tc.c, tc.q), p1, want1, 1e-12*sum)
+		p2, err := BCDPFromCDPAndLDP(tc.c, tc.q, tc.eps)
+		if err != nil {
+			t.Fatal(err)
+		}
+		vecClose(t, fmt.Sprintf("Prop 4.2 c=%v q=%v ε=%v", tc.c, tc.q, tc.eps), p2, want2, 1e-12*tc.eps)
+		for i := range p1 {
+			if !valid.Finite(p1[i]) || !valid.Finite(p2[i]) {
+				t.Errorf("c=%v q=%v: non-finite bound %v / %v", tc.c, tc.q, p1, p2)
+			}
+		}
+	}
+	for _, tc := range []struct{ delta1, q float64 }{{800, 0}, {800, 0.5}, {800, 1}, {1e4, 1e-3}, {1, 0.3}} {
+		z, err := ZetaStar(tc.delta1, tc.q)
+		want := logShiftClosed(tc.q, tc.delta1) / tc.delta1
+		if err != nil || !valid.Finite(z) || math.Abs(z-want) > 1e-12 {
+			t.Errorf("ζ*(δ̃_1 = %v, q = %v) = %v, %v; want %v", tc.delta1, tc.q, z, err, want)
+		}
+	}
+}
+
+// An α so small that the Duchi radius B overflows is an error, in DuchiB
+// and NewDuchi; it used to give B = +Inf and infinite samples.
+func TestDuchiBTooSmallAlpha(t *testing.T) {
+	for _, tc := range []struct {
+		D     int
+		alpha float64
+		paper bool
+	}{{1, 1e-310, false}, {2, 1e-310, false}, {10, 1e-308, true}, {3, math.SmallestNonzeroFloat64, false}} {
+		r := math.Sqrt(float64(tc.D))
+		if b, err := DuchiB(tc.D, r, tc.alpha, tc.paper); err == nil || !strings.Contains(err.Error(), "α too small") {
+			t.Errorf("DuchiB(D=%d, α=%g) = %v, %v; want an 'α too small' error", tc.D, tc.alpha, b, err)
+		}
+		if ch, err := NewDuchi(tc.D, r, tc.alpha, tc.paper); err == nil || !strings.Contains(err.Error(), "α too small") {
+			t.Errorf("NewDuchi(D=%d, α=%g): %v, %v; want an 'α too small' error", tc.D, tc.alpha, ch, err)
+		}
+	}
+	if b, err := DuchiB(2, math.Sqrt2, 1e-300, false); err != nil || !valid.Finite(b) {
+		t.Errorf("α = 1e-300 (B finite): %v, %v", b, err)
 	}
 }

@@ -231,6 +231,17 @@ func NewMean(c []float64, o MeanOptions) (*Mean, error) {
 	return m, nil
 }
 
+// zeroWeightCoordinate returns the first coordinate (caller's order) with
+// zero total weight, whose estimate Estimate refuses (c = 0), or −1.
+func (m *Mean) zeroWeightCoordinate() int {
+	for k, w := range m.cum {
+		if w == 0 {
+			return m.perm[k]
+		}
+	}
+	return -1
+}
+
 // NewBaseline returns the min-δ LDP baseline of App. B.1: one Duchi round
 // on the whole d-dimensional vector at level a (r = √d), i.e. Mechanism 1
 // with c = a·1.

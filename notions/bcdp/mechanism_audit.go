@@ -38,6 +38,22 @@ func (m *Mean) Release(rng *rand.Rand, x []float64) ([][]float64, error) {
 	return out, nil
 }
 
+// checkSignDomain checks that every record of domain has m's d coordinates,
+// each ±1 (the records MeanAuditMC's sign likelihood is exact for).
+func (m *Mean) checkSignDomain(domain [][]float64) error {
+	for x, rec := range domain {
+		if len(rec) != m.d {
+			return fmt.Errorf("bcdp: audit: domain[%d] has %d coordinates, want the mechanism's %d", x, len(rec), m.d)
+		}
+		for i, v := range rec {
+			if v != 1 && v != -1 {
+				return fmt.Errorf("bcdp: audit: domain[%d][%d] = %v, want ±1 (the audit's likelihood is exact for sign data only)", x, i, v)
+			}
+		}
+	}
+	return nil
+}
+
 // SignLogLikelihood returns log p(y | x) up to an additive constant that does
 // not depend on x, for a record x ∈ {−1,+1}^d (caller's order) and a release
 // y (as returned by Release) [ext]. For ±1 data ‖x_{k:d}‖ = r_k, so
@@ -82,11 +98,17 @@ func (m *Mean) SignLogLikelihood(y [][]float64, x []float64) (float64, error) {
 // outputs is ≤ δ_i*. domain lists ±1 records (caller's order) and prior their
 // probabilities. Cost: n · |domain| · (rounds · d).
 func MeanAuditMC(m *Mean, domain [][]float64, prior []float64, n int, rng *rand.Rand) ([]float64, error) {
+	if m == nil {
+		return nil, errors.New("bcdp: audit: nil mechanism (build it with NewMean or NewBaseline)")
+	}
 	if rng == nil {
 		return nil, errors.New("bcdp: audit: nil random source")
 	}
 	if n < 1 || len(domain) == 0 || len(domain) != len(prior) {
 		return nil, fmt.Errorf("bcdp: audit: need n ≥ 1 and a non-empty domain with one probability per point (n=%d, %d points, %d probabilities)", n, len(domain), len(prior))
+	}
+	if err := m.checkSignDomain(domain); err != nil {
+		return nil, err
 	}
 	cum := make([]float64, len(prior))
 	total := 0.0

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/featuredp/featuredp/audit"
@@ -495,5 +496,41 @@ func TestBCDPAudits(t *testing.T) {
 		if r.EpsilonLB > r.ClaimedEpsilon || !r.ControlFlagged {
 			t.Errorf("%s: %+v", s.Name, r)
 		}
+	}
+}
+
+// MeanAuditMC validates its inputs with errors; a short domain row used to
+// panic (index out of range) before any check.
+func TestMeanAuditMCBadInput(t *testing.T) {
+	m, err := NewMean([]float64{0.5, 1}, MeanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, tc := range []struct {
+		name   string
+		m      *Mean
+		domain [][]float64
+		prior  []float64
+		want   string
+	}{
+		{"nil mechanism", nil, [][]float64{{1, 1}}, []float64{1}, "nil mechanism"},
+		{"short row", m, [][]float64{{1}, {-1, 1}}, []float64{0.5, 0.5}, "domain[0] has 1 coordinates"},
+		{"long row", m, [][]float64{{1, 1}, {-1, 1, 1}}, []float64{0.5, 0.5}, "domain[1] has 3 coordinates"},
+		{"short row of zero mass", m, [][]float64{{1, 1}, {-1}}, []float64{1, 0}, "domain[1] has 1 coordinates"},
+		{"value not ±1", m, [][]float64{{1, 0.5}}, []float64{1}, "domain[0][1] = 0.5"},
+		{"zero value", m, [][]float64{{0, 1}}, []float64{1}, "domain[0][0] = 0"},
+		{"NaN value", m, [][]float64{{1, math.NaN()}}, []float64{1}, "domain[0][1] = NaN"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			defer func() {
+				if p := recover(); p != nil {
+					t.Errorf("panic: %v", p)
+				}
+			}()
+			if _, err := MeanAuditMC(tc.m, tc.domain, tc.prior, 10, rng); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want one containing %q", err, tc.want)
+			}
+		})
 	}
 }

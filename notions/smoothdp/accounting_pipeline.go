@@ -88,8 +88,10 @@ func (p Preprocessing) String() string {
 
 // MechParams are the parameters of a mechanism and of the
 // pre-processing before it (Pipeline, MechanismCurves). Unused fields
-// are ignored. Defaults: none (zero is a value); L and Δ are kept separate;
-// set both to the same value for the paper's L = Δ.
+// are ignored. Defaults: none. A length scale or constant a used curve or
+// sensitivity is proportional to (R, QuantR, L, Δ, β) must be > 0: zero,
+// the unset value, is an error naming the field, never a free step. L and
+// Δ are kept separate; set both to the same value for the paper's L = Δ.
 type MechParams struct {
 	R     float64 // radius of the instance ball X
 	L     float64 // Lipschitz constant of f / u / ℓ
@@ -140,8 +142,12 @@ type PipelineBounds struct {
 
 // PreprocessingSensitivity returns the ℓ_{1,2} sensitivity η and the ℓ0
 // sensitivity k of a pre-processing step from the parameters (docs/smooth-rdp.md; Theorem 16 uses k = m for mean imputation and k = n
-// for PCA).
+// for PCA). R must be finite > 0 for deduplication, mean imputation and
+// PCA, and QuantR for quantization (an error names the field).
 func PreprocessingSensitivity(pre Preprocessing, p MechParams) (eta float64, k int, err error) {
+	if err := requireScale(pre, p); err != nil {
+		return 0, 0, err
+	}
 	switch pre {
 	case PreNone:
 		return 0, 0, nil
@@ -168,6 +174,56 @@ func PreprocessingSensitivity(pre Preprocessing, p MechParams) (eta float64, k i
 		return p.Eta, p.K, nil
 	}
 	return 0, 0, fmt.Errorf("smoothdp: unknown pre-processing %d", int(pre))
+}
+
+// requireScale checks the length scale a pre-processing step's η is
+// proportional to: the radius R of the instance ball for deduplication,
+// mean imputation and PCA (η ∝ R, R, R³), the quantization radius QuantR
+// for quantization (η = rk). Zero, its unset value, would make the step
+// free (η = 0) and the pipeline as private as the bare mechanism, so it is
+// an error naming the field.
+func requireScale(pre Preprocessing, p MechParams) error {
+	field, v, what := "MechParams.R", p.R, "the public radius of the instance ball X"
+	switch pre {
+	case PreDedup, PreMeanImpute, PrePCA:
+	case PreQuant:
+		field, v, what = "MechParams.QuantR", p.QuantR, "the quantization radius r"
+	default:
+		return nil
+	}
+	if err := valid.Positive(field, v); err != nil {
+		return fmt.Errorf("smoothdp: %v: %w: set it to %s (0 would make the step free, η = 0)", pre, err, what)
+	}
+	return nil
+}
+
+// requireCurveParams checks the constants that mechanism m's Table 1
+// curves scale with: Δ and L (Gaussian), L (Laplace, Exponential; their Δ
+// and ε are checked by the constructors), L and β (DP-GD, DP-SGD). Zero,
+// their unset value, would report the mechanism (L, Δ) or every
+// pre-processing step (L, β: ε̃ = 0) as free, so it is an error naming
+// the field.
+func requireCurveParams(m Mechanism, p MechParams) error {
+	type field struct {
+		name, what string
+		v          float64
+	}
+	lip := field{"MechParams.L", "the Lipschitz constant of f, u or the loss", p.L}
+	var need []field
+	switch m {
+	case MechGaussian:
+		need = []field{{"MechParams.Delta", "the global ℓ2 sensitivity Δ of f", p.Delta}, lip}
+	case MechLaplace, MechExponential:
+		need = []field{lip}
+	case MechDPGD, MechSGDSub, MechSGDIter:
+		need = []field{lip, {"MechParams.Beta", "the smoothness β of the loss in the data (Definition 6)", p.Beta}}
+	}
+	for _, f := range need {
+		if err := valid.Positive(f.name, f.v); err != nil {
+			return fmt.Errorf("smoothdp: %v: %w: set it to %s (0 would make the curve 0)", m, err, f.what)
+		}
+	}
+	return nil
 }
 
 // pipelineClosed is the closed form of the conservative pipeline bound
@@ -212,12 +268,18 @@ func etaFormula(pre Preprocessing) string {
 
 // MechanismCurves returns the RDP and SRDP curves of a mechanism (Table 1).
 // For DP-SGD-sub ω = 1/n (PCA data); for DP-SGD-iter K = k (at least 1).
+// The constants the curves scale with must be finite > 0: Δ and L
+// (Gaussian), L (Laplace, Exponential), L and β (DP-GD, DP-SGD); an error
+// names the unset field.
 func MechanismCurves(m Mechanism, p MechParams, k int) (RDPCurve, SRDPCurve, error) {
 	var (
 		r   RDPCurve
 		s   SRDPCurve
 		err error
 	)
+	if err := requireCurveParams(m, p); err != nil {
+		return r, s, err
+	}
 	switch m {
 	case MechGaussian:
 		if r, err = GaussianRDP(p.Delta, p.Sigma, accounting.RelationReplaceOne); err == nil {

@@ -100,11 +100,15 @@ func PTREpsilon(n, steps int, sigma, l, beta, radius, ghat, eps0, delta float64)
 // absorbs the test's failure probability. Their composition on an
 // accounting.Ledger at δ_total is the theorem's (ε₀ + ε', δ_total).
 //
-// Errors: ε₀ not finite and > 0, invalid mechanism parameters (Pipeline),
+// Errors: ε₀ or the radius R not finite and > 0, invalid mechanism
+// parameters (Pipeline: L and β > 0),
 // δ not in (0, 1), or δ_total ≥ 1 (vacuous).
 func PTRLosses(n, steps int, sigma, l, beta, radius, ghat, eps0, delta float64) ([]accounting.Loss, error) {
 	if err := valid.Positive("ε₀", eps0); err != nil {
 		return nil, fmt.Errorf("smoothdp: %w", err)
+	}
+	if err := valid.Positive("radius R", radius); err != nil {
+		return nil, fmt.Errorf("smoothdp: PTR: %w: set it to the public radius of the instance ball (PCA's η ∝ R³)", err)
 	}
 	e, err := Pipeline(MechDPGD, PrePCA, MechParams{R: radius, L: l, Beta: beta, Sigma: sigma, N: n, T: steps, GMin: ghat})
 	if err != nil {

@@ -55,3 +55,52 @@ func second[T any](_ T, err error) error { return err }
 
 // errOf returns the error of WeakTriangle's result.
 func errOf(_, _, _ float64, err error) error { return err }
+
+// TestUnsetScaleIsAnError checks that a MechParams field a sensitivity or
+// a curve is proportional to (R, QuantR, L, Δ, β; the PTR radius), left at
+// its zero value, is an error naming the field. It used to make every
+// pre-processing step free (η = 0 or ε̃ = 0): the pipeline was reported as
+// private as the bare mechanism.
+func TestUnsetScaleIsAnError(t *testing.T) {
+	full := MechParams{R: 1, L: 1, Delta: 1, Beta: 1, Sigma: 10, Eps: 1, N: 1000, T: 100, K: 100, QuantR: 0.01, GMin: 0.1}
+	unset := func(edit func(*MechParams)) MechParams {
+		p := full
+		edit(&p)
+		return p
+	}
+	noR := unset(func(p *MechParams) { p.R = 0 })
+	for _, tc := range []struct {
+		mech Mechanism
+		pre  Preprocessing
+		p    MechParams
+		want string
+	}{
+		{MechGaussian, PreMeanImpute, noR, "MechParams.R"},
+		{MechGaussian, PreDedup, noR, "MechParams.R"},
+		{MechGaussian, PrePCA, noR, "MechParams.R"},
+		{MechDPGD, PrePCA, unset(func(p *MechParams) { p.R = math.NaN() }), "MechParams.R"},
+		{MechGaussian, PreQuant, unset(func(p *MechParams) { p.QuantR = 0 }), "MechParams.QuantR"},
+		{MechGaussian, PreMeanImpute, unset(func(p *MechParams) { p.L = 0 }), "MechParams.L"},
+		{MechGaussian, PreNone, unset(func(p *MechParams) { p.Delta = 0 }), "MechParams.Delta"},
+		{MechLaplace, PreDedup, unset(func(p *MechParams) { p.L = 0 }), "MechParams.L"},
+		{MechDPGD, PreMeanImpute, unset(func(p *MechParams) { p.L = 0 }), "MechParams.L"},
+		{MechDPGD, PreMeanImpute, unset(func(p *MechParams) { p.Beta = 0 }), "MechParams.Beta"},
+		{MechSGDSub, PrePCA, unset(func(p *MechParams) { p.Sigma, p.Beta = 2, 0 }), "MechParams.Beta"},
+		{MechSGDIter, PreQuant, unset(func(p *MechParams) { p.Beta = 0 }), "MechParams.Beta"},
+	} {
+		if e, err := Pipeline(tc.mech, tc.pre, tc.p); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v × %v without %s: η = %v, error %v; want one naming %s", tc.mech, tc.pre, tc.want, e.Eta, err, tc.want)
+		}
+	}
+	for _, pre := range []Preprocessing{PreDedup, PreMeanImpute, PrePCA} {
+		if eta, _, err := PreprocessingSensitivity(pre, noR); err == nil || !strings.Contains(err.Error(), "MechParams.R") {
+			t.Errorf("%v without R: η = %v, error %v", pre, eta, err)
+		}
+	}
+	if _, err := PTRLosses(1000, 100, 1, 1, 1, 0, 0.1, 0.5, 1e-5); err == nil || !strings.Contains(err.Error(), "radius R") {
+		t.Errorf("PTR with radius 0: error %v", err)
+	}
+	if _, err := Pipeline(MechGaussian, PreMeanImpute, full); err != nil {
+		t.Errorf("every field set: %v", err)
+	}
+}
