@@ -185,7 +185,9 @@ func DPFGDConfig(model models.Model, d *design.Data, p GD) (mechanisms.Config, e
 // OS CSPRNG in Secure mode: the stopping time is secret too) and runs
 // DP-FGD for T steps (p.Steps is ignored). It returns the result (last
 // iterate in Theta, Result.Mode = p.Mode) and T. RDP: SGDIterRDP (convex,
-// β_θ-smooth loss with γ ≤ 2/β_θ).
+// β_θ-smooth loss with γ ≤ 2/β_θ), which covers the last iterate alone:
+// T, len(Result.BatchSizes) and anything OnStep saw reveal the stopping
+// time and are not part of the release (publish Result.Theta only).
 func DPSGDIter(ctx context.Context, model models.Model, d *design.Data, p GD) (*mechanisms.Result, int, error) {
 	if d == nil || d.N < 1 {
 		return nil, 0, errors.New("smoothdp: DP-SGD-iter needs data")
