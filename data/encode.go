@@ -229,6 +229,9 @@ func FitEncoder(df dataframe.DataFrame, schema Schema, opts EncodeOptions) (*Enc
 					fe.Mean, fe.SD = meanSD(vals)
 				}
 			}
+			if err := fe.checkFitted(); err != nil {
+				return nil, fmt.Errorf("data: FitEncoder: %w", err)
+			}
 		}
 		enc.Features = append(enc.Features, fe)
 	}
@@ -257,9 +260,28 @@ func FitEncoder(df dataframe.DataFrame, schema Schema, opts EncodeOptions) (*Enc
 				enc.LabelDiv = 1
 			}
 			enc.setLabelBounds()
+			if !valid.Finite(enc.LabelShift) || !valid.Finite(enc.LabelDiv) {
+				return nil, fmt.Errorf("data: FitEncoder: the %v scaling of label %q fitted on the data is not finite (shift %v, divisor %v): "+
+					"the label's values span more than float64 holds: give public LabelBounds of its real range instead of LabelScale", opts.LabelScale, l.Name, enc.LabelShift, enc.LabelDiv)
+			}
 		}
 	}
 	return enc, nil
+}
+
+// checkFitted refuses a scaling fitted on the data whose width Hi − Lo or
+// moments overflow float64 (values near ±1.8e308): the encoding would
+// hold NaN or 0 for every value.
+func (fe FeatureEncoding) checkFitted() error {
+	switch {
+	case fe.Scale == MinMax && !valid.Finite(fe.Hi-fe.Lo):
+		return fmt.Errorf("column %q: the MinMax range [%v, %v] fitted on the data has a width Hi − Lo that overflows float64: "+
+			"give public Bounds of the column's real range (featuredp: --bounds %s=LO:HI)", fe.Column.Name, fe.Lo, fe.Hi, fe.Column.Name)
+	case fe.Scale == ZScore && !(valid.Finite(fe.Mean) && valid.Finite(fe.SD)):
+		return fmt.Errorf("column %q: the ZScore moments fitted on the data are not finite (mean %v, sd %v: its values overflow float64): "+
+			"give public Moments, or public Bounds with MinMax scaling", fe.Column.Name, fe.Mean, fe.SD)
+	}
+	return nil
 }
 
 // ScaleOf is the scaling of continuous feature name: ScaleFor's, else
@@ -306,11 +328,10 @@ func checkEncodeOptions(schema Schema, opts EncodeOptions) error {
 	for _, name := range sortedKeys(opts.Bounds) {
 		b := opts.Bounds[name]
 		if !isCont(name) {
-			errs = append(errs, fmt.Errorf("Bounds names %q, which is not a continuous feature of the schema (continuous features: %s)",
-				name, quoteList(continuousFeatures(schema))))
+			errs = append(errs, notAFeature(schema, name))
 		}
-		if !(b.Lo < b.Hi) || !valid.Finite(b.Lo) || !valid.Finite(b.Hi) {
-			errs = append(errs, fmt.Errorf("bounds of %q must be finite with Lo < Hi, got [%v, %v]", name, b.Lo, b.Hi))
+		if err := checkBounds(name, b); err != nil {
+			errs = append(errs, err)
 		}
 		if sc := opts.ScaleOf(name); isCont(name) && sc != MinMax {
 			errs = append(errs, fmt.Errorf("Bounds of %q are given but its scaling is %v, which does not use them (the raw values would be used): "+
@@ -331,6 +352,31 @@ func checkEncodeOptions(schema Schema, opts EncodeOptions) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// notAFeature is the error of a Bounds entry naming a column that is not
+// a continuous feature; for a regression label it points to LabelBounds.
+func notAFeature(schema Schema, name string) error {
+	if l, ok := schema.Label(); ok && l.Name == name && schema.Task == Regression {
+		return fmt.Errorf("Bounds names %q, the regression label: give its public range as EncodeOptions.LabelBounds "+
+			"(LabelBounds: &data.Range{Lo: …, Hi: …}; featuredp train: --bounds on the label), not in Bounds", name)
+	}
+	return fmt.Errorf("Bounds names %q, which is not a continuous feature of the schema (continuous features: %s)",
+		name, quoteList(continuousFeatures(schema)))
+}
+
+// checkBounds checks the public MinMax bounds of feature name: finite,
+// Lo < Hi, and a width Hi − Lo that float64 holds (a wider range would
+// scale every value to NaN or 0).
+func checkBounds(name string, b Range) error {
+	if !(b.Lo < b.Hi) || !valid.Finite(b.Lo) || !valid.Finite(b.Hi) {
+		return fmt.Errorf("bounds of %q must be finite with Lo < Hi, got [%v, %v]", name, b.Lo, b.Hi)
+	}
+	if !valid.Finite(b.Hi - b.Lo) {
+		return fmt.Errorf("bounds of %q are [%v, %v], whose width Hi − Lo overflows float64 (every value would scale to NaN or 0): "+
+			"narrow the Bounds entry (featuredp: --bounds %s=LO:HI) to the column's real range", name, b.Lo, b.Hi, name)
+	}
+	return nil
 }
 
 // Transform encodes df with the fitted encoder. df must have the columns of

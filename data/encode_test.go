@@ -154,6 +154,10 @@ func TestEncodeErrors(t *testing.T) {
 		{"bad moments", smallSchema(), EncodeOptions{Moments: map[string]Moments{"age": {0, 0}}}, "SD > 0"},
 		{"bad scale", smallSchema(), EncodeOptions{Scale: Scaling(7)}, "invalid Scale"},
 		{"scale for unknown", smallSchema(), EncodeOptions{ScaleFor: map[string]Scaling{"zzz": MinMax}}, `"zzz"`},
+		{"bounds width overflows", smallSchema(), EncodeOptions{Scale: MinMax, Bounds: map[string]Range{"age": {-1e308, 1e308}}},
+			"narrow the Bounds entry (featuredp: --bounds age=LO:HI)"},
+		{"bounds naming the regression label", regressionSchema(), EncodeOptions{Scale: MinMax, Bounds: map[string]Range{"income": {0, 5}}},
+			`"income", the regression label: give its public range as EncodeOptions.LabelBounds`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -286,5 +290,48 @@ func TestWidthMatchesLayout(t *testing.T) {
 		if got, lay := e.Width(), e.layout(0).D; got != tc.want || got != lay {
 			t.Errorf("%+v: Width %d, layout %d, want %d", tc, got, lay, tc.want)
 		}
+	}
+}
+
+// regressionSchema is smallSchema with income as a regression label and y
+// a public category.
+func regressionSchema() Schema {
+	s := smallSchema()
+	s.Task = Regression
+	s.Columns[2].Role, s.Columns[3].Role = Label, Public
+	return s
+}
+
+// Scaling fitted on data whose range or moments overflow float64 is
+// refused by FitEncoder with the fix, not written into the matrix as NaN
+// or 0.
+func TestFitEncoderOverflowingRange(t *testing.T) {
+	header := []string{"age", "city", "income", "y"}
+	wideAge := [][]string{header, {"1e308", "Oslo", "1.5", "yes"}, {"5", "Rome", "2.5", "no"}, {"-1e308", "Oslo", "3", "no"}}
+	wideIncome := [][]string{header, {"1", "Oslo", "1e308", "yes"}, {"5", "Rome", "2.5", "no"}, {"7", "Oslo", "-1e308", "no"}}
+	for _, tc := range []struct {
+		name   string
+		rows   [][]string
+		schema Schema
+		opts   EncodeOptions
+		want   string
+	}{
+		{"minmax width", wideAge, smallSchema(), EncodeOptions{Scale: MinMax},
+			`column "age": the MinMax range [-1e+308, 1e+308] fitted on the data has a width Hi − Lo that overflows float64: give public Bounds`},
+		{"zscore moments", wideAge, smallSchema(), EncodeOptions{Scale: ZScore},
+			`column "age": the ZScore moments fitted on the data are not finite`},
+		{"label scaling", wideIncome, regressionSchema(), EncodeOptions{Scale: MinMax, Bounds: map[string]Range{"age": {0, 10}}, LabelScale: MinMax},
+			`scaling of label "income" fitted on the data is not finite`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			df := dataframe.LoadRecords(tc.rows)
+			if err := df.Error(); err != nil {
+				t.Fatal(err)
+			}
+			enc, err := FitEncoder(df, tc.schema, tc.opts)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("FitEncoder: %v (encoder %+v), want %q", err, enc, tc.want)
+			}
+		})
 	}
 }

@@ -17,7 +17,7 @@ var ErrEncoder = errors.New("inconsistent encoder")
 // formed; Features lists the schema's features in order, with the same
 // names, roles and kinds; every categorical feature has distinct levels,
 // at least one; every continuous feature has a known scaling with finite
-// parameters (Lo ≤ Hi, SD ≥ 0); a classification label has distinct
+// parameters (Lo ≤ Hi with a finite width Hi − Lo, SD ≥ 0); a classification label has distinct
 // classes, at least one; a regression label's LabelShift is finite and
 // its LabelDiv finite and non-zero. Transform and EncodeCSV call it first.
 func (e *Encoder) Validate() error {
@@ -68,6 +68,9 @@ func (fe FeatureEncoding) check(c Column) error {
 		return bad("unknown scaling %v", fe.Scale)
 	case fe.Scale == MinMax && !(valid.Finite(fe.Lo) && valid.Finite(fe.Hi) && fe.Lo <= fe.Hi):
 		return bad("MinMax bounds must be finite with Lo ≤ Hi, got [%v, %v]", fe.Lo, fe.Hi)
+	case fe.Scale == MinMax && !valid.Finite(fe.Hi-fe.Lo):
+		return bad("MinMax bounds [%v, %v] have a width Hi − Lo that overflows float64 (every value would scale to NaN or 0): "+
+			"narrow them (the Bounds entry, featuredp --bounds) to the column's real range", fe.Lo, fe.Hi)
 	case fe.Scale == ZScore && !(valid.Finite(fe.Mean) && valid.Finite(fe.SD) && fe.SD >= 0):
 		return bad("ZScore moments must be finite with SD ≥ 0, got mean %v, sd %v", fe.Mean, fe.SD)
 	}

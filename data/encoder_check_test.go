@@ -19,9 +19,7 @@ func TestEncoderValidate(t *testing.T) {
 		}
 		return e
 	}
-	regression := smallSchema()
-	regression.Task = Regression
-	regression.Columns[2].Role, regression.Columns[3].Role = Label, Public
+	regression := regressionSchema()
 	for _, tc := range []struct {
 		name   string
 		schema Schema
@@ -42,6 +40,8 @@ func TestEncoderValidate(t *testing.T) {
 		{"unknown scaling", smallSchema(), EncodeOptions{}, func(e *Encoder) { e.Features[0].Scale = 7 }, "unknown scaling"},
 		{"NaN bound", smallSchema(), EncodeOptions{Scale: MinMax}, func(e *Encoder) { e.Features[0].Lo = math.NaN() }, "MinMax bounds"},
 		{"bounds reversed", smallSchema(), EncodeOptions{Scale: MinMax}, func(e *Encoder) { e.Features[0].Lo = 100 }, "Lo ≤ Hi"},
+		{"bounds width overflows", smallSchema(), EncodeOptions{Scale: MinMax}, func(e *Encoder) { e.Features[0].Lo, e.Features[0].Hi = -1e308, 1e308 },
+			"width Hi − Lo that overflows float64"},
 		{"negative sd", smallSchema(), EncodeOptions{Scale: ZScore}, func(e *Encoder) { e.Features[0].SD = -1 }, "SD ≥ 0"},
 		{"no classes", smallSchema(), EncodeOptions{}, func(e *Encoder) { e.Classes = nil }, "no label classes"},
 		{"class twice", smallSchema(), EncodeOptions{}, func(e *Encoder) { e.Classes = []string{"no", "no"} }, `class "no" twice`},

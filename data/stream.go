@@ -64,10 +64,13 @@ func NewPublicEncoder(schema Schema, opts EncodeOptions) (*Encoder, error) {
 // encoder's design matrix, without a DataFrame: besides the result it holds
 // one record at a time, so a file of n rows and D encoded columns needs
 // about 8·n·D bytes (plus the slice's growth). From a regular file the
-// matrix is reserved once, at the rate of the first 1,024 rows; when those
-// are much shorter than the rest the reservation exceeds the result (at
-// most the matrix of a same-size file of such rows) until EncodeCSV
-// returns the rows alone. Every column of the schema but the ignored ones
+// matrix is reserved ahead at the rate of the rows read so far (after the
+// first 1,024 rows, and again whenever it is full), but never more than
+// ReserveBytes or twice the rows read, and never beyond the MaxBytes cap:
+// the peak is about three times the result, plus at most ReserveBytes, and
+// a huge or sparse file gets a cap or format error, not an out-of-memory
+// crash. EncodeCSV returns the rows alone (the unused reservation is
+// dropped). Every column of the schema but the ignored ones
 // must be in the header (other columns are skipped); a missing value
 // (opts.Missing, DefaultMissing, "NaN"), a non-numeric or non-finite
 // continuous value, or a category outside the public levels is an error
@@ -84,8 +87,11 @@ func (e *Encoder) EncodeCSV(r io.Reader, opts CSVOptions) (*Encoded, error) {
 	}
 	out := e.layout(0)
 	size, reserved := sizeOf(r), false
+	if c.capped.maxBytes >= 0 {
+		size = min(size, c.capped.maxBytes)
+	}
 	for {
-		if out.N == sizeProbeRows && size > 0 {
+		if out.N >= sizeProbeRows && size > 0 && len(out.Y) == cap(out.Y) {
 			reserve(out, size, c.capped.total)
 			reserved = true
 		}
@@ -212,9 +218,9 @@ func (c *csvRows) next(out *Encoded) (bool, error) {
 }
 
 // sizeProbeRows is the number of rows after which EncodeCSV estimates the
-// number of rows of a file of known size and reserves the matrix once,
-// rather than growing it by doubling (which needs up to three times its
-// final size while it copies).
+// number of rows of a file of known size and reserves the matrix ahead
+// (re-estimating whenever it is full), rather than growing it by doubling
+// (which needs up to three times its final size while it copies).
 const sizeProbeRows = 1024
 
 // sizeOf returns the size in bytes of r when it is a regular file (0
@@ -228,28 +234,47 @@ func sizeOf(r io.Reader) int64 {
 	return 0
 }
 
+// ReserveBytes bounds what EncodeCSV reserves ahead of the rows it has
+// read (X and Y, 8 bytes a value): a reservation is at most this, or twice
+// the rows read so far when that is more, whatever the file's size says.
+const ReserveBytes = 128 << 20
+
 // reserve grows out's buffers to the number of rows a file of size bytes
-// holds at the rate of the first read bytes (plus 5 %).
+// holds at the rate of the read bytes so far (plus 5 %), bounded by
+// ReserveBytes or twice the rows read (reserveRows).
 func reserve(out *Encoded, size, read int64) {
 	if read <= 0 || out.N == 0 {
 		return
 	}
-	rows := int(float64(size)/float64(read)*float64(out.N)*1.05) + 1
+	rows := reserveRows(out.N, out.D, float64(size)/float64(read)*float64(out.N)*1.05+1)
 	if rows <= out.N {
 		return
 	}
-	x := make([]float64, len(out.X), rows*out.D)
-	copy(x, out.X)
-	y := make([]float64, len(out.Y), rows)
-	copy(y, out.Y)
-	out.X, out.Y = x, y
+	if cap(out.X) < rows*out.D {
+		x := make([]float64, len(out.X), rows*out.D)
+		copy(x, out.X)
+		out.X = x
+	}
+	if cap(out.Y) < rows {
+		y := make([]float64, len(out.Y), rows)
+		copy(y, out.Y)
+		out.Y = y
+	}
+}
+
+// reserveRows bounds an estimate of the rows of a file, read n rows of d
+// encoded columns so far: at most ReserveBytes of X and Y, or 2n rows when
+// more (those copy no more than doubling would). The bound is computed in
+// float64, so a hostile size cannot overflow rows·d.
+func reserveRows(n, d int, estimate float64) int {
+	limit := max(float64(ReserveBytes)/(8*float64(d+1)), 2*float64(n))
+	return int(min(estimate, limit))
 }
 
 // trimReserve copies out's buffers to their length when reserve's estimate
 // was far above the rows the file held (its first rows were much shorter
 // than the rest), so that the result does not keep the unused capacity.
-// The reservation itself is at most the matrix of a file of the same size
-// made of rows like the first ones.
+// The reservation itself is at most ReserveBytes or twice the rows read.
 func trimReserve(out *Encoded) {
 	if cap(out.X) > len(out.X)+len(out.X)/4 {
 		out.X = slices.Clone(out.X)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -243,15 +244,28 @@ func TestCSVHeader(t *testing.T) {
 	}
 }
 
-// reserve sizes the matrix from the rate of the rows read so far, and
-// sizeOf knows a file's size only.
+// reserve sizes the matrix from the rate of the rows read so far, within
+// reserveRows' bounds, keeping the rows read; sizeOf knows a file's size
+// only.
 func TestReserve(t *testing.T) {
-	out := &Encoded{N: 1024, D: 3, X: make([]float64, 1024*3), Y: make([]float64, 1024)}
-	out.X[5], out.Y[7] = 2, 1
-	reserve(out, 10_000, 1_000) // 10× the bytes read so far
-	rows := int(10*1024*1.05) + 1
-	if cap(out.X) != rows*3 || cap(out.Y) != rows || len(out.X) != 1024*3 || out.X[5] != 2 || out.Y[7] != 1 {
-		t.Errorf("cap %d/%d len %d", cap(out.X), cap(out.Y), len(out.X))
+	budget := func(d int) int { return ReserveBytes / (8 * (d + 1)) }
+	for _, tc := range []struct {
+		name       string
+		size, read int64
+		want       int // rows of capacity
+	}{
+		{"10× the bytes read", 10_000, 1_000, int(10*1024*1.05) + 1},
+		{"a size below the rows read", 500, 1_000, 1024},
+		{"a terabyte: ReserveBytes", 1 << 40, 1_000, budget(3)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := &Encoded{N: 1024, D: 3, X: make([]float64, 1024*3), Y: make([]float64, 1024)}
+			out.X[5], out.Y[7] = 2, 1
+			reserve(out, tc.size, tc.read)
+			if cap(out.X) != tc.want*3 || cap(out.Y) != tc.want || len(out.X) != 1024*3 || len(out.Y) != 1024 || out.X[5] != 2 || out.Y[7] != 1 {
+				t.Errorf("cap %d/%d len %d/%d, want %d rows of capacity", cap(out.X), cap(out.Y), len(out.X), len(out.Y), tc.want)
+			}
+		})
 	}
 	if sizeOf(strings.NewReader("abc")) != 0 {
 		t.Error("a strings.Reader has no file size")
@@ -265,6 +279,76 @@ func TestReserve(t *testing.T) {
 	defer fh.Close()
 	if sizeOf(fh) != 5 {
 		t.Errorf("sizeOf(file) = %d", sizeOf(fh))
+	}
+}
+
+// reserveRows trusts an estimate up to ReserveBytes or twice the rows
+// read, whichever is more, and never overflows.
+func TestReserveRows(t *testing.T) {
+	const d = 1 << 20
+	budget := ReserveBytes / (8 * (d + 1))
+	for _, tc := range []struct {
+		name     string
+		n        int
+		estimate float64
+		want     int
+	}{
+		{"estimate within the budget", 4, 10, 10},
+		{"estimate over the budget", 4, 1e6, budget},
+		{"twice the rows read", 100, 1e6, 200},
+		{"a hostile estimate", 4, math.MaxFloat64, budget},
+		{"infinite estimate", 100, math.Inf(1), 200},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := reserveRows(tc.n, d, tc.estimate); got != tc.want {
+				t.Errorf("reserveRows(%d, %d, %g) = %d, want %d", tc.n, d, tc.estimate, got, tc.want)
+			}
+		})
+	}
+}
+
+// A sparse file of a few short rows, then gigabytes of NUL bytes, gets
+// EncodeCSV's line-length cap error after a bounded allocation (the
+// reservation within ReserveBytes), whatever the file's size says and
+// with or without the MaxBytes cap: not gigabytes, nor an out-of-memory
+// crash.
+func TestEncodeCSVSparseFileBounded(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("a,b,y\n")
+	for i := 0; i < sizeProbeRows+10; i++ {
+		b.WriteString("1,2,0\n")
+	}
+	schema := Schema{Task: Classification, Columns: []Column{{Name: "a"}, {Name: "b"},
+		{Name: "y", Role: Label, Kind: Categorical, Levels: []string{"0", "1"}}}}
+	enc, err := NewPublicEncoder(schema, EncodeOptions{Scale: MinMax, Bounds: map[string]Range{"a": {Lo: 0, Hi: 3}, "b": {Lo: 0, Hi: 3}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name     string
+		size     int64
+		maxBytes int64
+	}{
+		{"2 GB under the default caps", 2 << 30, 0},
+		{"1 TB without a byte cap", 1 << 40, -1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fh := tempCSV(t, b.String())
+			if err := os.Truncate(fh.Name(), tc.size); err != nil { // sparse: no disk used
+				t.Skipf("cannot make a sparse file of %d bytes here: %v", tc.size, err)
+			}
+			var m0, m1 runtime.MemStats
+			runtime.ReadMemStats(&m0)
+			_, err := enc.EncodeCSV(fh, CSVOptions{MaxBytes: tc.maxBytes})
+			runtime.ReadMemStats(&m1)
+			var ce *CapError
+			if !errors.As(err, &ce) {
+				t.Errorf("EncodeCSV: %v, want a *CapError", err)
+			}
+			if got, limit := m1.TotalAlloc-m0.TotalAlloc, uint64(ReserveBytes+8*DefaultMaxLineBytes); got > limit {
+				t.Errorf("EncodeCSV allocated %d bytes, more than ReserveBytes and the line buffers (%d)", got, limit)
+			}
+		})
 	}
 }
 
@@ -386,5 +470,40 @@ func TestLabelBounds(t *testing.T) {
 	class := Schema{Task: Classification, Columns: []Column{{Name: "x", Role: Sensitive}, {Name: "y", Role: Label, Kind: Categorical, Levels: []string{"a", "b"}}}}
 	if _, err := NewPublicEncoder(class, opts); err == nil || !strings.Contains(err.Error(), "regression label") {
 		t.Errorf("LabelBounds on a classifier: %v", err)
+	}
+}
+
+// Public Bounds whose width Hi − Lo overflows float64 are refused by
+// NewPublicEncoder, naming the fix, rather than encoding 1e308 as NaN and
+// every ordinary value as 0.
+func TestNewPublicEncoderOverflowingBounds(t *testing.T) {
+	schema := Schema{Task: Classification, Columns: []Column{{Name: "a"},
+		{Name: "y", Role: Label, Kind: Categorical, Levels: []string{"0", "1"}}}}
+	for _, tc := range []struct {
+		name string
+		b    Range
+		want string
+	}{
+		{"symmetric", Range{Lo: -1e308, Hi: 1e308}, "width Hi − Lo overflows float64"},
+		{"largest floats", Range{Lo: -math.MaxFloat64, Hi: math.MaxFloat64}, "narrow the Bounds entry (featuredp: --bounds a=LO:HI)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			enc, err := NewPublicEncoder(schema, EncodeOptions{Scale: MinMax, Bounds: map[string]Range{"a": tc.b}})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("NewPublicEncoder: %v (encoder %+v), want %q", err, enc, tc.want)
+			}
+		})
+	}
+	wide := Range{Lo: -1e307, Hi: 1e307} // the widest ranges float64 holds still encode
+	enc, err := NewPublicEncoder(schema, EncodeOptions{Scale: MinMax, Bounds: map[string]Range{"a": wide}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := enc.EncodeCSV(strings.NewReader("a,y\n1e307,1\n0,0\n-1e307,0\n"), CSVOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []float64{1, 0.5, 0}; !slices.Equal(out.X, want) {
+		t.Errorf("encoded %v, want %v", out.X, want)
 	}
 }

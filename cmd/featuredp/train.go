@@ -45,7 +45,8 @@ names each feature with neither); a label with --levels is a class label
 public bounds and scaled to [0, 1] for training; predict gives values in
 its units. The file is streamed
 into the design matrix (no size cap: memory is about three times the
-encoded matrix). Defaults are constants, not
+encoded matrix, plus at most 128 MiB reserved ahead from the file's
+size). Defaults are constants, not
 functions of the data: q = 0.01, 5 epochs (T = 500 steps), C = 1, lr = 0.5
 (1/(2B) for a linear regression, B = features + 1, which bounds the squared
 norm of an encoded row — under feature DP it must stay below 1/B, as larger
