@@ -9,6 +9,8 @@ import (
 	"io"
 	"regexp"
 	"strconv"
+
+	"github.com/featuredp/featuredp/internal/valid"
 )
 
 // MaxManifestBytes bounds the size of a shard manifest that ReadPart
@@ -78,6 +80,9 @@ func readManifest(r io.Reader) (*Part, error) {
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&p); err != nil {
 		return nil, fmt.Errorf("experiments: part manifest (format %s): %w", head.Format, err)
+	}
+	if err := valid.JSONNulls(b, &p); err != nil { // a null count or size would read as 0
+		return nil, fmt.Errorf("experiments: part manifest: %w: edited or damaged; re-run the shard", err)
 	}
 	return &p, nil
 }

@@ -247,6 +247,18 @@ func TestMergeRefusesHostileShards(t *testing.T) {
 			s[1].man = []byte("figure,method\n")
 			return s
 		}, "not JSON"},
+		{"null cell count", func(s []shardFiles) []shardFiles {
+			s[1].man = editJSON(t, s[1].man, set("cells_total", nil))
+			return s
+		}, `field "cells_total" must be a number, got null`},
+		{"null cell", func(s []shardFiles) []shardFiles {
+			s[1].man = editJSON(t, s[1].man, func(m map[string]any) { m["cells"].([]any)[0] = nil })
+			return s
+		}, `field "cells[0]" must be a number, got null`},
+		{"null CSV size", func(s []shardFiles) []shardFiles {
+			s[1].man = editJSON(t, s[1].man, func(m map[string]any) { m["csv"].(map[string]any)["bytes"] = nil })
+			return s
+		}, `field "csv.bytes" must be a number, got null`},
 	})
 }
 

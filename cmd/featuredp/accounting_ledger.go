@@ -130,13 +130,12 @@ func parseLedgerEntry(r json.RawMessage) (accounting.Loss, error) {
 	if err != nil {
 		return accounting.Loss{}, fmt.Errorf(": %v", err)
 	}
-	mraw, ok := obj["mechanism"]
-	if !ok {
+	if _, ok := obj["mechanism"]; !ok {
 		return accounting.Loss{}, fmt.Errorf(`: missing "mechanism" (one of %s)`, mechNames())
 	}
-	var name string
-	if err := json.Unmarshal(mraw, &name); err != nil {
-		return accounting.Loss{}, fmt.Errorf(`: "mechanism" must be a string (one of %s)`, mechNames())
+	name, err := stringField(obj, "mechanism")
+	if err != nil {
+		return accounting.Loss{}, fmt.Errorf(": %v (one of %s)", err, mechNames())
 	}
 	m, ok := ledgerMechs[name]
 	if !ok {
@@ -190,10 +189,10 @@ func finishEntry(mech string, l accounting.Loss, obj map[string]json.RawMessage)
 			return l, fmt.Errorf(`"change_to": %s`, strings.TrimPrefix(err.Error(), "accounting: "))
 		}
 	}
-	if raw, ok := obj["name"]; ok {
-		var s string
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return l, errors.New(`"name" must be a string`)
+	if _, ok := obj["name"]; ok {
+		s, err := stringField(obj, "name")
+		if err != nil {
+			return l, err
 		}
 		return l.WithName(s), nil
 	}
@@ -295,13 +294,12 @@ func editDistance(a, b string) int {
 
 // entryRelation reads a relation-valued field, def when absent.
 func entryRelation(obj map[string]json.RawMessage, key string, def accounting.Relation) (accounting.Relation, error) {
-	raw, ok := obj[key]
-	if !ok {
+	if _, ok := obj[key]; !ok {
 		return def, nil
 	}
-	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return 0, fmt.Errorf("%q must be a string (one of %s)", key, strings.Join(accounting.RelationNames(), ", "))
+	s, err := stringField(obj, key)
+	if err != nil {
+		return 0, fmt.Errorf("%v (one of %s)", err, strings.Join(accounting.RelationNames(), ", "))
 	}
 	r, err := accounting.ParseRelation(s)
 	if err != nil {
@@ -310,12 +308,40 @@ func entryRelation(obj map[string]json.RawMessage, key string, def accounting.Re
 	return r, nil
 }
 
-// numberFields decodes the named fields as JSON numbers; "steps" must be
-// a non-negative integer.
+// isNull reports whether raw is the JSON literal null, which
+// json.Unmarshal reads into a number, a string or an array element as
+// nothing at all, silently leaving its zero value (a ledger entry with
+// "q": null would add ε = 0).
+func isNull(raw json.RawMessage) bool {
+	return bytes.Equal(bytes.TrimSpace(raw), []byte("null"))
+}
+
+// nullError is the error of a null where a value is required.
+func nullError(field, want string) error {
+	return fmt.Errorf("field %q must be %s, got null (null is not 0 nor empty: give the value)", field, want)
+}
+
+// stringField decodes field key of obj as a JSON string, refusing null.
+func stringField(obj map[string]json.RawMessage, key string) (string, error) {
+	var s string
+	if isNull(obj[key]) {
+		return "", nullError(key, "a string")
+	}
+	if err := json.Unmarshal(obj[key], &s); err != nil {
+		return "", fmt.Errorf("field %q must be a string, got %s", key, obj[key])
+	}
+	return s, nil
+}
+
+// numberFields decodes the named fields as JSON numbers (null refused);
+// "steps" must be a non-negative integer.
 func numberFields(obj map[string]json.RawMessage, names []string) (map[string]float64, error) {
 	v := make(map[string]float64, len(names))
 	for _, n := range names {
 		var f float64
+		if isNull(obj[n]) {
+			return nil, nullError(n, "a number")
+		}
 		if err := json.Unmarshal(obj[n], &f); err != nil {
 			return nil, fmt.Errorf("field %q must be a number, got %s", n, obj[n])
 		}
@@ -330,12 +356,13 @@ func numberFields(obj map[string]json.RawMessage, names []string) (map[string]fl
 // buildRDP reads "orders" and "values" (arrays of numbers, at most
 // maxEntryOrders).
 func buildRDP(obj map[string]json.RawMessage, rel accounting.Relation) (accounting.Loss, error) {
-	var orders, values []float64
-	if err := json.Unmarshal(obj["orders"], &orders); err != nil {
-		return accounting.Loss{}, errors.New(`field "orders" must be an array of numbers`)
+	orders, err := numberArray(obj, "orders")
+	if err != nil {
+		return accounting.Loss{}, err
 	}
-	if err := json.Unmarshal(obj["values"], &values); err != nil {
-		return accounting.Loss{}, errors.New(`field "values" must be an array of numbers`)
+	values, err := numberArray(obj, "values")
+	if err != nil {
+		return accounting.Loss{}, err
 	}
 	if len(orders) > maxEntryOrders {
 		return accounting.Loss{}, fmt.Errorf(`field "orders" has %d orders, at most %d`, len(orders), maxEntryOrders)
@@ -344,6 +371,27 @@ func buildRDP(obj map[string]json.RawMessage, rel accounting.Relation) (accounti
 		return accounting.Loss{}, fmt.Errorf(`fields "orders" and "values" have %d and %d elements`, len(orders), len(values))
 	}
 	return accounting.RDPLoss(orders, values, rel)
+}
+
+// numberArray decodes field key of obj as a JSON array of numbers, refusing
+// null for the array and for any element (json.Unmarshal would read a null
+// element as 0: an RDP curve of zeros).
+func numberArray(obj map[string]json.RawMessage, key string) ([]float64, error) {
+	if isNull(obj[key]) {
+		return nil, nullError(key, "an array of numbers")
+	}
+	var ptrs []*float64
+	if err := json.Unmarshal(obj[key], &ptrs); err != nil {
+		return nil, fmt.Errorf("field %q must be an array of numbers, got %s", key, obj[key])
+	}
+	out := make([]float64, len(ptrs))
+	for i, p := range ptrs {
+		if p == nil {
+			return nil, nullError(fmt.Sprintf("%s[%d]", key, i), "a number")
+		}
+		out[i] = *p
+	}
+	return out, nil
 }
 
 // epsilonLedger checks the flags of `epsilon --ledger` and runs it.

@@ -162,6 +162,43 @@ func TestCLIEpsilonLedgerErrors(t *testing.T) {
 	}
 }
 
+// TestCLIEpsilonLedgerNull: a JSON null in entry 1 (after a valid entry
+// 0) is refused wherever a value is required, naming the field (json.Unmarshal would leave a number at 0: a
+// DP-SGD run of "q": null added ε = 0), as is a missing field; an entry of
+// every mechanism and every optional field is covered.
+func TestCLIEpsilonLedgerNull(t *testing.T) {
+	const nullMsg = "must be a number, got null"
+	tests := []struct{ name, entry, want string }{
+		{"q", `{"mechanism":"subsampled_gaussian","q":null,"z":1,"steps":1000}`, `entry 1 (subsampled_gaussian): field "q" ` + nullMsg},
+		{"z", `{"mechanism":"subsampled_gaussian","q":0.01,"z":null,"steps":1000}`, `field "z" ` + nullMsg},
+		{"steps", `{"mechanism":"subsampled_gaussian","q":0.01,"z":1,"steps":null}`, `field "steps" ` + nullMsg},
+		{"laplace epsilon", `{"mechanism":"laplace","epsilon":null}`, `entry 1 (laplace): field "epsilon" ` + nullMsg},
+		{"pure epsilon", `{"mechanism":"pure","epsilon":null}`, `entry 1 (pure): field "epsilon" ` + nullMsg},
+		{"approx delta", `{"mechanism":"approx","epsilon":1,"delta":null}`, `entry 1 (approx): field "delta" ` + nullMsg},
+		{"gaussian sigma", `{"mechanism":"gaussian","sigma":null,"sensitivity":1}`, `field "sigma" ` + nullMsg},
+		{"gaussian sensitivity", `{"mechanism":"gaussian","sigma":1,"sensitivity":null}`, `field "sensitivity" ` + nullMsg},
+		{"rho", `{"mechanism":"zcdp","rho":null}`, `entry 1 (zcdp): field "rho" ` + nullMsg},
+		{"mu", `{"mechanism":"gdp","mu":null}`, `entry 1 (gdp): field "mu" ` + nullMsg},
+		{"rdp values element", `{"mechanism":"rdp","orders":[2,3],"values":[null,null]}`, `entry 1 (rdp): field "values[0]" ` + nullMsg},
+		{"rdp orders element", `{"mechanism":"rdp","orders":[2,null],"values":[1,1]}`, `field "orders[1]" ` + nullMsg},
+		{"rdp values", `{"mechanism":"rdp","orders":[2,3],"values":null}`, `field "values" must be an array of numbers, got null`},
+		{"mechanism", `{"mechanism":null,"epsilon":1}`, `entry 1: field "mechanism" must be a string, got null`},
+		{"relation", `{"mechanism":"laplace","epsilon":1,"relation":null}`, `field "relation" must be a string, got null`},
+		{"change_to", `{"mechanism":"laplace","epsilon":1,"change_to":null}`, `field "change_to" must be a string, got null`},
+		{"name", `{"mechanism":"laplace","epsilon":1,"name":null}`, `field "name" must be a string, got null`},
+		{"missing q", `{"mechanism":"subsampled_gaussian","z":1,"steps":1000}`, `missing field "q"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := writeLedger(t, `[{"mechanism":"gaussian","sigma":1,"sensitivity":1}, `+tc.entry+`]`)
+			code, out, errs := runAccCLI("epsilon", "--ledger", p, "--delta", "1e-5")
+			if code != 2 || out != "" || !strings.Contains(errs, tc.want) {
+				t.Errorf("exit %d, stdout %q, stderr %q; want 2 and %q", code, out, errs, tc.want)
+			}
+		})
+	}
+}
+
 // TestCLIEpsilonLedgerBounds: the file size, entry and order caps, and
 // the flags that cannot go with --ledger.
 func TestCLIEpsilonLedgerBounds(t *testing.T) {

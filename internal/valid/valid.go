@@ -10,7 +10,8 @@
 //	}
 //
 // Finite, FirstNonFinite and IsNil are the predicates for code that words
-// its own message. A NaN fails every check.
+// its own message. A NaN fails every check. JSONNulls finds a JSON null
+// that decoding would read as a zero value (a *NullError).
 package valid
 
 import (
