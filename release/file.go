@@ -131,7 +131,9 @@ func (f *File) checksum() (string, error) {
 // Validate checks that the file is complete and consistent: format and
 // version, an encoder consistent with its schema (data.Encoder.Validate)
 // whose every parameter is public (no level or bound fitted on the private
-// data), a certificate that fits the encoder (its label, protected and
+// data: each feature's encoding is the one data.NewPublicEncoder builds
+// from the file's schema and options, and the label's classes or scaling
+// come from its public levels or LabelBounds), a certificate that fits the encoder (its label, protected and
 // public columns, relation, ε ≤ target, δ, and the statement its fields
 // give: no certificate of another run), and a model whose parameter count
 // matches its shape and the encoded width, with finite parameters.
@@ -166,6 +168,9 @@ func (f *File) predictor() (*predictor, error) {
 		if !fe.Public {
 			return nil, fmt.Errorf("release: feature %q's encoding was fitted on the data: a release uses public levels and bounds only (give them in the schema or EncodeOptions)", fe.Column.Name)
 		}
+	}
+	if err := publicFeatures(f.Encoder); err != nil {
+		return nil, err
 	}
 	if err := publicLabel(f.Encoder); err != nil {
 		return nil, err
@@ -264,6 +269,11 @@ func Read(r io.Reader) (*File, error) {
 	var f File
 	if err := dec.Decode(&f); err != nil {
 		return nil, fmt.Errorf("release: %w: %v", ErrFormat, err)
+	}
+	// A null would decode as 0 (an ε, a bound, a parameter): featuredp
+	// never writes one where a value belongs.
+	if err := valid.JSONNulls(b, &f); err != nil {
+		return nil, fmt.Errorf("release: %w: %v (edited or damaged; train again or restore the original)", ErrFormat, err)
 	}
 	sum, err := f.checksum()
 	if err != nil {

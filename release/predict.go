@@ -62,15 +62,36 @@ func (f *File) Predict(df dataframe.DataFrame) (*Predictions, error) {
 	return f.run(p, enc), nil
 }
 
-// PredictChunkRows is the number of rows PredictCSV encodes and predicts
-// at a time.
+// PredictChunkRows is the most rows PredictCSV encodes and predicts at a
+// time.
 const PredictChunkRows = 4096
+
+// PredictChunkValues bounds the values PredictCSV holds for one chunk,
+// its encoded rows and their outputs (2^24 float64s, 128 MiB): a chunk has
+// PredictChunkRows rows when the model's encoded width D plus its outputs
+// K fit, fewer (PredictChunkValues/(D+K), at least one) for a wider model,
+// so that a model file's width (up to MaxLevels one-hot columns or
+// classes) never multiplies the memory by PredictChunkRows.
+const PredictChunkValues = 1 << 24
+
+// chunkValues is PredictChunkValues (a variable so that a test can lower
+// it).
+var chunkValues = PredictChunkValues
+
+// chunkRows is the rows of one PredictCSV chunk for a model of encoded
+// width d and k outputs: at most chunkValues values, 1 to PredictChunkRows
+// rows.
+func chunkRows(d, k int) int {
+	return max(1, min(PredictChunkRows, chunkValues/max(d+k, 1)))
+}
 
 // PredictCSV applies the model to the CSV rows read from r (header row),
 // as Predict does to a DataFrame, but streaming: it encodes and predicts
-// PredictChunkRows rows at a time and hands each chunk's predictions to fn
-// in file order, so memory does not grow with the file (opts' MaxBytes cap
-// still applies; -1 lifts it). Cells are parsed as featuredp train and
+// a chunk of rows at a time (PredictChunkRows, or fewer for a model so
+// wide that they would hold more than PredictChunkValues values) and hands
+// each chunk's predictions to fn in file order, so memory does not grow
+// with the file nor with the model's width beyond one row (opts' MaxBytes
+// cap still applies; -1 lifts it). Cells are parsed as featuredp train and
 // dpnb.TrainCSV parse them (data.Encoder.EncodeCSVChunks): a category is its
 // cell's text, a continuous value a finite number. The header must name
 // every feature column of the schema (the label and other columns are
@@ -90,7 +111,8 @@ func (f *File) PredictCSV(r io.Reader, opts data.CSVOptions, fn func(*Prediction
 		return err
 	}
 	var fnErr error
-	err = featuresOnly(f.Encoder).EncodeCSVChunks(r, opts, PredictChunkRows, func(enc *data.Encoded) error {
+	rows := chunkRows(f.Encoder.Width(), p.outputs)
+	err = featuresOnly(f.Encoder).EncodeCSVChunks(r, opts, rows, func(enc *data.Encoded) error {
 		fnErr = fn(f.run(p, enc))
 		return fnErr
 	})

@@ -87,7 +87,9 @@ model's schema (the label and other columns may be there and are ignored).
 Cells are read as featuredp train reads them; a missing column, a missing
 or non-numeric value or a category outside the model's public levels is an
 error naming the column and the line. The rows are streamed (4096 at a
-time: no size cap, memory independent of the file's length). Without --out
+time, fewer for a model wider than 4096 encoded columns and classes, so
+that a chunk holds at most 2^24 values: no size cap, memory independent
+of the file's length and bounded whatever the model's width). Without --out
 they go to stdout a chunk at a time (after an error, the complete chunks
 before it have been written — rows of the chunk that holds the bad row are
 not — and the exit status is 2); --out is written only
