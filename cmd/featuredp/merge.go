@@ -57,17 +57,13 @@ func writePart(dir string, p *experiments.Part) (string, error) {
 	return base, writeWith(base+".json", p.WriteManifest)
 }
 
-// writeWith creates path and fills it with write.
+// writeWith writes path (a file of featuredp's own in --out, see
+// writeOutFile) with write.
 func writeWith(path string, write func(io.Writer) error) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := write(f); err != nil {
-		f.Close()
+	if err := writeOutFile(path, write); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
-	return f.Close()
+	return nil
 }
 
 func runMerge(args []string, stdout, stderr io.Writer) int {

@@ -17,6 +17,7 @@ import (
 	"github.com/featuredp/featuredp/dpnb"
 	"github.com/featuredp/featuredp/experiments"
 	"github.com/featuredp/featuredp/internal/eta"
+	"github.com/featuredp/featuredp/internal/safefile"
 	"github.com/featuredp/featuredp/mechanisms"
 )
 
@@ -265,11 +266,7 @@ func (r *runReport) write() error {
 	for _, s := range r.sections {
 		b.WriteString(s)
 	}
-	tmp := r.path + ".tmp"
-	if err := os.WriteFile(tmp, []byte(b.String()), 0o644); err != nil {
-		return fmt.Errorf("writing report: %w", err)
-	}
-	if err := os.Rename(tmp, r.path); err != nil {
+	if err := writeOutFile(r.path, writeBytes([]byte(b.String()))); err != nil {
 		return fmt.Errorf("writing report: %w", err)
 	}
 	return nil
@@ -373,28 +370,52 @@ func runOne(ctx context.Context, f experiments.Figure, opts reproduceOptions, en
 }
 
 // writeReproduceFigure writes FIGURE-ID.csv, .png and .svg. The CSV is
-// written first so that the data survive a plotting error.
+// written first so that the data survive a plotting error. Each file
+// replaces a plain file of an earlier run, never a symbolic link or
+// special file planted in --out (writeOutFile).
 func writeReproduceFigure(dir string, r *dpnb.Result) error {
 	base := filepath.Join(dir, r.Figure.ID)
-	f, err := os.Create(base + ".csv")
-	if err != nil {
-		return fmt.Errorf("writing CSV: %w", err)
-	}
-	if err := r.Results.WriteCSV(f); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
+	if err := writeOutFile(base+".csv", r.Results.WriteCSV); err != nil {
 		return fmt.Errorf("writing CSV: %w", err)
 	}
 	panels, err := r.Panels()
 	if err != nil {
 		return fmt.Errorf("plotting: %w", err)
 	}
-	if err := dpnb.SavePanels(panels, base+".png"); err != nil {
+	png, err := dpnb.RenderPanelsPNG(panels)
+	if err != nil {
+		return fmt.Errorf("plotting PNG: %w", err)
+	}
+	if err := writeOutFile(base+".png", writeBytes(png)); err != nil {
+		return fmt.Errorf("writing PNG: %w", err)
+	}
+	svg, err := dpnb.RenderPanelsSVG(panels)
+	if err != nil {
+		return fmt.Errorf("plotting SVG: %w", err)
+	}
+	if err := writeOutFile(base+".svg", writeBytes(svg)); err != nil {
+		return fmt.Errorf("writing SVG: %w", err)
+	}
+	return nil
+}
+
+// writeBytes is a write function for writeOutFile that writes b.
+func writeBytes(b []byte) func(io.Writer) error {
+	return func(w io.Writer) error {
+		_, err := w.Write(b)
 		return err
 	}
-	return dpnb.SavePanels(panels, base+".svg")
+}
+
+// writeOutFile writes path, a file of featuredp's own in an --out
+// directory, through a temporary file moved into place: an earlier run's
+// file is replaced, but a symbolic link (or device, or pipe) planted at
+// path is refused rather than followed to a file outside the directory.
+func writeOutFile(path string, write func(io.Writer) error) error {
+	if err := safefile.Replace(path, write); err != nil {
+		return fmt.Errorf("featuredp writes only plain files of its own in --out: %w", err)
+	}
+	return nil
 }
 
 // figureSection is a figure's section of report.md: its markdown report,

@@ -96,3 +96,34 @@ func writeFiles(t *testing.T, dir string, files map[string]string) {
 		}
 	}
 }
+
+// A symbolic link planted at one of a figure's files in a featuredp --out
+// directory is refused, naming the file, not followed: the file it names
+// outside the directory is left as it was, as is the link.
+func TestOutDirRefusesPlantedLinks(t *testing.T) {
+	const fig = "accounting-eps-vs-steps"
+	for _, name := range []string{fig + ".csv", fig + ".svg", "report.md"} {
+		t.Run(name, func(t *testing.T) {
+			base := t.TempDir()
+			dir, victim := filepath.Join(base, "out"), filepath.Join(base, "victim")
+			writeFiles(t, dir, map[string]string{outMarker: "x"})
+			if err := os.WriteFile(victim, []byte("precious"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			link := filepath.Join(dir, name)
+			if err := os.Symlink(victim, link); err != nil {
+				t.Fatal(err)
+			}
+			code, _, errs := runReproduceCLI("reproduce", fig, "--out", dir)
+			if code == 0 || !strings.Contains(errs, link+" is not a regular file") || !strings.Contains(errs, "remove it") {
+				t.Errorf("code %d, stderr %q; want a refusal naming %s", code, errs, link)
+			}
+			if got, err := os.ReadFile(victim); err != nil || string(got) != "precious" {
+				t.Errorf("the link's target was written: %d bytes (was %q), %v", len(got), "precious", err)
+			}
+			if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+				t.Errorf("the link was replaced: %v, %v", fi, err)
+			}
+		})
+	}
+}

@@ -44,20 +44,56 @@ func Write(path string, overwrite bool, write func(io.Writer) error) error {
 	case err == nil && !fi.Mode().IsRegular():
 		return writeInto(path, write)
 	}
-	tmp, err := createTemp(path)
+	tmp, err := writeTemp(path, write)
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name())
-	if err := write(tmp); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return place(tmp.Name(), path, overwrite)
+	defer os.Remove(tmp)
+	return place(tmp, path, overwrite)
 }
+
+// writeTemp writes a new temporary file beside path with write and returns
+// its name; on any failure it removes the file.
+func writeTemp(path string, write func(io.Writer) error) (string, error) {
+	tmp, err := createTemp(path)
+	if err != nil {
+		return "", err
+	}
+	err = write(tmp)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return "", err
+	}
+	return tmp.Name(), nil
+}
+
+// Replace writes path with the bytes write produces, replacing a regular
+// file there, through a temporary file moved into place as Write does. It
+// refuses a path that exists and is not a regular file — a symbolic link, a
+// device, a named pipe — instead of following or writing into it (the
+// error wraps ErrNotRegular): for the files a program owns in its own
+// output directory, where a link planted there must not redirect the write
+// to a file elsewhere. The move is a rename, which replaces whatever is at
+// path when it happens (a link planted after the check: the link itself,
+// never the file it names).
+func Replace(path string, write func(io.Writer) error) error {
+	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a regular file (mode %v): %w; remove it and run again", path, fi.Mode(), ErrNotRegular)
+	}
+	tmp, err := writeTemp(path, write)
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp)
+	return os.Rename(tmp, path)
+}
+
+// ErrNotRegular is wrapped by Replace's refusal of a path that is a
+// symbolic link, a device or a named pipe.
+var ErrNotRegular = errors.New("refusing to replace a symbolic link or special file")
 
 // place moves the written temporary file tmp to path: a rename when
 // overwrite is set, else a hard link, which fails if path exists; a rename

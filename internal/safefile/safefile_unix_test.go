@@ -3,6 +3,7 @@
 package safefile
 
 import (
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -33,5 +34,55 @@ func TestWriteIntoPipe(t *testing.T) {
 	}
 	if fi, err := os.Lstat(fifo); err != nil || fi.Mode()&fs.ModeNamedPipe == 0 {
 		t.Errorf("the pipe was replaced: %v %v", fi.Mode(), err)
+	}
+}
+
+// Replace writes a new file and replaces a regular one, but refuses a
+// symbolic link (to a file, to nothing, to a directory) and a named pipe,
+// leaving them and what they name as they were.
+func TestReplace(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		plant   func(t *testing.T, path, victim string)
+		refused bool
+	}{
+		{"new file", func(*testing.T, string, string) {}, false},
+		{"regular file", func(t *testing.T, path, _ string) { must(t, os.WriteFile(path, []byte("old"), 0o644)) }, false},
+		{"link to a file", func(t *testing.T, path, victim string) { must(t, os.Symlink(victim, path)) }, true},
+		{"dangling link", func(t *testing.T, path, victim string) { must(t, os.Symlink(victim+".none", path)) }, true},
+		{"named pipe", func(t *testing.T, path, _ string) {
+			if err := syscall.Mkfifo(path, 0o600); err != nil {
+				t.Skipf("no named pipe here: %v", err)
+			}
+		}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path, victim := filepath.Join(dir, "out.csv"), filepath.Join(dir, "victim")
+			must(t, os.WriteFile(victim, []byte("precious"), 0o644))
+			tc.plant(t, path, victim)
+			before, _ := os.Lstat(path)
+			err := Replace(path, writeString("new"))
+			if got, _ := os.ReadFile(victim); string(got) != "precious" {
+				t.Errorf("the file the link names was written: %q", got)
+			}
+			if tc.refused {
+				after, _ := os.Lstat(path)
+				if !errors.Is(err, ErrNotRegular) || after.Mode() != before.Mode() {
+					t.Errorf("Replace: %v (mode %v → %v), want ErrNotRegular and the path left as it was", err, before.Mode(), after.Mode())
+				}
+				return
+			}
+			if got, rerr := os.ReadFile(path); err != nil || rerr != nil || string(got) != "new" {
+				t.Errorf("Replace: %v; the file holds %q (%v)", err, got, rerr)
+			}
+		})
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
 	}
 }
