@@ -282,8 +282,8 @@ func TestReserve(t *testing.T) {
 	}
 }
 
-// reserveRows trusts an estimate up to ReserveBytes or twice the rows
-// read, whichever is more, and never overflows.
+// reserveRows trusts an estimate up to ReserveBytes or reserveGrowth times
+// the rows read, whichever is more, and never overflows.
 func TestReserveRows(t *testing.T) {
 	const d = 1 << 20
 	budget := ReserveBytes / (8 * (d + 1))
@@ -294,10 +294,10 @@ func TestReserveRows(t *testing.T) {
 		want     int
 	}{
 		{"estimate within the budget", 4, 10, 10},
-		{"estimate over the budget", 4, 1e6, budget},
-		{"twice the rows read", 100, 1e6, 200},
-		{"a hostile estimate", 4, math.MaxFloat64, budget},
-		{"infinite estimate", 100, math.Inf(1), 200},
+		{"estimate over the budget", 1, 1e6, budget},
+		{"reserveGrowth times the rows read", 100, 1e6, 800},
+		{"a hostile estimate", 1, math.MaxFloat64, budget},
+		{"infinite estimate", 100, math.Inf(1), 800},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := reserveRows(tc.n, d, tc.estimate); got != tc.want {
