@@ -150,7 +150,7 @@ func prepareTrain(schema data.Schema, opts TrainOptions) (TrainOptions, *data.En
 		return o, nil, calibration{}, fmt.Errorf("dpnb: Train: the label %q has %d public class(es) %q: a classifier needs at least 2 (list every class in the label's Levels)",
 			l.Name, len(enc.Classes), enc.Classes)
 	}
-	if err := release.CheckLevels(enc); err != nil { // a model file could not hold it
+	if err := release.CheckEncoder(enc); err != nil { // a model file could not hold it
 		return o, nil, calibration{}, fmt.Errorf("dpnb: Train: %w", err)
 	}
 	if err := checkMLPSize(o, enc.Width(), len(enc.Classes)); err != nil {

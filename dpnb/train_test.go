@@ -541,21 +541,25 @@ func (u unreadable) Read([]byte) (int, error) {
 }
 
 // TrainCSV refuses what the options alone decide before it reads a row:
-// an oversized MLP and a budget the calibration cannot reach (a long file
-// is not streamed for nothing).
+// an oversized MLP, a budget the calibration cannot reach and a column name
+// a model file cannot hold (a long file is not streamed for nothing).
 func TestTrainCSVChecksBeforeReading(t *testing.T) {
 	_, schema := corrdpUserFrame(10)
+	badName := schema.Clone()
+	badName.Columns = append(badName.Columns, data.Column{Name: "\xffz", Role: data.Ignore})
 	for _, c := range []struct {
-		name string
-		edit func(*TrainOptions)
-		want string
+		name   string
+		schema data.Schema
+		edit   func(*TrainOptions)
+		want   string
 	}{
-		{"huge MLP", func(o *TrainOptions) { o.Model, o.Hidden = release.KindMLP, 1_000_000_000 }, "MaxTrainParams"},
-		{"unreachable ε", func(o *TrainOptions) { o.Epsilon, o.Orders = 0.05, accounting.DefaultOrders() }, "calibrating the noise"},
+		{"huge MLP", schema, func(o *TrainOptions) { o.Model, o.Hidden = release.KindMLP, 1_000_000_000 }, "MaxTrainParams"},
+		{"unreachable ε", schema, func(o *TrainOptions) { o.Epsilon, o.Orders = 0.05, accounting.DefaultOrders() }, "calibrating the noise"},
+		{"a name JSON cannot hold", badName, func(*TrainOptions) {}, "not valid UTF-8"},
 	} {
 		o := trainOpts()
 		c.edit(&o)
-		_, err := TrainCSV(context.Background(), unreadable{t}, schema, o, data.CSVOptions{})
+		_, err := TrainCSV(context.Background(), unreadable{t}, c.schema, o, data.CSVOptions{})
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want an error with %q", c.name, err, c.want)
 		}

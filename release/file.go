@@ -36,8 +36,7 @@ const MaxFileBytes = 256 << 20
 const MaxLevels = 1 << 20
 
 // CheckLevels refuses an encoder that lists more than MaxLevels levels in
-// one place (see MaxLevels); dpnb.Train calls it before training, so that
-// a model it could not save is refused up front.
+// one place (see MaxLevels); CheckEncoder runs it first.
 func CheckLevels(enc *data.Encoder) error {
 	counts := [3]int{len(enc.Classes)}
 	for _, fe := range enc.Features {
@@ -55,6 +54,36 @@ func CheckLevels(enc *data.Encoder) error {
 		}
 	}
 	return nil
+}
+
+// CheckEncoder refuses an encoder a model file cannot hold: more than
+// MaxLevels levels in one place, a name or level that is not valid UTF-8,
+// a malformed encoding, or one not built from its schema and options alone
+// (a feature or label encoding fitted on, or edited to, the data).
+// dpnb.Train calls it before training, so that a model it could not save
+// is refused before a row is read.
+func CheckEncoder(enc *data.Encoder) error {
+	if enc == nil {
+		return fmt.Errorf("release: nil encoder: %w", ErrFormat)
+	}
+	if err := CheckLevels(enc); err != nil {
+		return err
+	}
+	if err := validText(enc); err != nil {
+		return err
+	}
+	if err := enc.Validate(); err != nil {
+		return fmt.Errorf("release: the model file's encoder: %w (%w)", err, ErrFormat)
+	}
+	for _, fe := range enc.Features {
+		if !fe.Public {
+			return fmt.Errorf("release: feature %q's encoding was fitted on the data: a release uses public levels and bounds only (give them in the schema or EncodeOptions)", fe.Column.Name)
+		}
+	}
+	if err := publicFeatures(enc); err != nil {
+		return err
+	}
+	return publicLabel(enc)
 }
 
 // validText refuses a column name, level or class that is not valid UTF-8:
@@ -155,24 +184,7 @@ func (f *File) predictor() (*predictor, error) {
 	case f.Certificate == nil:
 		return nil, fmt.Errorf("release: the model file has no certificate: %w", ErrFormat)
 	}
-	if err := CheckLevels(f.Encoder); err != nil {
-		return nil, err
-	}
-	if err := validText(f.Encoder); err != nil {
-		return nil, err
-	}
-	if err := f.Encoder.Validate(); err != nil {
-		return nil, fmt.Errorf("release: the model file's encoder: %w (%w)", err, ErrFormat)
-	}
-	for _, fe := range f.Encoder.Features {
-		if !fe.Public {
-			return nil, fmt.Errorf("release: feature %q's encoding was fitted on the data: a release uses public levels and bounds only (give them in the schema or EncodeOptions)", fe.Column.Name)
-		}
-	}
-	if err := publicFeatures(f.Encoder); err != nil {
-		return nil, err
-	}
-	if err := publicLabel(f.Encoder); err != nil {
+	if err := CheckEncoder(f.Encoder); err != nil {
 		return nil, err
 	}
 	if err := f.Certificate.check(f.Encoder); err != nil {
