@@ -306,16 +306,17 @@ func (opts TrainOptions) withDefaults(schema data.Schema) (TrainOptions, error) 
 // gradient steps on a quadratic diverge above 2/λmax(Hessian) ≥ 1/B —
 // Algorithm 1's public gradient is not clipped, so nothing else stops them
 // (a default run on insurance.csv reached |θ| ≈ 1e33). B depends on the
-// schema alone, and bounds ‖x‖² only when every continuous feature is
-// min–max scaled (unboundedFeature): a regression under feature DP with a
-// ZScore or unscaled feature has no stable step at all, and is refused.
+// schema alone, and bounds ‖x‖² only when every continuous public feature
+// is min–max scaled (unboundedFeature): a regression under feature DP with
+// a ZScore or unscaled public feature has no stable step at all, and is
+// refused.
 // An MLP regression's default is 1/(2(Hidden +
 // 1)), the same bound for its output layer (tanh units in [−1, 1]; at 0.5
 // insurance.csv diverged to NaN), with no refusal: its other layers have
 // no such bound.
 func (o *TrainOptions) regressionStep(schema data.Schema, lrGiven bool) error {
 	if schema.Task == data.Regression && o.Notion == release.FeatureDP && o.unboundedFeature(schema) != "" {
-		return fmt.Errorf("a regression under feature DP needs every continuous feature min–max scaled to public bounds (%s is not): "+
+		return fmt.Errorf("a regression under feature DP needs every continuous public feature min–max scaled to public bounds (%s is not): "+
 			"Algorithm 1's public gradient of the squared loss is not clipped, so an unbounded feature lets every step size diverge; "+
 			"give it Encode.Bounds and leave its scaling MinMax (featuredp train --bounds COL=LO:HI)", o.unboundedFeature(schema))
 	}
@@ -340,13 +341,14 @@ func (o *TrainOptions) regressionStep(schema data.Schema, lrGiven bool) error {
 	return nil
 }
 
-// unboundedFeature names the first continuous feature that is not min–max
-// scaled to its public bounds (clipped to [0, 1]; "" if every one is, so
-// that B bounds ‖x‖²): a ZScore or unscaled feature has no public bound on
-// its values.
+// unboundedFeature names the first continuous public feature that is not
+// min–max scaled to its public bounds (clipped to [0, 1]; "" if every one
+// is): a ZScore or unscaled feature has no public bound on its values. A
+// sensitive feature does not count: Ψ(x) zeroes it, so the unclipped public
+// gradient never reads it, and the private term is clipped.
 func (o *TrainOptions) unboundedFeature(schema data.Schema) string {
 	for _, c := range schema.Features() {
-		if c.Kind == data.Continuous && o.Encode.ScaleOf(c.Name) != data.MinMax {
+		if c.Role == data.Public && c.Kind == data.Continuous && o.Encode.ScaleOf(c.Name) != data.MinMax {
 			return c.Name
 		}
 	}

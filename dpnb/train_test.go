@@ -565,3 +565,29 @@ func TestTrainCSVChecksBeforeReading(t *testing.T) {
 		}
 	}
 }
+
+// A sensitive ZScore feature is fine in a feature-DP regression: Ψ(x)
+// zeroes it, so the unclipped public gradient never reads it (only public
+// continuous features must be min–max scaled), and the run stays bounded.
+func TestTrainSensitiveZScoreRegression(t *testing.T) {
+	df, schema := corrdpUserFrame(1500)
+	reg := incomeRegression(schema)
+	for i, c := range reg.Columns {
+		if c.Name == "age" {
+			reg.Columns[i].Role = data.Sensitive
+		}
+	}
+	o := trainOpts()
+	o.Encode.LabelBounds, o.Ball, o.Encode.Bounds = &data.Range{Lo: 0, Hi: 120}, nil, nil
+	o.Encode.ScaleFor = map[string]data.Scaling{"age": data.ZScore}
+	o.Encode.Moments = map[string]data.Moments{"age": {Mean: 50, SD: 17}}
+	f, err := Train(context.Background(), df, reg, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for j, v := range f.Model.Theta {
+		if !(math.Abs(v) < 100) {
+			t.Errorf("θ[%d] = %v: diverged", j, v)
+		}
+	}
+}

@@ -90,11 +90,12 @@ func (r *Release) Loss(rel accounting.Relation) (accounting.Loss, error) {
 // Losses returns the privacy losses of a training run for the privacy
 // ledger: one Poisson-subsampled Gaussian loss per entry of Phases, under
 // PhasesRelation — add/remove one record (the relation of the accountant,
-// Mironov, Talwar & Zhang 2019) without a public term; with one (feature
-// DP's two-batch step, Algorithm 1, or public pre-training) the same loss
-// moved to the feature-simulator relation (feature DP, Thm 5 and Prop. 2),
-// since the public term reads rows without noise and add/remove DP does
-// not hold. Errors: a nil result, or a run whose Phases are empty (the
+// Mironov, Talwar & Zhang 2019) without a public term and with a public
+// divisor (Config.NormalizeBy); otherwise the same loss moved to the
+// feature-simulator relation (feature DP, Thm 5 and Prop. 2): a public
+// term (feature DP's two-batch step, Algorithm 1, or public pre-training)
+// reads rows without noise, and a divisor q·n reads the row count, so
+// add/remove DP does not hold. Errors: a nil result, or a run whose Phases are empty (the
 // error gives PhasesNote: the plan needs its notion's own accounting).
 func (r *Result) Losses() ([]accounting.Loss, error) {
 	if r == nil {

@@ -292,4 +292,11 @@ func (m *EmbedLogistic) Evaluate(theta []float64, data *design.Data) Metrics {
 	return Metrics{Loss: s / float64(data.N), Accuracy: float64(correct) / float64(data.N), MSE: math.NaN()}
 }
 
-var _ fullModel = (*EmbedLogistic)(nil)
+// ReadsPublicPartOnly reports PublicOnly: the model then reads the numeric
+// features and the label, never the categorical ones (PublicPart).
+func (m *EmbedLogistic) ReadsPublicPartOnly() bool { return m.PublicOnly }
+
+var (
+	_ fullModel  = (*EmbedLogistic)(nil)
+	_ PublicPart = (*EmbedLogistic)(nil)
+)

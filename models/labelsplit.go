@@ -276,4 +276,11 @@ func (m *LabelSplitSoftmax) Evaluate(theta []float64, data *design.Data) Metrics
 	return Metrics{Loss: s / float64(data.N), Accuracy: float64(correct) / float64(data.N), MSE: math.NaN()}
 }
 
-var _ fullModel = (*LabelSplitSoftmax)(nil)
+// ReadsPublicPartOnly reports Part == PartPublic: ℓ_pub = lse(Wᵀx) never
+// reads the label (PublicPart; label DP's public part is x).
+func (m *LabelSplitSoftmax) ReadsPublicPartOnly() bool { return m.Part == PartPublic }
+
+var (
+	_ fullModel  = (*LabelSplitSoftmax)(nil)
+	_ PublicPart = (*LabelSplitSoftmax)(nil)
+)

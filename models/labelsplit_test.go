@@ -576,3 +576,30 @@ func TestLossDiffFloat32(t *testing.T) {
 		}
 	}
 }
+
+// PublicPart: only the public losses built to ignore the private part say
+// so; a full model, or a copy of it, never does.
+func TestReadsPublicPartOnly(t *testing.T) {
+	full, _ := NewLabelSplitSoftmax(2, 3, PartFull)
+	pub, _ := NewLabelSplitSoftmax(2, 3, PartPublic)
+	priv, _ := NewLabelSplitSoftmax(2, 3, PartPrivate)
+	embFull, _ := NewEmbedLogistic(2, []int{3}, false)
+	embPub, _ := NewEmbedLogistic(2, []int{3}, true)
+	mlp, _ := NewMLP(2, 3, 2, Tanh, HeadSoftmaxCE)
+	for _, c := range []struct {
+		name string
+		m    Model
+		want bool
+	}{
+		{"label split, public part", pub, true},
+		{"label split, full", full, false},
+		{"label split, private part", priv, false},
+		{"embedding logistic, public only", embPub, true},
+		{"embedding logistic, full", embFull, false},
+		{"MLP", mlp, false},
+	} {
+		if got := ReadsPublicPartOnly(c.m); got != c.want {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+		}
+	}
+}

@@ -165,6 +165,25 @@ func IsStochastic(m Model) bool {
 	return ok
 }
 
+// PublicPart is implemented by a public loss ℓ_pub that reads only the
+// public part of a record by construction, whatever rows it is given
+// (EmbedLogistic with PublicOnly drops the categorical terms,
+// LabelSplitSoftmax with PartPublic never reads the label). Feature DP's
+// public term may run such a model on the full records; any other public
+// model needs the public view Ψ(X) as its data (fdp.Setup).
+type PublicPart interface {
+	// ReadsPublicPartOnly reports whether the model reads only the
+	// public part of every row.
+	ReadsPublicPartOnly() bool
+}
+
+// ReadsPublicPartOnly reports whether m implements PublicPart and reads
+// only the public part of every row.
+func ReadsPublicPartOnly(m Model) bool {
+	p, ok := m.(PublicPart)
+	return ok && p.ReadsPublicPartOnly()
+}
+
 // DiffGradNormer is implemented by models that compute the per-example
 // norms of ∇ℓ(θ; x_i) − ∇ℓ_pub(θ; Ψ(x_i)) themselves (LossDiff asks Full
 // first). DiffGradNorms reports false, writing nothing, if it does not

@@ -20,6 +20,15 @@ import (
 // maxUBins caps the default number of bins of a continuous u.
 const maxUBins = 10
 
+// MaxUBins caps TVOptions.UBins: the binned estimate compares every pair
+// of bins, k(k − 1)/2 of them.
+const MaxUBins = 1000
+
+// minBinRows is the fewest rows a group of bins holds (a bin of one row
+// makes its conditional law a point mass); small groups still inflate the
+// plug-in TV, which the confidence term's MinGroup reflects.
+const minBinRows = 5
+
 // uBins returns the number of equal-width bins of a continuous u:
 // opts.UBins, or k = max(2, min(10, round(n^{1/3}))) (the Θ(n^{−1/3})
 // bin width of Ex. D.2).
@@ -36,8 +45,8 @@ func (o TVOptions) check(schema data.Schema) error {
 	if o.Estimator != Checked && o.Estimator != ModelOnly {
 		return fmt.Errorf("Estimator = %d: want corrdp.Checked (the default) or corrdp.ModelOnly", o.Estimator)
 	}
-	if o.UBins < 0 {
-		return fmt.Errorf("UBins = %d: want ≥ 0 (0: the default number of bins)", o.UBins)
+	if o.UBins < 0 || o.UBins > MaxUBins {
+		return fmt.Errorf("UBins = %d: want 0 (the default number of bins) to MaxUBins = %d (pairs of bins are compared: the cost grows with its square)", o.UBins, MaxUBins)
 	}
 	for name, b := range o.Bounds {
 		if _, ok := schema.Lookup(name); !ok {
@@ -54,7 +63,7 @@ func (o TVOptions) check(schema data.Schema) error {
 // (groupTV) over the bins of binGroups.
 func (e *tvEstimator) binnedTV(c *rawColumn) (TVFeature, error) {
 	k := e.opts.uBins(e.n)
-	minRows := max(e.opts.MinGroup, (e.n+4*k-1)/(4*k), 1)
+	minRows := max(e.opts.MinGroup, (e.n+4*k-1)/(4*k), minBinRows)
 	lo, hi := c.lo, c.hi
 	if b, ok := e.opts.Bounds[c.name]; ok {
 		lo, hi = b.Lo, b.Hi

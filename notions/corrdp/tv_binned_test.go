@@ -100,6 +100,7 @@ func TestEstimateTVBadOptions(t *testing.T) {
 	}{
 		{"estimator", TVOptions{Estimator: 7}, "corrdp.Checked"},
 		{"bins", TVOptions{UBins: -1}, "UBins"},
+		{"too many bins", TVOptions{UBins: math.MaxInt}, "MaxUBins"},
 		{"unknown column", TVOptions{Bounds: map[string]data.Range{"v": {Lo: 0, Hi: 1}}}, `"v"`},
 		{"empty range", TVOptions{Bounds: map[string]data.Range{"u": {Lo: 1, Hi: 1}}}, "Lo < Hi"},
 		{"NaN bound", TVOptions{Bounds: map[string]data.Range{"u": {Lo: math.NaN(), Hi: 1}}}, "Lo < Hi"},
@@ -205,5 +206,21 @@ func TestUCBDefaultCoverageFails(t *testing.T) {
 	}
 	if rate := float64(fail) / trials; rate < 0.05 {
 		t.Errorf("P(TV~ < TV) = %v with c2 = 1: the default now covers; revisit the heuristic wording of TVTilde", rate)
+	}
+}
+
+// As many bins as allowed: groups of at least minBinRows rows, reported
+// as the estimate's MinGroup (the confidence term's sample size), and a
+// bounded number of pairs of groups.
+func TestEstimateTVManyBins(t *testing.T) {
+	df, schema := nonMonotoneFrame(2000, "independent")
+	rep, err := EstimateTV(df, schema, TVOptions{UBins: MaxUBins})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range rep.Features {
+		if f.Name == "u" && !(f.TVBinned > 0 && f.MinGroup >= minBinRows) {
+			t.Errorf("u with %d bins: binned TV %v, smallest group %d: want groups of at least %d rows", MaxUBins, f.TVBinned, f.MinGroup, minBinRows)
+		}
 	}
 }

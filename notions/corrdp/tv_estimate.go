@@ -62,7 +62,9 @@ type TVOptions struct {
 	Estimator TVEstimator
 	// UBins is the number of equal-width bins a continuous insensitive
 	// feature is cut into by the Checked estimator (0 means
-	// k = max(2, min(10, round(n^{1/3})))).
+	// k = max(2, min(10, round(n^{1/3}))); at most MaxUBins). Adjacent
+	// bins are merged until each group holds max(MinGroup, ⌈n/(4k)⌉, 5)
+	// rows.
 	UBins int
 	// Bounds are public ranges of continuous insensitive features: the
 	// Checked estimator's bins are equal-width over them (values outside

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"reflect"
 
 	"github.com/featuredp/featuredp/accounting"
 	"github.com/featuredp/featuredp/design"
@@ -57,11 +56,12 @@ type Setup struct {
 	// public view Ψ(X) or the padded g(Ψ(X)) (nil: Data), same rows as
 	// Data. The public term reads them without clipping or noise, so the
 	// methods that use it (FDP-Alg1, FDP-SingleBatch, FDP-DPSGD with
-	// PretrainSteps) need at least one of the two to see only the public
-	// columns: a Ψ(X) (ZeroMasking, GaussianPadding) or a model that
-	// reads only public inputs. EngineConfig refuses both defaults, and
-	// Model with Data, for those methods: that "public" gradient would be
-	// the private records' own, and no ε would bound it.
+	// PretrainSteps) need PubData to be the public view Ψ(X) (ZeroMasking,
+	// GaussianPadding), or a PubModel that reads only the public part of a
+	// row by construction (models.PublicPart: EmbedLogistic with
+	// PublicOnly, LabelSplitSoftmax with PartPublic). EngineConfig refuses
+	// anything else for those methods: that "public" gradient would read
+	// the private records, and no ε would bound it.
 	PubModel models.Model
 	PubData  *design.Data
 
@@ -138,7 +138,7 @@ func EngineConfig(method Method, s Setup) (mechanisms.Config, error) {
 		return mechanisms.Config{}, errors.New("fdp: EngineConfig: Optimizer is required")
 	}
 	if usesPublicTerm(method, s) && !hasPublicView(s) {
-		return mechanisms.Config{}, fmt.Errorf("fdp: EngineConfig %s: the public term would read the full private records (PubModel and PubData unset, or Model on Data) without clipping or noise: set PubData to the public view Ψ(X) (fdp.ZeroMasking, fdp.GaussianPadding) or PubModel to a model that reads only public columns", method)
+		return mechanisms.Config{}, fmt.Errorf("fdp: EngineConfig %s: the public term would read the private records without clipping or noise (PubData unset or Data, and PubModel not a models.PublicPart): set PubData to the public view Ψ(X) (fdp.ZeroMasking, fdp.GaussianPadding), or PubModel to a model that reads only the public part of a row (models.PublicPart)", method)
 	}
 	if valid.IsNil(s.PubModel) {
 		s.PubModel = s.Model
@@ -167,20 +167,13 @@ func usesPublicTerm(method Method, s Setup) bool {
 }
 
 // hasPublicView reports whether s names a public view: PubData other than
-// Data, or PubModel other than Model (the caller vouches that such a
-// model reads only public columns).
+// Data, or a PubModel that reads only the public part of a row
+// (models.PublicPart).
 func hasPublicView(s Setup) bool {
 	if s.PubData != nil && s.PubData != s.Data {
 		return true
 	}
-	return !valid.IsNil(s.PubModel) && !samePointer(s.PubModel, s.Model)
-}
-
-// samePointer reports whether a and b are the same pointer (a model held
-// by value is never the same: its copy is a distinct public model).
-func samePointer(a, b models.Model) bool {
-	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
-	return va.Kind() == reflect.Pointer && va.Type() == vb.Type() && va.Pointer() == vb.Pointer()
+	return !valid.IsNil(s.PubModel) && models.ReadsPublicPartOnly(s.PubModel)
 }
 
 // nonPrivateConfig is EngineConfig of NonPrivate and Public (s.PubModel and
@@ -284,9 +277,11 @@ func Train(ctx context.Context, method Method, s Setup) (*mechanisms.Result, err
 // feature simulator relation FDP_i^Ψ, for the ledger (Compose):
 //
 //	Public           none: nothing private is used, (0, 0)
-//	DP, FDP-DPSGD    Result.Losses (Poisson-subsampled Gaussian phases,
-//	                 add/remove), moved to FDP_i^Ψ (DP implies feature DP,
-//	                 Prop. 2; public pre-training is free, Remark 2)
+//	DP, FDP-DPSGD    Result.Losses (Poisson-subsampled Gaussian phases:
+//	                 add/remove with ExpectedBatch, moved to FDP_i^Ψ as DP
+//	                 implies feature DP, Prop. 2; without it FDP_i^Ψ
+//	                 already, the divisor reading the row count; public
+//	                 pre-training is free, Remark 2)
 //	FDP-Alg1         Result.Losses moved to FDP_i^Ψ: the same curve (Thm 5)
 //	FDP-SingleBatch  SingleBatchLoss(Rate, Multiplier, Steps, δ) of s
 //

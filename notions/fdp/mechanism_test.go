@@ -328,7 +328,7 @@ func TestPublicViewRequired(t *testing.T) {
 		{"SingleBatch, both defaults", SingleBatch, func(s *Setup) { s.PubData = nil }, false},
 		{"DPSGD with pre-training, both defaults", DPSGD, func(s *Setup) { s.PubData = nil }, false},
 		{"Alg1, Ψ(X)", Alg1, func(s *Setup) {}, true},
-		{"Alg1, a public model on Data", Alg1, func(s *Setup) { s.PubData, s.PubModel = nil, other }, true},
+		{"Alg1, a copy of the full model on Data", Alg1, func(s *Setup) { s.PubData, s.PubModel = nil, other }, false},
 		{"DPSGD without pre-training, no view", DPSGD, func(s *Setup) { s.PubData, s.PretrainSteps = nil, 0 }, true},
 		{"DP, no view", DP, func(s *Setup) { s.PubData = nil }, true},
 	}
