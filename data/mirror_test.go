@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -86,7 +85,7 @@ func TestFetchRegularFilesOnly(t *testing.T) {
 		make func(p string) error
 	}{
 		{"link to /dev/zero", func(p string) error { return os.Symlink("/dev/zero", p) }},
-		{"named pipe", func(p string) error { return syscall.Mkfifo(p, 0o644) }},
+		{"named pipe", makeFifo},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			opts := isolated(t)

@@ -93,7 +93,7 @@ func (e *Encoder) EncodeCSV(r io.Reader, opts CSVOptions) (*Encoded, error) {
 		size = min(size, c.capped.maxBytes)
 	}
 	for {
-		if out.N >= sizeProbeRows && size > 0 && len(out.Y) == cap(out.Y) {
+		if size > 0 && (out.N == sizeProbeRows || out.N > sizeProbeRows && len(out.Y) == cap(out.Y)) {
 			reserve(out, size, c.capped.total)
 			reserved = true
 		}

@@ -59,7 +59,70 @@ func (c *Certificate) check(enc *data.Encoder) error {
 	if c.Statement != c.statement() {
 		return bad("statement %q does not match its fields (%q)", c.Statement, c.statement())
 	}
+	return c.checkEpsilon()
+}
+
+// maxCheckOrders caps the order grid of a certificate (every built-in grid
+// has fewer than 300 orders): checkEpsilon evaluates the RDP at each.
+const maxCheckOrders = 10_000
+
+// checkEpsilon recomposes the loss of the training the certificate states
+// — Poisson sampling at rate q, multiplier z, T steps — on a ledger of its
+// relation and order grid, with its conversion, and refuses a stated ε
+// below it: the ε of a certificate is never below what its own training
+// parameters cost (it may be above, when the ledger held more losses). A
+// certificate whose training is not Poisson-subsampled Gaussian steps is
+// not recomposed.
+func (c *Certificate) checkEpsilon() error {
+	t := c.Training
+	if t.Sampling != "Poisson" || t.Steps <= 0 || !(t.NoiseMultiplier > 0) {
+		return nil
+	}
+	want, err := c.trainingEpsilon()
+	if err != nil {
+		return fmt.Errorf("release: the certificate's training (q = %v, z = %v, T = %d) does not compose: %w (%w)", t.SampleRate, t.NoiseMultiplier, t.Steps, err, ErrFormat)
+	}
+	if !(c.Epsilon >= want*(1-1e-9)) {
+		return fmt.Errorf("release: the certificate states ε = %v, but its training (q = %v, z = %v, T = %d) composes to ε = %v on its ledger: edited or damaged: %w",
+			c.Epsilon, t.SampleRate, t.NoiseMultiplier, t.Steps, want, ErrFormat)
+	}
 	return nil
+}
+
+// trainingEpsilon is the ε at the certificate's δ of its training steps
+// alone, composed as New composed them.
+func (c *Certificate) trainingEpsilon() (float64, error) {
+	if n := len(c.Accounting.Orders); n > maxCheckOrders {
+		return 0, fmt.Errorf("%d RDP orders, more than %d", n, maxCheckOrders)
+	}
+	rel, err := accounting.ParseRelation(c.Relation)
+	if err != nil {
+		return 0, err
+	}
+	conv, err := accounting.ParseConversion(c.Accounting.Conversion)
+	if err != nil {
+		return 0, err
+	}
+	t := c.Training
+	loss, err := accounting.SubsampledGaussianLoss(accounting.Phase{SampleRate: t.SampleRate, NoiseMultiplier: t.NoiseMultiplier, Steps: t.Steps})
+	if err != nil {
+		return 0, err
+	}
+	if loss, err = loss.ChangeRelation(rel); err != nil {
+		return 0, err
+	}
+	led, err := accounting.NewLedger(rel, c.Accounting.Orders)
+	if err != nil {
+		return 0, err
+	}
+	if err := led.Add(loss); err != nil {
+		return 0, err
+	}
+	rep, err := led.Epsilon(c.Delta, conv)
+	if err != nil {
+		return 0, err
+	}
+	return rep.Epsilon, nil
 }
 
 // expectedColumns splits enc's features into the protected and public

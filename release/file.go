@@ -364,7 +364,7 @@ func publicLabel(enc *data.Encoder) error {
 	case data.Regression:
 		b := enc.Options.LabelBounds
 		public := b != nil && enc.LabelClip && enc.LabelShift == b.Lo && enc.LabelDiv == b.Hi-b.Lo
-		if !public && (enc.LabelShift != 0 || enc.LabelDiv != 1 || enc.LabelClip) {
+		if !public && (b != nil || enc.LabelShift != 0 || enc.LabelDiv != 1 || enc.LabelClip) {
 			return fmt.Errorf("release: the label %q is scaled (shift %v, divisor %v) otherwise than by its public LabelBounds: "+
 				"a release's label scaling comes from public bounds, not the data: %w", l.Name, enc.LabelShift, enc.LabelDiv, ErrFormat)
 		}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/featuredp/featuredp/accounting"
 	"github.com/featuredp/featuredp/data"
 )
 
@@ -156,5 +157,32 @@ func TestPredictCSVChunksByWidth(t *testing.T) {
 	})
 	if err != nil || !reflect.DeepEqual(sizes, []int{10, 10, 5}) || !reflect.DeepEqual(got, want) {
 		t.Errorf("PredictCSV: %v, chunks of %v rows (want 10, 10, 5), equal to Predict: %v", err, sizes, reflect.DeepEqual(got, want))
+	}
+}
+
+// A regression release whose options give LabelBounds must apply them:
+// an encoder edited to the identity scaling (predictions in [0, 1]
+// instead of the label's units) is refused by Validate and Read.
+func TestLabelBoundsApplied(t *testing.T) {
+	s := schema()
+	s.Task = data.Regression
+	s.Columns[2] = data.Column{Name: "y", Role: data.Label, Kind: data.Continuous}
+	enc, err := data.NewPublicEncoder(s, data.EncodeOptions{Scale: data.MinMax, Bounds: map[string]data.Range{"age": {Lo: 0, Hi: 100}},
+		LabelBounds: &data.Range{Lo: 0, Hi: 100}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &File{Format: FileFormat, Version: FileVersion, Encoder: enc,
+		Model:       ModelSpec{Kind: KindLinear, Features: 3, Intercept: true, Theta: []float64{0.1, 0.2, 0.3, 0.4}},
+		Certificate: certificate(t, FeatureDP, accounting.RelationFeatureSimulator, true)}
+	if err := f.Validate(); err != nil {
+		t.Fatalf("the valid regression file: %v", err)
+	}
+	f.Encoder.LabelShift, f.Encoder.LabelDiv, f.Encoder.LabelClip = 0, 1, false
+	if err := f.Validate(); err == nil || !strings.Contains(err.Error(), "LabelBounds") {
+		t.Errorf("Validate: %v, want a refusal naming LabelBounds", err)
+	}
+	if _, err := Read(bytes.NewReader(writeUnchecked(t, f))); err == nil {
+		t.Error("Read accepted label bounds that the encoder does not apply")
 	}
 }

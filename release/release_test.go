@@ -268,6 +268,13 @@ func TestValidate(t *testing.T) {
 		"protected column dropped": func(f *File) { f.Certificate.Protected = nil },
 		"public column protected":  func(f *File) { f.Certificate.Protected, f.Certificate.Public = []string{"sex", "age"}, nil },
 		"column listed twice":      func(f *File) { f.Certificate.Protected = []string{"sex", "sex"} },
+		// ε and the statement edited together: its own training (q, z,
+		// T) composes to more, so the claim is refused.
+		"ε below its training": func(f *File) {
+			f.Certificate.Epsilon = f.Certificate.Epsilon / 100
+			f.Certificate.Statement = f.Certificate.statement()
+		},
+		"training edited": func(f *File) { f.Certificate.Training.NoiseMultiplier /= 2 },
 		"statement edited": func(f *File) {
 			f.Certificate.Statement = strings.Replace(f.Certificate.Statement, "ε = ", "ε = 0.", 1)
 		},

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 )
 
@@ -87,9 +86,7 @@ func TestTrainCLIErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	fifo := filepath.Join(dir, "in.fifo")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	mkfifo(t, fifo)
 	for _, tc := range []struct {
 		name string
 		args []string

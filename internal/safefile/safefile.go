@@ -78,9 +78,10 @@ func writeTemp(path string, write func(io.Writer) error) (string, error) {
 // output directory, where a link planted there must not redirect the write
 // to a file elsewhere. The move is a rename, which replaces whatever is at
 // path when it happens (a link planted after the check: the link itself,
-// never the file it names).
+// never the file it names). A replaced file keeps its permission bits.
 func Replace(path string, write func(io.Writer) error) error {
-	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
+	fi, err := os.Lstat(path)
+	if err == nil && !fi.Mode().IsRegular() {
 		return fmt.Errorf("%s is not a regular file (mode %v): %w; remove it and run again", path, fi.Mode(), ErrNotRegular)
 	}
 	tmp, err := writeTemp(path, write)
@@ -88,6 +89,11 @@ func Replace(path string, write func(io.Writer) error) error {
 		return err
 	}
 	defer os.Remove(tmp)
+	if fi != nil { // keep the replaced file's permissions (a 0600 file stays 0600)
+		if err := os.Chmod(tmp, fi.Mode().Perm()); err != nil {
+			return err
+		}
+	}
 	return os.Rename(tmp, path)
 }
 

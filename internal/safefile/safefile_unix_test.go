@@ -48,6 +48,7 @@ func TestReplace(t *testing.T) {
 	}{
 		{"new file", func(*testing.T, string, string) {}, false},
 		{"regular file", func(t *testing.T, path, _ string) { must(t, os.WriteFile(path, []byte("old"), 0o644)) }, false},
+		{"private file", func(t *testing.T, path, _ string) { must(t, os.WriteFile(path, []byte("old"), 0o600)) }, false},
 		{"link to a file", func(t *testing.T, path, victim string) { must(t, os.Symlink(victim, path)) }, true},
 		{"dangling link", func(t *testing.T, path, victim string) { must(t, os.Symlink(victim+".none", path)) }, true},
 		{"named pipe", func(t *testing.T, path, _ string) {
@@ -75,6 +76,9 @@ func TestReplace(t *testing.T) {
 			}
 			if got, rerr := os.ReadFile(path); err != nil || rerr != nil || string(got) != "new" {
 				t.Errorf("Replace: %v; the file holds %q (%v)", err, got, rerr)
+			}
+			if after, _ := os.Lstat(path); before != nil && after.Mode().Perm() != before.Mode().Perm() {
+				t.Errorf("permissions %v became %v", before.Mode().Perm(), after.Mode().Perm())
 			}
 		})
 	}

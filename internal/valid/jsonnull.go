@@ -37,14 +37,44 @@ func JSONNulls(b []byte, v any) error {
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
-	return nullWalker{dec}.value(reflect.TypeOf(v), "")
+	return nullWalker{dec}.value(reflect.TypeOf(v), nil)
+}
+
+// jsonPath is the path to a JSON value, built into a string only when a
+// null is reported (a hostile file's deep nesting or long arrays then cost
+// no string per value).
+type jsonPath struct {
+	parent *jsonPath
+	elem   bool   // an array element (index), else an object member (key)
+	key    string // the member's key
+	index  int    // the element's index
+}
+
+// String renders the path as "certificate.epsilon" or "model.theta[3]".
+func (p *jsonPath) String() string {
+	var segs []*jsonPath
+	for q := p; q != nil; q = q.parent {
+		segs = append(segs, q)
+	}
+	var b strings.Builder
+	for i := len(segs) - 1; i >= 0; i-- {
+		switch q := segs[i]; {
+		case q.elem:
+			b.WriteString("[" + strconv.Itoa(q.index) + "]")
+		case b.Len() > 0:
+			b.WriteString("." + q.key)
+		default:
+			b.WriteString(q.key)
+		}
+	}
+	return b.String()
 }
 
 // nullWalker reads JSON tokens alongside the Go type they decode into.
 type nullWalker struct{ dec *json.Decoder }
 
 // value checks the next JSON value, decoded into t (nil: unchecked).
-func (w nullWalker) value(t reflect.Type, path string) error {
+func (w nullWalker) value(t reflect.Type, path *jsonPath) error {
 	tok, err := w.dec.Token()
 	if err != nil {
 		return err
@@ -53,7 +83,7 @@ func (w nullWalker) value(t reflect.Type, path string) error {
 		if t == nil || nullable(t.Kind()) {
 			return nil
 		}
-		return &NullError{Path: path, Want: describe(t)}
+		return &NullError{Path: path.String(), Want: describe(t)}
 	}
 	for t != nil && t.Kind() == reflect.Pointer {
 		t = t.Elem()
@@ -68,7 +98,7 @@ func (w nullWalker) value(t reflect.Type, path string) error {
 }
 
 // object checks the members of an object, up to its closing brace.
-func (w nullWalker) object(t reflect.Type, path string) error {
+func (w nullWalker) object(t reflect.Type, path *jsonPath) error {
 	for w.dec.More() {
 		tok, err := w.dec.Token()
 		if err != nil {
@@ -83,10 +113,7 @@ func (w nullWalker) object(t reflect.Type, path string) error {
 		case t.Kind() == reflect.Map:
 			elem = t.Elem()
 		}
-		if path != "" {
-			key = path + "." + key
-		}
-		if err := w.value(elem, key); err != nil {
+		if err := w.value(elem, &jsonPath{parent: path, key: key}); err != nil {
 			return err
 		}
 	}
@@ -95,13 +122,13 @@ func (w nullWalker) object(t reflect.Type, path string) error {
 }
 
 // array checks the elements of an array, up to its closing bracket.
-func (w nullWalker) array(t reflect.Type, path string) error {
+func (w nullWalker) array(t reflect.Type, path *jsonPath) error {
 	var elem reflect.Type
 	if t != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
 		elem = t.Elem()
 	}
 	for i := 0; w.dec.More(); i++ {
-		if err := w.value(elem, path+"["+strconv.Itoa(i)+"]"); err != nil {
+		if err := w.value(elem, &jsonPath{parent: path, elem: true, index: i}); err != nil {
 			return err
 		}
 	}
