@@ -7,6 +7,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/featuredp/featuredp/accounting"
@@ -432,7 +433,24 @@ func (r *PrivacyReportResult) bcdp(_ dataframe.DataFrame, _ data.Schema) error {
 	}
 	r.Notes = append(r.Notes, fmt.Sprintf("BCDP: the allocation assumes %s, ζ = %.4g: the levels δ_i hold only for priors that satisfy it (BCDP paper, Theorem 2; docs/bcdp.md).",
 		bcdpQText(r.Options.Q, r.Options.IndependentCoordinates), a.Zeta))
+	if cat := r.categoricalCoordinates(idx); len(cat) > 0 {
+		r.Notes = append(r.Notes, fmt.Sprintf("BCDP: the categorical column(s) %s count as one coordinate each; BCDP's mean estimation "+
+			"(dpnb.BCDPMeanEstimation) takes numeric columns only, and a mechanism that one-hot encodes a column has one coordinate per level, "+
+			"whose allocation differs.", strings.Join(cat, ", ")))
+	}
 	return nil
+}
+
+// categoricalCoordinates names the categorical columns among the BCDP
+// coordinates idx.
+func (r *PrivacyReportResult) categoricalCoordinates(idx []int) []string {
+	var cat []string
+	for _, i := range idx {
+		if r.Columns[i].Kind == data.Categorical.String() {
+			cat = append(cat, strconv.Quote(r.Columns[i].Column))
+		}
+	}
+	return cat
 }
 
 // Table returns one row per column; its last column,

@@ -73,6 +73,12 @@ func TestPrivacyReport(t *testing.T) {
 	if s.BCDPLevel != 0.2 || !(s.BCDPAlloc > 0 && s.BCDPAlloc <= 0.2) || !math.IsInf(indep.BCDPLevel, 1) {
 		t.Errorf("BCDP: sensitive %v → %v, public level %v", s.BCDPLevel, s.BCDPAlloc, indep.BCDPLevel)
 	}
+	// smoker is categorical: the report says it is one coordinate.
+	if !slices.ContainsFunc(r.Notes, func(n string) bool {
+		return strings.Contains(n, `"smoker"`) && strings.Contains(n, "one coordinate each")
+	}) {
+		t.Errorf("no note on the categorical BCDP coordinates: %q", r.Notes)
+	}
 	if md := r.Markdown(); !strings.Contains(md, "BCDP: the allocation assumes q = 1 (assumed correlation bound") {
 		t.Errorf("the markdown does not print the q of the allocation:\n%s", md)
 	}
