@@ -391,8 +391,12 @@ func (r *PrivacyReportResult) pipelineMarkdown() string {
 		return ""
 	}
 	var b strings.Builder
+	valid := "best valid ε"
+	if c.Public.Chained || c.DataDependent.Chained {
+		valid = "best ε under the sum rule (chained steps: an approximation, not a proven bound; the per-step ε below are bounds)"
+	}
 	fmt.Fprintf(&b, "\n**Planned pre-processing** (smooth RDP, DP-GD calibrated for ε = %g as if the pre-processing were data-independent): "+
-		"with the data's own min–max bounds the best valid ε is **%.4g**; with public bounds it is **%.4g**. "+
+		"with the data's own min–max bounds the "+valid+" is **%.4g**; with public bounds it is **%.4g**. "+
 		"Per column, c is how far one replaced record can move that column's scaled values: 0 with public bounds, "+
 		"∞ with the data's own (a replaced record may hold any value and move an extreme anywhere, so only group privacy "+
 		"over all n records bounds the cost).\n",

@@ -25,6 +25,22 @@ func TestSmoothDPPreprocCost(t *testing.T) {
 	if math.Abs(r.EpsConservative-0.9847) > 1e-4 || math.Abs(r.EpsGroup-5.8834) > 1e-4 || r.EpsBest != r.EpsTight {
 		t.Errorf("quantization: %+v", r)
 	}
+	// One step is its own bound; chained steps rest on the sum rule,
+	// which the report marks as unproven.
+	for _, c := range []struct {
+		steps   []SmoothStep
+		chained bool
+		label   string
+	}{
+		{[]SmoothStep{{Name: "quantization", K: 10, Eta: 0.1}}, false, "best valid bound"},
+		{[]SmoothStep{{Name: "imputation", K: 10, Eta: 0.1}, {Name: "PCA", K: 1000, Eta: 2}}, true, "not proven for chained steps"},
+	} {
+		p.Steps = c.steps
+		r, err := SmoothPreprocCost(p)
+		if err != nil || r.Chained != c.chained || !strings.Contains(r.Markdown(), c.label) {
+			t.Errorf("%d steps: chained %v (%v), want %v and %q in:\n%s", len(c.steps), r.Chained, err, c.chained, c.label, r.Markdown())
+		}
+	}
 	if _, err := SmoothPreprocCost(SmoothPipeline{Delta: 0}); err == nil {
 		t.Error("δ = 0 accepted")
 	}
