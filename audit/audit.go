@@ -15,11 +15,17 @@
 // & Oprea 2020; Nasr et al. 2021). The threshold is chosen on one half of
 // the trials and evaluated on the other, and the rates are bounded with
 // Clopper–Pearson intervals, so ε_lb ≤ ε holds with probability at least
-// the confidence for every correct mechanism and accountant. Every audit
-// also runs a deliberately broken control (half the noise, or no secrecy of
-// the subsampling) under the same claim: a sound audit must flag it
-// (control ε_lb > claimed ε). ε_lb ≤ ε is not a proof of privacy; a
-// flagged real mechanism is a bug.
+// the confidence for every correct mechanism and accountant (each audit at
+// its own confidence: no correction across audits). Every audit also runs
+// a deliberately broken control under the same claim (less noise — a third
+// or a quarter of the scale —, a leak, or no secrecy of the subsampling;
+// Spec.Broken says which): a sound audit must flag it (control ε_lb >
+// claimed ε), and what it flags is the coarsest fault it shows it can
+// detect (a milder one, e.g. half the noise of DP-SGD, may pass). ε_lb ≤ ε
+// is not a proof of privacy; a flagged real mechanism is a bug. With N
+// trials no ε_lb exceeds Record.MaxDetectable (no error at all on the
+// test half); an audit whose claim is at or above it cannot flag the real
+// mechanism and is marked Inconclusive.
 package audit
 
 import (
@@ -105,6 +111,12 @@ type Record struct {
 	Confidence            float64 `json:"confidence"`
 	Broken                string  `json:"control"`
 	Neighbours            string  `json:"neighbours"`
+	// MaxDetectable is the largest ε_lb these trials can give (every
+	// guess on the test half right); Inconclusive reports a claim at or
+	// above it: the real mechanism could not have been flagged, whatever
+	// it leaks (more trials, or a smaller claim, make the audit bite).
+	MaxDetectable float64 `json:"max_detectable_epsilon"`
+	Inconclusive  bool    `json:"inconclusive"`
 }
 
 // OK reports whether the audit found nothing wrong: ε_lb ≤ claimed ε and
@@ -163,9 +175,20 @@ func Run(ctx context.Context, s Spec, o Options) (Record, error) {
 	if s.ControlClaimed > 0 {
 		ctrlClaim = s.ControlClaimed
 	}
+	most := MaxDetectable(o.Trials, s.Delta, o.Confidence)
 	return Record{Mechanism: s.Name, ClaimedEpsilon: s.Claimed, Delta: s.Delta, EpsilonLB: real, ControlEpsilonLB: ctrl,
 		ControlClaimedEpsilon: ctrlClaim, ControlFlagged: ctrl > ctrlClaim, Trials: o.Trials, Confidence: o.Confidence,
-		Broken: s.Broken, Neighbours: s.Neighbours}, nil
+		Broken: s.Broken, Neighbours: s.Neighbours, MaxDetectable: most, Inconclusive: s.Claimed >= most}, nil
+}
+
+// MaxDetectable is the largest ε_lb that EpsilonLB can give with trials
+// runs per input: no false positive and no false negative among the
+// trials/2 test runs of each input, i.e. log((1 − δ − p)/p) with p the
+// one-sided Clopper–Pearson upper bound on a rate with 0 of trials/2
+// (p = 1 − (a)^{2/trials}, a = (1 − confidence)/2).
+func MaxDetectable(trials int, delta, confidence float64) float64 {
+	p := cpUpper(0, trials-trials/2, (1-confidence)/2)
+	return math.Max(logRatio(1-delta-p, p), 0)
 }
 
 func (o Options) withDefaults(s Spec) (Options, error) {

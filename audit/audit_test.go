@@ -20,7 +20,10 @@ func TestRegisteredAudits(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			t.Logf("%s: claimed ε %.3f, ε_lb %.3f, control ε_lb %.3f", s.Name, r.ClaimedEpsilon, r.EpsilonLB, r.ControlEpsilonLB)
+			t.Logf("%s: claimed ε %.3f, ε_lb %.3f, control ε_lb %.3f, inconclusive %v", s.Name, r.ClaimedEpsilon, r.EpsilonLB, r.ControlEpsilonLB, r.Inconclusive)
+			if r.Inconclusive != (r.ClaimedEpsilon >= r.MaxDetectable) || !(r.EpsilonLB <= r.MaxDetectable) {
+				t.Errorf("claimed %v, ε_lb %v, MaxDetectable %v: inconclusive %v", r.ClaimedEpsilon, r.EpsilonLB, r.MaxDetectable, r.Inconclusive)
+			}
 			if r.EpsilonLB > r.ClaimedEpsilon {
 				t.Errorf("ε_lb %.3f > claimed %.3f", r.EpsilonLB, r.ClaimedEpsilon)
 			}
@@ -47,6 +50,10 @@ func TestEpsilonLB(t *testing.T) {
 	lb := EpsilonLB(far0, far1, 0, 0.95)
 	if lb < 5 || lb > math.Log(2000) {
 		t.Errorf("separated distributions: ε_lb = %v, want in [5, log 2000]", lb)
+	}
+	// Perfect separation is the most these trials can show: MaxDetectable.
+	if most := MaxDetectable(4000, 0, 0.95); math.Abs(lb-most) > 1e-12 {
+		t.Errorf("separated distributions: ε_lb = %v, MaxDetectable = %v", lb, most)
 	}
 	if got := cpUpper(0, 100, 0.025); math.Abs(got-(1-math.Pow(0.025, 0.01))) > 1e-9 {
 		t.Errorf("Clopper–Pearson upper bound for 0/100: %v", got)

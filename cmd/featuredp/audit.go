@@ -24,8 +24,13 @@ which, and Clopper–Pearson bounds on the test's error rates give ε_lb, a lowe
 bound on the true ε at 95% confidence. A correct mechanism and accountant give
 ε_lb ≤ the claimed ε (it is not a proof of privacy). Every audit also runs a
 deliberately broken control (less noise, or no secret subsampling) under the
-same claim, which must be flagged (control ε_lb > claimed ε). The exit status
-is 1 if a real mechanism exceeds its claim or a control is not flagged.
+same claim, which must be flagged (control ε_lb > claimed ε); it shows the
+coarsest fault that audit detects (the "control is" column). N trials resolve
+an ε_lb of at most about log(N/2): an audit whose claim is beyond that is
+marked inconclusive (it could not flag the real mechanism; raise --trials).
+Each audit is at 95% confidence on its own (no correction across audits). The
+exit status is 1 if a real mechanism exceeds its claim or a control is not
+flagged.
 
 flags:
 `
@@ -45,6 +50,10 @@ func runAudit(args []string, stdout, stderr io.Writer) int {
 			return 0
 		}
 		fmt.Fprintf(stderr, "featuredp audit: %s\n", flagError(fs, err))
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "featuredp audit: unexpected argument %q (every input is a flag, and flags after it were not read; see featuredp audit --help)\n", fs.Arg(0))
 		return 2
 	}
 	if *trials != 0 && (*trials < audit.MinTrials || *trials > audit.MaxTrials) {
@@ -91,11 +100,16 @@ func selectAudits(only string) ([]audit.Spec, error) {
 		names = append(names, s.Name)
 	}
 	var out []audit.Spec
+	seen := map[string]bool{}
 	for _, n := range strings.Split(only, ",") {
 		s, ok := by[strings.TrimSpace(n)]
 		if !ok {
-			return nil, fmt.Errorf("unknown audit %q (known: %s)", n, strings.Join(names, ", "))
+			return nil, fmt.Errorf("--only: unknown audit %q (known: %s)", n, strings.Join(names, ", "))
 		}
+		if seen[s.Name] {
+			return nil, fmt.Errorf("--only: audit %q named twice", s.Name)
+		}
+		seen[s.Name] = true
 		out = append(out, s)
 	}
 	return out, nil
@@ -107,9 +121,9 @@ func printAudits(w io.Writer, recs []audit.Record, asJSON bool) {
 		fmt.Fprintln(w, string(b))
 		return
 	}
-	fmt.Fprintf(w, "%-24s %10s %8s %14s %10s %8s  %s\n", "mechanism", "claimed ε", "ε_lb", "control claims", "control", "flagged", "control is")
+	fmt.Fprintf(w, "%-24s %10s %8s %8s %14s %10s %8s  %s\n", "mechanism", "claimed ε", "ε_lb", "max ε_lb", "control claims", "control", "flagged", "control is")
 	for _, r := range recs {
-		fmt.Fprintf(w, "%-24s %10.3f %8.3f %14.3f %10.3f %8v  %s\n", r.Mechanism, r.ClaimedEpsilon, r.EpsilonLB, r.ControlClaimedEpsilon,
+		fmt.Fprintf(w, "%-24s %10.3f %8.3f %8.3f %14.3f %10.3f %8v  %s\n", r.Mechanism, r.ClaimedEpsilon, r.EpsilonLB, r.MaxDetectable, r.ControlClaimedEpsilon,
 			r.ControlEpsilonLB, r.ControlFlagged, r.Broken)
 	}
 	fmt.Fprintln(w, auditVerdict(recs))
@@ -126,8 +140,12 @@ func auditVerdict(recs []audit.Record) string {
 			missed = append(missed, r.Mechanism)
 		}
 	}
+	inconclusive := ""
+	if names := inconclusiveAudits(recs); len(names) > 0 {
+		inconclusive = fmt.Sprintf("; inconclusive (claim beyond what these trials resolve, the real mechanism could not be flagged): %s", strings.Join(names, ", "))
+	}
 	if len(over) == 0 && len(missed) == 0 {
-		return fmt.Sprintf("verdict: %d mechanisms audited, every ε lower bound ≤ its claim, every broken control caught", len(recs))
+		return fmt.Sprintf("verdict: %d mechanisms audited, every ε lower bound ≤ its claim, every broken control caught%s", len(recs), inconclusive)
 	}
 	v := fmt.Sprintf("verdict: %d mechanisms audited, PROBLEMS:", len(recs))
 	if len(over) > 0 {
@@ -136,5 +154,16 @@ func auditVerdict(recs []audit.Record) string {
 	if len(missed) > 0 {
 		v += fmt.Sprintf(" broken control not caught for %s;", strings.Join(missed, ", "))
 	}
-	return strings.TrimSuffix(v, ";")
+	return strings.TrimSuffix(v, ";") + inconclusive
+}
+
+// inconclusiveAudits names the audits whose claim no ε_lb could exceed.
+func inconclusiveAudits(recs []audit.Record) []string {
+	var names []string
+	for _, r := range recs {
+		if r.Inconclusive {
+			names = append(names, r.Mechanism)
+		}
+	}
+	return names
 }

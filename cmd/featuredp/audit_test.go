@@ -66,6 +66,8 @@ func TestAuditVerdict(t *testing.T) {
 	}{
 		{[]audit.Record{good, good}, "verdict: 2 mechanisms audited, every ε lower bound ≤ its claim, every broken control caught"},
 		{[]audit.Record{good, over, missed}, "verdict: 3 mechanisms audited, PROBLEMS: ε lower bound above the claim for b; broken control not caught for c"},
+		{[]audit.Record{good, {Mechanism: "d", ClaimedEpsilon: 400, EpsilonLB: 6.3, MaxDetectable: 6.3, ControlFlagged: true, Inconclusive: true}},
+			"verdict: 2 mechanisms audited, every ε lower bound ≤ its claim, every broken control caught; inconclusive (claim beyond what these trials resolve, the real mechanism could not be flagged): d"},
 	} {
 		if got := auditVerdict(tc.recs); got != tc.want {
 			t.Errorf("got %q, want %q", got, tc.want)
@@ -75,5 +77,23 @@ func TestAuditVerdict(t *testing.T) {
 	printAudits(&b, []audit.Record{good}, false)
 	if !strings.HasSuffix(b.String(), "every broken control caught\n") {
 		t.Errorf("text output does not end with the verdict:\n%s", b.String())
+	}
+}
+
+// Arguments after the flags, or an audit named twice, are errors (an extra
+// argument used to end flag parsing silently and run every audit).
+func TestAuditArguments(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"audit", "extra", "--only", "laplace"}, `unexpected argument "extra"`},
+		{[]string{"audit", "--only", "laplace,laplace"}, `"laplace" named twice`},
+		{[]string{"audit", "--only", "lapalce"}, `unknown audit "lapalce"`},
+	} {
+		code, _, errs := runReproduceCLI(tc.args...)
+		if code != 2 || !strings.Contains(errs, tc.want) {
+			t.Errorf("%q: code %d, %q, want %q", tc.args, code, errs, tc.want)
+		}
 	}
 }
