@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/featuredp/featuredp/accounting"
+	"github.com/featuredp/featuredp/internal/valid"
 )
 
 // Input bounds of a ledger file.
@@ -316,16 +317,11 @@ func isNull(raw json.RawMessage) bool {
 	return bytes.Equal(bytes.TrimSpace(raw), []byte("null"))
 }
 
-// nullError is the error of a null where a value is required.
-func nullError(field, want string) error {
-	return fmt.Errorf("field %q must be %s, got null (null is not 0 nor empty: give the value)", field, want)
-}
-
 // stringField decodes field key of obj as a JSON string, refusing null.
 func stringField(obj map[string]json.RawMessage, key string) (string, error) {
 	var s string
 	if isNull(obj[key]) {
-		return "", nullError(key, "a string")
+		return "", &valid.NullError{Path: key, Want: "a string"}
 	}
 	if err := json.Unmarshal(obj[key], &s); err != nil {
 		return "", fmt.Errorf("field %q must be a string, got %s", key, obj[key])
@@ -340,7 +336,7 @@ func numberFields(obj map[string]json.RawMessage, names []string) (map[string]fl
 	for _, n := range names {
 		var f float64
 		if isNull(obj[n]) {
-			return nil, nullError(n, "a number")
+			return nil, &valid.NullError{Path: n, Want: "a number"}
 		}
 		if err := json.Unmarshal(obj[n], &f); err != nil {
 			return nil, fmt.Errorf("field %q must be a number, got %s", n, obj[n])
@@ -378,7 +374,7 @@ func buildRDP(obj map[string]json.RawMessage, rel accounting.Relation) (accounti
 // element as 0: an RDP curve of zeros).
 func numberArray(obj map[string]json.RawMessage, key string) ([]float64, error) {
 	if isNull(obj[key]) {
-		return nil, nullError(key, "an array of numbers")
+		return nil, &valid.NullError{Path: key, Want: "an array of numbers"}
 	}
 	var ptrs []*float64
 	if err := json.Unmarshal(obj[key], &ptrs); err != nil {
@@ -387,7 +383,7 @@ func numberArray(obj map[string]json.RawMessage, key string) ([]float64, error) 
 	out := make([]float64, len(ptrs))
 	for i, p := range ptrs {
 		if p == nil {
-			return nil, nullError(fmt.Sprintf("%s[%d]", key, i), "a number")
+			return nil, &valid.NullError{Path: fmt.Sprintf("%s[%d]", key, i), Want: "a number"}
 		}
 		out[i] = *p
 	}
