@@ -23,9 +23,10 @@ many times on two neighbouring inputs, a threshold test on its output guesses
 which, and Clopper–Pearson bounds on the test's error rates give ε_lb, a lower
 bound on the true ε at 95% confidence. A correct mechanism and accountant give
 ε_lb ≤ the claimed ε (it is not a proof of privacy). Every audit also runs a
-deliberately broken control (less noise, or no secret subsampling) under the
-same claim, which must be flagged (control ε_lb > claimed ε); it shows the
-coarsest fault that audit detects (the "control is" column). N trials resolve
+deliberately broken control (half or less of the noise, a leak, or no secret
+subsampling) under the same claim, which must be flagged (control ε_lb >
+claimed ε); it shows the coarsest fault that audit detects (the "control is"
+column). N trials resolve
 an ε_lb of at most about log(N/2): an audit whose claim is beyond that is
 marked inconclusive (it could not flag the real mechanism; raise --trials).
 Each audit is at 95% confidence on its own (no correction across audits). The
