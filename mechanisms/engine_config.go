@@ -246,7 +246,11 @@ type Result struct {
 	//     (up to 2C/(q·n) instead of C/(q·n)); the subsampled-Gaussian
 	//     bound holds against a simulator that knows n (Def. 6 of the
 	//     feature-DP paper with no public column), not against the
-	//     smaller dataset. PhasesNote says so.
+	//     smaller dataset. PhasesNote says so;
+	//   - accounting.RelationFeatureSimulator, for the same reason, when
+	//     the model's per-example loss reads the row count
+	//     (models.RowCountReader: Linear with a ridge term (λ/n)‖w‖²),
+	//     whatever NormalizeBy is. PhasesNote says so.
 	PhasesRelation accounting.Relation
 	// PhasesNote explains why Phases is empty, or why PhasesRelation is
 	// not add/remove without a public term (empty otherwise).

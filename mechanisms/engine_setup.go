@@ -393,9 +393,22 @@ func (t *trainer) setPhases() error {
 		// (S and x's presence, nothing of x's values) is matched.
 		t.phasesRel = accounting.RelationFeatureSimulator
 		t.note = noteRowCount
+	case models.ReadsRowCount(cfg.Model):
+		// The per-example loss itself reads the row count (a ridge
+		// term split over the n rows): an added record moves every
+		// other record's clipped gradient, whatever the divisor.
+		t.phasesRel = accounting.RelationFeatureSimulator
+		t.note = noteModelRowCount
 	}
 	return nil
 }
+
+// noteModelRowCount is PhasesNote of a run whose model reads the row count
+// (models.RowCountReader).
+const noteModelRowCount = "the model's per-example loss reads the data's row count n (models.RowCountReader, e.g. a ridge term (λ/n)‖w‖²), " +
+	"and n differs between add/remove neighbours (one more record changes every other record's clipped gradient): " +
+	"the phases hold under the feature-simulator relation (a simulator that knows the row count) only; " +
+	"use a model whose per-example loss does not read n (Logistic.L2, Softmax.L2: (λ/2)‖w‖² per record) for add/remove DP"
 
 // noteRowCount is PhasesNote of a run whose divisor reads the row count.
 const noteRowCount = "the update divides by the expected batch size q·n of the data's n rows, and n differs between add/remove neighbours " +

@@ -128,6 +128,10 @@ func (m *Linear) check(method string, theta []float64, data *design.Data) {
 	checkModel("Linear", method, theta, m.NumParams(), data, m.D)
 }
 
+// ReadsRowCount reports Ridge ≠ 0: the per-example ridge term (λ/N)‖w‖²
+// reads the data's row count N (RowCountReader).
+func (m *Linear) ReadsRowCount() bool { return m.Ridge != 0 }
+
 // regCoef returns c = 2λ/N, the per-example ridge gradient coefficient
 // (∇_w of (λ/N)‖w‖² is c·w).
 func (m *Linear) regCoef(data *design.Data) float64 { return 2 * m.Ridge / float64(data.N) }

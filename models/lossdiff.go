@@ -241,6 +241,10 @@ func (m *LossDiff) WithKey(key uint64) Model {
 	return &LossDiff{Full: withKey(m.Full), Pub: withKey(m.Pub), PubData: m.PubData}
 }
 
+// ReadsRowCount reports whether Full or Pub reads the data's row count
+// (RowCountReader).
+func (m *LossDiff) ReadsRowCount() bool { return ReadsRowCount(m.Full) || ReadsRowCount(m.Pub) }
+
 // mlpPair returns Full and Pub as MLPs of the same shape, if they are.
 func (m *LossDiff) mlpPair() (*MLP, *MLP, bool) {
 	f, ok1 := m.Full.(*MLP)
@@ -256,4 +260,6 @@ var (
 	_ GradNormer         = (*LossDiff)(nil)
 	_ WeightedGradSummer = (*LossDiff)(nil)
 	_ ClippedGradSummer  = (*LossDiff)(nil)
+	_ RowCountReader     = (*LossDiff)(nil)
+	_ RowCountReader     = (*Linear)(nil)
 )

@@ -21,7 +21,7 @@
 //   - Regularisers are part of ℓ_i, so per-example gradients include them:
 //     Linear.Ridge λ contributes (λ/N)‖w‖² to every example (N = data.N;
 //     the mean objective is then (1/N)(‖residual‖² + λ‖w‖²), the CorrDP
-//     ridge form), while Logistic.L2 and Softmax.L2 λ contribute (λ/2)‖w‖²
+//     ridge form; such a model reads the row count, RowCountReader), while Logistic.L2 and Softmax.L2 λ contribute (λ/2)‖w‖²
 //     to every example (objective = mean loss + (λ/2)‖w‖², λ-strongly
 //     convex). Intercepts and biases are never penalised.
 //   - Sums run sequentially in idx order on the calling goroutine, so
@@ -182,6 +182,26 @@ type PublicPart interface {
 func ReadsPublicPartOnly(m Model) bool {
 	p, ok := m.(PublicPart)
 	return ok && p.ReadsPublicPartOnly()
+}
+
+// RowCountReader is implemented by a model whose per-example loss may read
+// the number of rows of its data, data.N (Linear's ridge term (λ/N)‖w‖²
+// is split over the N rows). Under add/remove neighbours N differs, so one
+// added record changes every other record's clipped gradient: the
+// clipped sum then moves by more than the clip norm C (for a ridge
+// regression with λ = N + 1, by 19·C in mechanisms'
+// TestTrainAddRemoveSensitivity), and only a relation whose simulator knows
+// the row count holds (mechanisms.Result.PhasesRelation).
+type RowCountReader interface {
+	// ReadsRowCount reports whether the per-example loss reads data.N.
+	ReadsRowCount() bool
+}
+
+// ReadsRowCount reports whether m implements RowCountReader and its
+// per-example loss reads the data's row count.
+func ReadsRowCount(m Model) bool {
+	r, ok := m.(RowCountReader)
+	return ok && r.ReadsRowCount()
 }
 
 // DiffGradNormer is implemented by models that compute the per-example

@@ -1,0 +1,162 @@
+package mechanisms
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/featuredp/featuredp/accounting"
+	"github.com/featuredp/featuredp/design"
+	"github.com/featuredp/featuredp/models"
+)
+
+// sensitivityCase is one model of TestTrainAddRemoveSensitivity with the
+// n rows of a dataset and the record that its neighbour adds.
+type sensitivityCase struct {
+	name  string
+	model models.Model
+	// rows returns the n rows' features (n×d) and labels, and the added
+	// record's features and label.
+	rows func(r *rand.Rand, n int) (x, y, addX []float64, addY float64)
+	// theta0 is θ₀ (nil: N(0, 0.5²) entries).
+	theta0 []float64
+}
+
+// randomRows returns Gaussian features and labels from label, and an
+// added record 10 times larger (its gradient is clipped).
+func randomRows(d int, label func(r *rand.Rand) float64) func(r *rand.Rand, n int) ([]float64, []float64, []float64, float64) {
+	return func(r *rand.Rand, n int) ([]float64, []float64, []float64, float64) {
+		x, y := make([]float64, n*d), make([]float64, n)
+		for i := range x {
+			x[i] = r.NormFloat64()
+		}
+		for i := range y {
+			y[i] = label(r)
+		}
+		add := make([]float64, d)
+		for j := range add {
+			add[j] = 10 * r.NormFloat64()
+		}
+		return x, y, add, label(r)
+	}
+}
+
+// ridgeRows is the adversarial dataset of a ridge regression with λ = n+1
+// at w = 10: each of the n rows (x = 1, y = 10 + 10λ/n) has gradient
+// 2(w − y) + (2λ/n)·w = 0, and 2(w − y) + (2λ/(n+1))·w = −0.4 once the
+// record (0, 0) is added: the n rows move the clipped sum by 0.4·n = 20.
+func ridgeRows(r *rand.Rand, n int) ([]float64, []float64, []float64, float64) {
+	x, y := make([]float64, n), make([]float64, n)
+	lambda := float64(n + 1)
+	for i := range n {
+		x[i], y[i] = 1, 10+10*lambda/float64(n)
+	}
+	return x, y, []float64{0}, 0
+}
+
+// TestTrainAddRemoveSensitivity checks every model of package models
+// against the relation Train states: one step of SGD (rate 1) from the same
+// θ₀, with the same streams, on n rows and on the same rows plus one
+// record. The noise, and with Poisson sampling the batch of the first n
+// rows, are the same draws, so θ moves by exactly the change of the
+// clipped sum divided by m. Where PhasesRelation is add/remove that change
+// must be at most C (the sensitivity of the Poisson-subsampled Gaussian):
+// no per-example gradient may read anything of the other records, their
+// number included.
+func TestTrainAddRemoveSensitivity(t *testing.T) {
+	const n, clip = 50, 1.0
+	lin, _ := models.NewLinear(3, true, 0)
+	ridge, _ := models.NewLinear(3, true, 0.7)
+	ridgeAdv, _ := models.NewLinear(1, false, n+1)
+	logit, _ := models.NewLogistic(3, true, 0.3)
+	soft := &models.Softmax{D: 3, K: 3, L2: 0.2}
+	mlpCE, _ := models.NewMLP(3, 4, 3, models.Tanh, models.HeadSoftmaxCE)
+	mlpMSE, _ := models.NewMLP(3, 4, 1, models.SiLU, models.HeadMSE)
+	embed, _ := models.NewEmbedLogistic(2, []int{3, 4}, false)
+	split, _ := models.NewLabelSplitSoftmax(3, 3, models.PartFull)
+	splitL2 := &models.LabelSplitSoftmax{D: 3, K: 3, Part: models.PartFull, L2: 0.5}
+	ddpm, _ := models.NewDDPM(3, 2, 4, 2, 10, 1e-4, 0.02)
+	real := func(r *rand.Rand) float64 { return 2 * r.NormFloat64() }
+	class := func(k int) func(r *rand.Rand) float64 {
+		return func(r *rand.Rand) float64 { return float64(r.IntN(k)) }
+	}
+	embedRows := func(r *rand.Rand, n int) ([]float64, []float64, []float64, float64) {
+		row := func(scale float64) []float64 {
+			return []float64{scale * r.NormFloat64(), scale * r.NormFloat64(), float64(r.IntN(3)), float64(r.IntN(4))}
+		}
+		var x, y []float64
+		for range n {
+			x = append(x, row(1)...)
+			y = append(y, float64(r.IntN(2)))
+		}
+		return x, y, row(10), 1
+	}
+	cases := []sensitivityCase{
+		{"Linear", lin, randomRows(3, real), nil},
+		{"Linear/ridge", ridge, randomRows(3, real), nil},
+		{"Linear/ridge/adversarial", ridgeAdv, ridgeRows, []float64{10}},
+		{"Logistic/L2", logit, randomRows(3, class(2)), nil},
+		{"Softmax/L2", soft, randomRows(3, class(3)), nil},
+		{"MLP/CE", mlpCE, randomRows(3, class(3)), nil},
+		{"MLP/MSE", mlpMSE, randomRows(3, real), nil},
+		{"EmbedLogistic", embed, embedRows, nil},
+		{"LabelSplitSoftmax", split, randomRows(3, class(3)), nil},
+		{"LabelSplitSoftmax/L2", splitL2, randomRows(3, class(3)), nil},
+		{"DDPM", ddpm, randomRows(3, class(2)), nil},
+	}
+	samplers := []struct {
+		name string
+		s    Sampler
+		q    float64
+	}{{"full", FullBatch{}, 1}, {"poisson", Poisson{Rate: 0.5}, 0.5}, {"poisson-skip", Poisson{Rate: 0.05}, 0.05}}
+	for ci, c := range cases {
+		for _, smp := range samplers {
+			t.Run(c.name+"/"+smp.name, func(t *testing.T) {
+				r := rand.New(rand.NewPCG(uint64(ci), 17))
+				x, y, addX, addY := c.rows(r, n)
+				d := len(addX)
+				small, err := design.NewData(x, y, n, d)
+				if err != nil {
+					t.Fatal(err)
+				}
+				big, err := design.NewData(append(append([]float64(nil), x...), addX...), append(append([]float64(nil), y...), addY), n+1, d)
+				if err != nil {
+					t.Fatal(err)
+				}
+				p := c.model.NumParams()
+				theta0 := c.theta0
+				if theta0 == nil {
+					theta0 = make([]float64, p)
+					for j := range theta0 {
+						theta0[j] = 0.5 * r.NormFloat64()
+					}
+				}
+				m := smp.q * n // a public row count n: NormalizeBy
+				plan, err := DPSGD(p, 1, clip, m)
+				if err != nil {
+					t.Fatal(err)
+				}
+				run := func(data *design.Data) *Result {
+					return mustTrain(t, Config{Model: c.model, Data: data, Steps: 1, Sampler: smp.s, Clip: ClipPerExample,
+						ClipNorm: clip, Noise: plan, NormalizeBy: m, Optimizer: SGD{LR: 1}, Init: theta0, Seed: 11})
+				}
+				a, b := run(small), run(big)
+				var ss float64
+				for j := range a.Theta {
+					ss += (a.Theta[j] - b.Theta[j]) * (a.Theta[j] - b.Theta[j])
+				}
+				shift := math.Sqrt(ss) * m / clip // ‖Δ clipped sum‖ / C
+				if b.PhasesRelation == accounting.RelationAddRemove && shift > 1+1e-6 {
+					t.Errorf("adding one record moved the clipped sum by %.4g·C under the add/remove relation (want ≤ C)", shift)
+				}
+				if b.PhasesRelation != accounting.RelationAddRemove && b.PhasesNote == "" {
+					t.Errorf("relation %v without a note", b.PhasesRelation)
+				}
+				if testing.Verbose() {
+					fmt.Printf("%s/%s: shift %.4g C, relation %v\n", c.name, smp.name, shift, b.PhasesRelation)
+				}
+			})
+		}
+	}
+}
