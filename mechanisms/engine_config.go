@@ -176,7 +176,8 @@ type Config struct {
 	OnStep func(t int, theta []float64)
 	// TraceEvery > 0 records the full-data loss Model.Loss(θ, Data, nil)
 	// at global step 0, every TraceEvery steps and at the last step into
-	// Result.Trace. 0 records nothing.
+	// Result.Trace. 0 records nothing. The losses read every row without
+	// noise: a diagnostic, not covered by Result.Phases.
 	TraceEvery int
 	// FullGrad, if set, replaces Model.GradSum over all rows: it must
 	// write Σ_{i=1..n} ∇ℓ(θ; x_i, y_i) into out (which Train zeroes
@@ -209,6 +210,15 @@ type TracePoint struct {
 }
 
 // Result is the outcome of Train.
+//
+// What the privacy phases cover: Theta, Average and the iterates OnStep
+// sees (post-processing of the noisy gradients). The other fields are
+// statistics of the private data for diagnostics, not covered by Phases
+// and not to be published with the model: BatchSizes and MeanBatchSize are
+// the realised Poisson batch sizes (their law depends on the row count,
+// and the accountant assumes them hidden), ExpectedBatchSize is q times
+// the data's row count n (a divisor set by NormalizeBy does not hide it),
+// and Trace holds noiseless losses on all rows.
 type Result struct {
 	// Theta is the last iterate θ_{T}.
 	Theta []float64
