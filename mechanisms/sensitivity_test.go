@@ -77,6 +77,9 @@ func TestTrainAddRemoveSensitivity(t *testing.T) {
 	split, _ := models.NewLabelSplitSoftmax(3, 3, models.PartFull)
 	splitL2 := &models.LabelSplitSoftmax{D: 3, K: 3, Part: models.PartFull, L2: 0.5}
 	ddpm, _ := models.NewDDPM(3, 2, 4, 2, 10, 1e-4, 0.02)
+	ddpmEvery, _ := models.NewDDPM(3, 2, 4, 2, 10, 1e-4, 0.02)
+	ddpmEvery.ClassEveryLayer = true
+	splitPriv, _ := models.NewLabelSplitSoftmax(3, 3, models.PartPrivate)
 	real := func(r *rand.Rand) float64 { return 2 * r.NormFloat64() }
 	class := func(k int) func(r *rand.Rand) float64 {
 		return func(r *rand.Rand) float64 { return float64(r.IntN(k)) }
@@ -103,7 +106,9 @@ func TestTrainAddRemoveSensitivity(t *testing.T) {
 		{"EmbedLogistic", embed, embedRows, nil},
 		{"LabelSplitSoftmax", split, randomRows(3, class(3)), nil},
 		{"LabelSplitSoftmax/L2", splitL2, randomRows(3, class(3)), nil},
+		{"LabelSplitSoftmax/private", splitPriv, randomRows(3, class(3)), nil},
 		{"DDPM", ddpm, randomRows(3, class(2)), nil},
+		{"DDPM/class-every-layer", ddpmEvery, randomRows(3, class(2)), nil},
 	}
 	samplers := []struct {
 		name string
@@ -137,24 +142,33 @@ func TestTrainAddRemoveSensitivity(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				run := func(data *design.Data) *Result {
+				run := func(data *design.Data, seed uint64) *Result {
 					return mustTrain(t, Config{Model: c.model, Data: data, Steps: 1, Sampler: smp.s, Clip: ClipPerExample,
-						ClipNorm: clip, Noise: plan, NormalizeBy: m, Optimizer: SGD{LR: 1}, Init: theta0, Seed: 11})
+						ClipNorm: clip, Noise: plan, NormalizeBy: m, Optimizer: SGD{LR: 1}, Init: theta0, Seed: seed})
 				}
-				a, b := run(small), run(big)
-				var ss float64
-				for j := range a.Theta {
-					ss += (a.Theta[j] - b.Theta[j]) * (a.Theta[j] - b.Theta[j])
+				sampled := 0 // runs whose batch holds the added record
+				for seed := uint64(1); seed <= 8; seed++ {
+					a, b := run(small, seed), run(big, seed)
+					if b.BatchSizes[0] > a.BatchSizes[0] {
+						sampled++
+					}
+					var ss float64
+					for j := range a.Theta {
+						ss += (a.Theta[j] - b.Theta[j]) * (a.Theta[j] - b.Theta[j])
+					}
+					shift := math.Sqrt(ss) * m / clip // ‖Δ clipped sum‖ / C
+					if b.PhasesRelation == accounting.RelationAddRemove && shift > 1+1e-6 {
+						t.Errorf("seed %d: adding one record moved the clipped sum by %.4g·C under the add/remove relation (want ≤ C)", seed, shift)
+					}
+					if b.PhasesRelation != accounting.RelationAddRemove && b.PhasesNote == "" {
+						t.Errorf("relation %v without a note", b.PhasesRelation)
+					}
+					if testing.Verbose() && seed == 1 {
+						fmt.Printf("%s/%s: shift %.4g C, relation %v\n", c.name, smp.name, shift, b.PhasesRelation)
+					}
 				}
-				shift := math.Sqrt(ss) * m / clip // ‖Δ clipped sum‖ / C
-				if b.PhasesRelation == accounting.RelationAddRemove && shift > 1+1e-6 {
-					t.Errorf("adding one record moved the clipped sum by %.4g·C under the add/remove relation (want ≤ C)", shift)
-				}
-				if b.PhasesRelation != accounting.RelationAddRemove && b.PhasesNote == "" {
-					t.Errorf("relation %v without a note", b.PhasesRelation)
-				}
-				if testing.Verbose() {
-					fmt.Printf("%s/%s: shift %.4g C, relation %v\n", c.name, smp.name, shift, b.PhasesRelation)
+				if smp.q >= 0.5 && sampled == 0 {
+					t.Error("no run sampled the added record: the test checks nothing")
 				}
 			})
 		}
