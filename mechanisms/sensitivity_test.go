@@ -174,3 +174,36 @@ func TestTrainAddRemoveSensitivity(t *testing.T) {
 		}
 	}
 }
+
+// TestSecureModeStatistics: in Secure mode (OS CSPRNG, so bounds of six
+// standard errors) a DP-SGD run samples Poisson batches of mean q·n and
+// variance q(1−q)n, and adds noise of standard deviation z·C/m to every
+// step's update, as its phase states.
+func TestSecureModeStatistics(t *testing.T) {
+	const n, q, z, c, steps = 200, 0.1, 1.3, 2.0, 4000
+	zero := mustData(t, make([]float64, n), make([]float64, n), n, 1)
+	plan, err := DPSGD(1, z, c, q*n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var diffs []float64
+	prev := 0.0
+	res := mustTrain(t, Config{Model: linear{d: 1}, Data: zero, Steps: steps, Optimizer: SGD{LR: 1},
+		Sampler: Poisson{Rate: q}, Clip: ClipPerExample, ClipNorm: c, Noise: plan, NormalizeBy: q * n, Mode: Secure,
+		OnStep: func(_ int, th []float64) { diffs = append(diffs, th[0]-prev); prev = th[0] }})
+	if len(res.Phases) != 1 || res.Phases[0] != (accounting.Phase{SampleRate: q, NoiseMultiplier: z, Steps: steps}) || res.Mode != Secure {
+		t.Fatalf("phases %+v, mode %v", res.Phases, res.Mode)
+	}
+	sizes := make([]float64, len(res.BatchSizes))
+	for i, b := range res.BatchSizes {
+		sizes[i] = float64(b)
+	}
+	mean, vr := meanVar(sizes)
+	if v := n * q * (1 - q); math.Abs(mean-n*q) > 6*math.Sqrt(v/steps) || math.Abs(vr/v-1) > 6*math.Sqrt(2.0/steps) {
+		t.Errorf("batch sizes: mean %v, variance %v; want %v and %v", mean, vr, n*q, v)
+	}
+	_, v := meanVar(diffs)
+	if want := z * c / (q * n); math.Abs(math.Sqrt(v)/want-1) > 6/math.Sqrt(2*steps) {
+		t.Errorf("update std %v, want zC/m = %v", math.Sqrt(v), want)
+	}
+}
