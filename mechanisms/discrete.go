@@ -101,10 +101,12 @@ func DiscreteLaplace(rng *rand.Rand, s, t *big.Int) *big.Int {
 // DiscreteGaussian returns a sample of the discrete Gaussian N_Z(0, σ²),
 // P[Y = y] ∝ exp(−y²/(2σ²)) on the integers, for a rational σ² > 0 (CKS
 // 2020, Algorithm 3): a discrete Laplace proposal of scale τ = ⌊σ⌋ + 1,
-// accepted with probability exp(−(|Y| − σ²/τ)²/(2σ²)).
+// accepted with probability exp(−(|Y| − σ²/τ)²/(2σ²)). τ is computed
+// exactly, ⌊σ⌋ = ⌊√⌊σ²⌋⌋, for any σ (no int64 or float64 on the way).
 func DiscreteGaussian(rng *rand.Rand, sigma2 *big.Rat) *big.Int {
-	sf, _ := sigma2.Float64()
-	tau := big.NewInt(int64(math.Floor(math.Sqrt(sf))) + 1)
+	tau := new(big.Int).Quo(sigma2.Num(), sigma2.Denom()) // ⌊σ²⌋ (σ² > 0)
+	tau.Sqrt(tau)
+	tau.Add(tau, big.NewInt(1))
 	for {
 		y := DiscreteLaplace(rng, big.NewInt(1), tau)
 		a := new(big.Rat).SetInt(new(big.Int).Abs(y))

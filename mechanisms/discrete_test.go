@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 )
 
 // chiSquare compares counts with an exact pmf over the integers in
@@ -156,5 +157,27 @@ func TestDiscreteReleaseBadInput(t *testing.T) {
 	}
 	if e, _ := ZCDPEpsilon(rho, 1e-5); math.Abs(e-(rho+2*math.Sqrt(rho*math.Log(1e5)))) > 1e-12 {
 		t.Errorf("ε = %v", e)
+	}
+}
+
+// TestDiscreteGaussianHugeVariance: the proposal scale τ = ⌊σ⌋ + 1 used to
+// be computed through int64, which overflows for σ ≥ 2⁶³ (τ became
+// negative and the uniform draw below it never returned: σ² = 10³⁸ hung
+// forever). τ is exact now; a sample of N_Z(0, σ²) is returned, of the
+// order of σ.
+func TestDiscreteGaussianHugeVariance(t *testing.T) {
+	for _, sigma := range []float64{math.Ldexp(1, 62), math.Ldexp(1, 63), 1e19, math.Ldexp(1, 100)} {
+		rng := rand.New(rand.NewPCG(5, 6))
+		done := make(chan *big.Int, 1)
+		go func() { done <- DiscreteGaussian(rng, new(big.Rat).SetFloat64(sigma*sigma)) }()
+		select {
+		case y := <-done:
+			f, _ := new(big.Float).SetInt(y).Float64()
+			if math.Abs(f) > 10*sigma {
+				t.Errorf("σ = %g: sample %g, more than 10σ", sigma, f)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("σ = %g: no sample after 10 s", sigma)
+		}
 	}
 }

@@ -20,6 +20,31 @@ import (
 // scale is between 2³⁹ and 2⁴⁰ grid steps (see Granularity).
 const granularityBits = 40
 
+// maxGridNoise bounds the noise scale of a Secure release in grid steps:
+// the Laplace scale Δ'/(ε·g) by 2⁴¹ and the Gaussian σ'/g by 2⁴⁶, so that
+// |Y| ≥ 2⁵³ (where float64 would round k + Y) has probability below
+// exp(−2¹²) (Laplace: exp(−2⁵³/2⁴¹); Gaussian: 2·exp(−2¹⁰⁶/(2·2⁹²))).
+// Without the rounding terms the scale is at most 2⁴⁰ grid steps
+// (Granularity); the bounds refuse only a rounding term d·g/ε or √d·g/Δ
+// that dominates the noise.
+func maxGridNoise(kind NoiseKind) float64 {
+	if kind == LaplaceNoise {
+		return math.Ldexp(1, 41)
+	}
+	return math.Ldexp(1, 46)
+}
+
+// checkGridNoise returns an error if the noise scale in grid steps (the
+// exact rational r) exceeds maxGridNoise(kind); fix names the remedy.
+func checkGridNoise(fn string, kind NoiseKind, r *big.Rat, fix string) error {
+	limit := maxGridNoise(kind)
+	if r.Cmp(new(big.Rat).SetFloat64(limit)) <= 0 {
+		return nil
+	}
+	f, _ := r.Float64()
+	return fmt.Errorf("mechanisms: %s: the noise would be %.3g grid steps, more than %.3g, and its low bits would no longer be exact (floating-point safety): %s", fn, f, limit, fix)
+}
+
 // maxSecureMagnitude bounds the inputs and noise scales of the Secure
 // releases (2¹⁰⁰⁰), so that the grid and the output stay normal, finite
 // float64 numbers.
@@ -35,7 +60,9 @@ var maxSecureMagnitude = math.Ldexp(1, 1000)
 //     2⁻³⁹ of the noise scale or less, far below any accuracy that matters;
 //   - the noise in grid units stays below 2⁵³, where float64 integers are
 //     exact, except with probability < exp(−2¹²), so k + Y (rounded value
-//     plus integer noise) is computed exactly;
+//     plus integer noise) is computed exactly (the releases refuse a
+//     rounding term d·g/ε or √d·g/Δ that would make the noise scale exceed
+//     2⁴¹ resp. 2⁴⁶ grid steps, see maxGridNoise);
 //   - rounding to the grid adds at most g per coordinate to the
 //     sensitivity, a relative increase of the noise of d·g/Δ (ℓ1) or
 //     √d·g/Δ (ℓ2), at most d·2⁻³⁹/ε for the Laplace scale Δ/ε and
@@ -106,7 +133,8 @@ func releaseRand(fn string, mode Mode, st *Streams) (*rand.Rand, error) {
 // integer release is exactly ε-DP; the float output is a deterministic
 // function of the integers k + Y, so it is ε-DP too, whatever its low bits.
 // Errors: unknown mode, mismatched streams, empty or non-finite value,
-// l1Sens or ε not finite > 0, or (Secure) a value or scale beyond 2¹⁰⁰⁰.
+// l1Sens or ε not finite > 0, or (Secure) a value or scale beyond 2¹⁰⁰⁰,
+// or a noise scale Δ'/(ε·g) beyond 2⁴¹ grid steps (d/ε too large).
 func LaplaceRelease(mode Mode, st *Streams, value []float64, l1Sens, eps float64) (*Release, error) {
 	rng, err := releaseRand("LaplaceRelease", mode, st)
 	if err != nil {
@@ -140,7 +168,8 @@ func LaplaceRelease(mode Mode, st *Streams, value []float64, l1Sens, eps float64
 // mechanism at (Δ, σ). (The analytic-Gaussian (ε, δ) curve of Balle & Wang
 // 2018 is a statement about the continuous law and is not claimed for the
 // Secure release; convert its RDP curve instead.) Errors: as
-// LaplaceRelease, with σ and l2Sens finite > 0.
+// LaplaceRelease, with σ and l2Sens finite > 0, and σ'/g beyond 2⁴⁶ grid
+// steps (l2Sens far below √d·g: pass a larger sensitivity bound).
 func GaussianRelease(mode Mode, st *Streams, value []float64, l2Sens, sigma float64) (*Release, error) {
 	rng, err := releaseRand("GaussianRelease", mode, st)
 	if err != nil {
@@ -199,6 +228,9 @@ func granularLaplace(rng *rand.Rand, value []float64, l1Sens, eps float64) (*Rel
 	var b big.Rat
 	b.SetFloat64(dPrime)
 	b.Quo(&b, new(big.Rat).Mul(new(big.Rat).SetFloat64(eps), new(big.Rat).SetFloat64(g)))
+	if err := checkGridNoise(fn, LaplaceNoise, &b, fmt.Sprintf("the rounding term d/ε = %d/%v dominates the noise; release fewer coordinates at once or with a larger ε", len(value), eps)); err != nil {
+		return nil, err
+	}
 	s, t := b.Denom(), b.Num()
 	out := make([]float64, len(value))
 	for j, v := range value {
@@ -227,6 +259,9 @@ func granularGaussian(rng *rand.Rand, value []float64, l2Sens, sigma float64) (*
 	var s big.Rat
 	s.SetFloat64(sigma / g) // exact: g is a power of two
 	s.Mul(&s, new(big.Rat).Quo(new(big.Rat).SetFloat64(dPrime), new(big.Rat).SetFloat64(l2Sens)))
+	if err := checkGridNoise(fn, GaussianNoise, &s, fmt.Sprintf("the sensitivity %v is far below the grid's √d·g = %v; pass a larger (still valid) sensitivity bound, e.g. %v", l2Sens, sqrtD*g, sqrtD*g)); err != nil {
+		return nil, err
+	}
 	sigma2 := new(big.Rat).Mul(&s, &s)
 	out := make([]float64, len(value))
 	for j, v := range value {

@@ -254,3 +254,40 @@ func FuzzSecureRelease(f *testing.F) {
 		}
 	})
 }
+
+// TestSecureReleaseNoiseBelow2p53: Granularity's promise that the integer
+// noise stays below 2⁵³ grid steps (where k + Y is exact) except with
+// probability < exp(−2¹²) needs the noise scale in grid units bounded;
+// the rounding term d·g/ε (Laplace) or √d·g/Δ (Gaussian) can inflate it
+// without limit. Such inputs are refused, naming the fix; ordinary ones
+// stay below the bound.
+func TestSecureReleaseNoiseBelow2p53(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, tc := range []struct {
+		name    string
+		release func() (*Release, error)
+		refuse  bool
+	}{
+		{"laplace, ordinary", func() (*Release, error) { return granularLaplace(rng, make([]float64, 100), 1, 0.1) }, false},
+		{"laplace, d/ε ≫ Δ/(ε·g)", func() (*Release, error) { return granularLaplace(rng, make([]float64, 1000), 1e-9, 1e-12) }, true},
+		{"gaussian, ordinary", func() (*Release, error) { return granularGaussian(rng, make([]float64, 100), 1, 10) }, false},
+		{"gaussian, Δ ≪ √d·g", func() (*Release, error) { return granularGaussian(rng, make([]float64, 4), 1e-20, 1) }, true},
+	} {
+		r, err := tc.release()
+		if tc.refuse {
+			if err == nil {
+				t.Errorf("%s: accepted, noise scale %.3g grid steps (2⁵³ = %.3g)", tc.name, r.Scale/r.Granularity, math.Ldexp(1, 53))
+			} else if !strings.Contains(err.Error(), "grid steps") {
+				t.Errorf("%s: error %v does not explain the bound", tc.name, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+			continue
+		}
+		if s := r.Scale / r.Granularity; s > math.Ldexp(1, 46) {
+			t.Errorf("%s: noise scale %.3g grid steps", tc.name, s)
+		}
+	}
+}
