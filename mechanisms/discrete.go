@@ -74,8 +74,12 @@ func BernoulliExp(rng *rand.Rand, gamma *big.Rat) bool {
 
 // DiscreteLaplace returns a sample of the discrete Laplace distribution of
 // scale t/s (s, t > 0 integers), P[Y = y] ∝ exp(−|y|·s/t) on the integers
-// (CKS 2020, Algorithm 2).
+// (CKS 2020, Algorithm 2). It panics if s or t is not > 0 (a programmer
+// error: there is no such distribution, and t ≤ 0 would never return).
 func DiscreteLaplace(rng *rand.Rand, s, t *big.Int) *big.Int {
+	if s.Sign() <= 0 || t.Sign() <= 0 {
+		panic(fmt.Sprintf("mechanisms: DiscreteLaplace: s = %v, t = %v, want integers > 0 (scale t/s)", s, t))
+	}
 	for {
 		u := uniformBig(rng, t)
 		if !BernoulliExp(rng, new(big.Rat).SetFrac(u, t)) {
@@ -102,8 +106,12 @@ func DiscreteLaplace(rng *rand.Rand, s, t *big.Int) *big.Int {
 // P[Y = y] ∝ exp(−y²/(2σ²)) on the integers, for a rational σ² > 0 (CKS
 // 2020, Algorithm 3): a discrete Laplace proposal of scale τ = ⌊σ⌋ + 1,
 // accepted with probability exp(−(|Y| − σ²/τ)²/(2σ²)). τ is computed
-// exactly, ⌊σ⌋ = ⌊√⌊σ²⌋⌋, for any σ (no int64 or float64 on the way).
+// exactly, ⌊σ⌋ = ⌊√⌊σ²⌋⌋, for any σ (no int64 or float64 on the way). It
+// panics if σ² ≤ 0 (a programmer error).
 func DiscreteGaussian(rng *rand.Rand, sigma2 *big.Rat) *big.Int {
+	if sigma2.Sign() <= 0 {
+		panic(fmt.Sprintf("mechanisms: DiscreteGaussian: σ² = %v, want > 0", sigma2))
+	}
 	tau := new(big.Int).Quo(sigma2.Num(), sigma2.Denom()) // ⌊σ²⌋ (σ² > 0)
 	tau.Sqrt(tau)
 	tau.Add(tau, big.NewInt(1))

@@ -1,6 +1,7 @@
 package mechanisms
 
 import (
+	"fmt"
 	"math"
 	"math/big"
 	"math/rand/v2"
@@ -178,6 +179,38 @@ func TestDiscreteGaussianHugeVariance(t *testing.T) {
 			}
 		case <-time.After(10 * time.Second):
 			t.Fatalf("σ = %g: no sample after 10 s", sigma)
+		}
+	}
+}
+
+// TestDiscreteSamplersBadParameters: a scale parameter ≤ 0 used to hang
+// DiscreteLaplace (t = 0 or t < 0: the uniform draw below t never
+// returned) or panic deep in math/big; now each is a panic naming the
+// sampler and the parameter, at once.
+func TestDiscreteSamplersBadParameters(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	for _, c := range []struct {
+		name string
+		draw func()
+	}{
+		{"DiscreteLaplace t = 0", func() { DiscreteLaplace(rng, big.NewInt(1), big.NewInt(0)) }},
+		{"DiscreteLaplace t < 0", func() { DiscreteLaplace(rng, big.NewInt(1), big.NewInt(-3)) }},
+		{"DiscreteLaplace s = 0", func() { DiscreteLaplace(rng, big.NewInt(0), big.NewInt(2)) }},
+		{"DiscreteGaussian σ² = 0", func() { DiscreteGaussian(rng, new(big.Rat)) }},
+		{"DiscreteGaussian σ² < 0", func() { DiscreteGaussian(rng, big.NewRat(-1, 2)) }},
+	} {
+		done := make(chan any, 1)
+		go func() {
+			defer func() { done <- recover() }()
+			c.draw()
+		}()
+		select {
+		case p := <-done:
+			if msg := fmt.Sprint(p); p == nil || !strings.Contains(msg, "mechanisms: Discrete") || !strings.Contains(msg, "want") {
+				t.Errorf("%s: panic %v, want one naming the sampler and the range", c.name, p)
+			}
+		case <-time.After(5 * time.Second):
+			t.Errorf("%s: no sample and no panic after 5 s", c.name)
 		}
 	}
 }
