@@ -53,8 +53,12 @@ func bernoulliRat(rng *rand.Rand, p *big.Rat) bool {
 // BernoulliExp returns true with probability exp(−γ) for a rational γ ≥ 0
 // (CKS 2020, Algorithm 1): for γ ≤ 1, draw A_k ~ Bernoulli(γ/k) for
 // k = 1, 2, … until the first A_k = 0 and return whether that k is odd; for
-// γ > 1, exp(−γ) = exp(−1)^⌊γ⌋·exp(−(γ − ⌊γ⌋)).
+// γ > 1, exp(−γ) = exp(−1)^⌊γ⌋·exp(−(γ − ⌊γ⌋)). It panics if γ < 0 (a
+// programmer error: exp(−γ) > 1 is no probability).
 func BernoulliExp(rng *rand.Rand, gamma *big.Rat) bool {
+	if gamma.Sign() < 0 {
+		panic(fmt.Sprintf("mechanisms: BernoulliExp: γ = %v, want ≥ 0", gamma))
+	}
 	one := big.NewRat(1, 1)
 	for gamma.Cmp(one) > 0 {
 		if !BernoulliExp(rng, one) {

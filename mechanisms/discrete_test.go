@@ -198,6 +198,7 @@ func TestDiscreteSamplersBadParameters(t *testing.T) {
 		{"DiscreteLaplace s = 0", func() { DiscreteLaplace(rng, big.NewInt(0), big.NewInt(2)) }},
 		{"DiscreteGaussian σ² = 0", func() { DiscreteGaussian(rng, new(big.Rat)) }},
 		{"DiscreteGaussian σ² < 0", func() { DiscreteGaussian(rng, big.NewRat(-1, 2)) }},
+		{"BernoulliExp γ < 0", func() { BernoulliExp(rng, big.NewRat(-1, 1)) }},
 	} {
 		done := make(chan any, 1)
 		go func() {
@@ -206,7 +207,7 @@ func TestDiscreteSamplersBadParameters(t *testing.T) {
 		}()
 		select {
 		case p := <-done:
-			if msg := fmt.Sprint(p); p == nil || !strings.Contains(msg, "mechanisms: Discrete") || !strings.Contains(msg, "want") {
+			if msg := fmt.Sprint(p); p == nil || !strings.Contains(msg, "mechanisms: ") || !strings.Contains(msg, "want") {
 				t.Errorf("%s: panic %v, want one naming the sampler and the range", c.name, p)
 			}
 		case <-time.After(5 * time.Second):
