@@ -202,11 +202,15 @@ func DiscreteGaussianRelease(rng *rand.Rand, value []float64, grid, sigma float6
 		return nil, fmt.Errorf("mechanisms: DiscreteGaussianRelease: %w", err)
 	}
 	s := sigma / grid
-	if s*s > 1<<100 {
+	switch {
+	case s > 1<<50:
 		return nil, errors.New("mechanisms: DiscreteGaussianRelease: σ too large for the grid (use a coarser grid)")
+	case s == 0:
+		return nil, fmt.Errorf("mechanisms: DiscreteGaussianRelease: σ/grid = %v/%v underflows to 0 (use a finer grid)", sigma, grid)
 	}
-	var sigma2 big.Rat
-	sigma2.SetFloat64(s * s)
+	var sigma2 big.Rat // (σ/grid)², exactly (no underflow of s·s)
+	sigma2.SetFloat64(s)
+	sigma2.Mul(&sigma2, &sigma2)
 	out := make([]float64, len(value))
 	for i, v := range value {
 		y, _ := new(big.Float).SetInt(DiscreteGaussian(rng, &sigma2)).Float64()

@@ -152,6 +152,14 @@ func TestDiscreteReleaseBadInput(t *testing.T) {
 			t.Errorf("%s: error %v, want one containing %q", tc.name, err, tc.want)
 		}
 	}
+	// A tiny σ/grid: (σ/grid)² used to underflow to 0 in float64 and panic
+	// in the sampler; the exact (10⁻²⁰⁰)² gives noise 0 on the grid.
+	if out, err := DiscreteGaussianRelease(rng, []float64{1}, 1, 1e-200); err != nil || out[0] != 1 {
+		t.Errorf("σ/grid = 1e-200: %v, %v; want [1]", out, err)
+	}
+	if _, err := DiscreteGaussianRelease(rng, []float64{1}, 1e300, 1e-300); err == nil || !strings.Contains(err.Error(), "underflows") {
+		t.Errorf("σ/grid = 0: %v", err)
+	}
 	rho, _ := DiscreteGaussianRho(1, 2, 0.01, 4) // (1 + 0.02)²/8
 	if math.Abs(rho-1.02*1.02/8) > 1e-15 {
 		t.Errorf("ρ = %v", rho)
