@@ -122,7 +122,9 @@ type Config struct {
 	Data *design.Data
 	// Init is the initial θ (len NumParams, finite; copied). nil means the
 	// model's Init (models.Initializer) with the PurposeInit stream, or
-	// zeros if the model has none.
+	// zeros if the model has none. Like every field of Config, θ₀ is
+	// taken as public: the phases do not cover an Init fitted on the
+	// private rows (fit it on public data, or use PublicPretrainSteps).
 	Init []float64
 	// Steps is the number T ≥ 1 of private steps (required).
 	Steps int
