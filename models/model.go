@@ -63,6 +63,13 @@ var ErrShape = errors.New("models: wrong length")
 //
 // Implementations must be safe for concurrent use by several goroutines on
 // distinct parameter and output buffers (they hold no mutable state).
+//
+// The per-example gradient of row i must depend on θ and row i only: DP-SGD
+// bounds one record's influence by clipping its own gradient, so a loss
+// that reads other rows or their number changes every record's gradient
+// when one is added. A loss that reads data.N must implement
+// RowCountReader (the engine then states only the feature-simulator
+// relation); one that reads other rows cannot be trained privately.
 type Model interface {
 	// NumParams is the length of θ.
 	NumParams() int
