@@ -357,7 +357,10 @@ func (t *trainer) setPhases() error {
 		minStd = min(minStd, s)
 	}
 	zEff := minStd * t.div / cfg.ClipNorm
-	if z := cfg.Noise.Multiplier; z > zEff*(1+1e-9) {
+	// The slack covers the float64 rounding of σ = z·C/m and of zEff (a
+	// few units in the last place), nothing more: a shortfall of the
+	// noise would under-state ε.
+	if z := cfg.Noise.Multiplier; z > zEff*(1+multiplierSlack) {
 		return fmt.Errorf("mechanisms: noise plan claims multiplier z = %v but delivers only min σ_j·m/C = %v·%v/%v = %v", z, minStd, t.div, cfg.ClipNorm, zEff)
 	}
 	var q float64
@@ -409,6 +412,11 @@ const noteModelRowCount = "the model's per-example loss reads the data's row cou
 	"and n differs between add/remove neighbours (one more record changes every other record's clipped gradient): " +
 	"the phases hold under the feature-simulator relation (a simulator that knows the row count) only; " +
 	"use a model whose per-example loss does not read n (Logistic.L2, Softmax.L2: (λ/2)‖w‖² per record) for add/remove DP"
+
+// multiplierSlack is the relative rounding tolerated between a plan's
+// Multiplier and the multiplier its noise delivers (about 20 units in the
+// last place).
+const multiplierSlack = 1e-14
 
 // noteRowCount is PhasesNote of a run whose divisor reads the row count.
 const noteRowCount = "the update divides by the expected batch size q·n of the data's n rows, and n differs between add/remove neighbours " +

@@ -1,9 +1,11 @@
 package mechanisms
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/featuredp/featuredp/accounting"
@@ -205,5 +207,26 @@ func TestSecureModeStatistics(t *testing.T) {
 	_, v := meanVar(diffs)
 	if want := z * c / (q * n); math.Abs(math.Sqrt(v)/want-1) > 6/math.Sqrt(2*steps) {
 		t.Errorf("update std %v, want zC/m = %v", math.Sqrt(v), want)
+	}
+}
+
+// TestTrainMultiplierDelivered: a plan whose noise falls short of its
+// Multiplier by more than float64 rounding is refused. The check used to
+// tolerate a shortfall of 10⁻⁹ (an under-stated ε of that relative order);
+// σ = z·C/m computed in float64 is within a few units in the last place.
+func TestTrainMultiplierDelivered(t *testing.T) {
+	data, _ := regression(t, 100, 2, 9)
+	const z, c, m = 1.1, 0.7, 10.0
+	for _, tc := range []struct {
+		short float64 // relative shortfall of σ
+		ok    bool
+	}{{0, true}, {1e-15, true}, {5e-10, false}, {1e-6, false}} {
+		sigma := z * c / m * (1 - tc.short)
+		plan := &NoisePlan{Std: []float64{sigma, sigma}, Multiplier: z}
+		_, err := Train(context.Background(), Config{Model: lsq{d: 2}, Data: data, Steps: 1, Optimizer: SGD{LR: 0.1},
+			Sampler: Poisson{Rate: 0.1}, Clip: ClipPerExample, ClipNorm: c, Noise: plan, NormalizeBy: m})
+		if tc.ok != (err == nil) || (err != nil && !strings.Contains(err.Error(), "delivers only")) {
+			t.Errorf("σ short by %g: error %v, want accepted = %v", tc.short, err, tc.ok)
+		}
 	}
 }
