@@ -80,8 +80,9 @@ func (n Normalization) String() string {
 type PublicTerm struct {
 	// Data is Ψ(X), the public-feature view of Config.Data: the same rows
 	// in the same order (Data.N must match), with the columns Model
-	// expects. nil means Config.Data itself (for a public model that reads
-	// only public columns).
+	// expects. nil means Config.Data itself, for a public model that reads
+	// only the public part of a row (models.PublicPart); with any other
+	// model the run reports no phases (Result.PhasesNote).
 	Data *design.Data
 	// Model is the public surrogate loss ℓ_pub; it must have the same
 	// number of parameters as Config.Model. nil means Config.Model.
@@ -251,7 +252,10 @@ type Result struct {
 	//     public term, pre-training included, reads its rows without
 	//     noise, so only feature DP with respect to the columns it reads
 	//     holds — Thm 5 of the feature-DP paper; Public.Data must hold
-	//     only public columns, which the engine cannot check);
+	//     only public columns, which the engine cannot check in general;
+	//     a public term on Config.Data itself, Public.Data nil or the same
+	//     rows, with a model that is not models.PublicPart protects
+	//     nothing, and Phases is then empty with a note);
 	//   - accounting.RelationFeatureSimulator without NormalizeBy: the
 	//     divisor q·n reads the row count n, which an added record
 	//     changes, so the added record moves every other record's share

@@ -383,6 +383,10 @@ func (t *trainer) setPhases() error {
 		t.note = "Public.SameBatch: the public gradient on the private batch reveals which steps sampled a record, so there is no amplification by subsampling; use fdp.SingleBatchEpsilon"
 		return nil
 	}
+	if t.pub && sameRows(t.pubData, cfg.Data) && !models.ReadsPublicPartOnly(t.basePub) {
+		t.note = notePublicOnPrivate
+		return nil
+	}
 	t.phases = []accounting.Phase{{SampleRate: q, NoiseMultiplier: cfg.Noise.Multiplier, Steps: cfg.Steps}}
 	t.phasesRel = accounting.RelationAddRemove
 	switch {
@@ -412,6 +416,18 @@ const noteModelRowCount = "the model's per-example loss reads the data's row cou
 	"and n differs between add/remove neighbours (one more record changes every other record's clipped gradient): " +
 	"the phases hold under the feature-simulator relation (a simulator that knows the row count) only; " +
 	"use a model whose per-example loss does not read n (Logistic.L2, Softmax.L2: (λ/2)‖w‖² per record) for add/remove DP"
+
+// notePublicOnPrivate is PhasesNote of a run whose public term reads the
+// private rows themselves.
+const notePublicOnPrivate = "the public term reads Config.Data itself with a model that does not declare models.PublicPart: " +
+	"its gradient is an unnoised function of the private records (Ψ(X) = X), so no relation protects anything; " +
+	"pass the public view Ψ(X) as Public.Data, or a public model that reads only the public part of a row (models.PublicPart)"
+
+// sameRows reports whether a and b are the same data (the same value or
+// the same feature array).
+func sameRows(a, b *design.Data) bool {
+	return a == b || (a.N == b.N && a.D == b.D && len(a.X) > 0 && len(a.X) == len(b.X) && &a.X[0] == &b.X[0])
+}
 
 // multiplierSlack is the relative rounding tolerated between a plan's
 // Multiplier and the multiplier its noise delivers (about 20 units in the

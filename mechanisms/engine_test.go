@@ -249,7 +249,14 @@ func TestTrainPretrain(t *testing.T) {
 	plain := mustTrain(t, base)
 	steps := 0
 	pre := base
-	pre.Public = &PublicTerm{Alpha: 1, PretrainOnly: true, BatchSize: 20}
+	// The public view Ψ(X): feature 0 private (zero-masked), feature 1
+	// public. (The rows themselves as Public.Data would protect nothing:
+	// TestTrainPublicTermOnPrivateRows.)
+	masked := append([]float64(nil), data.X...)
+	for i := range data.N {
+		masked[2*i] = 0
+	}
+	pre.Public = &PublicTerm{Alpha: 1, PretrainOnly: true, BatchSize: 20, Data: mustData(t, masked, data.Y, data.N, 2)}
 	pre.PublicPretrainSteps = 50
 	pre.OnStep = func(int, []float64) { steps++ }
 	pre.TraceEvery = 40
@@ -283,8 +290,8 @@ func TestTrainPretrain(t *testing.T) {
 	if len(res.BatchSizes) != 30 {
 		t.Errorf("%d batch sizes", len(res.BatchSizes))
 	}
-	// Pre-training on the true loss lowers the loss from the first private
-	// step on: the trace at 0, 40, 80.
+	// Pre-training on the public view lowers the loss from the first
+	// private step on: the trace at 0, 40, 80.
 	if len(res.Trace) != 3 || res.Trace[1].Step != 40 || !(res.Trace[1].Loss < res.Trace[0].Loss) {
 		t.Errorf("trace %+v", res.Trace)
 	}

@@ -230,3 +230,57 @@ func TestTrainMultiplierDelivered(t *testing.T) {
 		}
 	}
 }
+
+// TestTrainPublicTermOnPrivateRows: a public term that reads Config.Data
+// itself (Public.Data nil or the same rows) with a model that does not
+// declare models.PublicPart computes an unnoised gradient of the private
+// records: Ψ(X) = X, and the feature-simulator relation protects nothing.
+// Such a run used to report phases (a feature-DP loss for the ledger); a
+// one-record change of 10⁶ moves θ by thousands of σ. It reports none
+// now, with a note; a PublicPart model on the full rows or a separate
+// public view keeps its phases.
+func TestTrainPublicTermOnPrivateRows(t *testing.T) {
+	const n = 60
+	data, _ := regression(t, n, 2, 5)
+	plan, _ := DPSGD(2, 1, 1, 0.5*n)
+	base := Config{Model: lsq{d: 2}, Data: data, Steps: 1, Optimizer: SGD{LR: 0.1}, Sampler: Poisson{Rate: 0.5},
+		Clip: ClipPerExample, ClipNorm: 1, Noise: plan, NormalizeBy: 0.5 * n, Seed: 2}
+	view := &design.Data{N: n, D: 2, X: make([]float64, 2*n), Y: data.Y} // the public view: no feature
+	for _, c := range []struct {
+		name   string
+		public *PublicTerm
+		pre    int
+		phases bool
+	}{
+		{"pretraining on Config.Data", &PublicTerm{Alpha: 1, PretrainOnly: true, BatchSize: n}, 3, false},
+		{"two-batch step on Config.Data", &PublicTerm{Alpha: 1, BatchSize: n}, 0, false},
+		{"the same rows passed as Public.Data", &PublicTerm{Alpha: 1, BatchSize: n, Data: data}, 0, false},
+		{"a public view", &PublicTerm{Alpha: 1, BatchSize: n, Data: view}, 0, true},
+		{"a PublicPart model on Config.Data", &PublicTerm{Alpha: 1, BatchSize: n, Model: publicPartLSQ{lsq{d: 2}}}, 0, true},
+	} {
+		cfg := base
+		cfg.Public, cfg.PublicPretrainSteps = c.public, c.pre
+		res := mustTrain(t, cfg)
+		if got := len(res.Phases) > 0; got != c.phases || (!got && !strings.Contains(res.PhasesNote, "Ψ(X) = X")) {
+			t.Errorf("%s: phases %v, note %q; want phases = %v", c.name, res.Phases, res.PhasesNote, c.phases)
+		}
+	}
+	// The leak: record 0's features times 10⁶ move θ by far more than σ.
+	cfg := base
+	cfg.Public, cfg.PublicPretrainSteps = &PublicTerm{Alpha: 1, PretrainOnly: true, BatchSize: n}, 1
+	big := &design.Data{N: n, D: 2, X: append([]float64(nil), data.X...), Y: data.Y}
+	big.X[0] *= 1e6
+	a := mustTrain(t, cfg)
+	cfg.Data = big
+	cfg.Public = &PublicTerm{Alpha: 1, PretrainOnly: true, BatchSize: n}
+	b := mustTrain(t, cfg)
+	if shift := math.Abs(a.Theta[0]-b.Theta[0]) / plan.Std[0]; shift < 100 {
+		t.Errorf("θ moved by %.3gσ only: the test does not show the leak", shift)
+	}
+}
+
+// publicPartLSQ is lsq declaring that it reads only the public part of a
+// row (models.PublicPart).
+type publicPartLSQ struct{ lsq }
+
+func (publicPartLSQ) ReadsPublicPartOnly() bool { return true }
