@@ -284,3 +284,93 @@ func TestTrainPublicTermOnPrivateRows(t *testing.T) {
 type publicPartLSQ struct{ lsq }
 
 func (publicPartLSQ) ReadsPublicPartOnly() bool { return true }
+
+// TestTrainFeatureDPSensitivity: Algorithm 1 under the feature-simulator
+// relation. Changing one record's private features while its public view
+// Ψ(x) stays fixed changes only that record's clipped a_i = ∇ℓ(x) −
+// ∇ℓ_pub(Ψ(x)), so one step (full batch, rate 1, the same streams, so the
+// same public batch and noise) moves θ by at most α·2C/m (replace-one of
+// a clipped vector). Checked for the fused ghost paths of LossDiff (MLP
+// pair, EmbedLogistic pair, DDPM pair) and the materialised subtraction.
+func TestTrainFeatureDPSensitivity(t *testing.T) {
+	const n, d, clip, alpha = 40, 4, 0.5, 3.0
+	r := rand.New(rand.NewPCG(9, 9))
+	x, y := make([]float64, n*d), make([]float64, n)
+	for i := range x {
+		x[i] = r.NormFloat64()
+	}
+	for i := range y {
+		y[i] = float64(r.IntN(2))
+	}
+	// Ψ: features 0, 1 public, 2, 3 private (zero-masked).
+	pubX := append([]float64(nil), x...)
+	for i := range n {
+		pubX[i*d+2], pubX[i*d+3] = 0, 0
+	}
+	changed := append([]float64(nil), x...)
+	changed[2], changed[3] = 50, -80 // record 0's private features
+	mlp, _ := models.NewMLP(d, 5, 2, models.Tanh, models.HeadSoftmaxCE)
+	ddpm, _ := models.NewDDPM(d, 2, 4, 2, 10, 1e-4, 0.02)
+	// EmbedLogistic: 2 numeric (public) features, 2 categoricals (private).
+	ex, eChanged := make([]float64, n*d), make([]float64, n*d)
+	for i := range n {
+		ex[i*d], ex[i*d+1], ex[i*d+2], ex[i*d+3] = r.NormFloat64(), r.NormFloat64(), float64(r.IntN(3)), float64(r.IntN(4))
+	}
+	copy(eChanged, ex)
+	eChanged[2], eChanged[3] = float64((int(ex[2])+1)%3), float64((int(ex[3])+2)%4)
+	emb, _ := models.NewEmbedLogistic(2, []int{3, 4}, false)
+	embPub, _ := models.NewEmbedLogistic(2, []int{3, 4}, true)
+	for _, c := range []struct {
+		name         string
+		full, pub    models.Model
+		x, xChanged  []float64
+		pubX         []float64 // nil: the rows themselves (a PublicPart public model)
+		materialised bool      // SubtractFromPrivate instead of LossDiff
+	}{
+		{"MLP pair", mlp, mlp, x, changed, pubX, false},
+		{"MLP pair, materialised", mlp, mlp, x, changed, pubX, true},
+		{"DDPM pair", ddpm, ddpm, x, changed, pubX, false},
+		{"EmbedLogistic, public part", emb, embPub, ex, eChanged, nil, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := c.full.NumParams()
+			theta0 := make([]float64, p)
+			for j := range theta0 {
+				theta0[j] = 0.3 * r.NormFloat64()
+			}
+			plan, _ := DPSGD(p, 1, clip, n)
+			run := func(rows []float64) *Result {
+				data := mustData(t, rows, y, n, d)
+				pub := data
+				if c.pubX != nil {
+					pub = mustData(t, c.pubX, y, n, d)
+				}
+				cfg := Config{Model: c.full, Data: data, Steps: 1, Clip: ClipPerExample, ClipNorm: clip, Noise: plan,
+					NormalizeBy: n, Optimizer: SGD{LR: 1}, Init: theta0, Seed: 4,
+					Public: &PublicTerm{Model: c.pub, Data: pub, Alpha: alpha, BatchSize: 10}}
+				if c.materialised {
+					cfg.Public.SubtractFromPrivate = true
+				} else {
+					diff, err := models.NewLossDiff(c.full, c.pub, pub)
+					if err != nil {
+						t.Fatal(err)
+					}
+					cfg.Model = diff
+				}
+				return mustTrain(t, cfg)
+			}
+			a, b := run(c.x), run(c.xChanged)
+			if len(b.Phases) != 1 || b.PhasesRelation != accounting.RelationFeatureSimulator {
+				t.Fatalf("phases %v under %v", b.Phases, b.PhasesRelation)
+			}
+			var ss float64
+			for j := range a.Theta {
+				ss += (a.Theta[j] - b.Theta[j]) * (a.Theta[j] - b.Theta[j])
+			}
+			shift := math.Sqrt(ss) * n / (alpha * clip)
+			if shift > 2*(1+1e-9) || shift == 0 {
+				t.Errorf("changing one record's private features moved the clipped sum by %.4g·C, want in (0, 2C]", shift)
+			}
+		})
+	}
+}
