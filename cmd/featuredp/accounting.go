@@ -6,6 +6,7 @@ package main
 // invalid input, and prints its flag help on stdout and returns 0 for -h.
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -149,7 +150,9 @@ func runEpsilon(args []string, stdout, stderr io.Writer) int {
 		"neighbours, RDP accountant) and the optimal RDP order. Repeat --phase Q,Z,T to compose\n"+
 		"heterogeneous phases instead of giving --sample-rate/--noise-multiplier/--steps.\n"+
 		"The RDP never under-reports: where an order's value cannot be computed exactly, a valid\n"+
-		"upper bound is used and a note says which (JSON: a \"bounds\" list).\n"+
+		"upper bound is used and a note says which (JSON: a \"bounds\" list). When the optimal order\n"+
+		"is the grid's smallest or largest, a note says that a wider grid may give a smaller epsilon\n"+
+		"(JSON: \"grid_edge\").\n"+
 		"With --json prints {\"epsilon\":E,\"order\":A} (null when not finite).\n\n"+
 		"featuredp epsilon --ledger FILE.json --delta D [--orders GRID] [--conversion C] [--json]\n"+
 		"composes the mechanisms listed in FILE.json, a JSON array of objects such as\n"+
@@ -226,9 +229,10 @@ func runEpsilon(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return c.fail(err)
 	}
+	edge := gridEdgeHint(grid, order, eps, "")
 	notes, order := acc.Notes(), orderOf(eps, order)
 	if *asJSON {
-		fmt.Fprintf(stdout, "{\"epsilon\":%s,\"order\":%s%s}\n", jsonNumber(eps), jsonNumber(order), notesJSON(notes))
+		fmt.Fprintf(stdout, "{\"epsilon\":%s,\"order\":%s%s%s}\n", jsonNumber(eps), jsonNumber(order), notesJSON(notes), gridEdgeJSON(edge))
 		return 0
 	}
 	at := " at order " + num(order)
@@ -239,7 +243,34 @@ func runEpsilon(args []string, stdout, stderr io.Writer) int {
 	for _, n := range notes {
 		fmt.Fprintf(stdout, "note: %s — a valid upper bound on the RDP is used at this order\n", n)
 	}
+	if edge != "" {
+		fmt.Fprintf(stdout, "note: %s\n", edge)
+	}
 	return 0
+}
+
+// gridEdgeHint is accounting.GridEdgeNote with the flag that widens the
+// grid (fix, when the grid is fixed by --method opacus), or "" for an
+// interior optimal order.
+func gridEdgeHint(grid []float64, order, eps float64, fix string) string {
+	n := accounting.GridEdgeNote(grid, order, eps)
+	if n == "" {
+		return ""
+	}
+	if fix == "" {
+		fix = "pass a wider grid with --orders LIST (e.g. integer orders up to 1024, or orders closer to 1)"
+	}
+	return n + "; " + fix
+}
+
+// gridEdgeJSON renders a grid-edge note as a JSON field ,"grid_edge":"…",
+// empty when there is none.
+func gridEdgeJSON(note string) string {
+	if note == "" {
+		return ""
+	}
+	b, _ := json.Marshal(note)
+	return `,"grid_edge":` + string(b)
 }
 
 // notesJSON renders the accountant's bound notes as a JSON field
@@ -267,6 +298,8 @@ func runSigma(args []string, stdout, stderr io.Writer) int {
 		"(add/remove-one neighbours) are (E, D)-DP by the RDP accountant. --method opacus (default)\n"+
 		"reproduces Opacus' get_noise_multiplier (bisection to epsilon tolerance 0.01, Opacus grid,\n"+
 		"improved conversion); --method exact finds the tight root on --orders/--conversion.\n"+
+		"When the optimal order at Z is the grid's smallest or largest, a note says that a wider grid\n"+
+		"may need less noise (JSON: \"grid_edge\").\n"+
 		"With --json prints {\"noise_multiplier\":Z}.", stdout, stderr)
 	fs := c.fs
 	eps := fs.Float64("epsilon", 0, "target `E` > 0")
@@ -288,36 +321,58 @@ func runSigma(args []string, stdout, stderr io.Writer) int {
 	if err := c.require("epsilon", "delta", "sample-rate", "steps"); err != nil {
 		return c.fail(err)
 	}
-	var z float64
-	var err error
-	switch strings.ToLower(*method) {
-	case "opacus":
+	m := strings.ToLower(*method)
+	if m == "opacus" {
 		if set := c.set(); set["orders"] || set["conversion"] {
 			return c.fail(errors.New("--orders and --conversion apply to --method exact only (Opacus fixes its grid and conversion)"))
 		}
-		z, err = accounting.NoiseMultiplierOpacus(*eps, *delta, *q, steps)
-	case "exact":
-		grid, perr := accounting.ParseOrders(*orders)
-		if perr != nil {
-			return c.fail(perr)
-		}
-		cv, perr := accounting.ParseConversion(*conv)
-		if perr != nil {
-			return c.fail(perr)
-		}
-		z, err = accounting.NoiseMultiplier(*eps, *delta, *q, steps, grid, cv)
-	default:
-		return c.fail(fmt.Errorf("unknown method %q (want opacus or exact)", *method))
 	}
+	z, edge, err := calibrateSigma(m, *eps, *delta, *q, steps, *orders, *conv)
 	if err != nil {
 		return c.fail(err)
 	}
 	if *asJSON {
-		fmt.Fprintf(stdout, "{\"noise_multiplier\":%s}\n", jsonNumber(z))
+		fmt.Fprintf(stdout, "{\"noise_multiplier\":%s%s}\n", jsonNumber(z), gridEdgeJSON(edge))
 		return 0
 	}
-	fmt.Fprintf(stdout, "noise multiplier %s (method %s)\n", num(z), strings.ToLower(*method))
+	fmt.Fprintf(stdout, "noise multiplier %s (method %s)\n", num(z), m)
+	if edge != "" {
+		fmt.Fprintf(stdout, "note: %s\n", edge)
+	}
 	return 0
+}
+
+// calibrateSigma runs the calibration of featuredp sigma and returns the
+// noise multiplier with a note when, at that multiplier, the optimal order
+// of the grid used is the grid's edge (the multiplier may then be larger
+// than a wider grid needs; accounting.GridEdgeNote).
+func calibrateSigma(method string, eps, delta, q float64, steps int, orders, conv string) (float64, string, error) {
+	grid, cv, fix := accounting.OrdersOpacus(), accounting.ConversionImproved, "use --method exact with a wider --orders LIST"
+	var z float64
+	var err error
+	switch method {
+	case "opacus":
+		z, err = accounting.NoiseMultiplierOpacus(eps, delta, q, steps)
+	case "exact":
+		if grid, err = accounting.ParseOrders(orders); err != nil {
+			return 0, "", err
+		}
+		if cv, err = accounting.ParseConversion(conv); err != nil {
+			return 0, "", err
+		}
+		fix = ""
+		z, err = accounting.NoiseMultiplier(eps, delta, q, steps, grid, cv)
+	default:
+		return 0, "", fmt.Errorf("unknown method %q (want opacus or exact)", method)
+	}
+	if err != nil {
+		return 0, "", err
+	}
+	e, order, err := accounting.Epsilon([]accounting.Phase{{SampleRate: q, NoiseMultiplier: z, Steps: steps}}, delta, grid, cv)
+	if err != nil {
+		return z, "", nil // the calibration succeeded; the note is only advice
+	}
+	return z, gridEdgeHint(grid, order, e, fix), nil
 }
 
 func runGaussian(args []string, stdout, stderr io.Writer) int {

@@ -434,6 +434,11 @@ func runLedger(c *accCmd, path string, delta float64, grid []float64, cv account
 	if err != nil {
 		return c.fail(fmt.Errorf("--ledger: %w", err))
 	}
+	if rep.Route == accounting.RouteRDP && rep.Order > 0 {
+		if edge := gridEdgeHint(grid, rep.Order, rep.Epsilon, ""); edge != "" {
+			rep.Notes = append(rep.Notes, edge)
+		}
+	}
 	if asJSON {
 		out, err := json.Marshal(ledgerJSON(rep))
 		if err != nil {
