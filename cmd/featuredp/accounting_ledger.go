@@ -26,6 +26,7 @@ const (
 	maxLedgerEntries = 10000   // mechanisms in the file
 	maxPhases        = 1000    // --phase flags of featuredp epsilon (each may cost up to a work budget)
 	maxEntryOrders   = 1000    // orders of one "rdp" entry
+	maxGridOrders    = 2048    // orders of an --orders LIST (a ledger keeps entries × orders values)
 )
 
 // ledgerMech describes one "mechanism" of a ledger file: its required
@@ -399,7 +400,7 @@ func epsilonLedger(c *accCmd, path string, delta float64, orders, conv string, a
 	if err := c.require("delta"); err != nil {
 		return c.fail(err)
 	}
-	grid, err := accounting.ParseOrders(orders)
+	grid, err := parseGrid(orders)
 	if err != nil {
 		return c.fail(err)
 	}

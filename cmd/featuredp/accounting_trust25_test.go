@@ -42,7 +42,7 @@ func TestCLITrust25Gaussian(t *testing.T) {
 // 86.54) and the hostile grids of item 4, which now finish with the
 // un-subsampled cap noted where the work budget ran out.
 func TestCLITrust25Epsilon(t *testing.T) {
-	near := make([]string, 5000)
+	near := make([]string, maxGridOrders)
 	for i := range near {
 		near[i] = fmt.Sprint(65536 - 0.013*float64(i))
 	}
@@ -77,7 +77,7 @@ func TestCLITrust25SigmaBounded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("spends the calibration's work budget (about two seconds)")
 	}
-	near := make([]string, 5000)
+	near := make([]string, maxGridOrders)
 	for i := range near {
 		near[i] = fmt.Sprint(65536 - 0.013*float64(i))
 	}
