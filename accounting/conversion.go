@@ -154,11 +154,13 @@ func epsilonRaw(orders, rdp []float64, delta float64, conv Conversion) (float64,
 //	log δ = min_α (α−1)(r(α) − ε + log1p(−1/α)) − log α,
 //
 // and with ConversionClassic log δ = min_α (α−1)(r(α) − ε). δ is capped at 1.
-// An order of +Inf gives δ = 0 if r(+Inf) < ε and is otherwise ignored. A
-// curve of zeros gets the formula's (small) δ, not 0: computed zeros may be
-// an underflow, so δ = 0 only comes from the inputs (Accountant.Delta with
-// trivial phases). It holds for the neighbouring
-// relation the RDP curve was computed for.
+// An order of +Inf gives δ = 0 if r(+Inf) < ε (pure DP) and is otherwise
+// ignored. A curve of zeros gets the formula's (small) δ, not 0: computed
+// zeros may be an underflow, so δ = 0 only comes from the inputs
+// (Accountant.Delta with trivial phases) or from that order +Inf; a finite
+// order's δ below the smallest float64 (e.g. one Gaussian release, z = 1,
+// at ε = 50) is reported as the smallest positive float64, never 0. It
+// holds for the neighbouring relation the RDP curve was computed for.
 //
 // For every order, EpsilonFromRDP(…, DeltaFromRDP(…, ε)) ≤ ε and the two are
 // equal when the same order is optimal (the two conversions are exact
@@ -198,7 +200,12 @@ func DeltaFromRDP(orders, rdp []float64, eps float64, conv Conversion) (delta, o
 			best, bestOrder = ld, a
 		}
 	}
-	return math.Min(math.Exp(best), 1), bestOrder, nil
+	if math.IsInf(best, -1) {
+		return 0, bestOrder, nil // D_∞ = r(+Inf) < ε: pure DP
+	}
+	// A finite order never certifies δ = 0: an exp below the float64 range
+	// is the smallest positive δ.
+	return math.Min(math.Max(math.Exp(best), math.SmallestNonzeroFloat64), 1), bestOrder, nil
 }
 
 // GaussianEpsilonRealOrder converts the RDP of steps compositions of the
