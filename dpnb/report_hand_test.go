@@ -1,0 +1,206 @@
+package dpnb
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"github.com/featuredp/featuredp/data"
+	"github.com/go-gota/gota/dataframe"
+	reportseries "github.com/go-gota/gota/series"
+)
+
+// handFrame is a small table whose report numbers are computed by hand
+// in TestPrivacyReportByHand: two sensitive categorical columns s1, s2,
+// a public column p with three levels and one c with two, and a label.
+// Row i has s1 = a iff i mod 4 < pA(i), where the share of a differs by
+// level of p; s2 and c follow fixed patterns.
+func handFrame() (dataframe.DataFrame, data.Schema) {
+	var s1, s2, p, c, y []string
+	add := func(ps string, n, na int) {
+		for i := range n {
+			s1 = append(s1, map[bool]string{true: "a", false: "b"}[i < na])
+			s2 = append(s2, []string{"u", "v"}[i%2])
+			p = append(p, ps)
+			c = append(c, []string{"k", "l"}[(i/2)%2])
+			y = append(y, []string{"0", "1"}[(i/3)%2])
+		}
+	}
+	add("x", 40, 30) // P(s1 = a | x) = 0.75
+	add("y", 40, 10) // 0.25
+	add("z", 20, 10) // 0.5
+	str := func(v []string, n string) reportseries.Series { return reportseries.New(v, reportseries.String, n) }
+	df := dataframe.New(str(s1, "s1"), str(s2, "s2"), str(p, "p"), str(c, "c"), str(y, "y"))
+	return df, data.Schema{Task: data.Classification, Columns: []data.Column{
+		{Name: "s1", Role: data.Sensitive, Kind: data.Categorical, Levels: []string{"a", "b"}},
+		{Name: "s2", Role: data.Sensitive, Kind: data.Categorical, Levels: []string{"u", "v"}},
+		{Name: "p", Role: data.Public, Kind: data.Categorical, Levels: []string{"x", "y", "z"}},
+		{Name: "c", Role: data.Public, Kind: data.Categorical, Levels: []string{"k", "l"}},
+		{Name: "y", Role: data.Label, Kind: data.Categorical, Levels: []string{"0", "1"}},
+	}}
+}
+
+// jointTV is the plug-in TV of Def. 2.5 for a discrete public column u:
+// the largest ½‖P(s | u = g) − P(s | u = h)‖₁ over pairs of levels, s the
+// joint value of the sensitive columns; written out independently of
+// corrdp.
+func jointTV(u []string, s [][]string) float64 {
+	cnt := map[string]map[string]float64{}
+	tot := map[string]float64{}
+	for i, g := range u {
+		key := ""
+		for _, col := range s {
+			key += col[i] + "|"
+		}
+		if cnt[g] == nil {
+			cnt[g] = map[string]float64{}
+		}
+		cnt[g][key]++
+		tot[g]++
+	}
+	best := 0.0
+	for g := range cnt {
+		for h := range cnt {
+			keys := map[string]bool{}
+			for k := range cnt[g] {
+				keys[k] = true
+			}
+			for k := range cnt[h] {
+				keys[k] = true
+			}
+			d := 0.0
+			for k := range keys {
+				d += math.Abs(cnt[g][k]/tot[g] - cnt[h][k]/tot[h])
+			}
+			best = math.Max(best, d/2)
+		}
+	}
+	return best
+}
+
+// TestPrivacyReportByHand recomputes every per-column number of the
+// report on a small table from the papers' formulas: CorrDP's plug-in TV
+// (Def. 2.5), TV~ = min(1, TV + 2c2·√(log(m_U/δ))/√n) (Def. 4.3, γ = ½),
+// the noise weights, the honest ε of one full-batch step with the
+// least-noised coordinate (ρ = (2/n)²/(2σ0²·w_min), ε = ρ + 2√(ρ log(1/δ)))
+// and the claims ε and ε/TV~; feature DP's split and min(1, e^ε·Ball + δ);
+// BCDP's Theorem 2 allocation for d = 4 coordinates (two public with no
+// demand).
+func TestPrivacyReportByHand(t *testing.T) {
+	df, schema := handFrame()
+	const eps, delta, q = 1.0, 1e-5, 0.3
+	levels := map[string]float64{"s1": 0.2, "s2": 0.5}
+	r, err := PrivacyReport(context.Background(), df, schema, ReportOptions{Eps: eps, Delta: delta, Q: q, Levels: levels,
+		Ball: map[string]float64{"s1": 0.6}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := float64(df.Nrow())
+	col := func(name string) []string { return df.Col(name).Records() }
+	s := [][]string{col("s1"), col("s2")}
+	term := 2 * math.Sqrt(math.Log(2/delta)) / math.Sqrt(n)
+	s0 := (math.Log(1/delta) + 1) / (eps * eps)
+	wMin := 1.0
+	tv := map[string]float64{}
+	for _, u := range []string{"p", "c"} {
+		tv[u] = jointTV(col(u), s)
+		wMin = math.Min(wMin, math.Min(1, tv[u]+term))
+	}
+	rho := (2 / n) * (2 / n) / (2 * s0 * wMin)
+	honest := rho + 2*math.Sqrt(rho*math.Log(1/delta))
+	// Theorem 2 by hand: sorted δ̃ = (0.2, 0.5, 1, 1), ζ = (1+q)/2.
+	zeta := (1 + q) / 2
+	cd := math.Min(math.Log((math.Exp(zeta*0.2)+q-1)/q), 1)
+	shift := math.Log(1 + q*(math.Exp(cd)-1))
+	alloc := func(dt float64) float64 {
+		if cd <= dt {
+			return cd
+		}
+		return math.Max(dt-shift, 0)
+	}
+	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
+	for _, want := range []struct {
+		name              string
+		tv, w, claimed    float64
+		prot              bool
+		bound, lv, bcdpAl float64
+	}{
+		{"s1", math.NaN(), 1, eps, true, math.Min(1, math.Exp(eps)*0.6+delta), 0.2, alloc(0.2)},
+		{"s2", math.NaN(), 1, eps, true, math.NaN(), 0.5, alloc(0.5)},
+		{"p", tv["p"], math.Min(1, tv["p"]+term), eps / math.Min(1, tv["p"]+term), false, math.NaN(), math.Inf(1), cd},
+		{"c", tv["c"], math.Min(1, tv["c"]+term), eps / math.Min(1, tv["c"]+term), false, math.NaN(), math.Inf(1), cd},
+	} {
+		got := r.col(want.name)
+		same := func(a, b float64) bool { return math.IsNaN(a) && math.IsNaN(b) || near(a, b) }
+		if !same(got.TV, want.tv) || !near(got.CorrDPWeight, want.w) || !near(got.CorrDPClaimedEps, want.claimed) ||
+			!near(got.CorrDPHonestEps, honest) || got.FDPProtected != want.prot || !same(got.FDPBound, want.bound) ||
+			got.BCDPLevel != want.lv || !near(got.BCDPAlloc, want.bcdpAl) {
+			t.Errorf("%s: got TV %v weight %v honest/claimed %v/%v FDP %v %v BCDP %v→%v; want TV %v weight %v honest/claimed %v/%v FDP %v %v BCDP %v→%v",
+				want.name, got.TV, got.CorrDPWeight, got.CorrDPHonestEps, got.CorrDPClaimedEps, got.FDPProtected, got.FDPBound, got.BCDPLevel, got.BCDPAlloc,
+				want.tv, want.w, honest, want.claimed, want.prot, want.bound, want.lv, want.bcdpAl)
+		}
+	}
+	if lbl := r.col("y"); lbl.CorrDPWeight != 0 || !math.IsNaN(lbl.BCDPAlloc) || lbl.FDPProtected {
+		t.Errorf("label: %+v", *lbl)
+	}
+}
+
+// TestPrivacyReportPipelineByHand recomputes the smooth-RDP part of the
+// report on a small table with public bounds, deduplication
+// (MaxDuplicates g), mean imputation (MaxMissing m) and T DP-GD steps
+// from docs/smooth-rdp.md: R = √(features), L = R, β = 1 + R/4, σ with
+// ε(α) = 2αTL²/(n²σ²) calibrated to the report's ε (linear curve: ε =
+// C + 2√(C log(1/δ))); k = 2·max(2, g) and η = 2Rk for deduplication,
+// k = m and η = 2Rm/(n − m) for imputation; the sum rule K = min(n, Σk),
+// η = Ση; tight α(√a + √b)² with b = Tβ²η²/(2n²σ²) (the key identity) and
+// group privacy 2αTg²L²/(n²σ²), g = min(n, K + 1); the best is the smaller.
+func TestPrivacyReportPipelineByHand(t *testing.T) {
+	const n, m, g, T, eps, delta = 60, 3, 2, 50, 1.0, 1e-5
+	a, b, s, y := make([]float64, n), make([]float64, n), make([]string, n), make([]string, n)
+	for i := range n {
+		a[i], b[i] = float64(i%17)/16, float64((i*7)%23)/22
+		s[i], y[i] = []string{"p", "q"}[i%2], []string{"0", "1"}[(i/5)%2]
+	}
+	for i := range m {
+		a[3*i+1] = math.NaN()
+	}
+	df := dataframe.New(reportseries.New(a, reportseries.Float, "a"), reportseries.New(b, reportseries.Float, "b"),
+		reportseries.New(s, reportseries.String, "s"), reportseries.New(y, reportseries.String, "y"))
+	schema := data.Schema{Task: data.Classification, Columns: []data.Column{
+		{Name: "a", Role: data.Public, Kind: data.Continuous}, {Name: "b", Role: data.Public, Kind: data.Continuous},
+		{Name: "s", Role: data.Sensitive, Kind: data.Categorical, Levels: []string{"p", "q"}},
+		{Name: "y", Role: data.Label, Kind: data.Categorical, Levels: []string{"0", "1"}},
+	}}
+	unit := data.Range{Lo: 0, Hi: 1}
+	r, err := PrivacyReport(context.Background(), df, schema, ReportOptions{Eps: eps, Delta: delta, Pipeline: &ReportPipeline{
+		Bounds: map[string]data.Range{"a": unit, "b": unit}, Dedup: true, MaxDuplicates: g, Impute: []string{"a"}, MaxMissing: m, Steps: T}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lg := math.Log(1 / delta)
+	conv := func(c float64) float64 { return c + 2*math.Sqrt(c*lg) }
+	R := math.Sqrt(3)
+	beta := 1 + R/4
+	c0 := math.Pow(math.Sqrt(lg+eps)-math.Sqrt(lg), 2) // conv(c0) = ε
+	sigma2 := 2 * T * R * R / (n * n * c0)
+	base := 2 * T * R * R / (n * n * sigma2)
+	best := func(k int, eta float64) float64 {
+		k = min(k, n)
+		tight := math.Pow(math.Sqrt(base)+math.Sqrt(T*beta*beta*eta*eta/(2*n*n*sigma2)), 2)
+		gs := float64(min(n, k+1))
+		return math.Min(conv(tight), conv(base*gs*gs))
+	}
+	kd := 2 * max(2, g)
+	etaD, etaI := 2*R*float64(kd), 2*R*m/float64(n-m)
+	near := func(got, want float64) bool { return math.Abs(got-want) <= 1e-6*want }
+	c := r.Pipeline
+	if !near(c.Public.EpsBest, best(kd+m, etaD+etaI)) || c.DataDependent != c.Public {
+		t.Errorf("whole pipeline: best ε %v, want %v (data-dependent report %p, public %p)", c.Public.EpsBest, best(kd+m, etaD+etaI), c.DataDependent, c.Public)
+	}
+	if len(c.PerStep) != 2 || !near(c.PerStep[0].EpsBest, best(kd, etaD)) || !near(c.PerStep[1].EpsBest, best(m, etaI)) {
+		t.Errorf("per step: %+v, want dedup %v, imputation %v", c.PerStep, best(kd, etaD), best(m, etaI))
+	}
+	if !near(c.Public.EpsIgnoring, eps) {
+		t.Errorf("ε ignoring the pre-processing %v, want the calibrated %v", c.Public.EpsIgnoring, eps)
+	}
+}
