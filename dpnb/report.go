@@ -187,6 +187,7 @@ func (r *PrivacyReportResult) statePrivateInputs() {
 	}
 	for _, k := range []struct{ kind, what string }{
 		{"TV", "CorrDP's TVs of the public columns to the sensitive ones"},
+		{"level counts", "the number of distinct values (too many for CorrDP's TV estimate, which was skipped) of"},
 		{"levels", "the category levels observed in the data of"},
 		{"min–max bounds", "the min–max bounds the planned scaling takes from the data for"},
 		{"missing count", "the number of records with a missing value in"},
@@ -271,6 +272,15 @@ func (r *PrivacyReportResult) corrdp(df dataframe.DataFrame, schema data.Schema)
 			r.Columns[i].CorrDPWeight = 0
 		}
 	}
+	if w, heavy := tvWork(df, schema); w > maxTVWork {
+		r.conservativeTV()
+		r.markLevelCounts(schema)
+		r.Notes = append(r.Notes, fmt.Sprintf("CorrDP: no TV estimate: the plug-in compares every pair of levels of %s with every joint "+
+			"value of the sensitive columns, about %.2g operations, beyond the report's bound of %.0g; every public column gets the "+
+			"conservative weight TV~ = 1 (Standard's noise on it, and the claimed ε of a sensitive column). An identifier or free-text "+
+			"column is best left out (--ignore, data.Ignore); merge the rare levels of a column with many.", data.QuoteNames(heavy), w, maxTVWork))
+		return r.honesty(df.Nrow())
+	}
 	rep, err := corrdp.EstimateTV(df, schema, r.tvOptions())
 	if err != nil {
 		r.conservativeTV()
@@ -298,6 +308,126 @@ func (r *PrivacyReportResult) corrdp(df dataframe.DataFrame, schema data.Schema)
 		"no coverage guarantee, so the (ε, 2δ) statement of Lemma A.1 of the CorrDP paper does not apply. "+
 		"Estimate the TVs on a public sample, or read the weights as a heuristic.", rep.N, r.binsAssumption(), r.Options.C2))
 	return nil
+}
+
+// maxTVWork bounds the work of the report's TV estimate (tvWork), about
+// fifteen seconds on one core: corrdp.EstimateTV compares every pair of levels
+// of a public categorical column, at a cost per pair of the joint values
+// of the sensitive columns (and of the occupied histogram cells of the
+// continuous ones), so identifiers would make it quadratic in the rows in
+// time and memory.
+const maxTVWork = 2e9
+
+// tvWork returns an upper bound on the operations of corrdp.EstimateTV on
+// df (N-one, Checked): Σ_u k_u(k_u − 1)/2 · (k_S + h_u) over the public
+// features u, with k_u the distinct values of u (at most 20 for a numeric
+// one: its few levels or its bins), k_S the distinct joint values of the
+// discrete sensitive columns (categorical, or numeric with at most two
+// values) and h_u a bound on the occupied cells of the
+// continuous-block histogram (histCells: its bins follow the smallest
+// group, the rarest value of u); and the public categorical columns, the
+// costliest first.
+func tvWork(df dataframe.DataFrame, schema data.Schema) (float64, []string) {
+	cols := data.Columns(df)
+	n := df.Nrow()
+	var sens []reportseries.Series
+	d := 0
+	for _, c := range schema.Features() {
+		if c.Role != data.Sensitive {
+			continue
+		}
+		if k, _ := distinctRows([]reportseries.Series{cols[c.Name]}, n); c.Kind == data.Categorical || k <= 2 {
+			sens = append(sens, cols[c.Name]) // the discrete block (corrdp reads a numeric column of ≤ 2 values as discrete)
+		} else {
+			d++
+		}
+	}
+	kS, _ := distinctRows(sens, n)
+	type cost struct {
+		name string
+		w    float64
+	}
+	var costs []cost
+	total := 0.0
+	for _, c := range schema.Features() {
+		if c.Role != data.Public {
+			continue
+		}
+		k, rarest := 20, n
+		if c.Kind == data.Categorical {
+			k, rarest = distinctRows([]reportseries.Series{cols[c.Name]}, n)
+		}
+		w := float64(k) * float64(k-1) / 2 * (float64(kS) + histCells(rarest, n, d))
+		total += w
+		if c.Kind == data.Categorical {
+			costs = append(costs, cost{c.Name, w})
+		}
+	}
+	slices.SortStableFunc(costs, func(a, b cost) int { return -cmpFloat(a.w, b.w) })
+	var names []string
+	for _, c := range costs {
+		names = append(names, c.name)
+	}
+	return total, names
+}
+
+// cmpFloat orders two floats (no NaN).
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// histCells bounds the occupied cells of corrdp's histogram of the
+// continuous sensitive columns (at most d of them) on n rows when the
+// smallest group has m rows: k^{d'} cells with k = max(2,
+// round(m^{1/(d'+2)})) for the d' ≤ d columns read as continuous, and
+// never more than n occupied (0 for d = 0).
+func histCells(m, n, d int) float64 {
+	h := 0.0
+	for dd := 1; dd <= d; dd++ {
+		k := math.Max(2, math.Round(math.Pow(float64(m), 1/float64(dd+2))))
+		h = math.Max(h, math.Min(float64(n), math.Pow(k, float64(dd))))
+	}
+	return h
+}
+
+// distinctRows counts the distinct rows of the columns cols (n rows) and
+// the rows of the rarest one.
+func distinctRows(cols []reportseries.Series, n int) (distinct, rarest int) {
+	if len(cols) == 0 {
+		return 0, n
+	}
+	count := map[string]int{}
+	var b strings.Builder
+	for i := range n {
+		b.Reset()
+		for _, s := range cols {
+			b.WriteString(s.Elem(i).String())
+			b.WriteByte(0x1f)
+		}
+		count[b.String()]++
+	}
+	rarest = n
+	for _, c := range count {
+		rarest = min(rarest, c)
+	}
+	return len(count), rarest
+}
+
+// markLevelCounts records, when the TV estimate was skipped for its work,
+// that the report counted the distinct values of the sensitive and public
+// feature columns in the data.
+func (r *PrivacyReportResult) markLevelCounts(schema data.Schema) {
+	for _, c := range schema.Features() {
+		if row := r.col(c.Name); row != nil {
+			row.FromData = append(row.FromData, "level counts")
+		}
+	}
 }
 
 // tvOptions are the TV estimate's options: the Checked estimator, binned
