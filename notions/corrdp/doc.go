@@ -23,8 +23,10 @@
 //   - mechanism.go: the CorrDP Laplace mechanism (Thm. 2.10), the noise
 //     plans of CorrDP-SGD (Plan, and PlanNoise for a plan's honest loss)
 //     and the theory step size (Thm. 3.9);
-//   - tv.go, tv_estimate.go, multinomial.go: the (non-private) TV
-//     estimators of App. D and EstimateTV for any DataFrame with roles;
+//   - tv.go, tv_estimate.go, tv_binned.go, multinomial.go: the
+//     (non-private) TV estimators of App. D and EstimateTV for any
+//     DataFrame with roles, with the model-free check of a continuous
+//     public feature over bins (Checked);
 //   - smote.go: SMOTE-NC + ENN balancing of a DataFrame;
 //   - audit.go: the empirical audits of the noise plans (featuredp audit).
 //

@@ -265,7 +265,7 @@ func readRawColumn(cols map[string]series.Series, c data.Column, discreteLevels 
 //   - continuous u, binned (opts.Estimator = Checked, the default): u is
 //     cut into UBins equal-width bins over its public Bounds (else over
 //     its observed range), adjacent bins with fewer than
-//     max(MinGroup, ⌈n/(4k)⌉) rows are merged, and the bins are the groups
+//     max(MinGroup, ⌈n/(4k)⌉, 5) rows are merged, and the bins are the groups
 //     of the discrete-u estimator above; TV(u) = max{parametric, binned},
 //     and a singular Σ_c of eq. (22) (a continuous sensitive feature
 //     linear in u, or in the others) gives TV(u) = 1. ModelOnly keeps the
