@@ -27,8 +27,9 @@ type AuditResult struct {
 
 // Audit runs the empirical privacy audit of featuredp's mechanisms (the
 // `featuredp audit` command): for each, a distinguishing attack's lower
-// bound ε_lb beside the claimed ε, and the broken control's (see package
-// audit).
+// bound ε_lb beside the claimed ε, the largest ε_lb its trials can show
+// (a claim at or beyond it is inconclusive), and the broken control's (see
+// package audit).
 func Audit(ctx context.Context, opts AuditOptions) (*AuditResult, error) {
 	specs := audit.All()
 	if opts.Only != nil {
@@ -56,30 +57,48 @@ func Audit(ctx context.Context, opts AuditOptions) (*AuditResult, error) {
 	return res, nil
 }
 
-// Markdown is the audit table with a verdict per mechanism.
+// Markdown is the audit table with a verdict per mechanism: ok, problem
+// (ε_lb above the claim, or the broken control not flagged), or
+// inconclusive when the claim is at or beyond the largest ε_lb the trials
+// can show (audit.Record.Inconclusive: the real mechanism could not have
+// been flagged, as featuredp audit says).
 func (r *AuditResult) Markdown() string {
 	var b strings.Builder
-	b.WriteString("| mechanism | claimed ε | ε_lb (95%) | control claims | control ε_lb | control flagged | verdict |\n|---|---:|---:|---:|---:|---|---|\n")
+	b.WriteString("| mechanism | claimed ε | ε_lb (95%) | max ε_lb | control claims | control ε_lb | control flagged | verdict |\n|---|---:|---:|---:|---:|---:|---|---|\n")
 	for _, x := range r.Records {
-		v := "ok"
-		if !x.OK() {
-			v = "**problem**"
-		}
-		fmt.Fprintf(&b, "| %s | %.3f | %.3f | %.3f | %.3f | %v | %s |\n", x.Mechanism, x.ClaimedEpsilon, x.EpsilonLB, x.ControlClaimedEpsilon, x.ControlEpsilonLB, x.ControlFlagged, v)
+		fmt.Fprintf(&b, "| %s | %.3f | %.3f | %.3f | %.3f | %.3f | %v | %s |\n", x.Mechanism, x.ClaimedEpsilon, x.EpsilonLB, x.MaxDetectable,
+			x.ControlClaimedEpsilon, x.ControlEpsilonLB, x.ControlFlagged, auditVerdict(x))
 	}
+	b.WriteString("\nmax ε_lb is the largest lower bound these trials can give; a claim at or beyond it is inconclusive " +
+		"(the real mechanism could not be flagged whatever it leaks: raise the trials).\n")
 	return b.String()
 }
 
-// Table returns the records as a DataFrame.
+// auditVerdict is one record's verdict.
+func auditVerdict(x audit.Record) string {
+	switch {
+	case !x.OK():
+		return "**problem**"
+	case x.Inconclusive:
+		return "inconclusive (claim ≥ max ε_lb)"
+	}
+	return "ok"
+}
+
+// Table returns the records as a DataFrame, with the largest ε_lb the
+// trials can show and whether the audit was inconclusive.
 func (r *AuditResult) Table() dataframe.DataFrame {
 	var names, broken []string
-	var claimed, lb, ctrl []float64
+	var claimed, lb, ctrl, most []float64
+	var inconclusive []bool
 	for _, x := range r.Records {
 		names, broken = append(names, x.Mechanism), append(broken, x.Broken)
 		claimed, lb, ctrl = append(claimed, x.ClaimedEpsilon), append(lb, x.EpsilonLB), append(ctrl, x.ControlEpsilonLB)
+		most, inconclusive = append(most, x.MaxDetectable), append(inconclusive, x.Inconclusive)
 	}
 	return dataframe.New(auditseries.New(names, auditseries.String, "mechanism"),
 		auditseries.New(claimed, auditseries.Float, "claimed_epsilon"), auditseries.New(lb, auditseries.Float, "epsilon_lb"),
+		auditseries.New(most, auditseries.Float, "max_detectable_epsilon"), auditseries.New(inconclusive, auditseries.Bool, "inconclusive"),
 		auditseries.New(ctrl, auditseries.Float, "control_epsilon_lb"), auditseries.New(broken, auditseries.String, "control"))
 }
 
