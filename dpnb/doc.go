@@ -13,7 +13,9 @@
 //     with the attribute-inference bound of every sensitive column
 //     (docs/feature-dp.md; the logic is fdp.Compare).
 //   - CorrDPvsSemiVsStandard: correlation-aware noise against Semi and
-//     Standard (docs/corrdp.md; corrdp.NewComparison).
+//     Standard (docs/corrdp.md; NewComparison of the reproduction
+//     package notions/corrdp/figures, since the comparison is the
+//     paper's experiment).
 //   - BCDPMeanEstimation: per-column Bayesian coordinate DP mean
 //     estimation beside local DP (docs/bcdp.md; bcdp.EstimateMeans).
 //   - PrivacyReport: what each notion promises every column at one ε,
@@ -22,8 +24,9 @@
 // SmoothPreprocCost prices non-private pre-processing
 // (docs/smooth-rdp.md), RunFigure runs a registered paper figure and Audit
 // the empirical audit of a mechanism (docs/accounting.md). The logic of
-// every helper lives in its notion's package; dpnb holds the DataFrame
-// front (encoding, option defaults and checks) and the rendering.
+// every helper lives in its notion's package (CorrDP's comparison in
+// notions/corrdp/figures); dpnb holds the DataFrame front (encoding,
+// option defaults and checks) and the rendering.
 //
 // # Results
 //
