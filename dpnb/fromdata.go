@@ -12,6 +12,8 @@ import (
 // caller opted in (data.EncodeOptions.BoundsFromData or LevelsFromData, or
 // BCDPMeanOptions.BoundsFromData) to encoding parameters fitted on the
 // private data; every row holds the description of what was fitted.
+// CorrDPResult.Table always has it: CorrDP's TVs (and, when picked on the
+// data, the noise constant C) are read from the private data.
 const FromDataColumn = "NOT_DP_fitted_on_data"
 
 // fromDataWarning returns the prominent markdown warning a helper's result
