@@ -85,7 +85,8 @@ func PNGBytes(p *plot.Plot) ([]byte, error) { return RenderPNG(p, 0, 0) }
 // SVGBytes renders p as a 6 × 4 in SVG.
 func SVGBytes(p *plot.Plot) ([]byte, error) { return RenderSVG(p, 0, 0) }
 
-// SavePNG writes p as a PNG file of w × h (≤ 0 means the default 6 × 4 in).
+// SavePNG writes p as a PNG file of w × h (≤ 0 means the default 6 × 4 in)
+// at path, replacing a file already there.
 func SavePNG(p *plot.Plot, path string, w, h vg.Length) error {
 	b, err := RenderPNG(p, w, h)
 	if err != nil {
@@ -94,7 +95,8 @@ func SavePNG(p *plot.Plot, path string, w, h vg.Length) error {
 	return writeFile(path, b)
 }
 
-// SaveSVG writes p as an SVG file of w × h (≤ 0 means the default 6 × 4 in).
+// SaveSVG writes p as an SVG file of w × h (≤ 0 means the default 6 × 4 in)
+// at path, replacing a file already there.
 func SaveSVG(p *plot.Plot, path string, w, h vg.Length) error {
 	b, err := RenderSVG(p, w, h)
 	if err != nil {
@@ -136,7 +138,7 @@ func RenderPanelsSVG(panels []*plot.Plot) ([]byte, error) {
 }
 
 // SavePanels writes panels side by side as path (PNG or SVG by its
-// extension, .png or .svg).
+// extension, .png or .svg), replacing a file already there.
 func SavePanels(panels []*plot.Plot, path string) error {
 	var b []byte
 	var err error
