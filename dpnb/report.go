@@ -336,7 +336,7 @@ func tvWork(df dataframe.DataFrame, schema data.Schema) (float64, []string) {
 		if c.Role != data.Sensitive {
 			continue
 		}
-		if k, _ := distinctRows([]reportseries.Series{cols[c.Name]}, n); c.Kind == data.Categorical || k <= 2 {
+		if c.Kind == data.Categorical || fewValues(cols[c.Name], 2) {
 			sens = append(sens, cols[c.Name]) // the discrete block (corrdp reads a numeric column of ≤ 2 values as discrete)
 		} else {
 			d++
@@ -394,6 +394,22 @@ func histCells(m, n, d int) float64 {
 		h = math.Max(h, math.Min(float64(n), math.Pow(k, float64(dd))))
 	}
 	return h
+}
+
+// fewValues reports whether the numeric column s holds at most k distinct
+// values (as corrdp reads them: float64).
+func fewValues(s reportseries.Series, k int) bool {
+	seen := map[float64]bool{}
+	for i := range s.Len() {
+		v, err := data.NumericAt(s, i)
+		if err != nil {
+			return false
+		}
+		if seen[v] = true; len(seen) > k {
+			return false
+		}
+	}
+	return true
 }
 
 // distinctRows counts the distinct rows of the columns cols (n rows) and
