@@ -23,7 +23,8 @@ import (
 const SmoothBanner = "> **Reconstructed constants.** The text of the paper we reproduce from lost its formulas: the constants of " +
 	"Tables 1–3, Theorem 2's form and Algorithm 1's lines are *reconstructed* (labelled [R]/[D] in the documentation of " +
 	"`notions/smoothdp`; see docs/smooth-rdp.md). The generic calculators (tight Theorem 2 from any RDP/SRDP curve, Mironov " +
-	"conversion) are primary; a corrected constant changes a number here, never the validity of the tight bound."
+	"conversion) do not depend on the reconstruction, but every ε printed here does: it is a valid bound only if the " +
+	"reconstructed constants are, and a constant that is larger in the paper would make it too small."
 
 // SmoothStep is one pre-processing step of a pipeline with its replace-one
 // sensitivities (Definition 4): ℓ0 sensitivity K and ℓ_{1,2} sensitivity
