@@ -204,6 +204,9 @@ func TestPrivacyReportPipelineByHand(t *testing.T) {
 	if len(c.PerStep) != 2 || !near(c.PerStep[0].EpsBest, best(kd, etaD)) || !near(c.PerStep[1].EpsBest, best(m, etaI)) {
 		t.Errorf("per step: %+v, want dedup %v, imputation %v", c.PerStep, best(kd, etaD), best(m, etaI))
 	}
+	if md := r.Markdown(); !strings.Contains(md, "reconstructed") {
+		t.Errorf("the pipeline section does not say its ε rest on the reconstructed constants:\n%s", md)
+	}
 	if !near(c.Public.EpsIgnoring, eps) {
 		t.Errorf("ε ignoring the pre-processing %v, want the calibrated %v", c.Public.EpsIgnoring, eps)
 	}

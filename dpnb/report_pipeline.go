@@ -399,7 +399,8 @@ func (r *PrivacyReportResult) pipelineMarkdown() string {
 		"with the data's own min–max bounds the "+valid+" is **%.4g**; with public bounds it is **%.4g**. "+
 		"Per column, c is how far one replaced record can move that column's scaled values: 0 with public bounds, "+
 		"∞ with the data's own (a replaced record may hold any value and move an extreme anywhere, so only group privacy "+
-		"over all n records bounds the cost).\n",
+		"over all n records bounds the cost). The sensitivities and smooth-RDP curves are reconstructed from the smooth-RDP paper, "+
+		"whose text lost its formulas (docs/smooth-rdp.md): these ε are bounds only if the reconstructed constants are.\n",
 		r.Options.Eps, c.DataDependent.EpsBest, c.Public.EpsBest)
 	var moving []string
 	for _, col := range r.Columns {
