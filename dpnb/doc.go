@@ -10,8 +10,8 @@
 // whose zero values give documented defaults:
 //
 //   - FeatureDPvsDP: DP-SGD against feature DP (Algorithm 1) at equal ε,
-//     with the attribute-inference bound of every sensitive column
-//     (docs/feature-dp.md; the logic is fdp.Compare).
+//     with the attribute-inference bound of every sensitive column whose
+//     prior Ball is given (docs/feature-dp.md; the logic is fdp.Compare).
 //   - CorrDPvsSemiVsStandard: correlation-aware noise against Semi and
 //     Standard (docs/corrdp.md; NewComparison of the reproduction
 //     package notions/corrdp/figures, since the comparison is the
