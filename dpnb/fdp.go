@@ -107,7 +107,8 @@ type FeatureDPResult struct {
 // noised, the public gradient on an independent batch) — at
 // each target (ε, δ), with the same q, T and calibrated z for both private
 // methods, and reports the test accuracy, the ε spent and the Thm 4
-// attribute-inference bound of every sensitive column. Ψ(x) keeps the
+// attribute-inference bound of every sensitive column with a given Ball
+// (the others are listed in NoBound). Ψ(x) keeps the
 // public columns and the label and zeroes the sensitive encoded columns
 // (zero masking). DP protects whole records; feature DP protects the
 // sensitive columns only, treating the public columns and the label as

@@ -128,7 +128,8 @@ type Comparison struct {
 
 // Compare trains a classifier on enc four ways (CompareMethods) at each
 // target (ε, δ) and reports the test accuracy, the ε spent and the Thm 4
-// attribute-inference bound of every sensitive column.
+// attribute-inference bound of every sensitive column with a Ball in
+// cfg.Ball (the others are listed in NoBound, with the reason).
 //
 // What is accounted: every ε spent (DP's and FDP-Alg1's alike) holds under
 // feature DP's simulator relation FDP_i^Ψ (Def. 6 of the feature-DP paper:
