@@ -275,8 +275,9 @@ func (r *PrivacyReportResult) corrdp(df dataframe.DataFrame, schema data.Schema)
 	if w, heavy := tvWork(df, schema); w > maxTVWork {
 		r.conservativeTV()
 		r.markLevelCounts(schema)
-		r.Notes = append(r.Notes, fmt.Sprintf("CorrDP: no TV estimate: the plug-in compares every pair of levels of %s with every joint "+
-			"value of the sensitive columns, about %.2g operations, beyond the report's bound of %.0g; every public column gets the "+
+		r.Notes = append(r.Notes, fmt.Sprintf("CorrDP: no TV estimate: the estimate compares every pair of levels of a public column with "+
+			"every joint value of the sensitive columns, and fits the joint value on a continuous public column by Newton's method; "+
+			"for %s it would take about %.2g operations, beyond the report's bound of %.0g. Every public column gets the "+
 			"conservative weight TV~ = 1 (Standard's noise on it, and the claimed ε of a sensitive column). An identifier or free-text "+
 			"column is best left out (--ignore, data.Ignore); merge the rare levels of a column with many.", data.QuoteNames(heavy), w, maxTVWork))
 		return r.honesty(df.Nrow())
@@ -311,12 +312,14 @@ func (r *PrivacyReportResult) corrdp(df dataframe.DataFrame, schema data.Schema)
 }
 
 // maxTVWork bounds the work of the report's TV estimate (tvWork), about
-// fifteen seconds on one core: corrdp.EstimateTV compares every pair of levels
-// of a public categorical column, at a cost per pair of the joint values
-// of the sensitive columns (and of the occupied histogram cells of the
-// continuous ones), so identifiers would make it quadratic in the rows in
-// time and memory.
-const maxTVWork = 2e9
+// twenty seconds on one core: corrdp.EstimateTV compares every pair of
+// levels of a public categorical column, at a cost per pair of the joint
+// values of the sensitive columns (and of the occupied histogram cells of
+// the continuous ones), and fits, for a continuous public column, a
+// multinomial logistic regression of the joint sensitive value by Newton's
+// method; identifiers would make either quadratic in the rows or worse,
+// in time and memory.
+const maxTVWork = 3e9
 
 // tvWork returns an upper bound on the operations of corrdp.EstimateTV on
 // df (N-one, Checked): Σ_u k_u(k_u − 1)/2 · (k_S + h_u) over the public
@@ -325,8 +328,9 @@ const maxTVWork = 2e9
 // discrete sensitive columns (categorical, or numeric with at most two
 // values) and h_u a bound on the occupied cells of the
 // continuous-block histogram (histCells: its bins follow the smallest
-// group, the rarest value of u); and the public categorical columns, the
-// costliest first.
+// group, the rarest value of u), plus, for a numeric u of more than 20
+// values, the multinomial fit (newtonWork); and the (at most five)
+// costliest public columns.
 func tvWork(df dataframe.DataFrame, schema data.Schema) (float64, []string) {
 	cols := data.Columns(df)
 	n := df.Nrow()
@@ -343,6 +347,7 @@ func tvWork(df dataframe.DataFrame, schema data.Schema) (float64, []string) {
 		}
 	}
 	kS, _ := distinctRows(sens, n)
+	fit := newtonWork(n, kS)
 	type cost struct {
 		name string
 		w    float64
@@ -353,22 +358,37 @@ func tvWork(df dataframe.DataFrame, schema data.Schema) (float64, []string) {
 		if c.Role != data.Public {
 			continue
 		}
-		k, rarest := 20, n
+		k, rarest, w := 20, n, 0.0
 		if c.Kind == data.Categorical {
 			k, rarest = distinctRows([]reportseries.Series{cols[c.Name]}, n)
+		} else if !fewValues(cols[c.Name], 20) {
+			w = fit // read as continuous: the parametric estimate fits the joint sensitive value on it
 		}
-		w := float64(k) * float64(k-1) / 2 * (float64(kS) + histCells(rarest, n, d))
+		w += float64(k) * float64(k-1) / 2 * (float64(kS) + histCells(rarest, n, d))
 		total += w
-		if c.Kind == data.Categorical {
-			costs = append(costs, cost{c.Name, w})
-		}
+		costs = append(costs, cost{c.Name, w})
 	}
 	slices.SortStableFunc(costs, func(a, b cost) int { return -cmpFloat(a.w, b.w) })
 	var names []string
-	for _, c := range costs {
-		names = append(names, c.name)
+	for _, c := range costs[:min(len(costs), 5)] {
+		if c.w > 0 {
+			names = append(names, c.name)
+		}
 	}
 	return total, names
+}
+
+// newtonWork bounds the work of corrdp.FitMultinomialLR for kS classes on
+// n rows and one input: (p+1)·kS = 2kS parameters, a Hessian of n·(2kS)²
+// and a Cholesky of (2kS)³/3 per Newton step, counted for 10 steps (it
+// refuses more than 2000 parameters at once, and needs no fit for fewer
+// than 2 classes).
+func newtonWork(n, kS int) float64 {
+	m := 2 * float64(kS)
+	if kS < 2 || m > 2000 {
+		return 0
+	}
+	return 10 * (float64(n)*m*m + m*m*m/3)
 }
 
 // cmpFloat orders two floats (no NaN).
