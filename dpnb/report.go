@@ -220,6 +220,8 @@ func (o ReportOptions) withDefaults(schema data.Schema) (ReportOptions, error) {
 		return o, err
 	}
 	if o.Pipeline != nil {
+		cp := *o.Pipeline // the defaults go on the report's copy, not the caller's value
+		o.Pipeline = &cp
 		if err := o.Pipeline.validate(schema); err != nil {
 			return o, err
 		}

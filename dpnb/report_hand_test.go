@@ -283,3 +283,18 @@ func TestPrivacyReportTVModelWorkBounded(t *testing.T) {
 		t.Errorf("no note names age: %q", r.Notes)
 	}
 }
+
+// TestPrivacyReportKeepsCallerPipeline: the report fills the pipeline's
+// defaults on its own copy; the caller's ReportPipeline is left as given
+// (it used to get Steps = 200 written into it).
+func TestPrivacyReportKeepsCallerPipeline(t *testing.T) {
+	df, schema := reportFrame(200)
+	p := &ReportPipeline{Dedup: true, MaxDuplicates: 200}
+	r, err := PrivacyReport(context.Background(), df, schema, ReportOptions{Pipeline: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Steps != 0 || r.Options.Pipeline.Steps != 200 {
+		t.Errorf("caller's Steps %d (want 0, as given), report's %d (want the default 200)", p.Steps, r.Options.Pipeline.Steps)
+	}
+}
