@@ -57,7 +57,8 @@ func init() {
 				Fig3Trials(p))
 		},
 		Notes: modeNote + " In paper mode the Figure 3 baseline is not projected (as in the authors' script). " +
-			"The paper prints no numbers for Figure 3 and its image is absent from our copy; the exact predicted error predicts a crossover " +
-			"(BCDP worse than the baseline for q ≳ 0.3 unbiased / ≳ 0.6 paper mode) because c_1 = 0.1(1−q) → 0 as q → 1.",
+			"The paper prints no numbers for Figure 3 and its image is absent from our copy; BCDP falls behind the baseline as q grows " +
+			"because c_1 = 0.1(1−q) → 0 as q → 1: the exact predicted (unprojected) error crosses at q ≈ 0.09 with either constant, the clipped " +
+			"simulation (unbiased) between q = 0.23 and 0.34, while paper mode stays below the baseline up to q ≈ 0.8 (docs/bcdp.md).",
 	})
 }

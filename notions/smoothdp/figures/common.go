@@ -15,7 +15,7 @@ const figDelta = 1e-5
 
 // banner is appended to the notes of every smoothdp figure.
 const banner = " Constants of Tables 1–3 are RECONSTRUCTED (the paper's formulas are reconstructed in docs/smooth-rdp.md): " +
-	"a corrected constant changes a plotted number, never the validity of the tight calculator."
+	"the tight calculator is generic, but every plotted ε is a bound only if the reconstructed constants are (a larger constant in the paper would make it too small)."
 
 // figEps converts a curve at figDelta (ToApproxDP). The order is returned
 // as a label with 6 significant digits (the CSV column `order`), not as a
