@@ -93,7 +93,9 @@ type CorrDPResult struct {
 // paired on the random numbers). The metric is the training accuracy or the
 // utility gap F(θ) − F(θ̂). No ε is accounted: paper mode calibrates only
 // relative noise (see corrdp.Honesty for the honest ε), and the
-// TV estimate reads the data (it is reported). The encoder reads the data
+// TV estimate reads the data (it is reported; beyond the privacy report's
+// work bound, e.g. with an identifier column, it is refused with an error
+// naming the columns). The encoder reads the data
 // only by explicit opt-in (opts.Encode.BoundsFromData, LevelsFromData):
 // without public bounds and levels it returns an error naming the columns.
 func CorrDPvsSemiVsStandard(ctx context.Context, df dataframe.DataFrame, schema data.Schema, opts CorrDPOptions) (*CorrDPResult, error) {
@@ -102,6 +104,13 @@ func CorrDPvsSemiVsStandard(ctx context.Context, df dataframe.DataFrame, schema 
 	}
 	if opts.Mode != mechanisms.Reproducible {
 		return nil, fmt.Errorf("dpnb: CorrDPvsSemiVsStandard: mode %v: the comparison is a seeded experiment (paper mode, no ε accounted), not a release; only the Reproducible mode is available", opts.Mode)
+	}
+	if opts.TV == nil {
+		if w, heavy := tvWork(df, schema); w > maxTVWork {
+			return nil, fmt.Errorf("dpnb: CorrDPvsSemiVsStandard: estimating the TV of the public columns would take about %.2g operations "+
+				"(bound %.0g, mostly %s): leave an identifier or free-text column out (data.Ignore), merge the rare levels of a column "+
+				"with many, or give opts.TV", w, maxTVWork, data.QuoteNames(heavy))
+		}
 	}
 	cmp, err := corrdpfig.NewComparison(df, schema, corrdpfig.CompareOptions{Eps: opts.Eps, Seeds: opts.Seeds, TV: opts.TV,
 		Neighbours: opts.Neighbours, C: opts.C, Alpha: opts.Alpha, Steps: opts.Steps, Delta: opts.Delta, Encode: encodeOrDefault(opts.Encode)})

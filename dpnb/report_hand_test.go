@@ -298,3 +298,30 @@ func TestPrivacyReportKeepsCallerPipeline(t *testing.T) {
 		t.Errorf("caller's Steps %d (want 0, as given), report's %d (want the default 200)", p.Steps, r.Options.Pipeline.Steps)
 	}
 }
+
+// TestCorrDPCompareTVWorkBounded: the comparison helper estimates the TV
+// with the same estimator as the report; an identifier-like public column
+// (1,500 zip codes of two rows each) would take minutes and gigabytes, so it
+// is refused at once with an error naming the column and the fixes.
+func TestCorrDPCompareTVWorkBounded(t *testing.T) {
+	const n = 3000
+	name, zip, y := make([]string, n), make([]string, n), make([]string, n)
+	for i := range n {
+		name[i], zip[i], y[i] = fmt.Sprintf("p%d", i), fmt.Sprintf("z%d", i/2), []string{"0", "1"}[i%2]
+	}
+	str := func(v []string, c string) reportseries.Series { return reportseries.New(v, reportseries.String, c) }
+	df := dataframe.New(str(name, "name"), str(zip, "zip"), str(y, "y"))
+	schema := data.Schema{Task: data.Classification, Columns: []data.Column{
+		{Name: "name", Role: data.Sensitive, Kind: data.Categorical, Levels: name},
+		{Name: "zip", Role: data.Public, Kind: data.Categorical, Levels: slices.Compact(slices.Clone(zip))},
+		{Name: "y", Role: data.Label, Kind: data.Categorical, Levels: []string{"0", "1"}},
+	}}
+	start := time.Now()
+	_, err := CorrDPvsSemiVsStandard(context.Background(), df, schema, CorrDPOptions{Eps: []float64{1}, Seeds: 1, Steps: 10})
+	if err == nil || !strings.Contains(err.Error(), `"zip"`) || !strings.Contains(err.Error(), "opts.TV") {
+		t.Fatalf("err = %v; want the work bound, naming zip and opts.TV", err)
+	}
+	if el := time.Since(start); el > 10*time.Second {
+		t.Errorf("refusing took %v", el)
+	}
+}
