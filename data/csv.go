@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/featuredp/featuredp/internal/valid"
 	"github.com/go-gota/gota/dataframe"
 	"github.com/go-gota/gota/series"
 )
@@ -52,8 +51,11 @@ type CSVOptions struct {
 	// TrimSpace is set). nil means DefaultMissing; use an empty non-nil
 	// slice for none. A String cell "NaN" is always missing (a gota rule).
 	Missing []string
-	// TrimSpace trims leading and trailing white space from every field
-	// (for ", "-separated files such as UCI Adult).
+	// TrimSpace trims leading and trailing white space from every field,
+	// the header's names included (for ", "-separated files such as UCI
+	// Adult). Without it the cells of the columns a reader uses are still
+	// compared trimmed (LevelAt, NumericAt, EncodeCSV: docs/release.md,
+	// "How a cell is read"); the names and the stored text are not.
 	TrimSpace bool
 	// SkipLines drops this many raw lines before parsing (for example the
 	// "|1x3 Cross validator" first line of adult.test).
@@ -430,7 +432,7 @@ func mixedNumeric(name string, raw []string, isNA map[string]bool, lines []int) 
 			continue
 		}
 		nonMissing++
-		if f, err := strconv.ParseFloat(v, 64); err != nil || !valid.Finite(f) {
+		if _, err := ParseNumber(v); err != nil {
 			bad = append(bad, i)
 		}
 	}
@@ -464,8 +466,7 @@ func detectType(vals []string, isNA map[string]bool) series.Type {
 			}
 		}
 		if !isInt {
-			f, err := strconv.ParseFloat(v, 64)
-			if err != nil || !valid.Finite(f) {
+			if _, err := ParseNumber(v); err != nil {
 				isFloat = false
 				break
 			}
@@ -495,8 +496,8 @@ func makeSeries(name string, t series.Type, raw []string, isNA map[string]bool, 
 				vals[i] = math.NaN()
 				continue
 			}
-			f, err := strconv.ParseFloat(v, 64)
-			if err != nil || !valid.Finite(f) {
+			f, err := ParseNumber(v)
+			if err != nil {
 				return series.Series{}, bad(i, "a finite number")
 			}
 			vals[i] = f

@@ -163,6 +163,9 @@ func checkLevelsOption(schema Schema, levels map[string][]string) []error {
 				errs = append(errs, fmt.Errorf("Levels[%q] repeats level %q", name, l))
 			}
 			seen[l] = true
+			if spaced(l) {
+				errs = append(errs, fmt.Errorf("Levels[%q] lists %q, with white space around it: every reader trims a cell's spaces, so no cell could be it: list %q", name, l, strings.TrimSpace(l)))
+			}
 			if alwaysMissing(l) {
 				errs = append(errs, fmt.Errorf("Levels[%q] lists %q, which every reader takes for a missing value: rename it", name, l))
 			}

@@ -311,11 +311,21 @@ func levelsErrors(c Column) []error {
 			errs = append(errs, fmt.Errorf("data: column %q declares level %q twice: %w", c.Name, l, ErrSchema))
 		}
 		lv[l] = true
+		if spaced(l) {
+			errs = append(errs, fmt.Errorf("data: column %q declares level %q, with white space around it: every reader trims a cell's spaces (LevelAt, EncodeCSV), so no cell could be it: declare %q: %w", c.Name, l, strings.TrimSpace(l), ErrSchema))
+		}
 		if alwaysMissing(l) {
 			errs = append(errs, fmt.Errorf("data: column %q declares level %q, which every reader takes for a missing value (IsMissing, DropMissing): rename it: %w", c.Name, l, ErrSchema))
 		}
 	}
 	return errs
+}
+
+// spaced reports whether a level has white space around it
+// (strings.TrimSpace would change it).
+func spaced(level string) bool {
+	t := strings.TrimSpace(level)
+	return t != "" && t != level
 }
 
 // alwaysMissing reports whether a level is one that IsMissing reads as
@@ -504,9 +514,9 @@ func NumericAt(s series.Series, i int) (float64, error) {
 	var v float64
 	switch s.Type() {
 	case series.String:
-		f, err := strconv.ParseFloat(strings.TrimSpace(e.String()), 64)
+		f, err := ParseNumber(e.String())
 		if err != nil {
-			return 0, fmt.Errorf("%q is not a number", e.String())
+			return 0, err
 		}
 		v = f
 	case series.Bool:

@@ -7,10 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"slices"
-	"strconv"
 	"strings"
-
-	"github.com/featuredp/featuredp/internal/valid"
 )
 
 // NewPublicEncoder builds the encoder of schema from public parameters
@@ -76,7 +73,9 @@ func NewPublicEncoder(schema Schema, opts EncodeOptions) (*Encoder, error) {
 // must be in the header (other columns are skipped); a missing value
 // (opts.Missing, DefaultMissing, "NaN"), a non-numeric or non-finite
 // continuous value, or a category outside the public levels is an error
-// naming the column and the line. A cell equal to a declared level or
+// naming the column and the line. A cell is read trimmed of the white
+// space around it and a number must be a plain decimal (ParseNumber), as
+// on the DataFrame path (LevelAt, NumericAt). A cell equal to a declared level or
 // class is that level even when it is also a missing-value marker ("NA"
 // for North America). opts' Comma, Comment, LazyQuotes, TrimSpace,
 // SkipLines, Missing and the MaxBytes and MaxLineBytes caps apply
@@ -355,7 +354,9 @@ func (rs *rowScanner) row(rec []string, line int, out *Encoded) error {
 	clear(x)
 	j := 0
 	for f, fe := range rs.e.Features {
-		v := rec[rs.at[f]]
+		// Spaces around a cell are trimmed, as LevelAt and NumericAt trim
+		// them on the DataFrame path (a declared level has none).
+		v := strings.TrimSpace(rec[rs.at[f]])
 		if fe.Column.Kind == Categorical {
 			// A declared level is that level even when it is also a
 			// missing-value marker ("NA" for North America).
@@ -439,7 +440,7 @@ func (rs *rowScanner) labelValue(rec []string, line int) (float64, error) {
 	if rs.label < 0 {
 		return 0, nil
 	}
-	v := rec[rs.label]
+	v := strings.TrimSpace(rec[rs.label]) // as on the DataFrame path
 	name := rs.header[rs.label]
 	if rs.e.Schema.Task == Classification {
 		k, ok := rs.class[v]
@@ -461,13 +462,9 @@ func (rs *rowScanner) labelValue(rec []string, line int) (float64, error) {
 	return rs.e.labelScale(num), nil
 }
 
-// parseFiniteCell parses a finite float64.
+// parseFiniteCell parses a finite decimal number (ParseNumber).
 func parseFiniteCell(s string) (float64, error) {
-	v, err := strconv.ParseFloat(s, 64)
-	if err == nil && !valid.Finite(v) {
-		err = errors.New("not finite")
-	}
-	return v, err
+	return ParseNumber(s)
 }
 
 // CSVHeader reads the header row of CSV text from r (opts' dialect,

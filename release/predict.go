@@ -92,8 +92,10 @@ func chunkRows(d, k int) int {
 // each chunk's predictions to fn in file order, so memory does not grow
 // with the file nor with the model's width beyond one row (opts' MaxBytes
 // cap still applies; -1 lifts it). Cells are parsed as featuredp train and
-// dpnb.TrainCSV parse them (data.Encoder.EncodeCSVChunks): a category is its
-// cell's text, a continuous value a finite number. The header must name
+// dpnb.TrainCSV parse them (data.Encoder.EncodeCSVChunks), and as Predict
+// reads a DataFrame's cells: a category is its cell's text, a continuous
+// value a finite plain decimal (data.ParseNumber), each with the white
+// space around it trimmed (docs/release.md, "How a cell is read"). The header must name
 // every feature column of the schema (the label and other columns are
 // ignored); a missing value, a non-numeric continuous value or a category
 // outside the public levels is an error naming the column and the line. An

@@ -1,0 +1,66 @@
+package data
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+// ParseNumber reads a plain decimal, spaces around it trimmed, and refuses
+// what strconv.ParseFloat alone would read as a number though no
+// spreadsheet does: hex floats, digit underscores, spelt-out infinities.
+func TestParseNumber(t *testing.T) {
+	for _, c := range []struct {
+		in      string
+		want    float64
+		decimal bool // false: ErrNotDecimal
+		ok      bool
+	}{
+		{"40", 40, true, true}, {" -1.5\t", -1.5, true, true}, {".5", 0.5, true, true}, {"5.", 5, true, true},
+		{"+4e1", 40, true, true}, {"4E-1", 0.4, true, true}, {"1e-400", 0, true, true},
+		{"1e400", 0, true, false}, {"0x1p3", 0, false, false}, {"0X1.4P5", 0, false, false}, {"1_000", 0, false, false},
+		{"Inf", 0, false, false}, {"-infinity", 0, false, false}, {"NaN", 0, false, false}, {"1,000", 0, false, false},
+		{"", 0, false, false}, {".", 0, false, false}, {"e5", 0, false, false}, {"1e", 0, false, false}, {"--1", 0, false, false},
+		{"١", 0, false, false},
+	} {
+		got, err := ParseNumber(c.in)
+		if (err == nil) != c.ok || (err != nil && errors.Is(err, ErrNotDecimal) == c.decimal) || got != c.want {
+			t.Errorf("ParseNumber(%q) = %v, %v; want %v, ok %v, decimal %v", c.in, got, err, c.want, c.ok, c.decimal)
+		}
+	}
+}
+
+// ReadCSV reads a hex float or digits with underscores as text, never as
+// the number strconv.ParseFloat would make of them, so that the column
+// is not numeric (and Transform refuses it as continuous), as EncodeCSV
+// refuses the cell.
+func TestReadCSVDecimalOnly(t *testing.T) {
+	for _, cell := range []string{"0x1p3", "1_000"} {
+		df, err := ReadCSV(strings.NewReader("a\n1\n"+cell+"\n"), CSVOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := NumericAt(df.Col("a"), 1); err == nil {
+			t.Errorf("%q read as the number %v", cell, df.Col("a").Elem(1))
+		}
+	}
+}
+
+// A declared level with white space around it is refused, in the schema
+// and in EncodeOptions.Levels: every reader trims a cell's spaces, so no
+// cell could be that level, and " m" beside "m" would make the paths
+// disagree.
+func TestSpacedLevelRefused(t *testing.T) {
+	schema := Schema{Task: Classification, Columns: []Column{
+		{Name: "sex", Role: Sensitive, Kind: Categorical, Levels: []string{"f", " m"}},
+		{Name: "y", Role: Label, Kind: Categorical, Levels: []string{"no", "yes"}},
+	}}
+	if _, err := NewPublicEncoder(schema, EncodeOptions{}); err == nil || !strings.Contains(err.Error(), `declare "m"`) {
+		t.Errorf("schema level \" m\": %v", err)
+	}
+	schema.Columns[0].Levels = nil
+	opts := EncodeOptions{Levels: map[string][]string{"sex": {"f", "m"}, "y": {"no", "yes\t"}}}
+	if _, err := NewPublicEncoder(schema, opts); err == nil || !strings.Contains(err.Error(), `list "yes"`) {
+		t.Errorf("class \"yes\\t\": %v", err)
+	}
+}
