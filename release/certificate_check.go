@@ -7,6 +7,7 @@ import (
 
 	"github.com/featuredp/featuredp/accounting"
 	"github.com/featuredp/featuredp/data"
+	"github.com/featuredp/featuredp/notions/fdp"
 )
 
 // notionRelations are the relations each notion may be stated under.
@@ -59,7 +60,44 @@ func (c *Certificate) check(enc *data.Encoder) error {
 	if c.Statement != c.statement() {
 		return bad("statement %q does not match its fields (%q)", c.Statement, c.statement())
 	}
-	return c.checkEpsilon()
+	if err := c.checkEpsilon(); err != nil {
+		return err
+	}
+	return c.checkBounds(enc)
+}
+
+// checkBounds verifies every attribute-inference bound against the
+// certificate's own ε and δ: a protected feature of enc, named once, with
+// a Ball in [1/levels, 1] (a categorical feature's best guess succeeds at
+// least that often) and a bound no lower than the feature-DP paper's Thm
+// 4 bound of that Ball, fdp.AttributeInferenceBound (min(1, e^ε·Ball +
+// δ)). A bound edited below it is refused.
+func (c *Certificate) checkBounds(enc *data.Encoder) error {
+	seen := map[string]bool{}
+	for _, b := range c.AttributeInference {
+		i := slices.IndexFunc(enc.Features, func(fe data.FeatureEncoding) bool { return fe.Column.Name == b.Column })
+		switch {
+		case !slices.Contains(c.Protected, b.Column) || i < 0:
+			return fmt.Errorf("release: the certificate bounds attribute inference on %q, which is not a protected column (%q): %w", b.Column, c.Protected, ErrFormat)
+		case seen[b.Column]:
+			return fmt.Errorf("release: the certificate bounds attribute inference on %q twice: %w", b.Column, ErrFormat)
+		}
+		seen[b.Column] = true
+		col := enc.Features[i].Column
+		col.Levels = enc.Features[i].Levels
+		if err := fdp.CheckBall(col, b.Ball); err != nil {
+			return fmt.Errorf("release: the certificate's attribute-inference bound: %w: %w", err, ErrFormat)
+		}
+		want, err := fdp.AttributeInferenceBound(c.Epsilon, c.Delta, b.Ball)
+		if err != nil {
+			return fmt.Errorf("release: the certificate's attribute-inference bound on %q: %w: %w", b.Column, err, ErrFormat)
+		}
+		if !(b.Bound >= want*(1-1e-12)) || b.Bound > 1 {
+			return fmt.Errorf("release: the certificate bounds attribute inference on %q by %v, but its ε = %v, δ = %v and Ball %v give %v "+
+				"(feature-DP paper, Thm 4): edited or damaged: %w", b.Column, b.Bound, c.Epsilon, c.Delta, b.Ball, want, ErrFormat)
+		}
+	}
+	return nil
 }
 
 // maxCheckOrders caps the order grid of a certificate (every built-in grid
@@ -71,12 +109,14 @@ const maxCheckOrders = 10_000
 // relation and order grid, with its conversion, and refuses a stated ε
 // below it: the ε of a certificate is never below what its own training
 // parameters cost (it may be above, when the ledger held more losses). A
-// certificate whose training is not Poisson-subsampled Gaussian steps is
-// not recomposed.
+// release is Poisson-subsampled Gaussian steps (dpnb.Train): a
+// certificate stating other training (another sampling, no step, no
+// noise) is refused, as its ε could not be recomposed.
 func (c *Certificate) checkEpsilon() error {
 	t := c.Training
 	if t.Sampling != "Poisson" || t.Steps <= 0 || !(t.NoiseMultiplier > 0) {
-		return nil
+		return fmt.Errorf("release: the certificate states training with %q sampling, %d steps and noise multiplier %v: a release "+
+			"is Poisson-subsampled Gaussian steps (T ≥ 1, z > 0), whose ε is recomposed here; edited or damaged: %w", t.Sampling, t.Steps, t.NoiseMultiplier, ErrFormat)
 	}
 	want, err := c.trainingEpsilon()
 	if err != nil {

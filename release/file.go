@@ -164,7 +164,9 @@ func (f *File) checksum() (string, error) {
 // from the file's schema and options, and the label's classes or scaling
 // come from its public levels or LabelBounds), a certificate that fits the encoder (its label, protected and
 // public columns, relation, ε ≤ target, δ, and the statement its fields
-// give: no certificate of another run), and a model whose parameter count
+// give: no certificate of another run; an ε no lower than its
+// Poisson-subsampled Gaussian training composes to, and attribute-inference
+// bounds no lower than Thm 4's at that ε), and a model whose parameter count
 // matches its shape and the encoded width, with finite parameters.
 func (f *File) Validate() error {
 	_, err := f.predictor()

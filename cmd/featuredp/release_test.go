@@ -37,7 +37,8 @@ func releaseFixture(t *testing.T) (model, rows string) {
 		t.Fatal(err)
 	}
 	cert, err := release.New(l, 1e-5, accounting.DefaultConversion, release.Spec{Notion: release.FeatureDP,
-		Protected: []string{"sex"}, Public: []string{"age"}, Label: "y", TargetEpsilon: 2})
+		Protected: []string{"sex"}, Public: []string{"age"}, Label: "y", TargetEpsilon: 2,
+		Training: release.Training{Model: release.KindSoftmax, Sampling: "Poisson", SampleRate: 0.01, Steps: 500, NoiseMultiplier: 1.1, ClipNorm: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,66 @@
+package release
+
+import (
+	"bytes"
+	"math"
+	"testing"
+)
+
+// withBound gives the model file's certificate the attribute-inference
+// bound of its protected column sex at Ball = 1/2 (its two levels):
+// min(1, e^ε·Ball + δ) (feature-DP paper, Thm 4).
+func withBound(f *File) *File {
+	c := f.Certificate
+	b := math.Min(1, math.Exp(c.Epsilon)*0.5+c.Delta)
+	c.AttributeInference = []ColumnBound{{Column: "sex", Ball: 0.5, Bound: b, Why: "given by the user"}}
+	return f
+}
+
+// A certificate edited by hand so that it states less than its training
+// cost — an ε below what its training composes to once the sampling is
+// renamed or the steps zeroed (which used to skip the recomposition), an
+// attribute-inference bound below the Thm 4 bound of its Ball and ε, a
+// Ball below 1/levels, a bound on a column that is not protected — is
+// refused by Write and, with its checksum recomputed, by Read; the
+// unedited file with a bound passes.
+func TestCertificateEditsRefused(t *testing.T) {
+	lower := func(f *File) {
+		f.Certificate.Epsilon /= 100
+		f.Certificate.Statement = f.Certificate.statement()
+	}
+	for _, c := range []struct {
+		name string
+		edit func(*File)
+	}{
+		{"sampling renamed, ε lowered", func(f *File) { f.Certificate.Training.Sampling = "uniform"; lower(f) }},
+		{"sampling emptied, ε lowered", func(f *File) { f.Certificate.Training.Sampling = ""; lower(f) }},
+		{"steps zeroed, ε lowered", func(f *File) { f.Certificate.Training.Steps = 0; lower(f) }},
+		{"multiplier zeroed, ε lowered", func(f *File) { f.Certificate.Training.NoiseMultiplier = 0; lower(f) }},
+		{"bound lowered", func(f *File) { f.Certificate.AttributeInference[0].Bound = 0.01 }},
+		{"Ball below 1/levels", func(f *File) {
+			a := &f.Certificate.AttributeInference[0]
+			a.Ball = 0.01
+			a.Bound = math.Min(1, math.Exp(f.Certificate.Epsilon)*a.Ball+f.Certificate.Delta)
+		}},
+		{"bound on a public column", func(f *File) { f.Certificate.AttributeInference[0].Column = "age" }},
+		{"bound on no column", func(f *File) { f.Certificate.AttributeInference[0].Column = "income" }},
+		{"column bounded twice", func(f *File) {
+			a := f.Certificate.AttributeInference
+			f.Certificate.AttributeInference = append(a, a[0])
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := withBound(modelFile(t))
+			c.edit(f)
+			if err := f.Write(&bytes.Buffer{}); err == nil {
+				t.Error("Write accepted the edited certificate")
+			}
+			if _, err := Read(bytes.NewReader(writeUnchecked(t, f))); err == nil {
+				t.Error("Read accepted the edited certificate with its checksum recomputed")
+			}
+		})
+	}
+	if err := withBound(modelFile(t)).Write(&bytes.Buffer{}); err != nil {
+		t.Errorf("the unedited file with a bound: %v", err)
+	}
+}
