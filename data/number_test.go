@@ -2,6 +2,7 @@ package data
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -62,5 +63,42 @@ func TestSpacedLevelRefused(t *testing.T) {
 	opts := EncodeOptions{Levels: map[string][]string{"sex": {"f", "m"}, "y": {"no", "yes\t"}}}
 	if _, err := NewPublicEncoder(schema, opts); err == nil || !strings.Contains(err.Error(), `list "yes"`) {
 		t.Errorf("class \"yes\\t\": %v", err)
+	}
+}
+
+// Training reads the cells of both paths alike too: a file with spaces
+// around its cells (and CRLF line ends) encodes to the same matrix through
+// EncodeCSV as through ReadCSV + Transform, and a hex float is refused by
+// both.
+func TestEncodeCSVTrimsAsTransform(t *testing.T) {
+	schema, opts := streamSchema()
+	enc, err := NewPublicEncoder(schema, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := "age,region,note,income,y\r\n 30 ,north ,a, 12.5,yes \r\n40,\tsouth,b,7e2 ,no\r\n"
+	df, err := ReadCSV(strings.NewReader(text), CSVOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := enc.Transform(df)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := enc.EncodeCSV(strings.NewReader(text), CSVOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got.X, want.X) || !slices.Equal(got.Y, want.Y) {
+		t.Errorf("EncodeCSV %v %v, Transform %v %v", got.X, got.Y, want.X, want.Y)
+	}
+	hex := strings.Replace(text, "7e2", "0x1p9", 1)
+	if _, err := enc.EncodeCSV(strings.NewReader(hex), CSVOptions{}); err == nil {
+		t.Error("EncodeCSV read a hex float")
+	}
+	if df, err := ReadCSV(strings.NewReader(hex), CSVOptions{}); err == nil {
+		if _, err := enc.Transform(df); err == nil {
+			t.Error("Transform read a hex float")
+		}
 	}
 }
