@@ -82,7 +82,9 @@ type TrainOptions struct {
 	// ε (short of grids of thousands of orders, which spend the work budget:
 	// docs/accounting.md); the large ones make small targets reachable: at δ = 1e-5 the
 	// conversion alone costs ε ≈ 0.10 at order 63, ≈ 0.004 at 1024. Pass
-	// accounting.DefaultOrders() to account exactly as Opacus does.
+	// accounting.DefaultOrders() to account exactly as Opacus does. At
+	// most release.MaxOrders orders (a model file's certificate holds no
+	// more).
 	Orders []float64
 	// Progress, if set, is called after every step with the steps done and
 	// the total.
@@ -262,6 +264,9 @@ func (opts TrainOptions) withDefaults(schema data.Schema) (TrainOptions, error) 
 		o.Orders = accounting.OrdersDPAccounting()
 	} else if err := accounting.ValidateOrders(o.Orders); err != nil {
 		return o, fmt.Errorf("Orders: %w", err)
+	} else if len(o.Orders) > release.MaxOrders {
+		return o, fmt.Errorf("Orders: %d RDP orders, more than release.MaxOrders = %d, which a model file's certificate may hold "+
+			"(its ε is recomposed on them when it is saved and loaded): use fewer orders", len(o.Orders), release.MaxOrders)
 	}
 	if o.Hidden < 0 {
 		return o, fmt.Errorf("Hidden %d: want ≥ 0 (0: 32 hidden units for an MLP)", o.Hidden)

@@ -556,6 +556,14 @@ func TestTrainCSVChecksBeforeReading(t *testing.T) {
 		{"huge MLP", schema, func(o *TrainOptions) { o.Model, o.Hidden = release.KindMLP, 1_000_000_000 }, "MaxTrainParams"},
 		{"unreachable ε", schema, func(o *TrainOptions) { o.Epsilon, o.Orders = 0.05, accounting.DefaultOrders() }, "calibrating the noise"},
 		{"a name JSON cannot hold", badName, func(*TrainOptions) {}, "not valid UTF-8"},
+		// A grid the certificate check cannot recompose (more than
+		// release.MaxOrders orders): the model could not be saved.
+		{"too many orders", schema, func(o *TrainOptions) {
+			o.Orders = make([]float64, release.MaxOrders+1)
+			for i := range o.Orders {
+				o.Orders[i] = 2 + float64(i)/100
+			}
+		}, "MaxOrders"},
 	} {
 		o := trainOpts()
 		c.edit(&o)

@@ -100,9 +100,11 @@ func (c *Certificate) checkBounds(enc *data.Encoder) error {
 	return nil
 }
 
-// maxCheckOrders caps the order grid of a certificate (every built-in grid
-// has fewer than 300 orders): checkEpsilon evaluates the RDP at each.
-const maxCheckOrders = 10_000
+// MaxOrders caps the order grid of a certificate (every built-in grid
+// has fewer than 300 orders): checkEpsilon evaluates the RDP at each, so a
+// file with more is refused (dpnb.Train refuses such a grid before
+// training).
+const MaxOrders = 10_000
 
 // checkEpsilon recomposes the loss of the training the certificate states
 // — Poisson sampling at rate q, multiplier z, T steps — on a ledger of its
@@ -132,8 +134,8 @@ func (c *Certificate) checkEpsilon() error {
 // trainingEpsilon is the ε at the certificate's δ of its training steps
 // alone, composed as New composed them.
 func (c *Certificate) trainingEpsilon() (float64, error) {
-	if n := len(c.Accounting.Orders); n > maxCheckOrders {
-		return 0, fmt.Errorf("%d RDP orders, more than %d", n, maxCheckOrders)
+	if n := len(c.Accounting.Orders); n > MaxOrders {
+		return 0, fmt.Errorf("%d RDP orders, more than %d", n, MaxOrders)
 	}
 	rel, err := accounting.ParseRelation(c.Relation)
 	if err != nil {
