@@ -79,6 +79,7 @@ func runCertificate(args []string, stdout, stderr io.Writer) int {
 }
 
 const predictUsage = `usage: featuredp predict --model MODEL.json --csv FILE [--out FILE] [--force] [--trim-space]
+                         [--max-line-bytes N]
 
 Applies a model file to every row of a CSV (header row) and writes one row
 per input row: a "prediction" column and, for a classifier, one probability
@@ -89,7 +90,8 @@ or non-numeric value or a category outside the model's public levels is an
 error naming the column and the line. The rows are streamed (4096 at a
 time, fewer for a model wider than 4096 encoded columns and classes, so
 that a chunk holds at most 2^24 values: no size cap, memory independent
-of the file's length and bounded whatever the model's width). Without --out
+of the file's length and bounded whatever the model's width; one line
+may hold at most --max-line-bytes, 4 MiB by default). Without --out
 they go to stdout a chunk at a time (after an error, the complete chunks
 before it have been written — rows of the chunk that holds the bad row are
 not — and the exit status is 2); --out is written only
@@ -106,6 +108,7 @@ func runPredict(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("out", "", "write the predictions to `FILE` instead of stdout")
 	force := fs.Bool("force", false, "let --out replace an existing file")
 	trim := fs.Bool("trim-space", false, trimSpaceUsage)
+	maxLine := fs.Int64("max-line-bytes", data.DefaultMaxLineBytes, maxLineUsage)
 	if code, done := parseFlags(fs, args, predictUsage, stdout, stderr); done {
 		return code
 	}
@@ -117,7 +120,12 @@ func runPredict(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "featuredp predict: --model and --csv are required")
 		return 2
 	}
-	if err := predict(*model, *in, *out, *force, data.CSVOptions{MaxBytes: -1, TrimSpace: *trim}, stdout); err != nil {
+	csvOpts, err := streamOptions(*trim, *maxLine)
+	if err != nil {
+		fmt.Fprintf(stderr, "featuredp predict: %v\n", err)
+		return 2
+	}
+	if err := predict(*model, *in, *out, *force, csvOpts, stdout); err != nil {
 		fmt.Fprintf(stderr, "featuredp predict: %v\n", err)
 		return 2
 	}
@@ -222,6 +230,10 @@ func streamPredictions(w io.Writer, f *release.File, in io.Reader, csvPath strin
 		return nil
 	case err == writeErr:
 		return fmt.Errorf("writing the predictions: %w", err)
+	}
+	var ce *data.CapError
+	if errors.As(err, &ce) {
+		return csvError(csvPath, err)
 	}
 	return fmt.Errorf("--csv %s: %s", csvPath, libraryFlags.Replace(err.Error()))
 }

@@ -30,6 +30,7 @@ const trainUsage = `usage: featuredp train --csv FILE --label COL --sensitive CO
                        --bounds COL=LO:HI,... --levels COL=A|B|...
                        [--sample-rate Q] [--epochs E] [--clip C] [--lr LR] [--hidden H] [--ball COL=P,...] [--rows N]
                        [--orders GRID] [--reproducible --seed S] --out MODEL.json [--force] [--trim-space]
+                       [--max-line-bytes N]
 
 Trains a model for release: feature DP's Algorithm 1 (the default when there
 are public columns) or DP-SGD, with Poisson sampling, per-example clipping
@@ -46,7 +47,7 @@ public bounds and scaled to [0, 1] for training; predict gives values in
 its units. The file is streamed
 into the design matrix (no size cap: memory is about three times the
 encoded matrix, plus at most 128 MiB reserved ahead from the file's
-size). Defaults are constants, not
+size; one line may hold at most --max-line-bytes, 4 MiB by default). Defaults are constants, not
 functions of the data: q = 0.01, 5 epochs (T = 500 steps), C = 1, lr = 0.5
 (1/(2B) for a linear regression, B = features + 1, which bounds the squared
 norm of an encoded row — under feature DP it must stay below 1/B, as larger
@@ -74,6 +75,7 @@ type trainFlags struct {
 	bounds                             boundsList
 	eps, delta, rate, epochs, clip, lr float64
 	hidden, rows                       int
+	maxLine                            int64
 	reproducible, force, trimSpace     bool
 	seed                               uint64
 	flagOf                             map[string]string // column → its role flag (set by check)
@@ -106,7 +108,20 @@ func newTrainFlags(fs *flag.FlagSet) *trainFlags {
 	fs.StringVar(&f.out, "out", "", "the model `FILE` to write (required)")
 	fs.BoolVar(&f.force, "force", false, "let --out replace an existing file")
 	fs.BoolVar(&f.trimSpace, "trim-space", false, trimSpaceUsage)
+	fs.Int64Var(&f.maxLine, "max-line-bytes", data.DefaultMaxLineBytes, maxLineUsage)
 	return f
+}
+
+// maxLineUsage is the help of train's and predict's --max-line-bytes.
+const maxLineUsage = "reading cap: bytes of one line of --csv (-1: none)"
+
+// streamOptions are the CSV options of train and predict: no cap on the
+// file's size (it is streamed), maxLine on a line's.
+func streamOptions(trimSpace bool, maxLine int64) (data.CSVOptions, error) {
+	if maxLine == 0 || maxLine < -1 {
+		return data.CSVOptions{}, fmt.Errorf("--max-line-bytes %d: want a cap ≥ 1, or -1 for none", maxLine)
+	}
+	return data.CSVOptions{MaxBytes: -1, MaxLineBytes: maxLine, TrimSpace: trimSpace}, nil
 }
 
 func runTrain(args []string, stdout, stderr io.Writer) int {
@@ -134,13 +149,17 @@ func (f *trainFlags) run(stderr io.Writer) (*release.File, error) {
 	if err := f.check(); err != nil {
 		return nil, err
 	}
+	csvOpts, err := streamOptions(f.trimSpace, f.maxLine)
+	if err != nil {
+		return nil, err
+	}
 	if err := checkOutFile(f.out, f.force); err != nil {
 		return nil, err
 	}
 	if err := checkOutNotInput(f.out, [2]string{"--csv", f.csv}); err != nil {
 		return nil, err
 	}
-	header, err := readHeader(f.csv, f.trimSpace)
+	header, err := readHeader(f.csv, csvOpts)
 	if err != nil {
 		return nil, err
 	}
@@ -160,8 +179,12 @@ func (f *trainFlags) run(stderr io.Writer) (*release.File, error) {
 	bar := newProgressBar(stderr, "train")
 	bar.unit = "steps"
 	to.Progress = bar.update
-	file, err := dpnb.TrainCSV(context.Background(), fh, schema, to, data.CSVOptions{MaxBytes: -1, TrimSpace: f.trimSpace})
+	file, err := dpnb.TrainCSV(context.Background(), fh, schema, to, csvOpts)
 	bar.finish(err == nil)
+	var ce *data.CapError
+	if errors.As(err, &ce) {
+		return nil, csvError(f.csv, err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("training on --csv %s: %w", f.csv, err)
 	}
@@ -175,7 +198,7 @@ func (f *trainFlags) run(stderr io.Writer) (*release.File, error) {
 }
 
 // readHeader returns the column names of the CSV file at path.
-func readHeader(path string, trimSpace bool) ([]string, error) {
+func readHeader(path string, opts data.CSVOptions) ([]string, error) {
 	// Stat before opening: opening a named pipe without a writer blocks.
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		return nil, fmt.Errorf("--csv %s is a directory: give a CSV file", path)
@@ -187,9 +210,9 @@ func readHeader(path string, trimSpace bool) ([]string, error) {
 		return nil, fmt.Errorf("--csv: %w", err)
 	}
 	defer fh.Close()
-	h, err := data.CSVHeader(fh, data.CSVOptions{MaxBytes: -1, TrimSpace: trimSpace})
+	h, err := data.CSVHeader(fh, opts)
 	if err != nil {
-		return nil, fmt.Errorf("--csv %s: %w", path, err)
+		return nil, csvError(path, err)
 	}
 	return h, nil
 }
