@@ -16,7 +16,7 @@ import (
 )
 
 // Write creates path with the bytes write produces, with mode 0644 less the
-// umask. The content is written to a temporary file beside path (removed
+// umask (a regular file it replaces keeps its own permissions). The content is written to a temporary file beside path (removed
 // on any failure) and moved into place only when write and the close
 // succeeded, so a failed write leaves nothing behind. Without overwrite the move is a hard link, which fails if
 // path exists however recently it appeared (a dangling symbolic link
@@ -44,7 +44,11 @@ func Write(path string, overwrite bool, write func(io.Writer) error) error {
 	case err == nil && !fi.Mode().IsRegular():
 		return writeInto(path, write)
 	}
-	tmp, err := writeTemp(path, write)
+	var like fs.FileInfo
+	if err == nil { // a regular file, replaced: its permissions are kept
+		like = fi
+	}
+	tmp, err := writeTemp(path, like, write)
 	if err != nil {
 		return err
 	}
@@ -53,13 +57,21 @@ func Write(path string, overwrite bool, write func(io.Writer) error) error {
 }
 
 // writeTemp writes a new temporary file beside path with write and returns
-// its name; on any failure it removes the file.
-func writeTemp(path string, write func(io.Writer) error) (string, error) {
+// its name; on any failure it removes the file. With like (the file it will
+// replace) the temporary file takes like's permissions before anything is
+// written into it, so that a 0600 file stays 0600 and its new content is
+// never more open than the old.
+func writeTemp(path string, like fs.FileInfo, write func(io.Writer) error) (string, error) {
 	tmp, err := createTemp(path)
 	if err != nil {
 		return "", err
 	}
-	err = write(tmp)
+	if like != nil {
+		err = tmp.Chmod(like.Mode().Perm())
+	}
+	if err == nil {
+		err = write(tmp)
+	}
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
@@ -84,16 +96,15 @@ func Replace(path string, write func(io.Writer) error) error {
 	if err == nil && !fi.Mode().IsRegular() {
 		return fmt.Errorf("%s is not a regular file (mode %v): %w; remove it and run again", path, fi.Mode(), ErrNotRegular)
 	}
-	tmp, err := writeTemp(path, write)
+	var like fs.FileInfo
+	if err == nil { // keep the replaced file's permissions (a 0600 file stays 0600)
+		like = fi
+	}
+	tmp, err := writeTemp(path, like, write)
 	if err != nil {
 		return err
 	}
 	defer os.Remove(tmp)
-	if fi != nil { // keep the replaced file's permissions (a 0600 file stays 0600)
-		if err := os.Chmod(tmp, fi.Mode().Perm()); err != nil {
-			return err
-		}
-	}
 	return os.Rename(tmp, path)
 }
 

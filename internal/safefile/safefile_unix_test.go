@@ -4,6 +4,7 @@ package safefile
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -88,5 +89,45 @@ func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Write asked to overwrite a file keeps its permissions, as Replace does:
+// a 0600 file of predictions (of private rows) or a model stays 0600
+// instead of becoming 0644, and so does the file a symbolic link names;
+// the temporary file is never more open than the file it replaces.
+func TestWriteKeepsPermissions(t *testing.T) {
+	dir := t.TempDir()
+	user, link := filepath.Join(dir, "pred.csv"), filepath.Join(dir, "link.csv")
+	if err := os.WriteFile(user, []byte("old"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(user, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(user, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{user, link} {
+		var during os.FileMode
+		err := Write(p, true, func(w io.Writer) error {
+			if f, ok := w.(*os.File); ok {
+				if st, err := f.Stat(); err == nil {
+					during = st.Mode().Perm()
+				}
+			}
+			_, err := io.WriteString(w, "new")
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := os.Stat(user)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Mode().Perm() != 0o600 || during&^0o600 != 0 {
+			t.Errorf("over %s: mode %v after, %v while writing; want 0600", filepath.Base(p), st.Mode().Perm(), during)
+		}
 	}
 }
