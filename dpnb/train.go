@@ -441,6 +441,12 @@ func (o *TrainOptions) pickModel(schema data.Schema) error {
 	return nil
 }
 
+// FloatingPointNote is the note every release certificate carries: what
+// its ε does not cover (docs/accounting.md, "Threat model and guarantees").
+const FloatingPointNote = "the ε is proven for the Gaussian mechanism on real numbers: the parameters are float64 functions of " +
+	"continuous Gaussian noise, so floating-point effects on their low-order bits are not covered " +
+	"(docs/accounting.md, \"Threat model and guarantees\")"
+
 // trainRun is one calibrated private training.
 type trainRun struct {
 	method fdp.Method
@@ -560,6 +566,7 @@ func (r *trainRun) certificate(res *mechanisms.Result, enc *data.Encoder, o Trai
 	if o.Notion == release.DP {
 		spec.Notes = append(spec.Notes, "record-level DP: every column of a record, the label included, is protected")
 	}
+	spec.Notes = append(spec.Notes, FloatingPointNote)
 	c, err := release.New(l, o.Delta, accounting.DefaultConversion, spec)
 	if err != nil {
 		return nil, err

@@ -599,3 +599,24 @@ func TestTrainSensitiveZScoreRegression(t *testing.T) {
 		}
 	}
 }
+
+// Every certificate says what its ε does not cover: the parameters are
+// float64 sums of continuous Gaussian noise, whose guarantee is proven on
+// real numbers (docs/accounting.md, "Threat model and guarantees"), so a
+// reader of the certificate alone does not take the ε for a
+// floating-point-safe one; under both notions and in both modes.
+func TestTrainCertificateFloatingPointNote(t *testing.T) {
+	df, schema := corrdpUserFrame(400)
+	for _, notion := range []release.Notion{release.FeatureDP, release.DP} {
+		o := trainOpts()
+		o.Notion, o.Rows = notion, 400
+		f, err := Train(context.Background(), df, schema, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		md := f.Certificate.Markdown()
+		if !strings.Contains(md, "floating-point") || !strings.Contains(md, "docs/accounting.md") {
+			t.Errorf("%s: the certificate does not say what its ε leaves out:\n%s", notion, md)
+		}
+	}
+}
