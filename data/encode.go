@@ -497,7 +497,11 @@ func (e *Encoder) fillX(df dataframe.DataFrame, out *Encoded) error {
 			return fmt.Errorf("data: Transform: %w", err)
 		}
 		for i, v := range vals {
-			out.X[i*out.D+j] = fe.scale(v)
+			x, err := fe.scaleFinite(v)
+			if err != nil {
+				return fmt.Errorf("data: Transform: column %q, row %d: %w", fe.Column.Name, i, err)
+			}
+			out.X[i*out.D+j] = x
 		}
 		j++
 	}
@@ -589,6 +593,22 @@ func (e *Encoder) labelScale(y float64) float64 {
 		y = min(max(y, e.LabelShift), e.LabelShift+e.LabelDiv)
 	}
 	return (y - e.LabelShift) / e.LabelDiv
+}
+
+// ErrScaledOverflow is wrapped by the error for a value whose scaled
+// encoding is not finite: far outside a ZScore feature's public moments
+// (or, unscaled, near ±MaxFloat64).
+var ErrScaledOverflow = errors.New("scaled value not finite")
+
+// scaleFinite is scale, refusing a result that overflows float64 (a
+// MinMax-clipped value never does).
+func (fe FeatureEncoding) scaleFinite(v float64) (float64, error) {
+	x := fe.scale(v)
+	if !valid.Finite(x) {
+		return 0, fmt.Errorf("%v scales to %v (%v scaling, mean %v, sd %v): %w; give MinMax bounds that clip it, or map the value first",
+			v, x, fe.Scale, fe.Mean, fe.SD, ErrScaledOverflow)
+	}
+	return x, nil
 }
 
 // scale applies the fitted scaling to one value.

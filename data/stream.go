@@ -381,7 +381,9 @@ func (rs *rowScanner) row(rec []string, line int, out *Encoded) error {
 		if err != nil {
 			return fmt.Errorf("data: %s: column %q, line %d: %q is not a finite number: %w", rs.fn, fe.Column.Name, line, v, ErrNotNumeric)
 		}
-		x[j] = fe.scale(num)
+		if x[j], err = fe.scaleFinite(num); err != nil {
+			return fmt.Errorf("data: %s: column %q, line %d: %w", rs.fn, fe.Column.Name, line, err)
+		}
 		j++
 	}
 	if rs.e.Options.Intercept {

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/featuredp/featuredp/data"
+	"github.com/featuredp/featuredp/internal/valid"
 	"github.com/go-gota/gota/dataframe"
 )
 
@@ -59,7 +60,11 @@ func (f *File) Predict(df dataframe.DataFrame) (*Predictions, error) {
 	if err != nil {
 		return nil, fmt.Errorf("release: Predict: %w", err)
 	}
-	return f.run(p, enc), nil
+	out, err := f.run(p, enc, func(i int) string { return fmt.Sprintf("row %d (0-based)", i) })
+	if err != nil {
+		return nil, fmt.Errorf("release: Predict: %w", err)
+	}
+	return out, nil
 }
 
 // PredictChunkRows is the most rows PredictCSV encodes and predicts at a
@@ -113,9 +118,14 @@ func (f *File) PredictCSV(r io.Reader, opts data.CSVOptions, fn func(*Prediction
 		return err
 	}
 	var fnErr error
-	rows := chunkRows(f.Encoder.Width(), p.outputs)
+	rows, done := chunkRows(f.Encoder.Width(), p.outputs), 0
 	err = featuresOnly(f.Encoder).EncodeCSVChunks(r, opts, rows, func(enc *data.Encoded) error {
-		fnErr = fn(f.run(p, enc))
+		out, err := f.run(p, enc, func(i int) string { return fmt.Sprintf("data row %d (1-based, the header not counted)", done+i+1) })
+		done += enc.N
+		if err != nil {
+			return err
+		}
+		fnErr = fn(out)
 		return fnErr
 	})
 	if err != nil && fnErr == nil {
@@ -133,8 +143,15 @@ func featuresOnly(e *data.Encoder) *data.Encoder {
 	return &c
 }
 
-// run evaluates the model on every encoded row.
-func (f *File) run(p *predictor, enc *data.Encoded) *Predictions {
+// ErrNonFinite is wrapped by the error of Predict and PredictCSV for a row
+// whose model output is not finite (a feature value so far outside its
+// public scaling that the model's arithmetic overflows).
+var ErrNonFinite = errors.New("model output not finite")
+
+// run evaluates the model on every encoded row; a row whose output is not
+// finite (named by rowName) is an error, never NaN probabilities with a
+// class.
+func (f *File) run(p *predictor, enc *data.Encoded, rowName func(int) string) (*Predictions, error) {
 	out := &Predictions{}
 	classify := f.Encoder.Schema.Task == data.Classification
 	if classify {
@@ -150,6 +167,10 @@ func (f *File) run(p *predictor, enc *data.Encoded) *Predictions {
 	for i := range enc.N {
 		y := vals[i*k : (i+1)*k : (i+1)*k]
 		p.predict(enc.X[i*enc.D:(i+1)*enc.D], y)
+		if valid.FirstNonFinite(y) >= 0 {
+			return nil, fmt.Errorf("%s: the model's output %v is not finite: %w (a feature value far outside its public scaling; clip it to public bounds first)",
+				rowName(i), y, ErrNonFinite)
+		}
 		if !classify {
 			// Back to the label's units (a public LabelBounds scaling).
 			out.Value = append(out.Value, y[0]*f.Encoder.LabelDiv+f.Encoder.LabelShift)
@@ -164,5 +185,5 @@ func (f *File) run(p *predictor, enc *data.Encoded) *Predictions {
 		}
 		out.Class = append(out.Class, out.Classes[best])
 	}
-	return out
+	return out, nil
 }
