@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/featuredp/featuredp/accounting"
 	"github.com/featuredp/featuredp/data"
 )
 
@@ -52,5 +53,26 @@ func TestPredictOverflowingModel(t *testing.T) {
 	err = f.PredictCSV(strings.NewReader("sex,age\nf,0\nm,1.7e308\n"), data.CSVOptions{}, func(*Predictions) error { return nil })
 	if !errors.Is(err, ErrNonFinite) || !strings.Contains(err.Error(), "data row 2") {
 		t.Errorf("PredictCSV: %v, want ErrNonFinite naming data row 2", err)
+	}
+}
+
+// A regression value brought back to the label's units can overflow too
+// (a prediction of 2.5 on public label bounds [0, 1e308] is +Inf): an
+// error naming the row, not +Inf as the value.
+func TestPredictOverflowingRegression(t *testing.T) {
+	s := schema()
+	s.Task = data.Regression
+	s.Columns[2] = data.Column{Name: "y", Role: data.Label, Kind: data.Continuous}
+	enc, err := data.NewPublicEncoder(s, data.EncodeOptions{Scale: data.MinMax, Bounds: map[string]data.Range{"age": {Lo: 0, Hi: 100}},
+		LabelBounds: &data.Range{Lo: 0, Hi: 1e308}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &File{Format: FileFormat, Version: FileVersion, Encoder: enc,
+		Model:       ModelSpec{Kind: KindLinear, Features: 3, Intercept: true, Theta: []float64{0, 0, 2, 0.5}},
+		Certificate: certificate(t, FeatureDP, accounting.RelationFeatureSimulator, true)}
+	p, err := f.Predict(frame([]string{"f", "m"}, []float64{0, 100}, nil))
+	if !errors.Is(err, ErrNonFinite) || !strings.Contains(err.Error(), "row 1 (0-based)") {
+		t.Errorf("Predict: %v, want ErrNonFinite naming row 1 (got %+v)", err, p)
 	}
 }

@@ -167,13 +167,16 @@ func (f *File) run(p *predictor, enc *data.Encoded, rowName func(int) string) (*
 	for i := range enc.N {
 		y := vals[i*k : (i+1)*k : (i+1)*k]
 		p.predict(enc.X[i*enc.D:(i+1)*enc.D], y)
+		if !classify {
+			// Back to the label's units (a public LabelBounds scaling).
+			y[0] = y[0]*f.Encoder.LabelDiv + f.Encoder.LabelShift
+		}
 		if valid.FirstNonFinite(y) >= 0 {
 			return nil, fmt.Errorf("%s: the model's output %v is not finite: %w (a feature value far outside its public scaling; clip it to public bounds first)",
 				rowName(i), y, ErrNonFinite)
 		}
 		if !classify {
-			// Back to the label's units (a public LabelBounds scaling).
-			out.Value = append(out.Value, y[0]*f.Encoder.LabelDiv+f.Encoder.LabelShift)
+			out.Value = append(out.Value, y[0])
 			continue
 		}
 		out.Probs = append(out.Probs, y)
