@@ -1,6 +1,7 @@
 package release
 
 import (
+	"encoding/csv"
 	"fmt"
 	"reflect"
 	"strings"
@@ -66,4 +67,26 @@ func TestPredictPathsAgree(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzPredictPaths checks the rule of TestPredictPathsAgree on any two
+// cells: the DataFrame path and the streaming path both refuse them or
+// both predict the same.
+func FuzzPredictPaths(f *testing.F) {
+	for _, c := range [][2]string{{"f", "40"}, {" m ", " 40"}, {"m", "0x1p3"}, {"NA", "4_0"}, {"f", "Infinity"}, {"?", ""}, {"m", "1e400"}} {
+		f.Add(c[0], c[1], false)
+	}
+	file := modelFile(f)
+	f.Fuzz(func(t *testing.T, sex, age string, trim bool) {
+		var b strings.Builder
+		w := csv.NewWriter(&b)
+		w.WriteAll([][]string{{"sex", "age"}, {sex, age}, {"f", "60"}})
+		df, stream, dfErr, streamErr := predictBoth(file, b.String(), data.CSVOptions{TrimSpace: trim})
+		if (dfErr != nil) != (streamErr != nil) {
+			t.Fatalf("sex %q age %q: DataFrame path %v, streaming path %v", sex, age, dfErr, streamErr)
+		}
+		if dfErr == nil && !reflect.DeepEqual(df, stream) {
+			t.Fatalf("sex %q age %q: DataFrame %+v, stream %+v", sex, age, df, stream)
+		}
+	})
 }
