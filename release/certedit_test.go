@@ -64,3 +64,34 @@ func TestCertificateEditsRefused(t *testing.T) {
 		t.Errorf("the unedited file with a bound: %v", err)
 	}
 }
+
+// The accounting block of a certificate is what its ledger reported: an
+// edited route, order, ledger entry, accountant or row-count note (the
+// checksum recomputed) is refused, since the ledger of a release's
+// training — recomposed from q, z and T — gives them back.
+func TestCertificateAccountingEditsRefused(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		edit func(*Certificate)
+	}{
+		{"route", func(c *Certificate) { c.Accounting.Route = "pure" }},
+		{"order", func(c *Certificate) { c.Accounting.Order = 64 }},
+		{"entry value lowered", func(c *Certificate) { c.Accounting.Entries[0].Value /= 10 }},
+		{"entry relation", func(c *Certificate) { c.Accounting.Entries[0].Relation = "add-remove" }},
+		{"entries dropped", func(c *Certificate) { c.Accounting.Entries = nil }},
+		{"entry added", func(c *Certificate) { c.Accounting.Entries = append(c.Accounting.Entries, c.Accounting.Entries[0]) }},
+		{"accountant", func(c *Certificate) { c.Accounting.Accountant = "audited by hand" }},
+		{"row count note", func(c *Certificate) { c.RowCount = "recorded: 4,812 rows" }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := modelFile(t)
+			c.edit(f.Certificate)
+			if err := f.Write(&bytes.Buffer{}); err == nil {
+				t.Error("Write accepted the edited accounting")
+			}
+			if _, err := Read(bytes.NewReader(writeUnchecked(t, f))); err == nil {
+				t.Error("Read accepted the edited accounting with its checksum recomputed")
+			}
+		})
+	}
+}

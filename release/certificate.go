@@ -185,10 +185,13 @@ func (s Spec) check(rel accounting.Relation) error {
 	return nil
 }
 
+// accountantName names the accountant of every certificate.
+const accountantName = "accounting.Ledger (composition of every released loss; docs/accounting.md)"
+
 // accountingOf lists the ledger's route, conversion and entries.
 func accountingOf(l *accounting.Ledger, rep *accounting.LedgerReport, conv accounting.Conversion) Accounting {
 	a := Accounting{
-		Accountant: "accounting.Ledger (composition of every released loss; docs/accounting.md)",
+		Accountant: accountantName,
 		Route:      string(rep.Route), Order: rep.Order, Conversion: conv.String(),
 		Orders: slices.Clone(l.Orders()), Notes: slices.Clone(rep.Notes),
 	}

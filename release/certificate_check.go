@@ -120,51 +120,93 @@ func (c *Certificate) checkEpsilon() error {
 		return fmt.Errorf("release: the certificate states training with %q sampling, %d steps and noise multiplier %v: a release "+
 			"is Poisson-subsampled Gaussian steps (T ≥ 1, z > 0), whose ε is recomposed here; edited or damaged: %w", t.Sampling, t.Steps, t.NoiseMultiplier, ErrFormat)
 	}
-	want, err := c.trainingEpsilon()
+	rep, led, err := c.trainingReport()
 	if err != nil {
 		return fmt.Errorf("release: the certificate's training (q = %v, z = %v, T = %d) does not compose: %w (%w)", t.SampleRate, t.NoiseMultiplier, t.Steps, err, ErrFormat)
 	}
+	want := rep.Epsilon
 	if !(c.Epsilon >= want*(1-1e-9)) {
 		return fmt.Errorf("release: the certificate states ε = %v, but its training (q = %v, z = %v, T = %d) composes to ε = %v on its ledger: edited or damaged: %w",
 			c.Epsilon, t.SampleRate, t.NoiseMultiplier, t.Steps, want, ErrFormat)
 	}
+	return c.checkAccounting(rep, led)
+}
+
+// checkAccounting verifies the accounting block against rep, the report
+// of the ledger of the certificate's training alone (led): the accountant
+// and the row-count note are the ones New writes, the ledger entries are
+// stated under the certificate's relation, and — when the certificate's ε
+// is that ledger's, as for every dpnb.Train release — its route, order
+// and entries are the ones that ledger reports. A certificate whose
+// ledger held more losses (a larger ε) keeps its own route and entries.
+func (c *Certificate) checkAccounting(rep *accounting.LedgerReport, led *accounting.Ledger) error {
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("release: the certificate's "+format+": edited or damaged: %w", append(a, ErrFormat)...)
+	}
+	a := c.Accounting
+	switch {
+	case a.Accountant != accountantName:
+		return bad("accountant is %q, not %q", a.Accountant, accountantName)
+	case c.RowCount != rowCountNote:
+		return bad("row-count note is %q, not the one every certificate carries", c.RowCount)
+	case len(a.Entries) == 0:
+		return bad("accounting lists no ledger entry")
+	}
+	for _, e := range a.Entries {
+		if e.Relation != c.Relation {
+			return bad("ledger entry %q is under relation %q, the certificate under %q", e.Loss, e.Relation, c.Relation)
+		}
+	}
+	if math.Abs(c.Epsilon-rep.Epsilon) > 1e-9*rep.Epsilon {
+		return nil // more losses than the training's: its own route and entries
+	}
+	want := accountingOf(led, rep, rep.Conversion)
+	if a.Route != want.Route || a.Order != want.Order || len(a.Entries) != len(want.Entries) {
+		return bad("accounting states route %s (order %v) with %d entries, its training's ledger route %s (order %v) with %d",
+			a.Route, a.Order, len(a.Entries), want.Route, want.Order, len(want.Entries))
+	}
+	for i, e := range a.Entries {
+		if w := want.Entries[i]; e.Part != w.Part || math.Abs(e.Value-w.Value) > 1e-9*math.Abs(w.Value) {
+			return bad("ledger entry %d is %s %v, its training's ledger gives %s %v", i, e.Part, e.Value, w.Part, w.Value)
+		}
+	}
 	return nil
 }
 
-// trainingEpsilon is the ε at the certificate's δ of its training steps
-// alone, composed as New composed them.
-func (c *Certificate) trainingEpsilon() (float64, error) {
+// trainingReport is the ledger report at the certificate's δ of its
+// training steps alone, composed as New composed them, and that ledger.
+func (c *Certificate) trainingReport() (*accounting.LedgerReport, *accounting.Ledger, error) {
 	if n := len(c.Accounting.Orders); n > MaxOrders {
-		return 0, fmt.Errorf("%d RDP orders, more than %d", n, MaxOrders)
+		return nil, nil, fmt.Errorf("%d RDP orders, more than %d", n, MaxOrders)
 	}
 	rel, err := accounting.ParseRelation(c.Relation)
 	if err != nil {
-		return 0, err
+		return nil, nil, err
 	}
 	conv, err := accounting.ParseConversion(c.Accounting.Conversion)
 	if err != nil {
-		return 0, err
+		return nil, nil, err
 	}
 	t := c.Training
 	loss, err := accounting.SubsampledGaussianLoss(accounting.Phase{SampleRate: t.SampleRate, NoiseMultiplier: t.NoiseMultiplier, Steps: t.Steps})
 	if err != nil {
-		return 0, err
+		return nil, nil, err
 	}
 	if loss, err = loss.ChangeRelation(rel); err != nil {
-		return 0, err
+		return nil, nil, err
 	}
 	led, err := accounting.NewLedger(rel, c.Accounting.Orders)
 	if err != nil {
-		return 0, err
+		return nil, nil, err
 	}
 	if err := led.Add(loss); err != nil {
-		return 0, err
+		return nil, nil, err
 	}
 	rep, err := led.Epsilon(c.Delta, conv)
 	if err != nil {
-		return 0, err
+		return nil, nil, err
 	}
-	return rep.Epsilon, nil
+	return rep, led, nil
 }
 
 // expectedColumns splits enc's features into the protected and public
