@@ -37,7 +37,9 @@ const (
 
 // Training describes the private training run that the ledger accounts
 // for: Poisson sampling at SampleRate, Steps noisy steps with Gaussian noise
-// NoiseMultiplier·ClipNorm on the sum of clipped per-example gradients.
+// NoiseMultiplier·ClipNorm on the sum of clipped per-example gradients. A
+// model file's certificate must state exactly that (Sampling "Poisson",
+// Steps ≥ 1, NoiseMultiplier > 0): File.Validate recomposes its ε from them.
 type Training struct {
 	Model           string  `json:"model"`
 	Sampling        string  `json:"sampling"`
