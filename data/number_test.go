@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/go-gota/gota/series"
 )
 
 // ParseNumber reads a plain decimal, spaces around it trimmed, and refuses
@@ -99,6 +101,32 @@ func TestEncodeCSVTrimsAsTransform(t *testing.T) {
 	if df, err := ReadCSV(strings.NewReader(hex), CSVOptions{}); err == nil {
 		if _, err := enc.Transform(df); err == nil {
 			t.Error("Transform read a hex float")
+		}
+	}
+}
+
+// EncodeCSV (and so TrainCSV, PredictCSV) reads the header row by name and
+// cannot apply NoHeader, Names or Types: given, they are an error naming
+// them, not silently ignored (Names: ["income", …] over a header "age,…"
+// would otherwise read the header's columns, not the ones the caller
+// named).
+func TestEncodeCSVRefusesHeaderOptions(t *testing.T) {
+	schema, opts := streamSchema()
+	enc, err := NewPublicEncoder(schema, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := streamCSV(5)
+	for name, o := range map[string]CSVOptions{
+		"NoHeader": {NoHeader: true},
+		"Names":    {Names: []string{"income", "region", "note", "age", "y"}},
+		"Types":    {Types: map[string]series.Type{"age": series.Float}},
+	} {
+		if _, err := enc.EncodeCSV(strings.NewReader(text), o); err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("%s: %v, want an error naming it", name, err)
+		}
+		if err := enc.EncodeCSVChunks(strings.NewReader(text), o, 2, func(*Encoded) error { return nil }); err == nil {
+			t.Errorf("%s: EncodeCSVChunks accepted it", name)
 		}
 	}
 }

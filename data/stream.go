@@ -80,7 +80,7 @@ func NewPublicEncoder(schema Schema, opts EncodeOptions) (*Encoder, error) {
 // for North America). opts' Comma, Comment, LazyQuotes, TrimSpace,
 // SkipLines, Missing and the MaxBytes and MaxLineBytes caps apply
 // (MaxColumns and MaxCells do not: the matrix is the memory); NoHeader,
-// Names and Types do not apply.
+// Names and Types do not apply and are an error when set.
 func (e *Encoder) EncodeCSV(r io.Reader, opts CSVOptions) (*Encoded, error) {
 	c, err := e.openCSV("EncodeCSV", r, opts)
 	if err != nil {
@@ -177,6 +177,10 @@ func (e *Encoder) openCSV(fn string, r io.Reader, opts CSVOptions) (*csvRows, er
 	}
 	if r == nil {
 		return nil, fmt.Errorf("data: %s: nil reader: %w", fn, ErrCSV)
+	}
+	if opts.NoHeader || opts.Names != nil || opts.Types != nil {
+		return nil, fmt.Errorf("data: %s: CSVOptions NoHeader, Names and Types do not apply (the columns are found by the header row's names, "+
+			"the cells read as the encoder's kinds): give a file with a header row naming the schema's columns, and leave them unset", fn)
 	}
 	maxBytes, maxLine, _, _ := opts.limits()
 	capped := &capReader{r: r, maxBytes: maxBytes, maxLn: maxLine, line: 1}
