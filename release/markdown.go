@@ -13,9 +13,9 @@ func (c *Certificate) Markdown() string {
 		return "_no certificate_\n"
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "## Privacy certificate\n\n**%s**\n\n", c.Statement)
+	fmt.Fprintf(&b, "## Privacy certificate\n\n**%s**\n\n", mdText(c.Statement))
 	fmt.Fprintf(&b, "| | |\n|---|---|\n")
-	row := func(k, v string) { fmt.Fprintf(&b, "| %s | %s |\n", k, v) }
+	row := func(k, v string) { fmt.Fprintf(&b, "| %s | %s |\n", k, mdText(v)) }
 	row("notion", string(c.Notion))
 	row("neighbouring relation", c.Relation)
 	row("protected columns", list(c.Protected))
@@ -42,21 +42,26 @@ func (c *Certificate) Markdown() string {
 	if len(a.Entries) > 0 {
 		b.WriteString("\n| ledger entry | relation | part | value |\n|---|---|---|---:|\n")
 		for _, e := range a.Entries {
-			fmt.Fprintf(&b, "| %s | %s | %s | %.6g |\n", e.Loss, e.Relation, e.Part, e.Value)
+			fmt.Fprintf(&b, "| %s | %s | %s | %.6g |\n", mdText(e.Loss), mdText(e.Relation), mdText(e.Part), e.Value)
 		}
 	}
 	if len(c.AttributeInference) > 0 {
 		b.WriteString("\n| protected column | largest prior mass (Ball) | attribute-inference bound (Thm 4) |\n|---|---:|---:|\n")
 		for _, r := range c.AttributeInference {
-			fmt.Fprintf(&b, "| %s | %.4g (%s) | %.4g |\n", r.Column, r.Ball, r.Why, r.Bound)
+			fmt.Fprintf(&b, "| %s | %.4g (%s) | %.4g |\n", mdText(r.Column), r.Ball, mdText(r.Why), r.Bound)
 		}
 	}
 	for _, n := range append(append([]string(nil), a.Notes...), c.Notes...) {
-		fmt.Fprintf(&b, "\n- %s", n)
+		fmt.Fprintf(&b, "\n- %s", mdText(n))
 	}
 	b.WriteString("\n")
 	return b.String()
 }
+
+// mdText makes text from a model file (column names, notes) safe in one
+// markdown table cell or list item: line breaks become spaces and pipes
+// are escaped, so that a name cannot add a row to the certificate.
+var mdText = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ", "|", `\|`).Replace
 
 func list(xs []string) string {
 	if len(xs) == 0 {
