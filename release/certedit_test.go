@@ -95,3 +95,26 @@ func TestCertificateAccountingEditsRefused(t *testing.T) {
 		})
 	}
 }
+
+// A model file saved again by an editor that adds a UTF-8 byte-order mark
+// (Windows Notepad) or CRLF line ends holds the same JSON: it loads, with
+// its checksum; any other change is still refused.
+func TestReadByteOrderMark(t *testing.T) {
+	var buf bytes.Buffer
+	if err := modelFile(t).Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	crlf := bytes.ReplaceAll(buf.Bytes(), []byte("\n"), []byte("\r\n"))
+	for name, b := range map[string][]byte{
+		"BOM":      append([]byte("\xef\xbb\xbf"), buf.Bytes()...),
+		"BOM+CRLF": append([]byte("\xef\xbb\xbf"), crlf...),
+	} {
+		if _, err := Read(bytes.NewReader(b)); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	twice := append([]byte("\xef\xbb\xbf\xef\xbb\xbf"), buf.Bytes()...)
+	if _, err := Read(bytes.NewReader(twice)); err == nil {
+		t.Error("two byte-order marks accepted")
+	}
+}

@@ -256,7 +256,8 @@ func (f *File) Save(path string, overwrite bool) error {
 }
 
 // Read reads a model file, verifying its format, version and checksum and
-// validating its content. It reads at most MaxFileBytes.
+// validating its content. It reads at most MaxFileBytes; a leading UTF-8
+// byte-order mark (an editor's) is ignored.
 func Read(r io.Reader) (*File, error) {
 	if r == nil {
 		return nil, errors.New("release: Read: nil reader")
@@ -268,6 +269,9 @@ func Read(r io.Reader) (*File, error) {
 	if len(b) > maxRead {
 		return nil, fmt.Errorf("release: the model file is larger than %d bytes: %w", maxRead, ErrFormat)
 	}
+	// An editor may save the file again with a UTF-8 byte-order mark; it
+	// is not content (JSON forbids it, so the checksum never covers it).
+	b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
 	var head struct {
 		Format  string `json:"format"`
 		Version int    `json:"version"`
