@@ -193,7 +193,8 @@ func init() {
 				"131 random pixels + label. %d seeds, common random numbers across methods and ε: the four ε of a seed and config are "+
 				"checkpoints (steps 22/55/154/286) of one run, bit-identical to separate runs.",
 				sz.Hidden, c.LR, c.Momentum, c.Clip, fig4Alphas, fig4Clips, sz.Pretrain, sz.PurchaseN, sz.PurchaseK,
-				map[bool]string{true: "60,000 / 10,000 images", false: fmt.Sprintf("%d / %d images", sz.FashionTrain, sz.FashionTest)}[p == experiments.Full], sz.Reps)
+				map[bool]string{true: "60,000 / 10,000 images", false: fmt.Sprintf("%d / %d images", sz.FashionTrain, sz.FashionTest)}[p == experiments.Full], sz.Reps) +
+				fig4MissingPanel()
 		},
 		Notes: "Stand-ins: the real Purchase100 cannot be downloaded here; Purchase-like is synthetic (Beta(0.5, 4) class profiles, " +
 			"600 binary features, 100 classes) and Fashion-MNIST is real data used as a tabular stand-in. The paper does not give " +
@@ -202,4 +203,15 @@ func init() {
 			"DP-SGD 9.2% / 24.6% at ε = 4 / 8; compared per dataset in notebook 22). The quick profile uses 20 classes and a " +
 			"16-unit MLP so that it runs in about a minute; the full profile uses the paper's sizes.",
 	})
+}
+
+// fig4MissingPanel says, in the figure's settings, that the Fashion-MNIST
+// panel is left out when its files are not found (the figure then has the
+// Purchase-like panel only), and how to get them.
+func fig4MissingPanel() string {
+	if fashionAvailable("") {
+		return ""
+	}
+	return " THIS RUN HAS NO FASHION-MNIST PANEL: its files were not found ($FEATUREDP_DATA, the cache, /usr/share/datasets); " +
+		"get them with `featuredp data fetch fashion-mnist` (or Debian's dataset-fashion-mnist) and run the figure again."
 }
