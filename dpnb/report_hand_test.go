@@ -220,18 +220,7 @@ func TestPrivacyReportPipelineByHand(t *testing.T) {
 // report bounds that work: beyond maxTVWork it gives every public column
 // the conservative weight TV~ = 1, says why and names the columns.
 func TestPrivacyReportTVWorkBounded(t *testing.T) {
-	const n = 3000
-	name, zip, y := make([]string, n), make([]string, n), make([]string, n)
-	for i := range n {
-		name[i], zip[i], y[i] = fmt.Sprintf("p%d", i), fmt.Sprintf("z%d", i/2), []string{"0", "1"}[i%2]
-	}
-	str := func(v []string, c string) reportseries.Series { return reportseries.New(v, reportseries.String, c) }
-	df := dataframe.New(str(name, "name"), str(zip, "zip"), str(y, "y"))
-	schema := data.Schema{Task: data.Classification, Columns: []data.Column{
-		{Name: "name", Role: data.Sensitive, Kind: data.Categorical, Levels: name},
-		{Name: "zip", Role: data.Public, Kind: data.Categorical, Levels: slices.Compact(slices.Clone(zip))},
-		{Name: "y", Role: data.Label, Kind: data.Categorical, Levels: []string{"0", "1"}},
-	}}
+	df, schema := identifierTable(3000)
 	start := time.Now()
 	r, err := PrivacyReport(context.Background(), df, schema, ReportOptions{})
 	if err != nil {
@@ -304,18 +293,7 @@ func TestPrivacyReportKeepsCallerPipeline(t *testing.T) {
 // (1,500 zip codes of two rows each) would take minutes and gigabytes, so it
 // is refused at once with an error naming the column and the fixes.
 func TestCorrDPCompareTVWorkBounded(t *testing.T) {
-	const n = 3000
-	name, zip, y := make([]string, n), make([]string, n), make([]string, n)
-	for i := range n {
-		name[i], zip[i], y[i] = fmt.Sprintf("p%d", i), fmt.Sprintf("z%d", i/2), []string{"0", "1"}[i%2]
-	}
-	str := func(v []string, c string) reportseries.Series { return reportseries.New(v, reportseries.String, c) }
-	df := dataframe.New(str(name, "name"), str(zip, "zip"), str(y, "y"))
-	schema := data.Schema{Task: data.Classification, Columns: []data.Column{
-		{Name: "name", Role: data.Sensitive, Kind: data.Categorical, Levels: name},
-		{Name: "zip", Role: data.Public, Kind: data.Categorical, Levels: slices.Compact(slices.Clone(zip))},
-		{Name: "y", Role: data.Label, Kind: data.Categorical, Levels: []string{"0", "1"}},
-	}}
+	df, schema := identifierTable(3000)
 	start := time.Now()
 	_, err := CorrDPvsSemiVsStandard(context.Background(), df, schema, CorrDPOptions{Eps: []float64{1}, Seeds: 1, Steps: 10})
 	if err == nil || !strings.Contains(err.Error(), `"zip"`) || !strings.Contains(err.Error(), "opts.TV") {
@@ -324,4 +302,21 @@ func TestCorrDPCompareTVWorkBounded(t *testing.T) {
 	if el := time.Since(start); el > 10*time.Second {
 		t.Errorf("refusing took %v", el)
 	}
+}
+
+// identifierTable is n rows of a unique sensitive "name", a public "zip"
+// shared by two rows each and a binary label: an identifier-like table
+// whose TV estimate is quadratic in the zips.
+func identifierTable(n int) (dataframe.DataFrame, data.Schema) {
+	name, zip, y := make([]string, n), make([]string, n), make([]string, n)
+	for i := range n {
+		name[i], zip[i], y[i] = fmt.Sprintf("p%d", i), fmt.Sprintf("z%d", i/2), []string{"0", "1"}[i%2]
+	}
+	str := func(v []string, c string) reportseries.Series { return reportseries.New(v, reportseries.String, c) }
+	df := dataframe.New(str(name, "name"), str(zip, "zip"), str(y, "y"))
+	return df, data.Schema{Task: data.Classification, Columns: []data.Column{
+		{Name: "name", Role: data.Sensitive, Kind: data.Categorical, Levels: name},
+		{Name: "zip", Role: data.Public, Kind: data.Categorical, Levels: slices.Compact(slices.Clone(zip))},
+		{Name: "y", Role: data.Label, Kind: data.Categorical, Levels: []string{"0", "1"}},
+	}}
 }
