@@ -139,14 +139,10 @@ func (c *corrBound) Set(v string) error {
 	return nil
 }
 
-// parseFinite parses a finite float64.
-func parseFinite(s string) (float64, error) {
-	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-	if err == nil && (math.IsInf(v, 0) || math.IsNaN(v)) {
-		err = errors.New("not finite")
-	}
-	return v, err
-}
+// parseFinite parses a finite plain decimal (data.ParseNumber: the rule of
+// a CSV cell, so a bound reads as a cell would; no hex floats, digit
+// underscores, Inf or NaN).
+func parseFinite(s string) (float64, error) { return data.ParseNumber(s) }
 
 // levelsList is the repeatable --levels flag: COL=A|B|C items, the public
 // levels of a categorical column.

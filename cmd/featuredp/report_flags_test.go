@@ -60,6 +60,8 @@ func TestPrivacyReportFlagErrors(t *testing.T) {
 		{"bounds of the label", []string{"--sensitive", "sex", "--label", "y", "--bounds", "y=0:1", "--bounds-from-data"}, "--bounds: \"y\""},
 		{"infinite bounds", []string{"--sensitive", "sex", "--label", "y", "--bounds", "age=-Inf:1"}, "finite LO < HI"},
 		{"bounds twice", []string{"--sensitive", "sex", "--label", "y", "--bounds", "age=0:1", "--bounds", "age=0:2"}, "bounds twice"},
+		{"hex bound", []string{"--sensitive", "sex", "--label", "y", "--bounds", "age=0:0x1p7"}, "finite LO < HI"},
+		{"underscore bound", []string{"--sensitive", "sex", "--label", "y", "--bounds", "age=0:1_000"}, "finite LO < HI"},
 		{"max-missing without impute", []string{"--sensitive", "sex", "--label", "y", "--max-missing", "3"}, "give --impute"},
 		{"cap 0", []string{"--sensitive", "sex", "--label", "y", "--max-bytes", "0"}, "--max-bytes 0"},
 		{"stray argument", []string{"--sensitive", "sex", "--label", "y", "extra"}, `unexpected argument "extra"`},
