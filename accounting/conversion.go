@@ -187,10 +187,9 @@ func DeltaFromRDP(orders, rdp []float64, eps float64, conv Conversion) (delta, o
 			ld = math.Inf(1)
 		case math.IsInf(a, 1):
 			if r < eps {
-				ld = math.Inf(-1)
-			} else {
-				ld = math.Inf(1)
+				return 0, a, nil // D_∞ = r(+Inf) < ε: pure DP, the smallest δ
 			}
+			ld = math.Inf(1)
 		case conv == ConversionClassic:
 			ld = (a - 1) * (r - eps)
 		default:
@@ -200,11 +199,9 @@ func DeltaFromRDP(orders, rdp []float64, eps float64, conv Conversion) (delta, o
 			best, bestOrder = ld, a
 		}
 	}
-	if math.IsInf(best, -1) {
-		return 0, bestOrder, nil // D_∞ = r(+Inf) < ε: pure DP
-	}
 	// A finite order never certifies δ = 0: an exp below the float64 range
-	// is the smallest positive δ.
+	// (log δ = −Inf included, where (α − 1)(r − ε) overflows at a huge
+	// order) is the smallest positive δ.
 	return math.Min(math.Max(math.Exp(best), math.SmallestNonzeroFloat64), 1), bestOrder, nil
 }
 

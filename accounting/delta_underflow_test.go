@@ -35,3 +35,26 @@ func TestDeltaNeverUnderflowsToZero(t *testing.T) {
 		t.Errorf("DeltaFromRDP with D_∞ = 0.5 < ε = 1: δ = %v at order %v (%v), want 0 at +Inf", d, order, err)
 	}
 }
+
+// TestDeltaLargeFiniteOrderNotZero: a finite order never certifies δ = 0,
+// even where (α − 1)(r − ε) overflows to −Inf. A Gaussian release with
+// z = 1e160 has RDP α/(2z²) = 5e-13 at α = 1e308, and at ε = 5 its log δ
+// bound −5e308 overflowed: DeltaFromRDP reported (5, 0)-DP, a pure-DP
+// statement no Gaussian release satisfies. The smallest positive δ is
+// reported instead; only an order +Inf with RDP below ε gives 0, wherever
+// it sits in the grid.
+func TestDeltaLargeFiniteOrderNotZero(t *testing.T) {
+	const a, z, eps = 1e308, 1e160, 5.0
+	r := a / (2 * z * z)
+	for _, conv := range []Conversion{ConversionImproved, ConversionClassic} {
+		d, order, err := DeltaFromRDP([]float64{2, a}, []float64{2 / (2 * z * z), r}, eps, conv)
+		if err != nil || !(d > 0) || order != a {
+			t.Errorf("%v: δ = %v at order %v (%v), want the smallest positive δ at order %v", conv, d, order, err, a)
+		}
+		// An order +Inf below ε after the overflowing finite one: pure DP.
+		d, order, err = DeltaFromRDP([]float64{a, math.Inf(1)}, []float64{r, 1}, eps, conv)
+		if err != nil || d != 0 || !math.IsInf(order, 1) {
+			t.Errorf("%v: with D_∞ = 1 < ε: δ = %v at order %v (%v), want 0 at +Inf", conv, d, order, err)
+		}
+	}
+}
