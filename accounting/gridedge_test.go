@@ -23,6 +23,11 @@ func TestGridEdgeNote(t *testing.T) {
 		{grid, 63, 0, ""},
 		{grid, 63, inf, ""},
 		{[]float64{3}, 3, 1, "only finite order"},
+		// A grid of +Inf orders only (--orders inf, a pure-DP ledger): no
+		// finite order, no edge (it used to call +Inf "the smallest order
+		// of the grid" and suggest orders closer to 1).
+		{[]float64{inf}, inf, 0.5, ""},
+		{[]float64{inf, inf}, inf, 0.5, ""},
 	} {
 		got := GridEdgeNote(tc.orders, tc.order, tc.eps)
 		if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {

@@ -113,10 +113,10 @@ func ParseOrders(s string) ([]float64, error) {
 // Gaussian release calibrated to ε = 0.11, δ = 1e-5 on OrdersOpacus,
 // z = 66.5 against 31.1 with the integer orders up to 1024 added. (Opacus'
 // RDPAccountant warns in the same case.) It returns "" for an interior
-// order and for ε = 0 or +Inf, where no order matters.
+// order, for an order +Inf, and for ε = 0 or +Inf, where no order matters.
 func GridEdgeNote(orders []float64, order, eps float64) string {
-	if len(orders) == 0 || !(eps > 0) || math.IsInf(eps, 1) || math.IsNaN(eps) {
-		return ""
+	if len(orders) == 0 || !(eps > 0) || math.IsInf(eps, 1) || math.IsNaN(eps) || math.IsInf(order, 1) {
+		return "" // +Inf orders are not an edge (nor the smallest order of a grid of +Inf only)
 	}
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, a := range orders {
