@@ -185,8 +185,11 @@ func DiscreteLaplaceRelease(rng *rand.Rand, value []float64, grid, l1Sens, eps f
 // DiscreteGaussianRelease releases value with the discrete Gaussian of
 // standard deviation sigma (original units), floating-point-safely: each
 // coordinate is rounded to the nearest multiple of grid and integer noise
-// N_Z(0, (sigma/grid)²) is added. For neighbours whose values differ by at
-// most l2Sens in ℓ2 norm it is ρ-zCDP with
+// N_Z(0, (sigma/grid)²) is added; sigma/grid must be at most 2⁴⁶, so that
+// the integer noise stays below 2⁵³ (exact in float64) except with
+// probability below exp(−2¹²), as in the Secure releases (maxGridNoise).
+// For neighbours whose values differ by at most l2Sens in ℓ2 norm it is
+// ρ-zCDP with
 //
 //	ρ = (l2Sens + grid·√d)² / (2σ²)
 //
@@ -203,8 +206,8 @@ func DiscreteGaussianRelease(rng *rand.Rand, value []float64, grid, sigma float6
 	}
 	s := sigma / grid
 	switch {
-	case s > 1<<50:
-		return nil, errors.New("mechanisms: DiscreteGaussianRelease: σ too large for the grid (use a coarser grid)")
+	case s > maxGridNoise(GaussianNoise):
+		return nil, fmt.Errorf("mechanisms: DiscreteGaussianRelease: σ/grid = %v/%v = %.3g grid steps, more than 2⁴⁶: the noise would reach 2⁵³ grid steps, where float64 rounds it (use a coarser grid, at least σ/2⁴⁶)", sigma, grid, s)
 	case s == 0:
 		return nil, fmt.Errorf("mechanisms: DiscreteGaussianRelease: σ/grid = %v/%v underflows to 0 (use a finer grid)", sigma, grid)
 	}

@@ -223,3 +223,20 @@ func TestDiscreteSamplersBadParameters(t *testing.T) {
 		}
 	}
 }
+
+// TestDiscreteGaussianReleaseNoiseBelow2p53: the noise of
+// DiscreteGaussianRelease is converted to float64 and added to the rounded
+// value, exact only while |Y| < 2⁵³ grid steps. σ/grid used to be allowed up
+// to 2⁵⁰, where |Y| ≥ 2⁵³ = 8σ has probability about 1.2·10⁻¹⁵ per
+// coordinate (the output is then no longer a function of k + Y alone, outside
+// the stated ρ-zCDP); the Secure releases bound the scale by 2⁴⁶ grid steps
+// (probability below exp(−2¹²)), and so does this one now, naming the fix.
+func TestDiscreteGaussianReleaseNoiseBelow2p53(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	if _, err := DiscreteGaussianRelease(rng, []float64{0}, 1, math.Ldexp(1, 48)); err == nil || !strings.Contains(err.Error(), "coarser grid") {
+		t.Errorf("σ/grid = 2⁴⁸: error %v, want a refusal naming a coarser grid", err)
+	}
+	if out, err := DiscreteGaussianRelease(rng, []float64{0}, 1, math.Ldexp(1, 46)); err != nil || math.Abs(out[0]) > math.Ldexp(1, 53) {
+		t.Errorf("σ/grid = 2⁴⁶: %v, %v; want a sample below 2⁵³", out, err)
+	}
+}
