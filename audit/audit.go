@@ -25,8 +25,9 @@
 // the noise of multi-step DP-SGD gave ε_lb 2.18 against its claimed 2.58
 // at 20,000 trials even with the per-step likelihood-ratio statistic (the
 // accountant's ε at δ = 1e-5 rests on events too rare for 10⁴ trials to
-// see), and half of CorrDP's σ0 gave 1.07 against 0.98 at 10⁶ (one seed
-// each, measured when the controls were chosen). ε_lb ≤ ε
+// see), and half of CorrDP's σ0, though flagged, only narrowly: 1.07
+// against 0.98 at 10⁶, too thin a margin to rely on (one
+// seed each, measured when the controls were chosen). ε_lb ≤ ε
 // is not a proof of privacy; a flagged real mechanism is a bug. With N
 // trials no ε_lb exceeds Record.MaxDetectable (no error at all on the
 // test half); an audit whose claim is at or above it cannot flag the real
