@@ -415,7 +415,8 @@ func (t *trainer) setPhases() error {
 const noteModelRowCount = "the model's per-example loss reads the data's row count n (models.RowCountReader, e.g. a ridge term (λ/n)‖w‖²), " +
 	"and n differs between add/remove neighbours (one more record changes every other record's clipped gradient): " +
 	"the phases hold under the feature-simulator relation (a simulator that knows the row count) only; " +
-	"use a model whose per-example loss does not read n (Logistic.L2, Softmax.L2: (λ/2)‖w‖² per record) for add/remove DP"
+	"for add/remove DP use a model whose per-example loss does not read n: a Linear regression with Ridge 0 " +
+	"(Config.ProjectRadius bounds θ without reading n), or a per-record penalty (Logistic.L2, Softmax.L2: (λ/2)‖w‖² per record)"
 
 // notePublicOnPrivate is PhasesNote of a run whose public term reads the
 // private rows themselves.

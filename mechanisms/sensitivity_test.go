@@ -374,3 +374,28 @@ func TestTrainFeatureDPSensitivity(t *testing.T) {
 		})
 	}
 }
+
+// TestTrainRidgeNoteNamesFix: the PhasesNote of a ridge regression (a model
+// that reads the row count) names a fix that keeps it a regression: Linear
+// without the ridge term (Config.ProjectRadius bounds the weights without
+// reading n). It used to name Logistic.L2 and Softmax.L2 only, classifiers.
+// The same run with Ridge 0 states add/remove.
+func TestTrainRidgeNoteNamesFix(t *testing.T) {
+	const n = 40
+	data, _ := regression(t, n, 2, 3)
+	plan, _ := DPSGD(3, 1, 1, 0.5*n)
+	for _, ridge := range []float64{0.5, 0} {
+		lin, _ := models.NewLinear(2, true, ridge)
+		res := mustTrain(t, Config{Model: lin, Data: data, Steps: 1, Optimizer: SGD{LR: 0.1}, Sampler: Poisson{Rate: 0.5},
+			Clip: ClipPerExample, ClipNorm: 1, Noise: plan, NormalizeBy: 0.5 * n})
+		if ridge == 0 {
+			if res.PhasesRelation != accounting.RelationAddRemove || res.PhasesNote != "" {
+				t.Errorf("Ridge 0: relation %v, note %q; want add/remove", res.PhasesRelation, res.PhasesNote)
+			}
+			continue
+		}
+		if res.PhasesRelation != accounting.RelationFeatureSimulator || !strings.Contains(res.PhasesNote, "Ridge 0") || !strings.Contains(res.PhasesNote, "ProjectRadius") {
+			t.Errorf("Ridge %v: relation %v, note %q; want the feature-simulator relation and a note naming Ridge 0 and ProjectRadius", ridge, res.PhasesRelation, res.PhasesNote)
+		}
+	}
+}
