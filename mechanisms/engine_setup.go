@@ -361,7 +361,9 @@ func (t *trainer) setPhases() error {
 	// few units in the last place), nothing more: a shortfall of the
 	// noise would under-state ε.
 	if z := cfg.Noise.Multiplier; z > zEff*(1+multiplierSlack) {
-		return fmt.Errorf("mechanisms: noise plan claims multiplier z = %v but delivers only min σ_j·m/C = %v·%v/%v = %v", z, minStd, t.div, cfg.ClipNorm, zEff)
+		return fmt.Errorf("mechanisms: noise plan claims multiplier z = %v but delivers only min σ_j·m/C = %v·%v/%v = %v: "+
+			"build the plan for this run's divisor m (NormalizeBy, or the expected batch size q·n), mechanisms.DPSGD(%d, %v, %v, %v)",
+			z, minStd, t.div, cfg.ClipNorm, zEff, t.p, z, cfg.ClipNorm, t.div)
 	}
 	var q float64
 	switch s := t.sampler.(type) {

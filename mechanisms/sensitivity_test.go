@@ -228,6 +228,10 @@ func TestTrainMultiplierDelivered(t *testing.T) {
 		if tc.ok != (err == nil) || (err != nil && !strings.Contains(err.Error(), "delivers only")) {
 			t.Errorf("σ short by %g: error %v, want accepted = %v", tc.short, err, tc.ok)
 		}
+		// The refusal names the fix: the plan built for the run's divisor.
+		if err != nil && !strings.Contains(err.Error(), "mechanisms.DPSGD(2, 1.1, 0.7, 10)") {
+			t.Errorf("σ short by %g: error %v does not name the plan to build", tc.short, err)
+		}
 	}
 }
 
