@@ -58,3 +58,38 @@ func TestDeltaLargeFiniteOrderNotZero(t *testing.T) {
 		}
 	}
 }
+
+// TestAnalyticDeltaNeverZero: the closed-form δ(ε) of a Gaussian (GDPDelta,
+// AnalyticGaussianDelta, SubsampledGaussianDelta) is positive for every
+// finite ε, as DeltaFromRDP's now is: at ε = 50, z = 1 the exact δ is about
+// 1e-550, below the float64 range, and each returned 0, i.e. (50, 0)-DP, a
+// pure-DP statement no Gaussian satisfies. The smallest positive float64 is
+// reported instead; 0 stays for the inputs that are (ε, 0)-DP (μ = 0,
+// σ = +Inf, q = 0, ε = +Inf).
+func TestAnalyticDeltaNeverZero(t *testing.T) {
+	for _, eps := range []float64{50, 1000, 1e6} {
+		for name, f := range map[string]func() (float64, error){
+			"GDPDelta(1, ε)":                        func() (float64, error) { return GDPDelta(1, eps) },
+			"AnalyticGaussianDelta(1, ε, 1)":        func() (float64, error) { return AnalyticGaussianDelta(1, eps, 1) },
+			"SubsampledGaussianDelta(0.01, 1, ε)":   func() (float64, error) { return SubsampledGaussianDelta(0.01, 1, eps) },
+			"SubsampledGaussianDelta(1, 1, ε)":      func() (float64, error) { return SubsampledGaussianDelta(1, 1, eps) },
+			"SubsampledGaussianDelta(1e-9, 0.5, ε)": func() (float64, error) { return SubsampledGaussianDelta(1e-9, 0.5, eps) },
+		} {
+			if d, err := f(); err != nil || !(d > 0) {
+				t.Errorf("%s at ε = %v: δ = %v (%v), want > 0", name, eps, d, err)
+			}
+		}
+	}
+	inf := math.Inf(1)
+	for name, f := range map[string]func() (float64, error){
+		"GDPDelta(0, 1)":                        func() (float64, error) { return GDPDelta(0, 1) },
+		"GDPDelta(1, +Inf)":                     func() (float64, error) { return GDPDelta(1, inf) },
+		"AnalyticGaussianDelta(+Inf, 1, 1)":     func() (float64, error) { return AnalyticGaussianDelta(inf, 1, 1) },
+		"SubsampledGaussianDelta(0, 1, 1)":      func() (float64, error) { return SubsampledGaussianDelta(0, 1, 1) },
+		"SubsampledGaussianDelta(0.1, +Inf, 1)": func() (float64, error) { return SubsampledGaussianDelta(0.1, inf, 1) },
+	} {
+		if d, err := f(); err != nil || d != 0 {
+			t.Errorf("%s: δ = %v (%v), want 0", name, d, err)
+		}
+	}
+}

@@ -169,7 +169,7 @@ func normDiff(a, b float64) float64 {
 }
 
 // gaussDelta is exp(logGaussDelta) with the edge cases μ ∈ {0, +Inf},
-// ε = +Inf.
+// ε = +Inf; for finite μ > 0 and finite ε it is never 0 (minPositiveDelta).
 func gaussDelta(mu, eps float64) float64 {
 	switch {
 	case mu == 0 || math.IsInf(eps, 1):
@@ -177,8 +177,13 @@ func gaussDelta(mu, eps float64) float64 {
 	case math.IsInf(mu, 1):
 		return 1
 	}
-	return math.Exp(logGaussDelta(mu, eps))
+	return minPositiveDelta(math.Exp(logGaussDelta(mu, eps)))
 }
+
+// minPositiveDelta returns d, or the smallest positive float64 if d is 0: the
+// δ of a Gaussian at finite ε is positive (no Gaussian is (ε, 0)-DP), so a 0
+// is an exp below the float64 range, as in DeltaFromRDP.
+func minPositiveDelta(d float64) float64 { return math.Max(d, math.SmallestNonzeroFloat64) }
 
 // ValidateEpsilon returns an error unless eps is >= 0 and not NaN (+Inf is
 // allowed: no guarantee).
@@ -212,8 +217,10 @@ func ValidateSensitivity(s float64) error {
 // double-double arithmetic from sens, σ and ε (logGaussDeltaSigma), never
 // through the rounded Δ/σ, and any remaining error in a errs upward.
 //
-// σ = +Inf or ε = +Inf give 0. Errors: σ NaN or <= 0, ε NaN or negative,
-// sens NaN, <= 0 or infinite.
+// σ = +Inf or ε = +Inf give 0; otherwise a δ below the float64 range is
+// reported as the smallest positive float64, never 0 (no Gaussian is
+// (ε, 0)-DP). Errors: σ NaN or <= 0, ε NaN or negative, sens NaN, <= 0 or
+// infinite.
 func AnalyticGaussianDelta(sigma, eps, sens float64) (float64, error) {
 	if math.IsNaN(sigma) || !(sigma > 0) {
 		return 0, fmt.Errorf("accounting: sigma %v is not > 0", sigma)
@@ -228,9 +235,9 @@ func AnalyticGaussianDelta(sigma, eps, sens float64) (float64, error) {
 		return 0, nil
 	}
 	if ld, ok := linearLogDelta(sens/sigma, eps); ok {
-		return math.Exp(ld), nil
+		return minPositiveDelta(math.Exp(ld)), nil
 	}
-	return math.Exp(logGaussDeltaSigma(sens, sigma, eps)), nil
+	return minPositiveDelta(math.Exp(logGaussDeltaSigma(sens, sigma, eps))), nil
 }
 
 // MaxAnalyticEpsilon is the largest ε for which AnalyticGaussianSigma and

@@ -24,7 +24,8 @@ func ValidateMu(mu float64) error {
 // i.e. a μ-GDP mechanism is (ε, δ_μ(ε))-DP for every ε >= 0 (under the
 // neighbouring relation its GDP guarantee is for). It is the analytic
 // Gaussian curve with μ = Δ/σ and is computed the same stable way. μ = 0 or
-// ε = +Inf give 0; μ = +Inf gives 1.
+// ε = +Inf give 0; μ = +Inf gives 1; otherwise a δ below the float64 range
+// is reported as the smallest positive float64, never 0.
 //
 // Errors: μ NaN or negative, ε NaN or negative.
 func GDPDelta(mu, eps float64) (float64, error) {
@@ -184,7 +185,8 @@ func PoissonCLTMu(q, z float64, steps int) (float64, error) {
 // per-step statements; for T > 1 steps use the RDP Accountant (the exact
 // T-fold curve needs a privacy-loss-distribution accountant). q = 1 gives
 // AnalyticGaussianDelta(z, ε, 1); q = 0 or z = +Inf give 0; z = 0 gives q
-// (the sampled record is revealed with probability q).
+// (the sampled record is revealed with probability q); otherwise a δ below
+// the float64 range is reported as the smallest positive float64, never 0.
 //
 // Errors: q NaN or not in [0, 1], z NaN or negative, ε NaN or negative.
 func SubsampledGaussianDelta(q, z, eps float64) (float64, error) {
@@ -219,5 +221,5 @@ func SubsampledGaussianDelta(q, z, eps float64) (float64, error) {
 		pre := -math.Expm1(eps + math.Log1p(-q)) // 1 − e^ε(1−q)
 		d2 = pre * gaussDelta(mu, eps2)
 	}
-	return math.Max(d1, d2), nil
+	return minPositiveDelta(math.Max(d1, d2)), nil
 }
