@@ -94,8 +94,9 @@ type CorrDPResult struct {
 // utility gap F(θ) − F(θ̂). No ε is accounted: paper mode calibrates only
 // relative noise (see corrdp.Honesty for the honest ε), and the
 // TV estimate reads the data (it is reported; beyond the privacy report's
-// work bound, e.g. with an identifier column, it is refused with an error
-// naming the columns). The encoder reads the data
+// work bound, counted for opts.Neighbours — e.g. with an identifier
+// column, or under N-jointU with many joint configurations of the public
+// columns — it is refused with an error naming the columns). The encoder reads the data
 // only by explicit opt-in (opts.Encode.BoundsFromData, LevelsFromData):
 // without public bounds and levels it returns an error naming the columns.
 func CorrDPvsSemiVsStandard(ctx context.Context, df dataframe.DataFrame, schema data.Schema, opts CorrDPOptions) (*CorrDPResult, error) {
@@ -106,10 +107,15 @@ func CorrDPvsSemiVsStandard(ctx context.Context, df dataframe.DataFrame, schema 
 		return nil, fmt.Errorf("dpnb: CorrDPvsSemiVsStandard: mode %v: the comparison is a seeded experiment (paper mode, no ε accounted), not a release; only the Reproducible mode is available", opts.Mode)
 	}
 	if opts.TV == nil {
-		if w, heavy := tvWork(df, schema); w > maxTVWork {
+		if w, heavy := tvWork(df, schema, opts.Neighbours); w > maxTVWork {
+			joint := ""
+			if opts.Neighbours == corrdp.JointU {
+				joint = " (under N-jointU every pair of joint configurations of the public columns is compared: " +
+					"N-one, opts.Neighbours = corrdp.NOne, compares each column's own levels)"
+			}
 			return nil, fmt.Errorf("dpnb: CorrDPvsSemiVsStandard: estimating the TV of the public columns would take about %.2g operations "+
-				"(bound %.0g, mostly %s): leave an identifier or free-text column out (data.Ignore), merge the rare levels of a column "+
-				"with many, or give opts.TV", w, maxTVWork, data.QuoteNames(heavy))
+				"(bound %.0g, mostly %s%s): leave an identifier or free-text column out (data.Ignore), merge the rare levels of a column "+
+				"with many, or give opts.TV", w, maxTVWork, data.QuoteNames(heavy), joint)
 		}
 	}
 	cmp, err := corrdpfig.NewComparison(df, schema, corrdpfig.CompareOptions{Eps: opts.Eps, Seeds: opts.Seeds, TV: opts.TV,

@@ -275,7 +275,7 @@ func (r *PrivacyReportResult) corrdp(df dataframe.DataFrame, schema data.Schema)
 			r.Columns[i].CorrDPWeight = 0
 		}
 	}
-	if w, heavy := tvWork(df, schema); w > maxTVWork {
+	if w, heavy := tvWork(df, schema, corrdp.NOne); w > maxTVWork {
 		r.conservativeTV()
 		r.markLevelCounts(schema)
 		r.Notes = append(r.Notes, fmt.Sprintf("CorrDP: no TV estimate: the estimate compares every pair of levels of a public column with "+
@@ -333,8 +333,11 @@ const maxTVWork = 3e9
 // continuous-block histogram (histCells: its bins follow the smallest
 // group, the rarest value of u), plus, for a numeric u of more than 20
 // values, the multinomial fit (newtonWork); and the (at most five)
-// costliest public columns.
-func tvWork(df dataframe.DataFrame, schema data.Schema) (float64, []string) {
+// costliest public columns. Under N-jointU (scope corrdp.JointU) the
+// estimate compares instead every pair of the G joint configurations of
+// all public features (jointUGroups): G(G − 1)/2 · (k_S + h), with h
+// following the rarest configuration, and fits nothing.
+func tvWork(df dataframe.DataFrame, schema data.Schema, scope corrdp.TVScope) (float64, []string) {
 	cols := data.Columns(df)
 	n := df.Nrow()
 	var sens []reportseries.Series
@@ -350,6 +353,10 @@ func tvWork(df dataframe.DataFrame, schema data.Schema) (float64, []string) {
 		}
 	}
 	kS, _ := distinctRows(sens, n)
+	if scope == corrdp.JointU {
+		g, rarest, names := jointUGroups(df, schema)
+		return float64(g) * float64(g-1) / 2 * (float64(kS) + histCells(rarest, n, d)), names
+	}
 	fit := newtonWork(n, kS)
 	type cost struct {
 		name string
@@ -379,6 +386,63 @@ func tvWork(df dataframe.DataFrame, schema data.Schema) (float64, []string) {
 		}
 	}
 	return total, names
+}
+
+// jointUBins is corrdp's default number of bins of a continuous public
+// feature in the N-jointU configurations (TVOptions.JointBins).
+const jointUBins = 4
+
+// jointUGroups counts the joint configurations of the public features of
+// df as corrdp's N-jointU estimate forms them — a categorical column's
+// level, a numeric column's value when it has at most 20, else its bin
+// among jointUBins equal-width bins of its observed range — and the rows
+// of the rarest; names are the public columns (every one joins each
+// configuration).
+func jointUGroups(df dataframe.DataFrame, schema data.Schema) (groups, rarest int, names []string) {
+	cols := data.Columns(df)
+	n := df.Nrow()
+	keys := make([]string, n)
+	for _, c := range schema.Features() {
+		if c.Role != data.Public {
+			continue
+		}
+		names = append(names, c.Name)
+		s := cols[c.Name]
+		var cell func(i int) string
+		switch {
+		case c.Kind == data.Categorical:
+			cell = func(i int) string { return data.LevelAt(s, i) }
+		case fewValues(s, 20):
+			cell = func(i int) string { v, _ := data.NumericAt(s, i); return strconv.FormatFloat(v, 'g', -1, 64) }
+		default:
+			lo, hi := math.Inf(1), math.Inf(-1)
+			for i := range n {
+				if v, err := data.NumericAt(s, i); err == nil {
+					lo, hi = math.Min(lo, v), math.Max(hi, v)
+				}
+			}
+			cell = func(i int) string {
+				v, _ := data.NumericAt(s, i)
+				b := 0
+				if w := hi/2 - lo/2; w > 0 {
+					b = min(max(int((v/2-lo/2)/w*jointUBins), 0), jointUBins-1)
+				}
+				return strconv.Itoa(b)
+			}
+		}
+		for i := range keys {
+			keys[i] += cell(i) + "\x1f"
+		}
+	}
+	count := map[string]int{}
+	for _, k := range keys {
+		count[k]++
+	}
+	rarest = n
+	for _, c := range count {
+		rarest = min(rarest, c)
+	}
+	return len(count), rarest, names
 }
 
 // newtonWork bounds the work of corrdp.FitMultinomialLR for kS classes on

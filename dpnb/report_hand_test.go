@@ -4,12 +4,15 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/featuredp/featuredp/data"
+	"github.com/featuredp/featuredp/notions/corrdp"
 	"github.com/go-gota/gota/dataframe"
 	reportseries "github.com/go-gota/gota/series"
 )
@@ -319,4 +322,74 @@ func identifierTable(n int) (dataframe.DataFrame, data.Schema) {
 		{Name: "zip", Role: data.Public, Kind: data.Categorical, Levels: slices.Compact(slices.Clone(zip))},
 		{Name: "y", Role: data.Label, Kind: data.Categorical, Levels: []string{"0", "1"}},
 	}}
+}
+
+// TestCorrDPCompareTVWorkJointU: under N-jointU the TV estimate compares
+// the joint configurations of all public columns, not each column's
+// levels, so the work bound counts those. Three public columns of 30
+// levels each on 8,000 rows make about 6,900 configurations, whose pairs
+// against 300 sensitive values took 35 s (and grow with n²) while the
+// N-one count read 3.9e5 operations: it is refused at once. Conversely a
+// sensitive column of 300 values beside a continuous public one is
+// refused under N-one (the multinomial fit) but costs nothing under
+// N-jointU (four bins of the public column): it runs.
+func TestCorrDPCompareTVWorkJointU(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	levels := func(k int) []string {
+		out := make([]string, k)
+		for i := range out {
+			out[i] = strconv.Itoa(i)
+		}
+		return out
+	}
+	str := func(v []string, c string) reportseries.Series { return reportseries.New(v, reportseries.String, c) }
+	n := 8000
+	var cols []reportseries.Series
+	schema := data.Schema{Task: data.Classification}
+	for j := range 3 {
+		v := make([]string, n)
+		for i := range v {
+			v[i] = strconv.Itoa(rng.IntN(30))
+		}
+		name := fmt.Sprintf("p%d", j)
+		cols = append(cols, str(v, name))
+		schema.Columns = append(schema.Columns, data.Column{Name: name, Role: data.Public, Kind: data.Categorical, Levels: levels(30)})
+	}
+	s, y := make([]string, n), make([]string, n)
+	for i := range s {
+		s[i], y[i] = strconv.Itoa(rng.IntN(300)), []string{"0", "1"}[rng.IntN(2)]
+	}
+	cols = append(cols, str(s, "s"), str(y, "y"))
+	schema.Columns = append(schema.Columns, data.Column{Name: "s", Role: data.Sensitive, Kind: data.Categorical, Levels: levels(300)},
+		data.Column{Name: "y", Role: data.Label, Kind: data.Categorical, Levels: []string{"0", "1"}})
+	df := dataframe.New(cols...)
+	opts := CorrDPOptions{Eps: []float64{1}, Seeds: 1, Steps: 10, Neighbours: corrdp.JointU}
+	start := time.Now()
+	_, err := CorrDPvsSemiVsStandard(context.Background(), df, schema, opts)
+	if err == nil || !strings.Contains(err.Error(), "opts.TV") || !strings.Contains(err.Error(), "N-one") {
+		t.Errorf("N-jointU over 6,900 configurations: err = %v; want the work bound, naming opts.TV and N-one", err)
+	}
+	if el := time.Since(start); el > 10*time.Second {
+		t.Errorf("refusing took %v", el)
+	}
+
+	n = 4000
+	u := make([]float64, n)
+	s, y = make([]string, n), make([]string, n)
+	for i := range u {
+		u[i], s[i], y[i] = rng.Float64(), strconv.Itoa(rng.IntN(300)), []string{"0", "1"}[rng.IntN(2)]
+	}
+	df = dataframe.New(reportseries.New(u, reportseries.Float, "u"), str(s, "s"), str(y, "y"))
+	schema = data.Schema{Task: data.Classification, Columns: []data.Column{
+		{Name: "u", Role: data.Public, Kind: data.Continuous},
+		{Name: "s", Role: data.Sensitive, Kind: data.Categorical, Levels: levels(300)},
+		{Name: "y", Role: data.Label, Kind: data.Categorical, Levels: []string{"0", "1"}},
+	}}
+	opts.Encode = data.EncodeOptions{Scale: data.MinMax, Bounds: map[string]data.Range{"u": {Lo: 0, Hi: 1}}}
+	if w, _ := tvWork(df, schema, corrdp.NOne); w <= maxTVWork {
+		t.Fatalf("N-one work %.3g: the case must be beyond the bound under N-one", w)
+	}
+	if _, err := CorrDPvsSemiVsStandard(context.Background(), df, schema, opts); err != nil {
+		t.Errorf("N-jointU with one continuous public column (four configurations): %v", err)
+	}
 }
