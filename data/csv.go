@@ -132,10 +132,18 @@ func (c *capReader) Read(p []byte) (int, error) {
 	}
 	n, err := c.r.Read(p)
 	c.total += int64(n)
+	long := false // a line of this read, complete or not, is over the line cap (c.line is it)
 	for b := p[:n]; len(b) > 0; {
 		i := bytes.IndexByte(b, '\n')
 		if i < 0 {
 			c.lineBytes += int64(len(b))
+			long = c.maxLn >= 0 && c.lineBytes > c.maxLn
+			break
+		}
+		// Every line that ends in this read is checked, not only the
+		// last (partial) one: the newline itself is not counted.
+		if c.lineBytes += int64(i); c.maxLn >= 0 && c.lineBytes > c.maxLn {
+			long = true
 			break
 		}
 		c.lineBytes, c.line, b = 0, c.line+1, b[i+1:]
@@ -143,7 +151,7 @@ func (c *capReader) Read(p []byte) (int, error) {
 	switch {
 	case c.maxBytes >= 0 && c.total > c.maxBytes:
 		c.err = &CapError{Option: "MaxBytes", Limit: c.maxBytes, What: fmt.Sprintf("the input is larger than %d bytes", c.maxBytes)}
-	case c.maxLn >= 0 && c.lineBytes > c.maxLn:
+	case long:
 		c.err = &CapError{Option: "MaxLineBytes", Limit: c.maxLn, What: fmt.Sprintf("line %d is longer than %d bytes", c.line, c.maxLn)}
 	}
 	if c.err != nil {

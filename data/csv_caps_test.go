@@ -156,3 +156,31 @@ func TestQuoteNames(t *testing.T) {
 		}
 	}
 }
+
+// TestMaxLineBytesEveryLine: the line cap applies to every line, not only
+// to the one a read ends in, and the error names the long line. With the
+// whole text in one read, a 100-byte line 3 under a 30-byte cap was
+// accepted (the reader every path shares: ReadCSV, EncodeCSV; the check saw only the last,
+// partial line of each read), and a long header was reported at the line
+// the read ended in.
+func TestMaxLineBytesEveryLine(t *testing.T) {
+	long := strings.Repeat("9", 100)
+	for _, c := range []struct {
+		name, text string
+		line       string
+	}{
+		{"long data line", "a,b\n1,2\n" + long + ",3\n4,5\n6,7\n", "line 3 "},
+		{"long header", "a," + long + "\n1,2\n3,4\n", "line 1 "},
+		{"long last line, no newline", "a,b\n1,2\n3," + long, "line 3 "},
+	} {
+		_, err := ReadCSV(strings.NewReader(c.text), CSVOptions{MaxLineBytes: 30})
+		var ce *CapError
+		if !errors.As(err, &ce) || ce.Option != "MaxLineBytes" || !strings.Contains(err.Error(), c.line) {
+			t.Errorf("%s: ReadCSV err = %v; want the MaxLineBytes cap at %q", c.name, err, c.line)
+		}
+	}
+	// A line of exactly the cap passes (the newline not counted).
+	if _, err := ReadCSV(strings.NewReader("a,b\n"+strings.Repeat("1", 28)+",2\n"), CSVOptions{MaxLineBytes: 30}); err != nil {
+		t.Errorf("a 30-byte line under a 30-byte cap: %v", err)
+	}
+}
