@@ -137,7 +137,11 @@ const rowCountNote = "not recorded: under add/remove one record the number of ro
 // states is the ledger's (Ledger.Epsilon), never recomputed; it must not
 // exceed s.TargetEpsilon (a run that overshoots its target is an error,
 // not a certificate). Errors: a nil or empty ledger, a relation that does
-// not match the notion, missing columns, or ε above the target.
+// not match the notion, missing columns, ε above the target, or a
+// Training that is not the Poisson-subsampled Gaussian steps the ledger
+// holds (File.Validate recomposes its ε from them: Sampling "Poisson",
+// Steps ≥ 1, NoiseMultiplier > 0, an ε no lower than theirs, at most
+// MaxOrders orders).
 func New(l *accounting.Ledger, delta float64, conv accounting.Conversion, s Spec) (*Certificate, error) {
 	if l == nil || l.Len() == 0 {
 		return nil, errors.New("release: New: the ledger is nil or empty: add the losses of the training run")
@@ -152,6 +156,16 @@ func New(l *accounting.Ledger, delta float64, conv accounting.Conversion, s Spec
 	if !(rep.Epsilon <= s.TargetEpsilon*(1+1e-12)) {
 		return nil, fmt.Errorf("release: New: the ledger's ε = %.6g exceeds the target %.6g: recalibrate the noise (no certificate above the target)", rep.Epsilon, s.TargetEpsilon)
 	}
+	// What File.Validate recomposes (checkEpsilon) is refused here, with
+	// the fix, rather than in a saved file as "edited or damaged".
+	if t := s.Training; t.Sampling != "Poisson" || t.Steps <= 0 || !(t.NoiseMultiplier > 0) {
+		return nil, fmt.Errorf("release: New: Training states %q sampling, %d steps and noise multiplier %v: a certificate states "+
+			"the Poisson-subsampled Gaussian steps of its training (Sampling \"Poisson\", Steps ≥ 1, NoiseMultiplier > 0), "+
+			"whose ε File.Validate recomposes: fill Spec.Training", t.Sampling, t.Steps, t.NoiseMultiplier)
+	}
+	if n := len(l.Orders()); n > MaxOrders {
+		return nil, fmt.Errorf("release: New: the ledger has %d RDP orders, more than MaxOrders = %d, which File.Validate refuses: use a smaller grid", n, MaxOrders)
+	}
 	c := &Certificate{
 		Version: CertificateVersion, Featuredp: experiments.BuildVersion(), Notion: s.Notion,
 		Relation: rep.Relation.String(), Protected: slices.Clone(s.Protected), Public: slices.Clone(s.Public), Label: s.Label,
@@ -164,6 +178,15 @@ func New(l *accounting.Ledger, delta float64, conv accounting.Conversion, s Spec
 		c.Randomness, c.PrivateRelease = "secure", true
 	}
 	c.Statement = c.statement()
+	trep, _, err := c.trainingReport()
+	if err != nil {
+		return nil, fmt.Errorf("release: New: Training (q = %v, z = %v, T = %d) does not compose: %w", s.Training.SampleRate, s.Training.NoiseMultiplier, s.Training.Steps, err)
+	}
+	if !(c.Epsilon >= trep.Epsilon*(1-1e-9)) {
+		return nil, fmt.Errorf("release: New: the ledger's ε = %.6g is below the ε = %.6g that Training (q = %v, z = %v, T = %d) alone composes to: "+
+			"the ledger must hold every loss of the training (accounting.SubsampledGaussianLoss of its phase), and Training state that run",
+			c.Epsilon, trep.Epsilon, s.Training.SampleRate, s.Training.NoiseMultiplier, s.Training.Steps)
+	}
 	return c, nil
 }
 

@@ -22,6 +22,7 @@ func ExampleNew() {
 	c, err := release.New(l, 1e-5, accounting.DefaultConversion, release.Spec{
 		Notion: release.FeatureDP, Protected: []string{"income"}, Public: []string{"age", "sex"}, Label: "y",
 		TargetEpsilon: 2, Secure: true,
+		Training: release.Training{Model: release.KindLogistic, Sampling: "Poisson", SampleRate: 0.01, Steps: 500, NoiseMultiplier: 1.1, ClipNorm: 1},
 	})
 	if err != nil {
 		fmt.Println(err)

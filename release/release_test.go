@@ -453,3 +453,39 @@ func TestPredictCSV(t *testing.T) {
 		t.Error("an inconsistent file predicted")
 	}
 }
+
+// New refuses a certificate that File.Validate would refuse: a Training
+// that is not Poisson-subsampled Gaussian steps (the package's own
+// example stated none, and its certificate was refused in a saved file as
+// "edited or damaged"), and a ledger whose ε is below what its Training
+// composes to (here z = 2 in the ledger, z = 1.1 stated: ε 0.479 vs 1.32).
+func TestNewRefusesWhatValidateRefuses(t *testing.T) {
+	phase := accounting.Phase{SampleRate: 0.01, NoiseMultiplier: 2, Steps: 500}
+	loss, _ := accounting.SubsampledGaussianLoss(phase)
+	loss, _ = loss.ChangeRelation(accounting.RelationFeatureSimulator)
+	l, _ := accounting.NewLedger(accounting.RelationFeatureSimulator, accounting.DefaultOrders())
+	if err := l.Add(loss); err != nil {
+		t.Fatal(err)
+	}
+	training := Training{Model: KindLogistic, Sampling: "Poisson", SampleRate: 0.01, Steps: 500, NoiseMultiplier: 2, ClipNorm: 1}
+	spec := Spec{Notion: FeatureDP, Protected: []string{"income"}, Public: []string{"age"}, Label: "y", TargetEpsilon: 2, Training: training}
+	if _, err := New(l, 1e-5, accounting.DefaultConversion, spec); err != nil {
+		t.Fatalf("the training's own ledger: %v", err)
+	}
+	for name, tr := range map[string]Training{
+		"no training": {},
+		"shuffling":   {Model: KindLogistic, Sampling: "shuffle", SampleRate: 0.01, Steps: 500, NoiseMultiplier: 2, ClipNorm: 1},
+		"no noise":    {Model: KindLogistic, Sampling: "Poisson", SampleRate: 0.01, Steps: 500, ClipNorm: 1},
+		"less noise":  {Model: KindLogistic, Sampling: "Poisson", SampleRate: 0.01, Steps: 500, NoiseMultiplier: 1.1, ClipNorm: 1},
+		"more steps":  {Model: KindLogistic, Sampling: "Poisson", SampleRate: 0.01, Steps: 5000, NoiseMultiplier: 2, ClipNorm: 1},
+	} {
+		s := spec
+		s.Training = tr
+		c, err := New(l, 1e-5, accounting.DefaultConversion, s)
+		if err == nil {
+			t.Errorf("%s: New accepted it; checkEpsilon gives %v", name, c.checkEpsilon())
+		} else if !strings.Contains(err.Error(), "Training") {
+			t.Errorf("%s: %v; want the error to name Training", name, err)
+		}
+	}
+}
