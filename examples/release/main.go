@@ -51,10 +51,10 @@ func main() {
 			right++
 		}
 	}
-	// The accuracy on the training rows is a statistic of the private data
-	// that the certificate does not cover: for your decision, not for
-	// publication.
-	fmt.Printf("\nsaved %s; P(%s) of the first row %.3f; accuracy on the file %.3f (computed on the private rows without privacy: not for publication)\n",
+	// The prediction for a training row and the accuracy on the training
+	// rows are functions of the private data that the certificate does not
+	// cover: for your decision, not for publication.
+	fmt.Printf("\nsaved %s; computed on the private rows without privacy (not for publication): P(%s) of the first row %.3f, accuracy on the file %.3f\n",
 		os.Args[2], pred.Classes[1], pred.Probs[0][1], float64(right)/float64(len(pred.Class)))
 }
 

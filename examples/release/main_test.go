@@ -10,7 +10,8 @@ import (
 
 // TestReleaseProgram runs the program, as the README says, on the table
 // examples/patients writes: it trains, saves, loads and predicts (the
-// accuracy on the private rows marked as not for publication), and a
+// prediction for a private row and the accuracy on the private rows
+// marked as not for publication), and a
 // second run refuses to replace the model file.
 func TestReleaseProgram(t *testing.T) {
 	if testing.Short() {
@@ -34,7 +35,8 @@ func TestReleaseProgram(t *testing.T) {
 	if err != nil {
 		t.Fatalf("release: %v\n%s", err, out)
 	}
-	for _, want := range []string{"feature-dp with respect to a simulator", "| private release | true |", "saved model.json", "accuracy on the file", "not for publication"} {
+	for _, want := range []string{"feature-dp with respect to a simulator", "| private release | true |", "saved model.json", "accuracy on the file",
+		"computed on the private rows without privacy (not for publication): P(yes) of the first row"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
