@@ -500,7 +500,9 @@ func fewValues(s reportseries.Series, k int) bool {
 }
 
 // distinctRows counts the distinct rows of the columns cols (n rows) and
-// the rows of the rarest one.
+// the rows of the rarest one, each cell read as corrdp reads a level
+// (data.LevelAt: a Float cell's shortest decimal, not gota's six-decimal
+// text, which would merge levels that corrdp tells apart).
 func distinctRows(cols []reportseries.Series, n int) (distinct, rarest int) {
 	if len(cols) == 0 {
 		return 0, n
@@ -510,7 +512,7 @@ func distinctRows(cols []reportseries.Series, n int) (distinct, rarest int) {
 	for i := range n {
 		b.Reset()
 		for _, s := range cols {
-			b.WriteString(s.Elem(i).String())
+			b.WriteString(data.LevelAt(s, i))
 			b.WriteByte(0x1f)
 		}
 		count[b.String()]++

@@ -393,3 +393,22 @@ func TestCorrDPCompareTVWorkJointU(t *testing.T) {
 		t.Errorf("N-jointU with one continuous public column (four configurations): %v", err)
 	}
 }
+
+// TestTVWorkFloatLevels: the work bound counts the levels of a column as
+// corrdp reads them (data.LevelAt: a Float column's shortest decimal). It
+// counted gota's "%f" text, six decimals, so 1,500 distinct public codes
+// below 1e-6 beside 3,000 unique sensitive names counted one level and no
+// work, while corrdp compares 1.1e6 pairs of levels at 3,000 values each.
+func TestTVWorkFloatLevels(t *testing.T) {
+	df, schema := identifierTable(3000)
+	zip := make([]float64, df.Nrow())
+	for i := range zip {
+		zip[i] = float64(i/2+1) * 1e-10
+	}
+	df = df.Mutate(reportseries.New(zip, reportseries.Float, "zip"))
+	schema.Columns[1].Levels = nil
+	w, _ := tvWork(df, schema, corrdp.NOne)
+	if w <= maxTVWork {
+		t.Errorf("1,500 Float levels below 1e-6: work %.3g, want beyond the bound %.0g", w, maxTVWork)
+	}
+}
