@@ -3,6 +3,7 @@ package release
 import (
 	"bytes"
 	"math"
+	"slices"
 	"testing"
 )
 
@@ -116,5 +117,27 @@ func TestReadByteOrderMark(t *testing.T) {
 	twice := append([]byte("\xef\xbb\xbf\xef\xbb\xbf"), buf.Bytes()...)
 	if _, err := Read(bytes.NewReader(twice)); err == nil {
 		t.Error("two byte-order marks accepted")
+	}
+}
+
+// Two orders of the grid at which the training's ε nearly ties may swap
+// places on another platform (fused multiply-adds, the SIMD build): a
+// genuine certificate stating either of them loads; an order whose ε is
+// not the minimum is still refused (TestCertificateAccountingEditsRefused).
+func TestCertificateOrderTies(t *testing.T) {
+	for _, pick := range []string{"stated", "twin"} {
+		t.Run(pick, func(t *testing.T) {
+			f := modelFile(t)
+			a := &f.Certificate.Accounting
+			twin := math.Nextafter(a.Order, math.Inf(1))
+			i := slices.Index(a.Orders, a.Order)
+			a.Orders = slices.Insert(a.Orders, i+1, twin)
+			if pick == "twin" {
+				a.Order = twin
+			}
+			if _, err := Read(bytes.NewReader(writeUnchecked(t, f))); err != nil {
+				t.Errorf("order %v among the tied %v: %v", a.Order, a.Orders[i:i+2], err)
+			}
+		})
 	}
 }
