@@ -55,7 +55,9 @@ type CSVOptions struct {
 	// the header's names included (for ", "-separated files such as UCI
 	// Adult). Without it the cells of the columns a reader uses are still
 	// compared trimmed (LevelAt, NumericAt, EncodeCSV: docs/release.md,
-	// "How a cell is read"); the names and the stored text are not.
+	// "How a cell is read"); the names and the stored text are not. A
+	// column's type is detected on the trimmed cells, so a column of
+	// " 30"-style cells is read as numbers with or without TrimSpace.
 	TrimSpace bool
 	// SkipLines drops this many raw lines before parsing (for example the
 	// "|1x3 Cross validator" first line of adult.test).

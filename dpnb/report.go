@@ -324,7 +324,7 @@ func (r *PrivacyReportResult) corrdp(df dataframe.DataFrame, schema data.Schema)
 // in time and memory.
 const maxTVWork = 3e9
 
-// tvWork returns an upper bound on the operations of corrdp.EstimateTV on
+// tvWork returns an estimate of the operations of corrdp.EstimateTV on
 // df (N-one, Checked): Σ_u k_u(k_u − 1)/2 · (k_S + h_u) over the public
 // features u, with k_u the distinct values of u (at most 20 for a numeric
 // one: its few levels or its bins), k_S the distinct joint values of the
@@ -332,7 +332,9 @@ const maxTVWork = 3e9
 // values) and h_u a bound on the occupied cells of the
 // continuous-block histogram (histCells: its bins follow the smallest
 // group, the rarest value of u), plus, for a numeric u of more than 20
-// values, the multinomial fit (newtonWork); and the (at most five)
+// values, the multinomial fit (newtonWork, which counts 10 Newton steps;
+// the fit may take more, up to its cap, so the count is an estimate that
+// bounds the pair comparisons only); and the (at most five)
 // costliest public columns. Under N-jointU (scope corrdp.JointU) the
 // estimate compares instead every pair of the G joint configurations of
 // all public features (jointUGroups): G(G − 1)/2 · (k_S + h), with h
