@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/featuredp/featuredp/accounting"
 	"github.com/featuredp/featuredp/data"
 )
 
@@ -60,17 +59,7 @@ func TestPredictOverflowingModel(t *testing.T) {
 // (a prediction of 2.5 on public label bounds [0, 1e308] is +Inf): an
 // error naming the row, not +Inf as the value.
 func TestPredictOverflowingRegression(t *testing.T) {
-	s := schema()
-	s.Task = data.Regression
-	s.Columns[2] = data.Column{Name: "y", Role: data.Label, Kind: data.Continuous}
-	enc, err := data.NewPublicEncoder(s, data.EncodeOptions{Scale: data.MinMax, Bounds: map[string]data.Range{"age": {Lo: 0, Hi: 100}},
-		LabelBounds: &data.Range{Lo: 0, Hi: 1e308}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := &File{Format: FileFormat, Version: FileVersion, Encoder: enc,
-		Model:       ModelSpec{Kind: KindLinear, Features: 3, Intercept: true, Theta: []float64{0, 0, 2, 0.5}},
-		Certificate: certificate(t, FeatureDP, accounting.RelationFeatureSimulator, true)}
+	f := regressionFile(t, 1e308, []float64{0, 0, 2, 0.5})
 	p, err := f.Predict(frame([]string{"f", "m"}, []float64{0, 100}, nil))
 	if !errors.Is(err, ErrNonFinite) || !strings.Contains(err.Error(), "row 1 (0-based)") {
 		t.Errorf("Predict: %v, want ErrNonFinite naming row 1 (got %+v)", err, p)

@@ -164,17 +164,7 @@ func TestPredictCSVChunksByWidth(t *testing.T) {
 // an encoder edited to the identity scaling (predictions in [0, 1]
 // instead of the label's units) is refused by Validate and Read.
 func TestLabelBoundsApplied(t *testing.T) {
-	s := schema()
-	s.Task = data.Regression
-	s.Columns[2] = data.Column{Name: "y", Role: data.Label, Kind: data.Continuous}
-	enc, err := data.NewPublicEncoder(s, data.EncodeOptions{Scale: data.MinMax, Bounds: map[string]data.Range{"age": {Lo: 0, Hi: 100}},
-		LabelBounds: &data.Range{Lo: 0, Hi: 100}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := &File{Format: FileFormat, Version: FileVersion, Encoder: enc,
-		Model:       ModelSpec{Kind: KindLinear, Features: 3, Intercept: true, Theta: []float64{0.1, 0.2, 0.3, 0.4}},
-		Certificate: certificate(t, FeatureDP, accounting.RelationFeatureSimulator, true)}
+	f := regressionFile(t, 100, []float64{0.1, 0.2, 0.3, 0.4})
 	if err := f.Validate(); err != nil {
 		t.Fatalf("the valid regression file: %v", err)
 	}
@@ -185,4 +175,22 @@ func TestLabelBoundsApplied(t *testing.T) {
 	if _, err := Read(bytes.NewReader(writeUnchecked(t, f))); err == nil {
 		t.Error("Read accepted label bounds that the encoder does not apply")
 	}
+}
+
+// regressionFile is a feature-DP linear regression release on schema()
+// with y continuous, age min–max scaled on [0, 100] and public label
+// bounds [0, labelHi], with parameters theta.
+func regressionFile(t *testing.T, labelHi float64, theta []float64) *File {
+	t.Helper()
+	s := schema()
+	s.Task = data.Regression
+	s.Columns[2] = data.Column{Name: "y", Role: data.Label, Kind: data.Continuous}
+	enc, err := data.NewPublicEncoder(s, data.EncodeOptions{Scale: data.MinMax, Bounds: map[string]data.Range{"age": {Lo: 0, Hi: 100}},
+		LabelBounds: &data.Range{Lo: 0, Hi: labelHi}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &File{Format: FileFormat, Version: FileVersion, Encoder: enc,
+		Model:       ModelSpec{Kind: KindLinear, Features: 3, Intercept: true, Theta: theta},
+		Certificate: certificate(t, FeatureDP, accounting.RelationFeatureSimulator, true)}
 }
