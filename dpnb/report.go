@@ -473,13 +473,13 @@ func cmpFloat(a, b float64) int {
 
 // histCells bounds the occupied cells of corrdp's histogram of the
 // continuous sensitive columns (at most d of them) on n rows when the
-// smallest group has m rows: k^{d'} cells with k = max(2,
-// round(m^{1/(d'+2)})) for the d' ≤ d columns read as continuous, and
+// smallest group has m rows: k^{d'} cells with k = corrdp.HistogramBins(m,
+// d') for the d' ≤ d columns read as continuous, and
 // never more than n occupied (0 for d = 0).
 func histCells(m, n, d int) float64 {
 	h := 0.0
 	for dd := 1; dd <= d; dd++ {
-		k := math.Max(2, math.Round(math.Pow(float64(m), 1/float64(dd+2))))
+		k := float64(corrdp.HistogramBins(float64(m), dd))
 		h = math.Max(h, math.Min(float64(n), math.Pow(k, float64(dd))))
 	}
 	return h

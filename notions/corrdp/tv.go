@@ -163,7 +163,7 @@ func TVHistogram(s []float64, d int, u []int, lo, hi []float64, bins, minGroup i
 		if math.IsInf(nmin, 1) {
 			nmin = float64(len(u))
 		}
-		bins = max(2, int(math.Round(math.Pow(nmin, 1/float64(d+2)))))
+		bins = HistogramBins(nmin, d)
 	}
 	cells := 1
 	for range d {
@@ -353,4 +353,12 @@ func Covariance(x []float64, n, d int) ([]float64, *mat.SymDense, error) {
 		}
 	}
 	return mu, cov, nil
+}
+
+// HistogramBins is TVHistogram's default number of bins per dimension for
+// d continuous dimensions when the smallest group has nmin rows:
+// k = max(2, round(nmin^{1/(d+2)})) (docs/corrdp.md; the bandwidth
+// h = Θ(n^{−1/(d+2)}) of App. D.2).
+func HistogramBins(nmin float64, d int) int {
+	return max(2, int(math.Round(math.Pow(nmin, 1/float64(d+2)))))
 }
