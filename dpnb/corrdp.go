@@ -93,10 +93,11 @@ type CorrDPResult struct {
 // paired on the random numbers). The metric is the training accuracy or the
 // utility gap F(θ) − F(θ̂). No ε is accounted: paper mode calibrates only
 // relative noise (see corrdp.Honesty for the honest ε), and the
-// TV estimate reads the data (it is reported; beyond the privacy report's
-// work bound, counted for opts.Neighbours — e.g. with an identifier
-// column, or under N-jointU with many joint configurations of the public
-// columns — it is refused with an error naming the columns). The encoder reads the data
+// TV estimate reads the data (it is reported; beyond corrdp.MaxTVWork,
+// the privacy report's work bound, counted by corrdp.TVWork for
+// opts.Neighbours — e.g. with an identifier column, or under N-jointU
+// with many joint configurations of the public columns — it is refused
+// with an error naming the columns). The encoder reads the data
 // only by explicit opt-in (opts.Encode.BoundsFromData, LevelsFromData):
 // without public bounds and levels it returns an error naming the columns.
 func CorrDPvsSemiVsStandard(ctx context.Context, df dataframe.DataFrame, schema data.Schema, opts CorrDPOptions) (*CorrDPResult, error) {
@@ -107,7 +108,8 @@ func CorrDPvsSemiVsStandard(ctx context.Context, df dataframe.DataFrame, schema 
 		return nil, fmt.Errorf("dpnb: CorrDPvsSemiVsStandard: mode %v: the comparison is a seeded experiment (paper mode, no ε accounted), not a release; only the Reproducible mode is available", opts.Mode)
 	}
 	if opts.TV == nil {
-		if w, heavy := tvWork(df, schema, opts.Neighbours); w > maxTVWork {
+		tvOpts := corrdp.TVOptions{Neighbours: opts.Neighbours, Bounds: opts.Encode.Bounds}
+		if w, heavy, err := corrdp.TVWork(df, schema, tvOpts); err == nil && w > corrdp.MaxTVWork {
 			joint := ""
 			if opts.Neighbours == corrdp.JointU {
 				joint = " (under N-jointU every pair of joint configurations of the public columns is compared: " +
@@ -115,7 +117,7 @@ func CorrDPvsSemiVsStandard(ctx context.Context, df dataframe.DataFrame, schema 
 			}
 			return nil, fmt.Errorf("dpnb: CorrDPvsSemiVsStandard: estimating the TV of the public columns would take about %.2g operations "+
 				"(bound %.0g, mostly %s%s): leave an identifier or free-text column out (data.Ignore), merge the rare levels of a column "+
-				"with many, or give opts.TV", w, maxTVWork, data.QuoteNames(heavy), joint)
+				"with many, or give opts.TV", w, corrdp.MaxTVWork, data.QuoteNames(heavy), joint)
 		}
 	}
 	cmp, err := corrdpfig.NewComparison(df, schema, corrdpfig.CompareOptions{Eps: opts.Eps, Seeds: opts.Seeds, TV: opts.TV,

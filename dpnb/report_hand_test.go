@@ -220,7 +220,7 @@ func TestPrivacyReportPipelineByHand(t *testing.T) {
 // ones, so a sensitive identifier (3000 names) and a public column of 1500
 // levels cost about 3.4e9 operations (a 20,000-row file with 2,000 zip
 // codes took 291 s; a file at the reading caps, days and tens of GB). The
-// report bounds that work: beyond maxTVWork it gives every public column
+// report bounds that work: beyond corrdp.MaxTVWork it gives every public column
 // the conservative weight TV~ = 1, says why and names the columns.
 func TestPrivacyReportTVWorkBounded(t *testing.T) {
 	df, schema := identifierTable(3000)
@@ -386,8 +386,8 @@ func TestCorrDPCompareTVWorkJointU(t *testing.T) {
 		{Name: "y", Role: data.Label, Kind: data.Categorical, Levels: []string{"0", "1"}},
 	}}
 	opts.Encode = data.EncodeOptions{Scale: data.MinMax, Bounds: map[string]data.Range{"u": {Lo: 0, Hi: 1}}}
-	if w, _ := tvWork(df, schema, corrdp.NOne); w <= maxTVWork {
-		t.Fatalf("N-one work %.3g: the case must be beyond the bound under N-one", w)
+	if w, _, err := corrdp.TVWork(df, schema, corrdp.TVOptions{}); err != nil || w <= corrdp.MaxTVWork {
+		t.Fatalf("N-one work %.3g (%v): the case must be beyond the bound under N-one", w, err)
 	}
 	if _, err := CorrDPvsSemiVsStandard(context.Background(), df, schema, opts); err != nil {
 		t.Errorf("N-jointU with one continuous public column (four configurations): %v", err)
@@ -407,8 +407,8 @@ func TestTVWorkFloatLevels(t *testing.T) {
 	}
 	df = df.Mutate(reportseries.New(zip, reportseries.Float, "zip"))
 	schema.Columns[1].Levels = nil
-	w, _ := tvWork(df, schema, corrdp.NOne)
-	if w <= maxTVWork {
-		t.Errorf("1,500 Float levels below 1e-6: work %.3g, want beyond the bound %.0g", w, maxTVWork)
+	w, _, err := corrdp.TVWork(df, schema, corrdp.TVOptions{})
+	if err != nil || w <= corrdp.MaxTVWork {
+		t.Errorf("1,500 Float levels below 1e-6: work %.3g (%v), want beyond the bound %.0g", w, err, corrdp.MaxTVWork)
 	}
 }

@@ -215,7 +215,9 @@ func TestPrivacyReportPipeline(t *testing.T) {
 // The worked example on the real Adult data: a pipeline claiming ε = 1
 // (DP-GD after deduplication and min–max scaling) costs about 7.87 with
 // public bounds; with the data's own min–max bounds and no public domain
-// only group privacy over every record bounds it (no meaningful ε).
+// only group privacy over every record bounds it (no meaningful ε). Its
+// TVs are estimated: the work corrdp.TVWork counts (1.5e9, mostly the
+// multinomial fit on fnlwgt) stays within corrdp.MaxTVWork.
 func TestPrivacyReportAdult(t *testing.T) {
 	dir := os.Getenv("FEATUREDP_DATA")
 	if dir == "" {
@@ -233,6 +235,11 @@ func TestPrivacyReportAdult(t *testing.T) {
 	t.Logf("Adult: data-dependent bounds: best %v (group %v, tight %v), public %v", dep.EpsBest, dep.EpsGroup, dep.EpsTight, pub)
 	if !math.IsInf(dep.EpsTight, 1) || dep.EpsBest != dep.EpsGroup || !(dep.EpsBest > 1e6) || math.Abs(pub-7.87) > 0.05 {
 		t.Errorf("Adult: ε with data-dependent bounds %v (want group privacy over every record), public %v (want ≈ 7.87)", dep.EpsBest, pub)
+	}
+	for _, name := range []string{"workclass", "fnlwgt", "race", "sex"} {
+		if c := r.col(name); !slices.Contains(c.FromData, "TV") || math.IsNaN(c.TV) {
+			t.Errorf("Adult: public %q: TV %v, read from the data: %v; want the estimate, not the work bound's fallback", name, c.TV, c.FromData)
+		}
 	}
 }
 

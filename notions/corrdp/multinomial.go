@@ -30,7 +30,7 @@ func FitMultinomialLR(u []float64, n, p int, class []int, k int, l2 float64) (*M
 	if n < 1 || p < 1 || k < 2 || len(u) != n*p || len(class) != n {
 		return nil, fmt.Errorf("corrdp: FitMultinomialLR: n = %d, p = %d, k = %d, %d inputs, %d classes", n, p, k, len(u), len(class))
 	}
-	if (p+1)*k > 2000 {
+	if (p+1)*k > maxNewtonParams {
 		return nil, fmt.Errorf("corrdp: FitMultinomialLR: (p+1)·k = %d parameters is too many for Newton", (p+1)*k)
 	}
 	y := make([]float64, n)
@@ -64,8 +64,11 @@ func FitMultinomialLR(u []float64, n, p int, class []int, k int, l2 float64) (*M
 	h := mat.NewSymDense(np, nil)
 	hd := make([]float64, np*np)
 	cur := f(th)
-	for it := 0; it < 100; it++ {
+	for it := 0; it < maxNewtonSteps; it++ {
 		lrGradHessian(sm, th, u, n, p, class, k, g, hd)
+		if tally != nil {
+			tally(true, newtonStepWork(n, np))
+		}
 		gn := 0.0
 		for q := range g {
 			g[q] = g[q]/float64(n) + l2*th[q]
@@ -97,6 +100,23 @@ func FitMultinomialLR(u []float64, n, p int, class []int, k int, l2 float64) (*M
 		}
 	}
 	return &MultinomialLR{Model: sm, Theta: th, K: k, P: p}, nil
+}
+
+// maxNewtonSteps caps FitMultinomialLR's Newton steps; maxNewtonParams
+// caps its parameters (p+1)·k (the Hessian is that square).
+const (
+	maxNewtonSteps  = 100
+	maxNewtonParams = 2000
+)
+
+// newtonStepWork is the work of one of FitMultinomialLR's Newton steps
+// with m parameters on n rows: n·m² to accumulate the Hessian over the
+// rows (lrGradHessian) and m³/3 to factorise it (Cholesky); its line
+// search's loss evaluations (n·m each, one when the full step is taken)
+// are not counted.
+func newtonStepWork(n, m int) float64 {
+	fm := float64(m)
+	return float64(n)*fm*fm + fm*fm*fm/3
 }
 
 // Probs writes P(class | u) for one input u (len P) into out (len K).

@@ -89,6 +89,7 @@ func TVDiscrete(s, u []int, minGroup int) (TVPair, error) {
 func maxPairTV(counts, tot []float64, ks, ku, minGroup int) TVPair {
 	best := TVPair{A: -1, B: -1}
 	mg := float64(max(minGroup, 1))
+	pairs := 0
 	for b1 := 0; b1 < ku; b1++ {
 		if tot[b1] < mg {
 			continue
@@ -97,6 +98,7 @@ func maxPairTV(counts, tot []float64, ks, ku, minGroup int) TVPair {
 			if tot[b2] < mg {
 				continue
 			}
+			pairs++
 			var d float64
 			for a := 0; a < ks; a++ {
 				d += math.Abs(counts[b1*ks+a]/tot[b1] - counts[b2*ks+a]/tot[b2])
@@ -108,6 +110,9 @@ func maxPairTV(counts, tot []float64, ks, ku, minGroup int) TVPair {
 	}
 	if best.A < 0 {
 		best.TV = 0
+	}
+	if tally != nil {
+		tally(false, float64(pairs)*float64(ks))
 	}
 	return best
 }
@@ -154,16 +159,7 @@ func TVHistogram(s []float64, d int, u []int, lo, hi []float64, bins, minGroup i
 		tot[b]++
 	}
 	if bins <= 0 {
-		nmin := math.Inf(1)
-		for _, t := range tot {
-			if t >= float64(max(minGroup, 1)) {
-				nmin = math.Min(nmin, t)
-			}
-		}
-		if math.IsInf(nmin, 1) {
-			nmin = float64(len(u))
-		}
-		bins = HistogramBins(nmin, d)
+		bins = defaultBins(tot, minGroup, d)
 	}
 	cells := 1
 	for range d {
@@ -353,6 +349,23 @@ func Covariance(x []float64, n, d int) ([]float64, *mat.SymDense, error) {
 		}
 	}
 	return mu, cov, nil
+}
+
+// defaultBins is TVHistogram's number of bins for bins ≤ 0: HistogramBins
+// at the smallest of the groups (row counts tot) with at least minGroup
+// rows, or at all the rows when none has.
+func defaultBins(tot []float64, minGroup, d int) int {
+	nmin, all := math.Inf(1), 0.0
+	for _, t := range tot {
+		all += t
+		if t >= float64(max(minGroup, 1)) {
+			nmin = math.Min(nmin, t)
+		}
+	}
+	if math.IsInf(nmin, 1) {
+		nmin = all
+	}
+	return HistogramBins(nmin, d)
 }
 
 // HistogramBins is TVHistogram's default number of bins per dimension for

@@ -62,16 +62,24 @@ func (o TVOptions) check(schema data.Schema) error {
 // binnedTV is the model-free TV of a continuous u: the discrete-u estimate
 // (groupTV) over the bins of binGroups.
 func (e *tvEstimator) binnedTV(c *rawColumn) (TVFeature, error) {
+	groups, labels := e.uGroups(c)
+	f, err := e.groupTV(groups, func(g int) string { return labels[g] })
+	f.Discrete = false
+	return f, err
+}
+
+// uGroups are the groups of the binned estimate of a continuous u:
+// opts.uBins equal-width bins over its public Bounds (else its observed
+// range), merged until each group holds max(MinGroup, ⌈n/(4k)⌉, 5) rows
+// (binGroups).
+func (e *tvEstimator) uGroups(c *rawColumn) ([]int, []string) {
 	k := e.opts.uBins(e.n)
 	minRows := max(e.opts.MinGroup, (e.n+4*k-1)/(4*k), minBinRows)
 	lo, hi := c.lo, c.hi
 	if b, ok := e.opts.Bounds[c.name]; ok {
 		lo, hi = b.Lo, b.Hi
 	}
-	groups, labels := binGroups(c.raw, lo, hi, k, minRows)
-	f, err := e.groupTV(groups, func(g int) string { return labels[g] })
-	f.Discrete = false
-	return f, err
+	return binGroups(c.raw, lo, hi, k, minRows)
 }
 
 // binIndex returns the equal-width bin of v among k bins over [lo, hi]

@@ -280,27 +280,11 @@ func readRawColumn(cols map[string]series.Series, c data.Column, discreteLevels 
 // plug-in TV^; add the UCB with UCB. The estimate reads the data and is
 // not private.
 func EstimateTV(df dataframe.DataFrame, schema data.Schema, opts TVOptions) (*TVReport, error) {
-	if err := schema.Validate(df); err != nil {
-		return nil, fmt.Errorf("corrdp: EstimateTV: %w", err)
-	}
-	n := df.Nrow()
-	if n < 4 {
-		return nil, fmt.Errorf("corrdp: EstimateTV: %d rows, want ≥ 4", n)
-	}
-	if opts.DiscreteLevels <= 0 {
-		opts.DiscreteLevels = 20
-	}
-	if opts.JointBins <= 0 {
-		opts.JointBins = 4
-	}
-	if err := opts.check(schema); err != nil {
-		return nil, fmt.Errorf("corrdp: EstimateTV: %w", err)
-	}
-	e, us, err := newTVEstimator(df, schema, opts)
+	e, us, err := prepareTV(df, schema, &opts)
 	if err != nil {
 		return nil, fmt.Errorf("corrdp: EstimateTV: %w", err)
 	}
-	rep := &TVReport{Neighbours: opts.Neighbours, N: n}
+	rep := &TVReport{Neighbours: opts.Neighbours, N: e.n}
 	if opts.Neighbours == JointU {
 		if err := e.jointU(rep, us); err != nil {
 			return nil, fmt.Errorf("corrdp: EstimateTV: %w", err)
@@ -325,6 +309,29 @@ func EstimateTV(df dataframe.DataFrame, schema data.Schema, opts TVOptions) (*TV
 		rep.Notes += "; continuous u also → the discrete-u estimate over equal-width bins of u (public bounds, else the observed range), and TV = max{model, bins}"
 	}
 	return rep, nil
+}
+
+// prepareTV checks df, schema and opts, fills the defaults of opts
+// (DiscreteLevels 20, JointBins 4) and reads the columns as the estimate
+// does (newTVEstimator): EstimateTV and TVWork start here, so they read
+// the same columns the same way.
+func prepareTV(df dataframe.DataFrame, schema data.Schema, opts *TVOptions) (*tvEstimator, []*rawColumn, error) {
+	if err := schema.Validate(df); err != nil {
+		return nil, nil, err
+	}
+	if n := df.Nrow(); n < 4 {
+		return nil, nil, fmt.Errorf("%d rows, want ≥ 4", n)
+	}
+	if opts.DiscreteLevels <= 0 {
+		opts.DiscreteLevels = 20
+	}
+	if opts.JointBins <= 0 {
+		opts.JointBins = 4
+	}
+	if err := opts.check(schema); err != nil {
+		return nil, nil, err
+	}
+	return newTVEstimator(df, schema, *opts)
 }
 
 // tvEstimator holds the sensitive side of a TV estimate: the joint code of
@@ -455,12 +462,30 @@ func (e *tvEstimator) groupTV(groups []int, names func(int) string) (TVFeature, 
 // jointU fills rep with one TV_max over the joint configurations of all
 // insensitive features (continuous ones cut into JointBins bins).
 func (e *tvEstimator) jointU(rep *TVReport, us []*rawColumn) error {
-	jb := e.opts.JointBins
-	groups := make([]int, e.n)
+	groups, labels := jointGroups(us, e.n, e.opts.JointBins)
+	f, err := e.groupTV(groups, func(g int) string { return "(" + labels[g] + ")" })
+	if err != nil {
+		return err
+	}
+	for _, c := range us {
+		g := f
+		g.Name = c.name
+		rep.Features = append(rep.Features, g)
+	}
+	rep.Notes = fmt.Sprintf("N-jointU: one TV_max over %d joint insensitive configurations (continuous insensitive features cut into %d bins)", len(labels), e.opts.JointBins)
+	return nil
+}
+
+// jointGroups forms the N-jointU configurations of the n rows: the joint
+// value of the insensitive features us (a discrete one's level, a
+// continuous one's bin among jb equal-width bins of its observed range).
+// It returns each row's configuration and the configurations' labels.
+func jointGroups(us []*rawColumn, n, jb int) ([]int, []string) {
+	groups := make([]int, n)
 	idx := map[string]int{}
 	var labels []string
 	var sb strings.Builder
-	for i := 0; i < e.n; i++ {
+	for i := 0; i < n; i++ {
 		sb.Reset()
 		for k, c := range us {
 			if k > 0 {
@@ -480,17 +505,7 @@ func (e *tvEstimator) jointU(rep *TVReport, us []*rawColumn) error {
 		}
 		groups[i] = g
 	}
-	f, err := e.groupTV(groups, func(g int) string { return "(" + labels[g] + ")" })
-	if err != nil {
-		return err
-	}
-	for _, c := range us {
-		g := f
-		g.Name = c.name
-		rep.Features = append(rep.Features, g)
-	}
-	rep.Notes = fmt.Sprintf("N-jointU: one TV_max over %d joint insensitive configurations (continuous insensitive features cut into %d bins)", len(labels), jb)
-	return nil
+	return groups, labels
 }
 
 // modelTV is the paper's TV of a continuous u at min(u) vs max(u):
