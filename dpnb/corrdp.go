@@ -86,8 +86,8 @@ type CorrDPResult struct {
 // CorrDPvsSemiVsStandard runs the CorrDP paper's comparison on any
 // DataFrame with roles in one call (docs/corrdp.md, paper mode): it
 // encodes df with schema (Sensitive / Public / Label roles), estimates the
-// TV of every Public feature (corrdp.EstimateTV) or takes opts.TV,
-// picks C by the Standard-only rule unless given, and trains logistic
+// TV of every Public feature (corrdp.EstimateTV; with opts.TV given, both
+// the given TV and the estimate are drawn), picks C by the Standard-only rule unless given, and trains logistic
 // (binary classification) or linear (regression) models by full-batch GD
 // with Standard, Semi, CorrDP and no noise over the ε grid × seeds (methods
 // paired on the random numbers). The metric is the training accuracy or the
@@ -107,18 +107,18 @@ func CorrDPvsSemiVsStandard(ctx context.Context, df dataframe.DataFrame, schema 
 	if opts.Mode != mechanisms.Reproducible {
 		return nil, fmt.Errorf("dpnb: CorrDPvsSemiVsStandard: mode %v: the comparison is a seeded experiment (paper mode, no ε accounted), not a release; only the Reproducible mode is available", opts.Mode)
 	}
-	if opts.TV == nil {
-		tvOpts := corrdp.TVOptions{Neighbours: opts.Neighbours, Bounds: opts.Encode.Bounds}
-		if w, heavy, err := corrdp.TVWork(df, schema, tvOpts); err == nil && w > corrdp.MaxTVWork {
-			joint := ""
-			if opts.Neighbours == corrdp.JointU {
-				joint = " (under N-jointU every pair of joint configurations of the public columns is compared: " +
-					"N-one, opts.Neighbours = corrdp.NOne, compares each column's own levels)"
-			}
-			return nil, fmt.Errorf("dpnb: CorrDPvsSemiVsStandard: estimating the TV of the public columns would take about %.2g operations "+
-				"(bound %.0g, mostly %s%s): leave an identifier or free-text column out (data.Ignore), merge the rare levels of a column "+
-				"with many, or give opts.TV", w, corrdp.MaxTVWork, data.QuoteNames(heavy), joint)
+	// The estimate runs whether or not opts.TV is given (both curves are
+	// drawn), so its work is bounded in both cases.
+	tvOpts := corrdp.TVOptions{Neighbours: opts.Neighbours, Bounds: opts.Encode.Bounds}
+	if w, heavy, err := corrdp.TVWork(df, schema, tvOpts); err == nil && w > corrdp.MaxTVWork {
+		joint := ""
+		if opts.Neighbours == corrdp.JointU {
+			joint = " (under N-jointU every pair of joint configurations of the public columns is compared: " +
+				"N-one, opts.Neighbours = corrdp.NOne, compares each column's own levels)"
 		}
+		return nil, fmt.Errorf("dpnb: CorrDPvsSemiVsStandard: estimating the TV of the public columns would take about %.2g operations "+
+			"(bound %.0g, mostly %s%s): leave an identifier or free-text column out (data.Ignore), or merge the rare levels of a column "+
+			"with many (the estimate runs even with opts.TV given, whose curve is drawn beside it)", w, corrdp.MaxTVWork, data.QuoteNames(heavy), joint)
 	}
 	cmp, err := corrdpfig.NewComparison(df, schema, corrdpfig.CompareOptions{Eps: opts.Eps, Seeds: opts.Seeds, TV: opts.TV,
 		Neighbours: opts.Neighbours, C: opts.C, Alpha: opts.Alpha, Steps: opts.Steps, Delta: opts.Delta, Encode: encodeOrDefault(opts.Encode)})
