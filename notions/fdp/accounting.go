@@ -108,11 +108,13 @@ func gaussianPower(mu, alpha float64) float64 {
 //
 // (clamped below at 0). The supremum is found numerically: a grid of 4001
 // points in log α on [1e-300, 1], then golden-section refinement around the
-// best grid point (relative accuracy about 1e-10 for smooth β). The
+// best grid point (relative accuracy about 1e-10 for smooth β); a supremum
+// below the searched range is an error, never the range's edge value. The
 // neighbouring relation is whatever the f-DP guarantee was for (FDP_i^Ψ,
 // FDP_r^Ψ or DP). For β = power of G_μ it agrees with accounting.GDPEpsilon.
 //
-// Errors: nil β, δ not in (0, 1), or β returning NaN.
+// Errors: nil β, δ not in (0, 1), β returning NaN, or a supremum below
+// the searched range.
 func EpsilonFromPower(power func(alpha float64) float64, delta float64) (float64, error) {
 	if power == nil {
 		return 0, errors.New("fdp: EpsilonFromPower: nil power function")
@@ -152,6 +154,14 @@ func epsilonFromPower(power func(alpha float64) float64, delta, lo float64) (flo
 	if bi < 0 {
 		return 0, nil // β(α) ≤ δ everywhere: (0, δ)-DP
 	}
+	// Still rising at the smallest α searched: the supremum lies below the
+	// range and the grid's best is not ε (a plateau, as for f_{ε,δ}, is
+	// fine; the tolerance covers EpsilonFromTradeOff's cancellation).
+	if bi == 0 && best-h(lo+1) > 1e-5*math.Max(1, math.Abs(best)) {
+		return 0, fmt.Errorf("fdp: the supremum of log((β(α) − δ)/α) lies below α = %.3g, the smallest α searched: "+
+			"β(α) − δ does not vanish fast enough as α → 0 (no finite ε if β(0+) > δ); raise δ, or use "+
+			"EpsilonFromPower with an accurate power function (e.g. GaussianPower), which searches down to α = 1e-300", math.Exp(lo))
+	}
 	a := lo + (hi-lo)*float64(max(bi-1, 0))/n
 	b := lo + (hi-lo)*float64(min(bi+1, n))/n
 	const g = 0.6180339887498949
@@ -178,8 +188,9 @@ func epsilonFromPower(power func(alpha float64) float64, delta, lo float64) (flo
 // EpsilonFromTradeOff is EpsilonFromPower with β = 1 − f, searched
 // over α ∈ [1e-10, 1] only: 1 − f(α) loses about 1e-16 absolute to
 // cancellation, which would dominate (β(α) − δ)/α for smaller α (relative
-// error about 1e-6 at α = 1e-10). Use EpsilonFromPower with an accurate
-// power function (GaussianPower) when the optimum lies below 1e-10.
+// error about 1e-6 at α = 1e-10). An optimum below 1e-10 (e.g. G_μ for
+// μ ≳ 3 at δ = 1e-10) is an error: use EpsilonFromPower with an accurate
+// power function (GaussianPower) there.
 //
 // Errors: as EpsilonFromPower.
 func EpsilonFromTradeOff(f func(alpha float64) float64, delta float64) (float64, error) {

@@ -382,3 +382,43 @@ func TestSimulatorToReplacementMap(t *testing.T) {
 		t.Error("δ(1 + e^10) > 1 accepted")
 	}
 }
+
+// TestEpsilonFromPowerEdge: when the supremum of log((β(α) − δ)/α) lies
+// below the searched range of α, the grid's best value is not ε and must
+// not be returned as one. Old code: EpsilonFromTradeOff of G_3 at δ = 1e-10
+// returned 15.17 (true 23.05), and a trade-off with δ' = 2δ > δ (no
+// finite ε at δ) returned 11.5 (tradeoff) and 678 (power).
+func TestEpsilonFromPowerEdge(t *testing.T) {
+	gauss := func(mu float64) func(float64) float64 {
+		return func(a float64) float64 { v, _ := TradeOffGaussian(mu, a); return v }
+	}
+	floor := func(a float64) float64 { return math.Max(0, 1-2e-5-math.E*a) } // f_{1, 2e-5}
+	for _, c := range []struct {
+		name    string
+		f       func(float64) float64
+		power   bool // EpsilonFromPower of 1 − f, else EpsilonFromTradeOff of f
+		delta   float64
+		wantErr bool
+	}{
+		{"G_1 δ=1e-5 trade-off", gauss(1), false, 1e-5, false},
+		{"f_{ε,δ} flat, trade-off", func(a float64) float64 { v, _ := TradeOffApprox(0.01, 1e-6, a); return v }, false, 1e-6, false},
+		{"G_3 δ=1e-10 trade-off, optimum below 1e-10", gauss(3), false, 1e-10, true},
+		{"G_8 δ=1e-15 trade-off", gauss(8), false, 1e-15, true},
+		{"δ' = 2δ trade-off", floor, false, 1e-5, true},
+		{"δ' = 2δ power", floor, true, 1e-5, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var got float64
+			var err error
+			if c.power {
+				f := c.f
+				got, err = EpsilonFromPower(func(a float64) float64 { return 1 - f(a) }, c.delta)
+			} else {
+				got, err = EpsilonFromTradeOff(c.f, c.delta)
+			}
+			if (err != nil) != c.wantErr {
+				t.Fatalf("ε = %v, err = %v, want error %v", got, err, c.wantErr)
+			}
+		})
+	}
+}
