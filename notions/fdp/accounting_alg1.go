@@ -6,6 +6,7 @@ package fdp
 import (
 	"fmt"
 	"math"
+	"sort"
 
 	"github.com/featuredp/featuredp/accounting"
 	"github.com/featuredp/featuredp/internal/numeric"
@@ -122,9 +123,13 @@ func SingleBatchDelta(q, z float64, steps int, eps float64) (float64, error) {
 	}
 	lq, l1q := math.Log(q), math.Log1p(-q)
 	lfT := numeric.LogFact(steps)
+	logPr := func(k int) float64 {
+		return lfT - numeric.LogFact(k) - numeric.LogFact(steps-k) + float64(k)*lq + float64(steps-k)*l1q
+	}
 	var d float64
-	for k := 1; k <= steps; k++ {
-		lp := lfT - numeric.LogFact(k) - numeric.LogFact(steps-k) + float64(k)*lq + float64(steps-k)*l1q
+	lo, hi := binomialWindow(steps, q, logPr)
+	for k := lo; k <= hi; k++ {
+		lp := logPr(k)
 		if lp < -745 {
 			continue
 		}
@@ -132,6 +137,19 @@ func SingleBatchDelta(q, z float64, steps int, eps float64) (float64, error) {
 		d += math.Exp(lp) * dk
 	}
 	return math.Min(d, 1), nil
+}
+
+// binomialWindow returns the k in [1, T] outside which the Bin(T, q) log
+// probability logPr(k) is below −800, far below the −745 under which
+// SingleBatchDelta skips a term: a window of O(√T) terms around the mode
+// m = ⌊(T+1)q⌋, found by bisection (the pmf rises up to m and falls after),
+// so that the work does not grow like T.
+func binomialWindow(steps int, q float64, logPr func(k int) float64) (lo, hi int) {
+	const cut = -800
+	m := min(max(int(float64(steps+1)*q), 1), steps)
+	lo = 1 + sort.Search(m, func(i int) bool { return logPr(i+1) >= cut })
+	hi = m + sort.Search(steps-m, func(i int) bool { return logPr(m+1+i) < cut })
+	return lo, hi
 }
 
 // SingleBatchEpsilon inverts SingleBatchDelta: the smallest ε ≥ 0 with
