@@ -143,9 +143,13 @@ type PipelineBounds struct {
 // PreprocessingSensitivity returns the ℓ_{1,2} sensitivity η and the ℓ0
 // sensitivity k of a pre-processing step from the parameters (docs/smooth-rdp.md; Theorem 16 uses k = m for mean imputation and k = n
 // for PCA). R must be finite > 0 for deduplication, mean imputation and
-// PCA, and QuantR for quantization (an error names the field).
+// PCA, QuantR for quantization, and K ≥ 1 for deduplication and
+// quantization (an error names the field).
 func PreprocessingSensitivity(pre Preprocessing, p MechParams) (eta float64, k int, err error) {
 	if err := requireScale(pre, p); err != nil {
+		return 0, 0, err
+	}
+	if err := requireK(pre, p.K); err != nil {
 		return 0, 0, err
 	}
 	switch pre {
@@ -222,6 +226,21 @@ func requireCurveParams(m Mechanism, p MechParams) error {
 		if err := valid.Positive(f.name, f.v); err != nil {
 			return fmt.Errorf("smoothdp: %v: %w: set it to %s (0 would make the curve 0)", m, err, f.what)
 		}
+	}
+	return nil
+}
+
+// requireK checks the ℓ0 sensitivity K: at least 1 for deduplication and
+// quantization, whose η = 2RK or rK is proportional to it (0, its unset
+// value, would make the step free; a changed point moves at least itself),
+// and not negative for the generic step.
+func requireK(pre Preprocessing, k int) error {
+	switch {
+	case (pre == PreDedup || pre == PreQuant) && k < 1:
+		return fmt.Errorf("smoothdp: %v: MechParams.K = %d, want ≥ 1: set it to the ℓ0 sensitivity k = 2·(largest good cluster) "+
+			"(KDedup; 0 would make the step free, η = 0)", pre, k)
+	case pre == PreGeneric && k < 0:
+		return fmt.Errorf("smoothdp: %v: MechParams.K = %d, want ≥ 0 (the ℓ0 sensitivity of the step)", pre, k)
 	}
 	return nil
 }

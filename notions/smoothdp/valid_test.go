@@ -57,8 +57,8 @@ func second[T any](_ T, err error) error { return err }
 func errOf(_, _, _ float64, err error) error { return err }
 
 // TestUnsetScaleIsAnError checks that a MechParams field a sensitivity or
-// a curve is proportional to (R, QuantR, L, Δ, β; the PTR radius), left at
-// its zero value, is an error naming the field. It used to make every
+// a curve is proportional to (R, QuantR, K, L, Δ, β; the PTR radius), left
+// at its zero value, is an error naming the field. It used to make every
 // pre-processing step free (η = 0 or ε̃ = 0): the pipeline was reported as
 // private as the bare mechanism.
 func TestUnsetScaleIsAnError(t *testing.T) {
@@ -87,6 +87,11 @@ func TestUnsetScaleIsAnError(t *testing.T) {
 		{MechDPGD, PreMeanImpute, unset(func(p *MechParams) { p.Beta = 0 }), "MechParams.Beta"},
 		{MechSGDSub, PrePCA, unset(func(p *MechParams) { p.Sigma, p.Beta = 2, 0 }), "MechParams.Beta"},
 		{MechSGDIter, PreQuant, unset(func(p *MechParams) { p.Beta = 0 }), "MechParams.Beta"},
+		// K, the ℓ0 sensitivity η of dedup and quantization is proportional to.
+		{MechGaussian, PreDedup, unset(func(p *MechParams) { p.K = 0 }), "MechParams.K"},
+		{MechGaussian, PreQuant, unset(func(p *MechParams) { p.K = 0 }), "MechParams.K"},
+		{MechDPGD, PreQuant, unset(func(p *MechParams) { p.K = -3 }), "MechParams.K"},
+		{MechGaussian, PreGeneric, unset(func(p *MechParams) { p.K, p.Eta = -1, 0.1 }), "MechParams.K"},
 	} {
 		if e, err := Pipeline(tc.mech, tc.pre, tc.p); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v × %v without %s: η = %v, error %v; want one naming %s", tc.mech, tc.pre, tc.want, e.Eta, err, tc.want)
