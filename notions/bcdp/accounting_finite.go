@@ -118,8 +118,12 @@ func (m Finite) values(i int) []int {
 }
 
 // ConditionalOutput returns P(y | x_i = a) = Σ_{x: x_i=a} π(x) P(y|x) /
-// π(x_i = a) for every output y. It errors if π(x_i = a) = 0.
+// π(x_i = a) for every output y. It errors if m is not valid (Validate) or
+// π(x_i = a) = 0.
 func (m Finite) ConditionalOutput(i, a int) ([]float64, error) {
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
 	if i < 0 || i >= m.Dim() {
 		return nil, fmt.Errorf("bcdp: coordinate %d out of range [0,%d)", i, m.Dim())
 	}
@@ -311,6 +315,9 @@ func TradeoffMin(m Finite, i int, delta float64) (float64, error) {
 	}
 	if !(delta >= 0) {
 		return 0, fmt.Errorf("bcdp: trade-off: δ = %v, want ≥ 0", delta)
+	}
+	if i < 0 || i >= m.Dim() {
+		return 0, fmt.Errorf("bcdp: trade-off: coordinate %d out of range [0,%d)", i, m.Dim())
 	}
 	ny := len(m.Channel[0])
 	if ny > 20 {

@@ -57,6 +57,9 @@ func NewLeastSquares(c []float64, o MeanOptions) (*LeastSquares, error) {
 // Add privatises one user's record (two independent releases) and adds its
 // terms to Ĥ and ĝ.
 func (ls *LeastSquares) Add(rng *rand.Rand, x []float64) error {
+	if ls == nil {
+		return errNil("least squares", "NewLeastSquares")
+	}
 	if rng == nil {
 		return errors.New("bcdp: least squares: nil random source")
 	}
@@ -106,6 +109,9 @@ func (s *MeanSums) estimateInto(out []float64) {
 
 // Objective returns (Ĥ, ĝ) of the users added so far.
 func (ls *LeastSquares) Objective() (*mat.SymDense, []float64, error) {
+	if ls == nil {
+		return nil, nil, errNil("least squares", "NewLeastSquares")
+	}
 	if ls.n == 0 {
 		return nil, nil, errors.New("bcdp: least squares: no users added")
 	}

@@ -124,6 +124,9 @@ func (c *Duchi) Loss() (accounting.Loss, error) {
 // on the suffix x_{k:d} of the sorted record, α_k-LDP. They are the terms
 // of LocalLoss and CoordinateLosses.
 func (m *Mean) RoundLosses() ([]accounting.Loss, error) {
+	if m == nil {
+		return nil, errNil("Mean losses", "NewMean or NewBaseline")
+	}
 	out := make([]accounting.Loss, len(m.rounds))
 	for i, r := range m.rounds {
 		l, err := r.ch.Loss()
@@ -191,6 +194,9 @@ func (m *Mean) CoordinateLosses() ([]accounting.Loss, error) {
 // Mechanism 1 at c/2 each user sends, composed on a ledger (c_d/2 + c_d/2
 // = c_d, rounded up), as a pure loss under accounting.RelationReplaceOne.
 func (ls *LeastSquares) LocalLoss() (accounting.Loss, error) {
+	if ls == nil {
+		return accounting.Loss{}, errNil("least squares", "NewLeastSquares")
+	}
 	one, err := ls.m.LocalLoss()
 	if err != nil {
 		return accounting.Loss{}, err
@@ -206,6 +212,9 @@ func (ls *LeastSquares) LocalLoss() (accounting.Loss, error) {
 // (caller's order, label last): the two releases at c_i/2 composed on a
 // ledger, as pure losses under accounting.RelationCoordinate.
 func (ls *LeastSquares) CoordinateLosses() ([]accounting.Loss, error) {
+	if ls == nil {
+		return nil, errNil("least squares", "NewLeastSquares")
+	}
 	half, err := ls.m.CoordinateLosses()
 	if err != nil {
 		return nil, err

@@ -49,6 +49,9 @@ func NewDuchi(D int, r, alpha float64, paperConstant bool) (*Duchi, error) {
 // Sample writes one draw Z of the channel on v (‖v‖ ≤ R, finite) into out
 // (len D; nil allocates) and returns it.
 func (c *Duchi) Sample(rng *rand.Rand, v, out []float64) ([]float64, error) {
+	if c == nil {
+		return nil, errNil("Duchi channel", "NewDuchi")
+	}
 	if rng == nil {
 		return nil, errors.New("bcdp: Duchi channel: nil random source")
 	}
@@ -280,6 +283,12 @@ func (m *Mean) Sorted() ([]float64, []int) {
 	return append([]float64(nil), m.sorted...), append([]int(nil), m.perm...)
 }
 
+// errNil is the error of a method called on a nil value (a constructor's
+// error ignored).
+func errNil(what, ctor string) error {
+	return fmt.Errorf("bcdp: %s: nil receiver (build it with %s and check its error)", what, ctor)
+}
+
 // MeanSums accumulates the per-round sums Σ_j Y^{k,(j)} of the users'
 // releases: all the server needs (the estimator is linear before projection).
 type MeanSums struct {
@@ -324,6 +333,9 @@ func checkRecord(x []float64, d int) error {
 // Add runs Mechanism 1 on one user's record x ∈ [−1,1]^d (caller's order)
 // with randomness from rng and adds the release (Y^1, …, Y^d) to the sums.
 func (s *MeanSums) Add(rng *rand.Rand, x []float64) error {
+	if s == nil || s.m == nil {
+		return errNil("mean sums", "Mean.NewSums")
+	}
 	if rng == nil {
 		return errors.New("bcdp: mean: nil random source")
 	}
@@ -360,6 +372,9 @@ func (s *MeanSums) AddUnchecked(rng *rand.Rand, x []float64) {
 // each Ȳ^k onto the ball of radius √D_k before combining and the result onto
 // the ball of radius √d, as the authors' code does).
 func (s *MeanSums) Estimate(p Projection) ([]float64, error) {
+	if s == nil || s.m == nil {
+		return nil, errNil("mean sums", "Mean.NewSums")
+	}
 	if s.N == 0 {
 		return nil, errors.New("bcdp: mean: no users added")
 	}
@@ -425,6 +440,9 @@ func projectBall(v []float64, r float64) {
 // post-processed by the weighted combination. Unprojected
 // and unbiased (with the unbiased constant).
 func (m *Mean) Privatize(rng *rand.Rand, x []float64) ([]float64, error) {
+	if m == nil {
+		return nil, errNil("mean", "NewMean or NewBaseline")
+	}
 	s := m.NewSums()
 	if err := s.Add(rng, x); err != nil {
 		return nil, err

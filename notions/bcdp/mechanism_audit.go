@@ -15,6 +15,9 @@ import (
 // the object whose privacy Theorem 2 accounts for; the per-user
 // estimate ν̂ is post-processing of it.
 func (m *Mean) Release(rng *rand.Rand, x []float64) ([][]float64, error) {
+	if m == nil {
+		return nil, errNil("release", "NewMean or NewBaseline")
+	}
 	if rng == nil {
 		return nil, errors.New("bcdp: release: nil random source")
 	}
@@ -62,6 +65,9 @@ func (m *Mean) checkSignDomain(domain [][]float64) error {
 // hence log p(y|x) = Σ_k [α_k·1{⟨Y^k, x_{k:d}⟩ > 0}] + const. Ratios of these
 // likelihoods are exact likelihood ratios of the mechanism.
 func (m *Mean) SignLogLikelihood(y [][]float64, x []float64) (float64, error) {
+	if m == nil {
+		return 0, errNil("likelihood", "NewMean or NewBaseline")
+	}
 	if len(y) != len(m.rounds) {
 		return 0, fmt.Errorf("bcdp: likelihood: release has %d rounds, want %d", len(y), len(m.rounds))
 	}

@@ -1,6 +1,7 @@
 package bcdp
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
@@ -65,6 +66,9 @@ func TrustRegion(h mat.Symmetric, g []float64, radius float64) ([]float64, error
 
 // checkTrustRegion validates the inputs of TrustRegion.
 func checkTrustRegion(h mat.Symmetric, g []float64, radius float64) error {
+	if h == nil {
+		return errors.New("bcdp: trust region: nil H")
+	}
 	p := h.SymmetricDim()
 	if len(g) != p || p == 0 {
 		return fmt.Errorf("bcdp: trust region: H is %d×%d but g has %d entries", p, p, len(g))

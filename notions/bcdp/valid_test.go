@@ -1,7 +1,9 @@
 package bcdp
 
 import (
+	"fmt"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -35,3 +37,58 @@ func TestInputErrorsNameParameter(t *testing.T) {
 
 // second returns the error of a (value, error) pair.
 func second[T any](_ T, err error) error { return err }
+
+// TestBadInputNoPanic: an out-of-range coordinate, a malformed Finite, a
+// nil matrix or a nil receiver (a constructor's error ignored) is an error
+// naming the problem, not a panic. Every case panicked on the old code.
+func TestBadInputNoPanic(t *testing.T) {
+	m, err := TwoBitChannel([4]float64{0.5, 0.5, 0, 0.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	var (
+		nilMean *Mean
+		nilLS   *LeastSquares
+		nilCh   *Duchi
+	)
+	for _, c := range []struct {
+		name string
+		call func() error
+		want string
+	}{
+		{"TradeoffMin i = 2", func() error { return second(TradeoffMin(m, 2, 1)) }, "coordinate 2 out of range"},
+		{"TradeoffMin i = −1", func() error { return second(TradeoffMin(m, -1, 1)) }, "coordinate -1 out of range"},
+		{"ConditionalOutput of a malformed Finite", func() error {
+			return second(Finite{Domain: [][]int{{1}}}.ConditionalOutput(0, 1))
+		}, "prior weights"},
+		{"TrustRegion nil H", func() error { return second(TrustRegion(nil, nil, 1)) }, "nil"},
+		{"Duchi.Sample nil", func() error { return second(nilCh.Sample(rng, []float64{1}, nil)) }, "nil"},
+		{"Mean.Privatize nil", func() error { return second(nilMean.Privatize(rng, []float64{1})) }, "nil"},
+		{"Mean.Release nil", func() error { return second(nilMean.Release(rng, []float64{1})) }, "nil"},
+		{"Mean.SignLogLikelihood nil", func() error { return second(nilMean.SignLogLikelihood(nil, nil)) }, "nil"},
+		{"Mean.LocalLoss nil", func() error { return second(nilMean.LocalLoss()) }, "nil"},
+		{"Mean.CoordinateLosses nil", func() error { return second(nilMean.CoordinateLosses()) }, "nil"},
+		{"MeanSums.Add zero value", func() error { return (&MeanSums{}).Add(rng, []float64{1}) }, "nil"},
+		{"MeanSums.Estimate nil", func() error { var s *MeanSums; return second(s.Estimate(ProjectBox)) }, "nil"},
+		{"LeastSquares.Add nil", func() error { return nilLS.Add(rng, []float64{1, 1}) }, "nil"},
+		{"LeastSquares.Solve nil", func() error { return second(nilLS.Solve(1)) }, "nil"},
+		{"LeastSquares.LocalLoss nil", func() error { return second(nilLS.LocalLoss()) }, "nil"},
+		{"LeastSquares.CoordinateLosses nil", func() error { return second(nilLS.CoordinateLosses()) }, "nil"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var err error
+			func() {
+				defer func() {
+					if r := recover(); r != nil {
+						err = fmt.Errorf("panic: %v", r)
+					}
+				}()
+				err = c.call()
+			}()
+			if err == nil || strings.HasPrefix(err.Error(), "panic") || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("error %v, want one containing %q", err, c.want)
+			}
+		})
+	}
+}
