@@ -358,10 +358,12 @@ func TwoLevelRate(d, k, n int, delta, eps, q float64) (float64, error) {
 // the paper's heuristic (1+q)/2, Corollary 1's 1/2 and ζ* (which recovers the
 // min-δ baseline), and returns the best allocation. It uses only public
 // quantities (δ, ε, q, n), so it costs no privacy; because ζ* is a
-// candidate it is never worse than the baseline in predicted MSE.
+// candidate it is never worse than the baseline in predicted MSE. The grid
+// has 1 to MaxZetaGrid points (each costs an allocation and an O(d²)
+// prediction; the figures use 200).
 func ZetaOptimal(delta []float64, eps, q float64, n, grid int, o MSEOptions) (Allocation, float64, error) {
-	if grid < 1 {
-		return Allocation{}, 0, fmt.Errorf("bcdp: ζ-opt: grid = %d must be ≥ 1", grid)
+	if grid < 1 || grid > MaxZetaGrid {
+		return Allocation{}, 0, fmt.Errorf("bcdp: ζ-opt: grid = %d, want 1 to %d", grid, MaxZetaGrid)
 	}
 	base, err := Allocate(delta, eps, q, 1)
 	if err != nil {
@@ -391,6 +393,9 @@ func ZetaOptimal(delta []float64, eps, q float64, n, grid int, o MSEOptions) (Al
 	}
 	return best, bestMSE, nil
 }
+
+// MaxZetaGrid caps ZetaOptimal's grid (2¹⁶ points).
+const MaxZetaGrid = 1 << 16
 
 // allocShift is log(1 + q(e^c − 1)), the budget the correlated columns
 // take from the others (Theorem 2): 0 at q = 0 (where q·(e^c − 1) would be

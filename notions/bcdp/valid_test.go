@@ -28,12 +28,18 @@ func TestInputErrorsNameParameter(t *testing.T) {
 		{"ZetaStar δ̃_1", second(ZetaStar(0, 0.5)), "ζ*: δ̃_1 = 0, want finite > 0"},
 		{"Allocate ζ", second(Allocate([]float64{1}, 1, 0.5, 1.5)), "allocation: ζ = 1.5, want in (0, 1]"},
 		{"Allocate ε", second(Allocate([]float64{1}, nan, 0.5, 0.5)), "allocation: ε = NaN, want finite > 0"},
+		// Unbounded work: the old code took grid = 2³⁰ and allocated and
+		// evaluated 2³⁰ candidates (8 GB of ζ values).
+		{"ZetaOptimal grid", third(ZetaOptimal([]float64{1, 2}, 3, 0.5, 10, 1<<30, MSEOptions{})), "grid = 1073741824, want 1 to 65536"},
 	} {
 		if c.err == nil || !strings.Contains(c.err.Error(), c.want) {
 			t.Errorf("%s: error %v, want it to contain %q", c.name, c.err, c.want)
 		}
 	}
 }
+
+// third returns the error of a (value, value, error) triple.
+func third[T, U any](_ T, _ U, err error) error { return err }
 
 // second returns the error of a (value, error) pair.
 func second[T any](_ T, err error) error { return err }
