@@ -17,10 +17,20 @@ import (
 // EncodedRows returns the rows idx of enc as a design matrix; with public
 // it is the public view Ψ(x) of zero masking: every encoded column of a
 // sensitive feature (enc.Sensitive) is set to 0, the public columns and the
-// label are kept.
+// label are kept. Errors: a nil or malformed encoding, a row outside
+// [0, enc.N).
 func EncodedRows(enc *data.Encoded, idx []int, public bool) (*design.Data, error) {
 	if enc == nil {
 		return nil, fmt.Errorf("fdp: EncodedRows: nil encoding")
+	}
+	if len(enc.X) != enc.N*enc.D || len(enc.Y) != enc.N || len(enc.Sensitive) != enc.D {
+		return nil, fmt.Errorf("fdp: EncodedRows: malformed encoding (%d values, %d labels and %d sensitivity flags for N = %d rows of D = %d columns; build it with data.Encode)",
+			len(enc.X), len(enc.Y), len(enc.Sensitive), enc.N, enc.D)
+	}
+	for _, i := range idx {
+		if i < 0 || i >= enc.N {
+			return nil, fmt.Errorf("fdp: EncodedRows: row %d out of range [0, %d)", i, enc.N)
+		}
 	}
 	x, y := make([]float64, 0, len(idx)*enc.D), make([]float64, len(idx))
 	for k, i := range idx {

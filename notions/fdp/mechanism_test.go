@@ -10,6 +10,7 @@ import (
 
 	"github.com/featuredp/featuredp/accounting"
 	"github.com/featuredp/featuredp/audit"
+	"github.com/featuredp/featuredp/data"
 	"github.com/featuredp/featuredp/design"
 	"github.com/featuredp/featuredp/mechanisms"
 	"github.com/featuredp/featuredp/models"
@@ -525,5 +526,40 @@ func TestEpsilonMethods(t *testing.T) {
 	led, _ := accounting.NewLedger(accounting.RelationAddRemove, nil)
 	if err := led.Add(ls[0]); err == nil {
 		t.Error("an add/remove ledger accepted a feature-simulator loss")
+	}
+}
+
+// TestEncodedRowsBadInput: a row index outside the encoding or an
+// encoding whose slices do not match N and D is an error, not a panic
+// (the old code indexed enc.X directly: index out of range).
+func TestEncodedRowsBadInput(t *testing.T) {
+	enc := &data.Encoded{X: []float64{1, 2, 3, 4}, Y: []float64{0, 1}, N: 2, D: 2, Sensitive: []bool{true, false}}
+	for _, c := range []struct {
+		name string
+		enc  *data.Encoded
+		idx  []int
+	}{
+		{"row 2 of 2", enc, []int{0, 2}},
+		{"row −1", enc, []int{-1}},
+		{"X shorter than N·D", &data.Encoded{X: []float64{1}, Y: []float64{0, 1}, N: 2, D: 2, Sensitive: []bool{true, false}}, []int{1}},
+		{"Sensitive shorter than D", &data.Encoded{X: []float64{1, 2, 3, 4}, Y: []float64{0, 1}, N: 2, D: 2}, []int{0}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var err error
+			func() {
+				defer func() {
+					if r := recover(); r != nil {
+						err = fmt.Errorf("panic: %v", r)
+					}
+				}()
+				_, err = EncodedRows(c.enc, c.idx, true)
+			}()
+			if err == nil || strings.HasPrefix(err.Error(), "panic") {
+				t.Errorf("error %v, want a descriptive error", err)
+			}
+		})
+	}
+	if d, err := EncodedRows(enc, []int{1, 0}, true); err != nil || d.X[0] != 0 || d.X[1] != 4 || d.Y[0] != 1 {
+		t.Errorf("valid rows: %+v, %v", d, err)
 	}
 }
