@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/featuredp/featuredp/accounting"
 	"github.com/featuredp/featuredp/internal/valid"
@@ -168,7 +169,8 @@ func (c SRDPCurve) Scale(k float64) (SRDPCurve, error) {
 }
 
 // ComposeSRDP returns Σ_i ε̃_i(α, η) (Lemma 1, composition of SRDP over
-// any collection; adaptive) [V/R].
+// any collection; adaptive) [V/R], valid where every component is (its
+// Valid is the conjunction of the components' conditions).
 func ComposeSRDP(curves ...SRDPCurve) (SRDPCurve, error) {
 	if len(curves) == 0 {
 		return SRDPCurve{}, errors.New("smoothdp: compose needs at least one SRDP curve")
@@ -194,6 +196,13 @@ func ComposeSRDP(curves ...SRDPCurve) (SRDPCurve, error) {
 			s += c.At(a, e)
 		}
 		return s
+	}
+	if slices.ContainsFunc(cs, func(c SRDPCurve) bool { return c.Valid != nil }) {
+		// Keep the components' extra conditions visible: a curve with a
+		// Valid condition is not linear in α everywhere (PipelineCurve).
+		out.Valid = func(a, e float64) bool {
+			return !slices.ContainsFunc(cs, func(c SRDPCurve) bool { return c.Valid != nil && !c.Valid(a, e) })
+		}
 	}
 	return out, nil
 }
