@@ -705,3 +705,20 @@ func TestComposeSRDPKeepsValidity(t *testing.T) {
 		})
 	}
 }
+
+// TestPipelineLinearNeedsFullRange: PipelineCurve's linear shortcut (the
+// α = 2 coefficient extrapolated to every order) holds only for curves
+// valid at every order α > 1. The old code took it for a Linear RDP curve
+// valid from α = 3 only and reported ε_π(1.2) = 0.0350 (tight) where
+// Theorem 2 gives 0.0400.
+func TestPipelineLinearNeedsFullRange(t *testing.T) {
+	rdp := RDPCurve{Name: "linear from α = 3", Relation: accounting.RelationReplaceOne, AlphaMin: 3, AlphaMax: math.Inf(1), Linear: true, Coef: 0.01}
+	srdp := must(GaussianSRDP(1, 10))
+	pc := must(PipelineCurve(rdp, srdp, 1, Tight))
+	for _, a := range []float64{1.2, 1.5, 2, 3, 5} {
+		direct := must2(Theorem2Tight(rdp, srdp, 1, a))
+		if got := pc.At(a); got < direct*(1-1e-12) {
+			t.Errorf("ε_π(%v) = %v, below Theorem 2's %v", a, got, direct)
+		}
+	}
+}

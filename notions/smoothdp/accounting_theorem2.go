@@ -251,7 +251,9 @@ func PipelineCurve(rdp RDPCurve, srdp SRDPCurve, eta float64, form Theorem2Form)
 		return RDPCurve{Name: name, Relation: accounting.RelationReplaceOne, AlphaMin: 1, AlphaMax: math.Inf(1), Pure: true, PureEps: e}, nil
 	}
 	out := RDPCurve{Name: name, Relation: accounting.RelationReplaceOne, AlphaMin: 1, AlphaMax: math.Inf(1)}
-	linear := rdp.Linear && srdp.LinearInAlpha && math.IsInf(rdp.AlphaMax, 1) && math.IsInf(srdp.AlphaMax, 1) && srdp.Valid == nil
+	// The closed form needs both curves valid at every order α > 1.
+	linear := rdp.Linear && srdp.LinearInAlpha && rdp.AlphaMin <= 1 && srdp.AlphaMin <= 1 &&
+		math.IsInf(rdp.AlphaMax, 1) && math.IsInf(srdp.AlphaMax, 1) && srdp.Valid == nil
 	switch form {
 	case Tight:
 		out.F = func(a float64) float64 {
