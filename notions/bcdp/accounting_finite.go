@@ -308,7 +308,8 @@ func CoordinateTV(m Finite, i int) (float64, error) {
 // α = P(M(x) ∈ R | x_i=a) and β = P(M(x) ∉ R | x_i=a'), and returns the
 // minimum of min(e^δ α + β, α + e^δ β). Thm. 1: (π, M) is δ-BCDP in
 // coordinate i iff this is ≥ 1 (it is exactly 1 at δ = δ_i* when the bound is
-// tight). |Y| must be at most 20.
+// tight). |Y| must be at most 20, and 2^|Y| × (value pairs) × |Y| at most
+// 2^28.
 func TradeoffMin(m Finite, i int, delta float64) (float64, error) {
 	if err := m.Validate(); err != nil {
 		return 0, err
@@ -324,6 +325,10 @@ func TradeoffMin(m Finite, i int, delta float64) (float64, error) {
 		return 0, fmt.Errorf("bcdp: trade-off: %d outputs, at most 20 allowed (2^|Y| regions)", ny)
 	}
 	vals := m.values(i)
+	if pairs := len(vals) * (len(vals) - 1); float64(pairs)*float64(ny)*math.Exp2(float64(ny)) > maxTradeoffWork {
+		return 0, fmt.Errorf("bcdp: trade-off: 2^%d regions × %d value pairs × %d outputs is more than %g steps: "+
+			"use Exact for the level δ_i* (Thm. 1 makes the two equivalent)", ny, pairs, ny, float64(maxTradeoffWork))
+	}
 	conds := make([][]float64, len(vals))
 	for k, a := range vals {
 		c, err := m.ConditionalOutput(i, a)
@@ -358,6 +363,10 @@ func TradeoffMin(m Finite, i int, delta float64) (float64, error) {
 	}
 	return best, nil
 }
+
+// maxTradeoffWork caps TradeoffMin's enumeration (regions × value pairs
+// × outputs), about a second of work.
+const maxTradeoffWork = 1 << 28
 
 // PostProcess returns K∘M: Channel'[x][z] = Σ_y P(y|x) K[y][z], with the
 // same domain and prior (Prop. 5: δ*(K∘M) ⪯ δ*(M)). K must be a

@@ -30,12 +30,31 @@ func TestInputErrorsNameParameter(t *testing.T) {
 		{"Allocate ε", second(Allocate([]float64{1}, nan, 0.5, 0.5)), "allocation: ε = NaN, want finite > 0"},
 		// Unbounded work: the old code took grid = 2³⁰ and allocated and
 		// evaluated 2³⁰ candidates (8 GB of ζ values).
+		// Unbounded work: 2^20 regions × 300·299 value pairs × 20 outputs
+		// (about 2·10^12 steps) ran for hours on the old code.
+		{"TradeoffMin work", second(TradeoffMin(manyValues(300, 20), 0, 1)), "trade-off: 2^20 regions × 89700 value pairs"},
 		{"ZetaOptimal grid", third(ZetaOptimal([]float64{1, 2}, 3, 0.5, 10, 1<<30, MSEOptions{})), "grid = 1073741824, want 1 to 65536"},
 	} {
 		if c.err == nil || !strings.Contains(c.err.Error(), c.want) {
 			t.Errorf("%s: error %v, want it to contain %q", c.name, c.err, c.want)
 		}
 	}
+}
+
+// manyValues is a valid Finite with one coordinate of k values (uniform
+// prior) and ny outputs (uniform channel).
+func manyValues(k, ny int) Finite {
+	var m Finite
+	for x := 0; x < k; x++ {
+		m.Domain = append(m.Domain, []int{x})
+		m.Prior = append(m.Prior, 1/float64(k))
+		row := make([]float64, ny)
+		for y := range row {
+			row[y] = 1 / float64(ny)
+		}
+		m.Channel = append(m.Channel, row)
+	}
+	return m
 }
 
 // third returns the error of a (value, value, error) triple.
