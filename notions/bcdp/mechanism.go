@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sort"
 
 	"github.com/featuredp/featuredp/internal/valid"
 )
@@ -185,7 +186,7 @@ type meanRound struct {
 // NewMean builds Mechanism 1 for per-coordinate levels c (caller's
 // order, finite, ≥ 0; typically Allocation.C). The most
 // sensitive coordinates (smallest c) run first; ties keep the caller's order.
-// It errors if every level is 0.
+// It errors if every level is 0 or the rounds exceed MaxMeanWork.
 func NewMean(c []float64, o MeanOptions) (*Mean, error) {
 	d := len(c)
 	if d == 0 {
@@ -200,12 +201,7 @@ func NewMean(c []float64, o MeanOptions) (*Mean, error) {
 			return nil, fmt.Errorf("bcdp: mean: c[%d] = %v must be finite and ≥ 0", i, v)
 		}
 	}
-	// stable insertion sort by c (d is small)
-	for i := 1; i < d; i++ {
-		for j := i; j > 0 && c[perm[j]] < c[perm[j-1]]; j-- {
-			perm[j], perm[j-1] = perm[j-1], perm[j]
-		}
-	}
+	sort.SliceStable(perm, func(a, b int) bool { return c[perm[a]] < c[perm[b]] }) // ties keep the caller's order
 	sorted := make([]float64, d)
 	for k, i := range perm {
 		sorted[k] = c[i]
@@ -231,7 +227,26 @@ func NewMean(c []float64, o MeanOptions) (*Mean, error) {
 	if len(m.rounds) == 0 {
 		return nil, errors.New("bcdp: mean: every level is 0 (no round can run)")
 	}
+	if work := m.work(); work > MaxMeanWork {
+		return nil, fmt.Errorf("bcdp: mean: %d coordinates with %d distinct levels make rounds of total size Σ_k D_k = %d, more than %d "+
+			"(the memory of every accumulator and the work per user): give fewer distinct levels (coordinates with equal levels share a round)",
+			d, len(m.rounds), work, MaxMeanWork)
+	}
 	return m, nil
+}
+
+// MaxMeanWork caps Σ_k D_k over the rounds of Mechanism 1 (NewMean): the
+// floats every MeanSums holds and the channel coordinates every user
+// draws (2^24; d distinct levels give d(d+1)/2, so d ≤ 5792).
+const MaxMeanWork = 1 << 24
+
+// work returns Σ_k D_k over the rounds that run.
+func (m *Mean) work() int {
+	w := 0
+	for _, r := range m.rounds {
+		w += r.ch.D
+	}
+	return w
 }
 
 // zeroWeightCoordinate returns the first coordinate (caller's order) with
@@ -249,8 +264,8 @@ func (m *Mean) zeroWeightCoordinate() int {
 // on the whole d-dimensional vector at level a (r = √d), i.e. Mechanism 1
 // with c = a·1.
 func NewBaseline(d int, a float64, o MeanOptions) (*Mean, error) {
-	if d < 1 {
-		return nil, fmt.Errorf("bcdp: baseline: d = %d must be ≥ 1", d)
+	if d < 1 || d > MaxMeanWork {
+		return nil, fmt.Errorf("bcdp: baseline: d = %d, want 1 to %d (MaxMeanWork)", d, MaxMeanWork)
 	}
 	if !valid.Finite(a) || a <= 0 {
 		return nil, fmt.Errorf("bcdp: baseline: level %v must be finite and > 0", a)

@@ -33,6 +33,10 @@ func TestInputErrorsNameParameter(t *testing.T) {
 		// Unbounded work: 2^20 regions × 300·299 value pairs × 20 outputs
 		// (about 2·10^12 steps) ran for hours on the old code.
 		{"TradeoffMin work", second(TradeoffMin(manyValues(300, 20), 0, 1)), "trade-off: 2^20 regions × 89700 value pairs"},
+		// Quadratic memory: every NewSums of 6000 distinct levels holds
+		// Σ_k D_k = 18,003,000 floats (144 MB), and every user costs as many steps.
+		{"NewMean work", second(NewMean(distinctLevels(6000), MeanOptions{})), "Σ_k D_k = 18003000"},
+		{"NewBaseline d", second(NewBaseline(1<<40, 1, MeanOptions{})), "baseline: d = 1099511627776, want 1 to 16777216"},
 		{"ZetaOptimal grid", third(ZetaOptimal([]float64{1, 2}, 3, 0.5, 10, 1<<30, MSEOptions{})), "grid = 1073741824, want 1 to 65536"},
 	} {
 		if c.err == nil || !strings.Contains(c.err.Error(), c.want) {
@@ -55,6 +59,15 @@ func manyValues(k, ny int) Finite {
 		m.Channel = append(m.Channel, row)
 	}
 	return m
+}
+
+// distinctLevels returns the levels 1, 2, …, d (every round runs).
+func distinctLevels(d int) []float64 {
+	c := make([]float64, d)
+	for i := range c {
+		c[i] = float64(i + 1)
+	}
+	return c
 }
 
 // third returns the error of a (value, value, error) triple.
