@@ -23,6 +23,14 @@ import (
 // theoretical sensitivity holds: the quantities are maxima or
 // minima over every dataset of the collection. Use Describe on each dataset
 // and Merge the results (sensitivities are monotone in 𝒮, Definition 4).
+//
+// The guarantee is conditional: it holds for neighbouring datasets that
+// both lie in 𝒮. A Collection described from the private dataset alone is
+// a statistic of that data (its eigengap, missing count, order statistics),
+// which no ε accounts for and which says nothing about the neighbours;
+// state 𝒮 from public knowledge (e.g. a public bound on the number of
+// missing values or on the eigengap), or use PTR (Algorithm 1), whose
+// guarantee is unconditional.
 type Collection struct {
 	N          int     // dataset size n (fixed)
 	D          int     // dimension d
@@ -74,7 +82,8 @@ type Preprocessor interface {
 	Name() string
 	// Fit returns π_S.
 	Fit(S [][]float64) (Fitted, error)
-	// Describe returns the collection quantities of one dataset.
+	// Describe returns the collection quantities of one dataset (not
+	// private: see Collection).
 	Describe(S [][]float64) (Collection, error)
 	// Theory returns the theoretical (k_π, η_π) over collection c
 	// (replace-one, Definition 4), with the confidence label of the bound.
