@@ -56,14 +56,25 @@ func cfSGDIterRDP(n int, l, sigma float64) float64 {
 }
 
 // cfSGDIterSRDP is αβ²η²(K − 1 + H_n)/(nσ²) (docs/smooth-rdp.md, Table 1,
-// derivation 6) [D].
-func cfSGDIterSRDP(n, k int, beta, sigma, eta float64) float64 {
-	return beta * beta * eta * eta * (float64(k) - 1 + Harmonic(n)) / (float64(n) * sigma * sigma)
+// derivation 6) [D]; h is H_n (Harmonic(n), computed once per curve).
+func cfSGDIterSRDP(n, k int, h, beta, sigma, eta float64) float64 {
+	return beta * beta * eta * eta * (float64(k) - 1 + h) / (float64(n) * sigma * sigma)
 }
 
+// harmonicSumMax is the largest n for which Harmonic sums the terms.
+const harmonicSumMax = 1 << 20
+
 // Harmonic returns H_n = Σ_{j=1..n} 1/j (H_1000 = 7.485470860550345);
-// 0 for n ≤ 0.
+// 0 for n ≤ 0. Up to 2^20 terms it is the sum (smallest terms first);
+// beyond, the asymptotic expansion ln n + γ + 1/(2n) − 1/(12n²) +
+// 1/(120n⁴) (which over-estimates H_n by less than 1/(252n⁶), the first
+// omitted term) raised by 10⁻¹⁵ relative to cover float64 rounding, so it
+// is never below H_n.
 func Harmonic(n int) float64 {
+	if n > harmonicSumMax {
+		x := float64(n)
+		return (math.Log(x) + 0.5772156649015329 + 1/(2*x) - 1/(12*x*x) + 1/(120*x*x*x*x)) * (1 + 1e-15)
+	}
 	s := 0.0
 	for j := n; j >= 1; j-- { // small terms first
 		s += 1 / float64(j)

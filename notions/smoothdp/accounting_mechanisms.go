@@ -193,9 +193,10 @@ func SGDIterSRDP(n, k int, beta, sigma float64) (SRDPCurve, error) {
 	if err := valid.Positive("σ", sigma); err != nil {
 		return SRDPCurve{}, fmt.Errorf("smoothdp: %w", err)
 	}
+	h := Harmonic(n)
 	return SRDPCurve{Name: fmt.Sprintf("DP-SGD-iter SRDP n=%d K=%d β=%g σ=%g", n, k, beta, sigma), AlphaMin: 1, AlphaMax: math.Inf(1),
 		LinearInAlpha: true,
-		F:             func(a, e float64) float64 { return a * cfSGDIterSRDP(n, k, beta, sigma, e) },
+		F:             func(a, e float64) float64 { return a * cfSGDIterSRDP(n, k, h, beta, sigma, e) },
 		Valid:         func(a, e float64) bool { return sigma*sigma >= a*(a-1)*beta*beta*e*e/2 }}, nil
 }
 
