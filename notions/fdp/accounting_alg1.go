@@ -216,14 +216,20 @@ func SingleBatchLoss(q, z float64, steps int, delta float64) (accounting.Loss, e
 // targetEps: the calibration of the single-batch ablation (docs/feature-dp.md;
 // it needs a much larger z than Algorithm 1 at the same ε).
 //
-// Errors: targetEps not finite and > 0, invalid q, T < 1 or δ, or no
-// z ≤ 1e6 reaching the target.
+// The bisection stops after 200 halvings, so when every z > 0 meets the
+// target (the rate q·T below δ: ε = 0) it returns a tiny z.
+//
+// Errors: targetEps not finite and > 0, q not in (0, 1], T < 1, invalid δ,
+// or no z ≤ 1e6 reaching the target.
 func SingleBatchNoiseMultiplier(targetEps, q float64, steps int, delta float64) (float64, error) {
 	if err := accounting.ValidateTargetEpsilon(targetEps); err != nil {
 		return 0, err
 	}
 	if steps < 1 {
 		return 0, fmt.Errorf("fdp: SingleBatchNoiseMultiplier: steps = %d, want ≥ 1", steps)
+	}
+	if !(q > 0 && q <= 1) {
+		return 0, fmt.Errorf("fdp: SingleBatchNoiseMultiplier: rate q = %v, want in (0, 1] (at q = 0 nothing is released and there is no z to calibrate)", q)
 	}
 	eps := func(z float64) (float64, error) { return SingleBatchEpsilon(q, z, steps, delta) }
 	lo, hi := 0.0, 1.0
@@ -240,7 +246,9 @@ func SingleBatchNoiseMultiplier(targetEps, q float64, steps int, delta float64) 
 			return 0, fmt.Errorf("fdp: SingleBatchNoiseMultiplier: %w", accounting.ErrUnreachable)
 		}
 	}
-	for hi-lo > 1e-6*hi {
+	// At most 200 halvings: if every z > 0 meets the target (q·T below δ),
+	// lo stays 0 and the interval never closes.
+	for it := 0; it < 200 && hi-lo > 1e-6*hi; it++ {
 		mid := 0.5 * (lo + hi)
 		// An error below hi (no ε within the accountant's range) means
 		// z is too small: never read it as ε = 0.

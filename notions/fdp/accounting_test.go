@@ -467,3 +467,35 @@ func TestSingleBatchDeltaWindow(t *testing.T) {
 		t.Fatal("SingleBatchEpsilon at T = 10^7 still running after 10 s")
 	}
 }
+
+// TestSingleBatchNoiseMultiplierTerminates: when every z > 0 meets the
+// target (q = 0, or q·T below δ so that ε = 0 for any z), the bisection
+// halved z towards 0 forever on the old code (z = 0 is refused, read as
+// "too small", so the interval never closed). Now q = 0 is an error and the
+// bisection stops after 200 halvings with a z that meets the target.
+func TestSingleBatchNoiseMultiplierTerminates(t *testing.T) {
+	type result struct {
+		z   float64
+		err error
+	}
+	for _, c := range []struct {
+		q       float64
+		wantErr bool
+	}{{0, true}, {1e-8, false}, {1.0 / 16, false}} {
+		done := make(chan result, 1)
+		go func() { z, err := SingleBatchNoiseMultiplier(1, c.q, 10, 1e-5); done <- result{z, err} }()
+		select {
+		case r := <-done:
+			if (r.err != nil) != c.wantErr {
+				t.Fatalf("q = %v: z = %v, err = %v, want error %v", c.q, r.z, r.err, c.wantErr)
+			}
+			if r.err == nil {
+				if e, err := SingleBatchEpsilon(c.q, r.z, 10, 1e-5); err != nil || e > 1 || !(r.z > 0) {
+					t.Errorf("q = %v: z = %v gives ε = %v (%v), want ≤ 1", c.q, r.z, e, err)
+				}
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("q = %v: still running after 10 s", c.q)
+		}
+	}
+}
