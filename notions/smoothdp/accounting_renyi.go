@@ -24,7 +24,7 @@ func GaussianRenyi(mu1, mu2 []float64, s1, s2 mat.Symmetric, alpha float64) (flo
 		return 0, fmt.Errorf("smoothdp: %w", err)
 	}
 	d := len(mu1)
-	if d == 0 || len(mu2) != d || s1 == nil || s2 == nil || s1.SymmetricDim() != d || s2.SymmetricDim() != d {
+	if d == 0 || len(mu2) != d || valid.IsNil(s1) || valid.IsNil(s2) || s1.SymmetricDim() != d || s2.SymmetricDim() != d {
 		return 0, errors.New("smoothdp: Gaussian Rényi needs means and covariances of one dimension d ≥ 1")
 	}
 	diff := mat.NewVecDense(d, nil)

@@ -1,6 +1,7 @@
 package smoothdp
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
@@ -11,6 +12,9 @@ import (
 // curve(σ) equals the target ε at δ (bisection in log σ to relative 1e-10;
 // ε(σ) must be non-increasing).
 func CalibrateSigma(curve func(sigma float64) (RDPCurve, error), target, delta float64) (float64, error) {
+	if curve == nil {
+		return 0, errors.New("smoothdp: CalibrateSigma: nil curve function")
+	}
 	if err := valid.Positive("target ε", target); err != nil {
 		return 0, fmt.Errorf("smoothdp: %w", err)
 	}

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/featuredp/featuredp/internal/valid"
 )
 
 // Empirical is a measured lower bound on (k_π, η_π).
@@ -25,6 +27,9 @@ type Empirical struct {
 // align (PCA dimension reduction only) π_{S'}'s basis is Procrustes-aligned
 // to π_S's first. Differences below tol (absolute, per point) are ignored.
 func EmpiricalSensitivity(p Preprocessor, S, S2 [][]float64, radius float64, align bool, tol float64) (Empirical, error) {
+	if valid.IsNil(p) {
+		return Empirical{}, errors.New("smoothdp: EmpiricalSensitivity: nil pre-processor")
+	}
 	if len(S) != len(S2) {
 		return Empirical{}, fmt.Errorf("smoothdp: neighbours must have the same size (%d vs %d)", len(S), len(S2))
 	}

@@ -1,12 +1,14 @@
 package smoothdp
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
 
 	"github.com/featuredp/featuredp/accounting"
+	"gonum.org/v1/gonum/mat"
 )
 
 // TestInputErrorsNameParameter checks that each entry point refuses a
@@ -107,5 +109,40 @@ func TestUnsetScaleIsAnError(t *testing.T) {
 	}
 	if _, err := Pipeline(MechGaussian, PreMeanImpute, full); err != nil {
 		t.Errorf("every field set: %v", err)
+	}
+}
+
+// TestNilArgumentsAreErrors: a nil pre-processor, curve function or
+// covariance is an error naming it, not a panic (all three panicked on
+// the old code: nil pointer dereference).
+func TestNilArgumentsAreErrors(t *testing.T) {
+	var nilCov *mat.SymDense
+	S := [][]float64{{0.1, 0.2}, {0.3, 0.1}}
+	for _, c := range []struct {
+		name string
+		call func() error
+		want string
+	}{
+		{"EmpiricalSensitivity", func() error { _, err := EmpiricalSensitivity(nil, S, S, 1, false, 0); return err }, "nil pre-processor"},
+		{"CalibrateSigma", func() error { _, err := CalibrateSigma(nil, 1, 1e-5); return err }, "nil curve"},
+		{"GaussianRenyi", func() error {
+			_, err := GaussianRenyi([]float64{1}, []float64{1}, nilCov, nilCov, 2)
+			return err
+		}, "covariances"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var err error
+			func() {
+				defer func() {
+					if r := recover(); r != nil {
+						err = fmt.Errorf("panic: %v", r)
+					}
+				}()
+				err = c.call()
+			}()
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("error %v, want one containing %q", err, c.want)
+			}
+		})
 	}
 }
