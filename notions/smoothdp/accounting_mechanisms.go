@@ -156,7 +156,8 @@ func SGDSubSRDP(steps int, beta, omega, sigma float64) (SRDPCurve, error) {
 }
 
 // SGDIterAlphaMax is the largest order at which σ ≥ L√(2α(α−1)) holds,
-// (1 + √(1 + 2σ²/L²))/2 (Feldman et al. 2018 Thm 26 condition) [S].
+// (1 + √(1 + 2σ²/L²))/2 (Feldman et al. 2018 Thm 26 condition) [S], for
+// L, σ finite > 0 (it does not check them: SGDIterRDP does).
 func SGDIterAlphaMax(l, sigma float64) float64 {
 	return (1 + math.Sqrt(1+2*sigma*sigma/(l*l))) / 2
 }

@@ -26,7 +26,9 @@ import (
 // Exponential is the exponential mechanism over a finite set: it returns h with probability ∝ exp(ε·u_h/(2Δ)), sampled by the
 // inverse CDF of the softmax (log-sum-exp, one uniform). It is ε-DP when
 // every score has sensitivity Δ (replace-one); its SRDP is εLη/Δ
-// (ExponentialSRDP). Errors: nil rng, empty or non-finite
+// (ExponentialSRDP). The sampling is float64 arithmetic on rng, for
+// experiments: it is not floating-point safe, so a deployment should not
+// rely on it for the exact ε. Errors: nil rng, empty or non-finite
 // scores, ε ≤ 0 or Δ ≤ 0.
 func Exponential(rng *rand.Rand, scores []float64, eps, sens float64) (int, error) {
 	if rng == nil {
