@@ -251,8 +251,11 @@ func AttributeInferenceBound(eps, delta, ball float64) (float64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("attribute-inference bound: %w", err)
 	}
-	if math.IsInf(eps, 1) && ball > 0 {
-		return 1, nil
+	if math.IsInf(eps, 1) { // e^ε·Ball would be ∞·0 = NaN at Ball = 0
+		if ball > 0 {
+			return 1, nil
+		}
+		return delta, nil
 	}
 	return math.Min(1, math.Max(1-f, math.Exp(eps)*ball+delta)), nil
 }

@@ -499,3 +499,15 @@ func TestSingleBatchNoiseMultiplierTerminates(t *testing.T) {
 		}
 	}
 }
+
+// TestAttributeInferenceBoundInfiniteEps: at ε = +Inf the Thm 4 bound is
+// 1 − f_{∞,δ}(Ball): 1 for Ball > 0 and δ for Ball = 0. The old code
+// returned NaN at Ball = 0 (e^∞·0), silently.
+func TestAttributeInferenceBoundInfiniteEps(t *testing.T) {
+	for _, c := range []struct{ ball, want float64 }{{0, 1e-5}, {1e-9, 1}, {0.5, 1}} {
+		got, err := AttributeInferenceBound(math.Inf(1), 1e-5, c.ball)
+		if err != nil || got != c.want {
+			t.Errorf("Ball = %v: bound %v (%v), want %v", c.ball, got, err, c.want)
+		}
+	}
+}
