@@ -389,6 +389,13 @@ func (t *trainer) setPhases() error {
 		t.note = notePublicOnPrivate
 		return nil
 	}
+	// The probe reads synthetic rows only: what it finds depends on the
+	// model, not on the private data.
+	probe, probed := t.probeAll()
+	if probe == probeOtherRows {
+		t.note = noteProbedOtherRows(probed)
+		return nil
+	}
 	t.phases = []accounting.Phase{{SampleRate: q, NoiseMultiplier: cfg.Noise.Multiplier, Steps: cfg.Steps}}
 	t.phasesRel = accounting.RelationAddRemove
 	switch {
@@ -408,6 +415,12 @@ func (t *trainer) setPhases() error {
 		// other record's clipped gradient, whatever the divisor.
 		t.phasesRel = accounting.RelationFeatureSimulator
 		t.note = noteModelRowCount
+	case probe == probeRowCount:
+		// The same, found by the probe in a model that does not
+		// declare it (a wrapped ridge Linear, a loss that reads
+		// data.N).
+		t.phasesRel = accounting.RelationFeatureSimulator
+		t.note = noteProbedRowCount(probed)
 	}
 	return nil
 }
