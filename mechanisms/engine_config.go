@@ -82,7 +82,8 @@ type PublicTerm struct {
 	// in the same order (Data.N must match), with the columns Model
 	// expects. nil means Config.Data itself, for a public model that reads
 	// only the public part of a row (models.PublicPart); with any other
-	// model the run reports no phases (Result.PhasesNote).
+	// model the run reports no phases (Result.PhasesNote), as it does for
+	// a Data that is Config.Data or a copy of it (the same values).
 	Data *design.Data
 	// Model is the public surrogate loss ℓ_pub; it must have the same
 	// number of parameters as Config.Model. nil means Config.Model.
@@ -253,9 +254,10 @@ type Result struct {
 	//     noise, so only feature DP with respect to the columns it reads
 	//     holds — Thm 5 of the feature-DP paper; Public.Data must hold
 	//     only public columns, which the engine cannot check in general;
-	//     a public term on Config.Data itself, Public.Data nil or the same
-	//     rows, with a model that is not models.PublicPart protects
-	//     nothing, and Phases is then empty with a note);
+	//     a public term on Config.Data itself, Public.Data nil, the same
+	//     rows or a copy of them, with a model that is not
+	//     models.PublicPart protects nothing, and Phases is then empty
+	//     with a note);
 	//   - accounting.RelationFeatureSimulator without NormalizeBy: the
 	//     divisor q·n reads the row count n, which an added record
 	//     changes, so the added record moves every other record's share
@@ -266,7 +268,16 @@ type Result struct {
 	//   - accounting.RelationFeatureSimulator, for the same reason, when
 	//     the model's per-example loss reads the row count
 	//     (models.RowCountReader: Linear with a ridge term (λ/n)‖w‖²),
-	//     whatever NormalizeBy is. PhasesNote says so.
+	//     whatever NormalizeBy is, or when Train finds that it does
+	//     without declaring it (a ridge Linear inside a user's wrapper):
+	//     before stating phases, Train evaluates the per-example gradient
+	//     of a synthetic row at fixed parameters alone, next to a copy of
+	//     itself and next to other synthetic rows (never the private
+	//     rows, so the relation does not depend on them; a change below
+	//     10⁻⁹ of the gradient is not seen). PhasesNote says so. If a
+	//     row's gradient changes with another row (mean-centring, batch
+	//     statistics), per-example clipping does not bound one record's
+	//     influence and Phases is empty with a note.
 	PhasesRelation accounting.Relation
 	// PhasesNote explains why Phases is empty, or why PhasesRelation is
 	// not add/remove without a public term (empty otherwise).

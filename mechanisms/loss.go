@@ -95,7 +95,8 @@ func (r *Release) Loss(rel accounting.Relation) (accounting.Loss, error) {
 // feature-simulator relation (feature DP, Thm 5 and Prop. 2): a public
 // term (feature DP's two-batch step, Algorithm 1, or public pre-training)
 // reads rows without noise, and a divisor q·n or a model's per-example loss
-// (models.RowCountReader: Linear with a ridge term) reads the row count, so
+// (models.RowCountReader: Linear with a ridge term; or found by Train's
+// probe of synthetic rows, Result.PhasesRelation) reads the row count, so
 // add/remove DP does not hold. Errors: a nil result, or a run whose Phases are empty (the
 // error gives PhasesNote: the plan needs its notion's own accounting).
 func (r *Result) Losses() ([]accounting.Loss, error) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -239,13 +240,15 @@ func TestTrainMultiplierDelivered(t *testing.T) {
 }
 
 // TestTrainPublicTermOnPrivateRows: a public term that reads Config.Data
-// itself (Public.Data nil or the same rows) with a model that does not
-// declare models.PublicPart computes an unnoised gradient of the private
-// records: Ψ(X) = X, and the feature-simulator relation protects nothing.
-// Such a run used to report phases (a feature-DP loss for the ledger); a
-// one-record change of 10⁶ moves θ by thousands of σ. It reports none
+// itself (Public.Data nil, the same rows or a copy of them) with a model
+// that does not declare models.PublicPart computes an unnoised gradient of
+// the private records: Ψ(X) = X, and the feature-simulator relation
+// protects nothing. Such a run used to report phases (a feature-DP loss
+// for the ledger; a copy of the rows still did, its arrays being others);
+// a one-record change of 10⁶ moves θ by thousands of σ. It reports none
 // now, with a note; a PublicPart model on the full rows or a separate
-// public view keeps its phases.
+// public view (one that masks the labels included: it used to be refused
+// when it shared the feature array) keeps its phases.
 func TestTrainPublicTermOnPrivateRows(t *testing.T) {
 	const n = 60
 	data, _ := regression(t, n, 2, 5)
@@ -253,6 +256,11 @@ func TestTrainPublicTermOnPrivateRows(t *testing.T) {
 	base := Config{Model: lsq{d: 2}, Data: data, Steps: 1, Optimizer: SGD{LR: 0.1}, Sampler: Poisson{Rate: 0.5},
 		Clip: ClipPerExample, ClipNorm: 1, Noise: plan, NormalizeBy: 0.5 * n, Seed: 2}
 	view := &design.Data{N: n, D: 2, X: make([]float64, 2*n), Y: data.Y} // the public view: no feature
+	// A copy of the private rows (other arrays, the same values) is the
+	// private data; a view that masks the labels (the protected column)
+	// is not.
+	copied := &design.Data{N: n, D: 2, X: slices.Clone(data.X), Y: slices.Clone(data.Y)}
+	masked := &design.Data{N: n, D: 2, X: data.X, Y: make([]float64, n)}
 	for _, c := range []struct {
 		name   string
 		public *PublicTerm
@@ -262,6 +270,8 @@ func TestTrainPublicTermOnPrivateRows(t *testing.T) {
 		{"pretraining on Config.Data", &PublicTerm{Alpha: 1, PretrainOnly: true, BatchSize: n}, 3, false},
 		{"two-batch step on Config.Data", &PublicTerm{Alpha: 1, BatchSize: n}, 0, false},
 		{"the same rows passed as Public.Data", &PublicTerm{Alpha: 1, BatchSize: n, Data: data}, 0, false},
+		{"a copy of the rows passed as Public.Data", &PublicTerm{Alpha: 1, BatchSize: n, Data: copied}, 0, false},
+		{"the features with the labels masked", &PublicTerm{Alpha: 1, BatchSize: n, Data: masked}, 0, true},
 		{"a public view", &PublicTerm{Alpha: 1, BatchSize: n, Data: view}, 0, true},
 		{"a PublicPart model on Config.Data", &PublicTerm{Alpha: 1, BatchSize: n, Model: publicPartLSQ{lsq{d: 2}}}, 0, true},
 	} {

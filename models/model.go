@@ -69,7 +69,12 @@ var ErrShape = errors.New("models: wrong length")
 // that reads other rows or their number changes every record's gradient
 // when one is added. A loss that reads data.N must implement
 // RowCountReader (the engine then states only the feature-simulator
-// relation); one that reads other rows cannot be trained privately.
+// relation); one that reads other rows cannot be trained privately. A
+// wrapper type that delegates to a model of this package must forward
+// RowCountReader too. mechanisms.Train also checks the per-example gradient
+// on synthetic rows (one row alone, with a copy of itself, with another
+// row) and, if it moves, states the feature-simulator relation (row count)
+// or no privacy phases (other rows), with a note.
 type Model interface {
 	// NumParams is the length of θ.
 	NumParams() int
@@ -198,7 +203,10 @@ func ReadsPublicPartOnly(m Model) bool {
 // clipped sum then moves by more than the clip norm C (for a ridge
 // regression with λ = N + 1, by 19·C in mechanisms'
 // TestTrainAddRemoveSensitivity), and only a relation whose simulator knows
-// the row count holds (mechanisms.Result.PhasesRelation).
+// the row count holds (mechanisms.Result.PhasesRelation). A type that wraps
+// such a model by delegation must implement RowCountReader as well; one that
+// does not is caught by mechanisms.Train's probe of synthetic rows, which
+// then states the same relation with a note.
 type RowCountReader interface {
 	// ReadsRowCount reports whether the per-example loss reads data.N.
 	ReadsRowCount() bool
