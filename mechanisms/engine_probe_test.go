@@ -9,47 +9,55 @@ import (
 	"github.com/featuredp/featuredp/models"
 )
 
-// hiddenRidge wraps a models.Linear with explicit delegating methods (no
-// embedding), so that its models.RowCountReader is hidden from the engine.
-type hiddenRidge struct{ m *models.Linear }
+// forward delegates the methods of models.Model to m, and nothing else
+// (explicit methods, no embedding of m): a RowCountReader or LabelChecker
+// of m is hidden.
+type forward struct{ m models.Model }
 
-func (w hiddenRidge) NumParams() int   { return w.m.NumParams() }
-func (w hiddenRidge) NumFeatures() int { return w.m.NumFeatures() }
-func (w hiddenRidge) Loss(theta []float64, data *design.Data, idx []int) float64 {
+func (w forward) NumParams() int            { return w.m.NumParams() }
+func (w forward) NumFeatures() int          { return w.m.NumFeatures() }
+func (w forward) FeatureParams(j int) []int { return w.m.FeatureParams(j) }
+func (w forward) Loss(theta []float64, data *design.Data, idx []int) float64 {
 	return w.m.Loss(theta, data, idx)
 }
-func (w hiddenRidge) GradSum(theta []float64, data *design.Data, idx []int, out []float64) {
+func (w forward) GradSum(theta []float64, data *design.Data, idx []int, out []float64) {
 	w.m.GradSum(theta, data, idx, out)
 }
-func (w hiddenRidge) PerExampleGrads(theta []float64, data *design.Data, idx []int, out []float64) {
+func (w forward) PerExampleGrads(theta []float64, data *design.Data, idx []int, out []float64) {
 	w.m.PerExampleGrads(theta, data, idx, out)
 }
-func (w hiddenRidge) FeatureParams(j int) []int { return w.m.FeatureParams(j) }
+
+// hiddenRidge wraps a ridge models.Linear so that its RowCountReader is
+// hidden from the engine.
+type hiddenRidge struct{ forward }
 
 // wrappedLogistic is a correct user wrapper of models.Logistic: ℓ_i reads
 // row i only.
-type wrappedLogistic struct{ m *models.Logistic }
+type wrappedLogistic struct{ forward }
 
-func (w wrappedLogistic) NumParams() int   { return w.m.NumParams() }
-func (w wrappedLogistic) NumFeatures() int { return w.m.NumFeatures() }
-func (w wrappedLogistic) Loss(theta []float64, data *design.Data, idx []int) float64 {
-	return w.m.Loss(theta, data, idx)
+func (w wrappedLogistic) CheckLabels(d *design.Data) error {
+	return w.m.(models.LabelChecker).CheckLabels(d)
 }
-func (w wrappedLogistic) GradSum(theta []float64, data *design.Data, idx []int, out []float64) {
-	w.m.GradSum(theta, data, idx, out)
-}
-func (w wrappedLogistic) PerExampleGrads(theta []float64, data *design.Data, idx []int, out []float64) {
-	w.m.PerExampleGrads(theta, data, idx, out)
-}
-func (w wrappedLogistic) FeatureParams(j int) []int        { return w.m.FeatureParams(j) }
-func (w wrappedLogistic) CheckLabels(d *design.Data) error { return w.m.CheckLabels(d) }
 
-// meanCentred is models.Logistic on features centred by the column means
-// of the data it is given: ℓ_i reads every row.
-type meanCentred struct{ wrappedLogistic }
+// centred evaluates m on the data transformed by centre (computed from all
+// the rows given): ℓ_i reads every row.
+type centred struct {
+	forward
+	centre func(*design.Data) *design.Data
+}
 
-// centre returns data with every column's mean subtracted.
-func (w meanCentred) centre(data *design.Data) *design.Data {
+func (w centred) Loss(theta []float64, data *design.Data, idx []int) float64 {
+	return w.m.Loss(theta, w.centre(data), idx)
+}
+func (w centred) GradSum(theta []float64, data *design.Data, idx []int, out []float64) {
+	w.m.GradSum(theta, w.centre(data), idx, out)
+}
+func (w centred) PerExampleGrads(theta []float64, data *design.Data, idx []int, out []float64) {
+	w.m.PerExampleGrads(theta, w.centre(data), idx, out)
+}
+
+// centreFeatures returns data with every column's mean subtracted.
+func centreFeatures(data *design.Data) *design.Data {
 	c := &design.Data{N: data.N, D: data.D, X: append([]float64(nil), data.X...), Y: data.Y}
 	for j := range data.D {
 		var s float64
@@ -62,24 +70,9 @@ func (w meanCentred) centre(data *design.Data) *design.Data {
 	}
 	return c
 }
-func (w meanCentred) Loss(theta []float64, data *design.Data, idx []int) float64 {
-	return w.m.Loss(theta, w.centre(data), idx)
-}
-func (w meanCentred) GradSum(theta []float64, data *design.Data, idx []int, out []float64) {
-	w.m.GradSum(theta, w.centre(data), idx, out)
-}
-func (w meanCentred) PerExampleGrads(theta []float64, data *design.Data, idx []int, out []float64) {
-	w.m.PerExampleGrads(theta, w.centre(data), idx, out)
-}
 
-// labelCentred is models.Linear (Ridge 0) on labels centred by their
-// mean over the data: ℓ_i reads every row's label.
-type labelCentred struct{ m *models.Linear }
-
-func (w labelCentred) NumParams() int            { return w.m.NumParams() }
-func (w labelCentred) NumFeatures() int          { return w.m.NumFeatures() }
-func (w labelCentred) FeatureParams(j int) []int { return w.m.FeatureParams(j) }
-func (w labelCentred) centre(data *design.Data) *design.Data {
+// centreLabels returns data with the labels' mean subtracted.
+func centreLabels(data *design.Data) *design.Data {
 	var s float64
 	for _, y := range data.Y {
 		s += y
@@ -89,15 +82,6 @@ func (w labelCentred) centre(data *design.Data) *design.Data {
 		c.Y[i] = y - s/float64(data.N)
 	}
 	return c
-}
-func (w labelCentred) Loss(theta []float64, data *design.Data, idx []int) float64 {
-	return w.m.Loss(theta, w.centre(data), idx)
-}
-func (w labelCentred) GradSum(theta []float64, data *design.Data, idx []int, out []float64) {
-	w.m.GradSum(theta, w.centre(data), idx, out)
-}
-func (w labelCentred) PerExampleGrads(theta []float64, data *design.Data, idx []int, out []float64) {
-	w.m.PerExampleGrads(theta, w.centre(data), idx, out)
 }
 
 // must returns v; a constructor error is a bug of the test (panic).
@@ -155,12 +139,12 @@ func TestProbeRowsModels(t *testing.T) {
 		{"LossDiff/MLP pair", must(models.NewLossDiff(mlpPair, mlpPair, pubView)), probeOwnRow, probeOwnRow},
 		{"LossDiff/DDPM pair", must(models.NewLossDiff(ddpm, ddpm, pubView)), probeOwnRow, probeOwnRow},
 		{"LossDiff/ridge pair", must(models.NewLossDiff(ridge, ridge, &design.Data{N: 5, D: 3, X: make([]float64, 15), Y: make([]float64, 5)})), probeRowCount, probeOwnRow},
-		{"hidden ridge", hiddenRidge{ridge}, probeRowCount, probeRowCount},
-		{"LossDiff/hidden ridge", &models.LossDiff{Full: hiddenRidge{ridge}, Pub: ridge, PubData: pubView}, probeRowCount, probeRowCount},
-		{"wrapped Logistic", wrappedLogistic{logit}, probeOwnRow, probeOwnRow},
-		{"mean-centred features", meanCentred{wrappedLogistic{logit}}, probeOtherRows, probeOtherRows},
-		{"mean-centred labels", labelCentred{must(models.NewLinear(3, true, 0))}, probeOtherRows, probeOtherRows},
-		{"LossDiff/mean-centred", &models.LossDiff{Full: meanCentred{wrappedLogistic{logit}}, Pub: logit, PubData: pubView}, probeOtherRows, probeOtherRows},
+		{"hidden ridge", hiddenRidge{forward{ridge}}, probeRowCount, probeRowCount},
+		{"LossDiff/hidden ridge", &models.LossDiff{Full: hiddenRidge{forward{ridge}}, Pub: ridge, PubData: pubView}, probeRowCount, probeRowCount},
+		{"wrapped Logistic", wrappedLogistic{forward{logit}}, probeOwnRow, probeOwnRow},
+		{"mean-centred features", centred{forward{logit}, centreFeatures}, probeOtherRows, probeOtherRows},
+		{"mean-centred labels", centred{forward{must(models.NewLinear(3, true, 0))}, centreLabels}, probeOtherRows, probeOtherRows},
+		{"LossDiff/mean-centred", &models.LossDiff{Full: centred{forward{logit}, centreFeatures}, Pub: logit, PubData: pubView}, probeOtherRows, probeOtherRows},
 	}
 	for _, act := range []models.Activation{models.Softplus, models.ReLU, models.Tanh, models.SiLU} {
 		for _, head := range []models.Head{models.HeadSoftmaxCE, models.HeadMSE} {
@@ -203,9 +187,9 @@ func TestTrainProbedRelation(t *testing.T) {
 		rel    accounting.Relation
 		note   []string // substrings of PhasesNote; nil: no note
 	}{
-		{"hidden ridge", hiddenRidge{ridge}, data, true, accounting.RelationFeatureSimulator, []string{"hiddenRidge", "RowCountReader", "Ridge 0", "ProjectRadius"}},
-		{"mean-centred", meanCentred{wrappedLogistic{logit}}, labels, false, accounting.RelationAddRemove, []string{"meanCentred", "other rows", "row i only"}},
-		{"wrapped Logistic", wrappedLogistic{logit}, labels, true, accounting.RelationAddRemove, nil},
+		{"hidden ridge", hiddenRidge{forward{ridge}}, data, true, accounting.RelationFeatureSimulator, []string{"hiddenRidge", "RowCountReader", "Ridge 0", "ProjectRadius"}},
+		{"mean-centred", centred{forward{logit}, centreFeatures}, labels, false, accounting.RelationAddRemove, []string{"mechanisms.centred", "other rows", "row i only"}},
+		{"wrapped Logistic", wrappedLogistic{forward{logit}}, labels, true, accounting.RelationAddRemove, nil},
 	} {
 		p := c.m.NumParams()
 		plan, _ := DPSGD(p, 1, 1, 0.5*n)

@@ -104,7 +104,7 @@ func TestTrainAddRemoveSensitivity(t *testing.T) {
 		{"Linear/ridge/adversarial", ridgeAdv, ridgeRows, []float64{10}},
 		// The same ridge term hidden in a wrapper (no RowCountReader):
 		// found by the engine's probe of synthetic rows.
-		{"Linear/ridge/adversarial/hidden", hiddenRidge{ridgeAdv}, ridgeRows, []float64{10}},
+		{"Linear/ridge/adversarial/hidden", hiddenRidge{forward{ridgeAdv}}, ridgeRows, []float64{10}},
 		{"Logistic/L2", logit, randomRows(3, class(2)), nil},
 		{"Softmax/L2", soft, randomRows(3, class(3)), nil},
 		{"MLP/CE", mlpCE, randomRows(3, class(3)), nil},
