@@ -18,7 +18,8 @@ type rowProbe int
 
 const (
 	// probeOwnRow: no dependence on the row count or on other rows was
-	// seen (or the model refused every synthetic dataset).
+	// seen (or the probe could not tell: the model refused the synthetic
+	// rows, panicked on them or is not deterministic).
 	probeOwnRow rowProbe = iota
 	// probeRowCount: row 0's gradient changes when a copy of row 0 is
 	// added (it reads data.N or a statistic of all rows).
@@ -37,8 +38,10 @@ const (
 	// Blocked and SIMD kernels may group one row differently from two
 	// (another summation order or tail), which moves the last few bits;
 	// 1e-9 of the largest entry is far above that rounding (≈1e-16) and
-	// far below the dependences the probe is for (a ridge term (λ/N)‖w‖²
-	// moves the gradient by λ‖w‖/2 between N = 1 and N = 2).
+	// below the dependences the probe is for: a ridge term (λ/N)‖w‖²
+	// moves the gradient of a weight w_j by 2λw_j/N, by λ·w_j between
+	// N = 1 and N = 2 (a λ below about 1e-9 of the gradient is not
+	// seen).
 	probeRelTol = 1e-9
 	// probeAbsTol is the absolute floor for all-zero gradients.
 	probeAbsTol = 1e-300
