@@ -83,7 +83,10 @@ type PublicTerm struct {
 	// expects. nil means Config.Data itself, for a public model that reads
 	// only the public part of a row (models.PublicPart); with any other
 	// model the run reports no phases (Result.PhasesNote), as it does for
-	// a Data that is Config.Data or a copy of it (the same values).
+	// a Data that is Config.Data or shares its feature array. A copy of
+	// the private rows (other arrays, the same values) is not detected:
+	// comparing values would make the stated phases depend on the private
+	// data; never pass one.
 	Data *design.Data
 	// Model is the public surrogate loss ℓ_pub; it must have the same
 	// number of parameters as Config.Model. nil means Config.Model.
@@ -254,10 +257,11 @@ type Result struct {
 	//     noise, so only feature DP with respect to the columns it reads
 	//     holds — Thm 5 of the feature-DP paper; Public.Data must hold
 	//     only public columns, which the engine cannot check in general;
-	//     a public term on Config.Data itself, Public.Data nil, the same
-	//     rows or a copy of them, with a model that is not
+	//     a public term on Config.Data itself, Public.Data nil or the same
+	//     rows (its feature array), with a model that is not
 	//     models.PublicPart protects nothing, and Phases is then empty
-	//     with a note);
+	//     with a note; a copy of the rows is not detected, as comparing
+	//     values would make the stated phases depend on the private data);
 	//   - accounting.RelationFeatureSimulator without NormalizeBy: the
 	//     divisor q·n reads the row count n, which an added record
 	//     changes, so the added record moves every other record's share

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
 	"sync"
 
 	"github.com/featuredp/featuredp/accounting"
@@ -440,26 +439,16 @@ const notePublicOnPrivate = "the public term reads Config.Data itself with a mod
 	"its gradient is an unnoised function of the private records (Ψ(X) = X), so no relation protects anything; " +
 	"pass the public view Ψ(X) as Public.Data, or a public model that reads only the public part of a row (models.PublicPart)"
 
-// sameRows reports whether a and b hold the same rows: the same shape,
-// and the same feature values and labels, as the same arrays or as a copy
-// (equal value by value, −0 = +0; Check has excluded NaN). A copy of the
-// private data passed as Public.Data is the private data: the public term
-// would read the private records without noise. A view that differs in a
-// feature or label (Ψ masks it) is not. O(N·D), once per run.
+// sameRows reports whether a and b are the same data: the same value or
+// the same feature array. It compares identities, never values: a value
+// comparison would make whether phases are stated depend on the private
+// data (a private column that happens to equal its mask everywhere, a rare
+// attribute absent from a small cohort, would give no phase, and one
+// record holding it would give phases), so a published result would reveal
+// it. A copy of the private rows passed as Public.Data is therefore not
+// detected (PublicTerm.Data).
 func sameRows(a, b *design.Data) bool {
-	if a == b {
-		return true
-	}
-	return a.N == b.N && a.D == b.D && sameValues(a.X, b.X) && sameValues(a.Y, b.Y)
-}
-
-// sameValues reports whether a and b are the same array or equal value by
-// value.
-func sameValues(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	return len(a) == 0 || &a[0] == &b[0] || slices.Equal(a, b)
+	return a == b || (a.N == b.N && a.D == b.D && len(a.X) > 0 && len(a.X) == len(b.X) && &a.X[0] == &b.X[0])
 }
 
 // multiplierSlack is the relative rounding tolerated between a plan's
