@@ -238,6 +238,37 @@ type Figure struct {
 	// every cell its own unit: cell i belongs to shard K iff i mod N =
 	// K−1. It never changes a cell's rows, only where the cell runs.
 	ShardUnit func(c Cell) string
+	// Work, if set, returns the units of work (WorkUnit) that running
+	// cells for profile p takes, for a figure whose cells share work that
+	// no cell's completion measures, such as runs that many cells read
+	// trained together in lock-step: cells done would all arrive at the
+	// end. The cells add the units they do to WorkFrom(ctx), and progress
+	// (RunOptions.Progress) counts units instead of cells. It must be
+	// cheap and not read data.
+	Work func(p Profile, cells []Cell) int
+	// WorkUnit names the units of Work in progress lines ("steps" if
+	// empty).
+	WorkUnit string
+}
+
+// ProgressUnit names what a run's progress counts: "cells", or the units
+// of Work ("steps" unless WorkUnit says otherwise).
+func (f Figure) ProgressUnit() string {
+	switch {
+	case f.Work == nil:
+		return "cells"
+	case f.WorkUnit == "":
+		return "steps"
+	}
+	return f.WorkUnit
+}
+
+// work returns the units of work of running cells (0 without Work).
+func (f Figure) work(p Profile, cells []Cell) int {
+	if f.Work == nil {
+		return 0
+	}
+	return f.Work(p, cells)
 }
 
 // Picture is a figure drawn as an image: a grid of len(Rows) × len(Cols)
@@ -390,7 +421,7 @@ func (f Figure) Execute(ctx context.Context, p Profile, env Env, progress func(d
 	}
 	res, err := Run(ctx, cells, func(ctx context.Context, c Cell) ([]Measurement, error) {
 		return f.Run(ctx, c, env)
-	}, RunOptions{Workers: env.Workers, Progress: progress, Figure: f.ID})
+	}, RunOptions{Workers: env.Workers, Progress: progress, Work: f.work(env.Profile, cells), Figure: f.ID})
 	if err != nil {
 		return nil, fmt.Errorf("experiments: figure %s: %w", f.ID, err)
 	}

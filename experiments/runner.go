@@ -15,9 +15,17 @@ type RunOptions struct {
 	Workers int
 	// Progress, if non-nil, is called with (0, total) before the first cell
 	// and with (done, total) after each completed cell, done increasing by
-	// one each time. Calls never overlap (one goroutine at a time), so the
-	// callback needs no locking; it should return quickly.
+	// one each time. With Work > 0 it counts units of work instead: it is
+	// called with (0, Work), then every 200 ms while cells run if the units
+	// done (capped at Work) have grown, and with (Work, Work) once every
+	// cell is done, done increasing each time. Calls never overlap (one
+	// goroutine at a time), so the callback needs no locking; it should
+	// return quickly.
 	Progress func(done, total int)
+	// Work, if positive, is the total of the units of work that the cells
+	// add to the *Work of their context (WorkFrom; see Figure.Work);
+	// Progress then counts those units instead of cells.
+	Work int
 	// Figure is written in the figure column of every row.
 	Figure string
 	// CellIndex, if set (one entry per cell), tags every row of cell i
@@ -54,10 +62,9 @@ func Run(ctx context.Context, cells []Cell, fn CellFunc, opts RunOptions) (*Resu
 	if workers <= 0 {
 		workers = runtime.NumCPU()
 	}
-	if opts.Progress != nil {
-		opts.Progress(0, total)
-	}
+	ctx, progress := startProgress(ctx, opts, total)
 	if err := ctx.Err(); err != nil {
+		progress.finish(false)
 		return nil, fmt.Errorf("experiments: run cancelled before start: %w", err)
 	}
 	out := make([][]Row, total)
@@ -77,10 +84,9 @@ func Run(ctx context.Context, cells []Cell, fn CellFunc, opts RunOptions) (*Resu
 		return nil
 	}, func(int) {
 		done++
-		if opts.Progress != nil {
-			opts.Progress(done, total)
-		}
+		progress.cell(done)
 	})
+	progress.finish(err == nil && ctx.Err() == nil)
 	if ctx.Err() != nil {
 		return nil, fmt.Errorf("experiments: run cancelled after %d of %d cells: %w", done, total, ctx.Err())
 	}

@@ -181,7 +181,7 @@ func (f Figure) ExecuteShard(ctx context.Context, p Profile, env Env, s Shard, p
 	}
 	res, err := Run(ctx, mine, func(ctx context.Context, c Cell) ([]Measurement, error) {
 		return f.Run(ctx, c, env)
-	}, RunOptions{Workers: env.Workers, Progress: progress, Figure: f.ID, CellIndex: part.Cells})
+	}, RunOptions{Workers: env.Workers, Progress: progress, Work: f.work(env.Profile, mine), Figure: f.ID, CellIndex: part.Cells})
 	if err != nil {
 		return nil, fmt.Errorf("experiments: figure %s, shard %s: %w", f.ID, s, err)
 	}

@@ -36,6 +36,10 @@ are skipped (and listed). Figures are experiments: every cell is seeded
 (reproducible mode), so nothing they output is a private release.
 DIR must be new, empty or written by featuredp (it holds the marker file
 .featuredp-output); --force writes into any other directory.
+Progress goes to stderr (a bar on a terminal, else a line at every quarter)
+with the time elapsed and an estimate of the time left; it counts cells or,
+for figures whose cells share training runs advanced together in lock-step,
+the training steps of those runs.
 PAPER is one of: ` + "corrdp, fdp, bcdp, smoothdp, accounting" + `.
 
 flags:
@@ -341,6 +345,7 @@ func runFigures(ctx context.Context, figs []experiments.Figure, opts reproduceOp
 // and report section.
 func runOne(ctx context.Context, f experiments.Figure, opts reproduceOptions, env experiments.Env, rep *runReport, stdout, stderr io.Writer) error {
 	bar := newProgressBar(stderr, f.ID)
+	bar.unit = f.ProgressUnit()
 	if opts.shard != nil {
 		part, err := f.ExecuteShard(ctx, opts.profile, env, *opts.shard, bar.update)
 		bar.finish(err == nil)
@@ -438,7 +443,7 @@ type progressBar struct {
 	quarter int
 	done    int
 	total   int
-	unit    string           // what is counted: "cells" (default) or "steps"
+	unit    string           // what is counted: "cells" (default) or "steps" (Figure.ProgressUnit)
 	now     func() time.Time // the clock (time.Now; tests replace it)
 }
 

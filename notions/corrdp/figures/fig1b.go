@@ -18,16 +18,26 @@ type comparison struct {
 	repsFor func(experiments.Profile) int
 	tvModes []TVMode
 	nn      bool // a network: NonPrivate depends on the seed
+	// lockstep: the runs train in lock-step (RealPrep.blockGrad), and
+	// progress counts their steps (work); stateRuns is the number of
+	// runs the state trains (calibration and Partial).
+	lockstep  bool
+	stateRuns int
 }
 
 // realFigure builds a registered real-data panel.
 func realFigure(id, ref, title, ylabel string, spec RealSpec) experiments.Figure {
+	stateRuns := calibrationRuns(spec.lockstep())
+	if spec.Partial {
+		stateRuns++
+	}
 	return comparison{id: id, spec: spec,
 		state: func(ctx context.Context, env experiments.Env) (*realState, error) {
 			return realStateCached(ctx, spec, env)
 		},
 		epsFor: realEps, repsFor: func(p experiments.Profile) int { return realReps(spec, p) },
-		tvModes: []TVMode{TVPaper, TVEstimated},
+		tvModes:  []TVMode{TVPaper, TVEstimated},
+		lockstep: spec.lockstep(), stateRuns: stateRuns,
 	}.figure(ref, title, ylabel)
 }
 
@@ -58,10 +68,26 @@ func FrameFigure(id string, prep *RealPrep, c float64, eps []float64, reps int, 
 	}
 	spec.StepsOverride = spec.Steps
 	spec.Files = nil // the data are already in prep
+	lockstep := prep.blockGrad(prep.Data) != nil
+	stateRuns := 0
+	if c <= 0 {
+		stateRuns = calibrationRuns(lockstep)
+	}
 	return comparison{id: id, spec: spec, state: state,
 		epsFor: func(experiments.Profile) []float64 { return eps }, repsFor: func(experiments.Profile) int { return reps },
-		tvModes: tvModes,
+		tvModes: tvModes, lockstep: lockstep, stateRuns: stateRuns,
 	}.figure("", "CorrDP vs Semi vs Standard", spec.Metric)
+}
+
+// calibrationRuns is the number of runs CalibrateC trains in lock-step
+// (the non-private run and the whole C grid); other models stop at the
+// first C that qualifies, a number not known in advance (progress then
+// counts cells, so it is not needed).
+func calibrationRuns(lockstep bool) int {
+	if !lockstep {
+		return 0
+	}
+	return 1 + len(cGrid)
 }
 
 // figure returns the panel as a Figure.
@@ -72,6 +98,10 @@ func (f comparison) figure(ref, title, ylabel string) experiments.Figure {
 		variants = append(variants, VariantPartial)
 	}
 	variants = append(variants, VariantNonPrivate)
+	var work func(experiments.Profile, []experiments.Cell) int
+	if f.lockstep {
+		work = f.work
+	}
 	return experiments.Figure{
 		ID: f.id, Paper: "corrdp", Title: strings.TrimPrefix(ref+": "+title, ": "), XLabel: "ε", YLabel: ylabel, LogX: true,
 		LogY:   f.spec.Metric == "utility_gap",
@@ -83,7 +113,39 @@ func (f comparison) figure(ref, title, ylabel string) experiments.Figure {
 		Settings:    f.settings,
 		PaperValues: realPaperValues(f.spec),
 		Notes:       realNotes[f.spec.Name],
+		Work:        work,
 	}
+}
+
+// work is the Work of a lock-step panel: the training steps, summed over
+// runs, of the runs that running cells trains — the state's (stateRuns),
+// every replicate block a cell reads (repRuns; runs equal to another
+// are counted done when the block skips them) and, for the GLMs, the
+// one non-private run. Cells read the blocks shared by many cells, so
+// cells done would all arrive at the end.
+func (f comparison) work(p experiments.Profile, cells []experiments.Cell) int {
+	reps := map[int]bool{}
+	nonPrivate := false
+	for _, c := range cells {
+		cfg, err := configOf(c)
+		if err != nil || cfg.Variant == VariantPartial {
+			continue
+		}
+		// As run: NonPrivate (and the mse_gap's baseline) of a network
+		// is in its block, a GLM's is the one deterministic run.
+		if !f.nn && (cfg.Variant == VariantNonPrivate || f.spec.Metric == "mse_gap") {
+			nonPrivate = true
+		}
+		if f.nn || cfg.Variant != VariantNonPrivate {
+			reps[cfg.Rep] = true
+		}
+	}
+	// The number of runs of a block does not depend on the state.
+	runs := f.stateRuns + len(reps)*len(f.repRuns(&realState{prep: &RealPrep{}}, p, 0, 0))
+	if nonPrivate {
+		runs++
+	}
+	return f.spec.StepsFor(p) * runs
 }
 
 // tvOf returns the per-column TVs of a TV mode.

@@ -133,7 +133,7 @@ func NewRealPrep(spec RealSpec, dir string) (*RealPrep, error) {
 			return nil, err
 		}
 	case "medical-linear", "medical-nn":
-		if frame, err = data.Subsample(frame, 1000, rand.New(rand.NewPCG(seedBase, 1000))); err != nil {
+		if frame, err = data.Subsample(frame, medicalRows, rand.New(rand.NewPCG(seedBase, 1000))); err != nil {
 			return nil, err
 		}
 		opts.DropFirst = true
@@ -189,6 +189,24 @@ func realPrepCached(memo *experiments.Memo, spec RealSpec, dir string) (*RealPre
 		return nil, err
 	}
 	return v.(*RealPrep), nil
+}
+
+// medicalRows is the size of the Medical Cost subsample (NewRealPrep).
+const medicalRows = 1000
+
+// lockstep reports whether the spec's runs train in lock-step, as
+// RealPrep.blockGrad decides on the prepared data: logistic regression,
+// and the Softplus MSE network trained on full batches (no batch size,
+// or one as large as Medical Cost's subsample).
+func (s RealSpec) lockstep() bool {
+	switch s.Kind {
+	case "logistic":
+		return s.Batch == 0
+	case "mlp-reg":
+		medical := s.Name == "medical-linear" || s.Name == "medical-nn"
+		return s.Batch == 0 || medical && s.Batch >= medicalRows
+	}
+	return false
 }
 
 // quickRows is the quick profile's subsample size (0: all rows).

@@ -149,6 +149,10 @@ func (s *realState) blockMetric(ctx context.Context, blockKey string, runs []tra
 			if _, ok := idx[k]; !ok {
 				idx[k] = len(uniq)
 				uniq = append(uniq, r)
+			} else {
+				// Progress counts every run of the block (Figure.Work):
+				// a run equal to another is done with it.
+				experiments.WorkFrom(ctx).Add(r.steps)
 			}
 		}
 		th, err := s.prep.trainMany(ctx, uniq)

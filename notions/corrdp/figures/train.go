@@ -3,6 +3,7 @@ package figures
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/featuredp/featuredp/design"
 	"github.com/featuredp/featuredp/experiments"
@@ -150,8 +151,16 @@ const lockstepChunk = 16
 
 // trainLockstep trains configurations in lock-step chunks of lockstepChunk
 // runs (the chunks in parallel up to GOMAXPROCS), writing the final θ of
-// cfgs[k] to out[k]. A run's θ does not depend on the chunking.
+// cfgs[k] to out[k]. A run's θ does not depend on the chunking. Every
+// step of every run is counted in the Work of ctx (experiments.WorkFrom),
+// if any: the progress of a figure whose cells share lock-step blocks.
 func trainLockstep(ctx context.Context, newGrad func() (mechanisms.BlockGrad, error), cfgs []mechanisms.Config, out [][]float64) error {
+	if work := experiments.WorkFrom(ctx); work != nil {
+		cfgs = slices.Clone(cfgs)
+		for k := range cfgs {
+			cfgs[k].OnStep = countStep(work, cfgs[k].OnStep)
+		}
+	}
 	nChunks := (len(cfgs) + lockstepChunk - 1) / lockstepChunk
 	return experiments.Parallel(ctx, nChunks, 0, func(ctx context.Context, ch int) error {
 		lo, hi := ch*lockstepChunk, min(len(cfgs), (ch+1)*lockstepChunk)
@@ -168,6 +177,17 @@ func trainLockstep(ctx context.Context, newGrad func() (mechanisms.BlockGrad, er
 		}
 		return nil
 	}, nil)
+}
+
+// countStep returns an OnStep that adds one step to work (an atomic
+// add) and then calls next, if any.
+func countStep(work *experiments.Work, next func(int, []float64)) func(int, []float64) {
+	return func(t int, theta []float64) {
+		work.Add(1)
+		if next != nil {
+			next(t, theta)
+		}
+	}
 }
 
 // Metric evaluates θ: accuracy (classification), F(θ) − F(θ̂) (linear) or
