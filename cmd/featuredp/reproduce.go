@@ -445,6 +445,18 @@ type progressBar struct {
 	total   int
 	unit    string           // what is counted: "cells" (default) or "steps" (Figure.ProgressUnit)
 	now     func() time.Time // the clock (time.Now; tests replace it)
+	pace    eta.Pace         // the time left of units other than cells
+}
+
+// status is the elapsed time and the estimate of the time left: for
+// cells from the time since the start, for finer units (steps) from the
+// pace since the first units were done, after the setup (eta.Pace).
+func (b *progressBar) status(done, total int) string {
+	elapsed := b.now().Sub(b.start)
+	if b.unit == "cells" {
+		return eta.Status(elapsed, done, total)
+	}
+	return b.pace.Status(elapsed, done, total)
 }
 
 func newProgressBar(w io.Writer, label string) *progressBar {
@@ -471,12 +483,13 @@ func (b *progressBar) update(done, total int) {
 		const width = 30
 		fill := width * done / total
 		fmt.Fprintf(b.w, "\r%s [%s%s] %d/%d %3d%% %s\033[K", b.label, strings.Repeat("#", fill), strings.Repeat(".", width-fill),
-			done, total, 100*done/total, eta.Status(b.now().Sub(b.start), done, total))
+			done, total, 100*done/total, b.status(done, total))
 		return
 	}
+	status := b.status(done, total) // every report, so the pace sees the first units
 	if q := 4 * done / total; q > b.quarter && done > 0 {
 		b.quarter = q
-		fmt.Fprintf(b.w, "%s: %d/%d %s (%d%%), %s\n", b.label, done, total, b.unit, 100*done/total, eta.Status(b.now().Sub(b.start), done, total))
+		fmt.Fprintf(b.w, "%s: %d/%d %s (%d%%), %s\n", b.label, done, total, b.unit, 100*done/total, status)
 	}
 }
 

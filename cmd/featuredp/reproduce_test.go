@@ -197,6 +197,29 @@ func TestReproduceProgressBar(t *testing.T) {
 	}
 }
 
+// Steps (a lock-step figure's unit) come after a setup: the time left is
+// at the pace of the steps (1 a second, here after a 60 s setup), not of
+// the setup and the steps together (the 25% line would say 4m30s).
+func TestReproduceProgressBarSteps(t *testing.T) {
+	var b bytes.Buffer
+	bar := newProgressBar(&b, "fig")
+	bar.unit = "steps"
+	t0 := time.Now()
+	var tick time.Time
+	bar.start, bar.now = t0, func() time.Time { return tick }
+	tick = t0
+	bar.update(0, 120)
+	for done := 1; done <= 120; done++ {
+		tick = t0.Add(time.Duration(60+done) * time.Second)
+		bar.update(done, 120)
+	}
+	want := "fig: 30/120 steps (25%), elapsed 1m30s, about 1m30s left\nfig: 60/120 steps (50%), elapsed 2m00s, about 1m00s left\n" +
+		"fig: 90/120 steps (75%), elapsed 2m30s, about 30s left\nfig: 120/120 steps (100%), elapsed 3m00s\n"
+	if b.String() != want {
+		t.Errorf("got %q, want %q", b.String(), want)
+	}
+}
+
 // Every registered figure has a measured full-profile wall time, and the
 // estimate names the long ones.
 func TestFullWallTimeKnown(t *testing.T) {

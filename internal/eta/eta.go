@@ -39,3 +39,31 @@ func Status(elapsed time.Duration, done, total int) string {
 	}
 	return s
 }
+
+// Pace estimates the time left of fine-grained units (training steps)
+// whose first units come after a setup (loading the data, preparing a
+// model) that Status would take for the pace of the rest: once a report
+// has more units done than the first report with any, the time left is
+// at the pace since that first report. Coarse units (cells that finish
+// together on parallel workers) should keep Status. The zero value is
+// ready to use; reports must come in order.
+type Pace struct {
+	at   time.Duration // elapsed time of the first report with units done
+	done int           // the units done then (0: no such report yet)
+}
+
+// Status is Status for done of total units at elapsed, with the time left
+// at the pace since the first report with units done.
+func (p *Pace) Status(elapsed time.Duration, done, total int) string {
+	if p.done == 0 && done > 0 {
+		p.at, p.done = elapsed, done
+	}
+	if p.done == 0 || done <= p.done {
+		return Status(elapsed, done, total)
+	}
+	s := "elapsed " + Format(elapsed)
+	if left, ok := Left(elapsed-p.at, done-p.done, total-p.done); ok {
+		s += ", about " + Format(left) + " left"
+	}
+	return s
+}

@@ -40,3 +40,28 @@ func TestFormatAndStatus(t *testing.T) {
 		t.Errorf("Status before the first cell: %q", got)
 	}
 }
+
+// A run whose units start after a 60 s setup, then one unit a second:
+// Status takes the setup for the pace (100 units left at 80 s per 20
+// units: 6m40s), Pace the units since the first report (100 s).
+func TestPaceAfterSetup(t *testing.T) {
+	var p Pace
+	for _, tc := range []struct {
+		elapsed     time.Duration
+		done, total int
+		want        string
+	}{
+		{10 * time.Second, 0, 120, "elapsed 10s"},
+		{61 * time.Second, 1, 120, "elapsed 1m01s, about 2h00m left"}, // one report: Status's estimate
+		{80 * time.Second, 20, 120, "elapsed 1m20s, about 1m40s left"},
+		{140 * time.Second, 80, 120, "elapsed 2m20s, about 40s left"},
+		{180 * time.Second, 120, 120, "elapsed 3m00s"},
+	} {
+		if got := p.Status(tc.elapsed, tc.done, tc.total); got != tc.want {
+			t.Errorf("Status(%v, %d, %d) = %q, want %q", tc.elapsed, tc.done, tc.total, got, tc.want)
+		}
+	}
+	if got := Status(80*time.Second, 20, 120); got != "elapsed 1m20s, about 6m40s left" {
+		t.Errorf("Status after the setup: %q", got)
+	}
+}
