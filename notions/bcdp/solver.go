@@ -169,7 +169,9 @@ func (e eigenQuadratic) hardCase(radius, tol, gn, lo float64) ([]float64, bool) 
 	return e.back(c), true
 }
 
-// Quadratic evaluates ½θᵀHθ − gᵀθ.
+// Quadratic evaluates ½θᵀHθ − gᵀθ. Like gonum/mat, it treats mismatched
+// sizes as a programmer error: it panics unless len(g) = len(θ) = the
+// order of H (check them first when they come from user input).
 func Quadratic(h mat.Symmetric, g, theta []float64) float64 {
 	p := len(theta)
 	v := 0.0

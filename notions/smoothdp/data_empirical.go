@@ -77,7 +77,8 @@ func EmpiricalSensitivity(p Preprocessor, S, S2 [][]float64, radius float64, ali
 }
 
 // Replace returns a copy of S with row i replaced by x (a replace-one
-// neighbour).
+// neighbour). It panics with an index error unless 0 ≤ i < len(S), a
+// programmer error (the rows of S are shared with the copy, row i is not).
 func Replace(S [][]float64, i int, x []float64) [][]float64 {
 	out := make([][]float64, len(S))
 	copy(out, S)

@@ -42,7 +42,9 @@ type PCAFit struct {
 	Dim    bool
 }
 
-// Apply returns V Vᵀx (rank) or Vᵀx (dimension).
+// Apply returns V Vᵀx (rank) or Vᵀx (dimension), and true (the
+// projection keeps every record). Like gonum/mat, it panics with
+// mat.ErrShape unless len(x) is the number of rows of V (the d of the fit).
 func (f *PCAFit) Apply(x []float64) ([]float64, bool) {
 	xv := mat.NewVecDense(len(x), append([]float64(nil), x...))
 	var z mat.VecDense
