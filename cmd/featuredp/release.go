@@ -91,10 +91,13 @@ error naming the column and the line. The rows are streamed (4096 at a
 time, fewer for a model wider than 4096 encoded columns and classes, so
 that a chunk holds at most 2^24 values: no size cap, memory independent
 of the file's length and bounded whatever the model's width; one line
-may hold at most --max-line-bytes, 4 MiB by default). Without --out
-they go to stdout a chunk at a time (after an error, the complete chunks
-before it have been written — rows of the chunk that holds the bad row are
-not — and the exit status is 2); --out is written only
+may hold at most --max-line-bytes, 4 MiB by default). A predicted class
+that a spreadsheet would run as a formula (a class name of the model file
+starting with = + - @, a tab or a carriage return, other than a plain
+number such as -1 or +1) is written with a leading single quote (').
+Without --out they go to stdout a chunk at a time (after an error, the
+complete chunks before it have been written — rows of the chunk that holds
+the bad row are not — and the exit status is 2); --out is written only
 when every row was predicted, and never replaces an existing file unless
 --force.
 
@@ -239,12 +242,17 @@ func streamPredictions(w io.Writer, f *release.File, in io.Reader, csvPath strin
 }
 
 // writePredictions writes the prediction rows of one chunk and flushes them.
+// A class name comes from the model file, which may be hostile: one that a
+// spreadsheet would evaluate as a formula (starting with = + - @, a tab or
+// a carriage return, and not a plain number such as -1) is written with a
+// leading single quote (spreadsheetSafe); the header's "p_CLASS" names
+// start with "p_" and are never formulas.
 func writePredictions(cw *csv.Writer, p *release.Predictions) error {
 	num := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 	for i := range max(len(p.Class), len(p.Value)) {
 		var row []string
 		if p.Classes != nil {
-			row = append(row, p.Class[i])
+			row = append(row, spreadsheetSafe(p.Class[i]))
 			for _, pr := range p.Probs[i] {
 				row = append(row, num(pr))
 			}

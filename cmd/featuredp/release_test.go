@@ -1,9 +1,11 @@
 package main
 
 import (
+	"encoding/csv"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -18,14 +20,21 @@ import (
 // (public) with a feature-DP certificate, and a CSV of rows to predict.
 func releaseFixture(t *testing.T) (model, rows string) {
 	t.Helper()
+	return releaseFixtureClasses(t, []string{"no", "yes"})
+}
+
+// releaseFixtureClasses is releaseFixture with the two label classes
+// named by classes.
+func releaseFixtureClasses(t *testing.T, classes []string) (model, rows string) {
+	t.Helper()
 	dir := t.TempDir()
 	schema := data.Schema{Columns: []data.Column{
 		{Name: "sex", Role: data.Sensitive, Kind: data.Categorical, Levels: []string{"f", "m"}},
 		{Name: "age", Role: data.Public, Kind: data.Continuous},
-		{Name: "y", Role: data.Label, Kind: data.Categorical, Levels: []string{"no", "yes"}},
+		{Name: "y", Role: data.Label, Kind: data.Categorical, Levels: classes},
 	}}
 	df := dataframe.New(series.New([]string{"f", "m"}, series.String, "sex"), series.New([]float64{20, 60}, series.Float, "age"),
-		series.New([]string{"no", "yes"}, series.String, "y"))
+		series.New(classes, series.String, "y"))
 	enc, err := data.FitEncoder(df, schema, data.EncodeOptions{Scale: data.MinMax, Bounds: map[string]data.Range{"age": {Lo: 0, Hi: 100}}})
 	if err != nil {
 		t.Fatal(err)
@@ -135,5 +144,46 @@ func TestPredictCLI(t *testing.T) {
 	if _, err := os.Stat(lateOut); code != 2 || !strings.Contains(errs, `"old" is not a finite number`) || err == nil {
 		t.Errorf("a bad late row: code %d, stderr %q, --out left: %v", code, errs, err == nil)
 	}
+}
 
+// TestPredictFormulaInjection: a class name of a (hostile) model file that
+// a spreadsheet would run as a formula is written with a leading quote;
+// the class names -1 and +1 stay numbers. The old code wrote
+// =HYPERLINK(...) as it was.
+func TestPredictFormulaInjection(t *testing.T) {
+	for _, tc := range []struct {
+		classes, want []string
+	}{
+		{[]string{`=HYPERLINK("http://x","y")`, "@SUM(1+1)"}, []string{`'=HYPERLINK("http://x","y")`, "'@SUM(1+1)"}},
+		{[]string{"-1", "+1"}, []string{"-1", "+1"}},
+		{[]string{"-x", "+2.5e3"}, []string{"'-x", "+2.5e3"}},
+	} {
+		model, rows := releaseFixtureClasses(t, tc.classes)
+		code, out, errs := runReproduceCLI("predict", "--model", model, "--csv", rows)
+		recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+		if code != 0 || err != nil || len(recs) != 3 {
+			t.Fatalf("%q: code %d, %v, stdout %q, stderr %s", tc.classes, code, err, out, errs)
+		}
+		if head := []string{"prediction", "p_" + tc.classes[0], "p_" + tc.classes[1]}; !slices.Equal(recs[0], head) {
+			t.Errorf("%q: header %q, want %q", tc.classes, recs[0], head)
+		}
+		for _, r := range recs[1:] {
+			if !slices.Contains(tc.want, r[0]) {
+				t.Errorf("%q: predicted class cell %q, want one of %q", tc.classes, r[0], tc.want)
+			}
+		}
+	}
+}
+
+func TestSpreadsheetSafe(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"", ""}, {"yes", "yes"}, {"1", "1"}, {"-1", "-1"}, {"+1", "+1"}, {"-2.5e-3", "-2.5e-3"}, {"+.5", "+.5"},
+		{"=1+1", "'=1+1"}, {"+A1", "'+A1"}, {"-A1", "'-A1"}, {"@SUM(A1)", "'@SUM(A1)"}, {"-", "'-"}, {"+", "'+"},
+		{"\t=1", "'\t=1"}, {"\r=1", "'\r=1"}, {"-1 ", "'-1 "}, {"-0x1p3", "'-0x1p3"}, {"-Inf", "'-Inf"}, {"+1_0", "'+1_0"},
+		{"a=1", "a=1"}, {" =1", " =1"},
+	} {
+		if got := spreadsheetSafe(tc.in); got != tc.want {
+			t.Errorf("spreadsheetSafe(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
 }

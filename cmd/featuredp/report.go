@@ -433,10 +433,17 @@ func writeReport(r *dpnb.PrivacyReportResult, format string, stdout, stderr io.W
 }
 
 // writeTableCSV writes df as CSV with every number in full precision
-// (gota's WriteCSV keeps six decimals, which turns a small ε into 0).
+// (gota's WriteCSV keeps six decimals, which turns a small ε into 0). A
+// text cell or a name is the data file's own (a column name, a level), so
+// one a spreadsheet would run as a formula gets a leading single quote
+// (spreadsheetSafe).
 func writeTableCSV(w io.Writer, df dataframe.DataFrame) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write(df.Names()); err != nil {
+	names := slices.Clone(df.Names())
+	for j := range names {
+		names[j] = spreadsheetSafe(names[j])
+	}
+	if err := cw.Write(names); err != nil {
 		return err
 	}
 	cols := make([]series.Series, df.Ncol())
@@ -446,7 +453,7 @@ func writeTableCSV(w io.Writer, df dataframe.DataFrame) error {
 	for i := range df.Nrow() {
 		rec := make([]string, len(cols))
 		for j, c := range cols {
-			rec[j] = c.Elem(i).String()
+			rec[j] = spreadsheetSafe(c.Elem(i).String())
 			if c.Type() == series.Float {
 				rec[j] = strconv.FormatFloat(c.Elem(i).Float(), 'g', -1, 64)
 			}

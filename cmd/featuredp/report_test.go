@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -137,5 +138,39 @@ func TestTrimSpaceFlag(t *testing.T) {
 	}
 	if code, out, errs := runReproduceCLI(append(predict, "--trim-space")...); code != 0 || strings.Count(out, "\n") != 61 {
 		t.Errorf("predict --trim-space: code %d, %d lines, stderr %q", code, strings.Count(out, "\n"), errs)
+	}
+}
+
+// A column name of the data file that a spreadsheet would run as a
+// formula is written with a leading quote in --format csv: no cell of the
+// report starts a formula (the old code wrote =1+1 as it was).
+func TestPrivacyReportCSVFormulaInjection(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f.csv")
+	var b strings.Builder
+	b.WriteString("s,=1+1,@x,y\n")
+	for i := range 40 {
+		fmt.Fprintf(&b, "%s,%s,%d,%d\n", []string{"no", "yes"}[i%2], []string{"a", "b"}[(i/2)%2], i, (i/3)%2)
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runReproduceCLI("report", "--csv", path, "--sensitive", "s", "--label", "y", "--levels-from-data", "--format", "csv")
+	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if code != 0 || err != nil {
+		t.Fatalf("code %d, %v\n%s\n%s", code, err, out, errs)
+	}
+	found := 0
+	for _, r := range recs {
+		for _, c := range r {
+			if c != spreadsheetSafe(c) {
+				t.Errorf("cell %q would run as a formula", c)
+			}
+			if c == "'=1+1" || c == "'@x" {
+				found++
+			}
+		}
+	}
+	if found != 2 {
+		t.Errorf("the columns =1+1 and @x: %d quoted cells, want 2\n%s", found, out)
 	}
 }
