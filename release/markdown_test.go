@@ -3,6 +3,7 @@ package release
 import (
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/featuredp/featuredp/accounting"
 )
@@ -25,5 +26,27 @@ func TestMarkdownEscapesNames(t *testing.T) {
 	}
 	if !strings.Contains(md, `sex \|`) {
 		t.Errorf("the pipe of a name is not escaped:\n%s", md)
+	}
+}
+
+// A name from a (hostile) model file cannot send a terminal escape
+// sequence through the printed certificate: ESC, BEL, DEL and the C1 CSI
+// are written as visible escapes (the old markdown wrote them raw).
+func TestMarkdownEscapesControls(t *testing.T) {
+	c := certificate(t, FeatureDP, accounting.RelationFeatureSimulator, true)
+	c.Protected = []string{"sex\x1b[2J\x1b]0;title\x07", "a\u009b31m"}
+	c.Label = "y\x7f\x00"
+	c.Notes = append(c.Notes, "note\x1b]8;;http://x\x1b\\link")
+	md := c.Markdown()
+	if i := strings.IndexFunc(md, func(r rune) bool { return r != '\n' && r != '\t' && unicode.IsControl(r) }); i >= 0 {
+		t.Fatalf("a control character %q at byte %d of the markdown:\n%q", md[i:i+1], i, md)
+	}
+	for _, want := range []string{`sex\x1b[2J\x1b]0;title\x07`, `a\x9b31m`, `y\x7f\x00`, `note\x1b]8;;http://x\x1b\link`} {
+		if !strings.Contains(md, want) {
+			t.Errorf("no %s in the markdown:\n%s", want, md)
+		}
+	}
+	if got := mdText("tab\there, ε, \u00e9"); got != "tab\there, ε, \u00e9" {
+		t.Errorf("mdText changed printable text: %q", got)
 	}
 }
