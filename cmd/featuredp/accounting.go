@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/featuredp/featuredp/accounting"
+	"github.com/featuredp/featuredp/data"
 )
 
 func init() {
@@ -52,8 +53,7 @@ func (c *accCmd) parse(args []string) (done bool, code int) {
 	err := c.fs.Parse(args)
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprintf(c.stdout, "usage: %s\n\nflags:\n", c.usage)
-		c.fs.SetOutput(c.stdout)
-		c.fs.PrintDefaults()
+		printDefaults(c.fs, c.stdout)
 		c.fs.SetOutput(io.Discard)
 		return true, 0
 	}
@@ -88,34 +88,35 @@ func (c *accCmd) require(names ...string) error {
 	return nil
 }
 
-// parseSteps reads a step count: a non-negative integer, also written as an
-// integral float such as 1e6.
+// parseSteps reads a step count: a non-negative decimal integer, also
+// written as an integral plain decimal such as 1e6 (data.ParseNumber: no
+// hex float, underscores, Inf or NaN).
 func parseSteps(s string) (int, error) {
 	s = strings.TrimSpace(s)
 	if n, err := strconv.Atoi(s); err == nil {
 		if n < 0 {
-			return 0, fmt.Errorf("steps %d is negative", n)
+			return 0, fmt.Errorf("steps %d is negative: want a step count T ≥ 0", n)
 		}
 		return n, nil
 	}
-	f, err := strconv.ParseFloat(s, 64)
+	f, err := data.ParseNumber(s)
 	if err != nil || f != math.Trunc(f) || f < 0 || f > 1<<53 {
-		return 0, fmt.Errorf("steps %q is not a non-negative integer", s)
+		return 0, fmt.Errorf("steps %q is not a non-negative integer: write it in decimal digits such as 1000 or 1e6 (no hex, underscores, Inf or NaN)", s)
 	}
 	return int(f), nil
 }
 
-// parsePhase reads "Q,Z,T".
+// parsePhase reads "Q,Z,T", Q and Z plain decimals (data.ParseNumber).
 func parsePhase(s string) (accounting.Phase, error) {
 	parts := strings.Split(s, ",")
 	if len(parts) != 3 {
 		return accounting.Phase{}, fmt.Errorf("phase %q is not Q,Z,T", s)
 	}
-	q, err1 := strconv.ParseFloat(strings.TrimSpace(parts[0]), 64)
-	z, err2 := strconv.ParseFloat(strings.TrimSpace(parts[1]), 64)
+	q, err1 := data.ParseNumber(parts[0])
+	z, err2 := data.ParseNumber(parts[1])
 	t, err3 := parseSteps(parts[2])
 	if err1 != nil || err2 != nil || err3 != nil {
-		return accounting.Phase{}, fmt.Errorf("phase %q is not Q,Z,T (numbers, T an integer)", s)
+		return accounting.Phase{}, fmt.Errorf("phase %q is not Q,Z,T (plain decimal numbers such as 0.01,1.1,1000, T an integer; no hex, underscores, Inf or NaN)", s)
 	}
 	p := accounting.Phase{SampleRate: q, NoiseMultiplier: z, Steps: t}
 	if err := p.Validate(); err != nil {
@@ -164,15 +165,15 @@ func runEpsilon(args []string, stdout, stderr io.Writer) int {
 		"prints epsilon with the best route and a per-entry breakdown (docs/accounting.md). With --json\n"+
 		"prints {\"epsilon\":E,\"delta\":D,\"route\":…,\"entries\":[…],\"routes\":[…],\"notes\":[…]}.", stdout, stderr)
 	fs := c.fs
-	q := fs.Float64("sample-rate", 0, "Poisson sampling rate `Q` in [0, 1]")
-	z := fs.Float64("noise-multiplier", 0, "noise multiplier `Z` (noise std / clip norm)")
+	q := float64Flag(fs, "sample-rate", 0, "Poisson sampling rate `Q` in [0, 1]")
+	z := float64Flag(fs, "noise-multiplier", 0, "noise multiplier `Z` (noise std / clip norm)")
 	var steps int
 	fs.Func("steps", "number of steps `T` (the caller's convention: e.g. Opacus int(epochs/q), TF Privacy ceil(epochs*n/batch))", func(s string) error {
 		n, err := parseSteps(s)
 		steps = n
 		return err
 	})
-	delta := fs.Float64("delta", 0, "target `D` in (0, 1)")
+	delta := float64Flag(fs, "delta", 0, "target `D` in (0, 1)")
 	orders := fs.String("orders", "opacus", "RDP order grid: opacus, tfp, dp_accounting or a comma-separated `LIST` (at most 2048 orders)")
 	conv := fs.String("conversion", "improved", "RDP to (epsilon, delta) conversion: improved or classic")
 	var phases []accounting.Phase
@@ -253,12 +254,29 @@ func runEpsilon(args []string, stdout, stderr io.Writer) int {
 // ledger keeps every distinct entry's RDP at every order, so memory and time
 // grow as entries × orders (1,000 entries × 10,000 orders: 98 MB, 5 s).
 func parseGrid(s string) ([]float64, error) {
-	grid, err := accounting.ParseOrders(s)
+	grid, err := parseOrders(s)
 	if err != nil {
 		return nil, err
 	}
 	if len(grid) > maxGridOrders {
 		return nil, fmt.Errorf("--orders lists %d orders, at most %d (a ledger keeps every entry's RDP at every order); use fewer orders", len(grid), maxGridOrders)
+	}
+	return grid, nil
+}
+
+// parseOrders is accounting.ParseOrders with the orders of a LIST read as
+// plain decimals (data.ParseNumber) or inf, the order ∞: strconv.ParseFloat
+// would also read "0x1p3" (8) and "1_0" (10).
+func parseOrders(s string) ([]float64, error) {
+	grid, err := accounting.ParseOrders(s)
+	if err != nil || !strings.ContainsAny(s, "0123456789") { // a grid's name, or an error
+		return grid, err
+	}
+	for _, p := range strings.Split(s, ",") {
+		p = strings.TrimSpace(p)
+		if _, err := data.ParseNumber(p); err != nil && !strings.EqualFold(strings.TrimPrefix(p, "+"), "inf") {
+			return nil, fmt.Errorf("order %q is not a plain decimal number such as 1.5, 32 or 1e3, nor inf (no hex, underscores or NaN): want opacus, tfp, dp_accounting or a comma-separated list", p)
+		}
 	}
 	return grid, nil
 }
@@ -316,9 +334,9 @@ func runSigma(args []string, stdout, stderr io.Writer) int {
 		"may need less noise (JSON: \"grid_edge\").\n"+
 		"With --json prints {\"noise_multiplier\":Z}.", stdout, stderr)
 	fs := c.fs
-	eps := fs.Float64("epsilon", 0, "target `E` > 0")
-	delta := fs.Float64("delta", 0, "target `D` in (0, 1)")
-	q := fs.Float64("sample-rate", 0, "Poisson sampling rate `Q` in (0, 1]")
+	eps := float64Flag(fs, "epsilon", 0, "target `E` > 0")
+	delta := float64Flag(fs, "delta", 0, "target `D` in (0, 1)")
+	q := float64Flag(fs, "sample-rate", 0, "Poisson sampling rate `Q` in (0, 1]")
 	var steps int
 	fs.Func("steps", "number of steps `T` >= 1", func(s string) error {
 		n, err := parseSteps(s)
@@ -397,9 +415,9 @@ func runGaussian(args []string, stdout, stderr io.Writer) int {
 		"value and an independent evaluation of delta(sigma) certifies it (docs/accounting.md).\n"+
 		"With --json prints {\"sigma\":SIGMA}.", stdout, stderr)
 	fs := c.fs
-	eps := fs.Float64("epsilon", 0, "`E` in [0, 1e16]")
-	delta := fs.Float64("delta", 0, "`D` in (0, 1), down to 5e-324")
-	sens := fs.Float64("sensitivity", 0, "L2 sensitivity `S` > 0")
+	eps := float64Flag(fs, "epsilon", 0, "`E` in [0, 1e16]")
+	delta := float64Flag(fs, "delta", 0, "`D` in (0, 1), down to 5e-324")
+	sens := float64Flag(fs, "sensitivity", 0, "L2 sensitivity `S` > 0")
 	asJSON := fs.Bool("json", false, "print one JSON object {\"sigma\":…}")
 	if done, code := c.parse(args); done {
 		return code

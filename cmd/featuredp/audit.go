@@ -40,14 +40,13 @@ func runAudit(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("featuredp audit", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	asJSON := fs.Bool("json", false, "print a JSON array of records")
-	trials := fs.Int("trials", 0, fmt.Sprintf("runs per input and mechanism `N`, %d to %d (default: each audit's own, ≥ 2000)", audit.MinTrials, audit.MaxTrials))
-	seed := fs.Uint64("seed", 1, "seed `S` of the trials (the audit is reproducible)")
+	trials := intFlagOf(fs, "trials", 0, fmt.Sprintf("runs per input and mechanism `N`, %d to %d (default: each audit's own, ≥ 2000)", audit.MinTrials, audit.MaxTrials))
+	seed := intFlagOf[uint64](fs, "seed", 1, "seed `S` of the trials (the audit is reproducible)")
 	only := fs.String("only", "", "audit only these comma-separated `NAMES`")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, auditUsage)
-			fs.SetOutput(stdout)
-			fs.PrintDefaults()
+			printDefaults(fs, stdout)
 			return 0
 		}
 		fmt.Fprintf(stderr, "featuredp audit: %s\n", flagError(fs, err))

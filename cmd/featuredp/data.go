@@ -72,8 +72,7 @@ func runData(args []string, stdout, stderr io.Writer) int {
 	names, err := parseInterleaved(fs, rest)
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(stdout, dataUsage)
-		fs.SetOutput(stdout)
-		fs.PrintDefaults()
+		printDefaults(fs, stdout)
 		return 0
 	}
 	if err != nil {

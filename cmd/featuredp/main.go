@@ -7,6 +7,9 @@
 //	featuredp gaussian --epsilon E --delta D --sensitivity S
 //
 // Invalid input prints a one-line error on stderr and exits with code 2.
+// Number flags are plain decimals, read as a CSV cell is
+// (data.ParseNumber): no hex float, digits with underscores, Inf or NaN;
+// integer flags take decimal digits only (017 is 17, 0x10 an error).
 package main
 
 import (
@@ -74,8 +77,7 @@ func parseFlags(fs *flag.FlagSet, args []string, usage string, stdout, stderr io
 	switch {
 	case errors.Is(err, flag.ErrHelp):
 		fmt.Fprint(stdout, usage)
-		fs.SetOutput(stdout)
-		fs.PrintDefaults()
+		printDefaults(fs, stdout)
 		return 0, true
 	case err != nil:
 		fmt.Fprintf(stderr, "%s: %s\n", fs.Name(), flagError(fs, err))

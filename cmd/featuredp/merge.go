@@ -74,8 +74,7 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	dirs, err := parseInterleaved(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(stdout, mergeUsage)
-		fs.SetOutput(stdout)
-		fs.PrintDefaults()
+		printDefaults(fs, stdout)
 		return 0
 	}
 	if err == nil && len(dirs) == 0 {

@@ -45,8 +45,7 @@ func runCertificate(args []string, stdout, stderr io.Writer) int {
 	pos, err := parseInterleaved(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(stdout, certificateUsage)
-		fs.SetOutput(stdout)
-		fs.PrintDefaults()
+		printDefaults(fs, stdout)
 		return 0
 	}
 	switch {
@@ -111,7 +110,7 @@ func runPredict(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("out", "", "write the predictions to `FILE` instead of stdout")
 	force := fs.Bool("force", false, "let --out replace an existing file")
 	trim := fs.Bool("trim-space", false, trimSpaceUsage)
-	maxLine := fs.Int64("max-line-bytes", data.DefaultMaxLineBytes, maxLineUsage)
+	maxLine := intFlagOf[int64](fs, "max-line-bytes", data.DefaultMaxLineBytes, maxLineUsage)
 	if code, done := parseFlags(fs, args, predictUsage, stdout, stderr); done {
 		return code
 	}

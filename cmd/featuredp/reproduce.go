@@ -67,7 +67,7 @@ func parseReproduce(args []string, stdout io.Writer) (opts reproduceOptions, hel
 	out := fs.String("out", "results", "output `DIR` (created if needed)")
 	profile := fs.String("profile", "quick", "`quick` (minutes) or full (the papers' settings)")
 	data := fs.String("data", os.Getenv("FEATUREDP_DATA"), "`DIR` holding the real datasets (default $FEATUREDP_DATA)")
-	workers := fs.Int("workers", runtime.NumCPU(), "parallel `N` workers")
+	workers := intFlagOf(fs, "workers", runtime.NumCPU(), "parallel `N` workers")
 	list := fs.Bool("list", false, "list the selected figures (id, title, datasets) and exit")
 	fetch := fs.Bool("fetch", false, "first download the datasets the selected figures need and lack (see featuredp data fetch)")
 	mirror := fs.String("mirror", "", "with --fetch: download from `URL`/NAME instead of the canonical sources")
@@ -78,8 +78,7 @@ func parseReproduce(args []string, stdout io.Writer) (opts reproduceOptions, hel
 		if err := fs.Parse(rest); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
 				fmt.Fprint(stdout, reproduceUsage)
-				fs.SetOutput(stdout)
-				fs.PrintDefaults()
+				printDefaults(fs, stdout)
 				return opts, true, nil
 			}
 			return opts, false, errors.New(flagError(fs, err))

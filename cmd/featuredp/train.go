@@ -15,7 +15,6 @@ import (
 	"os"
 	"slices"
 
-	"github.com/featuredp/featuredp/accounting"
 	"github.com/featuredp/featuredp/data"
 	"github.com/featuredp/featuredp/dpnb"
 	"github.com/featuredp/featuredp/release"
@@ -92,23 +91,23 @@ func newTrainFlags(fs *flag.FlagSet) *trainFlags {
 	fs.Var(&f.ignore, "ignore", "`COLUMNS` left out")
 	fs.Var(f.levels, "levels", "public levels `COL=A|B|...` of a categorical feature, or the classes of the label (repeatable)")
 	fs.Var(f.bounds, "bounds", "public ranges `COL=LO:HI,...` of the continuous features; values outside are clipped to them (repeatable)")
-	fs.Float64Var(&f.eps, "epsilon", 0, "target ε, finite > 0 (required)")
-	fs.Float64Var(&f.delta, "delta", 1e-5, "δ in (0, 1)")
+	floatVar(fs, &f.eps, "epsilon", 0, "target ε, finite > 0 (required)")
+	floatVar(fs, &f.delta, "delta", 1e-5, "δ in (0, 1)")
 	fs.StringVar(&f.notion, "notion", "", "`fdp` (feature DP, Algorithm 1) or dp (DP-SGD); default fdp when there are public columns")
 	fs.StringVar(&f.model, "model", "", "logistic, softmax, linear or mlp (default: logistic/softmax; linear when the label has no --levels: regression)")
-	fs.Float64Var(&f.rate, "sample-rate", 0.01, "Poisson sampling rate q in (0, 1]")
-	fs.Float64Var(&f.epochs, "epochs", 5, "expected passes over the data (T = epochs/q steps)")
-	fs.Float64Var(&f.clip, "clip", 1, "per-example clip norm C > 0")
-	fs.Float64Var(&f.lr, "lr", 0, "SGD learning rate > 0; 0 or unset: the model's default, 0.5, or 1/(2B) for a linear regression (B = features + 1; under feature DP it must stay below 1/B) and 1/(2(hidden + 1)) for an mlp regression")
-	fs.IntVar(&f.hidden, "hidden", 32, "hidden units of the mlp")
-	fs.IntVar(&f.rows, "rows", 0, "a public number `N` of training rows (the dataset's documented size, or a round figure you may publish): the update is scaled by q·N; required with --notion dp, whose guarantee does not cover the actual count")
+	floatVar(fs, &f.rate, "sample-rate", 0.01, "Poisson sampling rate q in (0, 1]")
+	floatVar(fs, &f.epochs, "epochs", 5, "expected passes over the data (T = epochs/q steps)")
+	floatVar(fs, &f.clip, "clip", 1, "per-example clip norm C > 0")
+	floatVar(fs, &f.lr, "lr", 0, "SGD learning rate > 0; 0 or unset: the model's default, 0.5, or 1/(2B) for a linear regression (B = features + 1; under feature DP it must stay below 1/B) and 1/(2(hidden + 1)) for an mlp regression")
+	intVar(fs, &f.hidden, "hidden", 32, "hidden units of the mlp")
+	intVar(fs, &f.rows, "rows", 0, "a public number `N` of training rows (the dataset's documented size, or a round figure you may publish): the update is scaled by q·N; required with --notion dp, whose guarantee does not cover the actual count")
 	fs.StringVar(&f.orders, "orders", "dp_accounting", "RDP order `GRID` of the calibration and the ledger: dp_accounting, opacus, tfp or a comma-separated list")
 	fs.BoolVar(&f.reproducible, "reproducible", false, "seeded randomness: NOT a private release (tests, experiments)")
-	fs.Uint64Var(&f.seed, "seed", 0, "seed of --reproducible")
+	intVar(fs, &f.seed, "seed", 0, "seed of --reproducible")
 	fs.StringVar(&f.out, "out", "", "the model `FILE` to write (required)")
 	fs.BoolVar(&f.force, "force", false, "let --out replace an existing file")
 	fs.BoolVar(&f.trimSpace, "trim-space", false, trimSpaceUsage)
-	fs.Int64Var(&f.maxLine, "max-line-bytes", data.DefaultMaxLineBytes, maxLineUsage)
+	intVar(fs, &f.maxLine, "max-line-bytes", data.DefaultMaxLineBytes, maxLineUsage)
 	return f
 }
 
@@ -357,7 +356,7 @@ func (f *trainFlags) options() (dpnb.TrainOptions, error) {
 	if f.rate > 1 {
 		return o, fmt.Errorf("--sample-rate %v: want q in (0, 1]", f.rate)
 	}
-	grid, err := accounting.ParseOrders(f.orders)
+	grid, err := parseOrders(f.orders)
 	if err != nil {
 		return o, fmt.Errorf("--orders: %w", err)
 	}
