@@ -4,6 +4,7 @@ package main
 // release and writes the model file with its certificate (docs/release.md).
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -78,6 +79,7 @@ type trainFlags struct {
 	reproducible, force, trimSpace     bool
 	seed                               uint64
 	flagOf                             map[string]string // column → its role flag (set by check)
+	given                              map[string]bool   // the flags on the command line (set by runTrain)
 }
 
 func newTrainFlags(fs *flag.FlagSet) *trainFlags {
@@ -133,6 +135,8 @@ func runTrain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "featuredp train: unexpected argument %q (every input is a flag; see featuredp train --help)\n", fs.Arg(0))
 		return 2
 	}
+	f.given = map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { f.given[fl.Name] = true })
 	file, err := f.run(stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "featuredp train: %v\n", err)
@@ -225,8 +229,12 @@ func (f *trainFlags) check() error {
 		return errors.New("--sensitive: name the columns to protect")
 	case f.notion != "" && f.notion != "fdp" && f.notion != "dp":
 		return fmt.Errorf("--notion %q: want fdp or dp", f.notion)
-	case f.seed != 0 && !f.reproducible:
+	case f.given["seed"] && !f.reproducible:
 		return errors.New("--seed needs --reproducible (a private release draws its randomness from the OS)")
+	case f.given["hidden"] && f.model != "mlp":
+		return fmt.Errorf("--hidden sets the hidden units of an mlp, not of a %s model: add --model mlp, or drop --hidden", cmp.Or(f.model, "default"))
+	case f.hidden < 1:
+		return fmt.Errorf("--hidden %d: want at least 1 hidden unit", f.hidden)
 	}
 	if err := checkBudget(f.eps, f.delta); err != nil {
 		return err
