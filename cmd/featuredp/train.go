@@ -15,6 +15,7 @@ import (
 	"math"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/featuredp/featuredp/data"
 	"github.com/featuredp/featuredp/dpnb"
@@ -189,7 +190,7 @@ func (f *trainFlags) run(stderr io.Writer) (*release.File, error) {
 		return nil, csvError(f.csv, err)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("training on --csv %s: %w", f.csv, err)
+		return nil, fmt.Errorf("training on --csv %s: %s", f.csv, trainFlagNames.Replace(err.Error()))
 	}
 	if err := file.Save(f.out, f.force); err != nil {
 		if errors.Is(err, fs.ErrExist) {
@@ -199,6 +200,12 @@ func (f *trainFlags) run(stderr io.Writer) (*release.File, error) {
 	}
 	return file, nil
 }
+
+// trainFlagNames renames the dpnb.TrainOptions fields that dpnb.Train's
+// errors name to the flags that set them.
+var trainFlagNames = strings.NewReplacer(
+	"(Epsilon, Delta, SampleRate, Epochs)", "(--epsilon, --delta, --sample-rate, --epochs)",
+	"(lower Hidden)", "(lower --hidden)", "LR = ", "--lr ", "needs LR <", "needs --lr <")
 
 // readHeader returns the column names of the CSV file at path.
 func readHeader(path string, opts data.CSVOptions) ([]string, error) {
