@@ -169,6 +169,10 @@ var ErrBinary = errors.New("binary or compressed input, not CSV text")
 // ErrCSV wraps every error from ReadCSV.
 var ErrCSV = errors.New("malformed CSV")
 
+// noRowsFix is what the error of a CSV without records tells the user to
+// do.
+const noRowsFix = "the file is empty or holds only its header line; it needs at least one record below the header"
+
 // ReadCSV reads CSV data into a gota DataFrame. Missing cells become gota NA
 // values. It returns an error, never panics, on malformed input: bad
 // quoting, ragged rows, empty or duplicate column names, no data rows,
@@ -335,7 +339,7 @@ func finishHeader(header []string, rows [][]string, opts CSVOptions) ([]string, 
 	width := len(header)
 	if opts.NoHeader {
 		if len(rows) == 0 {
-			return nil, fmt.Errorf("data: ReadCSV: no data rows: %w", ErrCSV)
+			return nil, fmt.Errorf("data: ReadCSV: no data rows: %s: %w", noRowsFix, ErrCSV)
 		}
 		width = len(rows[0])
 	} else if header == nil {
@@ -353,7 +357,7 @@ func finishHeader(header []string, rows [][]string, opts CSVOptions) ([]string, 
 		}
 	}
 	if len(rows) == 0 {
-		return nil, fmt.Errorf("data: ReadCSV: header %q but no data rows: %w", strings.Join(header, ","), ErrCSV)
+		return nil, fmt.Errorf("data: ReadCSV: header %q but no data rows: %s: %w", strings.Join(header, ","), noRowsFix, ErrCSV)
 	}
 	seen := map[string]int{}
 	for i, h := range header {

@@ -73,7 +73,7 @@ func TestReadCSVErrors(t *testing.T) {
 		want string
 	}{
 		{"empty", "", CSVOptions{}, "empty input"},
-		{"header only", "a,b\n", CSVOptions{}, "no data rows"},
+		{"header only", "a,b\n", CSVOptions{}, "no data rows: the file is empty or holds only its header line"},
 		{"no rows without header", "", CSVOptions{NoHeader: true}, "no data rows"},
 		{"ragged", "a,b\n1,2\n3\n", CSVOptions{}, "wrong number of fields"},
 		{"bare quote", "a,b\n1,x\"y\n", CSVOptions{}, "bare \""},

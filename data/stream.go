@@ -105,7 +105,7 @@ func (e *Encoder) EncodeCSV(r io.Reader, opts CSVOptions) (*Encoded, error) {
 		}
 	}
 	if out.N == 0 {
-		return nil, fmt.Errorf("data: EncodeCSV: no data rows: %w", ErrCSV)
+		return nil, fmt.Errorf("data: EncodeCSV: no data rows: %s: %w", noRowsFix, ErrCSV)
 	}
 	if reserved {
 		trimReserve(out)
@@ -154,7 +154,7 @@ func (e *Encoder) EncodeCSVChunks(r io.Reader, opts CSVOptions, rows int, fn fun
 		}
 	}
 	if total == 0 {
-		return fmt.Errorf("data: EncodeCSVChunks: no data rows: %w", ErrCSV)
+		return fmt.Errorf("data: EncodeCSVChunks: no data rows: %s: %w", noRowsFix, ErrCSV)
 	}
 	return nil
 }
@@ -204,7 +204,7 @@ func (c *csvRows) next(out *Encoded) (bool, error) {
 		}
 		if err == io.EOF {
 			if c.rs.header == nil {
-				return false, fmt.Errorf("data: %s: no data rows: %w", c.rs.fn, ErrCSV)
+				return false, fmt.Errorf("data: %s: no data rows: %s: %w", c.rs.fn, noRowsFix, ErrCSV)
 			}
 			return false, nil
 		}

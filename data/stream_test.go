@@ -130,8 +130,8 @@ func TestEncodeCSVErrors(t *testing.T) {
 		{"not a number", head + "20,north,x,12k,no\n", ErrNotNumeric, `"12k"`},
 		{"infinite", head + "20,north,x,+Inf,no\n", ErrNotNumeric, `"+Inf"`},
 		{"short row", head + "20,north,x,5\n", ErrCSV, "wrong number of fields"},
-		{"no rows", head, ErrCSV, "no data rows"},
-		{"empty", "", ErrCSV, "no data rows"},
+		{"no rows", head, ErrCSV, "no data rows: the file is empty or holds only its header line; it needs at least one record"},
+		{"empty", "", ErrCSV, "no data rows: the file is empty or holds only its header line; it needs at least one record"},
 		{"duplicate header", "age,age,region,note,income,y\n", ErrCSV, "appears twice"},
 	} {
 		_, err := enc.EncodeCSV(strings.NewReader(tc.text), CSVOptions{})
