@@ -517,6 +517,9 @@ func (e *Encoder) fillX(df dataframe.DataFrame, out *Encoded) error {
 // at encoded column j, and returns how many columns it spans. A level not
 // among fe.Levels is an error wrapping ErrUnknownLevel.
 func (e *Encoder) fillOneHot(col series.Series, fe FeatureEncoding, out *Encoded, j int) (int, error) {
+	if err := levelSpellingError(col, fe.Column.Name, fe.Levels); err != nil {
+		return 0, fmt.Errorf("data: Transform: %w", err)
+	}
 	index := make(map[string]int, len(fe.Levels))
 	for k, l := range fe.Levels {
 		index[l] = k
@@ -554,6 +557,9 @@ func (e *Encoder) fillY(df dataframe.DataFrame, out *Encoded) error {
 	col := df.Col(l.Name)
 	switch e.Schema.Task {
 	case Classification:
+		if err := levelSpellingError(col, l.Name, e.Classes); err != nil {
+			return fmt.Errorf("data: Transform: %w", err)
+		}
 		index := make(map[string]int, len(e.Classes))
 		for k, c := range e.Classes {
 			index[c] = k

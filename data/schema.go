@@ -249,8 +249,10 @@ func DefaultSchema(df dataframe.DataFrame, label string, task Task) Schema {
 // DataFrame lacks (listing the available ones), DataFrame columns the schema
 // lacks, missing values (NaN, empty or "?") in used columns, non-numeric or
 // non-finite values in Continuous columns (with row and value), values
-// outside declared Levels, and a missing, repeated or wrongly-kinded label.
-// Ignore columns are not inspected.
+// outside declared Levels, a declared level that a numeric column's cells
+// cannot be as LevelAt reads them (ErrLevelSpelling: "01" for an Int
+// column), and a missing, repeated or wrongly-kinded label. Ignore columns
+// are not inspected.
 func (s Schema) Validate(df dataframe.DataFrame) error {
 	if err := df.Error(); err != nil {
 		return fmt.Errorf("data: the DataFrame carries an error: %w", err)
@@ -434,6 +436,9 @@ func checkValues(s series.Series, c Column) error {
 		for _, l := range c.Levels {
 			levels[l] = true
 		}
+		if err := levelSpellingError(s, c.Name, c.Levels); err != nil {
+			errs, levels = append(errs, err), nil // its cells' levels would be reported as outside
+		}
 	}
 	n := s.Len()
 	for i := 0; i < n; i++ {
@@ -548,4 +553,41 @@ func LevelAt(s series.Series, i int) string {
 		return strings.TrimSpace(e.String())
 	}
 	return e.String()
+}
+
+// ErrLevelSpelling is wrapped by the error for a declared level or class
+// of a column that a DataFrame holds as numbers (gota Int, Float or Bool)
+// written otherwise than LevelAt writes its cells ("01", "+1", "1.0" for
+// 1): no cell could be it, and a cell "01" would silently be level "1"
+// when "1" is declared too.
+var ErrLevelSpelling = errors.New("declared level spelt otherwise than the column's numbers")
+
+// levelSpellingError returns an ErrLevelSpelling error naming the first
+// declared level of column name that is a number of s's type written
+// otherwise than LevelAt writes it, with the fix; nil when there is none
+// or s holds text.
+func levelSpellingError(s series.Series, name string, levels []string) error {
+	for _, l := range levels {
+		canon, ok := "", false
+		switch s.Type() {
+		case series.Int:
+			if n, err := strconv.Atoi(l); err == nil {
+				canon, ok = strconv.Itoa(n), true
+			}
+		case series.Float:
+			if f, err := ParseNumber(l); err == nil {
+				canon, ok = strconv.FormatFloat(f, 'g', -1, 64), true
+			}
+		case series.Bool:
+			if b, err := strconv.ParseBool(l); err == nil {
+				canon, ok = strconv.FormatBool(b), true
+			}
+		}
+		if ok && canon != l {
+			return fmt.Errorf("data: column %q holds %v numbers, whose cells are read as their shortest decimal (%q), so its declared level %q matches no cell as written "+
+				"(a cell %q is level %q): read the column as text (CSVOptions.Types: {%q: series.String}) to compare cells as written, or declare %q: %w",
+				name, s.Type(), canon, l, l, canon, name, canon, ErrLevelSpelling)
+		}
+	}
+	return nil
 }
