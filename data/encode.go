@@ -361,8 +361,9 @@ func notAFeature(schema Schema, name string) error {
 		return fmt.Errorf("Bounds names %q, the regression label: give its public range as EncodeOptions.LabelBounds "+
 			"(LabelBounds: &data.Range{Lo: …, Hi: …}; featuredp train: --bounds on the label), not in Bounds", name)
 	}
-	return fmt.Errorf("Bounds names %q, which is not a continuous feature of the schema (continuous features: %s)",
-		name, quoteList(continuousFeatures(schema)))
+	cont := continuousFeatures(schema)
+	return fmt.Errorf("Bounds names %q, which is not a continuous feature of the schema%s (continuous features: %s)",
+		name, nameHint(name, cont), quoteList(cont))
 }
 
 // checkBounds checks the public MinMax bounds of feature name: finite,

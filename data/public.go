@@ -149,8 +149,8 @@ func checkLevelsOption(schema Schema, levels map[string][]string) []error {
 	var errs []error
 	for _, name := range sortedKeys(levels) {
 		if !slices.Contains(valid, name) {
-			errs = append(errs, fmt.Errorf("Levels names %q, which is not a categorical feature or the classification label of the schema (valid columns: %s)",
-				name, quoteList(valid)))
+			errs = append(errs, fmt.Errorf("Levels names %q, which is not a categorical feature or the classification label of the schema%s (valid columns: %s)",
+				name, nameHint(name, valid), quoteList(valid)))
 			continue
 		}
 		lv := levels[name]

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/featuredp/featuredp/internal/suggest"
 	"github.com/featuredp/featuredp/internal/valid"
 	"github.com/go-gota/gota/dataframe"
 	"github.com/go-gota/gota/series"
@@ -211,8 +212,8 @@ func (s Schema) WithRole(role Role, names ...string) (Schema, error) {
 			}
 		}
 		if !found {
-			return Schema{}, fmt.Errorf("data: schema has no column %q (columns: %s): %w",
-				name, QuoteNames(s.Names()), ErrUnknownColumn)
+			return Schema{}, fmt.Errorf("data: schema has no column %q%s (columns: %s): %w",
+				name, nameHint(name, s.Names()), QuoteNames(s.Names()), ErrUnknownColumn)
 		}
 	}
 	return out, nil
@@ -350,10 +351,21 @@ func (s Schema) columnSetErrors(names []string, seen map[string]bool) (errs []er
 	for _, n := range names {
 		inDF[n] = true
 	}
+	var unlisted []string // the names a misspelt schema column most likely meant
+	for _, n := range names {
+		if !seen[n] {
+			unlisted = append(unlisted, n)
+		}
+	}
+	hints := 0
 	for _, c := range s.Columns {
 		if c.Name != "" && !inDF[c.Name] {
-			errs = append(errs, fmt.Errorf("data: schema column %q is not in the DataFrame (available: %s): %w",
-				c.Name, QuoteNames(names), ErrUnknownColumn))
+			hint := ""
+			if hints++; hints <= maxNameHints {
+				hint = nameHint(c.Name, unlisted)
+			}
+			errs = append(errs, fmt.Errorf("data: schema column %q is not in the DataFrame%s (available: %s): %w",
+				c.Name, hint, QuoteNames(names), ErrUnknownColumn))
 		}
 	}
 	for _, n := range names {
@@ -363,6 +375,19 @@ func (s Schema) columnSetErrors(names []string, seen map[string]bool) (errs []er
 		}
 	}
 	return errs, inDF
+}
+
+// maxNameHints bounds the unknown names an error list suggests a name
+// for, so that a schema of many unknown names costs no quadratic time.
+const maxNameHints = 20
+
+// nameHint returns " (did you mean "age"?)" when a candidate is within
+// suggest.MaxEdits edits of name (case aside), else "".
+func nameHint(name string, candidates []string) string {
+	if best := suggest.Nearest(name, candidates); best != "" {
+		return fmt.Sprintf(" (did you mean %q?)", best)
+	}
+	return ""
 }
 
 // labelErrors checks that the schema has exactly one label (none for an

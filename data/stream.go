@@ -414,6 +414,26 @@ func SpaceHint(header []string, name string) string {
 	return ""
 }
 
+// headerHint is SpaceHint's hint for a schema column name missing from
+// header, else the nearest header name that no schema column names
+// (nameHint), else "".
+func (rs *rowScanner) headerHint(header []string, name string) string {
+	if h := SpaceHint(header, name); h != "" {
+		return h
+	}
+	listed := make(map[string]bool, len(rs.e.Schema.Columns))
+	for _, c := range rs.e.Schema.Columns {
+		listed[c.Name] = true
+	}
+	var unused []string
+	for _, h := range header {
+		if !listed[h] {
+			unused = append(unused, h)
+		}
+	}
+	return nameHint(name, unused)
+}
+
 // readHeader maps the schema's columns to record positions.
 func (rs *rowScanner) readHeader(header []string) error {
 	pos := make(map[string]int, len(header))
@@ -426,14 +446,14 @@ func (rs *rowScanner) readHeader(header []string) error {
 	for _, fe := range rs.e.Features {
 		i, ok := pos[fe.Column.Name]
 		if !ok {
-			return fmt.Errorf("data: %s: the header has no column %q (columns: %s)%s: %w", rs.fn, fe.Column.Name, QuoteNames(header), SpaceHint(header, fe.Column.Name), ErrUnknownColumn)
+			return fmt.Errorf("data: %s: the header has no column %q (columns: %s)%s: %w", rs.fn, fe.Column.Name, QuoteNames(header), rs.headerHint(header, fe.Column.Name), ErrUnknownColumn)
 		}
 		rs.at = append(rs.at, i)
 	}
 	if l, ok := rs.e.Schema.Label(); ok {
 		i, ok := pos[l.Name]
 		if !ok {
-			return fmt.Errorf("data: %s: the header has no label column %q (columns: %s)%s: %w", rs.fn, l.Name, QuoteNames(header), SpaceHint(header, l.Name), ErrUnknownColumn)
+			return fmt.Errorf("data: %s: the header has no label column %q (columns: %s)%s: %w", rs.fn, l.Name, QuoteNames(header), rs.headerHint(header, l.Name), ErrUnknownColumn)
 		}
 		rs.label = i
 	}

@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/featuredp/featuredp/accounting"
+	"github.com/featuredp/featuredp/internal/suggest"
 	"github.com/featuredp/featuredp/internal/valid"
 )
 
@@ -260,39 +261,8 @@ func didYouMean(k string, allowed []string) string {
 	return fmt.Sprintf(" (did you mean %q?)", best)
 }
 
-// nearest is the allowed key nearest to k (lower-cased) within two
-// edits, or "".
-func nearest(k string, allowed []string) string {
-	best, bestD := "", 3
-	for _, a := range allowed {
-		if d := editDistance(strings.ToLower(k), a); d < bestD {
-			best, bestD = a, d
-		}
-	}
-	return best
-}
-
-// editDistance is the Levenshtein distance of two short strings.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur := make([]int, len(rb)+1)
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(rb)]
-}
+// nearest is the allowed key nearest to k within two edits, or "".
+func nearest(k string, allowed []string) string { return suggest.Nearest(k, allowed) }
 
 // entryRelation reads a relation-valued field, def when absent.
 func entryRelation(obj map[string]json.RawMessage, key string, def accounting.Relation) (accounting.Relation, error) {
