@@ -260,9 +260,21 @@ var compressedMagic = []struct{ magic, format, fix string }{
 	{"\x28\xb5\x2f\xfd", "zstd", "unzstd FILE.zst"},
 }
 
-// sniffBinary rejects compressed input by its magic bytes.
+// utf16BOMs are the byte-order marks of UTF-16 text (what spreadsheets
+// save as "Unicode text"), which encoding/csv would read as names and
+// cells with a NUL byte in every other place.
+var utf16BOMs = []struct{ bom, name string }{{"\xff\xfe", "UTF-16LE"}, {"\xfe\xff", "UTF-16BE"}}
+
+// sniffBinary rejects compressed input by its magic bytes and UTF-16 text
+// by its byte-order mark.
 func sniffBinary(br *bufio.Reader) error {
 	head, _ := br.Peek(8)
+	for _, b := range utf16BOMs {
+		if bytes.HasPrefix(head, []byte(b.bom)) {
+			return fmt.Errorf("data: ReadCSV: the input is %s text (its byte-order mark); convert it to UTF-8 first (iconv -f UTF-16 -t UTF-8 FILE > FILE.utf8.csv, "+
+				"or save it from the spreadsheet as \"CSV UTF-8\"): %w (%w)", b.name, ErrBinary, ErrCSV)
+		}
+	}
 	for _, m := range compressedMagic {
 		if bytes.HasPrefix(head, []byte(m.magic)) {
 			return fmt.Errorf("data: ReadCSV: the input is %s-compressed; decompress it first (%s): %w (%w)", m.format, m.fix, ErrBinary, ErrCSV)

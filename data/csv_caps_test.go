@@ -86,11 +86,21 @@ func TestReadCSVBinary(t *testing.T) {
 		{"NUL header", "\x00\x00,\x00\n1,2\n", "contains a NUL byte"},
 		{"NUL in one name", "a\x00b,c\n1,2\n", `header column 0 ("a\x00b")`},
 		{"BOM then gzip", "\xef\xbb\xbf" + gz.String(), "gzip-compressed"},
+		{"UTF-16LE", "\xff\xfea\x00,\x00b\x00\n\x001\x00,\x002\x00\n\x00", "UTF-16LE text (its byte-order mark); convert it to UTF-8"},
+		{"UTF-16BE", "\xfe\xff\x00a\x00,\x00b\x00\n\x001\x00,\x002\x00\n", "UTF-16BE text"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ReadCSV(strings.NewReader(tc.in), CSVOptions{})
 			if !errors.Is(err, ErrBinary) || !errors.Is(err, ErrCSV) || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error %v, want ErrBinary mentioning %q", err, tc.want)
+			}
+			// The streaming readers say the same, not "the header has no column".
+			enc, err := NewPublicEncoder(Schema{Columns: []Column{{Name: "a"}}, Task: Unsupervised}, EncodeOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := enc.EncodeCSV(strings.NewReader(tc.in), CSVOptions{}); tc.name[:3] == "UTF" && !errors.Is(err, ErrBinary) {
+				t.Errorf("EncodeCSV: %v, want ErrBinary", err)
 			}
 		})
 	}
