@@ -398,7 +398,8 @@ func buildFrame(header []string, rows [][]string, lines []int, opts CSVOptions) 
 	for _, h := range header {
 		inHeader[h] = true
 	}
-	for name, t := range opts.Types {
+	for _, name := range sortedKeys(opts.Types) {
+		t := opts.Types[name]
 		if !inHeader[name] {
 			return dataframe.DataFrame{}, fmt.Errorf("data: ReadCSV: a type is given for column %q, which is not in the data (columns: %s): %w",
 				name, QuoteNames(header), ErrCSV)

@@ -317,7 +317,8 @@ func checkEncodeOptions(schema Schema, opts EncodeOptions) error {
 		c, ok := schema.Lookup(name)
 		return ok && c.Kind == Continuous && (c.Role == Sensitive || c.Role == Public)
 	}
-	for name, s := range opts.ScaleFor {
+	for _, name := range sortedKeys(opts.ScaleFor) {
+		s := opts.ScaleFor[name]
 		if !isCont(name) {
 			errs = append(errs, fmt.Errorf("ScaleFor names %q, which is not a continuous feature of the schema", name))
 		}
@@ -339,7 +340,8 @@ func checkEncodeOptions(schema Schema, opts EncodeOptions) error {
 		}
 	}
 	errs = append(errs, checkLevelsOption(schema, opts.Levels)...)
-	for name, m := range opts.Moments {
+	for _, name := range sortedKeys(opts.Moments) {
+		m := opts.Moments[name]
 		if !isCont(name) {
 			errs = append(errs, fmt.Errorf("Moments names %q, which is not a continuous feature of the schema", name))
 		}
