@@ -301,6 +301,27 @@ func checkWidth(rec []string, isHeader bool, line, maxCols int) error {
 	return nil
 }
 
+// csvReadError wraps an error of csv.Reader.Read for the reader fn: its
+// line numbers count the skipped lines (skip), a record of the wrong width
+// (rec, want fields) and a quoting error name the fix.
+func csvReadError(fn string, rec []string, err error, want, skip int) error {
+	var pe *csv.ParseError
+	if !errors.As(err, &pe) {
+		return fmt.Errorf("data: %s: %w (%w)", fn, err, ErrCSV)
+	}
+	pe.StartLine += skip
+	pe.Line += skip
+	fix := ""
+	switch {
+	case errors.Is(pe.Err, csv.ErrFieldCount):
+		fix = fmt.Sprintf(": it has %d field(s), the first record %d; quote a cell that holds the delimiter (\"a,b\") and give every line one cell per column (an empty cell for a missing value)",
+			len(rec), want)
+	case errors.Is(pe.Err, csv.ErrQuote), errors.Is(pe.Err, csv.ErrBareQuote):
+		fix = `: a quoted cell is "…" with a quote inside doubled (""); for quotes used loosely read with CSVOptions.LazyQuotes`
+	}
+	return fmt.Errorf("data: %s: %w%s (%w)", fn, err, fix, ErrCSV)
+}
+
 // scanRecords reads every record: the first is the header unless
 // opts.NoHeader. It stops at the MaxColumns and MaxCells caps.
 func scanRecords(cr *csv.Reader, opts CSVOptions) (header []string, rows [][]string, lines []int, err error) {
@@ -313,12 +334,7 @@ func scanRecords(cr *csv.Reader, opts CSVOptions) (header []string, rows [][]str
 			break
 		}
 		if err != nil {
-			var pe *csv.ParseError
-			if errors.As(err, &pe) {
-				pe.StartLine += opts.SkipLines
-				pe.Line += opts.SkipLines
-			}
-			return nil, nil, nil, fmt.Errorf("data: ReadCSV: %w (%w)", err, ErrCSV)
+			return nil, nil, nil, csvReadError("ReadCSV", rec, err, cr.FieldsPerRecord, opts.SkipLines)
 		}
 		if opts.TrimSpace {
 			for i := range rec {

@@ -209,7 +209,7 @@ func (c *csvRows) next(out *Encoded) (bool, error) {
 			return false, nil
 		}
 		if err != nil {
-			return false, fmt.Errorf("data: %s: %w (%w)", c.rs.fn, err, ErrCSV)
+			return false, csvReadError(c.rs.fn, rec, err, c.cr.FieldsPerRecord, c.skip)
 		}
 		line, _ := c.cr.FieldPos(0)
 		n := out.N
