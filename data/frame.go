@@ -117,13 +117,18 @@ func Deduplicate(df dataframe.DataFrame) (dataframe.DataFrame, int, error) {
 			e := c.Elem(i)
 			switch {
 			case e.IsNA():
-				b.WriteString("\x00NA")
+				b.WriteString("NA;") // no cell's key ends in ';' alone
 			case c.Type() == series.Float:
 				b.WriteString(strconv.FormatUint(math.Float64bits(e.Float()), 16))
+				b.WriteByte(',')
 			default:
-				b.WriteString(e.String())
+				// Length-prefixed, so that no cell's text (a separator
+				// byte in it, say) can make two different rows one key.
+				v := e.String()
+				b.WriteString(strconv.Itoa(len(v)))
+				b.WriteByte(':')
+				b.WriteString(v)
 			}
-			b.WriteByte(0x1f)
 		}
 		k := b.String()
 		if _, dup := seen[k]; dup {

@@ -2,6 +2,7 @@ package data
 
 import (
 	"errors"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -202,5 +203,31 @@ func TestSyntheticAdultLike(t *testing.T) {
 	}
 	if _, err := SyntheticAdultLike(0, seeded(1)); err == nil {
 		t.Error("n=0: no error")
+	}
+}
+
+// TestDeduplicateDistinctCells: rows that differ only in where a cell
+// boundary falls, or in a cell that spells the old missing-value key, are
+// not duplicates (before, a 0x1f byte in a cell, or the text "\x00NA",
+// made two different rows one key and the second was silently dropped).
+func TestDeduplicateDistinctCells(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		a, b []string
+	}{
+		{"separator in a cell", []string{"x\x1fy", "z"}, []string{"x", "y\x1fz"}},
+		{"missing-value key", []string{"\x00NA", "z"}, []string{"NaN", "z"}},
+	} {
+		df := dataframe.New(series.New([]string{tc.a[0], tc.b[0]}, series.String, "p"),
+			series.New([]string{tc.a[1], tc.b[1]}, series.String, "q"))
+		out, n, err := Deduplicate(df)
+		if err != nil || n != 0 || out.Nrow() != 2 {
+			t.Errorf("%s: %d rows removed, %d kept, %v; want 0 removed of 2 different rows", tc.name, n, out.Nrow(), err)
+		}
+	}
+	df := dataframe.New(series.New([]string{"x", "NaN", "x", "NaN"}, series.String, "p"),
+		series.New([]float64{1, math.NaN(), 1, math.NaN()}, series.Float, "q"))
+	if out, n, err := Deduplicate(df); err != nil || n != 2 || out.Nrow() != 2 {
+		t.Errorf("true duplicates: %d removed, %v; want 2 of 4", n, err)
 	}
 }
