@@ -3,6 +3,7 @@ package data
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -31,9 +32,14 @@ func ParseNumber(s string) (float64, error) {
 	}
 	v, err := strconv.ParseFloat(t, 64)
 	if err != nil || !valid.Finite(v) {
-		return 0, fmt.Errorf("%q is not a finite float64", s)
+		return 0, fmt.Errorf("%q is not a finite float64: %w", s, overflowError())
 	}
 	return v, nil
+}
+
+// overflowError says what to do with a decimal beyond float64's range.
+func overflowError() error {
+	return fmt.Errorf("its magnitude is above %g: rescale the column (divide it by a power of ten)", math.MaxFloat64)
 }
 
 // isDecimal reports whether s is [+-]? (d+ (. d*)? | . d+) ([eE] [+-]? d+)?.

@@ -130,3 +130,28 @@ func TestEncodeCSVRefusesHeaderOptions(t *testing.T) {
 		}
 	}
 }
+
+// TestNumberErrorsNameTheFix: a continuous cell that is not a finite
+// decimal gets an error saying what to write instead, on the streaming
+// path too (before, EncodeCSV said only "is not a finite number", and
+// ParseNumber "is not a finite float64", for "1e400").
+func TestNumberErrorsNameTheFix(t *testing.T) {
+	enc, err := NewPublicEncoder(Schema{Columns: []Column{{Name: "x"}, {Name: "y", Role: Label}}, Task: Regression}, EncodeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ text, want string }{
+		{"x,y\n1e400,1\n", "rescale the column"},
+		{"x,y\n1,-1e999\n", "rescale the column"},
+		{"x,y\n0x1p3,1\n", "write it as a plain decimal"},
+		{"x,y\n1,1_000\n", "write it as a plain decimal"},
+	} {
+		_, err := enc.EncodeCSV(strings.NewReader(tc.text), CSVOptions{})
+		if !errors.Is(err, ErrNotNumeric) || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "is not a finite number") {
+			t.Errorf("%q: %v, want ErrNotNumeric saying %q", tc.text, err, tc.want)
+		}
+	}
+	if _, err := ParseNumber("1e400"); err == nil || !strings.Contains(err.Error(), "rescale the column") {
+		t.Errorf("ParseNumber(1e400): %v, want the fix", err)
+	}
+}

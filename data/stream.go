@@ -383,7 +383,7 @@ func (rs *rowScanner) row(rec []string, line int, out *Encoded) error {
 		}
 		num, err := parseFiniteCell(v)
 		if err != nil {
-			return fmt.Errorf("data: %s: column %q, line %d: %q is not a finite number: %w", rs.fn, fe.Column.Name, line, v, ErrNotNumeric)
+			return fmt.Errorf("data: %s: column %q, line %d: %q is not a finite number (%v): %w", rs.fn, fe.Column.Name, line, v, err, ErrNotNumeric)
 		}
 		if x[j], err = fe.scaleFinite(num); err != nil {
 			return fmt.Errorf("data: %s: column %q, line %d: %w", rs.fn, fe.Column.Name, line, err)
@@ -483,14 +483,22 @@ func (rs *rowScanner) labelValue(rec []string, line int) (float64, error) {
 	}
 	num, err := parseFiniteCell(v)
 	if err != nil {
-		return 0, fmt.Errorf("data: %s: label %q, line %d: %q is not a finite number: %w", rs.fn, name, line, v, ErrNotNumeric)
+		return 0, fmt.Errorf("data: %s: label %q, line %d: %q is not a finite number (%v): %w", rs.fn, name, line, v, err, ErrNotNumeric)
 	}
 	return rs.e.labelScale(num), nil
 }
 
-// parseFiniteCell parses a finite decimal number (ParseNumber).
+// parseFiniteCell parses a finite decimal number (ParseNumber); its error
+// says what to do.
 func parseFiniteCell(s string) (float64, error) {
-	return ParseNumber(s)
+	v, err := ParseNumber(s)
+	switch {
+	case err == nil:
+		return v, nil
+	case errors.Is(err, ErrNotDecimal):
+		return 0, errors.New("write it as a plain decimal: digits, an optional point and exponent; no hex, underscores, thousands separators, Inf or NaN")
+	}
+	return 0, overflowError()
 }
 
 // CSVHeader reads the header row of CSV text from r (opts' dialect,
