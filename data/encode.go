@@ -17,6 +17,10 @@ import (
 // Categorical fails with an error instead of exhausting memory.
 const MaxEncodedValues = 1 << 27
 
+// encodedValuesCap is the cap checkSize applies: MaxEncodedValues, lowered
+// by tests so that going over it does not take a GiB.
+var encodedValuesCap = MaxEncodedValues
+
 // Scaling selects how continuous columns are rescaled.
 type Scaling int
 
@@ -396,7 +400,7 @@ func (e *Encoder) Transform(df dataframe.DataFrame) (*Encoded, error) {
 		return nil, fmt.Errorf("data: Transform: %w", err)
 	}
 	out := e.layout(df.Nrow())
-	if err := e.checkSize(out.N, out.D); err != nil {
+	if err := e.checkSize("Transform", out.N, out.D, ""); err != nil {
 		return nil, err
 	}
 	out.X = make([]float64, out.N*out.D)
@@ -465,10 +469,11 @@ func (e *Encoder) layout(n int) *Encoded {
 	return out
 }
 
-// checkSize returns an error, naming the widest one-hot feature, when an
-// n × d design matrix would hold more than MaxEncodedValues values.
-func (e *Encoder) checkSize(n, d int) error {
-	if d == 0 || n <= MaxEncodedValues/d {
+// checkSize returns an error of the reader fn, naming the widest one-hot
+// feature, when an n × d design matrix would hold more than
+// MaxEncodedValues values; fix adds what else the caller may do.
+func (e *Encoder) checkSize(fn string, n, d int, fix string) error {
+	if d == 0 || n <= encodedValuesCap/d {
 		return nil
 	}
 	widest, levels := "", 0
@@ -477,8 +482,8 @@ func (e *Encoder) checkSize(n, d int) error {
 			widest, levels = fe.Column.Name, len(fe.Levels)
 		}
 	}
-	return fmt.Errorf("data: Transform: the design matrix would have %d rows × %d columns, more than %d values (the widest one-hot feature is %q with %d levels; is an identifier column marked Categorical?)",
-		n, d, MaxEncodedValues, widest, levels)
+	return fmt.Errorf("data: %s: the design matrix would have %d rows × %d columns, more than %d values (the widest one-hot feature is %q with %d levels; is an identifier column marked Categorical?)%s",
+		fn, n, d, encodedValuesCap, widest, levels, fix)
 }
 
 // fillX writes the encoded features of df, then the intercept column if

@@ -79,7 +79,10 @@ func NewPublicEncoder(schema Schema, opts EncodeOptions) (*Encoder, error) {
 // class is that level even when it is also a missing-value marker ("NA"
 // for North America). opts' Comma, Comment, LazyQuotes, TrimSpace,
 // SkipLines, Missing and the MaxBytes and MaxLineBytes caps apply
-// (MaxColumns and MaxCells do not: the matrix is the memory); NoHeader,
+// (MaxColumns and MaxCells do not: the matrix is the memory, which is
+// capped, as Transform's, at MaxEncodedValues values unless MaxBytes is
+// negative: a file of short rows and an encoder of many columns would
+// otherwise take 8·D bytes per row of a few input bytes); NoHeader,
 // Names and Types do not apply and are an error when set.
 func (e *Encoder) EncodeCSV(r io.Reader, opts CSVOptions) (*Encoded, error) {
 	c, err := e.openCSV("EncodeCSV", r, opts)
@@ -88,7 +91,8 @@ func (e *Encoder) EncodeCSV(r io.Reader, opts CSVOptions) (*Encoded, error) {
 	}
 	out := e.layout(0)
 	size, reserved := sizeOf(r), false
-	if c.capped.maxBytes >= 0 {
+	capped := c.capped.maxBytes >= 0
+	if capped {
 		size = min(size, c.capped.maxBytes)
 	}
 	for {
@@ -103,6 +107,11 @@ func (e *Encoder) EncodeCSV(r io.Reader, opts CSVOptions) (*Encoded, error) {
 		if !more {
 			break
 		}
+		if capped {
+			if err := e.checkSize("EncodeCSV", out.N, out.D, encodeCSVSizeFix); err != nil {
+				return nil, err
+			}
+		}
 	}
 	if out.N == 0 {
 		return nil, fmt.Errorf("data: EncodeCSV: no data rows: %s: %w", noRowsFix, ErrCSV)
@@ -112,6 +121,10 @@ func (e *Encoder) EncodeCSV(r io.Reader, opts CSVOptions) (*Encoded, error) {
 	}
 	return out, nil
 }
+
+// encodeCSVSizeFix is what EncodeCSV's error for a matrix over
+// MaxEncodedValues adds to Transform's.
+const encodeCSVSizeFix = "; read the rows in chunks (EncodeCSVChunks), or set CSVOptions.MaxBytes negative to lift every reading cap"
 
 // MaxChunkRows caps the rows argument of EncodeCSVChunks (2²⁰).
 const MaxChunkRows = 1 << 20
@@ -278,10 +291,12 @@ func reserve(out *Encoded, size, read int64) {
 // encoded columns so far: at most ReserveBytes of X and Y, or
 // reserveGrowth·n rows when more (memory in proportion to the rows actually
 // read; a file of rows alike is reserved in two steps, the first of
-// ReserveBytes). The bound is computed in float64, so a hostile size
-// cannot overflow rows·d.
+// ReserveBytes), and never more than the MaxEncodedValues/d (+1) rows
+// EncodeCSV accepts under its reading caps. The bound is computed in
+// float64, so a hostile size cannot overflow rows·d.
 func reserveRows(n, d int, estimate float64) int {
 	limit := max(float64(ReserveBytes)/(8*float64(d+1)), reserveGrowth*float64(n))
+	limit = min(limit, float64(encodedValuesCap/max(d, 1))+1) // the rows EncodeCSV accepts under its caps
 	return int(min(estimate, limit))
 }
 

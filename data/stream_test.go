@@ -12,6 +12,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/go-gota/gota/dataframe"
+	"github.com/go-gota/gota/series"
 )
 
 // streamCSV is a table with a public-level categorical, two bounded
@@ -283,7 +286,8 @@ func TestReserve(t *testing.T) {
 }
 
 // reserveRows trusts an estimate up to ReserveBytes or reserveGrowth times
-// the rows read, whichever is more, and never overflows.
+// the rows read, whichever is more, never past the rows EncodeCSV's size
+// cap accepts, and never overflows.
 func TestReserveRows(t *testing.T) {
 	const d = 1 << 20
 	budget := ReserveBytes / (8 * (d + 1))
@@ -295,9 +299,10 @@ func TestReserveRows(t *testing.T) {
 	}{
 		{"estimate within the budget", 4, 10, 10},
 		{"estimate over the budget", 1, 1e6, budget},
-		{"reserveGrowth times the rows read", 100, 1e6, 800},
+		{"reserveGrowth times the rows read", 10, 1e6, 80},
 		{"a hostile estimate", 1, math.MaxFloat64, budget},
-		{"infinite estimate", 100, math.Inf(1), 800},
+		{"infinite estimate", 10, math.Inf(1), 80},
+		{"never past EncodeCSV's size cap", 100, 1e6, MaxEncodedValues/d + 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := reserveRows(tc.n, d, tc.estimate); got != tc.want {
@@ -505,5 +510,40 @@ func TestNewPublicEncoderOverflowingBounds(t *testing.T) {
 	}
 	if want := []float64{1, 0.5, 0}; !slices.Equal(out.X, want) {
 		t.Errorf("encoded %v, want %v", out.X, want)
+	}
+}
+
+// TestEncodeCSVSizeCap: EncodeCSV caps the design matrix at
+// MaxEncodedValues values, as Transform does, while its reading caps are
+// on (before, a 30 kB file of 10,000 rows "z1" and a public encoder of
+// 20,000 levels took 7.8 GB; Transform refused the same matrix). The cap
+// is lowered here so that the test needs no GiB.
+func TestEncodeCSVSizeCap(t *testing.T) {
+	defer func(c int) { encodedValuesCap = c }(encodedValuesCap)
+	encodedValuesCap = 1 << 16
+	lv := make([]string, 1000)
+	for i := range lv {
+		lv[i] = fmt.Sprint("z", i)
+	}
+	enc, err := NewPublicEncoder(Schema{Columns: []Column{{Name: "c", Kind: Categorical, Levels: lv}}, Task: Unsupervised}, EncodeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := "c\n" + strings.Repeat("z1\n", 100) // 100 × 1,000 values > 2^16
+	_, err = enc.EncodeCSV(strings.NewReader(text), CSVOptions{})
+	if err == nil || !strings.Contains(err.Error(), "EncodeCSVChunks") || !strings.Contains(err.Error(), `"c" with 1000 levels`) {
+		t.Errorf("EncodeCSV: %v, want the size error naming the feature and EncodeCSVChunks", err)
+	}
+	if _, err := enc.Transform(dataframe.New(series.New(strings.Split(strings.Repeat("z1 ", 100)[:299], " "), series.String, "c"))); err == nil {
+		t.Errorf("Transform: no error for the same matrix")
+	}
+	if x, err := enc.EncodeCSV(strings.NewReader(text), CSVOptions{MaxBytes: -1}); err != nil || x.N != 100 {
+		t.Errorf("EncodeCSV with no reading caps: %v", err)
+	}
+	if x, err := enc.EncodeCSV(strings.NewReader("c\n"+strings.Repeat("z1\n", 65)), CSVOptions{}); err != nil || x.N != 65 {
+		t.Errorf("EncodeCSV under the cap: %v", err)
+	}
+	if err := enc.EncodeCSVChunks(strings.NewReader(text), CSVOptions{}, 10, func(*Encoded) error { return nil }); err != nil {
+		t.Errorf("EncodeCSVChunks: %v", err)
 	}
 }
