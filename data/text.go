@@ -14,7 +14,7 @@ func parseEnum[T interface {
 		}
 		names = append(names, v.String())
 	}
-	return 0, fmt.Errorf("data: unknown %s %q (want one of %v)", what, s, names)
+	return 0, fmt.Errorf("data: unknown %s %q%s (want one of %v)", what, s, nameHint(s, names), names)
 }
 
 // MarshalText writes the role's name ("sensitive", "public", "label",

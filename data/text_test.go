@@ -42,3 +42,23 @@ func TestEnumText(t *testing.T) {
 		t.Error("invalid role marshalled")
 	}
 }
+
+// TestEnumTextHint: a misspelt role, kind or task name in a schema's JSON
+// gets the name it most likely meant (before: only the list).
+func TestEnumTextHint(t *testing.T) {
+	var r Role
+	var k Kind
+	var task Task
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{r.UnmarshalText([]byte("senstive")), `(did you mean "sensitive"?)`},
+		{k.UnmarshalText([]byte("Categorial")), `(did you mean "categorical"?)`},
+		{task.UnmarshalText([]byte("regresion")), `(did you mean "regression"?)`},
+	} {
+		if tc.err == nil || !strings.Contains(tc.err.Error(), tc.want) {
+			t.Errorf("%v, want it to say %s", tc.err, tc.want)
+		}
+	}
+}
