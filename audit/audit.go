@@ -138,8 +138,8 @@ var (
 // register theirs from init. A duplicate or incomplete spec panics (a
 // programming error).
 func Register(s Spec) {
-	if s.Name == "" || s.Real == nil || s.Control == nil || !(s.Claimed > 0) || s.Delta < 0 || s.Delta >= 1 {
-		panic(fmt.Sprintf("audit: incomplete spec %q", s.Name))
+	if err := s.validate(); err != nil {
+		panic(err)
 	}
 	regMu.Lock()
 	defer regMu.Unlock()
@@ -147,6 +147,21 @@ func Register(s Spec) {
 		panic("audit: duplicate spec " + s.Name)
 	}
 	registry[s.Name] = s
+}
+
+// validate reports what an incomplete spec lacks.
+func (s Spec) validate() error {
+	switch {
+	case s.Name == "":
+		return errors.New("audit: spec without a Name")
+	case s.Real == nil || s.Control == nil:
+		return fmt.Errorf("audit %s: spec without a Real or Control trial function; set both", s.Name)
+	case !(s.Claimed > 0) || math.IsInf(s.Claimed, 1):
+		return fmt.Errorf("audit %s: claimed ε = %v, want a finite ε > 0", s.Name, s.Claimed)
+	case !(s.Delta >= 0 && s.Delta < 1):
+		return fmt.Errorf("audit %s: delta = %v, want in [0, 1)", s.Name, s.Delta)
+	}
+	return nil
 }
 
 // All returns the registered specs sorted by name.
@@ -164,6 +179,9 @@ func All() []Spec {
 // Run audits one spec: Trials runs of the real mechanism and of the
 // control on each input, and ε_lb of both.
 func Run(ctx context.Context, s Spec, o Options) (Record, error) {
+	if err := s.validate(); err != nil {
+		return Record{}, err
+	}
 	o, err := o.withDefaults(s)
 	if err != nil {
 		return Record{}, fmt.Errorf("audit %s: %w", s.Name, err)
@@ -221,12 +239,16 @@ func (o Options) withDefaults(s Spec) (Options, error) {
 	return o, nil
 }
 
-// lowerBound runs fn Trials times per input and returns ε_lb.
+// lowerBound runs fn Trials times per input and returns ε_lb. The first
+// failing trial (lowest index among those run) stops the dispatch and is
+// the error returned, so a mechanism that always fails costs one batch of
+// trials, not 2·Trials joined errors.
 func lowerBound(ctx context.Context, fn TrialFunc, st *mechanisms.Streams, delta float64, o Options) (float64, error) {
 	n := o.Trials
 	out := make([]float64, 2*n) // [0, n): D; [n, 2n): D′
 	var mu sync.Mutex
 	var first error
+	failed := -1
 	var wg sync.WaitGroup
 	next := make(chan int)
 	for w := 0; w < o.Workers; w++ {
@@ -240,14 +262,16 @@ func lowerBound(ctx context.Context, fn TrialFunc, st *mechanisms.Streams, delta
 				}
 				if err != nil {
 					mu.Lock()
-					first = errors.Join(first, err)
+					if failed < 0 || i < failed {
+						failed, first = i, fmt.Errorf("trial %d: %w", i, err)
+					}
 					mu.Unlock()
 				}
 				out[i] = v
 			}
 		}()
 	}
-	for i := 0; i < 2*n && ctx.Err() == nil; i++ {
+	for i := 0; i < 2*n && ctx.Err() == nil && !hasFailed(&mu, &failed); i++ {
 		next <- i
 	}
 	close(next)
@@ -258,19 +282,48 @@ func lowerBound(ctx context.Context, fn TrialFunc, st *mechanisms.Streams, delta
 	if first != nil {
 		return 0, first
 	}
-	return EpsilonLB(out[:n], out[n:], delta, o.Confidence), nil
+	return EpsilonLB(out[:n], out[n:], delta, o.Confidence)
+}
+
+// hasFailed reports, under mu, whether a trial has failed.
+func hasFailed(mu *sync.Mutex, failed *int) bool {
+	mu.Lock()
+	defer mu.Unlock()
+	return *failed >= 0
 }
 
 // EpsilonLB returns the lower bound on ε from statistics s0 (runs on D)
 // and s1 (runs on D′): the threshold is chosen on the first half of each
 // sample, by the same bound computed there, and the rates are bounded on
 // the second half with one-sided Clopper–Pearson bounds at
-// 1 − (1 − confidence)/2 each. It returns 0 when nothing is detected.
-func EpsilonLB(s0, s1 []float64, delta, confidence float64) float64 {
+// 1 − (1 − confidence)/2 each. It returns 0 when nothing is detected, and
+// an error when a sample has fewer than 2 values or holds a NaN, or
+// delta ∉ [0, 1) or confidence ∉ (0, 1).
+func EpsilonLB(s0, s1 []float64, delta, confidence float64) (float64, error) {
+	switch {
+	case len(s0) < 2 || len(s1) < 2:
+		return 0, fmt.Errorf("audit: %d and %d statistics, want at least 2 on each input (half choose the threshold, half bound the rates)", len(s0), len(s1))
+	case !(delta >= 0 && delta < 1):
+		return 0, fmt.Errorf("audit: delta = %v, want in [0, 1)", delta)
+	case !(confidence > 0 && confidence < 1):
+		return 0, fmt.Errorf("audit: confidence = %v, want in (0, 1)", confidence)
+	case hasNaN(s0) || hasNaN(s1):
+		return 0, errors.New("audit: a statistic is NaN; the trial function must return a number")
+	}
 	h0, h1 := len(s0)/2, len(s1)/2
 	a := (1 - confidence) / 2
 	tau := bestThreshold(s0[:h0], s1[:h1], delta, a)
-	return math.Max(boundAt(s0[h0:], s1[h1:], tau, delta, a), 0)
+	return math.Max(boundAt(s0[h0:], s1[h1:], tau, delta, a), 0), nil
+}
+
+// hasNaN reports whether s holds a NaN.
+func hasNaN(s []float64) bool {
+	for _, v := range s {
+		if math.IsNaN(v) {
+			return true
+		}
+	}
+	return false
 }
 
 // boundAt is ε_lb of the test "statistic ≥ tau means D′" on samples s0, s1.

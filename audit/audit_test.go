@@ -2,9 +2,12 @@ package audit
 
 import (
 	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
+	"time"
 )
 
 // Every registered audit at a fixed seed: ε_lb ≤ claimed ε for the real
@@ -44,10 +47,13 @@ func TestEpsilonLB(t *testing.T) {
 		same0[i], same1[i] = rng.NormFloat64(), rng.NormFloat64()
 		far0[i], far1[i] = rng.NormFloat64(), 20+rng.NormFloat64()
 	}
-	if lb := EpsilonLB(same0, same1, 0, 0.95); lb > 0.2 {
+	if lb, err := EpsilonLB(same0, same1, 0, 0.95); err != nil || lb > 0.2 {
 		t.Errorf("identical distributions: ε_lb = %v", lb)
 	}
-	lb := EpsilonLB(far0, far1, 0, 0.95)
+	lb, err := EpsilonLB(far0, far1, 0, 0.95)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if lb < 5 || lb > math.Log(2000) {
 		t.Errorf("separated distributions: ε_lb = %v, want in [5, log 2000]", lb)
 	}
@@ -68,6 +74,77 @@ func TestRunBadOptions(t *testing.T) {
 		{Workers: MaxWorkers + 1}} {
 		if _, err := Run(context.Background(), s, o); err == nil {
 			t.Errorf("%+v accepted", o)
+		}
+	}
+}
+
+// A spec without trial functions, or with a bad claim, used to reach the
+// workers: a nil Real crashed the process from a goroutine (no recover
+// possible). Run now refuses it with an error naming what is missing.
+func TestRunBadSpec(t *testing.T) {
+	good := laplaceSpec()
+	noReal, noCtrl, badEps, badDelta := good, good, good, good
+	noReal.Real, noCtrl.Control, badEps.Claimed, badDelta.Delta = nil, nil, math.NaN(), 1
+	for _, s := range []Spec{{}, noReal, noCtrl, badEps, badDelta} {
+		if _, err := Run(context.Background(), s, Options{}); err == nil {
+			t.Errorf("spec %q (claimed %v, delta %v) accepted", s.Name, s.Claimed, s.Delta)
+		}
+	}
+}
+
+// A failing trial function used to have every one of its 2·Trials errors
+// joined (errors.Join copies, so quadratic): at 200,000 trials Run took
+// 9 minutes and returned a 2 MB message. Now the first failing trial
+// stops the dispatch and is the error, whatever the worker count.
+func TestRunFailingTrial(t *testing.T) {
+	s := laplaceSpec()
+	s.Real = func(_ *rand.Rand, present bool) (float64, error) {
+		if present {
+			return 0, errors.New("boom")
+		}
+		return 0, nil
+	}
+	for _, w := range []int{1, 2, 7} {
+		start := time.Now()
+		_, err := Run(context.Background(), s, Options{Trials: 200_000, Workers: w})
+		if err == nil || !strings.Contains(err.Error(), "trial 200000: boom") || len(err.Error()) > 200 {
+			t.Fatalf("workers %d: err = %.300v", w, err)
+		}
+		if d := time.Since(start); d > 5*time.Second {
+			t.Errorf("workers %d: a failing mechanism took %v", w, d)
+		}
+	}
+}
+
+// EpsilonLB used to index an empty pool (panic) on samples of one value,
+// and pass NaN statistics or a confidence outside (0, 1) to the
+// quantile; each is now an error.
+func TestEpsilonLBBadInput(t *testing.T) {
+	two := []float64{0, 1}
+	for _, c := range []struct {
+		s0, s1       []float64
+		delta, confi float64
+	}{{nil, two, 0, 0.95}, {[]float64{1}, []float64{2}, 0, 0.95}, {two, two, -1, 0.95}, {two, two, 1, 0.95},
+		{two, two, 0, 1}, {two, two, 0, math.NaN()}, {[]float64{0, math.NaN()}, two, 0, 0.95}} {
+		if lb, err := EpsilonLB(c.s0, c.s1, c.delta, c.confi); err == nil {
+			t.Errorf("EpsilonLB(%v, %v, %v, %v) = %v, want an error", c.s0, c.s1, c.delta, c.confi, lb)
+		}
+	}
+}
+
+// The result is the same for any worker count: every trial has its own
+// stream.
+func TestRunWorkersIndependent(t *testing.T) {
+	var first Record
+	for i, w := range []int{1, 2, 7} {
+		r, err := Run(context.Background(), laplaceSpec(), Options{Seed: 5, Trials: 2000, Workers: w})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			first = r
+		} else if r != first {
+			t.Errorf("workers %d: %+v, workers 1: %+v", w, r, first)
 		}
 	}
 }
