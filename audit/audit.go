@@ -40,6 +40,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime/debug"
 	"sort"
 	"sync"
 
@@ -256,10 +257,7 @@ func lowerBound(ctx context.Context, fn TrialFunc, st *mechanisms.Streams, delta
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				v, err := fn(st.Split(i).Noise(), i >= n)
-				if err == nil && math.IsNaN(v) {
-					err = errors.New("NaN statistic")
-				}
+				v, err := callTrial(fn, st.Split(i).Noise(), i >= n)
 				if err != nil {
 					mu.Lock()
 					if failed < 0 || i < failed {
@@ -283,6 +281,22 @@ func lowerBound(ctx context.Context, fn TrialFunc, st *mechanisms.Streams, delta
 		return 0, first
 	}
 	return EpsilonLB(out[:n], out[n:], delta, o.Confidence)
+}
+
+// callTrial runs one trial, turning a NaN statistic or a panic (with its
+// stack) into an error, so that a bug in a mechanism cannot take down the
+// process (a notebook kernel: dpnb.Audit) from a worker goroutine.
+func callTrial(fn TrialFunc, rng *rand.Rand, present bool) (v float64, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			v, err = 0, fmt.Errorf("panic: %v\n%s", r, debug.Stack())
+		}
+	}()
+	v, err = fn(rng, present)
+	if err == nil && math.IsNaN(v) {
+		err = errors.New("NaN statistic")
+	}
+	return v, err
 }
 
 // hasFailed reports, under mu, whether a trial has failed.

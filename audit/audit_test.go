@@ -148,3 +148,19 @@ func TestRunWorkersIndependent(t *testing.T) {
 		}
 	}
 }
+
+// A panicking trial function used to crash the process from a worker
+// goroutine (no recover possible by the caller, e.g. a notebook kernel
+// running dpnb.Audit); it is now the error of that trial.
+func TestRunPanickingTrial(t *testing.T) {
+	s := laplaceSpec()
+	s.Control = func(*rand.Rand, bool) (float64, error) {
+		var m map[string]int
+		m["x"]++
+		return 0, nil
+	}
+	_, err := Run(context.Background(), s, Options{Trials: MinTrials})
+	if err == nil || !strings.Contains(err.Error(), "(control): trial 0: panic: assignment to entry in nil map") {
+		t.Fatalf("err = %.300v", err)
+	}
+}
