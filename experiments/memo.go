@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"container/list"
+	"errors"
 	"sync"
 
 	"github.com/featuredp/featuredp/internal/cores"
@@ -66,17 +67,29 @@ func (m *Memo) Do(key string, f func() (any, error)) (any, error) {
 	m.evict()
 	m.mu.Unlock()
 
+	defer m.settle(e) // also when f panics: waiters must not wait for ever
+	e.err = errMemoPanicked
 	e.value, e.err = f()
+	return e.value, e.err
+}
+
+// errMemoPanicked is the error of an entry whose computation panicked; the
+// panic itself goes on to the caller that computed it.
+var errMemoPanicked = errors.New("experiments: memo: the computation panicked")
+
+// settle ends the computation of e: a failed (or panicked) entry is
+// dropped, so the next caller computes afresh, and the waiters are
+// released.
+func (m *Memo) settle(e *memoEntry) {
 	if e.err != nil {
 		m.mu.Lock()
-		if el, ok := m.entries[key]; ok && el.Value.(*memoEntry) == e {
+		if el, ok := m.entries[e.key]; ok && el.Value.(*memoEntry) == e {
 			m.order.Remove(el)
-			delete(m.entries, key)
+			delete(m.entries, e.key)
 		}
 		m.mu.Unlock()
 	}
 	close(e.done)
-	return e.value, e.err
 }
 
 // waitIdle waits for done, not counted as a busy core (internal/cores)

@@ -207,3 +207,51 @@ func TestParallelCountsBusyCores(t *testing.T) {
 		t.Errorf("after everything returned %d counted busy, want %d", got, base)
 	}
 }
+
+// A memoised computation that panics used to leave its entry pending for
+// ever: the panic became the cell's error (callCell), but every other
+// caller of the key, in this run or a later one sharing the Memo, waited
+// on it without end (Run hung). Now the panic releases the entry, so the
+// next caller computes afresh (cell 1 may already have done so: after a
+// failure Parallel may still start the next index).
+func TestMemoPanicReleasesKey(t *testing.T) {
+	m := NewMemo(0)
+	cells := []Cell{{Method: "a"}, {Method: "b"}}
+	first := true
+	fn := func(ctx context.Context, c Cell) ([]Measurement, error) {
+		v, err := m.Do("shared", func() (any, error) {
+			if first {
+				first = false
+				panic("boom")
+			}
+			return 1.0, nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		return []Measurement{{Metric: "m", Value: v.(float64)}}, nil
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := Run(context.Background(), cells, fn, RunOptions{Workers: 1})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "panic: boom") {
+			t.Fatalf("err = %.200v, want the panic of cell 0", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Run hung after a panic inside Memo.Do")
+	}
+	got := make(chan any, 1)
+	go func() { v, _ := m.Do("shared", func() (any, error) { return 2.0, nil }); got <- v }()
+	select {
+	case v := <-got:
+		if v != 1.0 && v != 2.0 { // 1: cell 1 ran after the panic and computed it
+			t.Errorf("after the panic the key holds %v, want a computed value", v)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Memo.Do hung on a key whose computation panicked")
+	}
+}
