@@ -54,6 +54,9 @@ func Parallel(ctx context.Context, n, workers int, f func(ctx context.Context, i
 			cores.Enter()
 			defer cores.Leave()
 			for i := range next {
+				if inner.Err() != nil {
+					continue // the feeder's select may pick a send after a failure or a cancellation
+				}
 				err := callIndex(counted, f, i)
 				mu.Lock()
 				if err != nil {
