@@ -7,6 +7,7 @@ import (
 
 	"github.com/featuredp/featuredp/data"
 	"github.com/featuredp/featuredp/experiments"
+	"github.com/featuredp/featuredp/internal/mdtext"
 	"github.com/featuredp/featuredp/mechanisms"
 	"github.com/featuredp/featuredp/notions/bcdp"
 	"github.com/go-gota/gota/dataframe"
@@ -143,7 +144,7 @@ func (r BCDPMeanResult) Markdown() string {
 		fmt.Fprintf(&b, "\nRandomness: %s. The estimates and errors are a simulation from seed %d: anyone with the seed can regenerate the noise. A real release draws fresh, secret noise on each user's device (Mode: mechanisms.Secure).\n", r.Options.Mode, r.Options.Seed)
 	}
 	b.WriteString(r.worseNote())
-	return b.String()
+	return mdtext.Controls(b.String()) // names and notes from the user's data
 }
 
 // worseNote says when BCDP's error is above the baseline's, by the exact

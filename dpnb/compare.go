@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/featuredp/featuredp/experiments"
+	"github.com/featuredp/featuredp/internal/mdtext"
 )
 
 // Comparison is one number the paper reports beside the same quantity
@@ -91,10 +92,21 @@ func PaperVsRun(rows []Comparison) string {
 	return b.String()
 }
 
-// mdCell escapes a string for a markdown table cell.
+// mdCell escapes a string for a markdown table cell: pipes are escaped,
+// runs of white space (line breaks among them) become one space, and
+// other control characters are written as visible escapes (mdtext).
 func mdCell(s string) string {
 	s = strings.ReplaceAll(s, "|", `\|`)
-	return strings.Join(strings.Fields(s), " ")
+	return mdtext.Controls(strings.Join(strings.Fields(s), " "))
+}
+
+// cells applies mdCell to every string of xs.
+func cells(xs []string) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = mdCell(x)
+	}
+	return out
 }
 
 func formatNumber(v float64) string {
@@ -159,7 +171,7 @@ func SummaryMarkdown(sums []experiments.Summary, metric, xLabel string) string {
 		}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "| %s | %s |\n|---:|%s\n", mdCell(xLabel), strings.Join(series, " | "), strings.Repeat("---:|", len(series)))
+	fmt.Fprintf(&b, "| %s | %s |\n|---:|%s\n", mdCell(xLabel), strings.Join(cells(series), " | "), strings.Repeat("---:|", len(series)))
 	for _, x := range xs {
 		fmt.Fprintf(&b, "| %g |", x)
 		for _, name := range series {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/featuredp/featuredp/data"
 	"github.com/featuredp/featuredp/experiments"
+	"github.com/featuredp/featuredp/internal/mdtext"
 	"github.com/featuredp/featuredp/mechanisms"
 	"github.com/featuredp/featuredp/notions/corrdp"
 	corrdpfig "github.com/featuredp/featuredp/notions/corrdp/figures"
@@ -221,12 +222,12 @@ func (r *CorrDPResult) Markdown() string {
 	feats := append([]corrdp.TVFeature(nil), r.TVReport.Features...)
 	sort.SliceStable(feats, func(i, j int) bool { return feats[i].Name < feats[j].Name })
 	for _, f := range feats {
-		fmt.Fprintf(&b, "| %s | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f |\n", f.Name, f.TVDisc, f.TVCont, f.TVModel, f.TVBinned, f.TV, r.TVEstimated[f.Name], r.TVUsed[f.Name])
+		fmt.Fprintf(&b, "| %s | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f |\n", mdCell(f.Name), f.TVDisc, f.TVCont, f.TVModel, f.TVBinned, f.TV, r.TVEstimated[f.Name], r.TVUsed[f.Name])
 	}
 	b.WriteString("\n" + r.TVReport.Notes + "\n")
 	b.WriteString("\nTV~ adds the UCB term of Def. 4.3 with c2 = 1: a heuristic upper confidence bound with no coverage guarantee, " +
 		"so the (ε, 2δ) statement of Lemma A.1 of the CorrDP paper does not apply.\n")
-	return b.String()
+	return mdtext.Controls(b.String()) // names and notes from the user's data
 }
 
 // encodeOrDefault returns nil (the comparison's default encoding) for the

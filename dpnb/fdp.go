@@ -9,6 +9,7 @@ import (
 
 	"github.com/featuredp/featuredp/data"
 	"github.com/featuredp/featuredp/experiments"
+	"github.com/featuredp/featuredp/internal/mdtext"
 	"github.com/featuredp/featuredp/mechanisms"
 	"github.com/featuredp/featuredp/notions/fdp"
 	"github.com/go-gota/gota/dataframe"
@@ -265,8 +266,8 @@ func (r *FeatureDPResult) Markdown() string {
 	if len(r.NoBound) > 0 {
 		b.WriteString("\nProtected columns without a bound:\n\n")
 		for _, x := range r.NoBound {
-			fmt.Fprintf(&b, "- %s: %s\n", x.Column, x.Reason)
+			fmt.Fprintf(&b, "- %s: %s\n", mdCell(x.Column), mdCell(x.Reason))
 		}
 	}
-	return b.String()
+	return mdtext.Controls(b.String()) // names and notes from the user's data
 }

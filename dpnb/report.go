@@ -13,6 +13,7 @@ import (
 	"github.com/featuredp/featuredp/accounting"
 	"github.com/featuredp/featuredp/data"
 	"github.com/featuredp/featuredp/experiments"
+	"github.com/featuredp/featuredp/internal/mdtext"
 	"github.com/featuredp/featuredp/internal/valid"
 	"github.com/featuredp/featuredp/notions/bcdp"
 	"github.com/featuredp/featuredp/notions/corrdp"
@@ -564,7 +565,7 @@ func (r *PrivacyReportResult) Markdown() string {
 	for _, n := range r.Notes {
 		b.WriteString("\n" + n + "\n")
 	}
-	return b.String()
+	return mdtext.Controls(b.String()) // names and notes from the user's data
 }
 
 // Plot draws CorrDP's TV~ per public column.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/featuredp/featuredp/experiments"
+	"github.com/featuredp/featuredp/internal/mdtext"
 	"github.com/go-gota/gota/dataframe"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -258,7 +259,7 @@ func (r Result) Markdown() string {
 	if n := strings.TrimSpace(f.Notes); n != "" {
 		fmt.Fprintf(&b, "**Notes.** %s\n", n)
 	}
-	return b.String()
+	return mdtext.Controls(b.String()) // names and notes from the user's data
 }
 
 func (r Result) rows() []experiments.Row {

@@ -137,7 +137,7 @@ func (r *SmoothPipelineReport) Markdown() string {
 	var b strings.Builder
 	b.WriteString("| pre-processing step | k (ℓ0) | η (ℓ_{1,2}) | assumption |\n|---|---:|---:|---|\n")
 	for _, s := range r.Steps {
-		fmt.Fprintf(&b, "| %s | %d | %.4g | %s |\n", s.Name, s.K, s.Eta, s.Note)
+		fmt.Fprintf(&b, "| %s | %d | %.4g | %s |\n", mdCell(s.Name), s.K, s.Eta, mdCell(s.Note))
 	}
 	fmt.Fprintf(&b, "| **composite (sum rule)** | %d | %.4g | %s |\n\n", r.K, r.Eta, r.sumRuleNote())
 	fmt.Fprintf(&b, "| accounting (δ = %g, replace-one, Mironov conversion) | ε |\n|---|---:|\n", r.Delta)

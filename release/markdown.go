@@ -3,7 +3,8 @@ package release
 import (
 	"fmt"
 	"strings"
-	"unicode"
+
+	"github.com/featuredp/featuredp/internal/mdtext"
 )
 
 // Markdown renders the certificate for people: the statement first, then
@@ -62,32 +63,15 @@ func (c *Certificate) Markdown() string {
 // mdText makes text from a model file (column names, notes) safe in one
 // markdown table cell or list item, and on a terminal: line breaks become
 // spaces and pipes are escaped, so that a name cannot add a row to the
-// certificate, and every other control character (unicode.IsControl, tab
-// aside: ESC, BEL, DEL, the C1 controls such as CSI) is written as a Go
-// escape such as \x1b, so that a name cannot send a terminal escape
+// certificate, and every other control character (tab aside: ESC, BEL,
+// DEL, the C1 controls such as CSI) is written as a Go escape such as
+// \x1b (mdtext.Controls), so that a name cannot send a terminal escape
 // sequence (clear the screen, retitle the window, forge a link) when
 // featuredp certificate prints it.
-func mdText(s string) string {
-	s = mdBreaks.Replace(s)
-	if !strings.ContainsFunc(s, isEscaped) {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		if isEscaped(r) {
-			fmt.Fprintf(&b, `\x%02x`, r)
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
+func mdText(s string) string { return mdtext.Controls(mdBreaks.Replace(s)) }
 
 // mdBreaks turns line breaks into spaces and escapes table pipes.
 var mdBreaks = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ", "|", `\|`)
-
-// isEscaped reports a control character mdText writes as an escape.
-func isEscaped(r rune) bool { return r != '\t' && unicode.IsControl(r) }
 
 func list(xs []string) string {
 	if len(xs) == 0 {

@@ -25,6 +25,7 @@ var coreImports = map[string][]string{
 	"internal/numeric":    {},
 	"internal/valid":      {},
 	"internal/plotrender": {},
+	"internal/mdtext":     {},
 	"internal/eta":        {},
 	"internal/gemm":       {"internal/cores"},
 	"internal/cores":      {},
