@@ -2,7 +2,6 @@ package dpnb
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -36,8 +35,8 @@ func sizeOrDefault(w, h vg.Length) (vg.Length, vg.Length) {
 // drawSafely draws p on c, turning a panic of the plotting library (for
 // example a log axis with a non-positive value set by hand) into an error.
 func drawSafely(p *plot.Plot, c draw.Canvas) (err error) {
-	if p == nil {
-		return errors.New("nil plot")
+	if err := plotrender.CheckAxes(p); err != nil {
+		return err
 	}
 	defer func() {
 		if r := recover(); r != nil {

@@ -41,6 +41,9 @@ func render(p *plot.Plot, w, h vg.Length, format string) ([]byte, error) {
 	if p == nil {
 		return nil, fmt.Errorf("nb: nil plot")
 	}
+	if err := plotrender.CheckAxes(p); err != nil {
+		return nil, fmt.Errorf("nb: %w", err)
+	}
 	w, h = plotrender.Fit(p, w, h) // defaults, grown so that the legend is never clipped
 	wt, err := p.WriterTo(w, h, format)
 	if err != nil {

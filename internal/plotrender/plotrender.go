@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
@@ -90,9 +91,34 @@ func Tiles(panels []*plot.Plot, format string, dpi int) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// CheckAxes returns an error if an axis of p spans a range that is not a
+// finite float64 (Max − Min overflows, e.g. a band of ± 1e308, or a bound
+// is ±Inf): gonum's tick marker never returns on such an axis, so drawing
+// it would hang rather than fail.
+func CheckAxes(p *plot.Plot) error {
+	if p == nil {
+		return errors.New("nil plot")
+	}
+	for _, a := range []struct {
+		name string
+		ax   plot.Axis
+	}{{"x", p.X}, {"y", p.Y}} {
+		if span := a.ax.Max - a.ax.Min; math.IsNaN(span) || math.IsInf(span, 0) {
+			return fmt.Errorf("the %s axis spans [%g, %g], beyond the float64 range (a value or error band of ±Inf or near ±1.8e308): "+
+				"leave such values out or set the axis limits by hand", a.name, a.ax.Min, a.ax.Max)
+		}
+	}
+	return nil
+}
+
 // drawTiles draws the panels on one row of c, turning a panic of the
 // plotting library into an error.
 func drawTiles(panels []*plot.Plot, c vg.CanvasSizer, pad vg.Length) (err error) {
+	for _, p := range panels {
+		if err := CheckAxes(p); err != nil {
+			return fmt.Errorf("plotrender: %w", err)
+		}
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("plotrender: drawing the panels failed: %v", r)
