@@ -13,7 +13,8 @@ import (
 )
 
 // AuditOptions configure Audit: the mechanisms (Only, by name; nil: every
-// registered audit) and the trials (see audit.Options).
+// registered audit; empty or an unknown name: an error listing the names)
+// and the trials (see audit.Options).
 type AuditOptions struct {
 	Only []string
 	audit.Options
@@ -34,14 +35,19 @@ func Audit(ctx context.Context, opts AuditOptions) (*AuditResult, error) {
 	specs := audit.All()
 	if opts.Only != nil {
 		by := map[string]audit.Spec{}
-		for _, s := range specs {
+		names := make([]string, len(specs))
+		for i, s := range specs {
 			by[s.Name] = s
+			names[i] = s.Name
+		}
+		if len(opts.Only) == 0 {
+			return nil, fmt.Errorf("dpnb: Audit: Only is empty, so nothing would be audited: name mechanisms (%s), or leave Only nil to audit every one", strings.Join(names, ", "))
 		}
 		specs = nil
 		for _, n := range opts.Only {
 			s, ok := by[n]
 			if !ok {
-				return nil, fmt.Errorf("dpnb: Audit: unknown mechanism %q", n)
+				return nil, fmt.Errorf("dpnb: Audit: unknown mechanism %q in Only: want one of %s", n, strings.Join(names, ", "))
 			}
 			specs = append(specs, s)
 		}
