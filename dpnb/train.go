@@ -181,6 +181,9 @@ func checkMLPSize(o TrainOptions, d, k int) error {
 // model file with its certificate, and the run (for CheckRelease's
 // baselines of the same size).
 func trainEncoded(ctx context.Context, enc *data.Encoder, x *data.Encoded, o TrainOptions, cal calibration) (*release.File, *trainRun, error) {
+	if x.N == 0 {
+		return nil, nil, errors.New("dpnb: Train: the training data has no rows: pass a DataFrame (or CSV) with at least one record")
+	}
 	run, err := newTrainRun(x, o, cal)
 	if err != nil {
 		return nil, nil, fmt.Errorf("dpnb: Train: %w", err)
