@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/featuredp/featuredp/design"
+	"github.com/featuredp/featuredp/internal/suggest"
 	"github.com/featuredp/featuredp/internal/valid"
 	"github.com/go-gota/gota/dataframe"
 	"github.com/go-gota/gota/series"
@@ -369,7 +370,7 @@ func notAFeature(schema Schema, name string) error {
 	}
 	cont := continuousFeatures(schema)
 	return fmt.Errorf("Bounds names %q, which is not a continuous feature of the schema%s (continuous features: %s)",
-		name, nameHint(name, cont), quoteList(cont))
+		name, suggest.Hint(name, cont), quoteList(cont))
 }
 
 // checkBounds checks the public MinMax bounds of feature name: finite,

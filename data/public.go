@@ -6,6 +6,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/featuredp/featuredp/internal/suggest"
 )
 
 // ErrPrivateStatistic marks an encoding that would read a statistic of the
@@ -150,7 +152,7 @@ func checkLevelsOption(schema Schema, levels map[string][]string) []error {
 	for _, name := range sortedKeys(levels) {
 		if !slices.Contains(valid, name) {
 			errs = append(errs, fmt.Errorf("Levels names %q, which is not a categorical feature or the classification label of the schema%s (valid columns: %s)",
-				name, nameHint(name, valid), quoteList(valid)))
+				name, suggest.Hint(name, valid), quoteList(valid)))
 			continue
 		}
 		lv := levels[name]

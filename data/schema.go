@@ -213,7 +213,7 @@ func (s Schema) WithRole(role Role, names ...string) (Schema, error) {
 		}
 		if !found {
 			return Schema{}, fmt.Errorf("data: schema has no column %q%s (columns: %s): %w",
-				name, nameHint(name, s.Names()), QuoteNames(s.Names()), ErrUnknownColumn)
+				name, suggest.Hint(name, s.Names()), QuoteNames(s.Names()), ErrUnknownColumn)
 		}
 	}
 	return out, nil
@@ -362,7 +362,7 @@ func (s Schema) columnSetErrors(names []string, seen map[string]bool) (errs []er
 		if c.Name != "" && !inDF[c.Name] {
 			hint := ""
 			if hints++; hints <= maxNameHints {
-				hint = nameHint(c.Name, unlisted)
+				hint = suggest.Hint(c.Name, unlisted)
 			}
 			errs = append(errs, fmt.Errorf("data: schema column %q is not in the DataFrame%s (available: %s): %w",
 				c.Name, hint, QuoteNames(names), ErrUnknownColumn))
@@ -380,15 +380,6 @@ func (s Schema) columnSetErrors(names []string, seen map[string]bool) (errs []er
 // maxNameHints bounds the unknown names an error list suggests a name
 // for, so that a schema of many unknown names costs no quadratic time.
 const maxNameHints = 20
-
-// nameHint returns " (did you mean "age"?)" when a candidate is within
-// suggest.MaxEdits edits of name (case aside), else "".
-func nameHint(name string, candidates []string) string {
-	if best := suggest.Nearest(name, candidates); best != "" {
-		return fmt.Sprintf(" (did you mean %q?)", best)
-	}
-	return ""
-}
 
 // labelErrors checks that the schema has exactly one label (none for an
 // Unsupervised task) whose kind fits the task.

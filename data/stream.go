@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"slices"
 	"strings"
+
+	"github.com/featuredp/featuredp/internal/suggest"
 )
 
 // NewPublicEncoder builds the encoder of schema from public parameters
@@ -431,7 +433,7 @@ func SpaceHint(header []string, name string) string {
 
 // headerHint is SpaceHint's hint for a schema column name missing from
 // header, else the nearest header name that no schema column names
-// (nameHint), else "".
+// (suggest.Hint), else "".
 func (rs *rowScanner) headerHint(header []string, name string) string {
 	if h := SpaceHint(header, name); h != "" {
 		return h
@@ -446,7 +448,7 @@ func (rs *rowScanner) headerHint(header []string, name string) string {
 			unused = append(unused, h)
 		}
 	}
-	return nameHint(name, unused)
+	return suggest.Hint(name, unused)
 }
 
 // readHeader maps the schema's columns to record positions.

@@ -1,6 +1,10 @@
 package data
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/featuredp/featuredp/internal/suggest"
+)
 
 // parseEnum returns the value among vals whose String is s.
 func parseEnum[T interface {
@@ -14,7 +18,7 @@ func parseEnum[T interface {
 		}
 		names = append(names, v.String())
 	}
-	return 0, fmt.Errorf("data: unknown %s %q%s (want one of %v)", what, s, nameHint(s, names), names)
+	return 0, fmt.Errorf("data: unknown %s %q%s (want one of %v)", what, s, suggest.Hint(s, names), names)
 }
 
 // MarshalText writes the role's name ("sensitive", "public", "label",

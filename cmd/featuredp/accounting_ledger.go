@@ -241,7 +241,7 @@ func checkKeys(obj map[string]json.RawMessage, allowed, required []string) error
 	sort.Strings(keys)
 	for _, k := range keys {
 		if !slices.Contains(allowed, k) {
-			return fmt.Errorf("unknown field %q%s (fields: %s)", k, didYouMean(k, allowed), strings.Join(allowed, ", "))
+			return fmt.Errorf("unknown field %q%s (fields: %s)", k, suggest.Hint(k, allowed), strings.Join(allowed, ", "))
 		}
 	}
 	for _, k := range required {
@@ -251,18 +251,6 @@ func checkKeys(obj map[string]json.RawMessage, allowed, required []string) error
 	}
 	return nil
 }
-
-// didYouMean suggests the allowed key nearest to k (edit distance ≤ 2).
-func didYouMean(k string, allowed []string) string {
-	best := nearest(k, allowed)
-	if best == "" {
-		return ""
-	}
-	return fmt.Sprintf(" (did you mean %q?)", best)
-}
-
-// nearest is the allowed key nearest to k within two edits, or "".
-func nearest(k string, allowed []string) string { return suggest.Nearest(k, allowed) }
 
 // entryRelation reads a relation-valued field, def when absent.
 func entryRelation(obj map[string]json.RawMessage, key string, def accounting.Relation) (accounting.Relation, error) {

@@ -21,6 +21,8 @@ import (
 	"os"
 	"sort"
 	"strings"
+
+	"github.com/featuredp/featuredp/internal/suggest"
 )
 
 // command is one sub-command: it parses args and returns the exit code.
@@ -106,7 +108,7 @@ func flagError(fs *flag.FlagSet, err error) string {
 		}
 	})
 	hint := ""
-	if best := cmp.Or(nearest(name, names), prefix); best != "" {
+	if best := cmp.Or(suggest.Nearest(name, names), prefix); best != "" {
 		hint = fmt.Sprintf(" (did you mean %q?)", "--"+best)
 	}
 	return fmt.Sprintf("%s%s; '%s -h' lists the flags", msg, hint, fs.Name())

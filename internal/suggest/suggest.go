@@ -3,7 +3,10 @@
 // you mean" hints of error messages.
 package suggest
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // MaxEdits is the largest edit distance at which Nearest suggests a name.
 const MaxEdits = 2
@@ -36,6 +39,15 @@ func Nearest(name string, candidates []string) string {
 		}
 	}
 	return best
+}
+
+// Hint returns ` (did you mean "age"?)` for the candidate Nearest finds,
+// or "" when none is near: the suffix of an error about an unknown name.
+func Hint(name string, candidates []string) string {
+	if best := Nearest(name, candidates); best != "" {
+		return fmt.Sprintf(" (did you mean %q?)", best)
+	}
+	return ""
 }
 
 // Distance is the Levenshtein distance of a and b (insertions, deletions
