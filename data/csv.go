@@ -38,7 +38,12 @@ type CSVOptions struct {
 	// Types fixes the gota type of the named columns (series.String, Int,
 	// Float or Bool); a value that does not parse as that type is an error.
 	// Other columns are detected: Int if every non-missing value is an
-	// integer, Float if every one is a finite number, String otherwise.
+	// integer, Float if every one is a finite number, String otherwise. A
+	// column detected as numbers whose cells spell one number two ways
+	// ("01" and "1", "1.0" and "1e0") is an error wrapping
+	// ErrNumberSpelling, since as numbers they would be one level of a
+	// categorical column: fix its type here (String keeps each spelling a
+	// level; Int or Float reads the spellings as one number).
 	Types map[string]series.Type
 	// StrictKinds rejects a column whose type is detected (not fixed by
 	// Types) as String although it is mostly numbers: at least
@@ -176,8 +181,10 @@ const noRowsFix = "the file is empty or holds only its header line; it needs at 
 // ReadCSV reads CSV data into a gota DataFrame. Missing cells become gota NA
 // values. It returns an error, never panics, on malformed input: bad
 // quoting, ragged rows, empty or duplicate column names, no data rows,
-// values that do not fit an explicit type, compressed or binary input
-// (ErrBinary), input over the reading caps of CSVOptions (*CapError). Its
+// values that do not fit an explicit type, a detected numeric column that
+// spells one number two ways (ErrNumberSpelling), compressed or binary
+// input (ErrBinary), input over the reading caps of CSVOptions
+// (*CapError). Its
 // time and memory are linear in the input, which the caps bound.
 func ReadCSV(r io.Reader, opts CSVOptions) (dataframe.DataFrame, error) {
 	header, rows, lines, err := readRecords(r, opts)
@@ -438,15 +445,15 @@ func buildFrame(header []string, rows [][]string, lines []int, opts CSVOptions) 
 		t, explicit := opts.Types[name]
 		if !explicit {
 			t = detectType(raw, isNA)
-			if t == series.String && opts.StrictKinds {
-				if err := mixedNumeric(name, raw, isNA, lines); err != nil {
-					return dataframe.DataFrame{}, err
-				}
-			}
 		}
 		s, err := makeSeries(name, t, raw, isNA, lines)
 		if err != nil {
 			return dataframe.DataFrame{}, err
+		}
+		if !explicit {
+			if err := detectedKindError(s, raw, isNA, lines, opts.StrictKinds); err != nil {
+				return dataframe.DataFrame{}, err
+			}
 		}
 		cols[j] = s
 	}
@@ -455,6 +462,20 @@ func buildFrame(header []string, rows [][]string, lines []int, opts CSVOptions) 
 		return dataframe.DataFrame{}, fmt.Errorf("data: ReadCSV: building the DataFrame: %w", err)
 	}
 	return df, nil
+}
+
+// detectedKindError checks the column s (read from the cells raw) whose
+// type ReadCSV detected: a numeric column must spell every number one way
+// (numberSpellingError) and, with StrictKinds, a text column must not be
+// mostly numbers (mixedNumeric).
+func detectedKindError(s series.Series, raw []string, isNA map[string]bool, lines []int, strict bool) error {
+	if s.Type() != series.String {
+		return numberSpellingError(s, raw, isNA, lines)
+	}
+	if strict {
+		return mixedNumeric(s.Name, raw, isNA, lines)
+	}
+	return nil
 }
 
 // MostlyNumeric is the share of finite numbers among a column's
@@ -572,4 +593,154 @@ func makeSeries(name string, t series.Type, raw []string, isNA map[string]bool, 
 		return series.New(vals, t, name), nil
 	}
 	return series.Series{}, fmt.Errorf("data: ReadCSV: column %q: unsupported type %q: %w", name, t, ErrCSV)
+}
+
+// ErrNumberSpelling is wrapped (with ErrCSV) by ReadCSV's error for a
+// column whose type it detects as numbers although two of its cells spell
+// one number two ways ("01" and "1", "1.0" and "1e0"). Read as numbers
+// they would be one value, and so one level of a categorical column: two
+// categories merged, silently. CSVOptions.Types fixes what they are.
+var ErrNumberSpelling = errors.New("one number spelt two ways")
+
+// numberSpellingError returns an ErrNumberSpelling error naming two cells
+// (raw) of a column s detected as numbers (Int or Float) that are one
+// number (one level as LevelAt writes it: -0 and 0 are two) spelt two ways
+// once trimmed of spaces, and the fix; nil when every number of the column
+// has one spelling. Two minimal cells (minimalNumber) that are one number
+// are one text, so only the numbers of the others go in a map, against
+// which the minimal cells are then looked up; none when every cell is
+// spelt as no other number can be (oneSpelling).
+func numberSpellingError(s series.Series, raw []string, isNA map[string]bool, lines []int) error {
+	if oneSpelling(s.Type(), raw, isNA) {
+		return nil
+	}
+	bitsOf := numberBits(s, raw, isNA)
+	firstOf := map[uint64]int{} // the number of a cell that is not minimal → its first cell
+	for pass := range 2 {
+		for i, v := range raw {
+			if isNA[v] || v == "NaN" || minimalNumber(s.Type(), v) != (pass == 1) {
+				continue
+			}
+			bits, ok := bitsOf(i)
+			j, seen := firstOf[bits]
+			switch {
+			case !ok:
+			case seen && strings.TrimSpace(raw[j]) != strings.TrimSpace(v):
+				j, i = min(i, j), max(i, j)
+				return numberSpellingFix(s, lines[j], strings.TrimSpace(raw[j]), lines[i], strings.TrimSpace(raw[i]))
+			case !seen && pass == 0:
+				firstOf[bits] = i
+			}
+		}
+	}
+	return nil
+}
+
+// minimalNumber reports whether cell v of a column of type t is its
+// number's one minimal spelling: plainInt, or a plainDecimal without a
+// trailing zero after its point.
+func minimalNumber(t series.Type, v string) bool {
+	if t == series.Int {
+		return plainInt(v)
+	}
+	_, zero, ok := plainDecimal(v)
+	return ok && !zero
+}
+
+// numberSpellingFix is the ErrNumberSpelling error of column s, whose
+// cells a (at line la) and b (at line lb) are one number.
+func numberSpellingFix(s series.Series, la int, a string, lb int, b string) error {
+	goType := map[series.Type]string{series.Int: "series.Int", series.Float: "series.Float"}[s.Type()]
+	return fmt.Errorf("data: ReadCSV: column %q reads as numbers, but line %d (%q) and line %d (%q) spell one number two ways: as numbers they are one value, "+
+		"and would be one level were the column categorical: %w; fix the column's type: CSVOptions.Types {%q: series.String} keeps every spelling a level of its own (categories), "+
+		"{%q: %s} reads them as the same number (%w)", s.Name, la, a, lb, b, ErrNumberSpelling, s.Name, s.Name, goType, ErrCSV)
+}
+
+// numberBits returns the function that gives the number cell i of a
+// column s (Int or Float) read from the cells raw is, as the bits of an
+// int64 or a float64 (the series' own value for a Float); ok is false when
+// the cell is not such a number.
+func numberBits(s series.Series, raw []string, isNA map[string]bool) func(i int) (bits uint64, ok bool) {
+	if s.Type() == series.Float {
+		floats := s.Float()
+		return func(i int) (uint64, bool) { return math.Float64bits(floats[i]), !math.IsNaN(floats[i]) }
+	}
+	return func(i int) (uint64, bool) {
+		n, err := strconv.Atoi(raw[i])
+		return uint64(n), err == nil && !isNA[raw[i]]
+	}
+}
+
+// oneSpelling reports, reading each cell once without a map, that no two
+// cells of a column of type t can be one number spelt two ways: every
+// integer cell is its shortest decimal (plainInt), or every decimal cell
+// is plain (plainDecimal) and either none has a trailing zero after its
+// point or all have as many digits after it. It is numberSpellingError's
+// fast path, which the papers' datasets take; false means "look closer".
+func oneSpelling(t series.Type, raw []string, isNA map[string]bool) bool {
+	trailingZero, fracLen := false, -2 // -2: no cell yet; -3: cells differ
+	for _, v := range raw {
+		if isNA[v] || v == "NaN" {
+			continue
+		}
+		if t == series.Int {
+			if !plainInt(v) {
+				return false
+			}
+			continue
+		}
+		n, zero, ok := plainDecimal(v)
+		if !ok {
+			return false
+		}
+		trailingZero = trailingZero || zero
+		if fracLen == -2 {
+			fracLen = n
+		} else if fracLen != n {
+			fracLen = -3
+		}
+	}
+	return !trailingZero || fracLen != -3
+}
+
+// plainInt reports whether an integer cell (strconv.Atoi reads it) is its
+// own shortest decimal: no sign "+", no leading zero, no "-0".
+func plainInt(v string) bool {
+	return v != "" && v[0] != '+' && (v[0] != '0' || v == "0") && !strings.HasPrefix(v, "-0")
+}
+
+// plainDecimal reports whether v is a plain decimal: an optional "-", an
+// integer part without leading zeros, an optional point followed by
+// digits, no exponent, at most 15 significant digits and 32 bytes. It
+// returns the number of digits after the point (-1 without one) and
+// whether the last is a zero. Two plain decimals that are one float64 are
+// one decimal, so they differ only in trailing zeros after the point: a
+// decimal of at most 15 significant digits in float64's normal range
+// survives the round trip through float64 (DBL_DIG = 15, C11 5.2.4.2.2).
+func plainDecimal(v string) (fracLen int, trailingZero, ok bool) {
+	if len(v) > 32 {
+		return 0, false, false
+	}
+	whole, frac, point := strings.Cut(strings.TrimPrefix(v, "-"), ".")
+	if whole == "" || (whole[0] == '0' && whole != "0") || !allDigits(whole) || (point && (frac == "" || !allDigits(frac))) {
+		return 0, false, false
+	}
+	fracLen = -1
+	if point {
+		fracLen, trailingZero = len(frac), frac[len(frac)-1] == '0'
+	}
+	if whole == "0" {
+		whole, frac = "", strings.TrimLeft(frac, "0")
+	}
+	return fracLen, trailingZero, len(whole)+len(frac) <= 15
+}
+
+// allDigits reports whether s holds ASCII digits only.
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
