@@ -52,9 +52,11 @@ type CSVOptions struct {
 	// continuous column categorical; the error names the cells and the
 	// fixes (correct them, list them as Missing, or fix the column's type).
 	StrictKinds bool
-	// Missing lists the cell values read as missing (after trimming when
-	// TrimSpace is set). nil means DefaultMissing; use an empty non-nil
-	// slice for none. A String cell "NaN" is always missing (a gota rule).
+	// Missing lists the cell values read as missing, compared with the
+	// cell trimmed of white space (" NA" is "NA"), with or without
+	// TrimSpace, as every reader compares cells. nil means DefaultMissing;
+	// use an empty non-nil slice for none. A cell "NaN" is always missing
+	// (a gota rule).
 	Missing []string
 	// TrimSpace trims leading and trailing white space from every field,
 	// the header's names included (for ", "-separated files such as UCI
@@ -409,14 +411,7 @@ func finishHeader(header []string, rows [][]string, opts CSVOptions) ([]string, 
 
 // buildFrame turns parsed records into typed gota series.
 func buildFrame(header []string, rows [][]string, lines []int, opts CSVOptions) (dataframe.DataFrame, error) {
-	missing := opts.Missing
-	if missing == nil {
-		missing = DefaultMissing
-	}
-	isNA := make(map[string]bool, len(missing)+1)
-	for _, m := range missing {
-		isNA[m] = true
-	}
+	isNA := opts.missingSet()
 	inHeader := make(map[string]bool, len(header))
 	for _, h := range header {
 		inHeader[h] = true
@@ -468,7 +463,7 @@ func buildFrame(header []string, rows [][]string, lines []int, opts CSVOptions) 
 // type ReadCSV detected: a numeric column must spell every number one way
 // (numberSpellingError) and, with StrictKinds, a text column must not be
 // mostly numbers (mixedNumeric).
-func detectedKindError(s series.Series, raw []string, isNA map[string]bool, lines []int, strict bool) error {
+func detectedKindError(s series.Series, raw []string, isNA missingSet, lines []int, strict bool) error {
 	if s.Type() != series.String {
 		return numberSpellingError(s, raw, isNA, lines)
 	}
@@ -477,6 +472,28 @@ func detectedKindError(s series.Series, raw []string, isNA map[string]bool, line
 	}
 	return nil
 }
+
+// missingSet holds the missing-value markers of a CSV reader, trimmed of
+// white space, and "NaN" (a gota rule for text).
+type missingSet map[string]bool
+
+// missingSet returns the markers of o: Missing, or DefaultMissing when nil.
+func (o CSVOptions) missingSet() missingSet {
+	markers := o.Missing
+	if markers == nil {
+		markers = DefaultMissing
+	}
+	m := make(missingSet, len(markers)+1)
+	m["NaN"] = true
+	for _, v := range markers {
+		m[strings.TrimSpace(v)] = true
+	}
+	return m
+}
+
+// has reports whether cell v, trimmed of white space as every reader
+// reads a cell, is a missing-value marker.
+func (m missingSet) has(v string) bool { return m[strings.TrimSpace(v)] }
 
 // MostlyNumeric is the share of finite numbers among a column's
 // non-missing cells from which CSVOptions.StrictKinds treats its other
@@ -488,11 +505,11 @@ var ErrMixedKind = errors.New("mostly numeric column with non-numeric cells")
 
 // mixedNumeric returns an ErrMixedKind error when the column is mostly
 // finite numbers but not only, naming up to five offending cells.
-func mixedNumeric(name string, raw []string, isNA map[string]bool, lines []int) error {
+func mixedNumeric(name string, raw []string, isNA missingSet, lines []int) error {
 	var bad []int
 	nonMissing := 0
 	for i, v := range raw {
-		if isNA[v] || v == "NaN" {
+		if isNA.has(v) {
 			continue
 		}
 		nonMissing++
@@ -517,10 +534,10 @@ func mixedNumeric(name string, raw []string, isNA map[string]bool, lines []int) 
 }
 
 // detectType returns Int, Float or String for the non-missing values.
-func detectType(vals []string, isNA map[string]bool) series.Type {
+func detectType(vals []string, isNA missingSet) series.Type {
 	isInt, isFloat, nonMissing := true, true, false
 	for _, v := range vals {
-		if isNA[v] || v == "NaN" {
+		if isNA.has(v) {
 			continue
 		}
 		nonMissing = true
@@ -548,7 +565,7 @@ func detectType(vals []string, isNA map[string]bool) series.Type {
 }
 
 // makeSeries builds a typed series, checking every value against t.
-func makeSeries(name string, t series.Type, raw []string, isNA map[string]bool, lines []int) (series.Series, error) {
+func makeSeries(name string, t series.Type, raw []string, isNA missingSet, lines []int) (series.Series, error) {
 	bad := func(i int, what string) error {
 		return fmt.Errorf("data: ReadCSV: column %q, line %d: %q is not %s: %w", name, lines[i], raw[i], what, ErrCSV)
 	}
@@ -556,7 +573,7 @@ func makeSeries(name string, t series.Type, raw []string, isNA map[string]bool, 
 	case series.Float:
 		vals := make([]float64, len(raw))
 		for i, v := range raw {
-			if isNA[v] || v == "NaN" {
+			if isNA.has(v) {
 				vals[i] = math.NaN()
 				continue
 			}
@@ -570,7 +587,7 @@ func makeSeries(name string, t series.Type, raw []string, isNA map[string]bool, 
 	case series.Int, series.Bool, series.String:
 		vals := make([]string, len(raw))
 		for i, v := range raw {
-			if isNA[v] || v == "NaN" {
+			if isNA.has(v) {
 				vals[i] = "NaN"
 				continue
 			}
@@ -610,7 +627,7 @@ var ErrNumberSpelling = errors.New("one number spelt two ways")
 // are one text, so only the numbers of the others go in a map, against
 // which the minimal cells are then looked up; none when every cell is
 // spelt as no other number can be (oneSpelling).
-func numberSpellingError(s series.Series, raw []string, isNA map[string]bool, lines []int) error {
+func numberSpellingError(s series.Series, raw []string, isNA missingSet, lines []int) error {
 	if oneSpelling(s.Type(), raw, isNA) {
 		return nil
 	}
@@ -618,7 +635,7 @@ func numberSpellingError(s series.Series, raw []string, isNA map[string]bool, li
 	firstOf := map[uint64]int{} // the number of a cell that is not minimal → its first cell
 	for pass := range 2 {
 		for i, v := range raw {
-			if isNA[v] || v == "NaN" || minimalNumber(s.Type(), v) != (pass == 1) {
+			if isNA.has(v) || minimalNumber(s.Type(), v) != (pass == 1) {
 				continue
 			}
 			bits, ok := bitsOf(i)
@@ -660,14 +677,14 @@ func numberSpellingFix(s series.Series, la int, a string, lb int, b string) erro
 // column s (Int or Float) read from the cells raw is, as the bits of an
 // int64 or a float64 (the series' own value for a Float); ok is false when
 // the cell is not such a number.
-func numberBits(s series.Series, raw []string, isNA map[string]bool) func(i int) (bits uint64, ok bool) {
+func numberBits(s series.Series, raw []string, isNA missingSet) func(i int) (bits uint64, ok bool) {
 	if s.Type() == series.Float {
 		floats := s.Float()
 		return func(i int) (uint64, bool) { return math.Float64bits(floats[i]), !math.IsNaN(floats[i]) }
 	}
 	return func(i int) (uint64, bool) {
 		n, err := strconv.Atoi(raw[i])
-		return uint64(n), err == nil && !isNA[raw[i]]
+		return uint64(n), err == nil && !isNA.has(raw[i])
 	}
 }
 
@@ -677,10 +694,10 @@ func numberBits(s series.Series, raw []string, isNA map[string]bool) func(i int)
 // is plain (plainDecimal) and either none has a trailing zero after its
 // point or all have as many digits after it. It is numberSpellingError's
 // fast path, which the papers' datasets take; false means "look closer".
-func oneSpelling(t series.Type, raw []string, isNA map[string]bool) bool {
+func oneSpelling(t series.Type, raw []string, isNA missingSet) bool {
 	trailingZero, fracLen := false, -2 // -2: no cell yet; -3: cells differ
 	for _, v := range raw {
-		if isNA[v] || v == "NaN" {
+		if isNA.has(v) {
 			continue
 		}
 		if t == series.Int {

@@ -321,7 +321,7 @@ type rowScanner struct {
 	e      *Encoder
 	fn     string // the caller's name, for errors
 	opts   CSVOptions
-	isNA   map[string]bool
+	isNA   missingSet
 	header []string
 	at     []int            // record index of each feature
 	label  int              // record index of the label, −1 without
@@ -331,16 +331,9 @@ type rowScanner struct {
 }
 
 func (e *Encoder) newRowScanner(fn string, opts CSVOptions) *rowScanner {
-	missing := opts.Missing
-	if missing == nil {
-		missing = DefaultMissing
-	}
-	rs := &rowScanner{e: e, fn: fn, opts: opts, isNA: map[string]bool{"NaN": true}, label: -1}
+	rs := &rowScanner{e: e, fn: fn, opts: opts, isNA: opts.missingSet(), label: -1}
 	if e.Options.DropFirst {
 		rs.off = 1
-	}
-	for _, m := range missing {
-		rs.isNA[m] = true
 	}
 	for _, fe := range e.Features {
 		idx := map[string]int{}
@@ -382,7 +375,7 @@ func (rs *rowScanner) row(rec []string, line int, out *Encoded) error {
 			// A declared level is that level even when it is also a
 			// missing-value marker ("NA" for North America).
 			k, ok := rs.levels[f][v]
-			if !ok && rs.isNA[v] {
+			if !ok && rs.isNA.has(v) {
 				return fmt.Errorf("data: %s: column %q, line %d: missing value %q: %w", rs.fn, fe.Column.Name, line, v, ErrMissingValue)
 			}
 			if !ok {
@@ -395,7 +388,7 @@ func (rs *rowScanner) row(rec []string, line int, out *Encoded) error {
 			j += max(len(fe.Levels)-rs.off, 0)
 			continue
 		}
-		if rs.isNA[v] {
+		if rs.isNA.has(v) {
 			return fmt.Errorf("data: %s: column %q, line %d: missing value %q: %w", rs.fn, fe.Column.Name, line, v, ErrMissingValue)
 		}
 		num, err := parseFiniteCell(v)
@@ -487,7 +480,7 @@ func (rs *rowScanner) labelValue(rec []string, line int) (float64, error) {
 	name := rs.header[rs.label]
 	if rs.e.Schema.Task == Classification {
 		k, ok := rs.class[v]
-		if !ok && rs.isNA[v] {
+		if !ok && rs.isNA.has(v) {
 			return 0, fmt.Errorf("data: %s: label %q, line %d: missing value %q: %w", rs.fn, name, line, v, ErrMissingValue)
 		}
 		if !ok {
@@ -495,7 +488,7 @@ func (rs *rowScanner) labelValue(rec []string, line int) (float64, error) {
 		}
 		return float64(k), nil
 	}
-	if rs.isNA[v] {
+	if rs.isNA.has(v) {
 		return 0, fmt.Errorf("data: %s: label %q, line %d: missing value %q: %w", rs.fn, name, line, v, ErrMissingValue)
 	}
 	num, err := parseFiniteCell(v)
