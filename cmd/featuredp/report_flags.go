@@ -219,7 +219,7 @@ func csvError(path string, err error) error {
 		return fmt.Errorf("--csv %s: %s: over the reading cap %s %d (raise it; -1: no cap)", path, ce.What, capFlags[ce.Option], ce.Limit)
 	}
 	msg := strings.Replace(err.Error(), "a type is given for column", "--categorical or --continuous names column", 1)
-	if errors.Is(err, data.ErrMixedKind) {
+	if errors.Is(err, data.ErrMixedKind) || errors.Is(err, data.ErrNumberSpelling) {
 		msg += " (--categorical COL or --continuous COL)"
 	}
 	return fmt.Errorf("--csv %s: %s", path, msg)

@@ -327,6 +327,40 @@ func TestPrivacyReportMixedKinds(t *testing.T) {
 	}
 }
 
+// A label (or feature) column that spells one number two ways ("01" and
+// "1") used to be read as numbers, so its two spellings were one class,
+// silently: now it is an error naming both cells and the kind flags, and
+// --categorical keeps the spellings apart.
+func TestPrivacyReportNumberSpelling(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("sex,y\n")
+	for i := range 60 {
+		b.WriteString([]string{"f", "m"}[i%2] + "," + []string{"0", "1", "01"}[(i/5)%3] + "\n")
+	}
+	path := filepath.Join(t.TempDir(), "s.csv")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	base := []string{"report", "--csv", path, "--sensitive", "sex", "--label", "y", "--levels-from-data"}
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"two spellings", nil, 2, `column "y" reads as numbers, but line 7 ("1") and line 12 ("01") spell one number two ways`},
+		{"names the flags", nil, 2, "--categorical COL or --continuous COL"},
+		{"categorical", []string{"--categorical", "y"}, 0, "sex"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errs := runReproduceCLI(append(base, tc.args...)...)
+			if code != tc.code || !strings.Contains(out+errs, tc.want) {
+				t.Errorf("code %d (want %d), stdout %q, stderr %q; want %q", code, tc.code, out, errs, tc.want)
+			}
+		})
+	}
+}
+
 // The three formats carry the same fields (#28): the json keys are the csv
 // header, the markdown legend names every one of them, and the values the
 // flags feed (--ball, --bcdp-level) reach all three.
