@@ -37,6 +37,9 @@ type CSVOptions struct {
 	Names []string
 	// Types fixes the gota type of the named columns (series.String, Int,
 	// Float or Bool); a value that does not parse as that type is an error.
+	// A fixed Int, Float or Bool column holds values, not spellings: "01"
+	// and "1" (or "1" and "true") are one value, and one level if the
+	// column is used as categorical; String keeps every spelling.
 	// Other columns are detected: Int if every non-missing value is an
 	// integer, Float if every one is a finite number, String otherwise. A
 	// column detected as numbers whose cells spell one number two ways

@@ -113,7 +113,13 @@ type Column struct {
 	// Public levels keep the encoding data-independent; a value outside
 	// Levels is a validation error. For a categorical label, Levels gives
 	// the class order (class k is encoded as k). Empty means "fit from the
-	// data" (sorted, numerically when every level is a number).
+	// data" (sorted, numerically when every level is a number). The levels
+	// of a column held as numbers (gota Int, Float or Bool) are its values
+	// as LevelAt writes them, not the text they were read from: read a
+	// column whose spellings are categories ("01" apart from "1") as text
+	// (CSVOptions.Types String). ReadCSV refuses to detect such a column as
+	// numbers (ErrNumberSpelling); a DataFrame from another reader holds
+	// whatever numbers that reader made of the text.
 	Levels []string
 }
 
