@@ -503,7 +503,8 @@ func (m missingSet) has(v string) bool { return m[strings.TrimSpace(v)] }
 // cells as errors rather than the column as text.
 const MostlyNumeric = 0.9
 
-// ErrMixedKind is wrapped by the error of CSVOptions.StrictKinds.
+// ErrMixedKind is wrapped (with ErrCSV) by the error of
+// CSVOptions.StrictKinds.
 var ErrMixedKind = errors.New("mostly numeric column with non-numeric cells")
 
 // mixedNumeric returns an ErrMixedKind error when the column is mostly
@@ -532,8 +533,8 @@ func mixedNumeric(name string, raw []string, isNA missingSet, lines []int) error
 		more = fmt.Sprintf(" and %d more", len(bad)-5)
 	}
 	return fmt.Errorf("data: ReadCSV: column %q is numeric but for %d of %d cells (%s%s): %w; correct them, list them as missing values, "+
-		"or fix the column's kind (continuous: its cells must be numbers; categorical: its values are levels)",
-		name, len(bad), nonMissing, strings.Join(cells, ", "), more, ErrMixedKind)
+		"or fix the column's kind (continuous: its cells must be numbers; categorical: its values are levels) (%w)",
+		name, len(bad), nonMissing, strings.Join(cells, ", "), more, ErrMixedKind, ErrCSV)
 }
 
 // detectType returns Int, Float or String for the non-missing values.

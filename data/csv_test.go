@@ -217,8 +217,8 @@ func TestStrictKinds(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			df, err := ReadCSV(strings.NewReader(tc.csv), tc.opts)
 			if tc.errHas != "" {
-				if !errors.Is(err, ErrMixedKind) || !strings.Contains(err.Error(), tc.errHas) {
-					t.Fatalf("err %v, want ErrMixedKind with %q", err, tc.errHas)
+				if !errors.Is(err, ErrMixedKind) || !errors.Is(err, ErrCSV) || !strings.Contains(err.Error(), tc.errHas) {
+					t.Fatalf("err %v, want ErrMixedKind (and ErrCSV, as every ReadCSV error) with %q", err, tc.errHas)
 				}
 				return
 			}
