@@ -677,10 +677,10 @@ func numberSpellingFix(s series.Series, la int, a string, lb int, b string) erro
 		"{%q: %s} reads them as the same number (%w)", s.Name, la, a, lb, b, ErrNumberSpelling, s.Name, s.Name, goType, ErrCSV)
 }
 
-// numberBits returns the function that gives the number cell i of a
-// column s (Int or Float) read from the cells raw is, as the bits of an
-// int64 or a float64 (the series' own value for a Float); ok is false when
-// the cell is not such a number.
+// numberBits returns a function giving the number of cell i of column s
+// (Int or Float, read from the cells raw) as the bits of an int64 or a
+// float64 (for a Float, the series' own value); ok is false for a missing
+// cell.
 func numberBits(s series.Series, raw []string, isNA missingSet) func(i int) (bits uint64, ok bool) {
 	if s.Type() == series.Float {
 		floats := s.Float()
@@ -692,7 +692,7 @@ func numberBits(s series.Series, raw []string, isNA missingSet) func(i int) (bit
 	}
 }
 
-// oneSpelling reports, reading each cell once without a map, that no two
+// oneSpelling reports, in one pass keeping no set of numbers, that no two
 // cells of a column of type t can be one number spelt two ways: every
 // integer cell is its shortest decimal (plainInt), or every decimal cell
 // is plain (plainDecimal) and either none has a trailing zero after its

@@ -300,24 +300,35 @@ func TestPrivacyReportMixedKinds(t *testing.T) {
 		}
 		b.WriteString([]string{"f", "m"}[i%2] + "," + income + "," + []string{"0", "1"}[(i/5)%2] + "\n")
 	}
-	path := filepath.Join(t.TempDir(), "m.csv")
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	base := []string{"report", "--csv", path, "--sensitive", "sex", "--label", "y", "--levels-from-data"}
-	for _, tc := range []struct {
-		name string
-		args []string
-		code int
-		want string
-	}{
+	runKindCases(t, b.String(), []kindCase{
 		{"mixed", nil, 2, `column "income" is numeric but for 1 of 60 cells (line 9: "12k")`},
 		{"mixed names the flags", nil, 2, "--categorical COL or --continuous COL"},
 		{"continuous", []string{"--continuous", "income"}, 2, `column "income", line 9: "12k" is not`},
 		{"categorical", []string{"--categorical", "income"}, 0, "income"},
 		{"both kinds", []string{"--categorical", "income", "--continuous", "income"}, 2, "both --categorical and --continuous"},
 		{"unknown column", []string{"--continuous", "incme"}, 2, `--categorical or --continuous names column "incme"`},
-	} {
+	})
+}
+
+// kindCase is one run of featuredp report on a file of columns sex and y
+// (and others): extra flags, the exit code, and text the output holds.
+type kindCase struct {
+	name string
+	args []string
+	code int
+	want string
+}
+
+// runKindCases writes text to a file and runs the report on it with sex
+// sensitive and y the label, plus each case's flags.
+func runKindCases(t *testing.T, text string, cases []kindCase) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "kinds.csv")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	base := []string{"report", "--csv", path, "--sensitive", "sex", "--label", "y", "--levels-from-data"}
+	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			code, out, errs := runReproduceCLI(append(base, tc.args...)...)
 			if code != tc.code || !strings.Contains(out+errs, tc.want) {
@@ -337,28 +348,11 @@ func TestPrivacyReportNumberSpelling(t *testing.T) {
 	for i := range 60 {
 		b.WriteString([]string{"f", "m"}[i%2] + "," + []string{"0", "1", "01"}[(i/5)%3] + "\n")
 	}
-	path := filepath.Join(t.TempDir(), "s.csv")
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	base := []string{"report", "--csv", path, "--sensitive", "sex", "--label", "y", "--levels-from-data"}
-	for _, tc := range []struct {
-		name string
-		args []string
-		code int
-		want string
-	}{
+	runKindCases(t, b.String(), []kindCase{
 		{"two spellings", nil, 2, `column "y" reads as numbers, but line 7 ("1") and line 12 ("01") spell one number two ways`},
 		{"names the flags", nil, 2, "--categorical COL or --continuous COL"},
 		{"categorical", []string{"--categorical", "y"}, 0, "sex"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			code, out, errs := runReproduceCLI(append(base, tc.args...)...)
-			if code != tc.code || !strings.Contains(out+errs, tc.want) {
-				t.Errorf("code %d (want %d), stdout %q, stderr %q; want %q", code, tc.code, out, errs, tc.want)
-			}
-		})
-	}
+	})
 }
 
 // The three formats carry the same fields (#28): the json keys are the csv
