@@ -1,6 +1,7 @@
 package data
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -46,5 +47,42 @@ func TestMissingMarkerSpaced(t *testing.T) {
 				t.Errorf("levels %q, want %q", got, tc.levelsOf)
 			}
 		})
+	}
+}
+
+// TestLevelsAsWrittenBothPaths: case and Unicode form (é composed, and e
+// with a combining accent) make distinct levels, white space around a cell
+// does not, and a DataFrame read by ReadCSV encodes as EncodeCSV does:
+// no path merges levels that the other keeps apart.
+func TestLevelsAsWrittenBothPaths(t *testing.T) {
+	levels := []string{"Male", "male", "\u00e9", "e\u0301", "NA"}
+	text := "c,y\nMale,a\nmale,b\n\u00e9,a\ne\u0301,b\n Male ,a\nNA,b\n"
+	schema := Schema{Columns: []Column{{Name: "c", Kind: Categorical, Levels: levels},
+		{Name: "y", Role: Label, Kind: Categorical, Levels: []string{"a", "b"}}}}
+	enc, err := NewPublicEncoder(schema, EncodeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := CSVOptions{Missing: []string{}} // "NA" a level on both paths
+	df, err := ReadCSV(strings.NewReader(text), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromFrame, err := enc.Transform(df)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromCSV, err := enc.EncodeCSV(strings.NewReader(text), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(fromFrame.X, fromCSV.X) {
+		t.Fatalf("DataFrame path %v, CSV stream %v", fromFrame.X, fromCSV.X)
+	}
+	want := []int{0, 1, 2, 3, 0, 4} // the level of each row
+	for i, k := range want {
+		if row := fromCSV.X[i*fromCSV.D : (i+1)*fromCSV.D]; row[k] != 1 {
+			t.Errorf("row %d encoded %v, want level %q", i, row, levels[k])
+		}
 	}
 }
