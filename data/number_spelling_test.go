@@ -4,6 +4,8 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -141,4 +143,49 @@ func pairClash(raw []string) bool {
 		}
 	}
 	return false
+}
+
+// TestRealDataOneSpelling: every column of the papers' CSV files whose
+// type ReadCSV detects as numbers takes the spelling check's map-free fast
+// path, and StrictKinds changes no column's type, so neither check changes
+// what the loaders (and the figures) read.
+func TestRealDataOneSpelling(t *testing.T) {
+	dir := realDataDir(t)
+	for _, f := range []struct {
+		name string
+		opts CSVOptions
+	}{
+		{"UCI_Credit_Card.csv", CSVOptions{}},
+		{"insurance.csv", CSVOptions{}},
+		{"sepsis_survival_primary_cohort.csv", CSVOptions{}},
+		{"adult.data", CSVOptions{NoHeader: true, TrimSpace: true}},
+		{"adult.test", CSVOptions{NoHeader: true, TrimSpace: true, SkipLines: 1}},
+	} {
+		t.Run(f.name, func(t *testing.T) {
+			fh, err := os.Open(filepath.Join(dir, f.name))
+			if err != nil {
+				t.Skip(err)
+			}
+			defer fh.Close()
+			header, rows, _, err := readRecords(fh, f.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			isNA, raw := f.opts.missingSet(), make([]string, len(rows))
+			for j, name := range header {
+				for i, rec := range rows {
+					raw[i] = rec[j]
+				}
+				if typ := detectType(raw, isNA); typ != series.String && !oneSpelling(typ, raw, isNA) {
+					t.Errorf("column %q (%v) leaves the fast path", name, typ)
+				}
+			}
+			lenient, errL := buildFrame(header, rows, make([]int, len(rows)), f.opts)
+			f.opts.StrictKinds = true
+			strict, errS := buildFrame(header, rows, make([]int, len(rows)), f.opts)
+			if errL != nil || errS != nil || !slices.Equal(lenient.Types(), strict.Types()) {
+				t.Errorf("lenient %v (%v), strict %v (%v)", lenient.Types(), errL, strict.Types(), errS)
+			}
+		})
+	}
 }
