@@ -2,7 +2,10 @@
 // data: a certificate that states the guarantee exactly as the privacy
 // ledger composed it, and a self-describing model file (schema, public
 // encoding, parameters, certificate, checksum) that Load verifies and
-// Predict applies to new rows.
+// Predict applies to new rows. A publisher may sign the file with an
+// Ed25519 key (File.Sign, GenerateKeyFiles), so that a user holding the
+// public key can check who made it (File.Verify): the checksum alone
+// detects damage, not forgery.
 //
 // A certificate is never recomputed from scratch: New reads (ε, δ) and the
 // route that achieved it from an accounting.Ledger holding every loss the

@@ -18,7 +18,8 @@ import (
 	"github.com/featuredp/featuredp/internal/valid"
 )
 
-// The model file's format name and version. Load refuses any other.
+// The model file's format name and version: an unsigned file has version
+// FileVersion, a signed one SignedFileVersion. Load refuses any other.
 const (
 	FileFormat  = "featuredp-model"
 	FileVersion = 1
@@ -134,14 +135,16 @@ var (
 
 // File is a released model: everything Predict needs (the public
 // encoding and the parameters) and the certificate of what the training
-// protected, with a SHA-256 of the rest. docs/release.md documents each
-// field.
+// protected, optionally signed by its publisher (Sign, Verify; version
+// SignedFileVersion), with a SHA-256 of the rest. docs/release.md
+// documents each field.
 type File struct {
 	Format      string        `json:"format"`
 	Version     int           `json:"version"`
 	Encoder     *data.Encoder `json:"encoder"`
 	Model       ModelSpec     `json:"model"`
 	Certificate *Certificate  `json:"certificate"`
+	Signature   *Signature    `json:"signature,omitempty"`
 	SHA256      string        `json:"sha256"`
 }
 
@@ -158,7 +161,8 @@ func (f *File) checksum() (string, error) {
 }
 
 // Validate checks that the file is complete and consistent: format and
-// version, an encoder consistent with its schema (data.Encoder.Validate)
+// version (a signature block, well formed, exactly in a signed file; its
+// value is verified by Read, Write and Verify), an encoder consistent with its schema (data.Encoder.Validate)
 // whose every parameter is public (no level or bound fitted on the private
 // data: each feature's encoding is the one data.NewPublicEncoder builds
 // from the file's schema and options, and the label's classes or scaling
@@ -179,12 +183,21 @@ func (f *File) predictor() (*predictor, error) {
 	switch {
 	case f == nil:
 		return nil, errors.New("release: nil model file")
-	case f.Format != FileFormat || f.Version != FileVersion:
-		return nil, fmt.Errorf("release: format %q version %d: %w (want %q version %d)", f.Format, f.Version, ErrFormat, FileFormat, FileVersion)
+	case f.Format != FileFormat || f.Version != FileVersion && f.Version != SignedFileVersion:
+		return nil, fmt.Errorf("release: format %q version %d: %w (want %q version %d, or %d signed)", f.Format, f.Version, ErrFormat, FileFormat, FileVersion, SignedFileVersion)
+	case f.Version == FileVersion && f.Signature != nil:
+		return nil, fmt.Errorf("release: a version-%d model file is unsigned but this one has a signature: %w (sign with File.Sign, which sets version %d)", FileVersion, ErrFormat, SignedFileVersion)
+	case f.Version == SignedFileVersion && f.Signature == nil:
+		return nil, fmt.Errorf("release: a version-%d model file is signed but this one has no signature: %w (sign it with File.Sign, or set version %d)", SignedFileVersion, ErrFormat, FileVersion)
 	case f.Encoder == nil:
 		return nil, fmt.Errorf("release: the model file has no encoder: %w", ErrFormat)
 	case f.Certificate == nil:
 		return nil, fmt.Errorf("release: the model file has no certificate: %w", ErrFormat)
+	}
+	if f.Signature != nil {
+		if err := f.Signature.check(); err != nil {
+			return nil, err
+		}
 	}
 	if err := CheckEncoder(f.Encoder); err != nil {
 		return nil, err
@@ -212,10 +225,15 @@ func (f *File) predictor() (*predictor, error) {
 	return p, nil
 }
 
-// Write writes the file as indented JSON with its checksum set.
+// Write writes the file as indented JSON with its checksum set. A signed
+// file whose signature no longer covers its content (changed after Sign)
+// is refused: sign it again.
 func (f *File) Write(w io.Writer) error {
 	if err := f.Validate(); err != nil {
 		return err
+	}
+	if err := f.checkSignature(); err != nil {
+		return fmt.Errorf("%w (changed after File.Sign? sign it again)", err)
 	}
 	f.SHA256 = ""
 	sum, err := f.checksum()
@@ -256,7 +274,10 @@ func (f *File) Save(path string, overwrite bool) error {
 }
 
 // Read reads a model file, verifying its format, version and checksum and
-// validating its content. It reads at most MaxFileBytes; a leading UTF-8
+// validating its content; a signed file's signature must match the key it
+// names (ErrSignature otherwise), which proves that the file is intact, not
+// who signed it: File.Verify checks that against a trusted public key. It
+// reads at most MaxFileBytes; a leading UTF-8
 // byte-order mark (an editor's) is ignored.
 func Read(r io.Reader) (*File, error) {
 	if r == nil {
@@ -279,8 +300,8 @@ func Read(r io.Reader) (*File, error) {
 	if err := json.Unmarshal(b, &head); err != nil {
 		return nil, fmt.Errorf("release: %w: %v (truncated or not JSON?)", ErrFormat, err)
 	}
-	if head.Format != FileFormat || head.Version != FileVersion {
-		return nil, fmt.Errorf("release: format %q version %d: %w (this build reads %q version %d)", head.Format, head.Version, ErrFormat, FileFormat, FileVersion)
+	if head.Format != FileFormat || head.Version != FileVersion && head.Version != SignedFileVersion {
+		return nil, fmt.Errorf("release: format %q version %d: %w (this build reads %q versions %d and %d)", head.Format, head.Version, ErrFormat, FileFormat, FileVersion, SignedFileVersion)
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
@@ -306,6 +327,9 @@ func Read(r io.Reader) (*File, error) {
 		return nil, err
 	}
 	if err := canonical(b, &f); err != nil {
+		return nil, err
+	}
+	if err := f.checkSignature(); err != nil {
 		return nil, err
 	}
 	return &f, nil

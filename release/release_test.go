@@ -190,7 +190,7 @@ func TestReadErrors(t *testing.T) {
 	}{
 		{"truncated", good[:len(good)/2], ErrFormat},
 		{"edited parameter", edited, ErrChecksum},
-		{"other version", strings.Replace(good, `"version": 1`, `"version": 2`, 1), ErrFormat},
+		{"other version", strings.Replace(good, `"version": 1`, `"version": 3`, 1), ErrFormat},
 		{"other format", strings.Replace(good, FileFormat, "onnx", 1), ErrFormat},
 		{"unknown field", strings.Replace(good, `"format":`, `"extra": 1, "format":`, 1), ErrFormat},
 		{"empty", "", ErrFormat},
