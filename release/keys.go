@@ -93,7 +93,7 @@ func ParsePrivateKey(b []byte) (ed25519.PrivateKey, error) {
 	}
 	priv, ok := k.(ed25519.PrivateKey)
 	if !ok {
-		return nil, fmt.Errorf("release: the private key file holds a %s key: model files are signed with Ed25519 keys (`featuredp keygen` makes one)", keyType(k))
+		return nil, fmt.Errorf("release: the private key file holds an %s key: model files are signed with Ed25519 keys (`featuredp keygen` makes one)", keyType(k))
 	}
 	return priv, nil
 }
@@ -111,7 +111,7 @@ func ParsePublicKey(b []byte) (ed25519.PublicKey, error) {
 	}
 	pub, ok := k.(ed25519.PublicKey)
 	if !ok {
-		return nil, fmt.Errorf("release: the public key file holds a %s key: model files are signed with Ed25519 keys", keyType(k))
+		return nil, fmt.Errorf("release: the public key file holds an %s key: model files are signed with Ed25519 keys", keyType(k))
 	}
 	return pub, nil
 }
@@ -137,12 +137,12 @@ func LoadPrivateKey(path string) (ed25519.PrivateKey, error) {
 	if err != nil {
 		return nil, err
 	}
-	if runtime.GOOS != "windows" && mode.Perm()&0o077 != 0 {
-		return nil, fmt.Errorf("release: the private key file %s has mode %v: others may read it; chmod 600 %s (and, if others did read it, make a new key)", path, mode.Perm(), path)
-	}
 	priv, err := ParsePrivateKey(b)
 	if err != nil {
 		return nil, fmt.Errorf("%w (file %s)", err, path)
+	}
+	if runtime.GOOS != "windows" && mode.Perm()&0o077 != 0 {
+		return nil, fmt.Errorf("release: the private key file %s has mode %v: others may read it; chmod 600 %s (and, if others did read it, make a new key)", path, mode.Perm(), path)
 	}
 	return priv, nil
 }

@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/featuredp/featuredp/data"
 	"github.com/featuredp/featuredp/internal/safefile"
@@ -26,7 +27,7 @@ func init() {
 	register("predict", "apply a model file to the rows of a CSV", runPredict)
 }
 
-const certificateUsage = `usage: featuredp certificate MODEL.json [--format markdown|json]
+const certificateUsage = `usage: featuredp certificate MODEL.json [--format markdown|json] [--verify-key KEY.pub]
 
 Verifies the model file (format, version, SHA-256) and prints its privacy
 certificate: the notion and neighbouring relation, the protected and public
@@ -35,6 +36,13 @@ randomness (only a secure run is a private release) and, for feature DP,
 the attribute-inference bound of every protected column. docs/release.md
 documents every field.
 
+A last line says whether the file is signed and by which key (its
+fingerprint; with --format json this line goes to stderr). The checksum
+only detects damage: anyone can edit a certificate and recompute it. With
+--verify-key KEY.pub, the publisher's public key (featuredp keygen), the
+file must be signed with its private key (featuredp train --sign-key), or
+the command fails; without it a signature is reported, never "verified".
+
 flags:
 `
 
@@ -42,6 +50,7 @@ func runCertificate(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("featuredp certificate", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	format := fs.String("format", "markdown", "`markdown` or json")
+	verifyKey := fs.String("verify-key", "", verifyKeyUsage)
 	pos, err := parseInterleaved(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(stdout, certificateUsage)
@@ -59,11 +68,12 @@ func runCertificate(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "featuredp certificate: --format %q: want markdown or json\n", *format)
 		return 2
 	}
-	f, err := release.Load(pos[0])
+	f, err := loadModel(pos[0], "", *verifyKey)
 	if err != nil {
 		fmt.Fprintf(stderr, "featuredp certificate: %v\n", err)
 		return 2
 	}
+	note := signatureNote(f, *verifyKey != "")
 	if *format == "json" {
 		b, err := json.MarshalIndent(f.Certificate, "", "  ")
 		if err != nil {
@@ -71,14 +81,36 @@ func runCertificate(args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 		fmt.Fprintln(stdout, string(b))
+		fmt.Fprint(stderr, strings.ReplaceAll(note, "**", ""))
 		return 0
 	}
-	fmt.Fprint(stdout, f.Certificate.Markdown())
+	fmt.Fprintf(stdout, "%s\n%s", f.Certificate.Markdown(), note)
 	return 0
 }
 
+// verifyKeyUsage is the help of certificate's and predict's --verify-key.
+const verifyKeyUsage = "the publisher's public key `FILE` (featuredp keygen's NAME.pub): refuse the model file unless it was signed with its private key"
+
+// loadModel loads the model file at path (its errors prefixed with
+// prefix) and, when keyPath (--verify-key) is given, verifies its
+// signature against that public key, read first.
+func loadModel(path, prefix, keyPath string) (*release.File, error) {
+	pub, err := loadVerifyKey(keyPath)
+	if err != nil {
+		return nil, err
+	}
+	f, err := release.Load(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s%w", prefix, err)
+	}
+	if err := verifyModel(f, pub, keyPath); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
 const predictUsage = `usage: featuredp predict --model MODEL.json --csv FILE [--out FILE] [--force] [--trim-space]
-                         [--max-line-bytes N]
+                         [--max-line-bytes N] [--verify-key KEY.pub]
 
 Applies a model file to every row of a CSV (header row) and writes one row
 per input row: a "prediction" column and, for a classifier, one probability
@@ -98,7 +130,9 @@ Without --out they go to stdout a chunk at a time (after an error, the
 complete chunks before it have been written — rows of the chunk that holds
 the bad row are not — and the exit status is 2); --out is written only
 when every row was predicted, and never replaces an existing file unless
---force.
+--force. With --verify-key KEY.pub, the publisher's public key (featuredp
+keygen), a model file not signed with its private key (featuredp train
+--sign-key) is refused before any row is read.
 
 flags:
 `
@@ -111,6 +145,7 @@ func runPredict(args []string, stdout, stderr io.Writer) int {
 	force := fs.Bool("force", false, "let --out replace an existing file")
 	trim := fs.Bool("trim-space", false, trimSpaceUsage)
 	maxLine := intFlagOf[int64](fs, "max-line-bytes", data.DefaultMaxLineBytes, maxLineUsage)
+	verifyKey := fs.String("verify-key", "", verifyKeyUsage)
 	if code, done := parseFlags(fs, args, predictUsage, stdout, stderr); done {
 		return code
 	}
@@ -127,7 +162,7 @@ func runPredict(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "featuredp predict: %v\n", err)
 		return 2
 	}
-	if err := predict(*model, *in, *out, *force, csvOpts, stdout); err != nil {
+	if err := predict(*model, *in, *out, *verifyKey, *force, csvOpts, stdout); err != nil {
 		fmt.Fprintf(stderr, "featuredp predict: %v\n", err)
 		return 2
 	}
@@ -168,20 +203,21 @@ func checkOutNotInput(out string, inputs ...[2]string) error {
 	return nil
 }
 
-// predict loads the model and streams the rows of the CSV through it into
-// stdout or a new --out file.
-func predict(modelPath, csvPath, outPath string, force bool, csvOpts data.CSVOptions, stdout io.Writer) error {
+// predict loads the model (verified against the public key file keyPath,
+// if given) and streams the rows of the CSV through it into stdout or a new
+// --out file.
+func predict(modelPath, csvPath, outPath, keyPath string, force bool, csvOpts data.CSVOptions, stdout io.Writer) error {
 	if outPath != "" {
 		if err := checkOutFile(outPath, force); err != nil {
 			return err
 		}
-		if err := checkOutNotInput(outPath, [2]string{"--csv", csvPath}, [2]string{"--model", modelPath}); err != nil {
+		if err := checkOutNotInput(outPath, [2]string{"--csv", csvPath}, [2]string{"--model", modelPath}, [2]string{"--verify-key", keyPath}); err != nil {
 			return err
 		}
 	}
-	f, err := release.Load(modelPath)
+	f, err := loadModel(modelPath, "--model: ", keyPath)
 	if err != nil {
-		return fmt.Errorf("--model: %w", err)
+		return err
 	}
 	in, err := os.Open(csvPath)
 	if err != nil {

@@ -6,6 +6,7 @@ package main
 import (
 	"cmp"
 	"context"
+	"crypto/ed25519"
 	"errors"
 	"flag"
 	"fmt"
@@ -31,7 +32,7 @@ const trainUsage = `usage: featuredp train --csv FILE --label COL --sensitive CO
                        --bounds COL=LO:HI,... --levels COL=A|B|...
                        [--sample-rate Q] [--epochs E] [--clip C] [--lr LR] [--hidden H] [--ball COL=P,...] [--rows N]
                        [--orders GRID] [--reproducible --seed S] --out MODEL.json [--force] [--trim-space]
-                       [--max-line-bytes N]
+                       [--max-line-bytes N] [--sign-key KEY.key]
 
 Trains a model for release: feature DP's Algorithm 1 (the default when there
 are public columns) or DP-SGD, with Poisson sampling, per-example clipping
@@ -61,7 +62,11 @@ The calibration and the ledger use dp_accounting's RDP orders (up to 1024,
 so targets down to ε ≈ 0.004 at δ = 1e-5 are reachable; --orders opacus
 accounts as Opacus does, whose grid stops at 63: ε ≥ 0.10 there).
 The model file (schema, public encoding, parameters, certificate, SHA-256)
-is never written over an existing file unless --force. See docs/release.md.
+is never written over an existing file unless --force. --sign-key KEY.key
+(featuredp keygen) signs it with that Ed25519 private key, read before
+training: the signature covers the whole file, certificate included, so a
+user holding KEY.pub can check with featuredp certificate or predict
+--verify-key KEY.pub that it is yours and unedited. See docs/release.md.
 
 flags:
 `
@@ -69,7 +74,7 @@ flags:
 // trainFlags are the train command's flags.
 type trainFlags struct {
 	csv, label, out, notion, model     string
-	orders                             string
+	orders, signKey                    string
 	sens, public, ignore               columnList
 	levels                             levelsList
 	ball                               floatMap
@@ -111,6 +116,7 @@ func newTrainFlags(fs *flag.FlagSet) *trainFlags {
 	fs.BoolVar(&f.force, "force", false, "let --out replace an existing file")
 	fs.BoolVar(&f.trimSpace, "trim-space", false, trimSpaceUsage)
 	intVar(fs, &f.maxLine, "max-line-bytes", data.DefaultMaxLineBytes, maxLineUsage)
+	fs.StringVar(&f.signKey, "sign-key", "", "sign the model file with the Ed25519 private key `FILE` (featuredp keygen's NAME.key)")
 	return f
 }
 
@@ -143,7 +149,12 @@ func runTrain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "featuredp train: %v\n", err)
 		return 2
 	}
-	fmt.Fprintf(stdout, "wrote %s\n\n%s", f.out, file.Certificate.Markdown())
+	fmt.Fprintf(stdout, "wrote %s\n\n%s\n", f.out, file.Certificate.Markdown())
+	if file.Signature != nil {
+		fmt.Fprintf(stdout, "**Signature:** signed by key %s (--sign-key); users verify it with --verify-key and the matching .pub file.\n", file.Signer())
+	} else {
+		fmt.Fprint(stdout, signatureNote(file, false))
+	}
 	return 0
 }
 
@@ -160,8 +171,14 @@ func (f *trainFlags) run(stderr io.Writer) (*release.File, error) {
 	if err := checkOutFile(f.out, f.force); err != nil {
 		return nil, err
 	}
-	if err := checkOutNotInput(f.out, [2]string{"--csv", f.csv}); err != nil {
+	if err := checkOutNotInput(f.out, [2]string{"--csv", f.csv}, [2]string{"--sign-key", f.signKey}); err != nil {
 		return nil, err
+	}
+	var key ed25519.PrivateKey
+	if f.signKey != "" {
+		if key, err = release.LoadPrivateKey(f.signKey); err != nil {
+			return nil, fmt.Errorf("--sign-key: %w", err)
+		}
 	}
 	header, err := readHeader(f.csv, csvOpts)
 	if err != nil {
@@ -191,6 +208,11 @@ func (f *trainFlags) run(stderr io.Writer) (*release.File, error) {
 	}
 	if err != nil {
 		return nil, fmt.Errorf("training on --csv %s: %s", f.csv, trainFlagNames.Replace(err.Error()))
+	}
+	if key != nil {
+		if err := file.Sign(key); err != nil {
+			return nil, fmt.Errorf("--sign-key %s: %w (the trained model was not saved)", f.signKey, err)
+		}
 	}
 	if err := file.Save(f.out, f.force); err != nil {
 		if errors.Is(err, fs.ErrExist) {
