@@ -133,31 +133,31 @@ func keyType(k any) string {
 // Unix it refuses a file that its group or others may read or write, as
 // ssh does: chmod 600 it (and consider the key exposed).
 func LoadPrivateKey(path string) (ed25519.PrivateKey, error) {
-	b, mode, err := readKeyFile(path)
-	if err != nil {
-		return nil, err
-	}
-	priv, err := ParsePrivateKey(b)
-	if err != nil {
-		return nil, fmt.Errorf("%w (file %s)", err, path)
-	}
-	if runtime.GOOS != "windows" && mode.Perm()&0o077 != 0 {
+	priv, mode, err := loadKey(path, ParsePrivateKey)
+	if err == nil && runtime.GOOS != "windows" && mode.Perm()&0o077 != 0 {
 		return nil, fmt.Errorf("release: the private key file %s has mode %v: others may read it; chmod 600 %s (and, if others did read it, make a new key)", path, mode.Perm(), path)
 	}
-	return priv, nil
+	return priv, err
 }
 
 // LoadPublicKey reads the public key file at path (ParsePublicKey).
 func LoadPublicKey(path string) (ed25519.PublicKey, error) {
-	b, _, err := readKeyFile(path)
+	pub, _, err := loadKey(path, ParsePublicKey)
+	return pub, err
+}
+
+// loadKey reads the key file at path with parse and returns its mode.
+func loadKey[K any](path string, parse func([]byte) (K, error)) (K, fs.FileMode, error) {
+	var none K
+	b, mode, err := readKeyFile(path)
 	if err != nil {
-		return nil, err
+		return none, 0, err
 	}
-	pub, err := ParsePublicKey(b)
+	k, err := parse(b)
 	if err != nil {
-		return nil, fmt.Errorf("%w (file %s)", err, path)
+		return none, 0, fmt.Errorf("%w (file %s)", err, path)
 	}
-	return pub, nil
+	return k, mode, nil
 }
 
 // readKeyFile reads the regular file at path, at most maxKeyFileBytes, and
