@@ -186,9 +186,9 @@ func (f *File) predictor() (*predictor, error) {
 	case f.Format != FileFormat || f.Version != FileVersion && f.Version != SignedFileVersion:
 		return nil, fmt.Errorf("release: format %q version %d: %w (want %q version %d, or %d signed)", f.Format, f.Version, ErrFormat, FileFormat, FileVersion, SignedFileVersion)
 	case f.Version == FileVersion && f.Signature != nil:
-		return nil, fmt.Errorf("release: a version-%d model file is unsigned but this one has a signature: %w (sign with File.Sign, which sets version %d)", FileVersion, ErrFormat, SignedFileVersion)
+		return nil, fmt.Errorf("release: a version-%d model file is unsigned but this one has a signature: %w (edited or damaged: restore the original; File.Sign sets version %d)", FileVersion, ErrFormat, SignedFileVersion)
 	case f.Version == SignedFileVersion && f.Signature == nil:
-		return nil, fmt.Errorf("release: a version-%d model file is signed but this one has no signature: %w (sign it with File.Sign, or set version %d)", SignedFileVersion, ErrFormat, FileVersion)
+		return nil, fmt.Errorf("release: a version-%d model file is signed but this one has no signature: %w (edited or damaged: restore the original, or ask its publisher for the signed file)", SignedFileVersion, ErrFormat)
 	case f.Encoder == nil:
 		return nil, fmt.Errorf("release: the model file has no encoder: %w", ErrFormat)
 	case f.Certificate == nil:
