@@ -83,6 +83,19 @@ func keygen(args []string, name string, force bool) (ed25519.PublicKey, error) {
 	return pub, err
 }
 
+// checkKeyFlag refuses a key flag (--verify-key, --sign-key) given on the
+// command line with an empty value: a script's unset variable
+// (--verify-key "$KEY") must not silently skip the verification.
+func checkKeyFlag(fs *flag.FlagSet, name string) error {
+	var err error
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == name && f.Value.String() == "" {
+			err = fmt.Errorf("--%s is empty: give the key file (or drop the flag)", name)
+		}
+	})
+	return err
+}
+
 // loadVerifyKey reads the public key file of --verify-key ("" reads none).
 func loadVerifyKey(path string) (ed25519.PublicKey, error) {
 	if path == "" {

@@ -154,6 +154,17 @@ func TestSignedReleaseCLI(t *testing.T) {
 			}
 		}
 	}
+	// An empty key flag (a script's unset variable) is an error, not a
+	// silently skipped verification or signature.
+	for _, args := range [][]string{
+		{"certificate", signed, "--verify-key", ""},
+		{"predict", "--model", signed, "--csv", rows, "--verify-key", ""},
+		trainArgs(csv, filepath.Join(dir, "y.json"), "--sign-key", ""),
+	} {
+		if code, _, errs := runReproduceCLI(args...); code != 2 || !strings.Contains(errs, "is empty: give the key file") {
+			t.Errorf("%q: %d %s", args, code, errs)
+		}
+	}
 	code, out, errs = runReproduceCLI("predict", "--model", signed, "--csv", rows, "--verify-key", name+".pub")
 	if code != 0 || !strings.HasPrefix(out, "prediction,p_no,p_yes\n") {
 		t.Errorf("predict --verify-key: %d %q %q", code, out, errs)

@@ -68,6 +68,10 @@ func runCertificate(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "featuredp certificate: --format %q: want markdown or json\n", *format)
 		return 2
 	}
+	if err := checkKeyFlag(fs, "verify-key"); err != nil {
+		fmt.Fprintf(stderr, "featuredp certificate: %v\n", err)
+		return 2
+	}
 	f, err := loadModel(pos[0], "", *verifyKey)
 	if err != nil {
 		fmt.Fprintf(stderr, "featuredp certificate: %v\n", err)
@@ -158,6 +162,9 @@ func runPredict(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	csvOpts, err := streamOptions(*trim, *maxLine)
+	if err == nil {
+		err = checkKeyFlag(fs, "verify-key")
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "featuredp predict: %v\n", err)
 		return 2

@@ -144,6 +144,10 @@ func runTrain(args []string, stdout, stderr io.Writer) int {
 	}
 	f.given = map[string]bool{}
 	fs.Visit(func(fl *flag.Flag) { f.given[fl.Name] = true })
+	if err := checkKeyFlag(fs, "sign-key"); err != nil {
+		fmt.Fprintf(stderr, "featuredp train: %v\n", err)
+		return 2
+	}
 	file, err := f.run(stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "featuredp train: %v\n", err)
