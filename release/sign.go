@@ -96,7 +96,7 @@ func (f *File) Sign(priv ed25519.PrivateKey) error {
 // empty "sha256" and an empty signature "value". It fails on an unsigned
 // file.
 func (f *File) SignedBytes() ([]byte, error) {
-	if f.Signature == nil {
+	if f == nil || f.Signature == nil {
 		return nil, fmt.Errorf("release: the model file is not signed: %w", ErrUnsigned)
 	}
 	c := *f

@@ -226,6 +226,10 @@ func TestFingerprint(t *testing.T) {
 	if got := Fingerprint(make([]byte, 31)); got != "" {
 		t.Errorf("31-byte key: %q", got)
 	}
+	var none *File
+	if _, err := none.SignedBytes(); !errors.Is(err, ErrUnsigned) || none.Signer() != "" {
+		t.Errorf("nil file: SignedBytes %v, Signer %q", err, none.Signer())
+	}
 	if got := signedFile(t).Signer(); got != a {
 		t.Errorf("Signer %q, want %q", got, a)
 	}
