@@ -74,7 +74,7 @@ func (t *trainer) alloc() {
 		}
 	}
 	if t.cfg.Clip == ClipPerExample {
-		if t.ghostN != nil {
+		if t.fast.bound() {
 			t.norms = make([]float64, 0, capB)
 			t.weights = make([]float64, 0, capB)
 		} else {

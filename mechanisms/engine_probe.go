@@ -18,12 +18,16 @@ type rowProbe int
 
 const (
 	// probeOwnRow: no dependence on the row count or on other rows was
-	// seen (or the probe could not tell: the model refused the synthetic
-	// rows, panicked on them or is not deterministic).
+	// seen.
 	probeOwnRow rowProbe = iota
 	// probeRowCount: row 0's gradient changes when a copy of row 0 is
 	// added (it reads data.N or a statistic of all rows).
 	probeRowCount
+	// probeUnknown: the probe could not tell: the model panicked on a
+	// synthetic dataset its LabelChecker accepts, gave two different or
+	// non-finite gradients for the same call, or its LabelChecker
+	// refused every pair of datasets the probe compares.
+	probeUnknown
 	// probeOtherRows: row 0's gradient changes with the values of
 	// another row.
 	probeOtherRows
@@ -96,54 +100,66 @@ func (t *trainer) probeModels() []models.Model {
 }
 
 // probeAll runs probeRows on every model of probeModels and returns the
-// strongest dependence found and the model it was found in, skipping a
-// row-count dependence that the model declares (models.RowCountReader).
-func (t *trainer) probeAll() (rowProbe, models.Model) {
-	found, which := probeOwnRow, models.Model(nil)
+// strongest dependence found, the model it was found in and, for
+// probeUnknown, why the probe could not tell, skipping a row-count
+// dependence that the model declares (models.RowCountReader).
+func (t *trainer) probeAll() (rowProbe, models.Model, string) {
+	found, which, why := probeOwnRow, models.Model(nil), ""
 	for _, m := range t.probeModels() {
-		v := probeRows(m)
+		v, w := probeRows(m)
 		if v == probeRowCount && models.ReadsRowCount(m) {
 			continue
 		}
 		if v > found {
-			found, which = v, m
+			found, which, why = v, m, w
 		}
 	}
-	return found, which
+	return found, which, why
 }
 
 // probeRows evaluates m's per-example gradient of a synthetic row r0 (all
 // features 0 and label 0, then all 1) at fixed parameters θ (probeTheta)
 // in three datasets: A = {r0}, B = {r0, r0} and C = {r0, r1} with r1
-// another synthetic row (probeRowsAll). Row 0's gradient must be the same in all three when ℓ_i reads row i
-// only. It reports probeOtherRows if B and C differ (another row's values
-// change row 0's gradient), else probeRowCount if A and B differ (the row
-// count, or a statistic over the rows, changes it), else probeOwnRow.
+// another synthetic row (probeRowsAll). Row 0's gradient must be the same
+// in all three when ℓ_i reads row i only. It reports probeOtherRows if B
+// and C differ (another row's values change row 0's gradient), else
+// probeRowCount if A and B differ (the row count, or a statistic over the
+// rows, changes it), else probeOwnRow.
 //
 // Only synthetic rows are read, never the run's data: the verdict, and the
 // relation the engine states from it, depend on the model alone. A
 // models.Stochastic model is evaluated with one fixed key (DDPM draws each
 // row's (t, ε) from the key and the row's index, so row 0 gets the same
 // draw in A, B and C). Datasets the model's LabelChecker refuses are
-// skipped, as is the whole probe if the model panics on the synthetic
-// rows or gives two different gradients for the same call (the probe then
-// cannot tell a dependence from its own randomness). A dependence smaller
-// than probeRelTol of the gradient is not seen.
-func probeRows(m models.Model) (v rowProbe) {
+// skipped (a model that cannot take features or labels 0 and 1 should
+// refuse them there). It reports probeUnknown, and why, when it cannot
+// tell: the model refused A or B of both r0, panicked on an accepted
+// dataset, or gave two different (or non-finite) gradients for the same
+// call; the engine then states no phase (a model that cannot be probed
+// does not get the relation of one that reads its own row). A dependence
+// smaller than probeRelTol of the gradient is not seen.
+func probeRows(m models.Model) (v rowProbe, why string) {
 	defer func() {
-		if recover() != nil {
-			v = probeOwnRow
+		if r := recover(); r != nil {
+			v, why = probeUnknown, fmt.Sprintf("it panicked on them (%v)", r)
 		}
 	}()
 	if s, ok := m.(models.Stochastic); ok {
 		m = s.WithKey(probeKey)
 	}
 	theta := probeTheta(m.NumParams())
-	found := probeOwnRow
+	found, compared := probeOwnRow, false
 	for _, r0 := range probeRows0 {
-		found = max(found, probeRow0(m, theta, r0))
+		v0, ok := probeRow0(m, theta, r0)
+		if v0 == probeUnknown {
+			return v0, "it gave two different or non-finite gradients for the same call (a loss with randomness of its own must implement models.Stochastic)"
+		}
+		found, compared = max(found, v0), compared || ok
 	}
-	return found
+	if !compared {
+		return probeUnknown, "its LabelChecker refused every synthetic dataset (every feature and the label 0, or every one 1)"
+	}
+	return found, ""
 }
 
 // probeRowsAll are the synthetic rows of the probe: features and label 0
@@ -158,35 +174,40 @@ var (
 )
 
 // probeRow0 is probeRows for one row r0, compared in A = {r0}, B = {r0,
-// r0} and C = {r0, r1} for every other r1 of probeRowsAll.
-func probeRow0(m models.Model, theta []float64, r0 probeRow) rowProbe {
+// r0} and C = {r0, r1} for every other r1 of probeRowsAll. It reports
+// false if the model's LabelChecker refuses A or B (nothing compared), and
+// probeUnknown if the gradient of A is not finite or not the same twice.
+func probeRow0(m models.Model, theta []float64, r0 probeRow) (rowProbe, bool) {
 	d := m.NumFeatures()
 	a := probeGrad(m, theta, probeData(d, r0))
-	if a == nil || !closeGrads(a, probeGrad(m, theta, probeData(d, r0))) {
-		return probeOwnRow
+	if a == nil {
+		return probeOwnRow, false
+	}
+	if !closeGrads(a, probeGrad(m, theta, probeData(d, r0))) {
+		return probeUnknown, true
 	}
 	b := probeGrad(m, theta, probeData(d, r0, r0))
 	if b == nil {
-		return probeOwnRow
+		return probeOwnRow, false
 	}
 	for _, r1 := range probeRowsAll {
 		if r1 == r0 {
 			continue
 		}
 		if c := probeGrad(m, theta, probeData(d, r0, r1)); c != nil && !closeGrads(b, c) {
-			return probeOtherRows
+			return probeOtherRows, true
 		}
 	}
 	if !closeGrads(a, b) {
-		return probeRowCount
+		return probeRowCount, true
 	}
-	return probeOwnRow
+	return probeOwnRow, true
 }
 
 // probeGrad returns m's per-example gradient of row 0 of data, or nil if
 // the model's LabelChecker refuses data.
 func probeGrad(m models.Model, theta []float64, data *design.Data) []float64 {
-	if lc, ok := m.(models.LabelChecker); ok && lc.CheckLabels(data) != nil {
+	if !labelsAccepted(m, data) {
 		return nil
 	}
 	p := len(theta)
@@ -230,4 +251,13 @@ func noteProbedOtherRows(m models.Model) string {
 		"ℓ_i reads other rows (e.g. mean-centring or batch statistics), so DP-SGD's per-example clipping does not bound one record's influence "+
 		"and no relation holds, no phase is stated; make ℓ_i read row i only (centre or scale with constants fixed before training, "+
 		"from public data)", m)
+}
+
+// noteUnprobed is PhasesNote of a run whose model the probe could not
+// evaluate on its synthetic rows (probeUnknown).
+func noteUnprobed(m models.Model, why string) string {
+	return fmt.Sprintf("Train could not check on synthetic rows (features and labels 0 and 1) what the per-example gradient of %T reads: %s; "+
+		"without that check no relation is stated, no phase: make the model evaluate rows of 0s and 1s deterministically, "+
+		"or have its models.LabelChecker refuse the rows it cannot take (a refused dataset is skipped; at least one with features and label 0 "+
+		"or one with features and label 1, alone and twice, must be accepted)", m, why)
 }

@@ -96,7 +96,10 @@ func must[T any](v T, err error) T {
 // a ridge Linear, which reads the row count and declares it
 // (models.RowCountReader, so probeAll does not report it); the figures,
 // which train these models, keep their relation. User models that hide a
-// ridge term or read other rows are flagged.
+// ridge term or read other rows are flagged. The fast path of every model
+// (ghost clipping; LossDiff pairs of MLPs, DDPMs, EmbedLogistic) agrees
+// with its clipped per-example gradients at clip norms that clip every
+// row, some rows or none (checkFastPath).
 func TestProbeRowsModels(t *testing.T) {
 	mlp := func(act models.Activation, head models.Head) models.Model {
 		k := 3
@@ -112,6 +115,9 @@ func TestProbeRowsModels(t *testing.T) {
 	mlpPair := must(models.NewMLP(3, 4, 2, models.Tanh, models.HeadSoftmaxCE))
 	ddpm := must(models.NewDDPM(3, 2, 4, 2, 10, 1e-4, 0.02))
 	logit := must(models.NewLogistic(3, true, 0))
+	embed := must(models.NewEmbedLogistic(2, []int{3, 4}, false))
+	embedPub := must(models.NewEmbedLogistic(2, []int{3, 4}, true))
+	embedView := &design.Data{N: 5, D: 4, X: make([]float64, 20), Y: []float64{0, 1, 0, 1, 1}}
 	type c struct {
 		name string
 		m    models.Model
@@ -138,6 +144,8 @@ func TestProbeRowsModels(t *testing.T) {
 		{"DDPM/class every layer", ddpmEvery, probeOwnRow, probeOwnRow},
 		{"LossDiff/MLP pair", must(models.NewLossDiff(mlpPair, mlpPair, pubView)), probeOwnRow, probeOwnRow},
 		{"LossDiff/DDPM pair", must(models.NewLossDiff(ddpm, ddpm, pubView)), probeOwnRow, probeOwnRow},
+		{"LossDiff/EmbedLogistic pair", must(models.NewLossDiff(embed, embedPub, embedView)), probeOwnRow, probeOwnRow},
+		{"LossDiff/Logistic pair", must(models.NewLossDiff(logit, logit, pubView)), probeOwnRow, probeOwnRow},
 		{"LossDiff/ridge pair", must(models.NewLossDiff(ridge, ridge, &design.Data{N: 5, D: 3, X: make([]float64, 15), Y: make([]float64, 5)})), probeRowCount, probeOwnRow},
 		{"hidden ridge", hiddenRidge{forward{ridge}}, probeRowCount, probeRowCount},
 		{"LossDiff/hidden ridge", &models.LossDiff{Full: hiddenRidge{forward{ridge}}, Pub: ridge, PubData: pubView}, probeRowCount, probeRowCount},
@@ -151,16 +159,36 @@ func TestProbeRowsModels(t *testing.T) {
 			cases = append(cases, c{"MLP/" + act.String() + "/" + head.String(), mlp(act, head), probeOwnRow, probeOwnRow})
 		}
 	}
+	noWeightedSum := map[string]bool{"LossDiff/hidden ridge": true, "LossDiff/mean-centred": true}
 	for _, tc := range cases {
 		tr := &trainer{cfg: Config{Model: tc.m}}
 		raw := probeOwnRow
 		for _, m := range tr.probeModels() {
-			raw = max(raw, probeRows(m))
+			v, _ := probeRows(m)
+			raw = max(raw, v)
 		}
-		if all, _ := tr.probeAll(); raw != tc.raw || all != tc.all {
+		if all, _, _ := tr.probeAll(); raw != tc.raw || all != tc.all {
 			t.Errorf("%s: probeRows %v, probeAll %v; want %v and %v", tc.name, raw, all, tc.raw, tc.all)
 		}
+		for _, c := range []float64{1e-3, 1, 1e3} {
+			// A LossDiff literal whose Full has no WeightedGradSum
+			// (NewLossDiff refuses it) panics in its fast path: Train
+			// refuses it before the first step.
+			err := fastTrainer(tc.m, c).checkFastPath()
+			if refused := noWeightedSum[tc.name]; (err != nil) != refused || (refused && !strings.Contains(err.Error(), "WeightedGradSum")) {
+				t.Errorf("%s: clip norm %v: fast path check %v, want an error %v", tc.name, c, err, refused)
+			}
+		}
 	}
+}
+
+// fastTrainer returns a trainer of m with per-example clipping at norm c
+// and m's fast path bound, as setPublicTerm binds it.
+func fastTrainer(m models.Model, c float64) *trainer {
+	tr := &trainer{cfg: Config{Model: m, Clip: ClipPerExample, ClipNorm: c}, p: m.NumParams()}
+	tr.clipWeight = func(norm float64) float64 { return clipFactor(norm, c) }
+	tr.bindModel(m)
+	return tr
 }
 
 // TestTrainProbedRelation: the relation Train states for user models that

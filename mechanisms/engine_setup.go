@@ -33,14 +33,16 @@ type trainer struct {
 	sched   Schedule
 	radius  float64
 	std     []float64 // nil: no noise
-	ghostN  models.GradNormer
-	ghostW  models.WeightedGradSummer
 	// normals holds the step's standard normals, drawn concurrently with
 	// the gradient (privateGrad).
 	normals []float64
 	noiseWG sync.WaitGroup
-	// ghostC fuses ghostN and ghostW (one pass) with weights clipWeight.
-	ghostC models.ClippedGradSummer
+	// fast is the model's clipped-sum fast path (ghost clipping), bound
+	// with per-example clipping only; it is used with weights clipWeight.
+	fast fastPath
+	// fastUnchecked says why checkFastPath could not check fast (no
+	// phase is then stated); "" if it checked it or there is none.
+	fastUnchecked string
 	// basePub is the resolved public model; with stochastic set (a
 	// models.Stochastic loss), model and pubModel are the keyed copies of
 	// Config.Model and basePub for the current step (rekey, stream rngK).
@@ -82,7 +84,7 @@ func checkModelData(what string, m models.Model, d *design.Data) error {
 // newTrainer validates cfg and resolves its defaults (no buffers yet).
 func newTrainer(cfg Config) (*trainer, error) {
 	t := &trainer{cfg: cfg, model: cfg.Model, data: cfg.Data}
-	for _, step := range []func() error{t.setModel, t.setSampler, t.setNoise, t.setOptimisation, t.setPublicTerm, t.setPhases} {
+	for _, step := range []func() error{t.setModel, t.setSampler, t.setNoise, t.setOptimisation, t.setPublicTerm, t.checkFastPath, t.setPhases} {
 		if err := step(); err != nil {
 			return nil, err
 		}
@@ -245,17 +247,8 @@ func (t *trainer) setPublicTerm() error {
 // supports it.
 func (t *trainer) bindModel(m models.Model) {
 	t.model = m
-	if t.clipWeight == nil {
-		return
-	}
-	t.ghostN, t.ghostW, t.ghostC = nil, nil, nil
-	gn, ok1 := m.(models.GradNormer)
-	gw, ok2 := m.(models.WeightedGradSummer)
-	if ok1 && ok2 {
-		t.ghostN, t.ghostW = gn, gw
-	}
-	if gc, ok := m.(models.ClippedGradSummer); ok {
-		t.ghostC = gc
+	if t.clipWeight != nil {
+		t.fast = fastPathOf(m)
 	}
 }
 
@@ -391,9 +384,16 @@ func (t *trainer) setPhases() error {
 	}
 	// The probe reads synthetic rows only: what it finds depends on the
 	// model, not on the private data.
-	probe, probed := t.probeAll()
-	if probe == probeOtherRows {
+	probe, probed, why := t.probeAll()
+	switch {
+	case probe == probeOtherRows:
 		t.note = noteProbedOtherRows(probed)
+		return nil
+	case probe == probeUnknown:
+		t.note = noteUnprobed(probed, why)
+		return nil
+	case t.fastUnchecked != "":
+		t.note = noteUnprobed(cfg.Model, t.fastUnchecked)
 		return nil
 	}
 	t.phases = []accounting.Phase{{SampleRate: q, NoiseMultiplier: cfg.Noise.Multiplier, Steps: cfg.Steps}}

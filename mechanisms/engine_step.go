@@ -106,18 +106,10 @@ func (t *trainer) privateGrad() (int, error) {
 	b := len(idx)
 	switch {
 	case b == 0:
-	case t.cfg.Clip == ClipPerExample && t.ghostC != nil:
+	case t.cfg.Clip == ClipPerExample && t.fast.bound():
 		t.norms = grow(t.norms, b)
 		t.weights = grow(t.weights, b)
-		t.ghostC.ClippedGradSum(t.theta, t.data, rows, t.clipWeight, t.norms, t.weights, g)
-	case t.cfg.Clip == ClipPerExample && t.ghostN != nil:
-		t.norms = grow(t.norms, b)
-		t.weights = grow(t.weights, b)
-		t.ghostN.PerExampleGradNorms(t.theta, t.data, rows, t.norms)
-		for k, nk := range t.norms {
-			t.weights[k] = clipFactor(nk, t.cfg.ClipNorm)
-		}
-		t.ghostW.WeightedGradSum(t.theta, t.data, rows, t.weights, g)
+		t.fast.clippedSum(t.theta, t.data, rows, t.clipWeight, t.norms, t.weights, g)
 	case t.cfg.Clip == ClipPerExample:
 		t.clippedSum(idx)
 	default:
@@ -180,12 +172,18 @@ func (t *trainer) clippedSum(idx []int) {
 				pe[j] -= pe2[j]
 			}
 		}
-		for k := range sub {
-			a := pe[k*p : (k+1)*p]
-			f := clipFactor(norm2(a), c)
-			for j, v := range a {
-				g[j] += f * v
-			}
+		addClipped(g, pe, p, c)
+	}
+}
+
+// addClipped adds Σ_k clip_c(a_k) = Σ_k min(1, c/‖a_k‖)·a_k into g, a_k the
+// consecutive rows of p entries of pe.
+func addClipped(g, pe []float64, p int, c float64) {
+	for k := 0; k < len(pe); k += p {
+		a := pe[k : k+p]
+		f := clipFactor(norm2(a), c)
+		for j, v := range a {
+			g[j] += f * v
 		}
 	}
 }

@@ -1,0 +1,249 @@
+package mechanisms
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/featuredp/featuredp/accounting"
+	"github.com/featuredp/featuredp/design"
+	"github.com/featuredp/featuredp/models"
+)
+
+// The user models below have an honest PerExampleGrads (they forward it
+// to models.Logistic) and a fast path of their own that the engine uses
+// for per-example clipping instead: each fast path breaks the clipped
+// sum's sensitivity C in one way.
+
+// honestNorms gives a forward the true per-example gradient norms and
+// weighted sums of the model it wraps.
+type honestNorms struct{ forward }
+
+func (w honestNorms) PerExampleGradNorms(theta []float64, data *design.Data, idx []int, out []float64) {
+	w.m.(models.GradNormer).PerExampleGradNorms(theta, data, idx, out)
+}
+func (w honestNorms) WeightedGradSum(theta []float64, data *design.Data, idx []int, wt, out []float64) {
+	w.m.(models.WeightedGradSummer).WeightedGradSum(theta, data, idx, wt, out)
+}
+
+// normsByRowCount reports each row's gradient norm divided by the row
+// count (its GradNormer reads data.N): the engine then clips too little.
+type normsByRowCount struct{ honestNorms }
+
+func (w normsByRowCount) PerExampleGradNorms(theta []float64, data *design.Data, idx []int, out []float64) {
+	w.honestNorms.PerExampleGradNorms(theta, data, idx, out)
+	for k := range out {
+		out[k] /= float64(data.N)
+	}
+}
+
+// weightsOfNextRow weights each row's gradient by the clip weight of the
+// next selected row (its WeightedGradSum reads another row's weight).
+type weightsOfNextRow struct{ honestNorms }
+
+func (w weightsOfNextRow) WeightedGradSum(theta []float64, data *design.Data, idx []int, wt, out []float64) {
+	shifted := make([]float64, len(wt))
+	for k := range wt {
+		shifted[k] = wt[(k+1)%len(wt)]
+	}
+	w.honestNorms.WeightedGradSum(theta, data, idx, shifted, out)
+}
+
+// unclippedSum is a ClippedGradSummer that does not clip: it ignores
+// weight and adds every row's gradient with weight 1.
+type unclippedSum struct{ honestNorms }
+
+func (w unclippedSum) ClippedGradSum(theta []float64, data *design.Data, idx []int, _ func(float64) float64, norms, weights, out []float64) {
+	w.PerExampleGradNorms(theta, data, idx, norms)
+	for k := range weights {
+		weights[k] = 1
+	}
+	w.WeightedGradSum(theta, data, idx, weights, out)
+}
+
+// diffNormsHalved is the Full loss of a models.LossDiff whose
+// DiffGradNorms reports half of every row's norm of ∇ℓ − ∇ℓ_pub.
+type diffNormsHalved struct{ honestNorms }
+
+func (w diffNormsHalved) DiffGradNorms(pub models.Model, theta []float64, data, pubData *design.Data, idx []int, out []float64) bool {
+	d := &models.LossDiff{Full: w.honestNorms, Pub: pub, PubData: pubData}
+	d.PerExampleGradNorms(theta, data, idx, out)
+	for k := range out {
+		out[k] /= 2
+	}
+	return true
+}
+
+// diffUnclipped is the Full loss of a models.LossDiff whose
+// DiffClippedGradSum does not clip ∇ℓ − ∇ℓ_pub.
+type diffUnclipped struct{ honestNorms }
+
+func (w diffUnclipped) DiffClippedGradSum(pub models.Model, theta []float64, data, pubData *design.Data, idx []int, _ func(float64) float64, norms, weights, out []float64) bool {
+	d := &models.LossDiff{Full: w.honestNorms, Pub: pub, PubData: pubData}
+	d.PerExampleGradNorms(theta, data, idx, norms)
+	for k := range weights {
+		weights[k] = 1
+	}
+	d.WeightedGradSum(theta, data, idx, weights, out)
+	return true
+}
+
+// hideFeatures returns data with every feature set to 0 (a public view
+// Ψ(X) that keeps the labels only).
+func hideFeatures(data *design.Data) *design.Data {
+	return &design.Data{N: data.N, D: data.D, X: make([]float64, len(data.X)), Y: data.Y}
+}
+
+// addRemoveShift runs one step of SGD (rate 1) from θ₀ = 0 with the same
+// streams on data and on data plus one record, and returns ‖Δθ‖·m/C (the
+// change of the clipped sum in units of C) and the second run's result,
+// or Train's error.
+func addRemoveShift(model func(*design.Data) models.Model, small, big *design.Data, smp Sampler, m, clip float64, seed uint64) (float64, *Result, error) {
+	plan, err := DPSGD(model(small).NumParams(), 1, clip, m)
+	if err != nil {
+		return 0, nil, err
+	}
+	run := func(data *design.Data) (*Result, error) {
+		return Train(context.Background(), Config{Model: model(data), Data: data, Steps: 1, Sampler: smp, Clip: ClipPerExample,
+			ClipNorm: clip, Noise: plan, NormalizeBy: m, Optimizer: SGD{LR: 1}, Init: make([]float64, len(plan.Std)), Seed: seed})
+	}
+	a, err := run(small)
+	if err != nil {
+		return 0, nil, err
+	}
+	b, err := run(big)
+	if err != nil {
+		return 0, nil, err
+	}
+	var ss float64
+	for j := range a.Theta {
+		ss += (a.Theta[j] - b.Theta[j]) * (a.Theta[j] - b.Theta[j])
+	}
+	return math.Sqrt(ss) * m / clip, b, nil
+}
+
+// TestTrainFastPathSensitivity: a model whose fast path (ghost clipping:
+// GradNormer + WeightedGradSummer, ClippedGradSummer, and through
+// models.LossDiff DiffGradNormer and DiffClippedGradSummer) disagrees
+// with its clipped per-example gradients is refused, with an error naming
+// the method and the fix. These models used to get add/remove phases
+// while one added record moved the clipped sum by several C (the shift is
+// measured as in TestTrainAddRemoveSensitivity), so ε was under-reported.
+func TestTrainFastPathSensitivity(t *testing.T) {
+	const n, clip = 50, 1.0
+	logit := must(models.NewLogistic(3, true, 0))
+	h := honestNorms{forward{logit}}
+	plain := func(m models.Model) func(*design.Data) models.Model {
+		return func(*design.Data) models.Model { return m }
+	}
+	diff := func(full models.Model) func(*design.Data) models.Model {
+		return func(d *design.Data) models.Model { return must(models.NewLossDiff(full, logit, hideFeatures(d))) }
+	}
+	cases := []struct {
+		name   string
+		model  func(*design.Data) models.Model
+		method string // named by the error
+	}{
+		{"GradNormer reads the row count", plain(normsByRowCount{h}), "PerExampleGradNorms"},
+		{"WeightedGradSum reads another row", plain(weightsOfNextRow{h}), "WeightedGradSum"},
+		{"ClippedGradSum does not clip", plain(unclippedSum{h}), "ClippedGradSum"},
+		{"DiffGradNorms halves the norm", diff(diffNormsHalved{h}), "DiffGradNorms"},
+		{"DiffClippedGradSum does not clip", diff(diffUnclipped{h}), "DiffClippedGradSum"},
+	}
+	r := rand.New(rand.NewPCG(3, 17))
+	x, y, addX, addY := randomRows(3, func(r *rand.Rand) float64 { return float64(r.IntN(2)) })(r, n)
+	small := mustData(t, x, y, n, 3)
+	big := mustData(t, append(append([]float64(nil), x...), addX...), append(append([]float64(nil), y...), addY), n+1, 3)
+	for _, c := range cases {
+		for _, smp := range []struct {
+			s Sampler
+			q float64
+		}{{FullBatch{}, 1}, {Poisson{Rate: 0.5}, 0.5}} {
+			shift, res, err := addRemoveShift(c.model, small, big, smp.s, smp.q*n, clip, 1)
+			if err == nil {
+				t.Errorf("%s/%T: Train states %d phase(s) under %v, and one added record moved the clipped sum by %.3g·C; want an error naming %s",
+					c.name, smp.s, len(res.Phases), res.PhasesRelation, shift, c.method)
+				continue
+			}
+			for _, s := range []string{c.method, "PerExampleGrads", "synthetic rows", "remove the method"} {
+				if !strings.Contains(err.Error(), s) {
+					t.Errorf("%s/%T: error %q does not name %q", c.name, smp.s, err, s)
+				}
+			}
+		}
+	}
+	// The honest fast path of the same wrapper is accepted, with the
+	// add/remove relation and a shift of at most C.
+	for _, m := range []func(*design.Data) models.Model{plain(h), diff(h)} {
+		shift, res, err := addRemoveShift(m, small, big, Poisson{Rate: 0.5}, 0.5*n, clip, 1)
+		if err != nil || len(res.Phases) == 0 || res.PhasesRelation != accounting.RelationAddRemove || shift > 1+1e-6 {
+			t.Errorf("honest fast path: err %v, result %+v, shift %v·C", err, res, shift)
+		}
+	}
+}
+
+// intervalTarget is a regression on targets in the open interval (0, 1)
+// (a legitimate model: its LabelChecker refuses labels 0 and 1, hence
+// every synthetic row of the probe).
+type intervalTarget struct{ forward }
+
+func (w intervalTarget) CheckLabels(d *design.Data) error {
+	for i, y := range d.Y {
+		if !(y > 0 && y < 1) {
+			return fmt.Errorf("label %d is %v, want in (0, 1)", i, y)
+		}
+	}
+	return nil
+}
+
+// integerPanics panics on a row whose first feature is an integer (it
+// validates its input by panicking); the probe's rows are all 0 or 1.
+type integerPanics struct{ forward }
+
+func (w integerPanics) PerExampleGrads(theta []float64, data *design.Data, idx []int, out []float64) {
+	for _, i := range idx {
+		if x := data.X[i*data.D]; x == math.Trunc(x) {
+			panic(fmt.Sprintf("feature 0 of row %d is the integer %v", i, x))
+		}
+	}
+	w.forward.PerExampleGrads(theta, data, idx, out)
+}
+
+// TestTrainUnprobedModel: a model the probe cannot evaluate on its
+// synthetic rows (it panics on them, or its LabelChecker refuses them
+// all) gets no phase and a note saying why and what to do. Both used to
+// get add/remove phases: a panic or a refusal counted as "reads its own
+// row".
+func TestTrainUnprobedModel(t *testing.T) {
+	const n = 40
+	data, _ := regression(t, n, 3, 3)
+	interval := &design.Data{N: n, D: 3, X: data.X, Y: make([]float64, n)}
+	for i := range interval.Y {
+		interval.Y[i] = 0.1 + 0.8*float64(i)/n
+	}
+	lin := must(models.NewLinear(3, true, 0))
+	for _, c := range []struct {
+		name string
+		m    models.Model
+		data *design.Data
+		note []string
+	}{
+		{"panics", integerPanics{forward{lin}}, data, []string{"integerPanics", "panicked", "integer", "LabelChecker"}},
+		{"refuses every row", intervalTarget{forward{lin}}, interval, []string{"intervalTarget", "refused every synthetic", "0 and 1"}},
+	} {
+		plan, _ := DPSGD(lin.NumParams(), 1, 1, 0.5*n)
+		res := mustTrain(t, Config{Model: c.m, Data: c.data, Steps: 1, Optimizer: SGD{LR: 0.1}, Sampler: Poisson{Rate: 0.5},
+			Clip: ClipPerExample, ClipNorm: 1, Noise: plan, NormalizeBy: 0.5 * n})
+		if len(res.Phases) > 0 {
+			t.Errorf("%s: phases %+v under %v; want none (the probe cannot tell what ℓ_i reads)", c.name, res.Phases, res.PhasesRelation)
+		}
+		for _, s := range c.note {
+			if !strings.Contains(res.PhasesNote, s) {
+				t.Errorf("%s: note %q does not name %q", c.name, res.PhasesNote, s)
+			}
+		}
+	}
+}
