@@ -281,7 +281,15 @@ type Result struct {
 	//     10⁻⁹ of the gradient is not seen). PhasesNote says so. If a
 	//     row's gradient changes with another row (mean-centring, batch
 	//     statistics), per-example clipping does not bound one record's
-	//     influence and Phases is empty with a note.
+	//     influence and Phases is empty with a note. If the model cannot
+	//     be evaluated on the synthetic rows (it panics on them, is not
+	//     deterministic on them, or its LabelChecker refuses them all),
+	//     Phases is empty with a note as well. With per-example clipping,
+	//     Train also checks on synthetic rows that the model's fast path
+	//     (ClippedGradSum, or PerExampleGradNorms and WeightedGradSum, and
+	//     through a LossDiff its Full's DiffClippedGradSum and
+	//     DiffGradNorms) adds the clipped sum of its PerExampleGrads, and
+	//     returns an error naming the method if it does not.
 	PhasesRelation accounting.Relation
 	// PhasesNote explains why Phases is empty, or why PhasesRelation is
 	// not add/remove without a public term (empty otherwise).

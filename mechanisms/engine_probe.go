@@ -11,7 +11,9 @@ import (
 
 // This file checks, on synthetic rows, that a model's per-example gradient
 // reads its own row only (probeRows), before the engine states a relation
-// for its phases.
+// for its phases; engine_probe_fast.go checks that the fast path the
+// engine uses for per-example clipping adds the clipped per-example
+// gradients (checkFastPath).
 
 // rowProbe is what probeRows found about the per-example gradient of row 0.
 type rowProbe int

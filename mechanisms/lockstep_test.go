@@ -137,3 +137,37 @@ func TestTrainLockstepErrors(t *testing.T) {
 		t.Error("cancelled context: no error")
 	}
 }
+
+// TestTrainLockstepStatesNoPhase: the block gradient is not probed
+// (docs/dp-sgd.md), which is sound only because a lock-step run, without
+// per-example clipping, never states a phase, even with a DP-SGD plan:
+// a BlockGrad that reads other rows or the row count cannot get one.
+func TestTrainLockstepStatesNoPhase(t *testing.T) {
+	m, data := lockstepSetup(t)
+	blk, err := models.NewLogisticBlock(m, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := DPSGD(m.NumParams(), 1, 1, float64(data.N))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfgs []Config
+	for _, clip := range []ClipMode{ClipNone, ClipBatch} {
+		cfg := lockstepCfg(t, m, data, 0, 2, 1)
+		cfg.Noise, cfg.Clip = plan, clip
+		if clip == ClipBatch {
+			cfg.ClipNorm = 1
+		}
+		cfgs = append(cfgs, cfg)
+	}
+	res, err := TrainLockstep(context.Background(), cfgs, blk.GradSums)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r, x := range res {
+		if len(x.Phases) > 0 || !strings.Contains(x.PhasesNote, "per-example clipping") {
+			t.Errorf("run %d: phases %+v, note %q; want none, with a note on clipping", r, x.Phases, x.PhasesNote)
+		}
+	}
+}
