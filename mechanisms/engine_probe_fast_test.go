@@ -212,11 +212,35 @@ func (w integerPanics) PerExampleGrads(theta []float64, data *design.Data, idx [
 	w.forward.PerExampleGrads(theta, data, idx, out)
 }
 
+// onePerCall has a fast path (ghost clipping) and a PerExampleGrads that
+// panics when asked for more than one row: the fast path cannot be
+// compared with it.
+type onePerCall struct{ honestNorms }
+
+func (w onePerCall) PerExampleGrads(theta []float64, data *design.Data, idx []int, out []float64) {
+	if len(idx) != 1 {
+		panic("one row per call")
+	}
+	w.honestNorms.PerExampleGrads(theta, data, idx, out)
+}
+
+// jittered adds a random perturbation of its own (not models.Stochastic)
+// to every per-example gradient.
+type jittered struct{ forward }
+
+func (w jittered) PerExampleGrads(theta []float64, data *design.Data, idx []int, out []float64) {
+	w.forward.PerExampleGrads(theta, data, idx, out)
+	for j := range out {
+		out[j] += 1e-3 * rand.NormFloat64()
+	}
+}
+
 // TestTrainUnprobedModel: a model the probe cannot evaluate on its
-// synthetic rows (it panics on them, or its LabelChecker refuses them
-// all) gets no phase and a note saying why and what to do. Both used to
-// get add/remove phases: a panic or a refusal counted as "reads its own
-// row".
+// synthetic rows (it panics on them, its LabelChecker refuses them all,
+// it is not deterministic, or its fast path cannot be compared with its
+// PerExampleGrads) gets no phase and a note saying why and what to do.
+// All used to get add/remove phases: a panic, a refusal or randomness
+// counted as "reads its own row", and the fast path was not checked.
 func TestTrainUnprobedModel(t *testing.T) {
 	const n = 40
 	data, _ := regression(t, n, 3, 3)
@@ -233,6 +257,8 @@ func TestTrainUnprobedModel(t *testing.T) {
 	}{
 		{"panics", integerPanics{forward{lin}}, data, []string{"integerPanics", "panicked", "integer", "LabelChecker"}},
 		{"refuses every row", intervalTarget{forward{lin}}, interval, []string{"intervalTarget", "refused every synthetic", "0 and 1"}},
+		{"not deterministic", jittered{forward{lin}}, data, []string{"jittered", "two different", "models.Stochastic"}},
+		{"fast path not comparable", onePerCall{honestNorms{forward{lin}}}, data, []string{"onePerCall", "WeightedGradSum", "could not be compared"}},
 	} {
 		plan, _ := DPSGD(lin.NumParams(), 1, 1, 0.5*n)
 		res := mustTrain(t, Config{Model: c.m, Data: c.data, Steps: 1, Optimizer: SGD{LR: 0.1}, Sampler: Poisson{Rate: 0.5},
