@@ -69,6 +69,16 @@ func probeTheta(p int) []float64 {
 	return theta
 }
 
+// probeParams returns probeTheta of Config.Model's parameter count,
+// computed once per trainer (every model the probe evaluates has as many
+// parameters).
+func (t *trainer) probeParams() []float64 {
+	if t.probeθ == nil {
+		t.probeθ = probeTheta(t.cfg.Model.NumParams())
+	}
+	return t.probeθ
+}
+
 // probeRow is a synthetic row: every feature x and label y.
 type probeRow struct{ x, y float64 }
 
@@ -108,7 +118,7 @@ func (t *trainer) probeModels() []models.Model {
 func (t *trainer) probeAll() (rowProbe, models.Model, string) {
 	found, which, why := probeOwnRow, models.Model(nil), ""
 	for _, m := range t.probeModels() {
-		v, w := probeRows(m)
+		v, w := probeRows(m, t.probeParams())
 		if v == probeRowCount && models.ReadsRowCount(m) {
 			continue
 		}
@@ -120,7 +130,8 @@ func (t *trainer) probeAll() (rowProbe, models.Model, string) {
 }
 
 // probeRows evaluates m's per-example gradient of a synthetic row r0 (all
-// features 0 and label 0, then all 1) at fixed parameters θ (probeTheta)
+// features 0 and label 0, then all 1) at fixed parameters θ (probeTheta,
+// of length m.NumParams())
 // in three datasets: A = {r0}, B = {r0, r0} and C = {r0, r1} with r1
 // another synthetic row (probeRowsAll). Row 0's gradient must be the same
 // in all three when ℓ_i reads row i only. It reports probeOtherRows if B
@@ -140,7 +151,7 @@ func (t *trainer) probeAll() (rowProbe, models.Model, string) {
 // call; the engine then states no phase (a model that cannot be probed
 // does not get the relation of one that reads its own row). A dependence
 // smaller than probeRelTol of the gradient is not seen.
-func probeRows(m models.Model) (v rowProbe, why string) {
+func probeRows(m models.Model, theta []float64) (v rowProbe, why string) {
 	defer func() {
 		if r := recover(); r != nil {
 			v, why = probeUnknown, fmt.Sprintf("it panicked on them (%v)", r)
@@ -149,7 +160,6 @@ func probeRows(m models.Model) (v rowProbe, why string) {
 	if s, ok := m.(models.Stochastic); ok {
 		m = s.WithKey(probeKey)
 	}
-	theta := probeTheta(m.NumParams())
 	found, compared := probeOwnRow, false
 	for _, r0 := range probeRows0 {
 		v0, ok := probeRow0(m, theta, r0)
@@ -219,20 +229,20 @@ func probeGrad(m models.Model, theta []float64, data *design.Data) []float64 {
 }
 
 // closeGrads reports whether a and b agree entry by entry within
-// probeRelTol of their largest entry (plus probeAbsTol). A NaN entry
-// never agrees.
+// probeRelTol of their largest entry (plus probeAbsTol), in one pass:
+// max_j |a_j − b_j| ≤ probeRelTol·max_j max(|a_j|, |b_j|) + probeAbsTol.
+// A NaN entry never agrees.
 func closeGrads(a, b []float64) bool {
-	scale := 0.0
-	for j := range a {
-		scale = max(scale, math.Abs(a[j]), math.Abs(b[j]))
-	}
-	tol := probeRelTol*scale + probeAbsTol
-	for j := range a {
-		if !(math.Abs(a[j]-b[j]) <= tol) {
+	var scale, diff float64
+	for j, x := range a {
+		y := b[j]
+		d := math.Abs(x - y)
+		if math.IsNaN(d) {
 			return false
 		}
+		scale, diff = max(scale, math.Abs(x), math.Abs(y)), max(diff, d)
 	}
-	return true
+	return diff <= probeRelTol*scale+probeAbsTol
 }
 
 // noteProbedRowCount is PhasesNote of a run whose model was found by the

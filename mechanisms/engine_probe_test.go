@@ -164,7 +164,7 @@ func TestProbeRowsModels(t *testing.T) {
 		tr := &trainer{cfg: Config{Model: tc.m}}
 		raw := probeOwnRow
 		for _, m := range tr.probeModels() {
-			v, _ := probeRows(m)
+			v, _ := probeRows(m, probeTheta(m.NumParams()))
 			raw = max(raw, v)
 		}
 		if all, _, _ := tr.probeAll(); raw != tc.raw || all != tc.all {
@@ -174,9 +174,13 @@ func TestProbeRowsModels(t *testing.T) {
 			// A LossDiff literal whose Full has no WeightedGradSum
 			// (NewLossDiff refuses it) panics in its fast path: Train
 			// refuses it before the first step.
-			err := fastTrainer(tc.m, c).checkFastPath()
+			ft := fastTrainer(tc.m, c)
+			err := ft.checkFastPath()
 			if refused := noWeightedSum[tc.name]; (err != nil) != refused || (refused && !strings.Contains(err.Error(), "WeightedGradSum")) {
 				t.Errorf("%s: clip norm %v: fast path check %v, want an error %v", tc.name, c, err, refused)
+			}
+			if ft.fastUnchecked != "" {
+				t.Errorf("%s: clip norm %v: fast path not checked: %s", tc.name, c, ft.fastUnchecked)
 			}
 		}
 	}

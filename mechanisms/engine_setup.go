@@ -43,6 +43,7 @@ type trainer struct {
 	// fastUnchecked says why checkFastPath could not check fast (no
 	// phase is then stated); "" if it checked it or there is none.
 	fastUnchecked string
+	probeθ        []float64 // the probe's parameters (probeParams)
 	// basePub is the resolved public model; with stochastic set (a
 	// models.Stochastic loss), model and pubModel are the keyed copies of
 	// Config.Model and basePub for the current step (rekey, stream rngK).
