@@ -213,7 +213,7 @@ func labelsAccepted(m models.Model, data *design.Data) bool {
 // checkFastOn compares fast's clipped sum of the rows idx of data with
 // the clipped sum of the model's per-example gradients pe of all rows of
 // data (see checkFastPath), for the clip norm c and for half the smallest
-// per-example norm.
+// non-zero per-example norm.
 func checkFastOn(fast fastPath, theta []float64, data *design.Data, idx []int, pe []float64, c float64) error {
 	p := len(theta)
 	sel := pe
