@@ -131,6 +131,11 @@ type Initializer interface {
 // (idx nil means all rows; len(out) must equal the number of rows). For
 // dense layers it uses the ghost-norm identity ‖δ xᵀ‖_F = ‖δ‖₂‖x‖₂.
 // Implemented by every model in this package.
+//
+// A fast path must agree with the per-example definition (PerExampleGrads,
+// each row clipped to C, then summed): mechanisms.Train checks the path it
+// will use against it on synthetic rows before stating any phase, and
+// refuses a model whose fast path disagrees (docs/dp-sgd.md).
 type GradNormer interface {
 	PerExampleGradNorms(theta []float64, data *design.Data, idx []int, out []float64)
 }
