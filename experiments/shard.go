@@ -43,8 +43,11 @@ func (s Shard) Validate() error {
 func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.K, s.N) }
 
 // Has reports whether unit i belongs to the shard: i mod N = K−1. Without
-// units, unit i is cell i.
-func (s Shard) Has(i int) bool { return i%s.N == s.K-1 }
+// units, unit i is cell i. An invalid shard (see Validate) and a negative
+// i hold no unit.
+func (s Shard) Has(i int) bool {
+	return s.Validate() == nil && i >= 0 && i%s.N == s.K-1
+}
 
 // holds reports whether cell i belongs to the shard, given the unit of
 // every cell (nil: cell i is unit i).
@@ -92,9 +95,9 @@ func (f Figure) cellUnits(cells []Cell) []int {
 }
 
 // count is the number of the cells 0, …, total−1 that belong to the shard:
-// K−1, K−1+N, … below total.
+// K−1, K−1+N, … below total (none for an invalid shard).
 func (s Shard) count(total int) int {
-	if total <= s.K-1 {
+	if s.Validate() != nil || total <= s.K-1 {
 		return 0
 	}
 	return (total-s.K)/s.N + 1

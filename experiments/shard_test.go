@@ -100,3 +100,36 @@ func TestParseShard(t *testing.T) {
 		}
 	}
 }
+
+// An invalid shard (which Validate refuses) holds no unit and no cell,
+// and a valid one no negative unit, instead of dividing by zero (N = 0)
+// or answering for a unit that does not exist.
+func TestShardInvalidHoldsNothing(t *testing.T) {
+	units := []int{0, 0, 1, 2, 2, 3}
+	for _, s := range []Shard{{0, 0}, {1, 0}, {0, 3}, {4, 3}, {-1, 2}, {1, -2}, {-2, -1}} {
+		t.Run(s.String(), func(t *testing.T) {
+			if s.Validate() == nil {
+				t.Fatalf("Validate accepts %v", s)
+			}
+			for i := -3; i < 8; i++ {
+				if s.Has(i) {
+					t.Errorf("Has(%d) = true", i)
+				}
+			}
+			if n := s.cellCount(10, nil); n != 0 {
+				t.Errorf("cellCount(10, nil) = %d, want 0", n)
+			}
+			if n := s.cellCount(len(units), units); n != 0 {
+				t.Errorf("cellCount(units) = %d, want 0", n)
+			}
+		})
+	}
+	for _, tc := range []struct {
+		s Shard
+		i int
+	}{{Shard{1, 2}, -2}, {Shard{1, 1}, -1}, {Shard{1, 3}, -6}} {
+		if tc.s.Has(tc.i) {
+			t.Errorf("%v.Has(%d) = true for a negative unit", tc.s, tc.i)
+		}
+	}
+}
