@@ -124,7 +124,7 @@ type Measurement struct {
 // Env is the environment a figure runs in.
 type Env struct {
 	DataDir string  // directory holding the real datasets ("" = none)
-	Workers int     // parallel workers (≤ 0 means runtime.NumCPU())
+	Workers int     // parallel workers (0 means runtime.NumCPU(); negative is an error)
 	Profile Profile // the profile the cells were generated for
 	// Memo caches deterministic intermediate results (prepared data, tuned
 	// configurations) for the figures run with this Env; nil makes
@@ -433,6 +433,9 @@ func (f Figure) Execute(ctx context.Context, p Profile, env Env, progress func(d
 func (f Figure) prepare(p Profile, env Env) ([]Cell, Env, error) {
 	if err := f.Validate(); err != nil {
 		return nil, env, err
+	}
+	if err := checkWorkers("Env.Workers", env.Workers); err != nil {
+		return nil, env, fmt.Errorf("experiments: figure %s: %w", f.ID, err)
 	}
 	p, err := ParseProfile(string(p))
 	if err != nil {

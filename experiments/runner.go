@@ -10,8 +10,9 @@ import (
 
 // RunOptions configures Run.
 type RunOptions struct {
-	// Workers is the number of goroutines evaluating cells; ≤ 0 means
-	// runtime.NumCPU(). It never changes the results.
+	// Workers is the number of goroutines evaluating cells; 0 means
+	// runtime.NumCPU() and a negative number is an error. It never
+	// changes the results.
 	Workers int
 	// Progress, if non-nil, is called with (0, total) before the first cell
 	// and with (done, total) after each completed cell, done increasing by
@@ -57,9 +58,12 @@ func Run(ctx context.Context, cells []Cell, fn CellFunc, opts RunOptions) (*Resu
 	if opts.CellIndex != nil && len(opts.CellIndex) != len(cells) {
 		return nil, fmt.Errorf("experiments: Run: %d cell indices for %d cells", len(opts.CellIndex), len(cells))
 	}
+	if err := checkWorkers("RunOptions.Workers", opts.Workers); err != nil {
+		return nil, fmt.Errorf("experiments: Run: %w", err)
+	}
 	total := len(cells)
 	workers := opts.Workers
-	if workers <= 0 {
+	if workers == 0 {
 		workers = runtime.NumCPU()
 	}
 	ctx, progress := startProgress(ctx, opts, total)
@@ -102,6 +106,15 @@ func Run(ctx context.Context, cells []Cell, fn CellFunc, opts RunOptions) (*Resu
 		res.Rows = append(res.Rows, rs...)
 	}
 	return res, nil
+}
+
+// checkWorkers refuses a negative number of workers (field names it),
+// naming the values that work.
+func checkWorkers(field string, n int) error {
+	if n < 0 {
+		return fmt.Errorf("%s is %d: want a positive number of goroutines, or 0 for one per CPU (runtime.NumCPU())", field, n)
+	}
+	return nil
 }
 
 // describeConfig renders a cell's configuration for error messages.

@@ -234,3 +234,47 @@ func BenchmarkRun(b *testing.B) {
 		})
 	}
 }
+
+// A negative number of workers is an error naming the field and the
+// values that work, and no cell runs (it meant runtime.NumCPU() before).
+func TestNegativeWorkers(t *testing.T) {
+	var ran atomic.Int32
+	fn := func(context.Context, Cell) ([]Measurement, error) {
+		ran.Add(1)
+		return []Measurement{{Metric: "m", Value: 1}}, nil
+	}
+	fig := Figure{ID: "x-w", Paper: "x", Cells: func(Profile) ([]Cell, error) { return testCells(), nil },
+		Run: func(ctx context.Context, c Cell, _ Env) ([]Measurement, error) { return fn(ctx, c) }}
+	for _, tc := range []struct {
+		name, field string
+		run         func() error
+	}{
+		{"Run", "RunOptions.Workers is -1", func() error {
+			_, err := Run(context.Background(), testCells(), fn, RunOptions{Workers: -1})
+			return err
+		}},
+		{"Execute", "Env.Workers is -2", func() error {
+			_, err := fig.Execute(context.Background(), Quick, Env{Workers: -2}, nil)
+			return err
+		}},
+		{"ExecuteShard", "Env.Workers is -3", func() error {
+			_, err := fig.ExecuteShard(context.Background(), Quick, Env{Workers: -3}, Shard{1, 2}, nil)
+			return err
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.run()
+			if err == nil || !strings.Contains(err.Error(), tc.field) || !strings.Contains(err.Error(), "or 0 for one per CPU") {
+				t.Errorf("err = %v, want one naming %q and the fix", err, tc.field)
+			}
+		})
+	}
+	if n := ran.Load(); n != 0 {
+		t.Errorf("%d cells ran", n)
+	}
+	for _, w := range []int{0, 1, 3} {
+		if _, err := Run(context.Background(), testCells(), fn, RunOptions{Workers: w}); err != nil {
+			t.Errorf("Workers %d: %v", w, err)
+		}
+	}
+}
