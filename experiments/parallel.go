@@ -37,8 +37,9 @@ func Parallel(ctx context.Context, n, workers int, f func(ctx context.Context, i
 	defer cancel()
 	errs := make([]error, n)
 	var (
-		mu     sync.Mutex // serialises done
+		mu     sync.Mutex // serialises done; guards errs, failed and lowest
 		failed bool
+		lowest int // the lowest failing index, when failed
 		next   = make(chan int)
 		wg     sync.WaitGroup
 	)
@@ -54,12 +55,22 @@ func Parallel(ctx context.Context, n, workers int, f func(ctx context.Context, i
 			cores.Enter()
 			defer cores.Leave()
 			for i := range next {
-				if inner.Err() != nil {
-					continue // the feeder's select may pick a send after a failure or a cancellation
+				// The feeder's select may pick a send after a failure or
+				// a cancellation: such an index does not start. An index
+				// below the failing one was sent before it and runs, so
+				// the lowest failing index is found whatever the timing.
+				mu.Lock()
+				skip := ctx.Err() != nil || failed && i > lowest
+				mu.Unlock()
+				if skip {
+					continue
 				}
 				err := callIndex(counted, f, i)
 				mu.Lock()
 				if err != nil {
+					if !failed || i < lowest {
+						lowest = i
+					}
 					errs[i], failed = err, true
 					cancel()
 				} else if done != nil {
