@@ -22,7 +22,8 @@ import (
 // adds its own context). A panic in f is recovered and returned as that index's error, with
 // the stack. If ctx is cancelled, Parallel stops starting indices, waits for
 // the running ones and returns an error wrapping ctx.Err(). done, if not
-// nil, is called after each successful index, never concurrently.
+// nil, is called after each successful index, never concurrently; a panic
+// in done is that index's error, naming done.
 //
 // The workers count as busy cores (internal/cores) while they run, so
 // the kernels they call split their work only over cores left idle; a
@@ -67,14 +68,15 @@ func Parallel(ctx context.Context, n, workers int, f func(ctx context.Context, i
 				}
 				err := callIndex(counted, f, i)
 				mu.Lock()
+				if err == nil && done != nil {
+					err = callDone(done, i)
+				}
 				if err != nil {
 					if !failed || i < lowest {
 						lowest = i
 					}
 					errs[i], failed = err, true
 					cancel()
-				} else if done != nil {
-					done(i)
 				}
 				mu.Unlock()
 			}
@@ -128,4 +130,16 @@ func callIndex(ctx context.Context, f func(context.Context, int) error, i int) (
 		}
 	}()
 	return f(ctx, i)
+}
+
+// callDone calls done(i), turning a panic into an error that names the
+// callback, so that it cannot take down the process from a worker.
+func callDone(done func(int), i int) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("the done callback of Parallel panicked after index %d: %v\n%s", i, r, debug.Stack())
+		}
+	}()
+	done(i)
+	return nil
 }

@@ -21,7 +21,8 @@ type RunOptions struct {
 	// done (capped at Work) have grown, and with (Work, Work) once every
 	// cell is done, done increasing each time. Calls never overlap (one
 	// goroutine at a time), so the callback needs no locking; it should
-	// return quickly.
+	// return quickly. A panic in it stops the run: Run returns it as an
+	// error naming the callback, with the stack.
 	Progress func(done, total int)
 	// Work, if positive, is the total of the units of work that the cells
 	// add to the *Work of their context (WorkFrom; see Figure.Work);
@@ -50,7 +51,9 @@ type CellFunc func(ctx context.Context, c Cell) ([]Measurement, error)
 // cells, waits for the running ones (fn should honour its ctx) and returns
 // an error wrapping ctx.Err(). A panic in fn is recovered and reported as
 // that cell's error (with the stack). A measurement with an empty metric or an
-// extra column named like a core column is an error.
+// extra column named like a core column is an error. A panic in
+// opts.Progress stops the run like a failing cell and is Run's error,
+// naming the callback.
 func Run(ctx context.Context, cells []Cell, fn CellFunc, opts RunOptions) (*Results, error) {
 	if fn == nil {
 		return nil, fmt.Errorf("experiments: Run: nil cell function")
@@ -66,10 +69,13 @@ func Run(ctx context.Context, cells []Cell, fn CellFunc, opts RunOptions) (*Resu
 	if workers == 0 {
 		workers = runtime.NumCPU()
 	}
-	ctx, progress := startProgress(ctx, opts, total)
-	if err := ctx.Err(); err != nil {
-		progress.finish(false)
-		return nil, fmt.Errorf("experiments: run cancelled before start: %w", err)
+	parent := ctx
+	ctx, progress := startProgress(parent, opts, total)
+	if ctx.Err() != nil {
+		if err := progress.finish(false); err != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("experiments: run cancelled before start: %w", parent.Err())
 	}
 	out := make([][]Row, total)
 	done := 0
@@ -90,9 +96,11 @@ func Run(ctx context.Context, cells []Cell, fn CellFunc, opts RunOptions) (*Resu
 		done++
 		progress.cell(done)
 	})
-	progress.finish(err == nil && ctx.Err() == nil)
-	if ctx.Err() != nil {
-		return nil, fmt.Errorf("experiments: run cancelled after %d of %d cells: %w", done, total, ctx.Err())
+	if perr := progress.finish(err == nil && ctx.Err() == nil); perr != nil {
+		return nil, perr
+	}
+	if parent.Err() != nil {
+		return nil, fmt.Errorf("experiments: run cancelled after %d of %d cells: %w", done, total, parent.Err())
 	}
 	if err != nil {
 		return nil, fmt.Errorf("experiments: %w", err)

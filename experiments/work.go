@@ -2,6 +2,8 @@ package experiments
 
 import (
 	"context"
+	"fmt"
+	"runtime/debug"
 	"sync/atomic"
 	"time"
 )
@@ -48,53 +50,82 @@ const workPoll = 200 * time.Millisecond
 
 // runProgress reports the progress of one Run: per cell, or per unit of
 // work when RunOptions.Work is set. cell is called (never concurrently)
-// as cells complete, finish once at the end.
+// as cells complete, finish once at the end. A panic of the callback is
+// recovered (see call): it stops the run and is Run's error.
 type runProgress struct {
 	report func(done, total int) // nil: no progress wanted
 	total  int                   // cells, or units of work
 	work   *Work                 // nil: progress counts cells
 	stop   chan struct{}         // closed by finish: ends the poller
 	polled chan int              // the poller's last reported done
+	cancel context.CancelFunc    // stops the run after a panic of report
+	err    error                 // the panic of report, if any (then no more calls)
 }
 
 // startProgress reports (0, total) and, when opts.Work > 0, starts a
 // goroutine that reports the work units done every workPoll; the returned
-// context carries the Work (WorkFrom) for the cells.
+// context carries the Work (WorkFrom) for the cells and is cancelled if
+// the callback panics.
 func startProgress(ctx context.Context, opts RunOptions, cells int) (context.Context, *runProgress) {
-	p := &runProgress{report: opts.Progress, total: cells}
+	p := &runProgress{report: opts.Progress, total: cells, cancel: func() {}}
 	if p.report == nil {
 		return ctx, p
 	}
+	ctx, p.cancel = context.WithCancel(ctx)
 	if opts.Work > 0 {
 		p.total, p.work = opts.Work, &Work{}
 		p.stop, p.polled = make(chan struct{}), make(chan int, 1)
 		ctx = WithWork(ctx, p.work)
 	}
-	p.report(0, p.total)
+	p.call(0)
 	if p.work != nil {
 		go func() { p.polled <- p.poll(workPoll) }()
 	}
 	return ctx, p
 }
 
+// call reports done of total, unless the callback panicked before. A
+// panic is recovered into p.err, naming the callback, and cancels the
+// run: a bug in a notebook's progress bar must not take the kernel down
+// from a worker goroutine. Calls are serialised by the caller (Parallel's
+// done, the poller, then finish after the poller has stopped), so p.err
+// needs no lock.
+func (p *runProgress) call(done int) {
+	if p.err != nil {
+		return
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			p.err = fmt.Errorf("experiments: the progress callback (RunOptions.Progress, the progress argument of Figure.Execute) "+
+				"panicked when called with (%d, %d), so the run was stopped: fix the callback, or pass nil for no progress: %v\n%s",
+				done, p.total, r, debug.Stack())
+			p.cancel()
+		}
+	}()
+	p.report(done, p.total)
+}
+
 // cell reports done cells when progress counts cells.
 func (p *runProgress) cell(done int) {
 	if p.report != nil && p.work == nil {
-		p.report(done, p.total)
+		p.call(done)
 	}
 }
 
 // finish stops the poller; after a successful run it reports every unit
 // done (work a memo already held, or a Work total above the units the
-// cells counted, is done too when every cell is).
-func (p *runProgress) finish(ok bool) {
+// cells counted, is done too when every cell is). It returns the
+// callback's panic as an error, or nil.
+func (p *runProgress) finish(ok bool) error {
+	defer p.cancel()
 	if p.work == nil {
-		return
+		return p.err
 	}
 	close(p.stop)
 	if last := <-p.polled; ok && last < p.total {
-		p.report(p.total, p.total)
+		p.call(p.total)
 	}
+	return p.err
 }
 
 // poll calls report(done, total) every interval while the units done have
@@ -111,7 +142,7 @@ func (p *runProgress) poll(interval time.Duration) int {
 		case <-tick.C:
 			if d := min(p.work.Done(), p.total); d > last {
 				last = d
-				p.report(d, p.total)
+				p.call(d)
 			}
 		}
 	}

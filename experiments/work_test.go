@@ -3,6 +3,8 @@ package experiments
 import (
 	"context"
 	"errors"
+	"reflect"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -132,5 +134,93 @@ func TestRunWorkEdges(t *testing.T) {
 	nilWork.Add(1)
 	if nilWork.Done() != 0 || WorkFrom(context.Background()) != nil {
 		t.Error("a nil Work counted")
+	}
+}
+
+// A progress callback that panics (at the first call, after a cell, from
+// the work poller, or at the final (Work, Work)) stops the run: Run
+// returns an error naming the callback and the panic, the process goes
+// on, and the callback is not called again. On the old code the panic
+// crashed the process from a worker goroutine.
+func TestRunProgressPanics(t *testing.T) {
+	cells := Grid("p", 1, []string{"a"}, []float64{1}, 8)
+	slowCell := func(ctx context.Context, _ Cell) ([]Measurement, error) {
+		WorkFrom(ctx).Add(1)
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(workPoll / 2):
+		}
+		return []Measurement{{Metric: "m", Value: 1}}, nil
+	}
+	for _, tc := range []struct {
+		name    string
+		work    int
+		panicAt func(done, total int) bool
+	}{
+		{"first call", 0, func(done, _ int) bool { return done == 0 }},
+		{"after a cell", 0, func(done, _ int) bool { return done == 3 }},
+		{"last cell", 0, func(done, total int) bool { return done == total }},
+		{"work poller", 100, func(done, total int) bool { return done > 0 && done < total }},
+		{"work finish", 100, func(done, total int) bool { return done == total }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var after atomic.Int32
+			panicked := false
+			progress := func(done, total int) {
+				if panicked {
+					after.Add(1)
+				}
+				if tc.panicAt(done, total) {
+					panicked = true
+					panic("bar broke")
+				}
+			}
+			res, err := Run(context.Background(), cells, slowCell, RunOptions{Workers: 2, Progress: progress, Work: tc.work})
+			if !panicked {
+				t.Fatalf("the callback did not panic (err %v)", err)
+			}
+			if err == nil || res != nil {
+				t.Fatalf("res %v, err %v: want an error", res, err)
+			}
+			for _, want := range []string{"progress callback (RunOptions.Progress", "panicked", "bar broke", "fix the callback"} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("err = %v, want it to say %q", err, want)
+				}
+			}
+			if n := after.Load(); n != 0 {
+				t.Errorf("%d calls after the panic", n)
+			}
+		})
+	}
+	// The same cells with a callback that does not panic give the rows of
+	// a run without one.
+	plain, err := Run(context.Background(), cells, slowCell, RunOptions{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	withBar, err := Run(context.Background(), cells, slowCell, RunOptions{Workers: 2, Progress: func(int, int) {}, Work: 8})
+	if err != nil || !reflect.DeepEqual(plain, withBar) {
+		t.Errorf("rows with a progress callback differ: %v", err)
+	}
+}
+
+// A panic in Parallel's done callback is that index's error, naming done;
+// no further index starts.
+func TestParallelDonePanics(t *testing.T) {
+	var started atomic.Int32
+	err := Parallel(context.Background(), 50, 1, func(context.Context, int) error {
+		started.Add(1)
+		return nil
+	}, func(i int) {
+		if i == 2 {
+			panic("done broke")
+		}
+	})
+	if err == nil || !strings.Contains(err.Error(), "done callback of Parallel panicked after index 2") || !strings.Contains(err.Error(), "done broke") {
+		t.Fatalf("err = %v", err)
+	}
+	if n := started.Load(); n != 3 {
+		t.Errorf("%d indices started, want 3", n)
 	}
 }
