@@ -344,7 +344,7 @@ func runFigures(ctx context.Context, figs []experiments.Figure, opts reproduceOp
 // and report section.
 func runOne(ctx context.Context, f experiments.Figure, opts reproduceOptions, env experiments.Env, rep *runReport, stdout, stderr io.Writer) error {
 	bar := newProgressBar(stderr, f.ID)
-	bar.unit = f.ProgressUnit()
+	bar.counting(f.ProgressUnit(), opts.workers)
 	if opts.shard != nil {
 		part, err := f.ExecuteShard(ctx, opts.profile, env, *opts.shard, bar.update)
 		bar.finish(err == nil)
@@ -444,18 +444,23 @@ type progressBar struct {
 	total   int
 	unit    string           // what is counted: "cells" (default) or "steps" (Figure.ProgressUnit)
 	now     func() time.Time // the clock (time.Now; tests replace it)
-	pace    eta.Pace         // the time left of units other than cells
+	pace    eta.Pace         // the time left, at the pace after the setup
 }
 
-// status is the elapsed time and the estimate of the time left: for
-// cells from the time since the start, for finer units (steps) from the
-// pace since the first units were done, after the setup (eta.Pace).
+// status is the elapsed time and the estimate of the time left, at the
+// pace after the setup (eta.Pace): since the first steps, or since the
+// first cell of every worker (pace.After, set by counting).
 func (b *progressBar) status(done, total int) string {
-	elapsed := b.now().Sub(b.start)
-	if b.unit == "cells" {
-		return eta.Status(elapsed, done, total)
+	return b.pace.Status(b.now().Sub(b.start), done, total)
+}
+
+// counting sets what the bar counts: unit ("cells", or Figure.ProgressUnit's
+// units of work), cells run by workers parallel workers.
+func (b *progressBar) counting(unit string, workers int) {
+	b.unit = unit
+	if unit == "cells" {
+		b.pace.After = workers
 	}
-	return b.pace.Status(elapsed, done, total)
 }
 
 func newProgressBar(w io.Writer, label string) *progressBar {
@@ -473,6 +478,7 @@ func (b *progressBar) update(done, total int) {
 	if total == 0 {
 		return
 	}
+	status := b.status(done, total) // every report, so the pace sees its reference
 	if b.tty {
 		now := b.now()
 		if done < total && now.Sub(b.last) < 100*time.Millisecond {
@@ -482,10 +488,9 @@ func (b *progressBar) update(done, total int) {
 		const width = 30
 		fill := width * done / total
 		fmt.Fprintf(b.w, "\r%s [%s%s] %d/%d %3d%% %s\033[K", b.label, strings.Repeat("#", fill), strings.Repeat(".", width-fill),
-			done, total, 100*done/total, b.status(done, total))
+			done, total, 100*done/total, status)
 		return
 	}
-	status := b.status(done, total) // every report, so the pace sees the first units
 	if q := 4 * done / total; q > b.quarter && done > 0 {
 		b.quarter = q
 		fmt.Fprintf(b.w, "%s: %d/%d %s (%d%%), %s\n", b.label, done, total, b.unit, 100*done/total, status)

@@ -240,3 +240,27 @@ func TestFullWallTimeKnown(t *testing.T) {
 		t.Errorf("%q does not say which CPU the times were measured on", b.String())
 	}
 }
+
+// Cells of two workers whose first cells wait for a shared 60 s setup
+// (corrdp-fig1c's calibration), finish together at 61 s, and then one
+// every 0.5 s: the 25% line says the 15 s left at the workers' pace, not
+// 3m15s (the setup counted as cell time: the estimate before).
+func TestReproduceProgressBarCellsAfterSetup(t *testing.T) {
+	var b bytes.Buffer
+	bar := newProgressBar(&b, "fig")
+	bar.counting("cells", 2)
+	t0 := time.Now()
+	var tick time.Time
+	bar.start, bar.now = t0, func() time.Time { return tick }
+	tick = t0
+	bar.update(0, 40)
+	for done := 1; done <= 40; done++ {
+		tick = t0.Add(61*time.Second + time.Duration(max(done-2, 0))*500*time.Millisecond)
+		bar.update(done, 40)
+	}
+	want := "fig: 10/40 cells (25%), elapsed 1m05s, about 15s left\nfig: 20/40 cells (50%), elapsed 1m10s, about 10s left\n" +
+		"fig: 30/40 cells (75%), elapsed 1m15s, about 5s left\nfig: 40/40 cells (100%), elapsed 1m20s\n"
+	if b.String() != want {
+		t.Errorf("got %q, want %q", b.String(), want)
+	}
+}

@@ -40,22 +40,29 @@ func Status(elapsed time.Duration, done, total int) string {
 	return s
 }
 
-// Pace estimates the time left of fine-grained units (training steps)
-// whose first units come after a setup (loading the data, preparing a
-// model) that Status would take for the pace of the rest: once a report
-// has more units done than the first report with any, the time left is
-// at the pace since that first report. Coarse units (cells that finish
-// together on parallel workers) should keep Status. The zero value is
-// ready to use; reports must come in order.
+// Pace estimates the time left of units whose first ones come after a
+// setup (loading the data, preparing a model, calibrating) that Status
+// would take for the pace of the rest: the time left is at the pace since
+// a reference report, the first with at least After units done (any
+// units when After ≤ 1), once a later report has more units done.
+//
+// After is 1 (or 0) for fine-grained units (training steps). For cells
+// run by W parallel workers it is W: the workers' first cells wait for a
+// setup they share and finish together after it, so the pace since the
+// first of them would count the other W − 1, which ran during the setup,
+// as done in no time (an estimate near 0 s); from the W-th on, cells
+// finish at the workers' pace. The zero value is ready to use; reports
+// must come in order.
 type Pace struct {
-	at   time.Duration // elapsed time of the first report with units done
-	done int           // the units done then (0: no such report yet)
+	After int           // units done at the reference report (≤ 1: any)
+	at    time.Duration // elapsed time of the reference report
+	done  int           // the units done then (0: no reference yet)
 }
 
 // Status is Status for done of total units at elapsed, with the time left
-// at the pace since the first report with units done.
+// at the pace since the reference report.
 func (p *Pace) Status(elapsed time.Duration, done, total int) string {
-	if p.done == 0 && done > 0 {
+	if p.done == 0 && done > 0 && done >= p.After {
 		p.at, p.done = elapsed, done
 	}
 	if p.done == 0 || done <= p.done {

@@ -65,3 +65,35 @@ func TestPaceAfterSetup(t *testing.T) {
 		t.Errorf("Status after the setup: %q", got)
 	}
 }
+
+// Cells of two workers whose first cells wait for a 60 s setup and then
+// finish together at 61 s; afterwards a cell every 0.5 s. With After = 2
+// the pace is from the second cell: exact from the third on. From the
+// first cell (After ≤ 1) the second, which ran during the setup, looks
+// free; Status counts the setup as cell time.
+func TestPaceAfterWorkers(t *testing.T) {
+	at := func(done int) time.Duration {
+		return 61*time.Second + time.Duration(max(done-2, 0))*500*time.Millisecond
+	}
+	for _, tc := range []struct {
+		after, done int
+		want        string
+	}{
+		{2, 1, "elapsed 1m01s, about 1h40m left"},  // before the reference: Status's estimate
+		{2, 2, "elapsed 1m01s, about 49m49s left"}, // at it too
+		{2, 10, "elapsed 1m05s, about 45s left"},   // 90 cells at 0.5 s
+		{2, 50, "elapsed 1m25s, about 25s left"},
+		{0, 3, "elapsed 1m02s, about 24s left"}, // the pace of the first cell: 2 cells in 0.5 s
+	} {
+		p := Pace{After: tc.after}
+		for d := 1; d <= tc.done; d++ {
+			got := p.Status(at(d), d, 100)
+			if d == tc.done && got != tc.want {
+				t.Errorf("After %d: Status at %d cells = %q, want %q", tc.after, d, got, tc.want)
+			}
+		}
+	}
+	if got := Status(at(10), 10, 100); got != "elapsed 1m05s, about 9m45s left" {
+		t.Errorf("Status after the setup: %q", got)
+	}
+}
