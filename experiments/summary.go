@@ -44,14 +44,38 @@ func (s Summary) Series() string {
 	return s.Method + " [" + s.Group + "]"
 }
 
+// summaryKey identifies a summary's rows. It holds x as the bits of x
+// with one NaN and +0 for −0: a float NaN, unequal to itself, would make
+// each NaN-x row a group of its own that no value reaches.
 type summaryKey struct {
 	method, group, metric string
-	x                     float64
+	xBits                 uint64
+}
+
+// newSummaryKey is the key of a row's summary.
+func newSummaryKey(method, group, metric string, x float64) summaryKey {
+	bits := math.Float64bits(x + 0) // −0 + 0 = +0
+	if math.IsNaN(x) {
+		bits = math.Float64bits(math.NaN())
+	}
+	return summaryKey{method: method, group: group, metric: metric, xBits: bits}
+}
+
+// x is the key's x value.
+func (k summaryKey) x() float64 { return math.Float64frombits(k.xBits) }
+
+// xLess orders x values ascending with NaN last.
+func xLess(a, b float64) bool {
+	if math.IsNaN(a) || math.IsNaN(b) {
+		return !math.IsNaN(a) && math.IsNaN(b)
+	}
+	return a < b
 }
 
 // Summarize groups the rows of r by (method, x, metric) and computes the
 // statistics of each group. The output is ordered by method and metric in
-// order of first appearance, and by increasing x within a method and metric.
+// order of first appearance, and by increasing x within a method and metric
+// (rows with x NaN form one summary, last).
 func Summarize(r *Results) []Summary { return SummarizeBy(r) }
 
 // SummarizeBy is Summarize with the rows further split by the values of the
@@ -68,7 +92,7 @@ func SummarizeBy(r *Results, extras ...string) []Summary {
 	var keys []summaryKey
 	groupRank := map[string]int{}
 	for _, row := range r.Rows {
-		k := summaryKey{row.Method, groupLabel(row, extras), row.Metric, row.X}
+		k := newSummaryKey(row.Method, groupLabel(row, extras), row.Metric, row.X)
 		if _, ok := groupRank[k.group]; !ok {
 			groupRank[k.group] = len(groupRank)
 		}
@@ -88,7 +112,7 @@ func SummarizeBy(r *Results, extras ...string) []Summary {
 		if a.metric != b.metric {
 			return metricRank[a.metric] < metricRank[b.metric]
 		}
-		return a.x < b.x
+		return xLess(a.x(), b.x())
 	})
 	out := make([]Summary, len(keys))
 	for i, k := range keys {
@@ -118,7 +142,7 @@ func rank(names []string) map[string]int {
 }
 
 func summarize(k summaryKey, vals []float64) Summary {
-	s := Summary{Method: k.method, Group: k.group, X: k.x, Metric: k.metric}
+	s := Summary{Method: k.method, Group: k.group, X: k.x(), Metric: k.metric}
 	v := make([]float64, 0, len(vals))
 	for _, x := range vals {
 		if math.IsNaN(x) {

@@ -237,3 +237,33 @@ func TestSummarizeBy(t *testing.T) {
 		t.Errorf("ungrouped SummaryFrame columns %v, want no group column", names)
 	}
 }
+
+// Rows whose x is NaN summarise together (last, after the numeric x) and
+// −0 with +0; before, each NaN-x row was a summary of its own with N = 0:
+// its value silently lost.
+func TestSummarizeNaNX(t *testing.T) {
+	nan := math.NaN()
+	r := &Results{Rows: []Row{
+		{Method: "m", X: nan, Metric: "acc", Value: 1},
+		{Method: "m", X: 2, Metric: "acc", Value: 5},
+		{Method: "m", X: nan, Metric: "acc", Value: 2},
+		{Method: "m", X: math.Copysign(0, -1), Metric: "acc", Value: 7},
+		{Method: "m", X: nan, Metric: "acc", Value: 3},
+		{Method: "m", X: 0, Metric: "acc", Value: 9},
+	}}
+	sums := Summarize(r)
+	if len(sums) != 3 {
+		t.Fatalf("%d summaries, want 3 (x = 0, 2, NaN): %+v", len(sums), sums)
+	}
+	for i, want := range []struct {
+		x    float64
+		n    int
+		mean float64
+	}{{0, 2, 8}, {2, 1, 5}, {nan, 3, 2}} {
+		s := sums[i]
+		sameX := s.X == want.x || math.IsNaN(s.X) && math.IsNaN(want.x)
+		if !sameX || s.N != want.n || s.Mean != want.mean {
+			t.Errorf("summary %d = x %v, N %d, mean %v; want x %v, N %d, mean %v", i, s.X, s.N, s.Mean, want.x, want.n, want.mean)
+		}
+	}
+}
