@@ -3,6 +3,7 @@ package experiments
 import (
 	"container/list"
 	"errors"
+	"fmt"
 	"sync"
 
 	"github.com/featuredp/featuredp/internal/cores"
@@ -48,6 +49,9 @@ func NewMemo(size int) *Memo {
 // Do returns the value for key, computing it with f once (per entry
 // lifetime) and sharing it with every caller.
 func (m *Memo) Do(key string, f func() (any, error)) (any, error) {
+	if f == nil {
+		return nil, fmt.Errorf("experiments: memo: nil function for key %q: pass the computation of its value", key)
+	}
 	if m == nil {
 		return f()
 	}

@@ -29,6 +29,9 @@ func MergeParts(parts []*Part) (*Results, error) {
 // has into f's units (ShardUnit), and every row carries the method, x and
 // seed of its cell.
 func (f Figure) Merge(parts []*Part) (*Results, error) {
+	if err := f.Validate(); err != nil {
+		return nil, fmt.Errorf("experiments: merge: %w", err)
+	}
 	if err := checkParts(parts); err != nil {
 		return nil, err
 	}
@@ -85,6 +88,11 @@ func unitsDiff(a, b []int, other string) string {
 func checkParts(parts []*Part) error {
 	if len(parts) == 0 {
 		return errors.New("experiments: merge: no parts")
+	}
+	for i, p := range parts {
+		if p == nil {
+			return fmt.Errorf("experiments: merge: part %d of %d is nil: pass the parts ReadPart returned", i+1, len(parts))
+		}
 	}
 	first := parts[0]
 	byK := make(map[int]*Part, len(parts))

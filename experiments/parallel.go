@@ -12,9 +12,9 @@ import (
 )
 
 // Parallel is the one worker pool of featuredp: it calls f(ctx, i) for
-// i = 0..n−1 on up to workers goroutines (≤ 0 means GOMAXPROCS). f must
-// write its results by index, so they do not depend on the number of
-// goroutines or on scheduling.
+// i = 0..n−1 on up to workers goroutines (≤ 0 means GOMAXPROCS); n < 0
+// or a nil f is an error. f must write its results by index, so they do
+// not depend on the number of goroutines or on scheduling.
 //
 // The first failure cancels the context passed to the calls still running
 // and no new index starts; Parallel then returns the error of the lowest
@@ -30,6 +30,12 @@ import (
 // caller that is itself a counted worker (a Parallel nested in another)
 // leaves the count while it waits for its workers.
 func Parallel(ctx context.Context, n, workers int, f func(ctx context.Context, i int) error, done func(i int)) error {
+	switch {
+	case n < 0:
+		return fmt.Errorf("experiments: Parallel: %d indices: want n ≥ 0", n)
+	case f == nil:
+		return errors.New("experiments: Parallel: nil function: pass the function to call for each index")
+	}
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}

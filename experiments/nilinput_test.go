@@ -1,0 +1,53 @@
+package experiments
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+// Exported functions given a nil or invalid argument return an error
+// naming it instead of panicking (each panicked on the old code: a nil
+// part dereferenced, Figure{}.Merge called a nil Cells, Parallel made a
+// slice of negative length or called a nil f, Memo.Do called a nil f).
+func TestNilAndInvalidArguments(t *testing.T) {
+	f := shardFigure()
+	part, err := f.ExecuteShard(context.Background(), Quick, Env{Workers: 1}, Shard{1, 1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	noop := func(context.Context, int) error { return nil }
+	for _, tc := range []struct {
+		name, want string
+		call       func() error
+	}{
+		{"MergeParts nil part", "part 1 of 1 is nil", func() error { _, err := MergeParts([]*Part{nil}); return err }},
+		{"MergeParts nil second part", "part 2 of 2 is nil", func() error { _, err := MergeParts([]*Part{part, nil}); return err }},
+		{"Merge nil part", "part 1 of 1 is nil", func() error { _, err := f.Merge([]*Part{nil}); return err }},
+		{"Merge invalid figure", "empty ID", func() error { _, err := Figure{}.Merge([]*Part{part}); return err }},
+		{"Merge figure without Cells", "Cells and Run must both be set", func() error {
+			g := f
+			g.Cells = nil
+			_, err := g.Merge([]*Part{part})
+			return err
+		}},
+		{"Parallel negative n", "-1 indices", func() error { return Parallel(context.Background(), -1, 2, noop, nil) }},
+		{"Parallel nil f", "nil function", func() error { return Parallel(context.Background(), 3, 2, nil, nil) }},
+		{"Memo.Do nil f", `nil function for key "k"`, func() error { _, err := NewMemo(0).Do("k", nil); return err }},
+		{"nil Memo.Do nil f", `nil function for key "k"`, func() error { var m *Memo; _, err := m.Do("k", nil); return err }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			defer func() {
+				if r := recover(); r != nil {
+					t.Errorf("panicked: %v", r)
+				}
+			}()
+			if err := tc.call(); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %v, want one saying %q", err, tc.want)
+			}
+		})
+	}
+	if res, err := f.Merge([]*Part{part}); err != nil || len(res.Rows) != len(part.Rows) {
+		t.Errorf("valid merge: %v", err)
+	}
+}
