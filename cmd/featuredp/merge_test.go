@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Three shards run as separate processes and merged give every CSV of the
@@ -259,4 +260,53 @@ func setFirstCell(t *testing.T, b []byte, cell string) []byte {
 		t.Fatal(err)
 	}
 	return out.Bytes()
+}
+
+// A shard manifest or CSV that is a named pipe (or a directory) is
+// refused by name before it is opened; on the old code opening the pipe
+// blocked for ever (this test timed out).
+func TestMergeRefusesNonRegularShardFiles(t *testing.T) {
+	for _, tc := range []struct{ name, ext string }{{"manifest pipe", ".json"}, {"CSV pipe", ".csv"}, {"manifest directory", ".json"}} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			good := filepath.Join(dir, "accounting-eps-vs-steps.shard-1-of-1")
+			for _, ext := range []string{".json", ".csv"} {
+				if ext == tc.ext {
+					continue
+				}
+				if err := os.WriteFile(good+ext, []byte("{}\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			bad := good + tc.ext
+			if strings.HasSuffix(tc.name, "directory") {
+				if err := os.Mkdir(bad, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				mkfifo(t, bad)
+			}
+			type result struct {
+				code int
+				errs string
+			}
+			done := make(chan result, 1)
+			go func() {
+				code, _, errs := runReproduceCLI("merge", "--out", filepath.Join(dir, "out"), dir)
+				done <- result{code, errs}
+			}()
+			select {
+			case r := <-done:
+				if r.code != 1 || !strings.Contains(r.errs, bad+" is not a regular file") {
+					t.Errorf("code %d, stderr %q: want a refusal naming %s", r.code, r.errs, bad)
+				}
+			case <-time.After(10 * time.Second):
+				// Release the blocked open so the test binary can end.
+				if f, err := os.OpenFile(bad, os.O_WRONLY, 0); err == nil {
+					f.Close()
+				}
+				t.Fatalf("merge blocked on %s", bad)
+			}
+		})
+	}
 }
