@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // reproduce and merge refuse a non-empty --out directory that featuredp
@@ -125,5 +126,27 @@ func TestOutDirRefusesPlantedLinks(t *testing.T) {
 				t.Errorf("the link was replaced: %v, %v", fi, err)
 			}
 		})
+	}
+}
+
+// An --out directory without the marker whose report.md is a named pipe
+// is refused as not featuredp's, without opening the pipe (on the old
+// code the open blocked for ever: this test timed out).
+func TestOutDirReportPipe(t *testing.T) {
+	dir := t.TempDir()
+	report := filepath.Join(dir, "report.md")
+	mkfifo(t, report)
+	done := make(chan error, 1)
+	go func() { done <- prepareOutDir(dir, false) }()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "was not written by featuredp") {
+			t.Errorf("err = %v, want the not-featuredp's refusal", err)
+		}
+	case <-time.After(10 * time.Second):
+		if f, err := os.OpenFile(report, os.O_WRONLY, 0); err == nil {
+			f.Close()
+		}
+		t.Fatal("prepareOutDir blocked on the report.md pipe")
 	}
 }
