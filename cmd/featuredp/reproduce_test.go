@@ -179,21 +179,30 @@ func TestReproduceUsageErrors(t *testing.T) {
 	}
 }
 
-func TestReproduceProgressBar(t *testing.T) {
+// runBar feeds a bar (not a terminal) counting unit of workers workers
+// the reports 0, 1, …, total, report done at(done) after the start on a
+// fake clock, and returns what the bar printed.
+func runBar(unit string, workers, total int, at func(done int) time.Duration) string {
 	var b bytes.Buffer
 	bar := newProgressBar(&b, "fig")
+	bar.counting(unit, workers)
 	t0 := time.Now()
 	var tick time.Time
 	bar.start, bar.now = t0, func() time.Time { return tick }
-	for i := 0; i <= 8; i++ {
-		tick = t0.Add(time.Duration(i) * 10 * time.Second) // 10 s per cell
-		bar.update(i, 8)
+	for done := 0; done <= total; done++ {
+		tick = t0.Add(at(done))
+		bar.update(done, total)
 	}
 	bar.finish(true)
+	return b.String()
+}
+
+func TestReproduceProgressBar(t *testing.T) {
+	got := runBar("cells", 1, 8, func(done int) time.Duration { return time.Duration(done) * 10 * time.Second }) // 10 s per cell
 	want := "fig: 2/8 cells (25%), elapsed 20s, about 1m00s left\nfig: 4/8 cells (50%), elapsed 40s, about 40s left\n" +
 		"fig: 6/8 cells (75%), elapsed 1m00s, about 20s left\nfig: 8/8 cells (100%), elapsed 1m20s\n"
-	if b.String() != want {
-		t.Errorf("got %q, want %q", b.String(), want)
+	if got != want {
+		t.Errorf("got %q, want %q", got, want)
 	}
 }
 
@@ -201,22 +210,16 @@ func TestReproduceProgressBar(t *testing.T) {
 // at the pace of the steps (1 a second, here after a 60 s setup), not of
 // the setup and the steps together (the 25% line would say 4m30s).
 func TestReproduceProgressBarSteps(t *testing.T) {
-	var b bytes.Buffer
-	bar := newProgressBar(&b, "fig")
-	bar.unit = "steps"
-	t0 := time.Now()
-	var tick time.Time
-	bar.start, bar.now = t0, func() time.Time { return tick }
-	tick = t0
-	bar.update(0, 120)
-	for done := 1; done <= 120; done++ {
-		tick = t0.Add(time.Duration(60+done) * time.Second)
-		bar.update(done, 120)
-	}
+	got := runBar("steps", 2, 120, func(done int) time.Duration {
+		if done == 0 {
+			return 0
+		}
+		return time.Duration(60+done) * time.Second
+	})
 	want := "fig: 30/120 steps (25%), elapsed 1m30s, about 1m30s left\nfig: 60/120 steps (50%), elapsed 2m00s, about 1m00s left\n" +
 		"fig: 90/120 steps (75%), elapsed 2m30s, about 30s left\nfig: 120/120 steps (100%), elapsed 3m00s\n"
-	if b.String() != want {
-		t.Errorf("got %q, want %q", b.String(), want)
+	if got != want {
+		t.Errorf("got %q, want %q", got, want)
 	}
 }
 
@@ -246,21 +249,15 @@ func TestFullWallTimeKnown(t *testing.T) {
 // every 0.5 s: the 25% line says the 15 s left at the workers' pace, not
 // 3m15s (the setup counted as cell time: the estimate before).
 func TestReproduceProgressBarCellsAfterSetup(t *testing.T) {
-	var b bytes.Buffer
-	bar := newProgressBar(&b, "fig")
-	bar.counting("cells", 2)
-	t0 := time.Now()
-	var tick time.Time
-	bar.start, bar.now = t0, func() time.Time { return tick }
-	tick = t0
-	bar.update(0, 40)
-	for done := 1; done <= 40; done++ {
-		tick = t0.Add(61*time.Second + time.Duration(max(done-2, 0))*500*time.Millisecond)
-		bar.update(done, 40)
-	}
+	got := runBar("cells", 2, 40, func(done int) time.Duration {
+		if done == 0 {
+			return 0
+		}
+		return 61*time.Second + time.Duration(max(done-2, 0))*500*time.Millisecond
+	})
 	want := "fig: 10/40 cells (25%), elapsed 1m05s, about 15s left\nfig: 20/40 cells (50%), elapsed 1m10s, about 10s left\n" +
 		"fig: 30/40 cells (75%), elapsed 1m15s, about 5s left\nfig: 40/40 cells (100%), elapsed 1m20s\n"
-	if b.String() != want {
-		t.Errorf("got %q, want %q", b.String(), want)
+	if got != want {
+		t.Errorf("got %q, want %q", got, want)
 	}
 }
