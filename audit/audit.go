@@ -17,18 +17,27 @@
 // Clopper–Pearson intervals, so ε_lb ≤ ε holds with probability at least
 // the confidence for every correct mechanism and accountant (each audit at
 // its own confidence: no correction across audits). Every audit also runs
-// a deliberately broken control under the same claim (less noise — half
-// the scale for Laplace and the Gaussian, a third or a quarter elsewhere —,
-// a leak, or no secrecy of the subsampling; Spec.Broken says which): a
-// sound audit must flag it (control ε_lb > claimed ε), and what it flags is
-// the coarsest fault it shows it can detect. A milder one may pass: half
-// the noise of multi-step DP-SGD gave ε_lb 2.18 against its claimed 2.58
-// at 20,000 trials even with the per-step likelihood-ratio statistic (the
-// accountant's ε at δ = 1e-5 rests on events too rare for 10⁴ trials to
-// see), and half of CorrDP's σ0, though flagged, only narrowly: 1.07
-// against 0.98 at 10⁶, too thin a margin to rely on (one
-// seed each, measured when the controls were chosen). ε_lb ≤ ε
-// is not a proof of privacy; a flagged real mechanism is a bug. With N
+// a deliberately broken control under the same claim (half the noise —
+// of Laplace, the Gaussian, DP-SGD, Algorithm 1, CorrDP's σ0 —, BCDP's
+// channel at three times its level, no noise on a coordinate or on a
+// test, or the naive claim of a pipeline; Spec.Broken says which): a sound audit must flag it (control
+// ε_lb > claimed ε), and what it flags is the coarsest fault it shows it
+// can detect.
+//
+// The attack is what the threat model of the claim allows (Spec.Adversary
+// says what it sees). For DP-SGD and Algorithm 1 the claim covers every
+// iterate θ_t, so the adversary sees each noisy update and sums the
+// per-step log-likelihood ratios (SubsampledGaussianLLR: the
+// Neyman–Pearson test of the whole run), on Dirac canaries — each
+// canary's clipped gradient is C·e_j, a coordinate no other record
+// touches — so that one training run gives many independent trials
+// (BatchFunc). The final model alone is a far weaker test: half the noise
+// of DP-SGD (q = 0.1, z = 1, T = 100: ε ≈ 7 at δ = 1e-5 by a Monte Carlo
+// of its privacy loss) gave ε_lb 1.8 at 2000 trials and 2.4 at 50,000
+// against the claimed 2.58 (simulated steps); the per-step statistic
+// needs about 10⁵ trials (3.3–3.7 at 2·10⁵ through the engine), which
+// the canaries make affordable. ε_lb
+// ≤ ε is not a proof of privacy; a flagged real mechanism is a bug. With N
 // trials no ε_lb exceeds Record.MaxDetectable (no error at all on the
 // test half); an audit whose claim is at or above it cannot flag the real
 // mechanism and is marked Inconclusive.
@@ -54,6 +63,19 @@ import (
 // statistic the attack thresholds (larger suggests D′).
 type TrialFunc func(rng *rand.Rand, present bool) (float64, error)
 
+// BatchFunc runs a mechanism once on D (present = false) or on D′
+// (present = true) with randomness from rng, and fills out with len(out)
+// statistics that are independent trials of the audited neighbouring
+// pair (larger suggests D′): e.g. one training run with len(out) Dirac
+// canaries, each in a coordinate no other record touches, so that per-
+// example clipping, Poisson sampling and isotropic noise — as the
+// mechanism is specified — treat each canary alone (Nasr et al. 2021,
+// Sec. 5; Steinke, Nasr & Jagielski 2023 audit with many canaries in one
+// run). The Clopper–Pearson bounds of EpsilonLB hold when the trials are
+// independent; a BatchFunc must only be used where the mechanism, as
+// specified, makes them so.
+type BatchFunc func(rng *rand.Rand, present bool, out []float64) error
+
 // Spec is one audited mechanism.
 type Spec struct {
 	// Name identifies the mechanism ("laplace", "dpsgd-multistep", …).
@@ -63,6 +85,10 @@ type Spec struct {
 	Claimed, Delta float64
 	// Real runs the mechanism as featuredp implements and accounts it.
 	Real TrialFunc
+	// RealBatch and ControlBatch, with PerRun > 1, replace Real and
+	// Control: each run gives PerRun independent trials (see BatchFunc).
+	RealBatch, ControlBatch BatchFunc
+	PerRun                  int
 	// ControlClaimed, if > 0, is the ε the control claims instead of
 	// Claimed (e.g. a naive claim that ignores pre-processing).
 	ControlClaimed float64
@@ -72,6 +98,10 @@ type Spec struct {
 	Broken  string
 	// Neighbours describes D and D′; Statistic the thresholded output.
 	Neighbours, Statistic string
+	// Adversary says what the attacker sees (the final model only, every
+	// intermediate noisy update, …) and whether that is within the threat
+	// model of the claimed ε.
+	Adversary string
 	// Trials is the spec's default number of runs per input (0: Options).
 	Trials int
 }
@@ -118,6 +148,9 @@ type Record struct {
 	Confidence            float64 `json:"confidence"`
 	Broken                string  `json:"control"`
 	Neighbours            string  `json:"neighbours"`
+	// Adversary is what the attack sees: Spec.Adversary, else the
+	// Statistic (of the released output: black box).
+	Adversary string `json:"adversary,omitempty"`
 	// MaxDetectable is the largest ε_lb these trials can give (every
 	// guess on the test half right); Inconclusive reports a claim at or
 	// above it: the real mechanism could not have been flagged, whatever
@@ -155,8 +188,12 @@ func (s Spec) validate() error {
 	switch {
 	case s.Name == "":
 		return errors.New("audit: spec without a Name")
-	case s.Real == nil || s.Control == nil:
-		return fmt.Errorf("audit %s: spec without a Real or Control trial function; set both", s.Name)
+	case s.PerRun < 0 || s.PerRun > MaxTrials:
+		return fmt.Errorf("audit %s: PerRun = %d, want 0 or 1 (one trial per run: Real, Control) or more (RealBatch, ControlBatch), at most %d", s.Name, s.PerRun, MaxTrials)
+	case s.PerRun > 1 && (s.RealBatch == nil || s.ControlBatch == nil):
+		return fmt.Errorf("audit %s: PerRun = %d without a RealBatch or ControlBatch function; set both", s.Name, s.PerRun)
+	case s.PerRun <= 1 && (s.Real == nil || s.Control == nil):
+		return fmt.Errorf("audit %s: spec without a Real or Control trial function; set both (or RealBatch, ControlBatch and PerRun > 1)", s.Name)
 	case !(s.Claimed > 0) || math.IsInf(s.Claimed, 1):
 		return fmt.Errorf("audit %s: claimed ε = %v, want a finite ε > 0", s.Name, s.Claimed)
 	case !(s.Delta >= 0 && s.Delta < 1):
@@ -188,11 +225,12 @@ func Run(ctx context.Context, s Spec, o Options) (Record, error) {
 		return Record{}, fmt.Errorf("audit %s: %w", s.Name, err)
 	}
 	root := mechanisms.NewStreams(o.Seed).Derive("audit/" + s.Name)
-	real, err := lowerBound(ctx, s.Real, root.Derive("real"), s.Delta, o)
+	realFn, ctrlFn, k := s.batches()
+	real, err := lowerBound(ctx, realFn, k, root.Derive("real"), s.Delta, o)
 	if err != nil {
 		return Record{}, fmt.Errorf("audit %s: %w", s.Name, err)
 	}
-	ctrl, err := lowerBound(ctx, s.Control, root.Derive("control"), s.Delta, o)
+	ctrl, err := lowerBound(ctx, ctrlFn, k, root.Derive("control"), s.Delta, o)
 	if err != nil {
 		return Record{}, fmt.Errorf("audit %s (control): %w", s.Name, err)
 	}
@@ -201,9 +239,31 @@ func Run(ctx context.Context, s Spec, o Options) (Record, error) {
 		ctrlClaim = s.ControlClaimed
 	}
 	most := MaxDetectable(o.Trials, s.Delta, o.Confidence)
+	adversary := s.Adversary
+	if adversary == "" && s.Statistic != "" {
+		adversary = s.Statistic + " (black box)"
+	}
 	return Record{Mechanism: s.Name, ClaimedEpsilon: s.Claimed, Delta: s.Delta, EpsilonLB: real, ControlEpsilonLB: ctrl,
 		ControlClaimedEpsilon: ctrlClaim, ControlFlagged: ctrl > ctrlClaim, Trials: o.Trials, Confidence: o.Confidence,
-		Broken: s.Broken, Neighbours: s.Neighbours, MaxDetectable: most, Inconclusive: s.Claimed >= most}, nil
+		Broken: s.Broken, Neighbours: s.Neighbours, Adversary: adversary, MaxDetectable: most, Inconclusive: s.Claimed >= most}, nil
+}
+
+// batches returns the spec's real and control runs as BatchFuncs and the
+// trials per run (1 for Real and Control).
+func (s Spec) batches() (real, ctrl BatchFunc, k int) {
+	if s.PerRun > 1 {
+		return s.RealBatch, s.ControlBatch, s.PerRun
+	}
+	return single(s.Real), single(s.Control), 1
+}
+
+// single is fn as a BatchFunc of one trial.
+func single(fn TrialFunc) BatchFunc {
+	return func(rng *rand.Rand, present bool, out []float64) error {
+		v, err := fn(rng, present)
+		out[0] = v
+		return err
+	}
 }
 
 // MaxDetectable is the largest ε_lb that EpsilonLB can give with trials
@@ -240,13 +300,16 @@ func (o Options) withDefaults(s Spec) (Options, error) {
 	return o, nil
 }
 
-// lowerBound runs fn Trials times per input and returns ε_lb. The first
-// failing trial (lowest index among those run) stops the dispatch and is
-// the error returned, so a mechanism that always fails costs one batch of
-// trials, not 2·Trials joined errors.
-func lowerBound(ctx context.Context, fn TrialFunc, st *mechanisms.Streams, delta float64, o Options) (float64, error) {
+// lowerBound runs fn until it has Trials statistics per input (⌈Trials/k⌉
+// runs of k each; run r < runs on D, the others on D′, each on stream r,
+// so k = 1 gives trial i stream i) and returns ε_lb. The first failing run
+// (lowest index among those run) stops the dispatch and is the error
+// returned, so a mechanism that always fails costs one batch of runs, not
+// 2·Trials joined errors.
+func lowerBound(ctx context.Context, fn BatchFunc, k int, st *mechanisms.Streams, delta float64, o Options) (float64, error) {
 	n := o.Trials
-	out := make([]float64, 2*n) // [0, n): D; [n, 2n): D′
+	runs := (n + k - 1) / k
+	out := make([]float64, 2*runs*k) // [0, runs·k): D; [runs·k, 2·runs·k): D′
 	var mu sync.Mutex
 	var first error
 	failed := -1
@@ -256,21 +319,19 @@ func lowerBound(ctx context.Context, fn TrialFunc, st *mechanisms.Streams, delta
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := range next {
-				v, err := callTrial(fn, st.Split(i).Noise(), i >= n)
-				if err != nil {
+			for r := range next {
+				if err := callRun(fn, st.Split(r).Noise(), r >= runs, out[r*k:(r+1)*k]); err != nil {
 					mu.Lock()
-					if failed < 0 || i < failed {
-						failed, first = i, fmt.Errorf("trial %d: %w", i, err)
+					if failed < 0 || r < failed {
+						failed, first = r, fmt.Errorf("%s: %w", runName(r, k), err)
 					}
 					mu.Unlock()
 				}
-				out[i] = v
 			}
 		}()
 	}
-	for i := 0; i < 2*n && ctx.Err() == nil && !hasFailed(&mu, &failed); i++ {
-		next <- i
+	for r := 0; r < 2*runs && ctx.Err() == nil && !hasFailed(&mu, &failed); r++ {
+		next <- r
 	}
 	close(next)
 	wg.Wait()
@@ -280,23 +341,30 @@ func lowerBound(ctx context.Context, fn TrialFunc, st *mechanisms.Streams, delta
 	if first != nil {
 		return 0, first
 	}
-	return EpsilonLB(out[:n], out[n:], delta, o.Confidence)
+	return EpsilonLB(out[:n], out[runs*k:runs*k+n], delta, o.Confidence)
 }
 
-// callTrial runs one trial, turning a NaN statistic or a panic (with its
-// stack) into an error, so that a bug in a mechanism cannot take down the
-// process (a notebook kernel: dpnb.Audit) from a worker goroutine.
-func callTrial(fn TrialFunc, rng *rand.Rand, present bool) (v float64, err error) {
+// runName names run r of k trials in an error.
+func runName(r, k int) string {
+	if k == 1 {
+		return fmt.Sprintf("trial %d", r)
+	}
+	return fmt.Sprintf("run %d (trials %d–%d)", r, r*k, (r+1)*k-1)
+}
+
+// callRun runs fn once into out, turning a NaN statistic or a panic (with
+// its stack) into an error, so that a bug in a mechanism cannot take down
+// the process (a notebook kernel: dpnb.Audit) from a worker goroutine.
+func callRun(fn BatchFunc, rng *rand.Rand, present bool, out []float64) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			v, err = 0, fmt.Errorf("panic: %v\n%s", r, debug.Stack())
+			err = fmt.Errorf("panic: %v\n%s", r, debug.Stack())
 		}
 	}()
-	v, err = fn(rng, present)
-	if err == nil && math.IsNaN(v) {
+	if err = fn(rng, present, out); err == nil && hasNaN(out) {
 		err = errors.New("NaN statistic")
 	}
-	return v, err
+	return err
 }
 
 // hasFailed reports, under mu, whether a trial has failed.
