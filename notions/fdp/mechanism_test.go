@@ -426,8 +426,8 @@ func TestTrainPrefixConsistent(t *testing.T) {
 	}
 }
 
-// The Algorithm 1 audit: ε_lb ≤ the claimed ε, and the control with a
-// leaking public view flagged (fixed seed).
+// The Algorithm 1 audit: ε_lb ≤ the claimed ε, and the control with half
+// the noise multiplier flagged (fixed seed).
 func TestAlg1Audit(t *testing.T) {
 	r, err := audit.Run(context.Background(), alg1AuditSpec(), audit.Options{Seed: 1})
 	if err != nil {
