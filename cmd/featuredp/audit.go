@@ -19,19 +19,22 @@ func init() {
 const auditUsage = `usage: featuredp audit [--json] [--trials N] [--seed S] [--only NAME,...]
 
 Runs a distinguishing attack on every audited mechanism: the mechanism runs
-many times on two neighbouring inputs, a threshold test on its output guesses
-which, and Clopper–Pearson bounds on the test's error rates give ε_lb, a lower
-bound on the true ε at 95% confidence. A correct mechanism and accountant give
-ε_lb ≤ the claimed ε (it is not a proof of privacy). Every audit also runs a
-deliberately broken control (half or less of the noise, a leak, or no secret
-subsampling) under the same claim, which must be flagged (control ε_lb >
+many times on two neighbouring inputs, a threshold test on a statistic of its
+output guesses which, and Clopper–Pearson bounds on the test's error rates
+give ε_lb, a lower bound on the true ε at 95% confidence. A correct mechanism
+and accountant give ε_lb ≤ the claimed ε (it is not a proof of privacy).
+Every audit also runs a deliberately broken control (half the noise, a
+channel at three times its level, no noise on a coordinate or a test, or a
+naive claim) under the same claim, which must be flagged (control ε_lb >
 claimed ε); it shows the coarsest fault that audit detects (the "control is"
-column). N trials resolve
-an ε_lb of at most about log(N/2): an audit whose claim is beyond that is
-marked inconclusive (it could not flag the real mechanism; raise --trials).
-Each audit is at 95% confidence on its own (no correction across audits). The
-exit status is 1 if a real mechanism exceeds its claim or a control is not
-flagged.
+column). Each attack sees what the claim's threat model allows, listed after
+the table: the released value, or, for DP-SGD and Feature DP Algorithm 1
+(whose ε covers every iterate), every noisy update θ_t of many Dirac
+canaries trained at once (white box). N trials resolve an ε_lb of at most
+about log(N/2): an audit whose claim is beyond that is marked inconclusive
+(it could not flag the real mechanism; raise --trials). Each audit is at 95%
+confidence on its own (no correction across audits). The exit status is 1 if
+a real mechanism exceeds its claim or a control is not flagged.
 
 flags:
 `
@@ -126,7 +129,20 @@ func printAudits(w io.Writer, recs []audit.Record, asJSON bool) {
 		fmt.Fprintf(w, "%-24s %10.3f %8.3f %8.3f %14.3f %10.3f %8v  %s\n", r.Mechanism, r.ClaimedEpsilon, r.EpsilonLB, r.MaxDetectable, r.ControlClaimedEpsilon,
 			r.ControlEpsilonLB, r.ControlFlagged, r.Broken)
 	}
+	fmt.Fprintln(w, "what each attack sees:")
+	for _, r := range recs {
+		fmt.Fprintf(w, "  %-24s %s\n", r.Mechanism, auditAdversary(r))
+	}
 	fmt.Fprintln(w, auditVerdict(recs))
+}
+
+// auditAdversary is what the attack of r sees: its spec's Adversary, or
+// the released output.
+func auditAdversary(r audit.Record) string {
+	if r.Adversary == "" {
+		return "the released output (black box)"
+	}
+	return r.Adversary
 }
 
 // auditVerdict sums the audits up in one line.

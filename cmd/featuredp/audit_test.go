@@ -27,6 +27,9 @@ func TestAuditJSON(t *testing.T) {
 			}
 		}
 		names[r["mechanism"].(string)] = true
+		if a, _ := r["adversary"].(string); (r["mechanism"] == "dpsgd-multistep" || r["mechanism"] == "fdp-alg1") && !strings.Contains(a, "white box") {
+			t.Errorf("%s: adversary %q, want the white-box attack named", r["mechanism"], a)
+		}
 		if r["epsilon_lb"].(float64) > r["claimed_epsilon"].(float64) || r["control_flagged"] != true {
 			t.Errorf("%v", r)
 		}
@@ -77,6 +80,18 @@ func TestAuditVerdict(t *testing.T) {
 	printAudits(&b, []audit.Record{good}, false)
 	if !strings.HasSuffix(b.String(), "every broken control caught\n") {
 		t.Errorf("text output does not end with the verdict:\n%s", b.String())
+	}
+}
+
+// The text output says what each attack sees (the spec's adversary, or
+// the released output when the spec names none).
+func TestAuditAdversaryPrinted(t *testing.T) {
+	var b strings.Builder
+	printAudits(&b, []audit.Record{{Mechanism: "wb", Adversary: "every θ_t (white box)", ControlFlagged: true}, {Mechanism: "bb", ControlFlagged: true}}, false)
+	for _, want := range []string{"what each attack sees:\n", "  wb                       every θ_t (white box)\n", "  bb                       the released output (black box)\n"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("text output without %q:\n%s", want, b.String())
+		}
 	}
 }
 
