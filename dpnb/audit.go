@@ -67,7 +67,9 @@ func Audit(ctx context.Context, opts AuditOptions) (*AuditResult, error) {
 // (ε_lb above the claim, or the broken control not flagged), or
 // inconclusive when the claim is at or beyond the largest ε_lb the trials
 // can show (audit.Record.Inconclusive: the real mechanism could not have
-// been flagged, as featuredp audit says).
+// been flagged, as featuredp audit says); then, as featuredp audit lists
+// it, what each attack sees (auditAdversary: the released output in black
+// box, or every iterate θ_t in white box for DP-SGD and Algorithm 1).
 func (r *AuditResult) Markdown() string {
 	var b strings.Builder
 	b.WriteString("| mechanism | claimed ε | ε_lb (95%) | max ε_lb | control claims | control ε_lb | control flagged | verdict |\n|---|---:|---:|---:|---:|---:|---|---|\n")
@@ -77,7 +79,24 @@ func (r *AuditResult) Markdown() string {
 	}
 	b.WriteString("\nmax ε_lb is the largest lower bound these trials can give; a claim at or beyond it is inconclusive " +
 		"(the real mechanism could not be flagged whatever it leaks: raise the trials).\n")
+	if len(r.Records) > 0 {
+		b.WriteString("\nWhat each attack sees (docs/accounting.md, \"The empirical audit\"):\n\n")
+	}
+	for _, x := range r.Records {
+		fmt.Fprintf(&b, "- %s: %s\n", mdCell(x.Mechanism), mdCell(auditAdversary(x)))
+	}
 	return b.String()
+}
+
+// auditAdversary is what the attack of audit record x sees, as
+// `featuredp audit` prints it: x.Adversary (the spec's Adversary, else the
+// statistic of the released output it thresholds), or "the released output
+// (black box)" when the spec states neither.
+func auditAdversary(x audit.Record) string {
+	if x.Adversary == "" {
+		return "the released output (black box)"
+	}
+	return x.Adversary
 }
 
 // auditVerdict is one record's verdict.
@@ -92,20 +111,22 @@ func auditVerdict(x audit.Record) string {
 }
 
 // Table returns the records as a DataFrame, with the largest ε_lb the
-// trials can show and whether the audit was inconclusive.
+// trials can show, whether the audit was inconclusive, and what the attack
+// sees (column adversary: auditAdversary).
 func (r *AuditResult) Table() dataframe.DataFrame {
-	var names, broken []string
+	var names, broken, sees []string
 	var claimed, lb, ctrl, most []float64
 	var inconclusive []bool
 	for _, x := range r.Records {
-		names, broken = append(names, x.Mechanism), append(broken, x.Broken)
+		names, broken, sees = append(names, x.Mechanism), append(broken, x.Broken), append(sees, auditAdversary(x))
 		claimed, lb, ctrl = append(claimed, x.ClaimedEpsilon), append(lb, x.EpsilonLB), append(ctrl, x.ControlEpsilonLB)
 		most, inconclusive = append(most, x.MaxDetectable), append(inconclusive, x.Inconclusive)
 	}
 	return dataframe.New(auditseries.New(names, auditseries.String, "mechanism"),
 		auditseries.New(claimed, auditseries.Float, "claimed_epsilon"), auditseries.New(lb, auditseries.Float, "epsilon_lb"),
 		auditseries.New(most, auditseries.Float, "max_detectable_epsilon"), auditseries.New(inconclusive, auditseries.Bool, "inconclusive"),
-		auditseries.New(ctrl, auditseries.Float, "control_epsilon_lb"), auditseries.New(broken, auditseries.String, "control"))
+		auditseries.New(ctrl, auditseries.Float, "control_epsilon_lb"), auditseries.New(broken, auditseries.String, "control"),
+		auditseries.New(sees, auditseries.String, "adversary"))
 }
 
 // Plot draws claimed ε, ε_lb and the control's ε_lb per mechanism.
