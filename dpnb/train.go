@@ -99,6 +99,13 @@ type TrainOptions struct {
 // that composed the run's losses (docs/release.md). It refuses an encoding
 // that would read the private data (bounds or levels), a schema without a
 // label, and a run whose ε would exceed the target.
+//
+// The file is unsigned, and Train takes no key: to sign it, call its
+// release.File.Sign with the publisher's Ed25519 private key
+// (release.LoadPrivateKey, loaded before training so that a bad key file
+// fails first) before Save, as `featuredp train --sign-key` does; users
+// verify it with release.File.Verify (docs/release.md, "Signed model
+// files"; examples/release). The same holds for TrainCSV.
 func Train(ctx context.Context, df dataframe.DataFrame, schema data.Schema, opts TrainOptions) (*release.File, error) {
 	o, enc, cal, err := prepareTrain(schema, opts)
 	if err != nil {
