@@ -159,6 +159,16 @@ type Record struct {
 	Inconclusive  bool    `json:"inconclusive"`
 }
 
+// Sees is what the attack of r sees, as reports print it: r.Adversary, or
+// "the released output (black box)" for a record whose spec states neither
+// an adversary nor a statistic.
+func (r Record) Sees() string {
+	if r.Adversary == "" {
+		return "the released output (black box)"
+	}
+	return r.Adversary
+}
+
 // OK reports whether the audit found nothing wrong: ε_lb ≤ claimed ε and
 // the broken control flagged.
 func (r Record) OK() bool { return r.EpsilonLB <= r.ClaimedEpsilon && r.ControlFlagged }

@@ -68,7 +68,7 @@ func Audit(ctx context.Context, opts AuditOptions) (*AuditResult, error) {
 // inconclusive when the claim is at or beyond the largest ε_lb the trials
 // can show (audit.Record.Inconclusive: the real mechanism could not have
 // been flagged, as featuredp audit says); then, as featuredp audit lists
-// it, what each attack sees (auditAdversary: the released output in black
+// it, what each attack sees (audit.Record.Sees: the released output in black
 // box, or every iterate θ_t in white box for DP-SGD and Algorithm 1).
 func (r *AuditResult) Markdown() string {
 	var b strings.Builder
@@ -83,20 +83,9 @@ func (r *AuditResult) Markdown() string {
 		b.WriteString("\nWhat each attack sees (docs/accounting.md, \"The empirical audit\"):\n\n")
 	}
 	for _, x := range r.Records {
-		fmt.Fprintf(&b, "- %s: %s\n", mdCell(x.Mechanism), mdCell(auditAdversary(x)))
+		fmt.Fprintf(&b, "- %s: %s\n", mdCell(x.Mechanism), mdCell(x.Sees()))
 	}
 	return b.String()
-}
-
-// auditAdversary is what the attack of audit record x sees, as
-// `featuredp audit` prints it: x.Adversary (the spec's Adversary, else the
-// statistic of the released output it thresholds), or "the released output
-// (black box)" when the spec states neither.
-func auditAdversary(x audit.Record) string {
-	if x.Adversary == "" {
-		return "the released output (black box)"
-	}
-	return x.Adversary
 }
 
 // auditVerdict is one record's verdict.
@@ -112,13 +101,13 @@ func auditVerdict(x audit.Record) string {
 
 // Table returns the records as a DataFrame, with the largest ε_lb the
 // trials can show, whether the audit was inconclusive, and what the attack
-// sees (column adversary: auditAdversary).
+// sees (column adversary: audit.Record.Sees).
 func (r *AuditResult) Table() dataframe.DataFrame {
 	var names, broken, sees []string
 	var claimed, lb, ctrl, most []float64
 	var inconclusive []bool
 	for _, x := range r.Records {
-		names, broken, sees = append(names, x.Mechanism), append(broken, x.Broken), append(sees, auditAdversary(x))
+		names, broken, sees = append(names, x.Mechanism), append(broken, x.Broken), append(sees, x.Sees())
 		claimed, lb, ctrl = append(claimed, x.ClaimedEpsilon), append(lb, x.EpsilonLB), append(ctrl, x.ControlEpsilonLB)
 		most, inconclusive = append(most, x.MaxDetectable), append(inconclusive, x.Inconclusive)
 	}

@@ -131,18 +131,9 @@ func printAudits(w io.Writer, recs []audit.Record, asJSON bool) {
 	}
 	fmt.Fprintln(w, "what each attack sees:")
 	for _, r := range recs {
-		fmt.Fprintf(w, "  %-24s %s\n", r.Mechanism, auditAdversary(r))
+		fmt.Fprintf(w, "  %-24s %s\n", r.Mechanism, r.Sees())
 	}
 	fmt.Fprintln(w, auditVerdict(recs))
-}
-
-// auditAdversary is what the attack of r sees: its spec's Adversary, or
-// the released output.
-func auditAdversary(r audit.Record) string {
-	if r.Adversary == "" {
-		return "the released output (black box)"
-	}
-	return r.Adversary
 }
 
 // auditVerdict sums the audits up in one line.
