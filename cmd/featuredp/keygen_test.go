@@ -176,3 +176,60 @@ func TestSignedReleaseCLI(t *testing.T) {
 		t.Errorf("train --sign-key with a public key: %d %s", code, errs)
 	}
 }
+
+// A note of a model file cannot pose as the certificate's signature line:
+// the text of the file (its notes last) is framed by featuredp's own
+// line, first and last, which says "none" or "not verified" without
+// --verify-key. Before, the output began with the file's certificate and
+// a forged note line "**Signature:** verified — …" naming the publisher's
+// key came just before the only real line.
+func TestCertificateNoteCannotPoseAsVerified(t *testing.T) {
+	dir := t.TempDir()
+	publisher, attacker := keyPair(t, dir, "publisher"), keyPair(t, dir, "attacker")
+	pub, _ := release.LoadPublicKey(publisher + ".pub")
+	forgedLine := "**Signature:** verified — signed by key " + release.Fingerprint(pub) + ", the key given with --verify-key."
+	model := filepath.Join(dir, "model.json")
+	if code, out, errs := runReproduceCLI(trainArgs(trainFixture(t), model, "--reproducible", "--seed", "1")...); code != 0 {
+		t.Fatalf("train: %d\n%s\n%s", code, out, errs)
+	}
+	f, err := release.Load(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Certificate.Notes = append(f.Certificate.Notes, forgedLine)
+	key, err := release.LoadPrivateKey(attacker + ".key")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, says string
+		sign       bool
+	}{
+		{"unsigned", "**Signature:** none", false},
+		{"self-signed", "**not verified**", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			g := *f
+			if c.sign {
+				if err := g.Sign(key); err != nil {
+					t.Fatal(err)
+				}
+			}
+			path := filepath.Join(dir, c.name+".json")
+			if err := g.Save(path, false); err != nil {
+				t.Fatal(err)
+			}
+			code, out, errs := runReproduceCLI("certificate", path)
+			lines := strings.Split(strings.TrimSpace(out), "\n")
+			if code != 0 || !strings.Contains(out, forgedLine) {
+				t.Fatalf("certificate: %d\n%s\n%s", code, out, errs)
+			}
+			first, last := lines[0], lines[len(lines)-1]
+			for _, l := range []string{first, last} {
+				if !strings.HasPrefix(l, "**Signature:** ") || !strings.Contains(l, c.says) || strings.Contains(l, "verified —") {
+					t.Errorf("the output's first and last lines must be featuredp's signature line saying %q; got %q\n%s", c.says, l, out)
+				}
+			}
+		})
+	}
+}

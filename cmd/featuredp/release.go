@@ -36,8 +36,10 @@ randomness (only a secure run is a private release) and, for feature DP,
 the attribute-inference bound of every protected column. docs/release.md
 documents every field.
 
-A last line says whether the file is signed and by which key (its
-fingerprint; with --format json this line goes to stderr). The checksum
+The first line and the last say whether the file is signed and by which
+key (its fingerprint; with --format json this line goes to stderr): the
+text between comes from the file, so a note in it that reads like this
+line is the file's claim, not featuredp's. The checksum
 only detects damage: anyone can edit a certificate and recompute it. With
 --verify-key KEY.pub, the publisher's public key (featuredp keygen), the
 file must be signed with its private key (featuredp train --sign-key), or
@@ -88,7 +90,9 @@ func runCertificate(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, strings.ReplaceAll(note, "**", ""))
 		return 0
 	}
-	fmt.Fprintf(stdout, "%s\n%s", f.Certificate.Markdown(), note)
+	// The line comes first and last: everything between is the file's own
+	// text, whose notes may imitate it ("**Signature:** verified").
+	fmt.Fprintf(stdout, "%s\n%s\n%s", note, f.Certificate.Markdown(), note)
 	return 0
 }
 
