@@ -671,11 +671,36 @@ func minimalNumber(t series.Type, v string) bool {
 // numberSpellingFix is the ErrNumberSpelling error of column s, whose
 // cells a (at line la) and b (at line lb) are one number.
 func numberSpellingFix(s series.Series, la int, a string, lb int, b string) error {
-	goType := map[series.Type]string{series.Int: "series.Int", series.Float: "series.Float"}[s.Type()]
-	return fmt.Errorf("data: ReadCSV: column %q reads as numbers, but line %d (%q) and line %d (%q) spell one number two ways: as numbers they are one value, "+
-		"and would be one level were the column categorical: %w; fix the column's type: CSVOptions.Types {%q: series.String} keeps every spelling a level of its own (categories), "+
-		"{%q: %s} reads them as the same number (%w)", s.Name, la, a, lb, b, ErrNumberSpelling, s.Name, s.Name, goType, ErrCSV)
+	return &NumberSpellingError{Column: s.Name, Lines: [2]int{la, lb}, Cells: [2]string{a, b}, Type: s.Type()}
 }
+
+// NumberSpellingError is ReadCSV's error for a column detected as numbers
+// (Int or Float) two of whose cells spell one number two ways; it wraps
+// ErrNumberSpelling and ErrCSV. A program that sets the column's type
+// otherwise than CSVOptions.Types (a command's flags) words the fix with
+// Problem, the Column and its own option.
+type NumberSpellingError struct {
+	Column string      // the column's name
+	Lines  [2]int      // the lines of the two cells, the first first
+	Cells  [2]string   // the two cells, trimmed of spaces
+	Type   series.Type // the detected type: series.Int or series.Float
+}
+
+// Problem says which cells of which column are one number, without the fix.
+func (e *NumberSpellingError) Problem() string {
+	return fmt.Sprintf("column %q reads as numbers, but line %d (%q) and line %d (%q) spell one number two ways: as numbers they are one value, "+
+		"and would be one level were the column categorical", e.Column, e.Lines[0], e.Cells[0], e.Lines[1], e.Cells[1])
+}
+
+// Error is the Problem and the fix by CSVOptions.Types.
+func (e *NumberSpellingError) Error() string {
+	goType := map[series.Type]string{series.Int: "series.Int", series.Float: "series.Float"}[e.Type]
+	return fmt.Sprintf("data: ReadCSV: %s: %v; fix the column's type: CSVOptions.Types {%q: series.String} keeps every spelling a level of its own (categories), "+
+		"{%q: %s} reads them as the same number (%v)", e.Problem(), ErrNumberSpelling, e.Column, e.Column, goType, ErrCSV)
+}
+
+// Unwrap returns ErrNumberSpelling and ErrCSV.
+func (e *NumberSpellingError) Unwrap() []error { return []error{ErrNumberSpelling, ErrCSV} }
 
 // numberBits returns a function giving the number of cell i of column s
 // (Int or Float, read from the cells raw) as the bits of an int64 or a

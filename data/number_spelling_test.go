@@ -46,6 +46,9 @@ func TestDetectedSpellingsNotMerged(t *testing.T) {
 						t.Fatalf("ReadCSV: %v; want an ErrNumberSpelling (and ErrCSV) error naming %s", err, want)
 					}
 				}
+				if se := (*NumberSpellingError)(nil); !errors.As(err, &se) || se.Column != "code" || se.Cells != [2]string{tc.a, tc.b} || se.Lines != [2]int{2, 3} {
+					t.Fatalf("ReadCSV: %#v; want a *NumberSpellingError of column code, cells %q and %q at lines 2 and 3", se, tc.a, tc.b)
+				}
 				return
 			}
 			schema := Schema{Columns: []Column{{Name: "code", Kind: Categorical}, {Name: "y", Role: Label, Kind: Categorical}}}

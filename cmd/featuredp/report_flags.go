@@ -218,8 +218,13 @@ func csvError(path string, err error) error {
 	if errors.As(err, &ce) {
 		return fmt.Errorf("--csv %s: %s: over the reading cap %s %d (raise it; -1: no cap)", path, ce.What, capFlags[ce.Option], ce.Limit)
 	}
+	var spelt *data.NumberSpellingError
+	if errors.As(err, &spelt) {
+		return fmt.Errorf("--csv %s: %s: add --categorical %q to keep every spelling a category of its own, or --continuous %q to read them as one number",
+			path, spelt.Problem(), spelt.Column, spelt.Column)
+	}
 	msg := strings.Replace(err.Error(), "a type is given for column", "--categorical or --continuous names column", 1)
-	if errors.Is(err, data.ErrMixedKind) || errors.Is(err, data.ErrNumberSpelling) {
+	if errors.Is(err, data.ErrMixedKind) {
 		msg += " (--categorical COL or --continuous COL)"
 	}
 	return fmt.Errorf("--csv %s: %s", path, msg)

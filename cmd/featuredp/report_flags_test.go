@@ -350,9 +350,22 @@ func TestPrivacyReportNumberSpelling(t *testing.T) {
 	}
 	runKindCases(t, b.String(), []kindCase{
 		{"two spellings", nil, 2, `column "y" reads as numbers, but line 7 ("1") and line 12 ("01") spell one number two ways`},
-		{"names the flags", nil, 2, "--categorical COL or --continuous COL"},
+		{"names the flags", nil, 2, `add --categorical "y" to keep every spelling a category of its own, or --continuous "y" to read them as one number`},
 		{"categorical", []string{"--categorical", "y"}, 0, "sex"},
 	})
+	// The fix is the flags, not the Go options a command-line user cannot
+	// set (before: "CSVOptions.Types {"y": series.String} ... (malformed
+	// CSV) (--categorical COL or --continuous COL)").
+	path := filepath.Join(t.TempDir(), "s.csv")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, errs := runReproduceCLI("report", "--csv", path, "--sensitive", "sex", "--label", "y", "--levels-from-data")
+	for _, lib := range []string{"CSVOptions", "series.", "malformed CSV", "COL"} {
+		if strings.Contains(errs, lib) {
+			t.Errorf("stderr %q names %q", errs, lib)
+		}
+	}
 }
 
 // The three formats carry the same fields (#28): the json keys are the csv
