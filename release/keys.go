@@ -194,10 +194,13 @@ func readKeyFile(path string) ([]byte, fs.FileMode, error) {
 // name+".pub" (the public key, PEM PKIX, mode 0644), returning the public
 // key. Without overwrite it refuses, before writing anything, when either
 // file exists (the error wraps fs.ErrExist), a symbolic link included,
-// dangling or not: a link is never followed onto another file. With
-// overwrite an existing file or link is replaced by the new file (moved
-// into place from a temporary file beside it; the file a link pointed to
-// is left as it was). A failure leaves neither new file behind.
+// dangling or not: a link is never followed onto another file, and a
+// failure leaves neither new file behind. With overwrite an existing file
+// or link is replaced by the new file (the file a link pointed to is left
+// as it was): both are written to temporary files beside their paths,
+// then moved into place, the public key first, so that a failure leaves
+// the old private key as it was (if only the private key's move fails,
+// name+".pub" is the new key's: make the pair again).
 func GenerateKeyFiles(name string, overwrite bool) (ed25519.PublicKey, error) {
 	pub, priv, err := ed25519.GenerateKey(rand.Reader)
 	if err != nil {
@@ -211,18 +214,17 @@ func GenerateKeyFiles(name string, overwrite bool) (ed25519.PublicKey, error) {
 	if err != nil {
 		return nil, err
 	}
-	files := []struct {
-		path string
-		b    []byte
-		mode fs.FileMode
-	}{{name + ".key", privPEM, 0o600}, {name + ".pub", pubPEM, 0o644}}
+	files := []keyFile{{name + ".key", privPEM, 0o600}, {name + ".pub", pubPEM, 0o644}}
+	if overwrite {
+		return pub, replaceKeyFiles(files)
+	}
 	for _, f := range files {
-		if _, err := os.Lstat(f.path); err == nil && !overwrite {
+		if _, err := os.Lstat(f.path); err == nil {
 			return nil, fmt.Errorf("release: %s exists: %w: choose another name or allow overwriting it", f.path, fs.ErrExist)
 		}
 	}
 	for i, f := range files {
-		if err := writeKeyFile(f.path, f.b, f.mode, overwrite); err != nil {
+		if err := createKeyFile(f); err != nil {
 			if i > 0 {
 				os.Remove(files[0].path)
 			}
@@ -232,36 +234,58 @@ func GenerateKeyFiles(name string, overwrite bool) (ed25519.PublicKey, error) {
 	return pub, nil
 }
 
-// writeKeyFile writes b to a new file at path with mode perm. Without
-// overwrite it creates path exclusively (O_EXCL: an existing file or
-// symbolic link there is an error wrapping fs.ErrExist, never followed);
-// with overwrite it writes a temporary file beside path and renames it
-// over path, which replaces a link rather than the file it names.
-func writeKeyFile(path string, b []byte, perm fs.FileMode, overwrite bool) error {
-	if !overwrite {
-		fh, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
-		if errors.Is(err, fs.ErrExist) {
-			return fmt.Errorf("release: %s exists: %w: choose another name or allow overwriting it", path, fs.ErrExist)
-		}
-		if err != nil {
-			return fmt.Errorf("release: writing the key file: %w", err)
-		}
-		if err := finishKeyFile(fh, b, perm); err != nil {
-			os.Remove(path)
-			return err
-		}
-		return nil
+// keyFile is a key file to write: its path, content and mode.
+type keyFile struct {
+	path string
+	b    []byte
+	mode fs.FileMode
+}
+
+// createKeyFile writes f to a new file created exclusively (O_EXCL: an
+// existing file or symbolic link there is an error wrapping fs.ErrExist,
+// never followed).
+func createKeyFile(f keyFile) error {
+	fh, err := os.OpenFile(f.path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, f.mode)
+	if errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("release: %s exists: %w: choose another name or allow overwriting it", f.path, fs.ErrExist)
 	}
-	fh, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
 		return fmt.Errorf("release: writing the key file: %w", err)
 	}
-	defer os.Remove(fh.Name()) // after a successful rename, nothing is there
-	if err := finishKeyFile(fh, b, perm); err != nil {
+	if err := finishKeyFile(fh, f.b, f.mode); err != nil {
+		os.Remove(f.path)
 		return err
 	}
-	if err := os.Rename(fh.Name(), path); err != nil {
-		return fmt.Errorf("release: writing the key file: %w", err)
+	return nil
+}
+
+// replaceKeyFiles writes each of files (the private key first) to a
+// temporary file beside its path, then renames them over their paths in
+// reverse order, the private key last: a failure to write leaves every
+// old file as it was, and the private key, which cannot be made again, is
+// replaced only once the public key is. A rename replaces a symbolic link
+// rather than the file it names.
+func replaceKeyFiles(files []keyFile) error {
+	var tmps []string
+	defer func() {
+		for _, t := range tmps {
+			os.Remove(t) // after a successful rename, nothing is there
+		}
+	}()
+	for _, f := range files {
+		fh, err := os.CreateTemp(filepath.Dir(f.path), "."+filepath.Base(f.path)+".tmp*")
+		if err != nil {
+			return fmt.Errorf("release: writing the key file: %w", err)
+		}
+		tmps = append(tmps, fh.Name())
+		if err := finishKeyFile(fh, f.b, f.mode); err != nil {
+			return err
+		}
+	}
+	for i := len(files) - 1; i >= 0; i-- {
+		if err := os.Rename(tmps[i], files[i].path); err != nil {
+			return fmt.Errorf("release: writing the key file: %w", err)
+		}
 	}
 	return nil
 }

@@ -176,3 +176,41 @@ func TestLoadKeyRefusals(t *testing.T) {
 		t.Errorf("a private key as public: %v", err)
 	}
 }
+
+// GenerateKeyFiles with overwrite that cannot move the public key into
+// place (a directory there) leaves the old private key as it was and no
+// temporary file: both new files are written before either is moved, and
+// the private key, which cannot be made again, is moved last. Before, the
+// new private key replaced the old one first, then was removed when the
+// public key failed: the old private key was lost.
+func TestGenerateKeyFilesOverwriteFailureKeepsOldKey(t *testing.T) {
+	dir := t.TempDir()
+	name := filepath.Join(dir, "k")
+	if _, err := GenerateKeyFiles(name, false); err != nil {
+		t.Fatal(err)
+	}
+	old, err := os.ReadFile(name + ".key")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(name + ".pub"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(name+".pub", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := GenerateKeyFiles(name, true); err == nil {
+		t.Fatal("overwrite onto a directory succeeded")
+	}
+	if now, err := os.ReadFile(name + ".key"); err != nil || !bytes.Equal(now, old) {
+		t.Errorf("the old private key is gone or changed (%v): a failed overwrite must leave it as it was", err)
+	}
+	entries, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if len(names) != 2 {
+		t.Errorf("the directory holds %q, want k.key and k.pub only (no temporary file)", names)
+	}
+}
