@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"slices"
 	"unicode/utf8"
 
@@ -351,20 +350,15 @@ func canonical(b []byte, f *File) error {
 	return nil
 }
 
-// Load opens and reads the model file at path (see Read).
+// Load opens and reads the model file at path (see Read). A path that is
+// not a regular file (a named pipe, a device, a directory) is refused,
+// without blocking even when a pipe replaces the file as it is opened.
 func Load(path string) (*File, error) {
-	// Stat before opening: opening a named pipe without a writer blocks.
-	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("release: %s is not a regular file (mode %v)", path, st.Mode())
-	}
-	fh, err := os.Open(path)
+	fh, _, err := openRegular(path, "the model file")
 	if err != nil {
-		return nil, fmt.Errorf("release: %w", err)
+		return nil, err
 	}
 	defer fh.Close()
-	if st, err := fh.Stat(); err == nil && !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("release: %s is not a regular file (mode %v)", path, st.Mode())
-	}
 	f, err := Read(fh)
 	if err != nil {
 		return nil, fmt.Errorf("%w (file %s)", err, path)

@@ -163,22 +163,11 @@ func loadKey[K any](path string, parse func([]byte) (K, error)) (K, fs.FileMode,
 // readKeyFile reads the regular file at path, at most maxKeyFileBytes, and
 // returns its mode.
 func readKeyFile(path string) ([]byte, fs.FileMode, error) {
-	// Stat before opening: opening a named pipe without a writer blocks.
-	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
-		return nil, 0, fmt.Errorf("release: the key file %s is not a regular file (mode %v)", path, st.Mode())
-	}
-	fh, err := os.Open(path)
+	fh, st, err := openRegular(path, "the key file")
 	if err != nil {
-		return nil, 0, fmt.Errorf("release: the key file: %w", err)
+		return nil, 0, err
 	}
 	defer fh.Close()
-	st, err := fh.Stat()
-	if err != nil {
-		return nil, 0, fmt.Errorf("release: the key file: %w", err)
-	}
-	if !st.Mode().IsRegular() {
-		return nil, 0, fmt.Errorf("release: the key file %s is not a regular file (mode %v)", path, st.Mode())
-	}
 	b, err := io.ReadAll(io.LimitReader(fh, maxKeyFileBytes+1))
 	switch {
 	case err != nil:

@@ -184,15 +184,7 @@ func TestLoadKeyRefusals(t *testing.T) {
 // new private key replaced the old one first, then was removed when the
 // public key failed: the old private key was lost.
 func TestGenerateKeyFilesOverwriteFailureKeepsOldKey(t *testing.T) {
-	dir := t.TempDir()
-	name := filepath.Join(dir, "k")
-	if _, err := GenerateKeyFiles(name, false); err != nil {
-		t.Fatal(err)
-	}
-	old, err := os.ReadFile(name + ".key")
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, name, old := newKeyFile(t, ".key")
 	if err := os.Remove(name + ".pub"); err != nil {
 		t.Fatal(err)
 	}
@@ -213,4 +205,20 @@ func TestGenerateKeyFilesOverwriteFailureKeepsOldKey(t *testing.T) {
 	if len(names) != 2 {
 		t.Errorf("the directory holds %q, want k.key and k.pub only (no temporary file)", names)
 	}
+}
+
+// newKeyFile writes a key pair DIR/k.key, DIR/k.pub in a new directory and
+// returns DIR, DIR/k and the content of the file DIR/k+ext.
+func newKeyFile(t *testing.T, ext string) (dir, name string, content []byte) {
+	t.Helper()
+	dir = t.TempDir()
+	name = filepath.Join(dir, "k")
+	if _, err := GenerateKeyFiles(name, false); err != nil {
+		t.Fatal(err)
+	}
+	content, err := os.ReadFile(name + ext)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, name, content
 }
