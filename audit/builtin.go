@@ -124,32 +124,47 @@ func dpsgdSpec() Spec {
 func dpsgdRun(z float64) BatchFunc {
 	return func(rng *rand.Rand, present bool, out []float64) error {
 		m := len(out)
-		x, y := make([]float64, m*m), make([]float64, m)
-		if present {
-			for j := range m {
-				x[j*m+j], y[j] = 1, dpsgdCanaryLabel
-			}
-		}
-		data, err := design.NewData(x, y, m, m)
-		if err != nil {
-			return err
-		}
-		model, err := models.NewLinear(m, false, 0)
-		if err != nil {
-			return err
-		}
-		plan, err := mechanisms.DPSGD(m, z, dpsgdClip, dpsgdQ*float64(m))
-		if err != nil {
-			return err
-		}
 		theta0 := make([]float64, m)
 		tr, err := NewCanaryLLR(dpsgdQ, dpsgdZ, dpsgdQ*float64(m)/(dpsgdClip*dpsgdLearningRate), 0, theta0, out)
 		if err != nil {
 			return err
 		}
-		_, err = mechanisms.Train(context.Background(), mechanisms.Config{Model: model, Data: data, Init: theta0, Steps: dpsgdT,
-			Sampler: mechanisms.Poisson{Rate: dpsgdQ}, Clip: mechanisms.ClipPerExample, ClipNorm: dpsgdClip, Noise: plan,
-			Optimizer: mechanisms.SGD{LR: dpsgdLearningRate}, Streams: mechanisms.NewStreams(rng.Uint64()), OnStep: tr.OnStep})
+		cfg, err := dpsgdConfig(m, z, present, rng.Uint64(), theta0, tr.OnStep)
+		if err != nil {
+			return err
+		}
+		_, err = mechanisms.Train(context.Background(), cfg)
 		return err
 	}
+}
+
+// dpsgdConfig is the engine configuration of one run of the DP-SGD audit:
+// m Dirac canaries (present) or m zero rows, noise multiplier z, streams
+// from seed. The divisor is the fixed public constant q·m
+// (Config.NormalizeBy), so the engine accounts the run under add/remove
+// neighbours, the relation the audit claims: with it a zero row and a
+// removed row give the same update.
+func dpsgdConfig(m int, z float64, present bool, seed uint64, theta0 []float64, onStep func(int, []float64)) (mechanisms.Config, error) {
+	x, y := make([]float64, m*m), make([]float64, m)
+	if present {
+		for j := range m {
+			x[j*m+j], y[j] = 1, dpsgdCanaryLabel
+		}
+	}
+	data, err := design.NewData(x, y, m, m)
+	if err != nil {
+		return mechanisms.Config{}, err
+	}
+	model, err := models.NewLinear(m, false, 0)
+	if err != nil {
+		return mechanisms.Config{}, err
+	}
+	batch := dpsgdQ * float64(m)
+	plan, err := mechanisms.DPSGD(m, z, dpsgdClip, batch)
+	if err != nil {
+		return mechanisms.Config{}, err
+	}
+	return mechanisms.Config{Model: model, Data: data, Init: theta0, Steps: dpsgdT,
+		Sampler: mechanisms.Poisson{Rate: dpsgdQ}, NormalizeBy: batch, Clip: mechanisms.ClipPerExample, ClipNorm: dpsgdClip, Noise: plan,
+		Optimizer: mechanisms.SGD{LR: dpsgdLearningRate}, Streams: mechanisms.NewStreams(seed), OnStep: onStep}, nil
 }
