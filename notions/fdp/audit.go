@@ -60,34 +60,46 @@ func alg1AuditSpec() audit.Spec {
 func alg1Run(z float64) audit.BatchFunc {
 	return func(rng *rand.Rand, present bool, out []float64) error {
 		m := len(out)
-		d := m + 1
-		x, y := make([]float64, m*d), make([]float64, m)
-		for j := range m {
-			y[j] = alg1CanaryY
-			if present {
-				x[j*d+1+j] = 1 // canary j's protected attribute
-			}
-		}
-		data, err := design.NewData(x, y, m, d)
-		if err != nil {
-			return err
-		}
-		pub, err := design.NewData(make([]float64, m*d), y, m, d) // Ψ: protected features zeroed
-		if err != nil {
-			return err
-		}
-		model, err := models.NewLinear(d, false, 0)
-		if err != nil {
-			return err
-		}
-		theta0 := make([]float64, d)
+		theta0 := make([]float64, m+1)
 		tr, err := audit.NewCanaryLLR(alg1Q, alg1Z, alg1Q*float64(m)/(alg1Clip*alg1LR), 1, theta0, out)
 		if err != nil {
 			return err
 		}
-		_, err = Train(context.Background(), Alg1, Setup{Model: model, Data: data, PubData: pub, Rate: alg1Q, Init: theta0,
-			Multiplier: z, Clip: alg1Clip, Steps: alg1T, Alpha: 1, Optimizer: mechanisms.SGD{LR: alg1LR},
-			Streams: mechanisms.NewStreams(rng.Uint64()), OnStep: tr.OnStep})
+		s, err := alg1Setup(m, z, present, rng.Uint64(), theta0, tr.OnStep)
+		if err != nil {
+			return err
+		}
+		_, err = Train(context.Background(), Alg1, s)
 		return err
 	}
+}
+
+// alg1Setup is the Algorithm 1 run of the audit: m records, each with its
+// own protected attribute (column 1+j: 1 if present, else 0), a public
+// column 0 of zeros and the label alg1CanaryY; Ψ zeroes the protected
+// features; noise multiplier z, streams from seed.
+func alg1Setup(m int, z float64, present bool, seed uint64, theta0 []float64, onStep func(int, []float64)) (Setup, error) {
+	d := m + 1
+	x, y := make([]float64, m*d), make([]float64, m)
+	for j := range m {
+		y[j] = alg1CanaryY
+		if present {
+			x[j*d+1+j] = 1 // canary j's protected attribute
+		}
+	}
+	data, err := design.NewData(x, y, m, d)
+	if err != nil {
+		return Setup{}, err
+	}
+	pub, err := design.NewData(make([]float64, m*d), y, m, d) // Ψ: protected features zeroed
+	if err != nil {
+		return Setup{}, err
+	}
+	model, err := models.NewLinear(d, false, 0)
+	if err != nil {
+		return Setup{}, err
+	}
+	return Setup{Model: model, Data: data, PubData: pub, Rate: alg1Q, Init: theta0,
+		Multiplier: z, Clip: alg1Clip, Steps: alg1T, Alpha: 1, Optimizer: mechanisms.SGD{LR: alg1LR},
+		Streams: mechanisms.NewStreams(seed), OnStep: onStep}, nil
 }

@@ -555,3 +555,27 @@ func TestEncodedRowsBadInput(t *testing.T) {
 		t.Errorf("valid rows: %+v, %v", d, err)
 	}
 }
+
+// The Algorithm 1 audit's claimed ε is the accounting of the run it
+// audits: Epsilon of the finished run (its Result's phases, Thm 5) at the
+// audit's δ, on D and on D′.
+func TestAlg1AuditClaimIsTheRuns(t *testing.T) {
+	s := alg1AuditSpec()
+	for _, present := range []bool{false, true} {
+		setup, err := alg1Setup(alg1Canaries, alg1Z, present, 1, make([]float64, alg1Canaries+1), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Train(context.Background(), Alg1, setup)
+		if err != nil {
+			t.Fatal(err)
+		}
+		eps, err := Epsilon(Alg1, setup, res, s.Delta)
+		if err != nil {
+			t.Fatalf("present = %v: %v (phases %v, note %q)", present, err, res.Phases, res.PhasesNote)
+		}
+		if eps != s.Claimed {
+			t.Errorf("present = %v: the run accounts ε = %v, the audit claims %v", present, eps, s.Claimed)
+		}
+	}
+}
