@@ -82,9 +82,11 @@ func (f fastPath) describe(m models.Model) string {
 // a full batch passes them) and row subsets (as a Poisson batch does),
 // with the run's clip norm C and with half the smallest non-zero
 // per-example norm (every row clipped, so a fast path that does not clip
-// shows). The row
-// probe (probeRows) checks that a_k reads row k only; a fast path that
-// agrees with the clipped a_k within probeRelTol inherits that, one that
+// shows); then the same on probeWideRows rows (checkFastWide), a batch
+// large enough to take the batched kernels (models.MLP's above 32 rows,
+// in float32 with MLP.Float32), which the two-row datasets never reach.
+// The row probe (probeRows) checks that a_k reads row k only; a fast path
+// that agrees with the clipped a_k within probeFastTol inherits that, one that
 // does not (it reads the row count or another row, or does not clip)
 // would release a sum whose sensitivity is not C, so Train refuses it
 // with an error naming the method and the fix. Refusing is chosen over
@@ -123,11 +125,12 @@ func (t *trainer) checkFastPath() error {
 		fast := fastPathOf(pm)
 		for _, idx := range probeSubsets {
 			if err := checkFastOn(fast, theta, data, idx, pe, t.cfg.ClipNorm); err != nil {
-				return fmt.Errorf("mechanisms: the model's clipped-sum fast path (%s) %w, on the synthetic rows %v ({feature value, label} of each row; %s): "+
-					"DP-SGD's sensitivity is the clip norm C only if the fast path adds Σ_i min(1, C/‖∇ℓ_i‖)·∇ℓ_i of each row's own gradient; "+
-					"fix the fast path (it must read neither other rows nor the row count, and weight each row by the weight of its own norm) "+
-					"or remove the method (Train then clips the materialised PerExampleGrads)", t.fast.describe(m), err, rows, selection(idx))
+				return t.fastPathError(err, fmt.Sprintf("on the synthetic rows %v ({feature value, label} of each row; %s)", rows, selection(idx)))
 			}
+		}
+		if err := checkFastWide(m, theta, rows, t.cfg.ClipNorm, 0.5*minRowNorm(pe, len(theta))); err != nil {
+			return t.fastPathError(err, fmt.Sprintf("on %d synthetic rows alternating %v ({feature value, label} of each row), "+
+				"as many as a batch that takes the batched kernels (e.g. models.MLP above 32 rows, in float32 with MLP.Float32)", probeWideRows, rows))
 		}
 	}
 	if checked == 0 {
@@ -135,6 +138,15 @@ func (t *trainer) checkFastPath() error {
 			"every synthetic pair of rows was refused by its LabelChecker, or PerExampleGrads panicked or was not finite on it", t.fast.describe(m))
 	}
 	return nil
+}
+
+// fastPathError is checkFastPath's error for a disagreement err of the
+// fast path on the synthetic rows where describing where.
+func (t *trainer) fastPathError(err error, where string) error {
+	return fmt.Errorf("mechanisms: the model's clipped-sum fast path (%s) %w, %s: "+
+		"DP-SGD's sensitivity is the clip norm C only if the fast path adds Σ_i min(1, C/‖∇ℓ_i‖)·∇ℓ_i of each row's own gradient; "+
+		"fix the fast path (it must read neither other rows nor the row count, and weight each row by the weight of its own norm) "+
+		"or remove the method (Train then clips the materialised PerExampleGrads)", t.fast.describe(t.cfg.Model), err, where)
 }
 
 // probeFastSets are the synthetic datasets of checkFastPath: two rows
@@ -234,7 +246,7 @@ func checkFastOn(fast fastPath, theta []float64, data *design.Data, idx []int, p
 		if err != nil {
 			return fmt.Errorf("panicked (%v) at clip norm %.3g where the model's PerExampleGrads did not", err, ci)
 		}
-		if d := sumDiff(want, got, sel, p, ci); !(d <= probeRelTol) {
+		if d := sumDiff(want, got, sel, p, ci); !(d <= probeFastTol) {
 			return fmt.Errorf("disagrees with the clipped sum of the model's PerExampleGrads by %.3g of the rows' largest clipped entries at clip norm %.3g", d, ci)
 		}
 	}
@@ -277,16 +289,11 @@ func probeFastSum(fast fastPath, theta []float64, data *design.Data, idx []int, 
 // p entries of pe (0 if every row is zero: a zero row stays zero when
 // clipped).
 func minRowNorm(pe []float64, p int) float64 {
-	m := math.Inf(1)
+	norms := make([]float64, 0, len(pe)/p)
 	for k := 0; k < len(pe); k += p {
-		if n := norm2(pe[k : k+p]); n > 0 {
-			m = min(m, n)
-		}
+		norms = append(norms, norm2(pe[k:k+p]))
 	}
-	if math.IsInf(m, 1) {
-		return 0
-	}
-	return m
+	return minPositive(norms)
 }
 
 // sumDiff returns max_j |want_j − got_j| relative to the scale of the
@@ -305,13 +312,140 @@ func sumDiff(want, got, pe []float64, p int, c float64) float64 {
 		}
 		scale += m
 	}
+	return maxAbsDiff(want, got) / scale
+}
+
+// probeWideRows is the row count of checkFastWide's dataset: more than
+// the largest row count of a built-in model's row loop (models.MLP's 32;
+// LabelSplitSoftmax's batched sums start at 64), so that the batched
+// kernels a real batch takes are the ones checked, not only the row loop
+// of the two-row datasets.
+const probeWideRows = 66
+
+// probeFastTol is the tolerance of checkFastPath, relative as in
+// sumDiff. A fast path may compute its products in float32 against the
+// float64 PerExampleGrads (models.MLP.Float32: measured 1.2e-6 to 3.2e-6
+// of sumDiff's scale on the wide rows for an MLP 784-256-10 and a
+// LossDiff of two, whose rank-2 path is in float32 on every batch, about
+// √d·2⁻²⁴ for d inputs); 1e-4 leaves a margin of 30 for that and is far
+// below the disagreements the check is for (a fast path that does not
+// clip, reads the row count, or weights a row by another row's norm is
+// off by a fraction of the clip norm). A disagreement below it moves the
+// sum's sensitivity by about that fraction of C. Float64 kernels agree to
+// about 1e-15.
+const probeFastTol = 1e-4
+
+// checkFastWide compares m's fast path on probeWideRows synthetic rows
+// alternating rows[0] and rows[1] with the clipped sum of m's own
+// PerExampleGrads of the rows of that dataset, within probeFastTol: all
+// rows (nil, as a full batch passes them) at the clip norm c, and every
+// row in reverse order (as a Poisson batch passes its rows) at h, half
+// the smallest non-zero norm of the two-row check (every row clipped; h
+// = 0: c). Its cost is two fast passes over the rows: the per-example
+// gradients of a model that is not models.Stochastic are those of rows 0
+// and 1, each counted probeWideRows/2 times (a row's gradient reads its
+// own values, which repeat; the row probe checks that), and a Stochastic
+// model's, whose draws depend on the row's index, are computed one row at
+// a time (memory of two gradients, not probeWideRows). A dataset the
+// model refuses, or on which PerExampleGrads panics or is not finite, is
+// not checked (the two-row check has run).
+func checkFastWide(m models.Model, theta []float64, rows []probeRow, c, h float64) error {
+	wide := make([]probeRow, probeWideRows)
+	for k := range wide {
+		wide[k] = rows[k%2]
+	}
+	pm, data, ok := probeModelOn(m, wide)
+	if !ok {
+		return nil
+	}
+	if h == 0 {
+		h = c
+	}
+	rev := make([]int, probeWideRows)
+	for k := range rev {
+		rev[k] = probeWideRows - 1 - k
+	}
+	checks := []struct {
+		idx []int
+		c   float64
+	}{{nil, c}, {rev, h}}
+	clips := []float64{c, h}
+	want, scale, ok := probeClippedSums(pm, theta, data, clips)
+	if !ok {
+		return nil
+	}
+	fast := fastPathOf(pm)
+	for i, ch := range checks {
+		got, err := probeFastSum(fast, theta, data, ch.idx, probeWideRows, ch.c)
+		if err != nil {
+			return fmt.Errorf("panicked (%v) at clip norm %.3g where the model's PerExampleGrads did not", err, ch.c)
+		}
+		if d := maxAbsDiff(want[i], got) / scale[i]; !(d <= probeFastTol) {
+			return fmt.Errorf("disagrees with the clipped sum of the model's PerExampleGrads by %.3g of the rows' largest clipped entries at clip norm %.3g (%s)",
+				d, ch.c, selection(ch.idx))
+		}
+	}
+	return nil
+}
+
+// probeClippedSums returns, for each clip norm c, Σ_k min(1, c/‖a_k‖)·a_k
+// over the rows a_k of data (m's PerExampleGrads; see checkFastWide for
+// the rows computed) and sumDiff's scale Σ_k max_j |clip_c(a_k)_j| (plus
+// probeAbsTol), or false if m panics or a gradient is not finite.
+func probeClippedSums(m models.Model, theta []float64, data *design.Data, clips []float64) (want [][]float64, scale []float64, ok bool) {
+	p := len(theta)
+	want, scale = make([][]float64, len(clips)), make([]float64, len(clips))
+	for i := range clips {
+		want[i], scale[i] = make([]float64, p), probeAbsTol
+	}
+	computed, times := data.N, 1.0
+	if !models.IsStochastic(m) {
+		computed, times = 2, float64(data.N/2)
+	}
+	for k := range computed {
+		a, ok := probePerExample(m, theta, data, []int{k})
+		if !ok {
+			return nil, nil, false
+		}
+		nk := norm2(a)
+		var top float64
+		for _, v := range a {
+			top = max(top, math.Abs(v))
+		}
+		for i, ci := range clips {
+			f := clipFactor(nk, ci)
+			for j, v := range a {
+				want[i][j] += times * f * v
+			}
+			scale[i] += times * f * top
+		}
+	}
+	return want, scale, true
+}
+
+// minPositive returns the smallest positive value of v (0 if none).
+func minPositive(v []float64) float64 {
+	m := math.Inf(1)
+	for _, x := range v {
+		if x > 0 {
+			m = min(m, x)
+		}
+	}
+	if math.IsInf(m, 1) {
+		return 0
+	}
+	return m
+}
+
+// maxAbsDiff returns max_j |a_j − b_j| (NaN if an entry is NaN).
+func maxAbsDiff(a, b []float64) float64 {
 	var d float64
-	for j := range want {
-		e := math.Abs(want[j] - got[j])
+	for j, x := range a {
+		e := math.Abs(x - b[j])
 		if math.IsNaN(e) {
 			return e
 		}
 		d = max(d, e)
 	}
-	return d / scale
+	return d
 }

@@ -273,3 +273,107 @@ func TestTrainUnprobedModel(t *testing.T) {
 		}
 	}
 }
+
+// unclippedWhenBatched is a ClippedGradSummer that clips in its row loop
+// but not in its batched kernel, which it takes above 32 rows (as
+// models.MLP does): the two-row datasets of the probe never reach it.
+type unclippedWhenBatched struct{ honestNorms }
+
+func (w unclippedWhenBatched) ClippedGradSum(theta []float64, data *design.Data, idx []int, weight func(float64) float64, norms, weights, out []float64) {
+	w.PerExampleGradNorms(theta, data, idx, norms)
+	for k, v := range norms {
+		weights[k] = weight(v)
+		if len(norms) > 32 {
+			weights[k] = 1
+		}
+	}
+	w.WeightedGradSum(theta, data, idx, weights, out)
+}
+
+// TestTrainFastPathWideBatch: the fast path is checked on a batch large
+// enough to take the batched kernels. A fast path that does not clip
+// above 32 rows used to get add/remove phases (checked on two rows only)
+// while one added record moved the clipped sum by several C; it is
+// refused now. The built-in batched kernels are accepted with their
+// phases: MLP and LabelSplitSoftmax above their row loops, in float32
+// (MLP.Float32, alone and as a LossDiff pair), whose rounding is within
+// the wide check's tolerance.
+func TestTrainFastPathWideBatch(t *testing.T) {
+	const n, clip = 50, 1.0
+	logit := must(models.NewLogistic(3, true, 0))
+	bad := unclippedWhenBatched{honestNorms{forward{logit}}}
+	r := rand.New(rand.NewPCG(5, 21))
+	x, y, addX, addY := randomRows(3, func(r *rand.Rand) float64 { return float64(r.IntN(2)) })(r, n)
+	small := mustData(t, x, y, n, 3)
+	big := mustData(t, append(append([]float64(nil), x...), addX...), append(append([]float64(nil), y...), addY), n+1, 3)
+	shift, res, err := addRemoveShift(func(*design.Data) models.Model { return bad }, small, big, FullBatch{}, n, clip, 1)
+	if err == nil {
+		t.Errorf("fast path unclipped above 32 rows: Train states %d phase(s) under %v, and one added record moved the clipped sum by %.3g·C; want an error",
+			len(res.Phases), res.PhasesRelation, shift)
+	} else {
+		for _, s := range []string{"ClippedGradSum", "66 synthetic rows", "batched kernels", "remove the method"} {
+			if !strings.Contains(err.Error(), s) {
+				t.Errorf("error %q does not name %q", err, s)
+			}
+		}
+	}
+	mlp := func(f32 bool) *models.MLP {
+		m := must(models.NewMLP(64, 16, 3, models.Tanh, models.HeadSoftmaxCE))
+		m.Float32 = f32
+		return m
+	}
+	pub := &design.Data{N: 1, D: 64, X: make([]float64, 64), Y: []float64{0}}
+	for _, c := range []struct {
+		name string
+		m    models.Model
+	}{
+		{"MLP", mlp(false)},
+		{"MLP/Float32", mlp(true)},
+		{"LossDiff/MLP Float32 pair", must(models.NewLossDiff(mlp(true), mlp(true), pub))},
+		{"LabelSplitSoftmax/full", must(models.NewLabelSplitSoftmax(64, 3, models.PartFull))},
+		{"LabelSplitSoftmax/public", must(models.NewLabelSplitSoftmax(64, 3, models.PartPublic))},
+	} {
+		for _, c0 := range []float64{1e-3, 1, 1e3} {
+			ft := fastTrainer(c.m, c0)
+			if err := ft.checkFastPath(); err != nil || ft.fastUnchecked != "" {
+				t.Errorf("%s: clip norm %v: fast path check %v (unchecked: %q), want it accepted", c.name, c0, err, ft.fastUnchecked)
+			}
+		}
+	}
+}
+
+// TestTrainFloat32LossDiff: feature-DP training of a LossDiff of two
+// MLPs in float32 (MLP.Float32: fdp.CompareConfig.Float32,
+// dpnb.FeatureDPOptions.Float32) trains with its phases. Its fast path
+// (the rank-2 ghost norms and weighted sum of the pair) computes in
+// float32 on every batch, 2.6e-7 of the clipped sum's scale from the
+// float64 PerExampleGrads on the probe's two rows; the fast-path check
+// held it to 1e-9 and Train refused the run.
+func TestTrainFloat32LossDiff(t *testing.T) {
+	const n, d = 60, 8
+	mlp := func() *models.MLP {
+		m := must(models.NewMLP(d, 6, 3, models.Tanh, models.HeadSoftmaxCE))
+		m.Float32 = true
+		return m
+	}
+	r := rand.New(rand.NewPCG(2, 9))
+	x, y := make([]float64, n*d), make([]float64, n)
+	for i := range y {
+		y[i] = float64(r.IntN(3))
+		for j := range d {
+			x[i*d+j] = r.NormFloat64()
+		}
+	}
+	data := mustData(t, x, y, n, d)
+	pub := hideFeatures(data)
+	model := must(models.NewLossDiff(mlp(), mlp(), pub))
+	plan := must(DPSGD(model.NumParams(), 1, 1, 0.5*n))
+	res, err := Train(context.Background(), Config{Model: model, Data: data, Steps: 2, Sampler: Poisson{Rate: 0.5}, NormalizeBy: 0.5 * n,
+		Clip: ClipPerExample, ClipNorm: 1, Noise: plan, Optimizer: SGD{LR: 0.1}, Seed: 1})
+	if err != nil {
+		t.Fatalf("LossDiff of two Float32 MLPs refused: %v", err)
+	}
+	if len(res.Phases) == 0 {
+		t.Errorf("LossDiff of two Float32 MLPs: no phase (%s)", res.PhasesNote)
+	}
+}
