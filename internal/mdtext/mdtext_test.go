@@ -11,6 +11,9 @@ func TestControls(t *testing.T) {
 		{"cr\rdel\x7f", `cr\x0ddel\x7f`},
 		{"c1 \u009b csi \u0085 nel", `c1 \x9b csi \x85 nel`},
 		{"ünïcode ε", "ünïcode ε"},
+		{"smoker\u202e\u2066x", `smoker\u202e\u2066x`},
+		{"lrm\u200e alm\u061c", `lrm\u200e alm\u061c`},
+		{"zero\u200bwidth joiner\u200d", "zero\u200bwidth joiner\u200d"},
 		{"", ""},
 	} {
 		if got := Controls(c.in); got != c.want {
