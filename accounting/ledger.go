@@ -75,6 +75,9 @@ type LedgerReport struct {
 // Loss.ChangeRelation. Every curve entry's RDP is computed once, when it is
 // added, on the ledger's order grid. It is pure arithmetic. The zero value
 // is not usable; call NewLedger. A Ledger is not safe for concurrent use.
+// A nil *Ledger reads as empty (Len, Orders, Entries, RDP); Add and Epsilon
+// on it return an error naming the fix, and Relation panics (a nil ledger
+// has no relation, and the zero Relation is a real one).
 type Ledger struct {
 	rel     Relation
 	orders  []float64
@@ -149,14 +152,31 @@ const maxLedgerWork = 64 * maxSGMWork
 
 var errNilLedger = errors.New("accounting: nil *Ledger (use NewLedger)")
 
-// Relation returns the ledger's neighbouring relation.
-func (L *Ledger) Relation() Relation { return L.rel }
+// Relation returns the ledger's neighbouring relation. It panics on a nil
+// *Ledger, naming the fix: answering the zero Relation (add/remove) would
+// state a relation no ledger holds (programmer error: use NewLedger).
+func (L *Ledger) Relation() Relation {
+	if L == nil {
+		panic(errNilLedger)
+	}
+	return L.rel
+}
 
-// Orders returns a copy of the ledger's order grid.
-func (L *Ledger) Orders() []float64 { return append([]float64(nil), L.orders...) }
+// Orders returns a copy of the ledger's order grid (nil for a nil *Ledger).
+func (L *Ledger) Orders() []float64 {
+	if L == nil {
+		return nil
+	}
+	return append([]float64(nil), L.orders...)
+}
 
-// Len returns the number of entries.
-func (L *Ledger) Len() int { return L.n }
+// Len returns the number of entries (0 for a nil *Ledger).
+func (L *Ledger) Len() int {
+	if L == nil {
+		return 0
+	}
+	return L.n
+}
 
 // entryChunk is the number of entries per chunk: appending never copies
 // earlier entries.
@@ -186,16 +206,24 @@ func (L *Ledger) push(e ledgerEntry) {
 	L.n++
 }
 
-// Entries returns the losses added, in order.
+// Entries returns the losses added, in order (none for a nil *Ledger).
 func (L *Ledger) Entries() []Loss {
+	if L == nil {
+		return nil
+	}
 	out := make([]Loss, L.n)
 	L.each(func(i int, e *ledgerEntry) { out[i] = e.loss })
 	return out
 }
 
 // RDP returns a copy of the summed RDP of the curve entries, one value per
-// order.
-func (L *Ledger) RDP() []float64 { return append([]float64(nil), L.sum()...) }
+// order (nil for a nil *Ledger).
+func (L *Ledger) RDP() []float64 {
+	if L == nil {
+		return nil
+	}
+	return append([]float64(nil), L.sum()...)
+}
 
 // sum returns the summed RDP of the curve entries, recomputing it after
 // additions.

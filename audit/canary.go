@@ -53,8 +53,12 @@ func NewCanaryLLR(q, z, scale float64, offset int, theta0, stats []float64) (*Ca
 	return &CanaryLLR{Q: q, Z: z, Scale: scale, Offset: offset, Stats: stats, prev: append([]float64(nil), theta0...)}, nil
 }
 
-// OnStep adds step t's log-likelihood ratio of every canary.
+// OnStep adds step t's log-likelihood ratio of every canary. A nil
+// *CanaryLLR tracks no canary: it does nothing.
 func (c *CanaryLLR) OnStep(_ int, theta []float64) {
+	if c == nil {
+		return
+	}
 	for j := range c.Stats {
 		i := c.Offset + j
 		c.Stats[j] += SubsampledGaussianLLR(-(theta[i]-c.prev[i])*c.Scale, c.Q, c.Z)

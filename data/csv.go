@@ -105,8 +105,11 @@ type CapError struct {
 	What string
 }
 
-// Error names the cap and how to raise it.
+// Error names the cap and how to raise it (for a nil *CapError, says so).
 func (e *CapError) Error() string {
+	if e == nil {
+		return "data: nil *CapError (no cap was exceeded)"
+	}
 	return fmt.Sprintf("%s: over the reading cap CSVOptions.%s = %d (raise it, or set it negative for no cap)", e.What, e.Option, e.Limit)
 }
 
@@ -686,14 +689,22 @@ type NumberSpellingError struct {
 	Type   series.Type // the detected type: series.Int or series.Float
 }
 
-// Problem says which cells of which column are one number, without the fix.
+// Problem says which cells of which column are one number, without the fix
+// (for a nil *NumberSpellingError, says so).
 func (e *NumberSpellingError) Problem() string {
+	if e == nil {
+		return "data: nil *NumberSpellingError (no number spelt two ways)"
+	}
 	return fmt.Sprintf("column %q reads as numbers, but line %d (%q) and line %d (%q) spell one number two ways: as numbers they are one value, "+
 		"and would be one level were the column categorical", e.Column, e.Lines[0], e.Cells[0], e.Lines[1], e.Cells[1])
 }
 
-// Error is the Problem and the fix by CSVOptions.Types.
+// Error is the Problem and the fix by CSVOptions.Types (the Problem alone
+// for a nil *NumberSpellingError).
 func (e *NumberSpellingError) Error() string {
+	if e == nil {
+		return e.Problem()
+	}
 	goType := map[series.Type]string{series.Int: "series.Int", series.Float: "series.Float"}[e.Type]
 	return fmt.Sprintf("data: ReadCSV: %s: %v; fix the column's type: CSVOptions.Types {%q: series.String} keeps every spelling a level of its own (categories), "+
 		"{%q: %s} reads them as the same number (%v)", e.Problem(), ErrNumberSpelling, e.Column, e.Column, goType, ErrCSV)

@@ -392,7 +392,7 @@ func checkBounds(name string, b Range) error {
 // time (or is not in the declared Levels) is an error.
 func (e *Encoder) Transform(df dataframe.DataFrame) (*Encoded, error) {
 	if e == nil {
-		return nil, errors.New("data: Transform on a nil Encoder")
+		return nil, fmt.Errorf("data: Transform: %w", errNilEncoder)
 	}
 	if err := e.Validate(); err != nil {
 		return nil, fmt.Errorf("data: Transform: %w", err)
@@ -417,8 +417,12 @@ func (e *Encoder) Transform(df dataframe.DataFrame) (*Encoded, error) {
 // Width returns the number of encoded columns D the encoder produces (one
 // per continuous feature, one per kept level of a categorical feature, and
 // the intercept column), counted without building the column names (a
-// hostile model file's millions of levels cost nothing here).
+// hostile model file's millions of levels cost nothing here); 0 for a nil
+// *Encoder.
 func (e *Encoder) Width() int {
+	if e == nil {
+		return 0
+	}
 	d := 0
 	for _, fe := range e.Features {
 		switch {
@@ -659,10 +663,13 @@ func Encode(df dataframe.DataFrame, schema Schema, opts EncodeOptions) (*Encoded
 	return enc.Transform(df)
 }
 
+// errNilEncoded is the error of a method called on a nil *Encoded.
+var errNilEncoded = errors.New("nil *Encoded: use the value returned by Encoder.Transform, Encode or Encoder.EncodeCSV and check its error")
+
 // ToModelsData wraps X and Y (not copied) as a design.Data.
 func (e *Encoded) ToModelsData() (*design.Data, error) {
 	if e == nil {
-		return nil, errors.New("data: ToModelsData on a nil Encoded")
+		return nil, fmt.Errorf("data: ToModelsData: %w", errNilEncoded)
 	}
 	d, err := design.NewData(e.X, e.Y, e.N, e.D)
 	if err != nil {
@@ -674,8 +681,11 @@ func (e *Encoded) ToModelsData() (*design.Data, error) {
 // ColumnWeights spreads per-raw-feature values (for example CorrDP noise
 // weights, one per entry of FeatureNames) over the encoded columns: column
 // j gets featureWeights[Feature[j]], so every column of a one-hot group
-// shares its feature's value.
+// shares its feature's value. A nil *Encoded is an error.
 func (e *Encoded) ColumnWeights(featureWeights []float64) ([]float64, error) {
+	if e == nil {
+		return nil, fmt.Errorf("data: ColumnWeights: %w", errNilEncoded)
+	}
 	if len(featureWeights) != len(e.FeatureNames) {
 		return nil, fmt.Errorf("data: ColumnWeights: %d weights for %d raw features (%v)",
 			len(featureWeights), len(e.FeatureNames), e.FeatureNames)
@@ -687,8 +697,12 @@ func (e *Encoded) ColumnWeights(featureWeights []float64) ([]float64, error) {
 	return out, nil
 }
 
-// FeatureColumns returns the encoded columns of raw feature i.
+// FeatureColumns returns the encoded columns of raw feature i (none for a
+// nil *Encoded).
 func (e *Encoded) FeatureColumns(i int) []int {
+	if e == nil {
+		return nil
+	}
 	var out []int
 	for j, f := range e.Feature {
 		if f == i {
@@ -698,8 +712,12 @@ func (e *Encoded) FeatureColumns(i int) []int {
 	return out
 }
 
-// Subset returns a copy of the rows idx (in that order).
+// Subset returns a copy of the rows idx (in that order). A nil *Encoded is
+// an error.
 func (e *Encoded) Subset(idx []int) (*Encoded, error) {
+	if e == nil {
+		return nil, fmt.Errorf("data: Subset: %w", errNilEncoded)
+	}
 	for _, i := range idx {
 		if i < 0 || i >= e.N {
 			return nil, fmt.Errorf("data: Subset: row %d out of range [0, %d)", i, e.N)

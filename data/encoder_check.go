@@ -12,6 +12,10 @@ import (
 // file (see Encoder.Validate).
 var ErrEncoder = errors.New("inconsistent encoder")
 
+// errNilEncoder is the error of a method called on a nil *Encoder; it
+// wraps ErrEncoder.
+var errNilEncoder = fmt.Errorf("data: nil *Encoder: build one with FitEncoder or NewPublicEncoder (or read it from a model file) and check its error: %w", ErrEncoder)
+
 // Validate checks an Encoder that may not come from FitEncoder or
 // NewPublicEncoder (decoded from a model file, say): its schema is well
 // formed; Features lists the schema's features in order, with the same
@@ -22,7 +26,7 @@ var ErrEncoder = errors.New("inconsistent encoder")
 // its LabelDiv finite and non-zero. Transform and EncodeCSV call it first.
 func (e *Encoder) Validate() error {
 	if e == nil {
-		return fmt.Errorf("data: nil Encoder: %w", ErrEncoder)
+		return errNilEncoder
 	}
 	structure, _ := e.Schema.structureErrors()
 	errs := append(structure, e.Schema.labelErrors()...)

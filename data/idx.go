@@ -159,15 +159,22 @@ type ImageSet struct {
 	Labels []byte
 }
 
-// Image returns the pixels of image i (a slice into Pixels).
+// Image returns the pixels of image i (a slice into Pixels; nil for a nil
+// *ImageSet).
 func (s *ImageSet) Image(i int) []byte {
+	if s == nil {
+		return nil
+	}
 	p := s.Rows * s.Cols
 	return s.Pixels[i*p : (i+1)*p]
 }
 
 // ToModelsData returns the images as a design.Data with pixels scaled to
-// [0, 1] (x/255) and Y the class index.
+// [0, 1] (x/255) and Y the class index. A nil *ImageSet is an error.
 func (s *ImageSet) ToModelsData() (*design.Data, error) {
+	if s == nil {
+		return nil, errors.New("data: ToModelsData: nil *ImageSet: use the Train or Test set of LoadFashionMNIST or OpenFashionMNIST and check its error")
+	}
 	x := make([]float64, len(s.Pixels))
 	for i, p := range s.Pixels {
 		x[i] = float64(p) / 255

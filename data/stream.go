@@ -138,6 +138,9 @@ const MaxChunkRows = 1 << 20
 // the chunk or its slices after it returns; an error from fn stops the
 // reading and is returned as it is. A file without data rows is an error.
 func (e *Encoder) EncodeCSVChunks(r io.Reader, opts CSVOptions, rows int, fn func(*Encoded) error) error {
+	if e == nil {
+		return fmt.Errorf("data: EncodeCSVChunks: %w", errNilEncoder)
+	}
 	if rows < 1 || rows > MaxChunkRows {
 		return fmt.Errorf("data: EncodeCSVChunks: %d rows per chunk: give 1 to %d", rows, MaxChunkRows)
 	}
@@ -185,7 +188,7 @@ type csvRows struct {
 // openCSV validates e and opens the CSV stream r for fn.
 func (e *Encoder) openCSV(fn string, r io.Reader, opts CSVOptions) (*csvRows, error) {
 	if e == nil {
-		return nil, fmt.Errorf("data: %s on a nil Encoder", fn)
+		return nil, fmt.Errorf("data: %s: %w", fn, errNilEncoder)
 	}
 	if err := e.Validate(); err != nil {
 		return nil, fmt.Errorf("data: %s: %w", fn, err)

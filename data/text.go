@@ -21,6 +21,20 @@ func parseEnum[T interface {
 	return 0, fmt.Errorf("data: unknown %s %q%s (want one of %v)", what, s, suggest.Hint(s, names), names)
 }
 
+// unmarshalEnum sets *dst to the value among vals named by b (as
+// parseEnum); a nil dst is an error naming its type typ.
+func unmarshalEnum[T interface {
+	~int
+	String() string
+}](typ, what string, dst *T, b []byte, vals ...T) error {
+	if dst == nil {
+		return fmt.Errorf("data: UnmarshalText on a nil *%s: pass the address of a %s variable", typ, typ)
+	}
+	v, err := parseEnum(what, string(b), vals...)
+	*dst = v
+	return err
+}
+
 // MarshalText writes the role's name ("sensitive", "public", "label",
 // "ignore"), so that schemas read well in JSON (for example in a model
 // file).
@@ -28,19 +42,17 @@ func (r Role) MarshalText() ([]byte, error) {
 	return marshalEnum("role", r, Sensitive, Public, Label, Ignore)
 }
 
-// UnmarshalText reads a role's name.
-func (r *Role) UnmarshalText(b []byte) (err error) {
-	*r, err = parseEnum("role", string(b), Sensitive, Public, Label, Ignore)
-	return err
+// UnmarshalText reads a role's name (an error for a nil receiver).
+func (r *Role) UnmarshalText(b []byte) error {
+	return unmarshalEnum("Role", "role", r, b, Sensitive, Public, Label, Ignore)
 }
 
 // MarshalText writes the kind's name ("continuous", "categorical").
 func (k Kind) MarshalText() ([]byte, error) { return marshalEnum("kind", k, Continuous, Categorical) }
 
-// UnmarshalText reads a kind's name.
-func (k *Kind) UnmarshalText(b []byte) (err error) {
-	*k, err = parseEnum("kind", string(b), Continuous, Categorical)
-	return err
+// UnmarshalText reads a kind's name (an error for a nil receiver).
+func (k *Kind) UnmarshalText(b []byte) error {
+	return unmarshalEnum("Kind", "kind", k, b, Continuous, Categorical)
 }
 
 // MarshalText writes the task's name ("classification", "regression",
@@ -49,10 +61,9 @@ func (t Task) MarshalText() ([]byte, error) {
 	return marshalEnum("task", t, Classification, Regression, Unsupervised)
 }
 
-// UnmarshalText reads a task's name.
-func (t *Task) UnmarshalText(b []byte) (err error) {
-	*t, err = parseEnum("task", string(b), Classification, Regression, Unsupervised)
-	return err
+// UnmarshalText reads a task's name (an error for a nil receiver).
+func (t *Task) UnmarshalText(b []byte) error {
+	return unmarshalEnum("Task", "task", t, b, Classification, Regression, Unsupervised)
 }
 
 // MarshalText writes the scaling's name ("none", "minmax", "zscore").
@@ -60,10 +71,9 @@ func (s Scaling) MarshalText() ([]byte, error) {
 	return marshalEnum("scaling", s, NoScaling, MinMax, ZScore)
 }
 
-// UnmarshalText reads a scaling's name.
-func (s *Scaling) UnmarshalText(b []byte) (err error) {
-	*s, err = parseEnum("scaling", string(b), NoScaling, MinMax, ZScore)
-	return err
+// UnmarshalText reads a scaling's name (an error for a nil receiver).
+func (s *Scaling) UnmarshalText(b []byte) error {
+	return unmarshalEnum("Scaling", "scaling", s, b, NoScaling, MinMax, ZScore)
 }
 
 // marshalEnum writes v's name, refusing a value outside vals.

@@ -46,7 +46,9 @@ func NewData(x []float64, y []float64, n, d int) (*Data, error) {
 	return &Data{X: x, Y: y, N: n, D: d}, nil
 }
 
-// Row returns row i of the feature matrix (a slice into X, not a copy).
+// Row returns row i of the feature matrix (a slice into X, not a copy). As
+// slice indexing does, it panics for i outside [0, N) and on a nil *Data:
+// it is called per row, so it checks nothing (use Check first).
 func (d *Data) Row(i int) []float64 { return d.X[i*d.D : (i+1)*d.D] }
 
 // Check returns an error naming what (e.g. "training data") if d is nil,
@@ -54,7 +56,7 @@ func (d *Data) Row(i int) []float64 { return d.X[i*d.D : (i+1)*d.D] }
 // messages start with "mechanisms:" (the engine is its main caller).
 func (d *Data) Check(what string) error {
 	if d == nil {
-		return fmt.Errorf("mechanisms: %s is nil", what)
+		return fmt.Errorf("mechanisms: %s is nil (a nil *Data: build it with design.NewData)", what)
 	}
 	if d.N <= 0 || d.D <= 0 {
 		return fmt.Errorf("mechanisms: %s is empty (N=%d, D=%d)", what, d.N, d.D)

@@ -70,7 +70,11 @@ func Audit(ctx context.Context, opts AuditOptions) (*AuditResult, error) {
 // been flagged, as featuredp audit says); then, as featuredp audit lists
 // it, what each attack sees (audit.Record.Sees: the released output in black
 // box, or every iterate θ_t in white box for DP-SGD and Algorithm 1).
+// A nil receiver renders a line naming the fix.
 func (r *AuditResult) Markdown() string {
+	if r == nil {
+		return nilMarkdown("AuditResult", "Audit")
+	}
 	var b strings.Builder
 	b.WriteString("| mechanism | claimed ε | ε_lb (95%) | max ε_lb | control claims | control ε_lb | control flagged | verdict |\n|---|---:|---:|---:|---:|---:|---|---|\n")
 	for _, x := range r.Records {
@@ -102,7 +106,11 @@ func auditVerdict(x audit.Record) string {
 // Table returns the records as a DataFrame, with the largest ε_lb the
 // trials can show, whether the audit was inconclusive, and what the attack
 // sees (column adversary: audit.Record.Sees).
+// A nil receiver gives an empty DataFrame whose Err names the fix.
 func (r *AuditResult) Table() dataframe.DataFrame {
+	if r == nil {
+		return nilTable("AuditResult", "Audit")
+	}
 	var names, broken, sees []string
 	var claimed, lb, ctrl, most []float64
 	var inconclusive []bool
@@ -119,7 +127,11 @@ func (r *AuditResult) Table() dataframe.DataFrame {
 }
 
 // Plot draws claimed ε, ε_lb and the control's ε_lb per mechanism.
+// A nil receiver is an error naming the fix.
 func (r *AuditResult) Plot() (*plot.Plot, error) {
+	if r == nil {
+		return nil, errNilResult("AuditResult", "Audit")
+	}
 	var sums []experiments.Summary
 	for i, x := range r.Records {
 		for _, s := range []struct {

@@ -153,7 +153,11 @@ func CorrDPvsSemiVsStandard(ctx context.Context, df dataframe.DataFrame, schema 
 // feature with the discrete and continuous parts, the parametric and
 // binned estimates of a continuous feature (0 for a discrete one), TV^,
 // TV~ (UCB, heuristic) and the TV the CorrDP curve used.
+// A nil receiver gives an empty DataFrame whose Err names the fix.
 func (r *CorrDPResult) TVTable() dataframe.DataFrame {
+	if r == nil {
+		return nilTable("CorrDPResult", "CorrDPvsSemiVsStandard")
+	}
 	var names, pairs []string
 	var disc, cont, model, binned, hat, tilde, used []float64
 	for _, f := range r.TVReport.Features {
@@ -185,7 +189,11 @@ func (r *CorrDPResult) TVTable() dataframe.DataFrame {
 // uses (estimated on it), the noise constant C when it was picked on it
 // (CTuned), and the encoding when it was fitted on it — paper mode, no ε
 // accounted, as the Markdown says.
+// A nil receiver gives an empty DataFrame whose Err names the fix.
 func (r *CorrDPResult) Table() dataframe.DataFrame {
+	if r == nil {
+		return nilTable("CorrDPResult", "CorrDPvsSemiVsStandard")
+	}
 	t := r.Result.Table()
 	parts := []string{"CorrDP's TVs estimated on this data"}
 	if r.CTuned {
@@ -204,7 +212,11 @@ func (r *CorrDPResult) Table() dataframe.DataFrame {
 // Markdown is the Result's report plus the table of the metric per ε and
 // method, the TV report and the constant C, after a warning when the
 // encoding was fitted on the data (FromData).
+// A nil receiver renders a line naming the fix.
 func (r *CorrDPResult) Markdown() string {
+	if r == nil {
+		return nilMarkdown("CorrDPResult", "CorrDPvsSemiVsStandard")
+	}
 	var b strings.Builder
 	b.WriteString(fromDataWarning(r.FromData, encodeFix))
 	b.WriteString("> **Paper mode, no ε accounted.** The ε below label CorrDP's noise levels (σ0² per step), not a privacy " +

@@ -208,7 +208,11 @@ func featureDPConfig(df dataframe.DataFrame, schema data.Schema, opts FeatureDPO
 // over seeds, and the calibrated z of DP and FDP-Alg1 (NaN for NonPrivate
 // and Public, which add no noise); plus the column FromDataColumn when the
 // encoding was fitted on the data.
+// A nil receiver gives an empty DataFrame whose Err names the fix.
 func (r *FeatureDPResult) Table() dataframe.DataFrame {
+	if r == nil {
+		return nilTable("FeatureDPResult", "FeatureDPvsDP")
+	}
 	var meth []string
 	var eps, mean, sd, z []float64
 	for _, s := range r.Summary {
@@ -225,14 +229,22 @@ func (r *FeatureDPResult) Table() dataframe.DataFrame {
 
 // Plot draws the test accuracy against ε, one line per method (SD bands);
 // the title says so when the encoding was fitted on the data.
+// A nil receiver is an error naming the fix.
 func (r *FeatureDPResult) Plot() (*plot.Plot, error) {
+	if r == nil {
+		return nil, errNilResult("FeatureDPResult", "FeatureDPvsDP")
+	}
 	return LinePlot(r.Summary, LineOptions{Title: "DP vs feature DP (Algorithm 1) at equal ε" + fromDataTitle(r.FromData),
 		XLabel: fmt.Sprintf("ε (δ = %g)", r.Config.Delta), YLabel: "test accuracy", Metric: "accuracy", Band: BandSD})
 }
 
 // Markdown summarises the comparison and the attribute-inference bounds,
 // after a warning when the encoding was fitted on the data (FromData).
+// A nil receiver renders a line naming the fix.
 func (r *FeatureDPResult) Markdown() string {
+	if r == nil {
+		return nilMarkdown("FeatureDPResult", "FeatureDPvsDP")
+	}
 	var b strings.Builder
 	b.WriteString(fromDataWarning(r.FromData, encodeFix))
 	fmt.Fprintf(&b, "**DP vs feature DP.** Public Ψ(x): %s and the label; protected: %s. q = %.4g, T = %d, C = %g, α = %g; "+

@@ -482,7 +482,11 @@ func (r *PrivacyReportResult) categoricalCoordinates(idx []int) []string {
 // Table returns one row per column; its last column,
 // read_from_private_data, lists what the report computed from the private
 // data for that column (FromData).
+// A nil receiver gives an empty DataFrame whose Err names the fix.
 func (r *PrivacyReportResult) Table() dataframe.DataFrame {
+	if r == nil {
+		return nilTable("PrivacyReportResult", "PrivacyReport")
+	}
 	n := len(r.Columns)
 	name, role, kind, note, pre, from := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 	tv, ucb, w, fb, lv, al := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
@@ -520,7 +524,11 @@ var ReportLegend = []struct{ Heading, Fields, Meaning string }{
 
 // Markdown renders the report with its notes, led by what it read from
 // the private data (FromData).
+// A nil receiver renders a line naming the fix.
 func (r *PrivacyReportResult) Markdown() string {
+	if r == nil {
+		return nilMarkdown("PrivacyReportResult", "PrivacyReport")
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "**Privacy report** at ε = %g, δ = %g.\n\n", r.Options.Eps, r.Options.Delta)
 	if len(r.FromData) > 0 {
@@ -569,7 +577,11 @@ func (r *PrivacyReportResult) Markdown() string {
 }
 
 // Plot draws CorrDP's TV~ per public column.
+// A nil receiver is an error naming the fix.
 func (r *PrivacyReportResult) Plot() (*plot.Plot, error) {
+	if r == nil {
+		return nil, errNilResult("PrivacyReportResult", "PrivacyReport")
+	}
 	var sums []experiments.Summary
 	var names []string
 	for _, c := range r.Columns {

@@ -268,3 +268,20 @@ func (r Result) rows() []experiments.Row {
 	}
 	return r.Results.Rows
 }
+
+// errNilResult is the error of a method called on a nil result of type
+// typ (AuditResult, ...), which the function fn of this package returns.
+func errNilResult(typ, fn string) error {
+	return fmt.Errorf("dpnb: nil *%s: use the value returned by dpnb.%s and check its error", typ, fn)
+}
+
+// nilMarkdown is the Markdown of a nil result: the error, in italics.
+func nilMarkdown(typ, fn string) string {
+	return "_no result: " + errNilResult(typ, fn).Error() + "_\n"
+}
+
+// nilTable is the Table of a nil result: an empty DataFrame whose Err
+// names the fix.
+func nilTable(typ, fn string) dataframe.DataFrame {
+	return dataframe.DataFrame{Err: errNilResult(typ, fn)}
+}

@@ -133,7 +133,11 @@ func SmoothPreprocCost(p SmoothPipeline) (*SmoothPipelineReport, error) {
 }
 
 // Markdown renders the report.
+// A nil receiver renders a line naming the fix.
 func (r *SmoothPipelineReport) Markdown() string {
+	if r == nil {
+		return nilMarkdown("SmoothPipelineReport", "SmoothPreprocCost")
+	}
 	var b strings.Builder
 	b.WriteString("| pre-processing step | k (ℓ0) | η (ℓ_{1,2}) | assumption |\n|---|---:|---:|---|\n")
 	for _, s := range r.Steps {

@@ -358,8 +358,12 @@ type MissingDataError struct {
 	Files   []string
 }
 
-// Error implements error.
+// Error implements error. A nil *MissingDataError says so rather than
+// panicking.
 func (e *MissingDataError) Error() string {
+	if e == nil {
+		return "experiments: nil *MissingDataError (no missing data recorded)"
+	}
 	return fmt.Sprintf("experiments: figure %s needs %s: %s", e.Figure, strings.Join(e.Files, ", "), MissingWhere(e.DataDir, e.Files))
 }
 

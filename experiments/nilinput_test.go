@@ -2,6 +2,8 @@ package experiments
 
 import (
 	"context"
+	"io"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -49,5 +51,41 @@ func TestNilAndInvalidArguments(t *testing.T) {
 	}
 	if res, err := f.Merge([]*Part{part}); err != nil || len(res.Rows) != len(part.Rows) {
 		t.Errorf("valid merge: %v", err)
+	}
+}
+
+// A nil *Results reads as an empty table and refuses WriteCSV with an
+// error naming the fix; a nil *Part and *Registry say what to use (each
+// panicked on the old code).
+func TestNilReceivers(t *testing.T) {
+	var r *Results
+	if m, x, e := r.Methods(), r.Metrics(), r.ExtraColumns(); len(m)+len(x)+len(e) != 0 {
+		t.Errorf("nil Results: methods %v, metrics %v, extra columns %v; want none", m, x, e)
+	}
+	df := r.DataFrame()
+	if df.Err != nil || df.Nrow() != 0 || !slices.Equal(df.Names(), CoreColumns) {
+		t.Errorf("nil Results DataFrame: err %v, %d rows, columns %v; want no rows and %v", df.Err, df.Nrow(), df.Names(), CoreColumns)
+	}
+	var p *Part
+	var reg *Registry
+	if f, ok := reg.Lookup("x"); ok || f.ID != "" || len(reg.Figures()) != 0 || len(reg.Papers()) != 0 {
+		t.Errorf("nil Registry: Lookup %v %v, figures %v, papers %v; want none", f, ok, reg.Figures(), reg.Papers())
+	}
+	for _, tc := range []struct {
+		name, want string
+		err        error
+	}{
+		{"Results.WriteCSV", "nil *Results: use the value returned by Figure.Execute", r.WriteCSV(io.Discard)},
+		{"Part.WriteCSV", "nil *Part: use the value returned by Figure.ExecuteShard or ReadPart", p.WriteCSV(io.Discard)},
+		{"Part.WriteManifest", "nil *Part", p.WriteManifest(io.Discard)},
+		{"Registry.Register", "nil *Registry: declare a Registry value", reg.Register(shardFigure())},
+		{"Registry.Select", "nil *Registry", func() error { _, err := reg.Select(nil); return err }()},
+	} {
+		if tc.err == nil || !strings.Contains(tc.err.Error(), tc.want) {
+			t.Errorf("%s: err = %v, want one saying %q", tc.name, tc.err, tc.want)
+		}
+	}
+	if got := (*MissingDataError)(nil).Error(); !strings.Contains(got, "nil *MissingDataError") {
+		t.Errorf("nil MissingDataError: %q", got)
 	}
 }

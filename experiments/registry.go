@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -9,7 +10,8 @@ import (
 )
 
 // Registry is a set of figures keyed by id. The zero value is empty and
-// ready to use; it is safe for concurrent use.
+// ready to use; it is safe for concurrent use. A nil *Registry reads as
+// empty; Register and Select on it return an error naming the fix.
 type Registry struct {
 	mu   sync.RWMutex
 	figs map[string]Figure
@@ -18,6 +20,9 @@ type Registry struct {
 // Register adds f. It fails if f is invalid (see Figure.Validate) or its id
 // is already registered.
 func (r *Registry) Register(f Figure) error {
+	if r == nil {
+		return errNilRegistry
+	}
 	if err := f.Validate(); err != nil {
 		return err
 	}
@@ -33,8 +38,15 @@ func (r *Registry) Register(f Figure) error {
 	return nil
 }
 
-// Figures returns all registered figures sorted by id.
+// errNilRegistry is the error of Register and Select on a nil *Registry.
+var errNilRegistry = errors.New("experiments: nil *Registry: declare a Registry value (its zero value is ready to use) or use experiments.Default")
+
+// Figures returns all registered figures sorted by id (none for a nil
+// *Registry).
 func (r *Registry) Figures() []Figure {
+	if r == nil {
+		return nil
+	}
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	out := make([]Figure, 0, len(r.figs))
@@ -58,8 +70,11 @@ func (r *Registry) Papers() []string {
 	return out
 }
 
-// Lookup returns the figure with the given id.
+// Lookup returns the figure with the given id (none for a nil *Registry).
 func (r *Registry) Lookup(id string) (Figure, bool) {
+	if r == nil {
+		return Figure{}, false
+	}
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	f, ok := r.figs[id]
@@ -75,6 +90,9 @@ func (r *Registry) Lookup(id string) (Figure, bool) {
 // names give an error listing the valid ones; a paper without registered
 // figures is an error too.
 func (r *Registry) Select(args []string) ([]Figure, error) {
+	if r == nil {
+		return nil, errNilRegistry
+	}
 	all := r.Figures()
 	if len(args) == 0 {
 		args = []string{"all"}

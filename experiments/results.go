@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -60,16 +61,29 @@ func (r Row) cell(key string) string {
 	return r.Extra[key]
 }
 
-// Results is a tidy table: one Row per cell and metric, in cell order.
+// Results is a tidy table: one Row per cell and metric, in cell order. A
+// nil *Results reads as an empty table (no rows), except that WriteCSV
+// returns an error naming the fix.
 type Results struct {
 	Rows []Row
 }
 
+// errNilResults is the error of a method that cannot act on a nil *Results.
+var errNilResults = errors.New("experiments: nil *Results: use the value returned by Figure.Execute, Run, MergeParts or ReadCSV and check its error")
+
+// rows returns r.Rows, nil for a nil r.
+func (r *Results) rows() []Row {
+	if r == nil {
+		return nil
+	}
+	return r.Rows
+}
+
 // ExtraColumns returns the sorted names of the extra columns (numeric and
-// string) used by any row.
+// string) used by any row (none for a nil *Results).
 func (r *Results) ExtraColumns() []string {
 	set := map[string]bool{}
-	for _, row := range r.Rows {
+	for _, row := range r.rows() {
 		for k := range row.Extra {
 			set[k] = true
 		}
@@ -85,14 +99,16 @@ func (r *Results) ExtraColumns() []string {
 	return cols
 }
 
-// Methods returns the method names in order of first appearance.
+// Methods returns the method names in order of first appearance (nil for a
+// nil *Results).
 func (r *Results) Methods() []string {
-	return firstAppearance(r.Rows, func(row Row) string { return row.Method })
+	return firstAppearance(r.rows(), func(row Row) string { return row.Method })
 }
 
-// Metrics returns the metric names in order of first appearance.
+// Metrics returns the metric names in order of first appearance (nil for a
+// nil *Results).
 func (r *Results) Metrics() []string {
-	return firstAppearance(r.Rows, func(row Row) string { return row.Metric })
+	return firstAppearance(r.rows(), func(row Row) string { return row.Metric })
 }
 
 func firstAppearance(rows []Row, key func(Row) string) []string {
@@ -111,9 +127,11 @@ func firstAppearance(rows []Row, key func(Row) string) []string {
 // DataFrame returns the table as a gota DataFrame with the columns figure,
 // method (string), x (float), seed (string: decimal, because a uint64 does
 // not fit gota's int), metric (string), value (float) and the extra columns
-// (string, "" where a row has no value).
+// (string, "" where a row has no value). A nil *Results gives the core
+// columns with no rows.
 func (r *Results) DataFrame() dataframe.DataFrame {
-	n := len(r.Rows)
+	rows := r.rows()
+	n := len(rows)
 	fig, meth, seed, met := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 	x, val := make([]float64, n), make([]float64, n)
 	extras := r.ExtraColumns()
@@ -121,7 +139,7 @@ func (r *Results) DataFrame() dataframe.DataFrame {
 	for j := range ex {
 		ex[j] = make([]string, n)
 	}
-	for i, row := range r.Rows {
+	for i, row := range rows {
 		fig[i], meth[i], met[i] = row.Figure, row.Method, row.Metric
 		seed[i] = strconv.FormatUint(row.Seed, 10)
 		x[i], val[i] = row.X, row.Value
@@ -154,8 +172,12 @@ func formatFloat(v float64) string {
 
 // WriteCSV writes the table as CSV with a header: the core columns then the
 // extra columns. Floats use the shortest representation that round-trips
-// exactly, so ReadCSV(WriteCSV(r)) reproduces r.
+// exactly, so ReadCSV(WriteCSV(r)) reproduces r. A nil *Results is an
+// error (nothing was computed), not an empty CSV.
 func (r *Results) WriteCSV(w io.Writer) error {
+	if r == nil {
+		return errNilResults
+	}
 	extras := r.ExtraColumns()
 	cw := csv.NewWriter(w)
 	header := append(append([]string{}, CoreColumns...), extras...)

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -193,13 +194,25 @@ func (f Figure) ExecuteShard(ctx context.Context, p Profile, env Env, s Shard, p
 }
 
 // WriteCSV writes the part's rows as a results CSV with the extra column
-// _cell (each row's cell index).
-func (p *Part) WriteCSV(w io.Writer) error { return (&Results{Rows: p.Rows}).WriteCSV(w) }
+// _cell (each row's cell index). A nil *Part is an error.
+func (p *Part) WriteCSV(w io.Writer) error {
+	if p == nil {
+		return errNilPart
+	}
+	return (&Results{Rows: p.Rows}).WriteCSV(w)
+}
+
+// errNilPart is the error of a method called on a nil *Part.
+var errNilPart = errors.New("experiments: nil *Part: use the value returned by Figure.ExecuteShard or ReadPart and check its error")
 
 // WriteManifest writes the part's manifest as JSON: the fields of Part,
 // with Format set to ManifestFormat, Version to BuildVersion() if empty,
-// and CSV to the checksum of what WriteCSV writes for the part's rows.
+// and CSV to the checksum of what WriteCSV writes for the part's rows. A
+// nil *Part is an error.
 func (p *Part) WriteManifest(w io.Writer) error {
+	if p == nil {
+		return errNilPart
+	}
 	sum, err := p.csvSum()
 	if err != nil {
 		return err

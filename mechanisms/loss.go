@@ -58,7 +58,7 @@ func (k NoiseKind) String() string {
 // positive sensitivity and scale.
 func (r *Release) Loss(rel accounting.Relation) (accounting.Loss, error) {
 	if r == nil {
-		return accounting.Loss{}, errors.New("mechanisms: Release.Loss: nil release")
+		return accounting.Loss{}, errors.New("mechanisms: Release.Loss: nil *Release: use the release returned by LaplaceRelease or GaussianRelease and check its error")
 	}
 	if !(r.Sensitivity > 0) || !(r.Scale > 0) {
 		return accounting.Loss{}, fmt.Errorf("mechanisms: Release.Loss: sensitivity %v and scale %v must be > 0 (a release from LaplaceRelease or GaussianRelease records both)", r.Sensitivity, r.Scale)
@@ -101,7 +101,7 @@ func (r *Release) Loss(rel accounting.Relation) (accounting.Loss, error) {
 // error gives PhasesNote: the plan needs its notion's own accounting).
 func (r *Result) Losses() ([]accounting.Loss, error) {
 	if r == nil {
-		return nil, errors.New("mechanisms: Result.Losses: nil result")
+		return nil, errors.New("mechanisms: Result.Losses: nil *Result: use the result returned by Train and check its error")
 	}
 	if len(r.Phases) == 0 {
 		return nil, fmt.Errorf("mechanisms: Result.Losses: no phase for the subsampled-Gaussian accountant: %s", r.PhasesNote)

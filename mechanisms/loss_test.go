@@ -73,7 +73,7 @@ func TestReleaseLossErrors(t *testing.T) {
 		r    *Release
 		want string
 	}{
-		{"nil", nil, "nil release"},
+		{"nil", nil, "nil *Release: use the release returned by LaplaceRelease"},
 		{"unknown kind", &Release{Scale: 1, Sensitivity: 1}, "unknown noise kind"},
 		{"no sensitivity", &Release{Kind: GaussianNoise, Scale: 1}, "sensitivity"},
 		{"NaN scale", &Release{Kind: LaplaceNoise, Scale: math.NaN(), Sensitivity: 1}, "scale"},

@@ -1,6 +1,7 @@
 package mechanisms
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -246,12 +247,26 @@ func NewShuffledEpochs(batchSize int) (*ShuffledEpochs, error) {
 	return &ShuffledEpochs{batch: batchSize}, nil
 }
 
-// BatchSize returns B.
-func (s *ShuffledEpochs) BatchSize() int { return s.batch }
+// errNilShuffled is the error of ShuffledEpochs.Validate and Sample on a
+// nil receiver.
+var errNilShuffled = errors.New("mechanisms: ShuffledEpochs: nil *ShuffledEpochs sampler (use NewShuffledEpochs)")
+
+// BatchSize returns B (0 for a nil *ShuffledEpochs).
+func (s *ShuffledEpochs) BatchSize() int {
+	if s == nil {
+		return 0
+	}
+	return s.batch
+}
 
 // Epoch returns the number of permutations drawn so far (the current epoch,
-// counting from 1; 0 before the first batch).
-func (s *ShuffledEpochs) Epoch() int { return s.epoch }
+// counting from 1; 0 before the first batch and for a nil *ShuffledEpochs).
+func (s *ShuffledEpochs) Epoch() int {
+	if s == nil {
+		return 0
+	}
+	return s.epoch
+}
 
 // Fresh returns a new sampler with the same batch size, before its first
 // epoch.
@@ -266,7 +281,7 @@ func (s *ShuffledEpochs) Fresh() Sampler {
 // Validate returns an error unless 1 ≤ B ≤ n.
 func (s *ShuffledEpochs) Validate(n int) error {
 	if s == nil {
-		return fmt.Errorf("mechanisms: ShuffledEpochs: nil sampler (use NewShuffledEpochs)")
+		return errNilShuffled
 	}
 	if n <= 0 {
 		return fmt.Errorf("mechanisms: ShuffledEpochs: n = %d rows, want > 0", n)
@@ -289,6 +304,9 @@ func (s *ShuffledEpochs) Expected(n int) float64 {
 // (a new permutation of 0..n−1) when fewer than B rows are left or n
 // changed.
 func (s *ShuffledEpochs) Sample(rng *rand.Rand, n int, buf []int) ([]int, error) {
+	if s == nil {
+		return nil, errNilShuffled
+	}
 	if err := checkN("ShuffledEpochs.Sample", rng, n); err != nil {
 		return nil, err
 	}

@@ -45,7 +45,9 @@ const streamsDomain = "featuredp/mechanisms/streams/v1"
 // count. Distinct paths give computationally independent streams.
 //
 // A Streams value is immutable and safe for concurrent use. The generators
-// it returns are not safe for concurrent use (math/rand/v2 semantics).
+// it returns are not safe for concurrent use (math/rand/v2 semantics). A
+// nil *Streams is a programmer error: its generator methods panic with a
+// message naming the constructors (Secure reports false).
 type Streams struct {
 	key    [32]byte
 	secure bool // every generator from the OS CSPRNG (NewSecureStreams)
@@ -139,8 +141,17 @@ func NewStreams(seed uint64) *Streams {
 	return s
 }
 
+// errNilStreams is the panic value of Derive, Split and Rand (and so
+// Sampling, PublicSampling, Noise and Init) on a nil *Streams: a stream
+// tree has no meaningful empty value (a zero key would be a fixed, public
+// seed), so a nil one is a programmer error.
+var errNilStreams = errors.New("mechanisms: nil *Streams: use NewStreams(seed), NewSecureStreams() or StreamsFor")
+
 // child derives the node reached from s by one path element.
 func (s *Streams) child(tag byte, data []byte) *Streams {
+	if s == nil {
+		panic(errNilStreams)
+	}
 	h := sha256.New()
 	h.Write([]byte(streamsDomain))
 	h.Write(s.key[:])
@@ -155,12 +166,14 @@ func (s *Streams) child(tag byte, data []byte) *Streams {
 }
 
 // Derive returns the child node named label (for example "cell/eps=1" or
-// "worker"). Derive(a).Derive(b) and Derive(b).Derive(a) differ.
+// "worker"). Derive(a).Derive(b) and Derive(b).Derive(a) differ. It panics
+// on a nil *Streams, naming the fix.
 func (s *Streams) Derive(label string) *Streams { return s.child('L', []byte(label)) }
 
 // Split returns the i-th indexed child (for example one per grid cell,
 // seed replicate or worker). Split(i) and Derive of any label never
-// coincide, and negative i are valid distinct indices.
+// coincide, and negative i are valid distinct indices. It panics on a nil
+// *Streams, naming the fix.
 func (s *Streams) Split(i int) *Streams {
 	var b [8]byte
 	binary.LittleEndian.PutUint64(b[:], uint64(int64(i)))
@@ -172,7 +185,11 @@ func (s *Streams) Split(i int) *Streams {
 // returns two generators with the SAME sequence: take one generator per
 // purpose, or Derive a child for another independent one. On a secure tree
 // (NewSecureStreams) every call returns a fresh CSPRNG-backed generator.
+// Rand, Derive and Split panic on a nil *Streams, naming the fix.
 func (s *Streams) Rand(purpose string) *rand.Rand {
+	if s == nil {
+		panic(errNilStreams)
+	}
 	if s.secure {
 		return NewCryptoRand()
 	}
@@ -217,8 +234,12 @@ type CryptoSource struct {
 }
 
 // Uint64 returns 64 bits from crypto/rand. (crypto/rand.Read never fails
-// in Go ≥ 1.24: if the OS generator fails the program aborts.)
+// in Go ≥ 1.24: if the OS generator fails the program aborts.) It panics
+// on a nil *CryptoSource, naming the fix (rand.Source has no error).
 func (c *CryptoSource) Uint64() uint64 {
+	if c == nil {
+		panic("mechanisms: nil *CryptoSource: use NewCryptoRand() or the address of a CryptoSource value (its zero value is ready to use)")
+	}
 	if !c.ok || c.pos+8 > len(c.buf) {
 		crand.Read(c.buf[:])
 		c.pos, c.ok = 0, true

@@ -179,6 +179,9 @@ func (m *DDPM) split(theta []float64) ddpmParams {
 // CheckLabels checks the pixel count and, for a class-conditional model,
 // that every label is a class index in [0, Classes).
 func (m *DDPM) CheckLabels(data *design.Data) error {
+	if m == nil {
+		return errNilModel("DDPM", "NewDDPM")
+	}
 	if err := checkDataErr("DDPM", data, m.P); err != nil {
 		return err
 	}

@@ -20,6 +20,9 @@ import (
 // from rng in a fixed order, so the same rng state gives the same images
 // whatever GOMAXPROCS is.
 func (m *DDPM) Sample(theta []float64, classes []int, rng *rand.Rand) ([]float64, error) {
+	if m == nil {
+		return nil, errNilModel("DDPM", "NewDDPM")
+	}
 	switch {
 	case len(theta) != m.NumParams():
 		return nil, fmt.Errorf("%w: θ has %d values, the model %d", ErrDDPMSample, len(theta), m.NumParams())

@@ -77,6 +77,9 @@ func (m *EmbedLogistic) Init(theta []float64, _ *rand.Rand) {
 
 // CheckLabels checks the feature count, 0/1 labels and category indices.
 func (m *EmbedLogistic) CheckLabels(data *design.Data) error {
+	if m == nil {
+		return errNilModel("EmbedLogistic", "NewEmbedLogistic")
+	}
 	if err := checkDataErr("EmbedLogistic", data, m.NumFeatures()); err != nil {
 		return err
 	}

@@ -95,6 +95,9 @@ func (m *LabelSplitSoftmax) Init(theta []float64, _ *rand.Rand) {
 // CheckLabels returns an error unless data has D features and class labels
 // in [0, K).
 func (m *LabelSplitSoftmax) CheckLabels(data *design.Data) error {
+	if m == nil {
+		return errNilModel("LabelSplitSoftmax", "NewLabelSplitSoftmax")
+	}
 	if err := checkDataErr("LabelSplitSoftmax", data, m.D); err != nil {
 		return err
 	}

@@ -59,6 +59,9 @@ func NewLinear(d int, intercept bool, ridge float64) (*Linear, error) {
 // Validate returns an error if the model's fields are invalid (D ≤ 0,
 // Ridge < 0 or not finite).
 func (m *Linear) Validate() error {
+	if m == nil {
+		return errNilModel("Linear", "NewLinear")
+	}
 	if m.D <= 0 {
 		return fmt.Errorf("models: Linear: number of features d = %d, want > 0", m.D)
 	}
@@ -100,6 +103,9 @@ func (m *Linear) Init(theta []float64, rng *rand.Rand) {
 // CheckLabels returns an error if data does not have D features or a label
 // is not finite.
 func (m *Linear) CheckLabels(data *design.Data) error {
+	if m == nil {
+		return errNilModel("Linear", "NewLinear")
+	}
 	if err := checkDataErr("Linear", data, m.D); err != nil {
 		return err
 	}
@@ -264,6 +270,9 @@ func (m *Linear) Evaluate(theta []float64, data *design.Data) Metrics {
 // error if the system is singular or numerically so (for example OLS with
 // collinear features; use Ridge > 0).
 func (m *Linear) Solve(data *design.Data) ([]float64, error) {
+	if m == nil {
+		return nil, fmt.Errorf("models: Linear.Solve: %w", errNilModel("Linear", "NewLinear"))
+	}
 	if err := m.CheckLabels(data); err != nil {
 		return nil, fmt.Errorf("models: Linear.Solve: %w", err)
 	}
@@ -284,6 +293,9 @@ func (m *Linear) Solve(data *design.Data) ([]float64, error) {
 // block and the first D entries are used):
 //
 //	Σ_i ∇ℓ_i = 2(Gθ − X̃ᵀy) + 2λ[w; 0],   F(θ) = (θᵀGθ − 2θᵀX̃ᵀy + yᵀy)/N + (λ/N)‖w‖².
+//
+// As a model's kernels, GradSum, Grad and Loss panic on a nil
+// *LinearStats; Solve returns an error naming NewLinearStats.
 type LinearStats struct {
 	// N is the number of rows, D the number of features.
 	N, D int
@@ -387,6 +399,9 @@ func (s *LinearStats) Loss(m *Linear, theta []float64) float64 {
 // factorisation (gonum mat). It returns an error if the matrix is not
 // positive definite or its condition number exceeds 1e15.
 func (s *LinearStats) Solve(m *Linear) ([]float64, error) {
+	if s == nil {
+		return nil, fmt.Errorf("models: LinearStats.Solve: %w", errNilModel("LinearStats", "NewLinearStats"))
+	}
 	if m.D != s.D {
 		return nil, fmt.Errorf("models: LinearStats.Solve: statistics have %d features, model expects %d", s.D, m.D)
 	}

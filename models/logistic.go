@@ -56,6 +56,9 @@ func NewLogistic(d int, intercept bool, l2 float64) (*Logistic, error) {
 // Validate returns an error if the model's fields are invalid (D ≤ 0,
 // L2 < 0 or not finite).
 func (m *Logistic) Validate() error {
+	if m == nil {
+		return errNilModel("Logistic", "NewLogistic")
+	}
 	if m.D <= 0 {
 		return fmt.Errorf("models: Logistic: number of features d = %d, want > 0", m.D)
 	}
@@ -97,6 +100,9 @@ func (m *Logistic) Init(theta []float64, rng *rand.Rand) {
 // CheckLabels returns an error if data does not have D features or a label
 // is not 0 or 1.
 func (m *Logistic) CheckLabels(data *design.Data) error {
+	if m == nil {
+		return errNilModel("Logistic", "NewLogistic")
+	}
 	if err := checkDataErr("Logistic", data, m.D); err != nil {
 		return err
 	}

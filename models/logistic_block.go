@@ -175,6 +175,9 @@ func NewLogisticBlock(m *Logistic, data *design.Data) (*LogisticBlock, error) {
 // and split, so the bits depend neither on the grouping nor on the number
 // of cores.
 func (b *LogisticBlock) GradSums(thetas, outs [][]float64) error {
+	if b == nil {
+		return fmt.Errorf("models: LogisticBlock.GradSums: %w", errNilModel("LogisticBlock", "NewLogisticBlock"))
+	}
 	if err := b.checkLanes(thetas, outs); err != nil {
 		return err
 	}

@@ -81,6 +81,9 @@ func (m *LossDiff) Init(theta []float64, rng *rand.Rand) {
 
 // CheckLabels checks data against Full and that PubData has as many rows.
 func (m *LossDiff) CheckLabels(data *design.Data) error {
+	if m == nil {
+		return errNilModel("LossDiff", "NewLossDiff")
+	}
 	if data == nil {
 		return errors.New("models: LossDiff: nil data")
 	}

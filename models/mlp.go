@@ -145,6 +145,9 @@ func NewMLP(d, h, k int, act Activation, head Head) (*MLP, error) {
 
 // Validate returns an error if the model's fields are invalid (see NewMLP).
 func (m *MLP) Validate() error {
+	if m == nil {
+		return errNilModel("MLP", "NewMLP")
+	}
 	if m.D <= 0 {
 		return fmt.Errorf("models: MLP: number of inputs d = %d, want > 0", m.D)
 	}
@@ -226,6 +229,9 @@ func (m *MLP) Init(theta []float64, rng *rand.Rand) {
 // label is not an integer in [0, K) (HeadSoftmaxCE) or not finite
 // (HeadMSE).
 func (m *MLP) CheckLabels(data *design.Data) error {
+	if m == nil {
+		return errNilModel("MLP", "NewMLP")
+	}
 	if err := checkDataErr("MLP", data, m.D); err != nil {
 		return err
 	}

@@ -76,7 +76,7 @@ func (b *MLPBlock) group(k int) *mlpGroup {
 // entries.
 func (b *MLPBlock) GradSums(thetas, outs [][]float64) error {
 	if b == nil || b.m == nil {
-		return fmt.Errorf("models: MLPBlock.GradSums: nil or zero MLPBlock (make one with NewMLPBlock)")
+		return fmt.Errorf("models: MLPBlock.GradSums: nil *MLPBlock or zero MLPBlock (make one with NewMLPBlock)")
 	}
 	if len(thetas) != len(outs) {
 		return fmt.Errorf("models: MLPBlock.GradSums: %d parameter vectors, %d outputs", len(thetas), len(outs))

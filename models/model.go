@@ -31,6 +31,12 @@
 //     NewMLP, Validate, CheckLabels) is a returned error; a wrong-length
 //     buffer on the hot path is a programmer error and panics with an error
 //     wrapping ErrShape.
+//   - A nil model pointer (a constructor's error ignored) is a programmer
+//     error too: the checking methods (Validate, CheckLabels, Solve,
+//     DDPM.Sample, the blocks' GradSums) return an error naming the
+//     constructor, and every other method panics, as on a wrong-length
+//     buffer (the hot path checks nothing per call; mechanisms.Train
+//     refuses a nil Config.Model before calling any).
 //
 // Besides Model and Evaluator, every model implements LabelChecker,
 // Initializer, GradNormer (per-example gradient norms; ghost norms for the
@@ -55,9 +61,17 @@ import (
 // that wraps ErrShape and names the method and the offending buffer, so
 // errors.Is(recovered, ErrShape) holds. This is the only panic in the
 // package (besides Go's own index checks for out-of-range row indices in
-// idx and class labels that CheckLabels would have rejected); constructors
-// and CheckLabels report bad user input as returned errors.
+// idx and class labels that CheckLabels would have rejected, and Go's nil
+// dereference on a nil model pointer, whose Validate and CheckLabels
+// return an error); constructors and CheckLabels report bad user input as
+// returned errors.
 var ErrShape = errors.New("models: wrong length")
+
+// errNilModel is the error of a checking method (Validate, CheckLabels,
+// Solve, ...) called on a nil *typ, which the constructor ctor builds.
+func errNilModel(typ, ctor string) error {
+	return fmt.Errorf("models: nil *%s: build it with %s and check its error", typ, ctor)
+}
 
 // Model is a differentiable loss ℓ(θ; x, y) over a flat parameter vector θ.
 //

@@ -51,6 +51,9 @@ func NewSoftmax(d, k int) (*Softmax, error) {
 // Validate returns an error if the model's fields are invalid (D ≤ 0,
 // K < 2, more than MaxParams parameters, L2 < 0 or not finite).
 func (m *Softmax) Validate() error {
+	if m == nil {
+		return errNilModel("Softmax", "NewSoftmax")
+	}
 	if m.D <= 0 {
 		return fmt.Errorf("models: Softmax: number of features d = %d, want > 0", m.D)
 	}
@@ -93,6 +96,9 @@ func (m *Softmax) Init(theta []float64, rng *rand.Rand) {
 // CheckLabels returns an error if data does not have D features or a label
 // is not an integer in [0, K).
 func (m *Softmax) CheckLabels(data *design.Data) error {
+	if m == nil {
+		return errNilModel("Softmax", "NewSoftmax")
+	}
 	if err := checkDataErr("Softmax", data, m.D); err != nil {
 		return err
 	}

@@ -176,12 +176,15 @@ func (f *File) Validate() error {
 	return err
 }
 
+// errNilFile is the error of a method called on a nil *File.
+var errNilFile = errors.New("release: nil *File (nil model file): use the file returned by Load or Read and check its error")
+
 // predictor validates the file (see Validate) and returns its model's
 // predictor.
 func (f *File) predictor() (*predictor, error) {
 	switch {
 	case f == nil:
-		return nil, errors.New("release: nil model file")
+		return nil, errNilFile
 	case f.Format != FileFormat || f.Version != FileVersion && f.Version != SignedFileVersion:
 		return nil, fmt.Errorf("release: format %q version %d: %w (want %q version %d, or %d signed)", f.Format, f.Version, ErrFormat, FileFormat, FileVersion, SignedFileVersion)
 	case f.Version == FileVersion && f.Signature != nil:
@@ -258,6 +261,9 @@ func (f *File) Write(w io.Writer) error {
 // Asked to overwrite a device, a named pipe or a symbolic link, it writes
 // into it (as a shell's ">" does) instead of replacing it with a plain file.
 func (f *File) Save(path string, overwrite bool) error {
+	if f == nil {
+		return errNilFile // before touching the file system
+	}
 	var writeErr error
 	err := safefile.Write(path, overwrite, func(w io.Writer) error {
 		writeErr = f.Write(w)

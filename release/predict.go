@@ -35,8 +35,11 @@ type Predictions struct {
 // built or edited in memory gets an error, not a panic, when it is
 // inconsistent.
 func (f *File) Predict(df dataframe.DataFrame) (*Predictions, error) {
-	if f == nil || f.Encoder == nil {
-		return nil, errors.New("release: Predict on a nil or empty model file: Load one first")
+	if f == nil {
+		return nil, fmt.Errorf("release: Predict: %w", errNilFile)
+	}
+	if f.Encoder == nil {
+		return nil, errors.New("release: Predict on an empty model file (no encoder): Load one first")
 	}
 	if df.Err != nil {
 		return nil, fmt.Errorf("release: Predict: the DataFrame carries an error: %w", df.Err)
@@ -107,8 +110,11 @@ func chunkRows(d, k int) int {
 // error from fn stops the reading and is returned as it is; the chunks
 // already handed over stay valid.
 func (f *File) PredictCSV(r io.Reader, opts data.CSVOptions, fn func(*Predictions) error) error {
-	if f == nil || f.Encoder == nil {
-		return errors.New("release: PredictCSV on a nil or empty model file: Load one first")
+	if f == nil {
+		return fmt.Errorf("release: PredictCSV: %w", errNilFile)
+	}
+	if f.Encoder == nil {
+		return errors.New("release: PredictCSV on an empty model file (no encoder): Load one first")
 	}
 	if fn == nil {
 		return errors.New("release: PredictCSV: nil fn: give the function that takes each chunk of predictions")

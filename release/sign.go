@@ -67,12 +67,12 @@ func Fingerprint(pub ed25519.PublicKey) string {
 // a file changed after Sign is refused by Write (sign it again). No error
 // holds the key.
 func (f *File) Sign(priv ed25519.PrivateKey) error {
+	if f == nil {
+		return fmt.Errorf("release: Sign: %w", errNilFile)
+	}
 	if len(priv) != ed25519.PrivateKeySize || !ed25519.NewKeyFromSeed(priv.Seed()).Equal(priv) {
 		return fmt.Errorf("release: Sign: the private key is not an Ed25519 key of %d bytes whose second half is its public key: %w",
 			ed25519.PrivateKeySize, ErrSignature)
-	}
-	if f == nil {
-		return errors.New("release: Sign: nil model file")
 	}
 	g := *f
 	g.Version, g.Signature = FileVersion, nil // the content, as an unsigned file
@@ -96,7 +96,10 @@ func (f *File) Sign(priv ed25519.PrivateKey) error {
 // empty "sha256" and an empty signature "value". It fails on an unsigned
 // file.
 func (f *File) SignedBytes() ([]byte, error) {
-	if f == nil || f.Signature == nil {
+	if f == nil {
+		return nil, fmt.Errorf("%w; a nil file is not signed: %w", errNilFile, ErrUnsigned)
+	}
+	if f.Signature == nil {
 		return nil, fmt.Errorf("release: the model file is not signed: %w", ErrUnsigned)
 	}
 	c := *f
@@ -132,11 +135,11 @@ func (f *File) Signer() string {
 // signed, its checksum recomputed) wraps ErrSignature. The errors name
 // the keys by Fingerprint and say what to do.
 func (f *File) Verify(pub ed25519.PublicKey) error {
+	if f == nil {
+		return fmt.Errorf("release: Verify: %w", errNilFile)
+	}
 	if len(pub) != ed25519.PublicKeySize {
 		return fmt.Errorf("release: Verify: the public key has %d bytes, an Ed25519 key %d", len(pub), ed25519.PublicKeySize)
-	}
-	if f == nil {
-		return errors.New("release: Verify: nil model file")
 	}
 	if f.Signature == nil {
 		return fmt.Errorf("release: the model file is not signed, so it cannot be verified against key %s "+

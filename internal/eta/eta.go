@@ -60,8 +60,12 @@ type Pace struct {
 }
 
 // Status is Status for done of total units at elapsed, with the time left
-// at the pace since the reference report.
+// at the pace since the reference report (a nil *Pace has none: plain
+// Status).
 func (p *Pace) Status(elapsed time.Duration, done, total int) string {
+	if p == nil {
+		return Status(elapsed, done, total)
+	}
 	if p.done == 0 && done > 0 && done >= p.After {
 		p.at, p.done = elapsed, done
 	}

@@ -16,8 +16,11 @@ type RangeError struct {
 	Want  string  // the valid range, e.g. "finite > 0" or "in [0, 1]"
 }
 
-// Error implements error.
+// Error implements error (for a nil *RangeError, says so).
 func (e *RangeError) Error() string {
+	if e == nil {
+		return "valid: nil *RangeError (no value out of range)"
+	}
 	return fmt.Sprintf("%s = %v, want %s", e.Name, e.Value, e.Want)
 }
 

@@ -18,8 +18,11 @@ type NullError struct {
 	Want string // what the field holds, e.g. "a number"
 }
 
-// Error implements error.
+// Error implements error (for a nil *NullError, says so).
 func (e *NullError) Error() string {
+	if e == nil {
+		return "valid: nil *NullError (no null found)"
+	}
 	return fmt.Sprintf("field %q must be %s, got null (null is not 0: give the value)", e.Path, e.Want)
 }
 

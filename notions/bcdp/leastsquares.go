@@ -58,7 +58,7 @@ func NewLeastSquares(c []float64, o MeanOptions) (*LeastSquares, error) {
 // terms to Ĥ and ĝ.
 func (ls *LeastSquares) Add(rng *rand.Rand, x []float64) error {
 	if ls == nil {
-		return errNil("least squares", "NewLeastSquares")
+		return errNil("least squares", "LeastSquares", "NewLeastSquares")
 	}
 	if rng == nil {
 		return errors.New("bcdp: least squares: nil random source")
@@ -70,7 +70,8 @@ func (ls *LeastSquares) Add(rng *rand.Rand, x []float64) error {
 	return nil
 }
 
-// AddUnchecked is Add without validation.
+// AddUnchecked is Add without validation: it checks nothing, so it panics
+// on a nil receiver or a record of the wrong length (use Add for checks).
 func (ls *LeastSquares) AddUnchecked(rng *rand.Rand, x []float64) {
 	ls.s1.Reset()
 	ls.s1.AddUnchecked(rng, x)
@@ -110,7 +111,7 @@ func (s *MeanSums) estimateInto(out []float64) {
 // Objective returns (Ĥ, ĝ) of the users added so far.
 func (ls *LeastSquares) Objective() (*mat.SymDense, []float64, error) {
 	if ls == nil {
-		return nil, nil, errNil("least squares", "NewLeastSquares")
+		return nil, nil, errNil("least squares", "LeastSquares", "NewLeastSquares")
 	}
 	if ls.n == 0 {
 		return nil, nil, errors.New("bcdp: least squares: no users added")

@@ -114,7 +114,7 @@ func CoordinateLosses(m Finite) ([]accounting.Loss, error) {
 // under accounting.RelationReplaceOne.
 func (c *Duchi) Loss() (accounting.Loss, error) {
 	if c == nil {
-		return accounting.Loss{}, errors.New("bcdp: Duchi.Loss: nil channel")
+		return accounting.Loss{}, errNil("Duchi.Loss", "Duchi", "NewDuchi")
 	}
 	return pureLoss("Duchi channel", c.Alpha, accounting.RelationReplaceOne)
 }
@@ -125,7 +125,7 @@ func (c *Duchi) Loss() (accounting.Loss, error) {
 // of LocalLoss and CoordinateLosses.
 func (m *Mean) RoundLosses() ([]accounting.Loss, error) {
 	if m == nil {
-		return nil, errNil("Mean losses", "NewMean or NewBaseline")
+		return nil, errNil("Mean losses", "Mean", "NewMean or NewBaseline")
 	}
 	out := make([]accounting.Loss, len(m.rounds))
 	for i, r := range m.rounds {
@@ -195,7 +195,7 @@ func (m *Mean) CoordinateLosses() ([]accounting.Loss, error) {
 // = c_d, rounded up), as a pure loss under accounting.RelationReplaceOne.
 func (ls *LeastSquares) LocalLoss() (accounting.Loss, error) {
 	if ls == nil {
-		return accounting.Loss{}, errNil("least squares", "NewLeastSquares")
+		return accounting.Loss{}, errNil("least squares", "LeastSquares", "NewLeastSquares")
 	}
 	one, err := ls.m.LocalLoss()
 	if err != nil {
@@ -213,7 +213,7 @@ func (ls *LeastSquares) LocalLoss() (accounting.Loss, error) {
 // ledger, as pure losses under accounting.RelationCoordinate.
 func (ls *LeastSquares) CoordinateLosses() ([]accounting.Loss, error) {
 	if ls == nil {
-		return nil, errNil("least squares", "NewLeastSquares")
+		return nil, errNil("least squares", "LeastSquares", "NewLeastSquares")
 	}
 	half, err := ls.m.CoordinateLosses()
 	if err != nil {
@@ -241,7 +241,7 @@ func (ls *LeastSquares) CoordinateLosses() ([]accounting.Loss, error) {
 // covered by these losses.
 func (r *MeanEstimation) Losses() (local accounting.Loss, perColumn []accounting.Loss, err error) {
 	if r == nil {
-		return accounting.Loss{}, nil, errors.New("bcdp: MeanEstimation.Losses: nil result")
+		return accounting.Loss{}, nil, errors.New("bcdp: MeanEstimation.Losses: nil *MeanEstimation: use the value returned by EstimateMeans and check its error")
 	}
 	m, err := NewMean(r.C, MeanOptions{PaperConstant: r.Options.PaperConstant})
 	if err != nil {

@@ -51,7 +51,7 @@ func NewDuchi(D int, r, alpha float64, paperConstant bool) (*Duchi, error) {
 // (len D; nil allocates) and returns it.
 func (c *Duchi) Sample(rng *rand.Rand, v, out []float64) ([]float64, error) {
 	if c == nil {
-		return nil, errNil("Duchi channel", "NewDuchi")
+		return nil, errNil("Duchi channel", "Duchi", "NewDuchi")
 	}
 	if rng == nil {
 		return nil, errors.New("bcdp: Duchi channel: nil random source")
@@ -277,11 +277,20 @@ func NewBaseline(d int, a float64, o MeanOptions) (*Mean, error) {
 	return NewMean(c, o)
 }
 
-// Dim returns d.
-func (m *Mean) Dim() int { return m.d }
+// Dim returns d (0 for a nil *Mean).
+func (m *Mean) Dim() int {
+	if m == nil {
+		return 0
+	}
+	return m.d
+}
 
-// Rounds returns the 1-based indices k of the rounds that run (α_k > 0).
+// Rounds returns the 1-based indices k of the rounds that run (α_k > 0;
+// none for a nil *Mean).
 func (m *Mean) Rounds() []int {
+	if m == nil {
+		return nil
+	}
 	out := make([]int, len(m.rounds))
 	for i, r := range m.rounds {
 		out[i] = r.k + 1
@@ -289,19 +298,30 @@ func (m *Mean) Rounds() []int {
 	return out
 }
 
-// LDP returns c_d, the LDP level of the mechanism (Σ_k α_k).
-func (m *Mean) LDP() float64 { return m.sorted[m.d-1] }
+// LDP returns c_d, the LDP level of the mechanism (Σ_k α_k). It panics on
+// a nil *Mean, naming the fix: a nil mechanism has no level, and any
+// number returned would state a privacy guarantee.
+func (m *Mean) LDP() float64 {
+	if m == nil {
+		panic(errNil("LDP", "Mean", "NewMean or NewBaseline"))
+	}
+	return m.sorted[m.d-1]
+}
 
 // Sorted returns the levels in the mechanism's (sorted) order and the
-// permutation (sorted position → caller coordinate).
+// permutation (sorted position → caller coordinate); nil, nil for a nil
+// *Mean.
 func (m *Mean) Sorted() ([]float64, []int) {
+	if m == nil {
+		return nil, nil
+	}
 	return append([]float64(nil), m.sorted...), append([]int(nil), m.perm...)
 }
 
-// errNil is the error of a method called on a nil value (a constructor's
+// errNil is the error of a method called on a nil *typ (a constructor's
 // error ignored).
-func errNil(what, ctor string) error {
-	return fmt.Errorf("bcdp: %s: nil receiver (build it with %s and check its error)", what, ctor)
+func errNil(what, typ, ctor string) error {
+	return fmt.Errorf("bcdp: %s: nil *%s receiver (build it with %s and check its error)", what, typ, ctor)
 }
 
 // MeanSums accumulates the per-round sums Σ_j Y^{k,(j)} of the users'
@@ -313,8 +333,12 @@ type MeanSums struct {
 	N    int         // number of users added
 }
 
-// NewSums returns an empty accumulator for m.
+// NewSums returns an empty accumulator for m (nil for a nil *Mean, whose
+// Add and Estimate then return an error).
 func (m *Mean) NewSums() *MeanSums {
+	if m == nil {
+		return nil
+	}
 	s := &MeanSums{m: m, sums: make([][]float64, len(m.rounds)), xs: make([]float64, m.d)}
 	for i, r := range m.rounds {
 		s.sums[i] = make([]float64, r.ch.D)
@@ -322,8 +346,11 @@ func (m *Mean) NewSums() *MeanSums {
 	return s
 }
 
-// Reset empties the accumulator.
+// Reset empties the accumulator (a nil *MeanSums is left as it is).
 func (s *MeanSums) Reset() {
+	if s == nil {
+		return
+	}
 	for _, v := range s.sums {
 		for i := range v {
 			v[i] = 0
@@ -349,7 +376,7 @@ func checkRecord(x []float64, d int) error {
 // with randomness from rng and adds the release (Y^1, …, Y^d) to the sums.
 func (s *MeanSums) Add(rng *rand.Rand, x []float64) error {
 	if s == nil || s.m == nil {
-		return errNil("mean sums", "Mean.NewSums")
+		return errNil("mean sums", "MeanSums", "Mean.NewSums")
 	}
 	if rng == nil {
 		return errors.New("bcdp: mean: nil random source")
@@ -362,7 +389,8 @@ func (s *MeanSums) Add(rng *rand.Rand, x []float64) error {
 }
 
 // AddUnchecked is Add without input validation (x must be in [−1,1]^d): the
-// hot loop of the experiments.
+// hot loop of the experiments. It checks nothing, so it panics on a nil
+// receiver or a record of the wrong length (use Add for checks).
 func (s *MeanSums) AddUnchecked(rng *rand.Rand, x []float64) {
 	m := s.m
 	xs := s.xs
@@ -388,7 +416,7 @@ func (s *MeanSums) AddUnchecked(rng *rand.Rand, x []float64) {
 // the ball of radius √d, as the authors' code does).
 func (s *MeanSums) Estimate(p Projection) ([]float64, error) {
 	if s == nil || s.m == nil {
-		return nil, errNil("mean sums", "Mean.NewSums")
+		return nil, errNil("mean sums", "MeanSums", "Mean.NewSums")
 	}
 	if s.N == 0 {
 		return nil, errors.New("bcdp: mean: no users added")
@@ -456,7 +484,7 @@ func projectBall(v []float64, r float64) {
 // and unbiased (with the unbiased constant).
 func (m *Mean) Privatize(rng *rand.Rand, x []float64) ([]float64, error) {
 	if m == nil {
-		return nil, errNil("mean", "NewMean or NewBaseline")
+		return nil, errNil("mean", "Mean", "NewMean or NewBaseline")
 	}
 	s := m.NewSums()
 	if err := s.Add(rng, x); err != nil {

@@ -16,7 +16,7 @@ import (
 // estimate ν̂ is post-processing of it.
 func (m *Mean) Release(rng *rand.Rand, x []float64) ([][]float64, error) {
 	if m == nil {
-		return nil, errNil("release", "NewMean or NewBaseline")
+		return nil, errNil("release", "Mean", "NewMean or NewBaseline")
 	}
 	if rng == nil {
 		return nil, errors.New("bcdp: release: nil random source")
@@ -66,7 +66,7 @@ func (m *Mean) checkSignDomain(domain [][]float64) error {
 // likelihoods are exact likelihood ratios of the mechanism.
 func (m *Mean) SignLogLikelihood(y [][]float64, x []float64) (float64, error) {
 	if m == nil {
-		return 0, errNil("likelihood", "NewMean or NewBaseline")
+		return 0, errNil("likelihood", "Mean", "NewMean or NewBaseline")
 	}
 	if len(y) != len(m.rounds) {
 		return 0, fmt.Errorf("bcdp: likelihood: release has %d rounds, want %d", len(y), len(m.rounds))

@@ -119,11 +119,26 @@ func newtonStepWork(n, m int) float64 {
 	return float64(n)*fm*fm + fm*fm*fm/3
 }
 
-// Probs writes P(class | u) for one input u (len P) into out (len K).
-func (m *MultinomialLR) Probs(u, out []float64) { m.Model.Predict(m.Theta, u, out) }
+// errNilMultinomialLR is the panic value of Probs and TV on a nil
+// *MultinomialLR: a nil model has no probabilities, and any TV returned
+// would set CorrDP's noise.
+const errNilMultinomialLR = "corrdp: nil *MultinomialLR: use the model returned by FitMultinomialLR and check its error"
 
-// TV returns ½‖P(·|u1) − P(·|u2)‖₁.
+// Probs writes P(class | u) for one input u (len P) into out (len K). It
+// panics on a nil *MultinomialLR, naming the fix.
+func (m *MultinomialLR) Probs(u, out []float64) {
+	if m == nil {
+		panic(errNilMultinomialLR)
+	}
+	m.Model.Predict(m.Theta, u, out)
+}
+
+// TV returns ½‖P(·|u1) − P(·|u2)‖₁. It panics on a nil *MultinomialLR,
+// naming the fix.
 func (m *MultinomialLR) TV(u1, u2 []float64) float64 {
+	if m == nil {
+		panic(errNilMultinomialLR)
+	}
 	p, q := make([]float64, m.K), make([]float64, m.K)
 	m.Probs(u1, p)
 	m.Probs(u2, q)

@@ -153,9 +153,13 @@ type TVReport struct {
 	Notes string
 }
 
-// TV returns the map feature name → TV.
+// TV returns the map feature name → TV (empty for a nil *TVReport, as for
+// a report of no feature).
 func (r *TVReport) TV() map[string]float64 {
 	out := map[string]float64{}
+	if r == nil {
+		return out
+	}
 	for _, f := range r.Features {
 		out[f.Name] = f.TV
 	}

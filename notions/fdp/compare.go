@@ -461,9 +461,12 @@ func (c *Comparison) bounds(cfg CompareConfig) error {
 }
 
 // NoiseMultiplier returns the calibrated z of method at target eps: NaN
-// for the baselines (NonPrivate, Public: no noise) and for an ε not in
-// c.Eps.
+// for the baselines (NonPrivate, Public: no noise), for an ε not in c.Eps
+// and for a nil *Comparison (no ε calibrated).
 func (c *Comparison) NoiseMultiplier(method Method, eps float64) float64 {
+	if c == nil {
+		return math.NaN()
+	}
 	if k := slices.Index(c.Eps, eps); k >= 0 && method.Private() {
 		return c.Multipliers[k]
 	}

@@ -42,10 +42,17 @@ type PCAFit struct {
 	Dim    bool
 }
 
+// errNilPCAFit is the error (Apply: the panic value) of a nil *PCAFit.
+var errNilPCAFit = errors.New("nil *PCAFit (or nil V): use the fit returned by AnalyzeGauss, AnalyzeGaussRelease or PCA.FitPCA and check its error")
+
 // Apply returns V Vᵀx (rank) or Vᵀx (dimension), and true (the
 // projection keeps every record). Like gonum/mat, it panics with
-// mat.ErrShape unless len(x) is the number of rows of V (the d of the fit).
+// mat.ErrShape unless len(x) is the number of rows of V (the d of the fit),
+// and with a message naming the fix on a nil *PCAFit or a nil V.
 func (f *PCAFit) Apply(x []float64) ([]float64, bool) {
+	if f == nil || f.V == nil {
+		panic(fmt.Errorf("smoothdp: PCAFit.Apply: %w", errNilPCAFit))
+	}
 	xv := mat.NewVecDense(len(x), append([]float64(nil), x...))
 	var z mat.VecDense
 	z.MulVec(f.V.T(), xv)
@@ -60,8 +67,12 @@ func (f *PCAFit) Apply(x []float64) ([]float64, bool) {
 // AlignedTo returns a copy of f whose basis is rotated by the orthogonal
 // Procrustes solution Q = argmin ‖V Q − ref.V‖_F (Q = UWᵀ from the SVD
 // Vᵀ ref.V = UΣWᵀ), removing the sign / rotation ambiguity of V_s before
-// comparing dimension-reduction outputs.
+// comparing dimension-reduction outputs. A nil fit (f or ref, or its V)
+// is an error.
 func (f *PCAFit) AlignedTo(ref *PCAFit) (*PCAFit, error) {
+	if f == nil || f.V == nil || ref == nil || ref.V == nil {
+		return nil, fmt.Errorf("smoothdp: AlignedTo: %w", errNilPCAFit)
+	}
 	var m mat.Dense
 	m.Mul(f.V.T(), ref.V)
 	var svd mat.SVD

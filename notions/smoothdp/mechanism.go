@@ -145,8 +145,15 @@ func DPSGDSubConfig(model models.Model, d *design.Data, p GD) (mechanisms.Config
 // (t−1) mod n. It is stateful (Train calls Fresh) and draws no randomness.
 type Sequential struct{ pos int }
 
-// Validate returns an error if n ≤ 0.
+// errNilSequential is the error of Validate and Sample on a nil
+// *Sequential.
+var errNilSequential = errors.New("smoothdp: nil *Sequential sampler: use &Sequential{} (its zero value is ready to use)")
+
+// Validate returns an error if n ≤ 0 or s is nil.
 func (s *Sequential) Validate(n int) error {
+	if s == nil {
+		return errNilSequential
+	}
 	if n <= 0 {
 		return fmt.Errorf("smoothdp: sequential sampler needs n > 0 (got %d)", n)
 	}
