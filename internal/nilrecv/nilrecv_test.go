@@ -172,6 +172,7 @@ var nilIsValid = map[string]string{
 type outcome struct {
 	panicked string // the panic value, "" if none
 	err      error  // the error result, if the method has one
+	tableErr error  // the Err field of a returned struct (a DataFrame's)
 	timedOut bool
 }
 
@@ -214,6 +215,13 @@ func callNil(pt reflect.Type, m reflect.Method) outcome {
 			done <- o
 		}()
 		out := m.Func.Call(in)
+		for _, v := range out {
+			if v.Kind() == reflect.Struct {
+				if f := v.FieldByName("Err"); f.IsValid() && f.Type() == errorType && !f.IsNil() {
+					o.tableErr = f.Interface().(error)
+				}
+			}
+		}
 		if k := ft.NumOut(); k > 0 && ft.Out(k-1) == errorType && !out[k-1].IsNil() {
 			o.err = out[k-1].Interface().(error)
 		}
@@ -257,8 +265,9 @@ func namesNil(err error, pt reflect.Type) bool {
 	return strings.Contains(msg, "nil") && strings.Contains(msg, pt.Elem().Name())
 }
 
-// TestNilReceivers: no listed method panics on a nil receiver, and a
-// non-nil error result names the nil receiver type ("nil *Type").
+// TestNilReceivers: no swept method panics on a nil receiver unless
+// allowed, and a non-nil error result (or the Err field of a returned
+// DataFrame) says "nil" and names the receiver type.
 func TestNilReceivers(t *testing.T) {
 	seen := map[string]bool{}
 	for _, pt := range swept {
@@ -279,6 +288,8 @@ func TestNilReceivers(t *testing.T) {
 					t.Errorf("%s panics on a nil receiver with %q, which does not name the nil *%s", name, o.panicked, pt.Elem().Name())
 				case o.err != nil && nilIsValid[typeName(pt)] == "" && !namesNil(o.err, pt):
 					t.Errorf("%s on a nil receiver: error %q does not name the nil *%s", name, o.err, pt.Elem().Name())
+				case o.tableErr != nil && !namesNil(o.tableErr, pt):
+					t.Errorf("%s on a nil receiver: returned Err %q does not name the nil *%s", name, o.tableErr, pt.Elem().Name())
 				}
 			})
 		}
