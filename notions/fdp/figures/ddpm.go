@@ -16,6 +16,7 @@ import (
 	"github.com/featuredp/featuredp/accounting"
 	"github.com/featuredp/featuredp/data"
 	"github.com/featuredp/featuredp/design"
+	"github.com/featuredp/featuredp/experiments"
 	"github.com/featuredp/featuredp/internal/valid"
 	"github.com/featuredp/featuredp/mechanisms"
 	"github.com/featuredp/featuredp/models"
@@ -110,6 +111,29 @@ func (s DiffusionSetting) nonPrivateSteps(n int) int {
 		steps = max(1, int(math.Ceil(s.NonPrivateEpochs*float64(n)/float64(s.smallBatch()))))
 	}
 	return steps
+}
+
+// trainExamples returns the training examples of one TrainDiffusion run
+// of method on n images, steps × their nominal batch: what the run adds
+// to the Work of its context. Non-private and Public: nonPrivateSteps at
+// the small batch; DP: Steps at Batch; the FDP methods add their public
+// pre-training, inside the engine run at Batch, or (SmallBatch set) a
+// separate run at the small batch. 0 for any other method.
+func (s DiffusionSetting) trainExamples(method fdp.Method, n int) int {
+	steps, pre := s.Steps(n)
+	_, npPre := s.smallSteps(n)
+	switch method {
+	case fdp.NonPrivate, fdp.PublicOnly:
+		return s.nonPrivateSteps(n) * s.smallBatch()
+	case fdp.DP:
+		return steps * s.Batch
+	case fdp.DPSGD, fdp.Alg1:
+		if s.smallBatch() == s.Batch {
+			return (pre + steps) * s.Batch
+		}
+		return npPre*s.smallBatch() + steps*s.Batch
+	}
+	return 0
 }
 
 // smallBatch returns SmallBatch, or Batch when unset.
@@ -281,8 +305,16 @@ func TrainDiffusion(ctx context.Context, s DiffusionSetting, d *DiffusionData, m
 		Alpha: s.Alpha, Optimizer: mechanisms.Adam{LR: lr}, Seed: seed, NonPrivateBatch: s.smallBatch(), NonPrivateSteps: npSteps}
 	var ema []float64
 	offset := 0 // steps before the engine run's (the separate pre-training)
-	if s.EMA > 0 {
-		setup.OnStep = func(t int, theta []float64) { ema = emaUpdate(ema, theta, s.EMA, offset+t) }
+	// Every step adds its nominal batch to the Work of ctx (trainExamples):
+	// the small batch until the private steps, then Batch.
+	work, perStep := experiments.WorkFrom(ctx), s.smallBatch()
+	if s.EMA > 0 || work != nil {
+		setup.OnStep = func(t int, theta []float64) {
+			work.Add(perStep)
+			if s.EMA > 0 {
+				ema = emaUpdate(ema, theta, s.EMA, offset+t)
+			}
+		}
 	}
 	switch method {
 	case fdp.NonPrivate, fdp.PublicOnly:
@@ -295,12 +327,12 @@ func TrainDiffusion(ctx context.Context, s DiffusionSetting, d *DiffusionData, m
 		if err != nil {
 			return nil, fmt.Errorf("fdp: TrainDiffusion %s: %w", method, err)
 		}
-		if method == fdp.DP {
-			break
+		if method != fdp.DP {
+			if offset, err = s.pretraining(ctx, &setup, pre, npPre); err != nil {
+				return nil, fmt.Errorf("fdp: TrainDiffusion %s: pre-training: %w", method, err)
+			}
 		}
-		if offset, err = s.pretraining(ctx, &setup, pre, npPre); err != nil {
-			return nil, fmt.Errorf("fdp: TrainDiffusion %s: pre-training: %w", method, err)
-		}
+		perStep = s.Batch // the engine's own pre-training has batch Batch too
 	default:
 		return nil, fmt.Errorf("fdp: TrainDiffusion: method %q is not one of the study's", method)
 	}

@@ -100,6 +100,8 @@ func init() {
 		Datasets: data.FashionMNISTFiles,
 		Cells:    diffusionEpsCells,
 		Run:      diffusionEpsRun,
+		Work:     diffusionWork,
+		WorkUnit: "examples",
 		// A shard per trained model: one per private method, ε and seed;
 		// one per ε-free series and seed.
 		ShardUnit: diffusionUnit,

@@ -1,0 +1,90 @@
+package figures
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/featuredp/featuredp/experiments"
+)
+
+// TestDiffusionWork pins the Work of the diffusion figures, predicted from
+// the cells' settings alone, against the examples their runs count
+// (TrainDiffusion's steps and the sampling): on a tiny conditional setting
+// whose FDP methods pre-train inside the engine run (setting A) and an
+// unconditional one with a separate small-batch pre-training (setting B),
+// with and without the EMA, for every series and for Algorithm 1's filtered
+// series alone (its model trained by its own cells when nothing shared it).
+func TestDiffusionWork(t *testing.T) {
+	base, d := tinyDiffusion(t)
+	base.Train = d.Train.N + d.Holdout.N // the spec's images: trainImages(s) must be d.Train.N
+	b := base
+	b.Name, b.Conditional, b.Batch, b.SmallBatch, b.EMA = "B", false, 50, 10, 0.9
+	for _, c := range []struct {
+		name   string
+		s      DiffusionSetting
+		series []string
+	}{
+		{"A all", base, nil},
+		{"B all", b, nil},
+		{"B filtered only", b, []string{Alg1Filtered}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := trainImages(c.s); got != d.Train.N {
+				t.Fatalf("trainImages = %d, want the %d images trained on", got, d.Train.N)
+			}
+			var cells []experiments.Cell
+			for _, cell := range diffusionCells("test-work", c.s, 1) {
+				// Every x of a series reads the same model and samples: x = 0
+				// (all classes) is enough, and tiny per-class sets are too small.
+				if cell.X == 0 && (c.series == nil || cell.Method == c.series[0]) {
+					cells = append(cells, cell)
+				}
+			}
+			want := diffusionWork(experiments.Quick, cells)
+			if want <= 0 {
+				t.Fatalf("predicted work %d", want)
+			}
+			memo := experiments.NewMemo(0)
+			key := fmt.Sprintf("fdp/diffusion/data/%d/%d/%v/%v", c.s.Train, c.s.Val, c.s.BlurSigma, c.s.ClassifierEpochs)
+			if _, err := memo.Do(key, func() (any, error) { return d, nil }); err != nil {
+				t.Fatal(err)
+			}
+			w := &experiments.Work{}
+			ctx := experiments.WithWork(context.Background(), w)
+			for _, cell := range cells {
+				if _, err := diffusionFigureRun(ctx, cell, experiments.Env{Memo: memo}); err != nil {
+					t.Fatalf("%s x=%g: %v", cell.Method, cell.X, err)
+				}
+			}
+			if w.Done() != want {
+				t.Errorf("counted %d examples, predicted %d", w.Done(), want)
+			}
+		})
+	}
+}
+
+// TestDiffusionFiguresCountExamples checks that the FD figures report
+// progress in training examples (Figure.Work), not in cells, which
+// arrive in bursts as models finish.
+func TestDiffusionFiguresCountExamples(t *testing.T) {
+	for _, id := range []string{"fdp-fig7", "fdp-fig8", "fdp-fig7-eps"} {
+		f, ok := experiments.Lookup(id)
+		if !ok {
+			t.Fatalf("%s not registered", id)
+		}
+		if f.Work == nil || f.ProgressUnit() != "examples" {
+			t.Errorf("%s counts %s", id, f.ProgressUnit())
+			continue
+		}
+		for _, p := range []experiments.Profile{experiments.Quick, experiments.Full} {
+			cells, err := f.Cells(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if w := f.Work(p, cells); w <= 0 {
+				t.Errorf("%s %s: work %d", id, p, w)
+			}
+		}
+	}
+}
