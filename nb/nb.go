@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/featuredp/featuredp/experiments"
 	"github.com/featuredp/featuredp/internal/eta"
 	"github.com/featuredp/featuredp/internal/plotrender"
 
@@ -200,7 +201,8 @@ func showResultPlot(r Renderable) error {
 
 // Progress is a live progress bar in a notebook cell. Its Update method has
 // the signature of the experiment runner's progress callback. Safe for
-// concurrent use.
+// concurrent use. Its estimate of the time left is the command line's
+// (eta.ForUnits): at the pace after the setup.
 type Progress struct {
 	mu    sync.Mutex
 	id    string
@@ -208,30 +210,57 @@ type Progress struct {
 	done  int
 	total int
 	start time.Time
+	pace  eta.Pace         // the time left, at the pace after the setup
+	now   func() time.Time // the clock (time.Now; tests replace it)
 }
 
 // NewProgress creates a progress bar with a label; nothing is shown until the
-// first Update.
+// first Update. It counts cells run on every core (a figure run with
+// experiments.Env{}), which also serves finer units; NewFigureProgress
+// knows what a figure counts.
 func NewProgress(label string) *Progress {
-	return &Progress{id: "featuredp-progress-" + gonbui.UniqueId(), label: label}
+	return newProgress(label, "cells", 0)
+}
+
+// NewFigureProgress creates the progress bar of a run of figure f with
+// workers parallel workers (0: every core, as experiments.Env.Workers),
+// labelled with its ID: it counts what the runner reports for f (cells,
+// or the units of f.Work such as training steps) and estimates the time
+// left as the command line's bar does.
+func NewFigureProgress(f experiments.Figure, workers int) *Progress {
+	return newProgress(f.ID, f.ProgressUnit(), workers)
+}
+
+// newProgress is a bar counting unit, cells run by workers workers.
+func newProgress(label, unit string, workers int) *Progress {
+	return &Progress{id: "featuredp-progress-" + gonbui.UniqueId(), label: label, pace: eta.ForUnits(unit, workers), now: time.Now}
 }
 
 // Update sets the bar to done of total and redraws it.
 func (p *Progress) Update(done, total int) {
 	p.mu.Lock()
-	if p.start.IsZero() {
-		p.start = time.Now()
-	}
-	p.done, p.total = done, total
-	s := ProgressHTML(p.label, done, total, time.Since(p.start))
+	s := p.html(done, total)
 	p.mu.Unlock()
 	gonbui.UpdateHtml(p.id, s)
+}
+
+// html records done of total and renders the bar (p.mu held): the time
+// left at the pace after the setup (p.pace), from the first Update on.
+func (p *Progress) html(done, total int) string {
+	now := p.now()
+	if p.start.IsZero() {
+		p.start = now
+	}
+	p.done, p.total = done, total
+	elapsed := now.Sub(p.start)
+	total, done = barRange(done, total)
+	return progressHTML(p.label, done, total, p.pace.Status(elapsed, done, total))
 }
 
 // Done replaces the bar with a final one-line summary.
 func (p *Progress) Done() {
 	p.mu.Lock()
-	s := fmt.Sprintf("%s: %d/%d done in %s", html.EscapeString(p.label), p.done, p.total, eta.Format(time.Since(p.start)))
+	s := fmt.Sprintf("%s: %d/%d done in %s", html.EscapeString(p.label), p.done, p.total, eta.Format(p.now().Sub(p.start)))
 	p.mu.Unlock()
 	gonbui.UpdateHtml(p.id, s)
 }
@@ -240,10 +269,21 @@ func (p *Progress) Done() {
 // "done/total" count, the time elapsed and an estimate of the time left.
 // total ≤ 0 renders an empty bar.
 func ProgressHTML(label string, done, total int, elapsed time.Duration) string {
+	total, done = barRange(done, total)
+	return progressHTML(label, done, total, eta.Status(elapsed, done, total))
+}
+
+// barRange returns total and done as the bar shows them: total ≤ 0 as an
+// empty bar of 1, done within [0, total].
+func barRange(done, total int) (int, int) {
 	if total <= 0 {
-		total, done = 1, 0
+		return 1, 0
 	}
-	done = max(0, min(done, total))
+	return total, max(0, min(done, total))
+}
+
+// progressHTML renders the bar with its status (the time elapsed and left).
+func progressHTML(label string, done, total int, status string) string {
 	return fmt.Sprintf(`<div>%s <progress value="%d" max="%d" style="width:40%%"></progress> %d/%d (%.0f%%), %s</div>`,
-		html.EscapeString(label), done, total, done, total, 100*float64(done)/float64(total), eta.Status(elapsed, done, total))
+		html.EscapeString(label), done, total, done, total, 100*float64(done)/float64(total), status)
 }

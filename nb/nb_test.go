@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/featuredp/featuredp/experiments"
 	"github.com/go-gota/gota/dataframe"
 	"github.com/go-gota/gota/series"
 	"gonum.org/v1/plot"
@@ -86,5 +87,43 @@ func TestShowOutsideKernel(t *testing.T) {
 	ShowMarkdown("# hi")
 	if err := ShowResult(nil, 0); err == nil {
 		t.Error("ShowResult(nil): want error")
+	}
+}
+
+// TestProgressPace checks the bar's estimate on a fake clock: the command
+// line's (eta.ForUnits). Cells of 2 workers: both first cells wait for a
+// 60 s setup, then a cell takes 5.5 s a worker, so at 4 of 10 cells the
+// time left is 6 cells at the pace since the 2nd (33 s), not at the mean
+// over the setup (108 s, the old estimate). Steps: the pace since the
+// first step.
+func TestProgressPace(t *testing.T) {
+	steps := experiments.Figure{ID: "steps-fig", Work: func(experiments.Profile, []experiments.Cell) int { return 100 }}
+	for _, tc := range []struct {
+		name  string
+		bar   *Progress
+		times []time.Duration // of Update(k, total), k = 0, 1, ...
+		total int
+		want  string
+	}{
+		{"cells", NewFigureProgress(experiments.Figure{ID: "cells-fig"}, 2),
+			[]time.Duration{0, 60 * time.Second, 61 * time.Second, 66 * time.Second, 72 * time.Second}, 10,
+			"4/10 (40%), elapsed 1m12s, about 33s left"},
+		{"steps", NewFigureProgress(steps, 2),
+			[]time.Duration{0, 60 * time.Second, 70 * time.Second}, 12,
+			"2/12 (17%), elapsed 1m10s, about 1m40s left"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+			var now time.Time
+			tc.bar.now = func() time.Time { return now }
+			var got string
+			for k, at := range tc.times {
+				now = start.Add(at)
+				got = tc.bar.html(k, tc.total)
+			}
+			if !strings.Contains(got, tc.want) {
+				t.Errorf("bar %q, want it to contain %q", got, tc.want)
+			}
+		})
 	}
 }

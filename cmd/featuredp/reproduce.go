@@ -38,8 +38,9 @@ DIR must be new, empty or written by featuredp (it holds the marker file
 .featuredp-output); --force writes into any other directory.
 Progress goes to stderr (a bar on a terminal, else a line at every quarter)
 with the time elapsed and an estimate of the time left; it counts cells or,
-for figures whose cells share training runs advanced together in lock-step,
-the training steps of those runs.
+for figures whose cells share training runs (advanced together in lock-step,
+or one diffusion model read by many cells), the training steps of those runs
+(the diffusion figures: training examples, steps weighted by their batch).
 PAPER is one of: ` + "corrdp, fdp, bcdp, smoothdp, accounting" + `.
 
 flags:
@@ -455,12 +456,11 @@ func (b *progressBar) status(done, total int) string {
 }
 
 // counting sets what the bar counts: unit ("cells", or Figure.ProgressUnit's
-// units of work), cells run by workers parallel workers.
+// units of work), cells run by workers parallel workers; the estimate is
+// eta.ForUnits's, as the notebooks' bar (nb.NewFigureProgress).
 func (b *progressBar) counting(unit string, workers int) {
 	b.unit = unit
-	if unit == "cells" {
-		b.pace.After = workers
-	}
+	b.pace = eta.ForUnits(unit, workers)
 }
 
 func newProgressBar(w io.Writer, label string) *progressBar {

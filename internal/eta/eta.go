@@ -5,6 +5,7 @@ package eta
 
 import (
 	"fmt"
+	"runtime"
 	"time"
 )
 
@@ -77,4 +78,20 @@ func (p *Pace) Status(elapsed time.Duration, done, total int) string {
 		s += ", about " + Format(left) + " left"
 	}
 	return s
+}
+
+// ForUnits returns the Pace of a run's progress counting unit: cells run
+// by workers parallel workers (After = workers, the first of each waiting
+// for the shared setup; workers ≤ 0 means runtime.NumCPU(), as
+// experiments.Env.Workers), or any finer unit of work such as training
+// steps (After = 1). The command line's and the notebooks' progress bars
+// both take their estimate from it.
+func ForUnits(unit string, workers int) Pace {
+	if unit != "cells" {
+		return Pace{After: 1}
+	}
+	if workers <= 0 {
+		workers = runtime.NumCPU()
+	}
+	return Pace{After: workers}
 }

@@ -1,6 +1,7 @@
 package eta
 
 import (
+	"runtime"
 	"testing"
 	"time"
 )
@@ -95,5 +96,26 @@ func TestPaceAfterWorkers(t *testing.T) {
 	}
 	if got := Status(at(10), 10, 100); got != "elapsed 1m05s, about 9m45s left" {
 		t.Errorf("Status after the setup: %q", got)
+	}
+}
+
+// TestForUnits checks the Pace of each unit: cells wait for the workers'
+// first cells (all cores when workers ≤ 0), finer units for none.
+func TestForUnits(t *testing.T) {
+	for _, tc := range []struct {
+		unit    string
+		workers int
+		want    int
+	}{
+		{"cells", 4, 4},
+		{"cells", 1, 1},
+		{"cells", 0, runtime.NumCPU()},
+		{"cells", -3, runtime.NumCPU()},
+		{"steps", 4, 1},
+		{"examples", 0, 1},
+	} {
+		if got := ForUnits(tc.unit, tc.workers); got.After != tc.want {
+			t.Errorf("ForUnits(%q, %d).After = %d, want %d", tc.unit, tc.workers, got.After, tc.want)
+		}
 	}
 }
