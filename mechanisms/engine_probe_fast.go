@@ -242,13 +242,23 @@ func checkFastOn(fast fastPath, theta []float64, data *design.Data, idx []int, p
 	for _, ci := range clips {
 		want := make([]float64, p)
 		addClipped(want, sel, p, ci)
-		got, err := probeFastSum(fast, theta, data, idx, len(sel)/p, ci)
-		if err != nil {
-			return fmt.Errorf("panicked (%v) at clip norm %.3g where the model's PerExampleGrads did not", err, ci)
+		if err := compareFast(fast, theta, data, idx, len(sel)/p, ci, want, clippedScale(sel, p, ci)); err != nil {
+			return err
 		}
-		if d := sumDiff(want, got, sel, p, ci); !(d <= probeFastTol) {
-			return fmt.Errorf("disagrees with the clipped sum of the model's PerExampleGrads by %.3g of the rows' largest clipped entries at clip norm %.3g", d, ci)
-		}
+	}
+	return nil
+}
+
+// compareFast compares fast's clipped sum of the rows idx (b of them) of
+// data at clip norm c with want, the clipped sum of the model's
+// PerExampleGrads, relative to scale (clippedScale), within probeFastTol.
+func compareFast(fast fastPath, theta []float64, data *design.Data, idx []int, b int, c float64, want []float64, scale float64) error {
+	got, err := probeFastSum(fast, theta, data, idx, b, c)
+	if err != nil {
+		return fmt.Errorf("panicked (%v) at clip norm %.3g where the model's PerExampleGrads did not", err, c)
+	}
+	if d := maxAbsDiff(want, got) / scale; !(d <= probeFastTol) {
+		return fmt.Errorf("disagrees with the clipped sum of the model's PerExampleGrads by %.3g of the rows' largest clipped entries at clip norm %.3g", d, c)
 	}
 	return nil
 }
@@ -296,12 +306,12 @@ func minRowNorm(pe []float64, p int) float64 {
 	return minPositive(norms)
 }
 
-// sumDiff returns max_j |want_j − got_j| relative to the scale of the
-// clipped sum, Σ_k max_j |clip_c(a_k)_j| over the rows a_k of pe (plus
-// probeAbsTol): the rounding of a sum is relative to its terms, not to
-// the sum, which cancels to about 0 for two rows clipped to opposite
-// directions. A NaN entry gives NaN.
-func sumDiff(want, got, pe []float64, p int, c float64) float64 {
+// clippedScale is the scale of a clipped sum against which the fast
+// path's difference is measured: Σ_k max_j |clip_c(a_k)_j| over the rows
+// a_k of pe (plus probeAbsTol). The rounding of a sum is relative to its
+// terms, not to the sum, which cancels to about 0 for two rows clipped to
+// opposite directions.
+func clippedScale(pe []float64, p int, c float64) float64 {
 	scale := probeAbsTol
 	for k := 0; k < len(pe); k += p {
 		a := pe[k : k+p]
@@ -312,7 +322,7 @@ func sumDiff(want, got, pe []float64, p int, c float64) float64 {
 		}
 		scale += m
 	}
-	return maxAbsDiff(want, got) / scale
+	return scale
 }
 
 // probeWideRows is the row count of checkFastWide's dataset: more than
@@ -323,9 +333,9 @@ func sumDiff(want, got, pe []float64, p int, c float64) float64 {
 const probeWideRows = 66
 
 // probeFastTol is the tolerance of checkFastPath, relative as in
-// sumDiff. A fast path may compute its products in float32 against the
+// compareFast. A fast path may compute its products in float32 against the
 // float64 PerExampleGrads (models.MLP.Float32: measured 1.2e-6 to 3.2e-6
-// of sumDiff's scale on the wide rows for an MLP 784-256-10 and a
+// of clippedScale on the wide rows for an MLP 784-256-10 and a
 // LossDiff of two, whose rank-2 path is in float32 on every batch, about
 // √d·2⁻²⁴ for d inputs); 1e-4 leaves a margin of 30 for that and is far
 // below the disagreements the check is for (a fast path that does not
@@ -376,13 +386,8 @@ func checkFastWide(m models.Model, theta []float64, rows []probeRow, c, h float6
 	}
 	fast := fastPathOf(pm)
 	for i, ch := range checks {
-		got, err := probeFastSum(fast, theta, data, ch.idx, probeWideRows, ch.c)
-		if err != nil {
-			return fmt.Errorf("panicked (%v) at clip norm %.3g where the model's PerExampleGrads did not", err, ch.c)
-		}
-		if d := maxAbsDiff(want[i], got) / scale[i]; !(d <= probeFastTol) {
-			return fmt.Errorf("disagrees with the clipped sum of the model's PerExampleGrads by %.3g of the rows' largest clipped entries at clip norm %.3g (%s)",
-				d, ch.c, selection(ch.idx))
+		if err := compareFast(fast, theta, data, ch.idx, probeWideRows, ch.c, want[i], scale[i]); err != nil {
+			return fmt.Errorf("%w (%s)", err, selection(ch.idx))
 		}
 	}
 	return nil
@@ -390,7 +395,7 @@ func checkFastWide(m models.Model, theta []float64, rows []probeRow, c, h float6
 
 // probeClippedSums returns, for each clip norm c, Σ_k min(1, c/‖a_k‖)·a_k
 // over the rows a_k of data (m's PerExampleGrads; see checkFastWide for
-// the rows computed) and sumDiff's scale Σ_k max_j |clip_c(a_k)_j| (plus
+// the rows computed) and clippedScale's Σ_k max_j |clip_c(a_k)_j| (plus
 // probeAbsTol), or false if m panics or a gradient is not finite.
 func probeClippedSums(m models.Model, theta []float64, data *design.Data, clips []float64) (want [][]float64, scale []float64, ok bool) {
 	p := len(theta)
