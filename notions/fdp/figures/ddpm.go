@@ -200,7 +200,7 @@ func newDiffusionData(ctx context.Context, s DiffusionSetting, all, val *design.
 // splitHoldout splits off the last tenth of the images (at least 2) as the
 // held-out set of the learning-rate choice.
 func splitHoldout(all *design.Data) (train, holdout *design.Data, err error) {
-	h := max(2, all.N/10)
+	h := holdoutSize(all.N)
 	if all.N-h < 2 {
 		return nil, nil, fmt.Errorf("fdp: diffusion data: %d images, want at least 4", all.N)
 	}
@@ -211,6 +211,10 @@ func splitHoldout(all *design.Data) (train, holdout *design.Data, err error) {
 	holdout, err = design.NewData(all.X[n*p:], all.Y[n:], h, p)
 	return train, holdout, err
 }
+
+// holdoutSize is the number of splitHoldout's held-out images of n: a
+// tenth, at least 2.
+func holdoutSize(n int) int { return max(2, n/10) }
 
 // NewDiffusionModel returns the setting's DDPM: 196 pixels, 10 classes
 // when conditional (else unconditional; with ClassEveryLayer in both

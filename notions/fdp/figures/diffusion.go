@@ -233,7 +233,7 @@ func trainImages(s DiffusionSetting) int {
 	if all <= 0 || all > fashionTrainImages {
 		all = fashionTrainImages
 	}
-	return all - max(2, all/10)
+	return all - holdoutSize(all)
 }
 
 // sampleExamples is the sampling of a trained series in training examples
