@@ -226,8 +226,21 @@ func accountingOf(l *accounting.Ledger, rep *accounting.LedgerReport, conv accou
 	return a
 }
 
-// statement is the guarantee in one sentence.
+// statement is the guarantee in one sentence, ε and δ rounded up (to 4
+// and 3 significant digits) so that it never understates them.
 func (c *Certificate) statement() string {
+	return c.statementWith(upward(c.Epsilon, 4), upward(c.Delta, 3))
+}
+
+// legacyStatement is the statement as builds before upward wrote it, ε
+// and δ rounded to nearest (%.4g, %.3g): a file such a build wrote still
+// loads, and Markdown shows its statement with ε and δ rounded up.
+func (c *Certificate) legacyStatement() string {
+	return c.statementWith(fmt.Sprintf("%.4g", c.Epsilon), fmt.Sprintf("%.3g", c.Delta))
+}
+
+// statementWith is the statement with ε and δ written as eps and delta.
+func (c *Certificate) statementWith(eps, delta string) string {
 	var who string
 	switch c.Notion {
 	case FeatureDP:
@@ -244,7 +257,7 @@ func (c *Certificate) statement() string {
 	case CorrDP:
 		who = fmt.Sprintf("replacing any one record, with the honest ε of the protected columns (%s)", strings.Join(c.Protected, ", "))
 	}
-	s := fmt.Sprintf("(ε = %.4g, δ = %.3g)-%s with respect to %s.", c.Epsilon, c.Delta, c.Notion, who)
+	s := fmt.Sprintf("(ε = %s, δ = %s)-%s with respect to %s.", eps, delta, c.Notion, who)
 	if !c.PrivateRelease {
 		s = "NOT A PRIVATE RELEASE (reproducible randomness: the seed regenerates the noise). Were the noise secret, it would be " + s
 	}

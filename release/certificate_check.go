@@ -57,7 +57,7 @@ func (c *Certificate) check(enc *data.Encoder) error {
 		return bad("protects %q with public %q, but the encoder's features under %s are protected %q, public %q",
 			c.Protected, c.Public, c.Notion, protected, public)
 	}
-	if c.Statement != c.statement() {
+	if c.Statement != c.statement() && c.Statement != c.legacyStatement() {
 		return bad("statement %q does not match its fields (%q)", c.Statement, c.statement())
 	}
 	if err := c.checkEpsilon(); err != nil {

@@ -9,13 +9,19 @@ import (
 
 // Markdown renders the certificate for people: the statement first, then
 // the columns, the training run, the accounting and the per-column
-// attribute-inference bounds.
+// attribute-inference bounds. ε, δ and the bounds are rounded up, never
+// below the exact values of the certificate's JSON; a statement written by
+// an older build, which rounded them to nearest, is shown rounded up.
 func (c *Certificate) Markdown() string {
 	if c == nil {
 		return "_no certificate_\n"
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "## Privacy certificate\n\n**%s**\n\n", mdText(c.Statement))
+	statement := c.Statement
+	if statement == c.legacyStatement() {
+		statement = c.statement() // an older build's, ε and δ rounded to nearest: show them rounded up
+	}
+	fmt.Fprintf(&b, "## Privacy certificate\n\n**%s**\n\n", mdText(statement))
 	fmt.Fprintf(&b, "| | |\n|---|---|\n")
 	row := func(k, v string) { fmt.Fprintf(&b, "| %s | %s |\n", k, mdText(v)) }
 	row("notion", string(c.Notion))
@@ -23,8 +29,8 @@ func (c *Certificate) Markdown() string {
 	row("protected columns", list(c.Protected))
 	row("public columns (treated as known)", list(c.Public))
 	row("label", c.Label)
-	row("ε (target)", fmt.Sprintf("%.6g (%.6g)", c.Epsilon, c.TargetEpsilon))
-	row("δ", fmt.Sprintf("%.3g", c.Delta))
+	row("ε (target)", fmt.Sprintf("%s (%.6g)", upward(c.Epsilon, 6), c.TargetEpsilon))
+	row("δ", upward(c.Delta, 3))
 	row("randomness", c.Randomness)
 	row("private release", fmt.Sprint(c.PrivateRelease))
 	t := c.Training
@@ -50,7 +56,7 @@ func (c *Certificate) Markdown() string {
 	if len(c.AttributeInference) > 0 {
 		b.WriteString("\n| protected column | largest prior mass (Ball) | attribute-inference bound (Thm 4) |\n|---|---:|---:|\n")
 		for _, r := range c.AttributeInference {
-			fmt.Fprintf(&b, "| %s | %.4g (%s) | %.4g |\n", mdText(r.Column), r.Ball, mdText(r.Why), r.Bound)
+			fmt.Fprintf(&b, "| %s | %.4g (%s) | %s |\n", mdText(r.Column), r.Ball, mdText(r.Why), upward(r.Bound, 4))
 		}
 	}
 	for _, n := range append(append([]string(nil), a.Notes...), c.Notes...) {
