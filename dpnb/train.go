@@ -191,6 +191,11 @@ func trainEncoded(ctx context.Context, enc *data.Encoder, x *data.Encoded, o Tra
 	if x.N == 0 {
 		return nil, nil, errors.New("dpnb: Train: the training data has no rows: pass a DataFrame (or CSV) with at least one record")
 	}
+	if o.Notion == release.FeatureDP { // n is known to the feature-simulator relation's simulator; under DP it is private
+		if err := o.checkRowCount(x.N, fmt.Sprintf("the training data's %d rows", x.N)); err != nil {
+			return nil, nil, fmt.Errorf("dpnb: Train: %w", err)
+		}
+	}
 	run, err := newTrainRun(x, o, cal)
 	if err != nil {
 		return nil, nil, fmt.Errorf("dpnb: Train: %w", err)
@@ -208,6 +213,37 @@ func trainEncoded(ctx context.Context, enc *data.Encoder, x *data.Encoded, o Tra
 	}
 	return &release.File{Format: release.FileFormat, Version: release.FileVersion, Encoder: enc,
 		Model: run.spec(res.Theta), Certificate: cert}, run, nil
+}
+
+// checkRowCount refuses a run on n rows (named by what) whose δ is at
+// least 1/n, or whose steps sample fewer than one row on average (q·n <
+// 1). An (ε, δ) guarantee with δ ≥ 1/n allows a mechanism that publishes
+// each record in the clear with probability δ — about δ·n ≥ 1 records
+// (Dwork and Roth, "The Algorithmic Foundations of Differential Privacy",
+// §2.3: δ must be much smaller than 1/n); the default δ = 1e-5 is such a
+// δ from 100,000 rows on. With q·n < 1 most steps add noise to no row at
+// all, and the model is noise (one row at q = 0.01 gave probabilities of
+// 1 and 1e-225). n is the public Rows, checked before training, and under
+// feature DP also the actual count, which its simulator sees (under DP
+// the actual count is private and not read).
+func (o *TrainOptions) checkRowCount(n int, what string) error {
+	if d := o.Delta * float64(n); d >= 1 {
+		return fmt.Errorf("Delta = %v is at least 1/n = %.3g for %s: (ε, δ) then allows publishing each record in the clear with "+
+			"probability δ, about δ·n = %.3g records: choose δ well below 1/n, e.g. %g (featuredp train --delta), from a public "+
+			"bound on the number of rows", o.Delta, 1/float64(n), what, d, smallDelta(n))
+	}
+	if b := o.SampleRate * float64(n); b < 1 {
+		return fmt.Errorf("SampleRate·n = %v·%d = %.3g < 1 for %s: a step samples fewer than one row on average, so the "+
+			"noise swamps every step and the model would be noise: raise SampleRate to at least 1/n = %.3g "+
+			"(featuredp train --sample-rate), or train on more rows", o.SampleRate, n, b, what, 1/float64(n))
+	}
+	return nil
+}
+
+// smallDelta is a δ well below 1/n: the largest power of ten at most
+// 1/(100·n).
+func smallDelta(n int) float64 {
+	return math.Pow(10, math.Floor(math.Log10(1/(100*float64(n)))))
 }
 
 // MaxReleaseParam bounds every trained parameter of a release (10^6): on
@@ -303,6 +339,11 @@ func (opts TrainOptions) withDefaults(schema data.Schema) (TrainOptions, error) 
 	}
 	if err := o.pickNotion(schema); err != nil {
 		return o, err
+	}
+	if o.Rows > 0 {
+		if err := o.checkRowCount(o.Rows, fmt.Sprintf("Rows = %d, the public row count", o.Rows)); err != nil {
+			return o, err
+		}
 	}
 	if err := o.checkBall(schema); err != nil {
 		return o, err

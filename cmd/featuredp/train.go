@@ -20,6 +20,7 @@ import (
 
 	"github.com/featuredp/featuredp/data"
 	"github.com/featuredp/featuredp/dpnb"
+	"github.com/featuredp/featuredp/internal/suggest"
 	"github.com/featuredp/featuredp/release"
 )
 
@@ -57,7 +58,10 @@ steps on least squares diverge — and 1/(2(hidden + 1)) for an mlp
 regression).
 Under --notion dp the update is scaled by q·--rows, a public row count you
 give (the actual count is private under add/remove); feature DP uses the
-actual count, which its simulator sees, unless --rows is given.
+actual count, which its simulator sees, unless --rows is given. A --delta
+of 1/n or more (the default 1e-5 from 100,000 rows on: choose δ well below
+1/n) or a --sample-rate below 1/n (most steps would sample no row) is
+refused; n is --rows, and under feature DP also the actual count.
 The calibration and the ledger use dp_accounting's RDP orders (up to 1024,
 so targets down to ε ≈ 0.004 at δ = 1e-5 are reachable; --orders opacus
 accounts as Opacus does, whose grid stops at 63: ε ≥ 0.10 there).
@@ -211,7 +215,7 @@ func (f *trainFlags) run(stderr io.Writer) (*release.File, error) {
 		return nil, csvError(f.csv, err)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("training on --csv %s: %s", f.csv, trainFlagNames.Replace(err.Error()))
+		return nil, fmt.Errorf("training on --csv %s: %s%s", f.csv, trainFlagNames.Replace(err.Error()), missingHint(err))
 	}
 	if key != nil {
 		if err := file.Sign(key); err != nil {
@@ -227,11 +231,22 @@ func (f *trainFlags) run(stderr io.Writer) (*release.File, error) {
 	return file, nil
 }
 
+// missingHint is the fix of a missing-value error (data.ErrMissingValue)
+// of train or predict, which read no missing value: "" for other errors.
+func missingHint(err error) string {
+	if !errors.Is(err, data.ErrMissingValue) {
+		return ""
+	}
+	return " (featuredp reads no missing value: drop those rows or fill them with a value chosen without the private data; " +
+		"a categorical column may instead declare its marker as a public level, e.g. --levels COL=A|B|NA, at training time)"
+}
+
 // trainFlagNames renames the dpnb.TrainOptions fields that dpnb.Train's
 // errors name to the flags that set them.
 var trainFlagNames = strings.NewReplacer(
 	"(Epsilon, Delta, SampleRate, Epochs)", "(--epsilon, --delta, --sample-rate, --epochs)",
-	"(lower Hidden)", "(lower --hidden)", "LR = ", "--lr ", "needs LR <", "needs --lr <")
+	"(lower Hidden)", "(lower --hidden)", "LR = ", "--lr ", "needs LR <", "needs --lr <",
+	"Delta = ", "--delta ", "for Rows = ", "for --rows ", "SampleRate·n = ", "--sample-rate·n = ", "raise SampleRate", "raise --sample-rate")
 
 // readHeader returns the column names of the CSV file at path.
 func readHeader(path string, opts data.CSVOptions) ([]string, error) {
@@ -343,8 +358,17 @@ func (f *trainFlags) schema(header []string) (data.Schema, error) {
 		return schema, fmt.Errorf("columns %s have no role: name each in --sensitive, --public or --ignore (no column is public by default)", data.QuoteNames(unassigned))
 	case len(noKind) > 0:
 		return schema, fmt.Errorf("features %s have no public parameters: give --levels COL=A|B|... (categorical) or --bounds COL=LO:HI (continuous) for each; nothing is fitted on the private data", data.QuoteNames(noKind))
+	case f.levels[f.label] == nil && !f.hasBounds(f.label):
+		return schema, fmt.Errorf("--label %q has neither --levels nor --bounds: give its public classes, --levels %s=A|B|... "+
+			"(classification), or its public range, --bounds %s=LO:HI (regression); nothing is fitted on the private data", f.label, f.label, f.label)
 	}
 	return schema, nil
+}
+
+// hasBounds reports whether --bounds names column.
+func (f *trainFlags) hasBounds(column string) bool {
+	_, ok := f.bounds[column]
+	return ok
 }
 
 // roles checks that every column the role, --levels and --bounds flags
@@ -360,7 +384,7 @@ func (f *trainFlags) roles(header []string) (map[string]string, error) {
 				if fl == "" {
 					fl = f.flagOf[n]
 				}
-				return nil, fmt.Errorf("%s: no column %q in %s (columns: %s)%s", fl, n, f.csv, data.QuoteNames(header), spaceHint(header, n))
+				return nil, fmt.Errorf("%s: no column %q in %s (columns: %s)%s", fl, n, f.csv, data.QuoteNames(header), cmp.Or(spaceHint(header, n), suggest.Hint(n, header)))
 			}
 		}
 	}

@@ -31,6 +31,24 @@ func trainFixture(t *testing.T) string {
 	return p
 }
 
+// missingFixture is the table of csv with one income cell empty.
+func missingFixture(t *testing.T, csv string) string {
+	t.Helper()
+	b, err := os.ReadFile(csv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(b), "\n")
+	cells := strings.Split(lines[5], ",")
+	cells[3] = ""
+	lines[5] = strings.Join(cells, ",")
+	p := filepath.Join(t.TempDir(), "missing.csv")
+	if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 func trainArgs(csv, out string, extra ...string) []string {
 	return append([]string{"train", "--csv", csv, "--label", "readmitted", "--sensitive", "smoker,income", "--public", "age,region",
 		"--epsilon", "2", "--bounds", "age=18:90,income=0:100000", "--levels", "smoker=no|yes,region=north|south,readmitted=no|yes",
@@ -127,6 +145,16 @@ func TestTrainCLIErrors(t *testing.T) {
 		{"gzip", []string{"train", "--csv", gzFile(t), "--label", "y", "--sensitive", "a", "--epsilon", "1", "--out", out}, "gzip-compressed"},
 		{"ball of a public column", trainArgs(csv, out, "--ball", "age=0.5"), `Ball names "age", which is not a protected feature`},
 		{"ball out of range", trainArgs(csv, out, "--ball", "income=1.5"), "income=1.5"},
+		// Fixed in review M: each of these trained, or named no fix.
+		{"delta at least 1/n", trainArgs(csv, out, "--delta", "0.01"), "--delta 0.01 is at least 1/n = 0.0025 for the training data's 400 rows"},
+		{"delta at least 1/--rows", trainArgs(csv, out, "--notion", "dp", "--rows", "1000000"), "--delta 1e-05 is at least 1/n = 1e-06 for --rows 1000000"},
+		{"sample rate below 1/n", trainArgs(csv, out, "--sample-rate", "0.001"), "--sample-rate·n = 0.001·400 = 0.4 < 1"},
+		{"label without levels or bounds", []string{"train", "--csv", csv, "--label", "readmitted", "--sensitive", "smoker,income", "--public", "age,region",
+			"--epsilon", "2", "--bounds", "age=18:90,income=0:100000", "--levels", "smoker=no|yes,region=north|south", "--out", out},
+			"--label \"readmitted\" has neither --levels nor --bounds: give its public classes, --levels readmitted=A|B|..."},
+		{"column in another case", trainArgs(csv, out, "--ignore", "Age"), `no column "Age" in`},
+		{"column in another case: hint", trainArgs(csv, out, "--ignore", "Age"), `(did you mean "age"?)`},
+		{"missing value", trainArgs(missingFixture(t, csv), out), "featuredp reads no missing value: drop those rows or fill them"},
 	} {
 		code, _, errs := runReproduceCLI(tc.args...)
 		if code != 2 || !strings.Contains(errs, tc.want) {
