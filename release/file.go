@@ -306,7 +306,11 @@ func Read(r io.Reader) (*File, error) {
 		return nil, fmt.Errorf("release: %w: %v (truncated or not JSON?)", ErrFormat, err)
 	}
 	if head.Format != FileFormat || head.Version != FileVersion && head.Version != SignedFileVersion {
-		return nil, fmt.Errorf("release: format %q version %d: %w (this build reads %q versions %d and %d)", head.Format, head.Version, ErrFormat, FileFormat, FileVersion, SignedFileVersion)
+		fix := ""
+		if head.Format == FileFormat && head.Version > SignedFileVersion {
+			fix = ": a newer featuredp wrote it; read it with that version or a later one"
+		}
+		return nil, fmt.Errorf("release: format %q version %d: %w (this build reads %q versions %d and %d%s)", head.Format, head.Version, ErrFormat, FileFormat, FileVersion, SignedFileVersion, fix)
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()

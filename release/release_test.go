@@ -205,6 +205,14 @@ func TestReadErrors(t *testing.T) {
 			t.Errorf("%s: %v, want %v", tc.name, err, tc.want)
 		}
 	}
+	// A newer build's version says so (review M: it named no cause). Fails
+	// on the old code.
+	if _, err := Read(strings.NewReader(strings.Replace(good, `"version": 1`, `"version": 3`, 1))); err == nil || !strings.Contains(err.Error(), "a newer featuredp wrote it") {
+		t.Errorf("version 3: %v, want it to say a newer featuredp wrote it", err)
+	}
+	if _, err := Read(strings.NewReader(strings.Replace(good, `"version": 1`, `"version": 0`, 1))); err == nil || strings.Contains(err.Error(), "newer") {
+		t.Errorf("version 0: %v, want no newer-version hint", err)
+	}
 	defer func(old int) { maxRead = old }(maxRead)
 	maxRead = 100
 	if _, err := Read(strings.NewReader(good)); !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "larger than 100 bytes") {
