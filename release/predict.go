@@ -61,7 +61,7 @@ func (f *File) Predict(df dataframe.DataFrame) (*Predictions, error) {
 	}
 	enc, err := fe.Transform(df.Select(names))
 	if err != nil {
-		return nil, fmt.Errorf("release: Predict: %w", err)
+		return nil, fmt.Errorf("release: Predict: %w%s", err, rowFix(err))
 	}
 	out, err := f.run(p, enc, func(i int) string { return fmt.Sprintf("row %d (0-based)", i) })
 	if err != nil {
@@ -135,9 +135,22 @@ func (f *File) PredictCSV(r io.Reader, opts data.CSVOptions, fn func(*Prediction
 		return fnErr
 	})
 	if err != nil && fnErr == nil {
-		return fmt.Errorf("release: PredictCSV: %w", err)
+		return fmt.Errorf("release: PredictCSV: %w%s", err, rowFix(err))
 	}
 	return err
+}
+
+// rowFix is the fix of a cell a model cannot read (a missing value, a
+// non-numeric continuous value, a category outside the public levels):
+// the rows, since the model file's schema and levels are fixed — the
+// encoder's own advice (add the level, make the column categorical, mark
+// it Ignore) would need another model. "" for other errors.
+func rowFix(err error) string {
+	if !errors.Is(err, data.ErrMissingValue) && !errors.Is(err, data.ErrNotNumeric) && !errors.Is(err, data.ErrUnknownLevel) {
+		return ""
+	}
+	return " (at prediction the model's columns, kinds and levels are fixed: fix those rows — drop them, or replace the value with one " +
+		"the model reads, a declared level or a plain finite number; a new level needs a new model)"
 }
 
 // featuresOnly returns a copy of e that encodes the features alone: the

@@ -284,7 +284,7 @@ func streamPredictions(w io.Writer, f *release.File, in io.Reader, csvPath strin
 	if errors.As(err, &ce) {
 		return csvError(csvPath, err)
 	}
-	return fmt.Errorf("--csv %s: %s%s", csvPath, libraryFlags.Replace(err.Error()), missingHint(err))
+	return fmt.Errorf("--csv %s: %s", csvPath, libraryFlags.Replace(err.Error()))
 }
 
 // writePredictions writes the prediction rows of one chunk and flushes them.

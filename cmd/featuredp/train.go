@@ -232,7 +232,7 @@ func (f *trainFlags) run(stderr io.Writer) (*release.File, error) {
 }
 
 // missingHint is the fix of a missing-value error (data.ErrMissingValue)
-// of train or predict, which read no missing value: "" for other errors.
+// of train, which reads no missing value: "" for other errors.
 func missingHint(err error) string {
 	if !errors.Is(err, data.ErrMissingValue) {
 		return ""
