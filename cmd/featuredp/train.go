@@ -40,7 +40,10 @@ are public columns) or DP-SGD, with Poisson sampling, per-example clipping
 and Gaussian noise calibrated so that the privacy ledger's ε of the whole
 run is at most --epsilon. Randomness comes from the operating system's
 CSPRNG; --reproducible --seed S uses seeded streams instead, and the
-certificate then says "not a private release". Every column needs a role
+certificate then says "not a private release". Under feature DP the label
+is public, as the --public columns are (Algorithm 1's public gradient
+reads it without noise; the certificate says so): to protect the label
+too, use --notion dp. Every column needs a role
 (--label, --sensitive, --public or --ignore): none is treated as public by
 default. Nothing is fitted on the private data: a feature with public
 --levels is categorical, one with public --bounds continuous (the error
