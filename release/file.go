@@ -258,7 +258,8 @@ func (f *File) Write(w io.Writer) error {
 // a temporary file moved into place, so a failed save never leaves half a
 // model; without overwrite the move fails if path appeared meanwhile, so a
 // file created by someone else during the write is not replaced either.
-// Asked to overwrite a device, a named pipe or a symbolic link, it writes
+// Asked to overwrite a symbolic link, it replaces the link, never the file
+// the link names; asked to overwrite a device or a named pipe, it writes
 // into it (as a shell's ">" does) instead of replacing it with a plain file.
 func (f *File) Save(path string, overwrite bool) error {
 	if f == nil {

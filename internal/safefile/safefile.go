@@ -1,7 +1,10 @@
-// Package safefile writes a file so that a reader never sees half of it and
-// an existing file is never replaced unless the caller asks: the content
-// goes to a temporary file in the same directory, which is then moved into
-// place.
+// Package safefile reads and writes the files a user names, which may be
+// hostile. Open opens a regular file for reading and refuses anything
+// else (a named pipe, a device, a directory) without a race between check
+// and open. Write and Replace write a file so that a reader never sees half
+// of it and an existing file is never replaced unless the caller asks: the
+// content goes to a temporary file in the same directory, which is then
+// moved into place.
 package safefile
 
 import (
@@ -25,27 +28,27 @@ import (
 // check. The error for an existing path wraps fs.ErrExist; an error of
 // write is returned as it is.
 //
-// With overwrite, a symbolic link is followed and the file it names is
-// replaced as a whole (the link stays; a failed write leaves that file as it
-// was), and a path that is neither a regular file nor a link — a device such
-// as /dev/null, a named pipe — is written into, as a shell's ">" does: a
-// rename would put a plain file in place of the device.
+// With overwrite, a symbolic link is replaced by the new file, never
+// followed (the file it names is left as it was; the new file takes that
+// file's permissions if it is a regular file, so a link to a 0600 file
+// gives a 0600 file), and a path that is neither a regular file nor a link
+// — a device such as /dev/null, a named pipe — is written into, as a
+// shell's ">" does: a rename would put a plain file in place of the
+// device. That write opens the path without following a link and checks
+// on the open file that it is still no regular file, so a link or a file
+// swapped in after the check is neither followed nor truncated.
 func Write(path string, overwrite bool, write func(io.Writer) error) error {
 	fi, err := os.Lstat(path)
 	switch {
 	case err == nil && !overwrite:
 		return existsError(path)
 	case err == nil && fi.Mode()&fs.ModeSymlink != 0:
-		target, err := filepath.EvalSymlinks(path)
-		if err != nil {
-			return fmt.Errorf("%s is a symbolic link to nothing that exists (%w): remove it or name a file", path, err)
-		}
-		return Write(target, true, write) // the link's file, replaced as a whole
+		fi, err = os.Stat(path) // the permissions of the file it names, if any
 	case err == nil && !fi.Mode().IsRegular():
 		return writeInto(path, write)
 	}
 	var like fs.FileInfo
-	if err == nil { // a regular file, replaced: its permissions are kept
+	if err == nil && fi.Mode().IsRegular() { // a regular file, replaced: its permissions are kept
 		like = fi
 	}
 	tmp, err := writeTemp(path, like, write)
@@ -137,11 +140,20 @@ func existsError(path string) error {
 	return fmt.Errorf("%s exists: %w", path, fs.ErrExist)
 }
 
-// writeInto truncates the existing device or named pipe at path and writes
-// into it.
+// writeInto writes into the existing device or named pipe at path. The
+// open follows no symbolic link (O_NOFOLLOW on Unix) and truncates
+// nothing, and the file opened must still be no regular file: a link or a
+// file put at path since Write's check is refused, never written.
 func writeInto(path string, write func(io.Writer) error) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
+	f, err := os.OpenFile(path, os.O_WRONLY|noFollow, 0)
 	if err != nil {
+		return fmt.Errorf("%w (if %s changed since it was checked, run again)", err, path)
+	}
+	if st, err := f.Stat(); err != nil || st.Mode().IsRegular() {
+		f.Close()
+		if err == nil {
+			err = fmt.Errorf("%s became a regular file after it was checked: nothing written; run again", path)
+		}
 		return err
 	}
 	if err := write(f); err != nil {

@@ -8,8 +8,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // With overwrite, a named pipe (like a device: not a regular file) is
@@ -94,8 +96,9 @@ func must(t *testing.T, err error) {
 
 // Write asked to overwrite a file keeps its permissions, as Replace does:
 // a 0600 file of predictions (of private rows) or a model stays 0600
-// instead of becoming 0644, and so does the file a symbolic link names;
-// the temporary file is never more open than the file it replaces.
+// instead of becoming 0644, and a symbolic link to a 0600 file is replaced
+// by a 0600 file (the file it names left as it was); the temporary file is
+// never more open than the file it replaces.
 func TestWriteKeepsPermissions(t *testing.T) {
 	dir := t.TempDir()
 	user, link := filepath.Join(dir, "pred.csv"), filepath.Join(dir, "link.csv")
@@ -108,7 +111,7 @@ func TestWriteKeepsPermissions(t *testing.T) {
 	if err := os.Symlink(user, link); err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range []string{user, link} {
+	for _, p := range []string{link, user} {
 		var during os.FileMode
 		err := Write(p, true, func(w io.Writer) error {
 			if f, ok := w.(*os.File); ok {
@@ -116,18 +119,110 @@ func TestWriteKeepsPermissions(t *testing.T) {
 					during = st.Mode().Perm()
 				}
 			}
-			_, err := io.WriteString(w, "new")
+			_, err := io.WriteString(w, "new "+filepath.Base(p))
 			return err
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
-		st, err := os.Stat(user)
+		st, err := os.Lstat(p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if st.Mode().Perm() != 0o600 || during&^0o600 != 0 {
-			t.Errorf("over %s: mode %v after, %v while writing; want 0600", filepath.Base(p), st.Mode().Perm(), during)
+		if st.Mode() != 0o600 || during&^0o600 != 0 {
+			t.Errorf("over %s: mode %v after, %v while writing; want a 0600 file", filepath.Base(p), st.Mode(), during)
+		}
+	}
+	for p, want := range map[string]string{user: "new pred.csv", link: "new link.csv"} {
+		if b, _ := os.ReadFile(p); string(b) != want {
+			t.Errorf("%s holds %q, want %q", filepath.Base(p), b, want)
+		}
+	}
+}
+
+// writeInto, which Write uses for a device or a named pipe, neither
+// follows a symbolic link nor truncates a regular file put at the path
+// after Write's check: on the old code it opened the path with O_TRUNC,
+// following links, and wrote through.
+func TestWriteIntoSwapped(t *testing.T) {
+	dir := t.TempDir()
+	victim, link := filepath.Join(dir, "victim"), filepath.Join(dir, "link")
+	must(t, os.WriteFile(victim, []byte("precious"), 0o644))
+	must(t, os.Symlink(victim, link))
+	for _, p := range []string{link, victim} {
+		if err := writeInto(p, writeString("x")); err == nil || !strings.Contains(err.Error(), "run again") {
+			t.Errorf("writeInto %s: %v, want a refusal that says to run again", filepath.Base(p), err)
+		}
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "precious" {
+		t.Errorf("the regular file holds %q", b)
+	}
+}
+
+// openWithin runs Open(path) and fails the test if it does not return
+// within 5 s (opening a named pipe without a writer blocks for ever).
+func openWithin(t *testing.T, path string) error {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() {
+		fh, _, err := Open(path)
+		if fh != nil {
+			fh.Close()
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(5 * time.Second):
+		t.Fatalf("Open(%s) blocked (left blocked)", path)
+	}
+	return nil
+}
+
+// Open refuses a named pipe, a link to one and a device without blocking,
+// and a pipe swapped in for a regular file at any moment never blocks it:
+// the kind is checked on the file opened without blocking. Before Open,
+// the callers stat'ed the path and then opened it, so a pipe swapped in
+// between blocked them for ever.
+func TestOpenSpecialFiles(t *testing.T) {
+	dir := t.TempDir()
+	fifo, link := filepath.Join(dir, "fifo"), filepath.Join(dir, "link")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("no named pipe here: %v", err)
+	}
+	must(t, os.Symlink(fifo, link))
+	paths := []string{fifo, link}
+	if _, err := os.Stat("/dev/null"); err == nil {
+		paths = append(paths, "/dev/null") // opened for reading only, never written
+	}
+	for _, p := range paths {
+		if err := openWithin(t, p); !IsNotRegular(err) || !strings.Contains(err.Error(), p+" is not a regular file") || !strings.Contains(err.Error(), "save the data to a regular file") {
+			t.Errorf("Open %s: %v, want a *NotRegularError naming it and the fix", p, err)
+		}
+	}
+	path, regular, pipe := filepath.Join(dir, "swapped"), filepath.Join(dir, "regular"), filepath.Join(dir, "pipe")
+	stop, stopped := make(chan struct{}), make(chan struct{})
+	defer func() { close(stop); <-stopped }()
+	go func() {
+		defer close(stopped)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if os.WriteFile(regular, []byte("x"), 0o644) == nil {
+				os.Rename(regular, path)
+			}
+			if syscall.Mkfifo(pipe, 0o600) == nil {
+				os.Rename(pipe, path)
+			}
+		}
+	}()
+	for end := time.Now().Add(time.Second); time.Now().Before(end); {
+		if err := openWithin(t, path); err != nil && !IsNotRegular(err) && !os.IsNotExist(err) {
+			t.Fatalf("Open of the swapped path: %v", err)
 		}
 	}
 }
