@@ -2,10 +2,10 @@ package data
 
 import (
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 
+	"github.com/featuredp/featuredp/internal/safefile"
 	"github.com/go-gota/gota/dataframe"
 	"github.com/go-gota/gota/series"
 )
@@ -92,7 +92,7 @@ func LoadAdult(opts Options) (*Dataset, error) {
 		if name == "adult.test" {
 			skip = 1 // "|1x3 Cross validator"
 		}
-		fh, err := os.Open(p)
+		fh, _, err := safefile.Open(p)
 		if err != nil {
 			return nil, fmt.Errorf("data: LoadAdult: %w", err)
 		}
@@ -146,7 +146,7 @@ func finish(ds *Dataset, df dataframe.DataFrame, opts Options) (*Dataset, error)
 
 // readFile reads a CSV file with ReadCSV.
 func readFile(p string, o CSVOptions) (dataframe.DataFrame, error) {
-	fh, err := os.Open(p)
+	fh, _, err := safefile.Open(p)
 	if err != nil {
 		return dataframe.DataFrame{}, err
 	}

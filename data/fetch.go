@@ -15,6 +15,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/featuredp/featuredp/internal/safefile"
 )
 
 // EnvDataDir names the environment variable with directories (a path list,
@@ -361,7 +363,7 @@ func verifyFile(p string, f File) (ok bool, got string, err error) {
 	if err != nil || got == f.SHA256 || f.ContentSHA256 == "" {
 		return err == nil && got == f.SHA256, got, err
 	}
-	fh, err := os.Open(p)
+	fh, _, err := safefile.Open(p)
 	if err != nil {
 		return false, got, err
 	}
@@ -380,7 +382,7 @@ func verifyFile(p string, f File) (ok bool, got string, err error) {
 
 // fileSHA256 hashes a file.
 func fileSHA256(p string) (string, error) {
-	fh, err := os.Open(p)
+	fh, _, err := safefile.Open(p)
 	if err != nil {
 		return "", err
 	}

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 
 	"github.com/featuredp/featuredp/design"
+	"github.com/featuredp/featuredp/internal/safefile"
 )
 
 // IDX magic numbers of the unsigned-byte files ReadIDX accepts.
@@ -298,7 +299,7 @@ func findIDXFile(dir, base string) (string, error) {
 
 // readIDXPath reads the IDX file at p (gzipped or not) and checks its magic.
 func readIDXPath(p string, magic uint32) (*IDX, error) {
-	fh, err := os.Open(p)
+	fh, _, err := safefile.Open(p)
 	if err != nil {
 		return nil, fmt.Errorf("data: %w", err)
 	}

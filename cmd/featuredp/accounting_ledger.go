@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -80,9 +79,9 @@ func mechNames() string {
 
 // readLedgerFile reads at most maxLedgerBytes of path.
 func readLedgerFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := openInput("--ledger", path)
 	if err != nil {
-		return nil, fmt.Errorf("--ledger: %w", err)
+		return nil, err
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, maxLedgerBytes+1))

@@ -1,14 +1,42 @@
 package main
 
-// Spreadsheet formula injection: a CSV cell the CLI writes from text it
-// did not choose (a model file's class names, a data file's column names)
-// is neutralised before a spreadsheet opens it.
+// User files are hostile input. Reading: openInput opens a file the user
+// names (--csv, --ledger, a shard) as a regular file only, without a race
+// between check and open. Writing: spreadsheet formula injection, a CSV
+// cell the CLI writes from text it did not choose (a model file's class
+// names, a data file's column names), is neutralised before a spreadsheet
+// opens it.
 
 import (
+	"errors"
+	"fmt"
+	"os"
 	"strings"
 
 	"github.com/featuredp/featuredp/data"
+	"github.com/featuredp/featuredp/internal/safefile"
 )
+
+// openInput opens the user's file at path for reading with safefile.Open;
+// what names it in errors ("--csv", "shard file"). A directory, a named
+// pipe, a device or a socket, or a link to one, is refused on the opened
+// file with an error naming what, the path and the fix: a pipe swapped in
+// after any earlier check cannot block the command for ever, nor a device
+// feed it without end.
+func openInput(what, path string) (*os.File, error) {
+	fh, _, err := safefile.Open(path)
+	var nr *safefile.NotRegularError
+	switch {
+	case errors.As(err, &nr) && nr.Mode.IsDir():
+		return nil, fmt.Errorf("%s %s is not a regular file: it is a directory; give the file itself", what, path)
+	case errors.As(err, &nr):
+		return nil, fmt.Errorf("%s %s is not a regular file (mode %v): featuredp reads only regular files "+
+			"(a named pipe could block it for ever, a device feed it without end); save the data to a file and give that", what, path, nr.Mode)
+	case err != nil:
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	return fh, nil
+}
 
 // spreadsheetSafe returns s as a CSV cell that a spreadsheet shows as
 // text rather than evaluating: a cell starting with '=', '+', '-', '@', a

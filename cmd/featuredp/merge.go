@@ -15,7 +15,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -122,17 +121,12 @@ func readParts(dirs []string) (map[string][]*experiments.Part, error) {
 // checks that the file name matches the manifest's figure and shard.
 func readPart(path string) (*experiments.Part, error) {
 	csvPath := strings.TrimSuffix(path, ".json") + ".csv"
-	for _, p := range []string{path, csvPath} {
-		if err := regularShardFile(p); err != nil {
-			return nil, err
-		}
-	}
-	man, err := os.Open(path)
+	man, err := openInput("shard file", path)
 	if err != nil {
 		return nil, err
 	}
 	defer man.Close()
-	csv, err := os.Open(csvPath)
+	csv, err := openInput("shard file", csvPath)
 	if err != nil {
 		return nil, fmt.Errorf("shard manifest %s: its CSV: %w", path, err)
 	}
@@ -147,20 +141,6 @@ func readPart(path string) (*experiments.Part, error) {
 			path, p.Figure, p.Shard, want)
 	}
 	return p, nil
-}
-
-// regularShardFile refuses a shard file that is not a regular file (after
-// links) before it is opened: opening a named pipe without a writer
-// blocks for ever, and a device or directory is no shard.
-func regularShardFile(path string) error {
-	st, err := os.Stat(path)
-	if err != nil {
-		return fmt.Errorf("shard file %s: %w", path, err)
-	}
-	if !st.Mode().IsRegular() {
-		return fmt.Errorf("shard file %s is not a regular file (mode %v): merge reads the files reproduce --shard wrote; copy them in as plain files", path, st.Mode())
-	}
-	return nil
 }
 
 // partBase is the file name of a part without extension:

@@ -230,15 +230,11 @@ func predict(modelPath, csvPath, outPath, keyPath string, force bool, csvOpts da
 	if err != nil {
 		return err
 	}
-	in, err := os.Open(csvPath)
+	in, err := openInput("--csv", csvPath)
 	if err != nil {
-		return fmt.Errorf("--csv: %w", err)
+		return err
 	}
 	defer in.Close()
-	st, err := in.Stat()
-	if err == nil && st.IsDir() {
-		return fmt.Errorf("--csv %s is a directory: give a CSV file", csvPath)
-	}
 	if outPath == "" {
 		return streamPredictions(stdout, f, in, csvPath, csvOpts)
 	}

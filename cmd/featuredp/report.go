@@ -10,7 +10,6 @@ import (
 	"io"
 	"maps"
 	"math"
-	"os"
 	"slices"
 	"sort"
 	"strconv"
@@ -260,14 +259,11 @@ func (f *reportFlags) pipelineWanted() bool {
 // readReportCSV reads the file within the caps; errors name --csv or the
 // cap's flag.
 func readReportCSV(path string, opts data.CSVOptions) (dataframe.DataFrame, error) {
-	fh, err := os.Open(path)
+	fh, err := openInput("--csv", path)
 	if err != nil {
-		return dataframe.DataFrame{}, fmt.Errorf("--csv: %w", err)
+		return dataframe.DataFrame{}, err
 	}
 	defer fh.Close()
-	if st, err := fh.Stat(); err == nil && st.IsDir() {
-		return dataframe.DataFrame{}, fmt.Errorf("--csv %s is a directory: give a CSV file", path)
-	}
 	df, err := data.ReadCSV(fh, opts)
 	if err != nil {
 		return dataframe.DataFrame{}, csvError(path, err)

@@ -14,7 +14,6 @@ import (
 	"io/fs"
 	"maps"
 	"math"
-	"os"
 	"slices"
 	"strings"
 
@@ -203,9 +202,9 @@ func (f *trainFlags) run(stderr io.Writer) (*release.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	fh, err := os.Open(f.csv)
+	fh, err := openInput("--csv", f.csv)
 	if err != nil {
-		return nil, fmt.Errorf("--csv: %w", err)
+		return nil, err
 	}
 	defer fh.Close()
 	bar := newProgressBar(stderr, "train")
@@ -253,15 +252,9 @@ var trainFlagNames = strings.NewReplacer(
 
 // readHeader returns the column names of the CSV file at path.
 func readHeader(path string, opts data.CSVOptions) ([]string, error) {
-	// Stat before opening: opening a named pipe without a writer blocks.
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		return nil, fmt.Errorf("--csv %s is a directory: give a CSV file", path)
-	} else if err == nil && !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("--csv %s is not a regular file (mode %v): train reads the header, checks the flags, then reads the rows, so save the stream to a file first", path, st.Mode())
-	}
-	fh, err := os.Open(path)
+	fh, err := openInput("--csv", path)
 	if err != nil {
-		return nil, fmt.Errorf("--csv: %w", err)
+		return nil, err
 	}
 	defer fh.Close()
 	h, err := data.CSVHeader(fh, opts)
