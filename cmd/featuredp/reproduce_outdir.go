@@ -5,9 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/featuredp/featuredp/internal/safefile"
 )
 
 // outMarker is the file featuredp reproduce and merge leave in their --out
@@ -48,7 +51,13 @@ func prepareOutDir(dir string, force bool) error {
 				"choose a new or empty --out directory, or pass --force to write into it", dir, errOutNotOurs, outMarker)
 		}
 	}
-	if err := os.WriteFile(marker, []byte(outMarkerText), 0o644); err != nil {
+	// A new file, never one at the path (a symbolic link planted since the
+	// check is not followed).
+	err := safefile.Write(marker, false, writeBytes([]byte(outMarkerText)))
+	if errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("output directory %s: %s appeared while featuredp prepared the directory (another run?): run again", dir, marker)
+	}
+	if err != nil {
 		return fmt.Errorf("marking output directory: %w", err)
 	}
 	return nil
@@ -71,9 +80,9 @@ func writtenByFeaturedp(dir string) (bool, error) {
 	}
 	report := filepath.Join(dir, "report.md")
 	if st, err := os.Lstat(report); err != nil || !st.Mode().IsRegular() {
-		return false, nil // opening a named pipe would block for ever
+		return false, nil // not a link to a report elsewhere
 	}
-	f, err := os.Open(report)
+	f, _, err := safefile.Open(report) // a pipe swapped in since the Lstat cannot block it
 	if err != nil {
 		return false, nil
 	}

@@ -150,3 +150,39 @@ func TestOutDirReportPipe(t *testing.T) {
 		t.Fatal("prepareOutDir blocked on the report.md pipe")
 	}
 }
+
+// The marker is written as a new file, never through a symbolic link
+// planted at its path after prepareOutDir found none: another goroutine
+// plants and removes a link to a user's file for 1 s while the directory
+// is prepared again and again. On the old code (os.WriteFile, which
+// follows links and truncates) the user's file was overwritten with the
+// marker's text.
+func TestOutDirMarkerLinkRace(t *testing.T) {
+	dir, victimDir := t.TempDir(), t.TempDir()
+	victim, marker := filepath.Join(victimDir, "notes.txt"), filepath.Join(dir, outMarker)
+	if err := os.WriteFile(victim, []byte("precious"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stop, stopped := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(stopped)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			os.Symlink(victim, marker)
+			os.Remove(marker)
+		}
+	}()
+	for end := time.Now().Add(time.Second); time.Now().Before(end); {
+		prepareOutDir(dir, true) // refusals are expected: the link is there half the time
+		os.Remove(marker)
+	}
+	close(stop)
+	<-stopped
+	if b, err := os.ReadFile(victim); err != nil || string(b) != "precious" {
+		t.Errorf("the file a planted link named holds %q (%v): the marker was written through the link", b, err)
+	}
+}
