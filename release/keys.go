@@ -16,6 +16,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+
+	"github.com/featuredp/featuredp/internal/safefile"
 )
 
 // Key files are PEM (RFC 7468): a private key is a "PRIVATE KEY" block
@@ -130,14 +132,44 @@ func keyType(k any) string {
 }
 
 // LoadPrivateKey reads the private key file at path (ParsePrivateKey). On
-// Unix it refuses a file that its group or others may read or write, as
-// ssh does: chmod 600 it (and consider the key exposed).
+// Unix it refuses, as ssh does, a file that its group or others may read
+// or write (chmod 600 it, and consider the key exposed), and a file that
+// another user owns (privateKeySafe).
 func LoadPrivateKey(path string) (ed25519.PrivateKey, error) {
-	priv, mode, err := loadKey(path, ParsePrivateKey)
-	if err == nil && runtime.GOOS != "windows" && mode.Perm()&0o077 != 0 {
-		return nil, fmt.Errorf("release: the private key file %s has mode %v: others may read it; chmod 600 %s (and, if others did read it, make a new key)", path, mode.Perm(), path)
+	priv, st, err := loadKey(path, ParsePrivateKey)
+	if err != nil {
+		return nil, err
 	}
-	return priv, err
+	if err := privateKeySafe(path, st, os.Geteuid()); err != nil {
+		return nil, err
+	}
+	return priv, nil
+}
+
+// privateKeySafe checks the private key file at path, of FileInfo st
+// (taken from the open file), for the user uid (os.Geteuid, injected by
+// the tests). Outside Windows its mode must give its group and others no
+// access, and on Unix its owner must be uid: the owner of a key file can
+// read it and replace it at will, so a key that another account owns is
+// not yours alone — that account could sign as you, or swap in its own
+// key for you to sign with. ssh refuses an identity file that others may
+// read, and sshd (StrictModes) one that another user owns; LoadPrivateKey
+// refuses both, even for root, rather than warn: a signature made with a
+// key another account controls proves nothing, and a warning scrolls by
+// in a script's log.
+func privateKeySafe(path string, st fs.FileInfo, uid int) error {
+	if runtime.GOOS == "windows" {
+		return nil
+	}
+	if m := st.Mode().Perm(); m&0o077 != 0 {
+		return fmt.Errorf("release: the private key file %s has mode %v: others may read it; chmod 600 %s (and, if others did read it, make a new key)", path, m, path)
+	}
+	if owner, ok := fileOwner(st); ok && owner != uid {
+		return fmt.Errorf("release: the private key file %s belongs to user %d, not to you (user %d): its owner can read and replace the key, "+
+			"so it is not yours alone; make a key of your own with featuredp keygen (or, if that user is you under another name, "+
+			"copy the file into one you own: cp %s NEW.key && chmod 600 NEW.key)", path, owner, uid, path)
+	}
+	return nil
 }
 
 // LoadPublicKey reads the public key file at path (ParsePublicKey).
@@ -146,50 +178,53 @@ func LoadPublicKey(path string) (ed25519.PublicKey, error) {
 	return pub, err
 }
 
-// loadKey reads the key file at path with parse and returns its mode.
-func loadKey[K any](path string, parse func([]byte) (K, error)) (K, fs.FileMode, error) {
+// loadKey reads the key file at path with parse and returns the file's
+// FileInfo (of the file opened, not of the path).
+func loadKey[K any](path string, parse func([]byte) (K, error)) (K, fs.FileInfo, error) {
 	var none K
-	b, mode, err := readKeyFile(path)
+	b, st, err := readKeyFile(path)
 	if err != nil {
-		return none, 0, err
+		return none, nil, err
 	}
 	k, err := parse(b)
 	if err != nil {
-		return none, 0, fmt.Errorf("%w (file %s)", err, path)
+		return none, nil, fmt.Errorf("%w (file %s)", err, path)
 	}
-	return k, mode, nil
+	return k, st, nil
 }
 
 // readKeyFile reads the regular file at path, at most maxKeyFileBytes, and
-// returns its mode.
-func readKeyFile(path string) ([]byte, fs.FileMode, error) {
+// returns its FileInfo.
+func readKeyFile(path string) ([]byte, fs.FileInfo, error) {
 	fh, st, err := openRegular(path, "the key file")
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, err
 	}
 	defer fh.Close()
 	b, err := io.ReadAll(io.LimitReader(fh, maxKeyFileBytes+1))
 	switch {
 	case err != nil:
-		return nil, 0, fmt.Errorf("release: reading the key file %s: %w", path, err)
+		return nil, nil, fmt.Errorf("release: reading the key file %s: %w", path, err)
 	case len(b) > maxKeyFileBytes:
-		return nil, 0, fmt.Errorf("release: the key file %s is larger than %d bytes: not a key file", path, maxKeyFileBytes)
+		return nil, nil, fmt.Errorf("release: the key file %s is larger than %d bytes: not a key file", path, maxKeyFileBytes)
 	}
-	return b, st.Mode(), nil
+	return b, st, nil
 }
 
 // GenerateKeyFiles makes a new Ed25519 key pair from crypto/rand and writes
 // it to name+".key" (the private key, PEM PKCS #8, mode 0600) and
 // name+".pub" (the public key, PEM PKIX, mode 0644), returning the public
-// key. Without overwrite it refuses, before writing anything, when either
-// file exists (the error wraps fs.ErrExist), a symbolic link included,
-// dangling or not: a link is never followed onto another file, and a
-// failure leaves neither new file behind. With overwrite an existing file
-// or link is replaced by the new file (the file a link pointed to is left
-// as it was): both are written to temporary files beside their paths,
-// then moved into place, the public key first, so that a failure leaves
-// the old private key as it was (if only the private key's move fails,
-// name+".pub" is the new key's: make the pair again).
+// key. Both are written to temporary files beside their paths, then moved
+// into place, the public key first, so that no reader sees half a key and a
+// failure leaves no new file behind. Without overwrite it refuses, before
+// writing anything, when either file exists (the error wraps fs.ErrExist),
+// a symbolic link included, dangling or not; the move is then a hard link,
+// which fails on a file that appeared meanwhile, so a link is never
+// followed onto another file. With overwrite an existing file or link is
+// replaced by the new file (the file a link pointed to is left as it was),
+// the private key last, so that a failure leaves the old private key as it
+// was (if only the private key's move fails, name+".pub" is the new key's:
+// make the pair again).
 func GenerateKeyFiles(name string, overwrite bool) (ed25519.PublicKey, error) {
 	pub, priv, err := ed25519.GenerateKey(rand.Reader)
 	if err != nil {
@@ -204,23 +239,14 @@ func GenerateKeyFiles(name string, overwrite bool) (ed25519.PublicKey, error) {
 		return nil, err
 	}
 	files := []keyFile{{name + ".key", privPEM, 0o600}, {name + ".pub", pubPEM, 0o644}}
-	if overwrite {
-		return pub, replaceKeyFiles(files)
-	}
-	for _, f := range files {
-		if _, err := os.Lstat(f.path); err == nil {
-			return nil, fmt.Errorf("release: %s exists: %w: choose another name or allow overwriting it", f.path, fs.ErrExist)
-		}
-	}
-	for i, f := range files {
-		if err := createKeyFile(f); err != nil {
-			if i > 0 {
-				os.Remove(files[0].path)
+	if !overwrite {
+		for _, f := range files {
+			if _, err := os.Lstat(f.path); err == nil {
+				return nil, keyExists(f.path)
 			}
-			return nil, err
 		}
 	}
-	return pub, nil
+	return pub, writeKeyFiles(files, overwrite)
 }
 
 // keyFile is a key file to write: its path, content and mode.
@@ -230,35 +256,24 @@ type keyFile struct {
 	mode fs.FileMode
 }
 
-// createKeyFile writes f to a new file created exclusively (O_EXCL: an
-// existing file or symbolic link there is an error wrapping fs.ErrExist,
-// never followed).
-func createKeyFile(f keyFile) error {
-	fh, err := os.OpenFile(f.path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, f.mode)
-	if errors.Is(err, fs.ErrExist) {
-		return fmt.Errorf("release: %s exists: %w: choose another name or allow overwriting it", f.path, fs.ErrExist)
-	}
-	if err != nil {
-		return fmt.Errorf("release: writing the key file: %w", err)
-	}
-	if err := finishKeyFile(fh, f.b, f.mode); err != nil {
-		os.Remove(f.path)
-		return err
-	}
-	return nil
+// keyExists is the refusal to replace the key file at path.
+func keyExists(path string) error {
+	return fmt.Errorf("release: %s exists: %w: choose another name or allow overwriting it", path, fs.ErrExist)
 }
 
-// replaceKeyFiles writes each of files (the private key first) to a
-// temporary file beside its path, then renames them over their paths in
-// reverse order, the private key last: a failure to write leaves every
-// old file as it was, and the private key, which cannot be made again, is
-// replaced only once the public key is. A rename replaces a symbolic link
-// rather than the file it names.
-func replaceKeyFiles(files []keyFile) error {
+// writeKeyFiles writes each of files (the private key first) to a
+// temporary file beside its path, then moves them to their paths in
+// reverse order, the private key last (safefile.Move: a rename with
+// overwrite, which replaces a symbolic link rather than the file it names;
+// else a hard link, which fails on an existing path): a failure to write
+// leaves every old file as it was, and the private key, which cannot be
+// made again, is replaced only once the public key is. Without overwrite,
+// a public key already moved is removed when the private key's move fails.
+func writeKeyFiles(files []keyFile, overwrite bool) error {
 	var tmps []string
 	defer func() {
 		for _, t := range tmps {
-			os.Remove(t) // after a successful rename, nothing is there
+			os.Remove(t) // after a rename nothing is there; after a link, the temporary name
 		}
 	}()
 	for _, f := range files {
@@ -272,9 +287,17 @@ func replaceKeyFiles(files []keyFile) error {
 		}
 	}
 	for i := len(files) - 1; i >= 0; i-- {
-		if err := os.Rename(tmps[i], files[i].path); err != nil {
-			return fmt.Errorf("release: writing the key file: %w", err)
+		err := safefile.Move(tmps[i], files[i].path, overwrite)
+		if err == nil {
+			continue
 		}
+		if !overwrite && i < len(files)-1 {
+			os.Remove(files[len(files)-1].path) // the public key this call made
+		}
+		if errors.Is(err, fs.ErrExist) {
+			return keyExists(files[i].path)
+		}
+		return fmt.Errorf("release: writing the key file: %w", err)
 	}
 	return nil
 }

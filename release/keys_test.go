@@ -222,3 +222,34 @@ func newKeyFile(t *testing.T, ext string) (dir, name string, content []byte) {
 	}
 	return dir, name, content
 }
+
+// writeKeyFiles without overwrite, when the private key's path appeared
+// after GenerateKeyFiles' check (a file made meanwhile), refuses it with
+// fs.ErrExist, leaves that file as it was, and leaves neither the public
+// key it had moved into place nor a temporary file behind; a successful
+// call leaves the two key files alone in the directory.
+func TestWriteKeyFilesAppeared(t *testing.T) {
+	dir := t.TempDir()
+	name := filepath.Join(dir, "k")
+	if err := os.WriteFile(name+".key", []byte("theirs"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	files := []keyFile{{name + ".key", []byte("private"), 0o600}, {name + ".pub", []byte("public"), 0o644}}
+	if err := writeKeyFiles(files, false); !errors.Is(err, fs.ErrExist) || !strings.Contains(err.Error(), name+".key exists") {
+		t.Errorf("writeKeyFiles over an appeared file: %v, want fs.ErrExist naming it", err)
+	}
+	if b, _ := os.ReadFile(name + ".key"); string(b) != "theirs" {
+		t.Errorf("the appeared file holds %q", b)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("%d entries left, want the appeared file alone", len(entries))
+	}
+	os.Remove(name + ".key")
+	if err := writeKeyFiles(files, false); err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 2 || entries[0].Name() != "k.key" || entries[1].Name() != "k.pub" {
+		t.Errorf("entries %v, want k.key and k.pub alone", entries)
+	}
+}

@@ -56,7 +56,7 @@ func Write(path string, overwrite bool, write func(io.Writer) error) error {
 		return err
 	}
 	defer os.Remove(tmp)
-	return place(tmp, path, overwrite)
+	return Move(tmp, path, overwrite)
 }
 
 // writeTemp writes a new temporary file beside path with write and returns
@@ -115,11 +115,13 @@ func Replace(path string, write func(io.Writer) error) error {
 // symbolic link, a device or a named pipe.
 var ErrNotRegular = errors.New("refusing to replace a symbolic link or special file")
 
-// place moves the written temporary file tmp to path: a rename when
-// overwrite is set, else a hard link, which fails if path exists; a rename
-// after a last check where hard links are not supported. The caller
-// removes tmp.
-func place(tmp, path string, overwrite bool) error {
+// Move moves the written temporary file tmp to path: a rename when
+// overwrite is set (which replaces a symbolic link at path, never the file
+// it names), else a hard link, which fails if path exists however recently
+// it appeared (the error wraps fs.ErrExist); a rename after a last check
+// where hard links are not supported. The caller removes tmp (after a hard
+// link it is still there).
+func Move(tmp, path string, overwrite bool) error {
 	if !overwrite {
 		err := os.Link(tmp, path)
 		if err == nil {

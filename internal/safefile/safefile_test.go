@@ -80,13 +80,13 @@ func TestPlaceNeverReplaces(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := place(tmp, user, false); !errors.Is(err, fs.ErrExist) {
-		t.Errorf("place over a file: %v, want fs.ErrExist", err)
+	if err := Move(tmp, user, false); !errors.Is(err, fs.ErrExist) {
+		t.Errorf("Move over a file: %v, want fs.ErrExist", err)
 	}
 	if b, _ := os.ReadFile(user); string(b) != "user data" {
 		t.Fatal("the user file changed")
 	}
-	if err := place(tmp, user, true); err != nil {
+	if err := Move(tmp, user, true); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(user); string(b) != "model" {
