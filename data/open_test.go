@@ -1,11 +1,12 @@
 package data
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/featuredp/featuredp/internal/safefile/swaptest"
 )
 
 // The readers of dataset files open them as regular files only: a named
@@ -22,18 +23,10 @@ func TestDatasetReadersRefusePipes(t *testing.T) {
 		"IDX":      func() error { _, err := readIDXPath(fifo, 0x803); return err },
 		"CSV":      func() error { _, err := readFile(fifo, CSVOptions{}); return err },
 	} {
-		done := make(chan error, 1)
-		go func() { done <- read() }()
-		select {
-		case err := <-done:
-			if err == nil || !strings.Contains(err.Error(), fifo+" is not a regular file") {
-				t.Errorf("%s: %v, want a refusal naming %s", name, err, fifo)
-			}
-		case <-time.After(10 * time.Second):
-			if f, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {
-				f.Close()
-			}
-			t.Fatalf("%s blocked on the named pipe", name)
+		var err error
+		swaptest.Within(t, 10*time.Second, fifo, func() { err = read() })
+		if err == nil || !strings.Contains(err.Error(), fifo+" is not a regular file") {
+			t.Errorf("%s: %v, want a refusal naming %s", name, err, fifo)
 		}
 	}
 }

@@ -25,7 +25,7 @@ import (
 // feed it without end.
 func openInput(what, path string) (*os.File, error) {
 	fh, _, err := safefile.Open(path)
-	var nr *safefile.NotRegularError
+	var nr safefile.NotRegularError
 	switch {
 	case errors.As(err, &nr) && nr.Mode.IsDir():
 		return nil, fmt.Errorf("%s %s is not a regular file: it is a directory; give the file itself", what, path)

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/featuredp/featuredp/internal/safefile/swaptest"
 )
 
 // reproduce and merge refuse a non-empty --out directory that featuredp
@@ -163,25 +165,15 @@ func TestOutDirMarkerLinkRace(t *testing.T) {
 	if err := os.WriteFile(victim, []byte("precious"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	stop, stopped := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(stopped)
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			os.Symlink(victim, marker)
-			os.Remove(marker)
-		}
-	}()
+	stop := swaptest.Loop(t, func() {
+		os.Symlink(victim, marker)
+		os.Remove(marker)
+	})
 	for end := time.Now().Add(time.Second); time.Now().Before(end); {
 		prepareOutDir(dir, true) // refusals are expected: the link is there half the time
 		os.Remove(marker)
 	}
-	close(stop)
-	<-stopped
+	stop()
 	if b, err := os.ReadFile(victim); err != nil || string(b) != "precious" {
 		t.Errorf("the file a planted link named holds %q (%v): the marker was written through the link", b, err)
 	}

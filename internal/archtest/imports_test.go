@@ -21,21 +21,23 @@ const module = "github.com/featuredp/featuredp"
 // coreImports lists, for every core package, the featuredp packages it may
 // import. The core never imports a notion, dpnb, nb or cmd.
 var coreImports = map[string][]string{
-	"design":              {},
-	"internal/numeric":    {},
-	"internal/valid":      {},
-	"internal/plotrender": {},
-	"internal/mdtext":     {},
-	"internal/eta":        {},
-	"internal/gemm":       {"internal/cores"},
-	"internal/cores":      {},
-	"internal/suggest":    {},
-	"accounting":          {"internal/numeric"},
-	"models":              {"design", "internal/cores", "internal/gemm", "internal/numeric", "internal/valid"},
-	"data":                {"design", "internal/numeric", "internal/suggest", "internal/valid"},
-	"mechanisms":          {"accounting", "design", "models", "internal/numeric", "internal/valid"},
-	"experiments":         {"accounting", "data", "design", "mechanisms", "models", "internal/cores", "internal/numeric", "internal/valid"},
-	"audit":               {"accounting", "design", "mechanisms", "models", "internal/numeric", "internal/valid"},
+	"design":                     {},
+	"internal/numeric":           {},
+	"internal/valid":             {},
+	"internal/plotrender":        {},
+	"internal/mdtext":            {},
+	"internal/eta":               {},
+	"internal/gemm":              {"internal/cores"},
+	"internal/cores":             {},
+	"internal/suggest":           {},
+	"internal/safefile":          {"internal/safefile/swaptest"}, // swaptest: imported by tests alone
+	"internal/safefile/swaptest": {},
+	"accounting":                 {"internal/numeric"},
+	"models":                     {"design", "internal/cores", "internal/gemm", "internal/numeric", "internal/valid"},
+	"data":                       {"design", "internal/numeric", "internal/safefile", "internal/safefile/swaptest", "internal/suggest", "internal/valid"},
+	"mechanisms":                 {"accounting", "design", "models", "internal/numeric", "internal/valid"},
+	"experiments":                {"accounting", "data", "design", "mechanisms", "models", "internal/cores", "internal/numeric", "internal/valid"},
+	"audit":                      {"accounting", "design", "mechanisms", "models", "internal/numeric", "internal/valid"},
 }
 
 // transitional lists core imports allowed beyond coreImports while code

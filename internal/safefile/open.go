@@ -15,7 +15,7 @@ type NotRegularError struct {
 }
 
 // Error names the path, what it is and the fix.
-func (e *NotRegularError) Error() string {
+func (e NotRegularError) Error() string {
 	if e.Mode.IsDir() {
 		return fmt.Sprintf("%s is a directory, not a regular file: give a file in it", e.Path)
 	}
@@ -25,7 +25,7 @@ func (e *NotRegularError) Error() string {
 // Open opens the regular file at path for reading and returns it with its
 // FileInfo, taken from the open file. Anything else at path — a directory,
 // a named pipe, a device, a socket, or a symbolic link to one — is refused
-// with a *NotRegularError, and the check cannot be raced: the path is
+// with a NotRegularError, and the check cannot be raced: the path is
 // opened without blocking (O_NONBLOCK on Unix, where opening a named pipe
 // without a writer blocks for ever and opening some devices acts) and the
 // kind is that of the file opened (fstat), not of whatever the path named
@@ -37,7 +37,7 @@ func Open(path string) (*os.File, fs.FileInfo, error) {
 	}
 	st, err := fh.Stat()
 	if err == nil && !st.Mode().IsRegular() {
-		err = &NotRegularError{Path: path, Mode: st.Mode()}
+		err = NotRegularError{Path: path, Mode: st.Mode()}
 	}
 	if err == nil {
 		err = clearNonBlock(fh)
@@ -52,6 +52,5 @@ func Open(path string) (*os.File, fs.FileInfo, error) {
 // IsNotRegular reports whether err is (or wraps) Open's refusal of a path
 // that is not a regular file.
 func IsNotRegular(err error) bool {
-	var nr *NotRegularError
-	return errors.As(err, &nr)
+	return errors.As(err, new(NotRegularError))
 }

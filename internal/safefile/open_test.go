@@ -30,7 +30,7 @@ func TestOpen(t *testing.T) {
 	for _, p := range []string{dir, dirLink} {
 		fh, _, err := Open(p)
 		if fh != nil || !IsNotRegular(err) || !strings.Contains(err.Error(), p+" is a directory, not a regular file: give a file") {
-			t.Errorf("Open %s: %v, want a *NotRegularError naming it", filepath.Base(p), err)
+			t.Errorf("Open %s: %v, want a NotRegularError naming it", filepath.Base(p), err)
 		}
 	}
 	if _, _, err := Open(filepath.Join(dir, "none")); err == nil || IsNotRegular(err) {

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/featuredp/featuredp/internal/safefile/swaptest"
 )
 
 // With overwrite, a named pipe (like a device: not a regular file) is
@@ -163,27 +165,20 @@ func TestWriteIntoSwapped(t *testing.T) {
 // within 5 s (opening a named pipe without a writer blocks for ever).
 func openWithin(t *testing.T, path string) error {
 	t.Helper()
-	done := make(chan error, 1)
-	go func() {
-		fh, _, err := Open(path)
-		if fh != nil {
+	var err error
+	swaptest.Within(t, 5*time.Second, path, func() {
+		var fh *os.File
+		if fh, _, err = Open(path); fh != nil {
 			fh.Close()
 		}
-		done <- err
-	}()
-	select {
-	case err := <-done:
-		return err
-	case <-time.After(5 * time.Second):
-		t.Fatalf("Open(%s) blocked (left blocked)", path)
-	}
-	return nil
+	})
+	return err
 }
 
-// Open refuses a named pipe and a link to one without blocking,
-// and a pipe swapped in for a regular file at any moment never blocks it:
-// the kind is checked on the file opened without blocking. Before Open,
-// the callers stat'ed the path and then opened it, so a pipe swapped in
+// Open refuses a named pipe and a link to one without blocking, and a
+// pipe swapped in for a regular file at any moment never blocks it: the
+// kind is checked on the file opened without blocking. Before Open, the
+// callers stat'ed the path and then opened it, so a pipe swapped in
 // between blocked them for ever.
 func TestOpenSpecialFiles(t *testing.T) {
 	dir := t.TempDir()
@@ -194,28 +189,11 @@ func TestOpenSpecialFiles(t *testing.T) {
 	must(t, os.Symlink(fifo, link))
 	for _, p := range []string{fifo, link} {
 		if err := openWithin(t, p); !IsNotRegular(err) || !strings.Contains(err.Error(), p+" is not a regular file") || !strings.Contains(err.Error(), "save the data to a regular file") {
-			t.Errorf("Open %s: %v, want a *NotRegularError naming it and the fix", p, err)
+			t.Errorf("Open %s: %v, want a NotRegularError naming it and the fix", p, err)
 		}
 	}
-	path, regular, pipe := filepath.Join(dir, "swapped"), filepath.Join(dir, "regular"), filepath.Join(dir, "pipe")
-	stop, stopped := make(chan struct{}), make(chan struct{})
-	defer func() { close(stop); <-stopped }()
-	go func() {
-		defer close(stopped)
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			if os.WriteFile(regular, []byte("x"), 0o644) == nil {
-				os.Rename(regular, path)
-			}
-			if syscall.Mkfifo(pipe, 0o600) == nil {
-				os.Rename(pipe, path)
-			}
-		}
-	}()
+	path := filepath.Join(dir, "swapped")
+	swaptest.Swap(t, path, []byte("x"))
 	for end := time.Now().Add(time.Second); time.Now().Before(end); {
 		if err := openWithin(t, path); err != nil && !IsNotRegular(err) && !os.IsNotExist(err) {
 			t.Fatalf("Open of the swapped path: %v", err)
