@@ -37,3 +37,11 @@ func TestOpen(t *testing.T) {
 		t.Errorf("Open of a missing file: %v", err)
 	}
 }
+
+// must fails the test on an error of its set-up.
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -89,13 +89,6 @@ func TestReplace(t *testing.T) {
 	}
 }
 
-func must(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
 // Write asked to overwrite a file keeps its permissions, as Replace does:
 // a 0600 file of predictions (of private rows) or a model stays 0600
 // instead of becoming 0644, and a symbolic link to a 0600 file is replaced
