@@ -44,6 +44,8 @@ func Write(path string, overwrite bool, write func(io.Writer) error) error {
 		return existsError(path)
 	case err == nil && fi.Mode()&fs.ModeSymlink != 0:
 		fi, err = os.Stat(path) // the permissions of the file it names, if any
+	case err == nil && fi.IsDir():
+		return fmt.Errorf("%s is a directory: give a file path", path)
 	case err == nil && !fi.Mode().IsRegular():
 		return writeInto(path, write)
 	}

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -136,8 +137,8 @@ func TestWriteIntoSpecialFiles(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "nowhere")); !errors.Is(err, fs.ErrNotExist) {
 		t.Error("the dangling link's target was created")
 	}
-	if err := Write(dir, true, writeString("x")); err == nil {
-		t.Error("wrote into a directory")
+	if err := Write(dir, true, writeString("x")); err == nil || !strings.Contains(err.Error(), dir+" is a directory: give a file path") {
+		t.Errorf("over a directory: %v, want a refusal naming it", err)
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 2 {
 		t.Errorf("%d entries in the directory, want target and link alone", len(ents))
