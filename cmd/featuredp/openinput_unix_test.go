@@ -71,3 +71,28 @@ func TestInputSwappedForPipe(t *testing.T) {
 		}
 	}
 }
+
+// predict --csv - reads the rows from standard input, the way to stream
+// them from a pipe now that a pipe at --csv is refused: the same
+// predictions as from the file, and the refusal of a pipe names it.
+func TestPredictStdin(t *testing.T) {
+	model, rows := releaseFixture(t)
+	_, want, _ := runReproduceCLI("predict", "--model", model, "--csv", rows)
+	b, err := os.ReadFile(rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := stdin
+	stdin = strings.NewReader(string(b))
+	defer func() { stdin = old }()
+	code, got, errs := runReproduceCLI("predict", "--model", model, "--csv", "-")
+	if code != 0 || got != want || want == "" {
+		t.Fatalf("--csv -: code %d, stdout %q, stderr %q; want %q", code, got, errs, want)
+	}
+	fifo := filepath.Join(t.TempDir(), "rows.fifo")
+	mkfifo(t, fifo)
+	swaptest.Within(t, 10*time.Second, fifo, func() { code, _, errs = runReproduceCLI("predict", "--model", model, "--csv", fifo) })
+	if code == 0 || !strings.Contains(errs, "give --csv - and send them to standard input") {
+		t.Errorf("pipe at --csv: code %d, stderr %q: want the hint to use --csv -", code, errs)
+	}
+}

@@ -140,7 +140,9 @@ the bad row are not — and the exit status is 2); --out is written only
 when every row was predicted, and never replaces an existing file unless
 --force. With --verify-key KEY.pub, the publisher's public key (featuredp
 keygen), a model file not signed with its private key (featuredp train
---sign-key) is refused before any row is read.
+--sign-key) is refused before any row is read. --csv must name a regular
+file; to stream rows from a pipe, give --csv - and send them to standard
+input (featuredp predict --model m.json --csv - < <(zcat rows.csv.gz)).
 
 flags:
 `
@@ -148,7 +150,7 @@ flags:
 func runPredict(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("featuredp predict", flag.ContinueOnError)
 	model := fs.String("model", "", "the model `FILE` (featuredp train --out)")
-	in := fs.String("csv", "", "the CSV `FILE` of rows to predict")
+	in := fs.String("csv", "", "the CSV `FILE` of rows to predict (- reads standard input)")
 	out := fs.String("out", "", "write the predictions to `FILE` instead of stdout")
 	force := fs.Bool("force", false, "let --out replace an existing file")
 	trim := fs.Bool("trim-space", false, trimSpaceUsage)
@@ -230,7 +232,7 @@ func predict(modelPath, csvPath, outPath, keyPath string, force bool, csvOpts da
 	if err != nil {
 		return err
 	}
-	in, err := openInput("--csv", csvPath)
+	in, err := predictInput(csvPath)
 	if err != nil {
 		return err
 	}
@@ -250,6 +252,32 @@ func predict(modelPath, csvPath, outPath, keyPath string, force bool, csvOpts da
 		return fmt.Errorf("--out %s exists: choose another file or add --force", outPath)
 	}
 	return fmt.Errorf("--out %s: %w", outPath, err)
+}
+
+// stdin is what predict reads for --csv -; a variable so that tests can
+// give it rows.
+var stdin io.Reader = os.Stdin
+
+// predictInput opens predict's --csv: "-" is stdin (rows streamed from a
+// pipe the user made, e.g. --csv - < <(zcat rows.csv.gz)); any other path
+// must be a regular file (openInput), and a pipe or device there is
+// refused with a hint to give it on stdin instead.
+func predictInput(csvPath string) (io.ReadCloser, error) {
+	if csvPath == "-" {
+		return io.NopCloser(stdin), nil
+	}
+	in, err := openInput("--csv", csvPath)
+	if err != nil && isPipeOrDevice(csvPath) {
+		return nil, fmt.Errorf("%w (to stream rows from a pipe, give --csv - and send them to standard input)", err)
+	}
+	return in, err
+}
+
+// isPipeOrDevice reports whether path names something other than a
+// regular file or a directory (it only chooses an error's hint).
+func isPipeOrDevice(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && !st.Mode().IsRegular() && !st.IsDir()
 }
 
 // streamPredictions writes one CSV row per row of in as release.PredictCSV
