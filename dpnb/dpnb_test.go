@@ -153,6 +153,33 @@ func TestSaveFiles(t *testing.T) {
 	}
 }
 
+// Saving a figure over a symbolic link replaces the link, never writes
+// through it: on the old code (os.WriteFile) the file the link named was
+// overwritten with the PNG.
+func TestSaveDoesNotFollowLinks(t *testing.T) {
+	p, err := LinePlot(demoSummaries(), LineOptions{Metric: "mse", LogX: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	keep, link := filepath.Join(dir, "notes.txt"), filepath.Join(dir, "fig.png")
+	if err := os.WriteFile(keep, []byte("keep"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(keep, link); err != nil {
+		t.Skipf("no symbolic links here: %v", err)
+	}
+	if err := SavePNG(p, link, 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(keep); string(b) != "keep" {
+		t.Errorf("the linked file was overwritten: %d bytes", len(b))
+	}
+	if fi, err := os.Lstat(link); err != nil || !fi.Mode().IsRegular() {
+		t.Errorf("fig.png is not a new regular file: %v, %v", fi, err)
+	}
+}
+
 func TestLogTicks(t *testing.T) {
 	labels := func(min, max float64) []string {
 		var out []string

@@ -3,10 +3,11 @@ package dpnb
 import (
 	"bytes"
 	"fmt"
-	"os"
+	"io"
 	"strings"
 
 	"github.com/featuredp/featuredp/internal/plotrender"
+	"github.com/featuredp/featuredp/internal/safefile"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -104,8 +105,16 @@ func SaveSVG(p *plot.Plot, path string, w, h vg.Length) error {
 	return writeFile(path, b)
 }
 
+// writeFile writes b at path through a temporary file renamed into place
+// (safefile.Write with overwrite): a file already there is replaced, a
+// symbolic link is replaced by the new file rather than followed (the file
+// it names is left as it was), and a failed write leaves no partial file.
 func writeFile(path string, b []byte) error {
-	if err := os.WriteFile(path, b, 0o644); err != nil {
+	err := safefile.Write(path, true, func(w io.Writer) error {
+		_, err := w.Write(b)
+		return err
+	})
+	if err != nil {
 		return fmt.Errorf("dpnb: %w", err)
 	}
 	return nil
