@@ -88,6 +88,10 @@ func TestDiscreteLaplaceLoss(t *testing.T) {
 		{1, 1.0 / 1024, 0.5, 1},
 		{0.25, 0.01, 2, 3},
 		{3, 0.1, 0.01, 5},
+		// Δ′/ε·2²⁰ not an integer: b must be rounded up, not down (a
+		// floor gave ε = Δ′/b above the ε asked by 3e-10 of it).
+		{1, 1.0 / 1024, 0.3, 1},
+		{0.7, 0.01, 1.7, 2},
 	} {
 		value := make([]float64, tc.d)
 		_, b, err := DiscreteLaplaceRelease(rng, value, tc.grid, tc.sens, tc.eps)

@@ -240,3 +240,55 @@ func TestDiscreteGaussianReleaseNoiseBelow2p53(t *testing.T) {
 		t.Errorf("σ/grid = 2⁴⁶: %v, %v; want a sample below 2⁵³", out, err)
 	}
 }
+
+// TestDiscreteReleasesNoiseVariance: the noise of the discrete releases, in
+// grid steps, has the variance of the law the loss is computed for:
+// (σ/grid)² for DiscreteGaussianRelease (ρ = Δ'²/(2σ²) needs exactly that
+// σ; a mutant that passed σ/grid instead of its square as the sampler's
+// σ² survived every other test) and 2e^{−1/b}/(1 − e^{−1/b})² for the
+// discrete Laplace of the scale b that DiscreteLaplaceRelease returns.
+// The sample variance of n draws has standard deviation about
+// v·√((κ − 1)/n) (κ the kurtosis: 3 Gaussian, ≤ 6 Laplace); the bound of
+// 6 of them is exceeded by a correct sampler with probability below 10⁻⁸
+// (normal approximation), and the seeds are fixed.
+func TestDiscreteReleasesNoiseVariance(t *testing.T) {
+	const n = 4000 // coordinates of one release (each an independent draw)
+	value := make([]float64, n)
+	for j := range value {
+		value[j] = 0.37 * float64(j%7) // rounded to the grid first
+	}
+	for _, tc := range []struct {
+		name    string
+		grid    float64
+		release func(rng *rand.Rand, grid float64) ([]float64, float64, error) // output, variance in grid steps²
+		kurt    float64
+	}{
+		{"Gaussian σ/grid = 8", 1.0 / 16, func(rng *rand.Rand, g float64) ([]float64, float64, error) {
+			out, err := DiscreteGaussianRelease(rng, value, g, 0.5)
+			return out, 64, err
+		}, 3},
+		{"Gaussian σ/grid = 2.5", 0.2, func(rng *rand.Rand, g float64) ([]float64, float64, error) {
+			out, err := DiscreteGaussianRelease(rng, value, g, 0.5)
+			return out, 6.25, err
+		}, 3},
+		{"Laplace", 1.0 / 8, func(rng *rand.Rand, g float64) ([]float64, float64, error) {
+			out, b, err := DiscreteLaplaceRelease(rng, value, g, 0.25, 1000) // b = (0.25/grid + 4000)/1000 ≈ 4 grid steps
+			e := math.Exp(-1 / b)
+			return out, 2 * e / ((1 - e) * (1 - e)), err
+		}, 6},
+	} {
+		rng := rand.New(rand.NewPCG(41, 43))
+		out, want, err := tc.release(rng, tc.grid)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		noise := make([]float64, n)
+		for j, y := range out {
+			noise[j] = y/tc.grid - math.Round(value[j]/tc.grid)
+		}
+		_, v := meanVar(noise)
+		if sd := want * math.Sqrt((tc.kurt-1)/n); math.Abs(v-want) > 6*sd {
+			t.Errorf("%s: noise variance %.4g grid steps², want %.4g ± %.2g", tc.name, v, want, 6*sd)
+		}
+	}
+}

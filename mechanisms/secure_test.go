@@ -2,10 +2,13 @@ package mechanisms
 
 import (
 	"math"
+	"math/big"
 	"math/rand/v2"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/featuredp/featuredp/accounting"
 )
 
 func TestGranularity(t *testing.T) {
@@ -173,6 +176,77 @@ func TestSecureReleaseCalibration(t *testing.T) {
 	if gau.Sensitivity < 0.5+2*g || math.Abs(gau.Sensitivity/gau.Scale-0.5/2) > 1e-15 {
 		t.Errorf("Gaussian: Δ' = %v (Δ + √d·g = %v), σ' = %v", gau.Sensitivity, 0.5+2*g, gau.Scale)
 	}
+}
+
+// ratFloor returns the largest float64 ≤ r: a recorded Scale is never
+// above the noise used, so the loss computed from it is never below the
+// exact one. Float64() rounds 1/10 and 7/10 up; a ratFloor that returned
+// it unchanged recorded a scale an ulp too large.
+func TestRatFloor(t *testing.T) {
+	for _, r := range []*big.Rat{big.NewRat(1, 10), big.NewRat(7, 10), big.NewRat(1, 3), big.NewRat(2, 3), big.NewRat(3, 1),
+		new(big.Rat).SetFrac(new(big.Int).Add(new(big.Int).Lsh(big.NewInt(1), 80), big.NewInt(1)), big.NewInt(3))} {
+		f := ratFloor(r)
+		if ratOf(f).Cmp(r) > 0 || ratOf(math.Nextafter(f, math.Inf(1))).Cmp(r) <= 0 {
+			t.Errorf("ratFloor(%v) = %v, want the largest float64 ≤ it", r, f)
+		}
+	}
+}
+
+// The loss of a release, computed from its recorded Scale and
+// Sensitivity, is never below the exact loss of the noise it adds (exact
+// rationals of the float64 arguments): in Secure mode the discrete Laplace
+// of scale Δ'/ε on a shift of ℓ1 norm Δ' is exactly ε-DP, and the discrete
+// Gaussian of std σ' = σ·Δ'/Δ on a shift of ℓ2 norm Δ' is ρ-zCDP with
+// ρ = Δ²/(2σ²); in Reproducible mode the continuous Laplace of scale
+// b = fl(Δ/ε) is (Δ/b)-DP. The parameters are not multiples of powers of
+// two, so the quotients round both ways; a Scale rounded up, or a loss not
+// rounded up, falls below.
+func TestReleaseLossNotBelowExact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	for _, tc := range []struct{ sens, eps float64 }{{1, 0.1}, {0.3, 0.7}, {0.7, 1.3}, {1.1, 0.3}, {3, 0.9}, {0.1, 0.1}} {
+		for _, d := range []int{1, 3, 10} {
+			lap, err := granularLaplace(rng, make([]float64, d), tc.sens, tc.eps)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := new(big.Rat).Mul(ratOf(lap.Scale), ratOf(tc.eps)); got.Cmp(ratOf(lap.Sensitivity)) > 0 {
+				t.Errorf("Laplace Δ = %v, ε = %v, d = %d: recorded scale %v above the scale used Δ'/ε = %v/%v", tc.sens, tc.eps, d, lap.Scale, lap.Sensitivity, tc.eps)
+			}
+			if e, _, _ := mustLoss(t, lap).ApproxDP(); e < tc.eps {
+				t.Errorf("Laplace Δ = %v, ε = %v, d = %d: loss ε = %v below the exact %v", tc.sens, tc.eps, d, e, tc.eps)
+			}
+			gau, err := granularGaussian(rng, make([]float64, d), tc.sens, tc.eps)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Scale·Δ ≤ σ·Δ' (the recorded σ' at most the one used).
+			if lhs := new(big.Rat).Mul(ratOf(gau.Scale), ratOf(tc.sens)); lhs.Cmp(new(big.Rat).Mul(ratOf(tc.eps), ratOf(gau.Sensitivity))) > 0 {
+				t.Errorf("Gaussian Δ = %v, σ = %v, d = %d: recorded σ' = %v above σ·Δ'/Δ", tc.sens, tc.eps, d, gau.Scale)
+			}
+			rho, _ := mustLoss(t, gau).Rho()
+			exact := new(big.Rat).Quo(new(big.Rat).Mul(ratOf(tc.sens), ratOf(tc.sens)), new(big.Rat).Mul(big.NewRat(2, 1), new(big.Rat).Mul(ratOf(tc.eps), ratOf(tc.eps))))
+			if ratOf(rho).Cmp(exact) < 0 {
+				t.Errorf("Gaussian Δ = %v, σ = %v, d = %d: loss ρ = %v below the exact Δ²/(2σ²) = %v", tc.sens, tc.eps, d, rho, exact.FloatString(20))
+			}
+		}
+		rep, err := LaplaceRelease(Reproducible, NewStreams(1), []float64{0}, tc.sens, tc.eps)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e, _, _ := mustLoss(t, rep).ApproxDP(); ratOf(e).Cmp(new(big.Rat).Quo(ratOf(rep.Sensitivity), ratOf(rep.Scale))) < 0 {
+			t.Errorf("Reproducible Laplace Δ = %v, ε = %v: loss ε = %v below the exact Δ/b = %v/%v", tc.sens, tc.eps, e, rep.Sensitivity, rep.Scale)
+		}
+	}
+}
+
+// mustLoss returns r.Loss under add/remove, failing the test on an error.
+func mustLoss(t *testing.T, r *Release) accounting.Loss {
+	t.Helper()
+	l, err := r.Loss(accounting.RelationAddRemove)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
 }
 
 // Every release is labelled with the randomness it used; a mode that does
