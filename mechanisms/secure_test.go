@@ -239,6 +239,22 @@ func TestReleaseLossNotBelowExact(t *testing.T) {
 	}
 }
 
+// gridPoint rounds the value to the nearest grid point before adding the
+// integer noise (k = round(v/g), as LaplaceRelease and GaussianRelease
+// document): a floor would bias every Secure release by −g/2 and pass every
+// statistical test (g is 2⁻⁴⁰ of the noise scale), so it is checked here on
+// the exact arithmetic.
+func TestGridPointNearest(t *testing.T) {
+	g := math.Ldexp(1, -20)
+	for _, tc := range []struct{ steps, want float64 }{{0.4, 0}, {0.6, 1}, {-0.6, -1}, {-0.4, 0}, {2.5, 3}, {-2.5, -3}, {7, 7}} {
+		for _, y := range []int64{0, 5, -3} {
+			if got := gridPoint(tc.steps*g, g, big.NewInt(y)); got != (tc.want+float64(y))*g {
+				t.Errorf("gridPoint(%v·g, g, %d) = %v·g, want the nearest grid point %v·g plus %d", tc.steps, y, got/g, tc.want, y)
+			}
+		}
+	}
+}
+
 // mustLoss returns r.Loss under add/remove, failing the test on an error.
 func mustLoss(t *testing.T, r *Release) accounting.Loss {
 	t.Helper()

@@ -104,3 +104,46 @@ func TestDDPMTrainDeterministic(t *testing.T) {
 		t.Error("θ differs between GOMAXPROCS 1 and 2")
 	}
 }
+
+// TestTrainStreamPurposes: in Reproducible mode Train reads each purpose
+// from its own stream of NewStreams(Seed): the noise of the private steps is
+// the sequence of NormFloat64 of Noise() (P per step, in order) and the
+// keys of a Stochastic model the Uint64 sequence of Rand(PurposeModel),
+// whatever the sampler draws from Sampling(). On zero data the gradient is
+// 0, so θ_t = θ_{t−1} − σ·z_t exactly (SGD with η = 1). Reading the noise
+// from the sampling stream (two generators of one sequence: the batches
+// and the noise would be correlated) or the keys from the noise stream
+// fails here; no other test saw either.
+func TestTrainStreamPurposes(t *testing.T) {
+	const n, steps, seed, sigma = 40, 4, 21, 0.75
+	zero := mustData(t, make([]float64, n*3), make([]float64, n), n, 3)
+	var keys []uint64
+	m := keyRecorder{Linear: &models.Linear{D: 3}, keys: &keys}
+	plan, err := Standard(m.NumParams(), sigma)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got [][]float64
+	mustTrain(t, Config{Model: m, Data: zero, Init: make([]float64, m.NumParams()), Steps: steps, Optimizer: SGD{LR: 1},
+		Sampler: Poisson{Rate: 0.5}, Clip: ClipPerExample, ClipNorm: 1, Noise: plan, Seed: seed,
+		OnStep: func(_ int, th []float64) { got = append(got, append([]float64(nil), th...)) }})
+	noise, model := NewStreams(seed).Rand(PurposeNoise), NewStreams(seed).Rand(PurposeModel)
+	want := make([]float64, m.NumParams())
+	for s := range steps {
+		for j := range want {
+			want[j] -= sigma * noise.NormFloat64()
+		}
+		if !sameBits(got[s], want) {
+			t.Fatalf("step %d: θ = %v, want θ − σ·(normals of the noise stream) = %v", s+1, got[s], want)
+		}
+	}
+	keys = slices.DeleteFunc(keys, func(k uint64) bool { return k == probeKey }) // the probe's evaluations
+	if len(keys) != steps {
+		t.Fatalf("%d keys for %d steps", len(keys), steps)
+	}
+	for s, k := range keys {
+		if w := model.Uint64(); k != w {
+			t.Errorf("step %d: key %x, want %x of the model stream", s+1, k, w)
+		}
+	}
+}
