@@ -460,6 +460,7 @@ func TestTrainPhases(t *testing.T) {
 	dps, _ := DPSGD(2, 1.5, 1, 10)
 	std, _ := Standard(2, 0.15)
 	sh, _ := NewShuffledEpochs(10)
+	view := &design.Data{N: 100, D: 2, X: make([]float64, 200), Y: data.Y} // a public view: no feature
 	cases := []struct {
 		name    string
 		mod     func(*Config)
@@ -476,6 +477,10 @@ func TestTrainPhases(t *testing.T) {
 		{"no plan", func(c *Config) { c.Noise = nil }, -1, false},
 		{"no multiplier", func(c *Config) { c.Noise = std }, -1, false},
 		{"batch clip", func(c *Config) { c.Clip = ClipBatch }, -1, false},
+		// The public gradient on the private batch reveals which records
+		// were sampled: no amplification, so no Poisson phase (a mutant
+		// that stated one survived every other test).
+		{"SameBatch", func(c *Config) { c.Public = &PublicTerm{Alpha: 1, SameBatch: true, Data: view} }, -1, false},
 		{"claims too much", func(c *Config) { p := *std; p.Multiplier = 2; c.Noise = &p }, -1, true},
 		{"Semi with multiplier", func(c *Config) { p, _ := Semi([]bool{true, false}, 0.15); p.Multiplier = 1.5; c.Noise = p }, -1, true},
 	}
@@ -548,10 +553,18 @@ func TestTrainDivergenceAndSchedule(t *testing.T) {
 	}
 }
 
-// badSampler returns out-of-range rows.
-type badSampler struct{ FullBatch }
+// badSampler returns the out-of-range row: -1, or n with past.
+type badSampler struct {
+	FullBatch
+	past bool
+}
 
-func (badSampler) Sample(*rand.Rand, int, []int) ([]int, error) { return []int{-1}, nil }
+func (b badSampler) Sample(_ *rand.Rand, n int, _ []int) ([]int, error) {
+	if b.past {
+		return []int{n}, nil // one past the last row: an error, not a panic
+	}
+	return []int{-1}, nil
+}
 
 func TestTrainBadConfig(t *testing.T) {
 	data, _ := regression(t, 20, 2, 15)
@@ -591,6 +604,7 @@ func TestTrainBadConfig(t *testing.T) {
 		{"Poisson rate 0", func(c *Config) { c.Sampler = Poisson{Rate: 0} }},
 		{"uniform > n", func(c *Config) { c.Sampler = UniformSubset{Size: 21} }},
 		{"bad sampler", func(c *Config) { c.Sampler = badSampler{} }},
+		{"sampler past the rows", func(c *Config) { c.Sampler = badSampler{past: true} }},
 		{"clip norm 0", func(c *Config) { c.Clip = ClipPerExample }},
 		{"clip norm <0", func(c *Config) { c.Clip, c.ClipNorm = ClipBatch, -1 }},
 		{"clip norm NaN", func(c *Config) { c.Clip, c.ClipNorm = ClipPerExample, nan }},
@@ -859,6 +873,28 @@ func TestTrainRowCountDivisor(t *testing.T) {
 		}
 		if b.PhasesRelation != accounting.RelationAddRemove || b.PhasesNote != "" || shift > c.maxShiftZ*(1+1e-9) {
 			t.Errorf("%s: relation %v, note %q, shift %.4gσ: want add-remove within %.4gσ", c.name, b.PhasesRelation, b.PhasesNote, shift, c.maxShiftZ)
+		}
+	}
+}
+
+// TestTrainClipBatch: with ClipBatch the normalised batch gradient ḡ is
+// scaled by min(1, C/‖ḡ‖) before the noise (clip_grad_norm_), whatever
+// the factor: a mutant that clipped only when ‖ḡ‖ > 2C survived every
+// other test. Every row's gradient under linear is its features (3, 4),
+// so ḡ = (3, 4), ‖ḡ‖ = 5, and one SGD step of rate 1 from 0 gives
+// θ₁ = −ḡ·min(1, C/5).
+func TestTrainClipBatch(t *testing.T) {
+	const n = 8
+	x := make([]float64, 2*n)
+	for i := range n {
+		x[2*i], x[2*i+1] = 3, 4
+	}
+	data := mustData(t, x, make([]float64, n), n, 2)
+	for _, c := range []float64{0.5, 2.6, 4, 4.9, 5, 7} {
+		res := mustTrain(t, Config{Model: linear{d: 2}, Data: data, Steps: 1, Optimizer: SGD{LR: 1}, Clip: ClipBatch, ClipNorm: c})
+		f := min(1, c/5)
+		if got := res.Theta; math.Abs(got[0]+3*f) > 1e-12 || math.Abs(got[1]+4*f) > 1e-12 {
+			t.Errorf("C = %v: θ₁ = %v, want −(3, 4)·min(1, C/5) = %v", c, got, []float64{-3 * f, -4 * f})
 		}
 	}
 }
