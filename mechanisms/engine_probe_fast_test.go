@@ -377,3 +377,97 @@ func TestTrainFloat32LossDiff(t *testing.T) {
 		t.Errorf("LossDiff of two Float32 MLPs: no phase (%s)", res.PhasesNote)
 	}
 }
+
+// ignoresBatch is a ClippedGradSummer that clips correctly but sums every
+// row of the data, whichever rows the batch selects: a Poisson batch then
+// adds the whole dataset (no amplification by subsampling).
+type ignoresBatch struct{ honestNorms }
+
+func (w ignoresBatch) ClippedGradSum(theta []float64, data *design.Data, idx []int, weight func(float64) float64, norms, weights, out []float64) {
+	all := make([]int, data.N)
+	for i := range all {
+		all[i] = i
+	}
+	n, wt := make([]float64, data.N), make([]float64, data.N)
+	w.PerExampleGradNorms(theta, data, all, n)
+	for k, v := range n {
+		wt[k] = weight(v)
+	}
+	w.WeightedGradSum(theta, data, all, wt, out)
+	copy(norms, n)
+	copy(weights, wt)
+}
+
+// unclippedWhenSmall is a ClippedGradSummer that does not clip in its row
+// loop, which it takes up to 32 rows, and clips in its batched kernel
+// above (the converse of unclippedWhenBatched): a small Poisson batch is
+// added unclipped.
+type unclippedWhenSmall struct{ honestNorms }
+
+func (w unclippedWhenSmall) ClippedGradSum(theta []float64, data *design.Data, idx []int, weight func(float64) float64, norms, weights, out []float64) {
+	w.PerExampleGradNorms(theta, data, idx, norms)
+	for k, v := range norms {
+		weights[k] = weight(v)
+		if len(norms) <= 32 {
+			weights[k] = 1
+		}
+	}
+	w.WeightedGradSum(theta, data, idx, weights, out)
+}
+
+// nanOnProbeRows is a ClippedGradSummer that does not clip, and returns
+// NaN on data whose features are all 0 or 1 (the probe's synthetic rows).
+type nanOnProbeRows struct{ unclippedSum }
+
+func (w nanOnProbeRows) ClippedGradSum(theta []float64, data *design.Data, idx []int, weight func(float64) float64, norms, weights, out []float64) {
+	w.unclippedSum.ClippedGradSum(theta, data, idx, weight, norms, weights, out)
+	for _, x := range data.X {
+		if x != 0 && x != 1 {
+			return
+		}
+	}
+	for j := range out {
+		out[j] = math.NaN()
+	}
+}
+
+// TestTrainFastPathRefusedOnProbe: fast paths that break the clipped sum's
+// sensitivity in ways the two-row check at the run's clip norm alone does
+// not show are refused, with an error naming the method: one that does not
+// clip (always, or on batches of up to 32 rows), under a clip norm C = 50
+// above every synthetic row's gradient norm (only the checks at half the
+// smallest norm clip them; real rows with large features are then added
+// unclipped); one that sums every row
+// whatever the batch (only the single-row subset shows it); one that
+// gives NaN on the synthetic rows (a NaN disagreement must refuse, not
+// pass). Each was accepted, with phases, by a mutant of the check.
+func TestTrainFastPathRefusedOnProbe(t *testing.T) {
+	const n = 40
+	h := honestNorms{forward{must(models.NewLogistic(3, true, 0))}}
+	x, y, _, _ := randomRows(3, func(r *rand.Rand) float64 { return float64(r.IntN(2)) })(rand.New(rand.NewPCG(5, 9)), n)
+	data := mustData(t, x, y, n, 3)
+	for _, c := range []struct {
+		name string
+		m    models.Model
+		clip float64
+	}{
+		{"no clipping, C above the synthetic norms", unclippedSum{h}, 50},
+		{"no clipping on small batches, C above the synthetic norms", unclippedWhenSmall{h}, 50},
+		{"sums every row", ignoresBatch{h}, 1},
+		{"NaN on the synthetic rows", nanOnProbeRows{unclippedSum{h}}, 1},
+	} {
+		plan, err := DPSGD(c.m.NumParams(), 1, c.clip, 0.5*n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Train(context.Background(), Config{Model: c.m, Data: data, Steps: 1, Sampler: Poisson{Rate: 0.5}, Clip: ClipPerExample,
+			ClipNorm: c.clip, Noise: plan, NormalizeBy: 0.5 * n, Optimizer: SGD{LR: 0.1}, Seed: 1})
+		if err == nil {
+			t.Errorf("%s: accepted, %d phase(s) under %v; want an error naming ClippedGradSum", c.name, len(res.Phases), res.PhasesRelation)
+			continue
+		}
+		if !strings.Contains(err.Error(), "ClippedGradSum") {
+			t.Errorf("%s: error %q does not name ClippedGradSum", c.name, err)
+		}
+	}
+}
