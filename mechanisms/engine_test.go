@@ -117,21 +117,28 @@ func TestTrainPerExampleClip(t *testing.T) {
 // noise.
 func TestTrainGhostClipping(t *testing.T) {
 	data, _ := regression(t, 300, 4, 3)
+	view, _ := regression(t, 300, 4, 4) // a public view Ψ(X)
 	plan, _ := DPSGD(4, 0.8, 0.5, 30)
-	cfg := Config{Data: data, Steps: 50, Optimizer: SGD{LR: 0.2}, Sampler: Poisson{Rate: 0.1},
-		Clip: ClipPerExample, ClipNorm: 0.5, Noise: plan, Seed: 9}
-	cfg.Model = lsq{d: 4}
-	a := mustTrain(t, cfg)
-	cfg.Model = ghostLSQ{lsq{d: 4}}
-	b := mustTrain(t, cfg)
-	for j := range a.Theta {
-		if math.Abs(a.Theta[j]-b.Theta[j]) > 1e-12 {
-			t.Fatalf("ghost %v vs materialised %v", b.Theta, a.Theta)
+	// With SubtractFromPrivate the clipped per-example gradient is
+	// ∇ℓ − ∇ℓ_pub, which the model's fast path alone cannot compute: a
+	// mutant that used it anyway (silently dropping the subtraction)
+	// survived every other test.
+	for _, pub := range []*PublicTerm{nil, {Alpha: 1, SubtractFromPrivate: true, Data: view, Model: lsq{d: 4}}} {
+		cfg := Config{Data: data, Steps: 50, Optimizer: SGD{LR: 0.2}, Sampler: Poisson{Rate: 0.1},
+			Clip: ClipPerExample, ClipNorm: 0.5, Noise: plan, Seed: 9, Public: pub}
+		cfg.Model = lsq{d: 4}
+		a := mustTrain(t, cfg)
+		cfg.Model = ghostLSQ{lsq{d: 4}}
+		b := mustTrain(t, cfg)
+		for j := range a.Theta {
+			if math.Abs(a.Theta[j]-b.Theta[j]) > 1e-12 {
+				t.Fatalf("SubtractFromPrivate %v: ghost %v vs materialised %v", pub != nil, b.Theta, a.Theta)
+			}
 		}
-	}
-	for k := range a.BatchSizes {
-		if a.BatchSizes[k] != b.BatchSizes[k] {
-			t.Fatal("batch sizes differ")
+		for k := range a.BatchSizes {
+			if a.BatchSizes[k] != b.BatchSizes[k] {
+				t.Fatal("batch sizes differ")
+			}
 		}
 	}
 }
@@ -895,6 +902,36 @@ func TestTrainClipBatch(t *testing.T) {
 		f := min(1, c/5)
 		if got := res.Theta; math.Abs(got[0]+3*f) > 1e-12 || math.Abs(got[1]+4*f) > 1e-12 {
 			t.Errorf("C = %v: θ₁ = %v, want −(3, 4)·min(1, C/5) = %v", c, got, []float64{-3 * f, -4 * f})
+		}
+	}
+}
+
+// TestClipHugeGradients: per-example clipping bounds a row's contribution
+// by C however large its gradient: norm2 rescales when Σx² overflows, and
+// addClipped then scales the row to norm C. A norm2 that dropped the
+// rescaling factor in the overflow branch (returning ‖x/max|x|‖, about 1)
+// survived every other test, and added a gradient of norm 5·10³⁰⁰
+// unclipped: the released θ would be that record.
+func TestClipHugeGradients(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		row  []float64
+		norm float64 // exact Euclidean norm
+	}{
+		{"3-4-5 at 1e300", []float64{3e300, -4e300}, 5e300},
+		{"3-4-5 at 1e200", []float64{3e200, 4e200, 0}, 5e200},
+		{"one huge entry", []float64{0, -1e308, 0}, 1e308},
+		{"ordinary", []float64{3, 4}, 5},
+	} {
+		if got := norm2(tc.row); math.Abs(got-tc.norm) > 1e-15*tc.norm {
+			t.Errorf("%s: norm2 = %v, want %v", tc.name, got, tc.norm)
+		}
+		for _, c := range []float64{0.5, 2} {
+			g := make([]float64, len(tc.row))
+			addClipped(g, tc.row, len(tc.row), c)
+			if want := min(c, tc.norm); math.Abs(norm2(g)-want) > 1e-14*want {
+				t.Errorf("%s, C = %v: clipped row %v has norm %v, want min(C, ‖a‖) = %v", tc.name, c, g, norm2(g), want)
+			}
 		}
 	}
 }

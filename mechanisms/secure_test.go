@@ -197,14 +197,15 @@ func TestRatFloor(t *testing.T) {
 // rationals of the float64 arguments): in Secure mode the discrete Laplace
 // of scale Δ'/ε on a shift of ℓ1 norm Δ' is exactly ε-DP, and the discrete
 // Gaussian of std σ' = σ·Δ'/Δ on a shift of ℓ2 norm Δ' is ρ-zCDP with
-// ρ = Δ²/(2σ²); in Reproducible mode the continuous Laplace of scale
+// ρ = Δ²/(2σ²), and Δ' bounds the shift after rounding (Δ + d·g in ℓ1,
+// Δ + √d·g in ℓ2); in Reproducible mode the continuous Laplace of scale
 // b = fl(Δ/ε) is (Δ/b)-DP. The parameters are not multiples of powers of
 // two, so the quotients round both ways; a Scale rounded up, or a loss not
 // rounded up, falls below.
 func TestReleaseLossNotBelowExact(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 5))
 	for _, tc := range []struct{ sens, eps float64 }{{1, 0.1}, {0.3, 0.7}, {0.7, 1.3}, {1.1, 0.3}, {3, 0.9}, {0.1, 0.1}} {
-		for _, d := range []int{1, 3, 10} {
+		for _, d := range []int{1, 2, 3, 5, 7, 10} {
 			lap, err := granularLaplace(rng, make([]float64, d), tc.sens, tc.eps)
 			if err != nil {
 				t.Fatal(err)
@@ -212,12 +213,22 @@ func TestReleaseLossNotBelowExact(t *testing.T) {
 			if got := new(big.Rat).Mul(ratOf(lap.Scale), ratOf(tc.eps)); got.Cmp(ratOf(lap.Sensitivity)) > 0 {
 				t.Errorf("Laplace Δ = %v, ε = %v, d = %d: recorded scale %v above the scale used Δ'/ε = %v/%v", tc.sens, tc.eps, d, lap.Scale, lap.Sensitivity, tc.eps)
 			}
+			// Δ' ≥ Δ + d·g exactly.
+			if want := new(big.Rat).Add(ratOf(tc.sens), new(big.Rat).Mul(big.NewRat(int64(d), 1), ratOf(lap.Granularity))); ratOf(lap.Sensitivity).Cmp(want) < 0 {
+				t.Errorf("Laplace Δ = %v, d = %d: Δ' = %v below Δ + d·g (g = %v)", tc.sens, d, lap.Sensitivity, lap.Granularity)
+			}
 			if e, _, _ := mustLoss(t, lap).ApproxDP(); e < tc.eps {
 				t.Errorf("Laplace Δ = %v, ε = %v, d = %d: loss ε = %v below the exact %v", tc.sens, tc.eps, d, e, tc.eps)
 			}
 			gau, err := granularGaussian(rng, make([]float64, d), tc.sens, tc.eps)
 			if err != nil {
 				t.Fatal(err)
+			}
+			// Δ' ≥ Δ + √d·g exactly: (Δ' − Δ)² ≥ d·g², Δ' ≥ Δ.
+			gap := new(big.Rat).Sub(ratOf(gau.Sensitivity), ratOf(tc.sens))
+			dg2 := new(big.Rat).Mul(big.NewRat(int64(d), 1), new(big.Rat).Mul(ratOf(gau.Granularity), ratOf(gau.Granularity)))
+			if gap.Sign() < 0 || new(big.Rat).Mul(gap, gap).Cmp(dg2) < 0 {
+				t.Errorf("Gaussian Δ = %v, d = %d: Δ' = %v below Δ + √d·g (g = %v)", tc.sens, d, gau.Sensitivity, gau.Granularity)
 			}
 			// Scale·Δ ≤ σ·Δ' (the recorded σ' at most the one used).
 			if lhs := new(big.Rat).Mul(ratOf(gau.Scale), ratOf(tc.sens)); lhs.Cmp(new(big.Rat).Mul(ratOf(tc.eps), ratOf(gau.Sensitivity))) > 0 {
