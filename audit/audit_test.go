@@ -66,6 +66,28 @@ func TestEpsilonLB(t *testing.T) {
 	}
 }
 
+// EpsilonLB accounts for δ: a mechanism that reveals the input with
+// probability δ and otherwise outputs the same uniform draw on both inputs
+// is (0, δ)-DP, so no sound lower bound exceeds 0. The threshold above 1
+// catches the reveal with FPR 0 and FNR 1 − δ; a bound that dropped δ
+// from 1 − δ − FNR turned that into ε_lb ≈ 3 (a mutant that no other
+// test saw). The bound exceeds the true ε with probability at most
+// 1 − confidence = 0.1% (Clopper–Pearson); the seed is fixed.
+func TestEpsilonLBDelta(t *testing.T) {
+	const n, delta = 4000, 0.1
+	rng := rand.New(rand.NewPCG(3, 4))
+	s0, s1 := make([]float64, n), make([]float64, n)
+	for i := range s0 {
+		s0[i], s1[i] = rng.Float64(), rng.Float64()
+		if rng.Float64() < delta {
+			s1[i] = 2 // the reveal
+		}
+	}
+	if lb, err := EpsilonLB(s0, s1, delta, 0.999); err != nil || lb != 0 {
+		t.Errorf("(0, %v)-DP reveal: ε_lb = %v, %v; want 0", delta, lb, err)
+	}
+}
+
 func TestRunBadOptions(t *testing.T) {
 	s := laplaceSpec()
 	// Trials beyond MaxTrials used to be allocated (2·Trials statistics):
