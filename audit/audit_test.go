@@ -88,6 +88,51 @@ func TestEpsilonLBDelta(t *testing.T) {
 	}
 }
 
+// EpsilonLB on a discrete statistic: ties at the threshold count as a
+// guess of D′ (v ≥ τ) for the false-positive rate, as the false-negative
+// rate counts v < τ; two identical 0/1 distributions give 0. A bound that
+// counted v > τ as positives left the ties out of both rates (ε_lb 4.8 on
+// identical inputs, a mutant no other test saw). False failure: at most
+// 1 − confidence = 0.1%; the seed is fixed.
+func TestEpsilonLBTies(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	s0, s1 := make([]float64, 4000), make([]float64, 4000)
+	for i := range s0 {
+		s0[i], s1[i] = float64(rng.IntN(2)), float64(rng.IntN(2))
+	}
+	if lb, err := EpsilonLB(s0, s1, 0, 0.999); err != nil || lb != 0 {
+		t.Errorf("identical 0/1 statistics: ε_lb = %v, %v; want 0", lb, err)
+	}
+}
+
+// A Run flags its control only if the control's ε_lb exceeds the claim, and
+// is inconclusive when the claim is at or above what its trials can show:
+// with an honest control (the real mechanism) nothing is flagged and the
+// record is not OK (false failure: the honest ε_lb exceeds the claim with
+// probability at most 1 − confidence = 0.1%; the seed is fixed); with a
+// claim of 20 at 200 trials (MaxDetectable ≈ 3.3) the record says
+// inconclusive. Mutants that flagged every control, or never said
+// inconclusive, survived every other test.
+func TestRunFlagsAndInconclusive(t *testing.T) {
+	honest := laplaceSpec()
+	honest.Name, honest.Control, honest.Broken = "laplace-honest-control", honest.Real, "none (the real mechanism)"
+	r, err := Run(context.Background(), honest, Options{Seed: 3, Trials: 2000, Confidence: 0.999})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.ControlFlagged || r.OK() {
+		t.Errorf("honest control: control ε_lb %v against claimed %v, flagged %v, OK %v; want not flagged, not OK", r.ControlEpsilonLB, r.ControlClaimedEpsilon, r.ControlFlagged, r.OK())
+	}
+	big := laplaceSpec()
+	big.Name, big.Claimed = "laplace-claim-20", 20
+	if r, err = Run(context.Background(), big, Options{Seed: 3, Trials: 200}); err != nil {
+		t.Fatal(err)
+	}
+	if !r.Inconclusive || r.MaxDetectable > big.Claimed {
+		t.Errorf("claim 20 at 200 trials: MaxDetectable %v, inconclusive %v; want inconclusive", r.MaxDetectable, r.Inconclusive)
+	}
+}
+
 func TestRunBadOptions(t *testing.T) {
 	s := laplaceSpec()
 	// Trials beyond MaxTrials used to be allocated (2·Trials statistics):
