@@ -49,6 +49,11 @@ func TestStreamsDistinct(t *testing.T) {
 		"a-then-1":     draw(root.Derive("a").Split(1).Noise(), 8),
 		"1-then-a":     draw(root.Split(1).Derive("a").Noise(), 8),
 		"custom":       draw(root.Rand("custom"), 8),
+		// Purposes of equal length ("model" and "noise"; "custom" and
+		// "motsuc"): a Rand that hashed the purpose's length but not
+		// its bytes gave the model keys the noise stream.
+		"model":  draw(root.Rand(PurposeModel), 8),
+		"motsuc": draw(root.Rand("motsuc"), 8),
 	}
 	seen := map[uint64]string{}
 	for name, s := range seqs {
