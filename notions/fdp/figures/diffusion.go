@@ -146,12 +146,17 @@ func diffusionReps(experiments.Profile) int { return 2 }
 
 // diffusionData returns the setting's images (memoised per setting sizes).
 func diffusionData(ctx context.Context, memo *experiments.Memo, s DiffusionSetting, dir string) (*DiffusionData, error) {
-	key := fmt.Sprintf("fdp/diffusion/data/%d/%d/%v/%v", s.Train, s.Val, s.BlurSigma, s.ClassifierEpochs)
-	v, err := memo.Do(key, func() (any, error) { return LoadDiffusionData(ctx, s, dir, 1) })
+	v, err := memo.Do(dataKey(s), func() (any, error) { return LoadDiffusionData(ctx, s, dir, 1) })
 	if err != nil {
 		return nil, err
 	}
 	return v.(*DiffusionData), nil
+}
+
+// dataKey is the memo key of a setting's images: its sizes, blur and
+// classifier epochs.
+func dataKey(s DiffusionSetting) string {
+	return fmt.Sprintf("fdp/diffusion/data/%d/%d/%v/%v", s.Train, s.Val, s.BlurSigma, s.ClassifierEpochs)
 }
 
 // diffusionOutcome is what a (series, rep) produced: its samples and

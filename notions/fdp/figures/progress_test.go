@@ -2,7 +2,6 @@ package figures
 
 import (
 	"context"
-	"fmt"
 	"testing"
 
 	"github.com/featuredp/featuredp/experiments"
@@ -41,34 +40,62 @@ func TestDiffusionWork(t *testing.T) {
 					cells = append(cells, cell)
 				}
 			}
-			want := diffusionWork(experiments.Quick, cells)
-			if want <= 0 {
-				t.Fatalf("predicted work %d", want)
-			}
-			memo := experiments.NewMemo(0)
-			key := fmt.Sprintf("fdp/diffusion/data/%d/%d/%v/%v", c.s.Train, c.s.Val, c.s.BlurSigma, c.s.ClassifierEpochs)
-			if _, err := memo.Do(key, func() (any, error) { return d, nil }); err != nil {
-				t.Fatal(err)
-			}
-			w := &experiments.Work{}
-			ctx := experiments.WithWork(context.Background(), w)
-			for _, cell := range cells {
-				if _, err := diffusionFigureRun(ctx, cell, experiments.Env{Memo: memo}); err != nil {
-					t.Fatalf("%s x=%g: %v", cell.Method, cell.X, err)
-				}
-			}
-			if w.Done() != want {
-				t.Errorf("counted %d examples, predicted %d", w.Done(), want)
-			}
+			checkWork(t, diffusionWork, diffusionFigureRun, c.s, d, cells)
 		})
 	}
 }
 
-// TestDiffusionFiguresCountExamples checks that the FD figures report
-// progress in training examples (Figure.Work), not in cells, which
-// arrive in bursts as models finish.
+// TestSamplesWork pins the Work of fdp-samples (it had none: progress
+// counted cells, ten of which wait for each model) against the examples
+// its cells count, training and sampling every series of a tiny setting A
+// for one image per class.
+func TestSamplesWork(t *testing.T) {
+	f, ok := experiments.Lookup("fdp-samples")
+	if !ok {
+		t.Fatal("fdp-samples not registered")
+	}
+	if f.Work == nil || f.ProgressUnit() != "examples" {
+		t.Fatalf("fdp-samples counts %s, want examples", f.ProgressUnit())
+	}
+	s, d := tinyDiffusion(t)
+	// As many samples as training images: the real series is then every
+	// training image, of every class.
+	s.Train, s.Samples = d.Train.N+d.Holdout.N, d.Train.N
+	checkWork(t, f.Work, f.Run, s, d, samplesCellsOf(s))
+}
+
+// checkWork runs cells with run on the images d of setting s (the memo
+// holds them) and checks that the units of work they count are those
+// that work predicts from the cells alone.
+func checkWork(t *testing.T, work func(experiments.Profile, []experiments.Cell) int,
+	run func(context.Context, experiments.Cell, experiments.Env) ([]experiments.Measurement, error),
+	s DiffusionSetting, d *DiffusionData, cells []experiments.Cell) {
+	t.Helper()
+	want := work(experiments.Quick, cells)
+	if want <= 0 {
+		t.Fatalf("predicted work %d", want)
+	}
+	memo := experiments.NewMemo(0)
+	if _, err := memo.Do(dataKey(s), func() (any, error) { return d, nil }); err != nil {
+		t.Fatal(err)
+	}
+	w := &experiments.Work{}
+	ctx := experiments.WithWork(context.Background(), w)
+	for _, cell := range cells {
+		if _, err := run(ctx, cell, experiments.Env{Memo: memo}); err != nil {
+			t.Fatalf("%s x=%g: %v", cell.Method, cell.X, err)
+		}
+	}
+	if w.Done() != want {
+		t.Errorf("counted %d examples, predicted %d", w.Done(), want)
+	}
+}
+
+// TestDiffusionFiguresCountExamples checks that the FD figures and
+// fdp-samples report progress in training examples (Figure.Work), not in
+// cells, which arrive in bursts as models finish.
 func TestDiffusionFiguresCountExamples(t *testing.T) {
-	for _, id := range []string{"fdp-fig7", "fdp-fig8", "fdp-fig7-eps"} {
+	for _, id := range []string{"fdp-fig7", "fdp-fig8", "fdp-fig7-eps", "fdp-samples"} {
 		f, ok := experiments.Lookup(id)
 		if !ok {
 			t.Fatalf("%s not registered", id)

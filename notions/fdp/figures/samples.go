@@ -17,9 +17,13 @@ import (
 )
 
 // samplesCells lists fdp-samples: for every series (the real and blurred
-// images first) one image per class.
+// images first) one image per class of setting A (samplesCellsOf).
 func samplesCells(p experiments.Profile) ([]experiments.Cell, error) {
-	s := DiffusionSettingA(p)
+	return samplesCellsOf(DiffusionSettingA(p)), nil
+}
+
+// samplesCellsOf lists the cells of fdp-samples for setting s.
+func samplesCellsOf(s DiffusionSetting) []experiments.Cell {
 	series := append([]string{refRealSamples, RefBlurred}, DiffusionMethods()...)
 	xs := make([]float64, len(data.FashionMNISTClasses))
 	for i := range xs {
@@ -32,7 +36,7 @@ func samplesCells(p experiments.Profile) ([]experiments.Cell, error) {
 		// fdp-fig7 scores.
 		cells[i].Seed = diffusionSeed("fdp-fig7", seriesOf(cells[i].Method), 0)
 	}
-	return cells, nil
+	return cells
 }
 
 // seriesOf maps the real-image row of fdp-samples to fdp-fig7's series.
@@ -134,6 +138,12 @@ func init() {
 		Run:         samplesRun,
 		Picture:     samplesPicture,
 		ShardUnit:   diffusionUnit, // a shard per trained model
+		// Its cells read one model and one set of samples per series, trained
+		// and drawn by the first cell that asks: progress counts their
+		// training examples, as fdp-fig7's (after fdp-fig7 in the same
+		// process, the memo holds them and the run is done at once).
+		Work:     diffusionWork,
+		WorkUnit: "examples",
 		Settings: func(p experiments.Profile) string {
 			return diffusionSettingsText(DiffusionSettingA(p), 1, "") + " The first sample of each class of fdp-fig7's first seed."
 		},
