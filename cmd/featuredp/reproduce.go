@@ -40,7 +40,8 @@ Progress goes to stderr (a bar on a terminal, else a line at every quarter)
 with the time elapsed and an estimate of the time left; it counts cells or,
 for figures whose cells share training runs (advanced together in lock-step,
 or one diffusion model read by many cells), the training steps of those runs
-(the diffusion figures: training examples, steps weighted by their batch).
+(the diffusion figures: training examples, steps weighted by their batch and
+by their measured cost, Algorithm 1's private examples twice, a sample as 45).
 PAPER is one of: ` + "corrdp, fdp, bcdp, smoothdp, accounting" + `.
 
 flags:

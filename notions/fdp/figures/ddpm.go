@@ -114,26 +114,60 @@ func (s DiffusionSetting) nonPrivateSteps(n int) int {
 }
 
 // trainExamples returns the training examples of one TrainDiffusion run
-// of method on n images, steps × their nominal batch: what the run adds
-// to the Work of its context. Non-private and Public: nonPrivateSteps at
-// the small batch; DP: Steps at Batch; the FDP methods add their public
-// pre-training, inside the engine run at Batch, or (SmallBatch set) a
-// separate run at the small batch. 0 for any other method.
+// of method on n images, steps × their nominal batch, its private steps'
+// examples at privateCost each: what the run adds to the Work of its
+// context. Non-private and Public: nonPrivateSteps at the small batch; DP:
+// Steps at Batch; the FDP methods add their public pre-training, inside
+// the engine run at Batch, or (SmallBatch set) a separate run at the small
+// batch. 0 for any other method.
 func (s DiffusionSetting) trainExamples(method fdp.Method, n int) int {
 	steps, pre := s.Steps(n)
 	_, npPre := s.smallSteps(n)
+	private := steps * s.Batch * privateCost(method)
 	switch method {
 	case fdp.NonPrivate, fdp.PublicOnly:
 		return s.nonPrivateSteps(n) * s.smallBatch()
 	case fdp.DP:
-		return steps * s.Batch
+		return private
 	case fdp.DPSGD, fdp.Alg1:
 		if s.smallBatch() == s.Batch {
-			return (pre + steps) * s.Batch
+			return pre*s.Batch + private
 		}
-		return npPre*s.smallBatch() + steps*s.Batch
+		return npPre*s.smallBatch() + private
 	}
 	return 0
+}
+
+// alg1Cost is the cost of one of Algorithm 1's private examples in
+// training examples (one forward and backward pass of the denoiser): it
+// differentiates the loss on the image and on its public view (ℓ − ℓ_pub,
+// clipped per example) and adds the gradient of an independent public
+// batch. Measured on one core (GOMAXPROCS=1, CPU time) on the quick
+// settings: 0.16 ms (B) and 0.20 ms (A) a private example of Algorithm 1
+// against 0.075 and 0.093 ms a non-private one, 2.1-2.2×; DP's and FDP
+// (DP-SGD)'s private examples took 0.8-1.15×, so they count once.
+const alg1Cost = 2
+
+// privateCost returns the cost of a private example of method in training
+// examples: alg1Cost for Algorithm 1, 1 for the others.
+func privateCost(method fdp.Method) int {
+	if method == fdp.Alg1 {
+		return alg1Cost
+	}
+	return 1
+}
+
+// stepWork is what the steps of a TrainDiffusion run add to the Work of
+// its context (trainExamples): batch examples a step, each of cost from
+// the global step from on (the engine run's private steps).
+type stepWork struct{ batch, from, cost int }
+
+// at returns the work of global step t.
+func (w stepWork) at(t int) int {
+	if t >= w.from {
+		return w.batch * w.cost
+	}
+	return w.batch
 }
 
 // smallBatch returns SmallBatch, or Batch when unset.
@@ -309,12 +343,13 @@ func TrainDiffusion(ctx context.Context, s DiffusionSetting, d *DiffusionData, m
 		Alpha: s.Alpha, Optimizer: mechanisms.Adam{LR: lr}, Seed: seed, NonPrivateBatch: s.smallBatch(), NonPrivateSteps: npSteps}
 	var ema []float64
 	offset := 0 // steps before the engine run's (the separate pre-training)
-	// Every step adds its nominal batch to the Work of ctx (trainExamples):
-	// the small batch until the private steps, then Batch.
-	work, perStep := experiments.WorkFrom(ctx), s.smallBatch()
+	// Every step adds its examples to the Work of ctx (trainExamples): the
+	// small batch until the engine run of the private methods, then Batch,
+	// its private steps at privateCost.
+	work, per := experiments.WorkFrom(ctx), stepWork{batch: s.smallBatch(), from: math.MaxInt, cost: 1}
 	if s.EMA > 0 || work != nil {
 		setup.OnStep = func(t int, theta []float64) {
-			work.Add(perStep)
+			work.Add(per.at(t))
 			if s.EMA > 0 {
 				ema = emaUpdate(ema, theta, s.EMA, offset+t)
 			}
@@ -336,7 +371,8 @@ func TrainDiffusion(ctx context.Context, s DiffusionSetting, d *DiffusionData, m
 				return nil, fmt.Errorf("fdp: TrainDiffusion %s: pre-training: %w", method, err)
 			}
 		}
-		perStep = s.Batch // the engine's own pre-training has batch Batch too
+		// The engine's own pre-training has batch Batch too.
+		per = stepWork{batch: s.Batch, from: setup.PretrainSteps + 1, cost: privateCost(method)}
 	default:
 		return nil, fmt.Errorf("fdp: TrainDiffusion: method %q is not one of the study's", method)
 	}

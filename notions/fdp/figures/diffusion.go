@@ -225,10 +225,13 @@ func drawSeries(ctx context.Context, memo *experiments.Memo, s DiffusionSetting,
 const fashionTrainImages = 60000
 
 // sampleCost is the cost of drawing one sample (200 denoiser passes) in
-// training examples (one forward and backward pass each): measured on
-// quick setting B, 400 samples took 2.1 s against 10.6 s for 844 steps of
-// batch 64, about 27 examples a sample.
-const sampleCost = 27
+// training examples (one forward and backward pass each). Measured on one
+// core (GOMAXPROCS=1, CPU time) after each method's training on the quick
+// settings: 400 samples took 1.3-1.7 s, 3.7-4.1 ms a sample (the filtered
+// series the same per sample drawn), against 0.093 ms (A) and 0.075 ms (B)
+// a non-private training example: 39-42 examples a sample in setting A,
+// 51-54 in B.
+const sampleCost = 45
 
 // trainImages is the number of images a setting trains on: its Train
 // images (0 or above the split's size: all) less the held-out tenth

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/featuredp/featuredp/experiments"
+	"github.com/featuredp/featuredp/notions/fdp"
 )
 
 // TestDiffusionWork pins the Work of the diffusion figures, predicted from
@@ -112,6 +113,34 @@ func TestDiffusionFiguresCountExamples(t *testing.T) {
 			if w := f.Work(p, cells); w <= 0 {
 				t.Errorf("%s %s: work %d", id, p, w)
 			}
+		}
+	}
+}
+
+// TestAlg1ExamplesCost checks that Algorithm 1's private examples count
+// alg1Cost (at least 2: measured 2.1-2.2 times a non-private example) and
+// its public pre-training once: on tiny settings A (pre-training inside
+// the engine run) and B (a separate run at the small batch), its run
+// counts (alg1Cost−1)·Steps·Batch more than FDP (DP-SGD)'s, whose steps
+// are the same.
+func TestAlg1ExamplesCost(t *testing.T) {
+	a, d := tinyDiffusion(t)
+	b := a
+	b.Name, b.Conditional, b.Batch, b.SmallBatch = "B", false, 50, 10
+	if alg1Cost < 2 {
+		t.Fatalf("alg1Cost = %d, want at least 2", alg1Cost)
+	}
+	for _, s := range []DiffusionSetting{a, b} {
+		count := func(m fdp.Method) int {
+			w := &experiments.Work{}
+			if _, err := TrainDiffusion(experiments.WithWork(context.Background(), w), s, d, m, 8, 1e-3, 1); err != nil {
+				t.Fatalf("setting %s %s: %v", s.Name, m, err)
+			}
+			return w.Done()
+		}
+		steps, _ := s.Steps(d.Train.N)
+		if got, want := count(fdp.Alg1)-count(fdp.DPSGD), (alg1Cost-1)*steps*s.Batch; got != want {
+			t.Errorf("setting %s: Algorithm 1 counts %d examples more than FDP (DP-SGD), want %d", s.Name, got, want)
 		}
 	}
 }
