@@ -131,7 +131,14 @@ FUZZ_TARGETS := \
   FuzzSecureRelease:./mechanisms/ \
   FuzzGranularity:./mechanisms/ \
   FuzzMergeParts:./experiments/ \
-  FuzzReportFlags:./cmd/featuredp/
+  FuzzReportFlags:./cmd/featuredp/ \
+  FuzzEncodeCSV:./data/ \
+  FuzzIndependentAccounting:./accounting/ \
+  FuzzParseKey:./release/ \
+  FuzzPredictPaths:./release/ \
+  FuzzRead:./release/ \
+  FuzzReadSigned:./release/ \
+  FuzzTrainOptions:./dpnb/
 
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
