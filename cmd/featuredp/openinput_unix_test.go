@@ -56,9 +56,14 @@ func TestInputSwappedForPipe(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "in.csv")
 	swaptest.Swap(t, path, []byte("[]\n"))
 	reads := map[string]func(){
-		"train header": func() { readHeader(path, data.CSVOptions{}) },
-		"report":       func() { readReportCSV(path, data.CSVOptions{}) },
-		"ledger":       func() { readLedgerFile(path) },
+		"train header": func() {
+			if fh, err := openInput("--csv", path); err == nil {
+				readHeader(fh, path, data.CSVOptions{})
+				fh.Close()
+			}
+		},
+		"report": func() { readReportCSV(path, data.CSVOptions{}) },
+		"ledger": func() { readLedgerFile(path) },
 		"open": func() {
 			if fh, err := openInput("--csv", path); err == nil {
 				fh.Close()

@@ -190,7 +190,12 @@ func (f *trainFlags) run(stderr io.Writer) (*release.File, error) {
 			return nil, fmt.Errorf("--sign-key: %w", err)
 		}
 	}
-	header, err := readHeader(f.csv, csvOpts)
+	fh, err := openInput("--csv", f.csv)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	header, err := readHeader(fh, f.csv, csvOpts)
 	if err != nil {
 		return nil, err
 	}
@@ -202,11 +207,6 @@ func (f *trainFlags) run(stderr io.Writer) (*release.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	fh, err := openInput("--csv", f.csv)
-	if err != nil {
-		return nil, err
-	}
-	defer fh.Close()
 	bar := newProgressBar(stderr, "train")
 	bar.unit = "steps"
 	to.Progress = bar.update
@@ -250,16 +250,17 @@ var trainFlagNames = strings.NewReplacer(
 	"(lower Hidden)", "(lower --hidden)", "LR = ", "--lr ", "needs LR <", "needs --lr <",
 	"Delta = ", "--delta ", "for Rows = ", "for --rows ", "SampleRate·n = ", "--sample-rate·n = ", "raise SampleRate", "raise --sample-rate")
 
-// readHeader returns the column names of the CSV file at path.
-func readHeader(path string, opts data.CSVOptions) ([]string, error) {
-	fh, err := openInput("--csv", path)
-	if err != nil {
-		return nil, err
-	}
-	defer fh.Close()
+// readHeader returns the column names of the CSV file fh (opened from
+// path, which errors name) and rewinds fh to its start: the schema and the
+// training read one opened file, so a file swapped in at path between the
+// two cannot be trained on under the other's schema.
+func readHeader(fh io.ReadSeeker, path string, opts data.CSVOptions) ([]string, error) {
 	h, err := data.CSVHeader(fh, opts)
 	if err != nil {
 		return nil, csvError(path, err)
+	}
+	if _, err := fh.Seek(0, io.SeekStart); err != nil {
+		return nil, fmt.Errorf("--csv %s: rewinding after the header: %w", path, err)
 	}
 	return h, nil
 }

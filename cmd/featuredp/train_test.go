@@ -3,12 +3,15 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/featuredp/featuredp/data"
 )
 
 // trainFixture writes a small patients table.
@@ -239,5 +242,30 @@ func TestTrainCLIOrders(t *testing.T) {
 		if code, stdout, errs := runReproduceCLI(args...); code != 0 || !strings.Contains(stdout, tc.want) {
 			t.Errorf("%s: code %d, want %q in\n%s\n%s", tc.name, code, tc.want, stdout, errs)
 		}
+	}
+}
+
+// train reads the header and the rows from one opened file: readHeader
+// leaves the file at its start, so TrainCSV reads the same bytes the
+// schema was made from (the old code opened --csv twice, and a file
+// swapped in between was trained on under the first one's schema).
+func TestReadHeaderRewinds(t *testing.T) {
+	csv := trainFixture(t)
+	want, err := os.ReadFile(csv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fh, err := openInput("--csv", csv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	h, err := readHeader(fh, csv, data.CSVOptions{})
+	if err != nil || len(h) == 0 {
+		t.Fatalf("header %v, %v", h, err)
+	}
+	got, err := io.ReadAll(fh)
+	if err != nil || string(got) != string(want) {
+		t.Errorf("after the header the file reads %d bytes (%v), want all %d", len(got), err, len(want))
 	}
 }
