@@ -130,8 +130,8 @@ func (r BCDPMeanResult) Markdown() string {
 	b.WriteString(fromDataWarning(r.fromData(), "public Bounds for every estimated column"))
 	fmt.Fprintf(&b, "**BCDP mean estimation** of %d columns over %d users: ε = %g, %s, ζ = %.4g. ", len(r.Columns), r.N, r.Options.Eps,
 		bcdpQText(r.Options.Q, r.Options.IndependentCoordinates), r.Allocation.Zeta)
-	fmt.Fprintf(&b, "Allocation c = (%s); each BCDP release is %.4g-LDP. Baseline: Duchi channel at min δ = %g on all columns.\n\n",
-		bcdpFmt(r.C), r.LDPLevel, r.Baseline)
+	fmt.Fprintf(&b, "Allocation c = (%s); each BCDP release is %s-LDP. Baseline: Duchi channel at min δ = %g on all columns.\n\n",
+		bcdpFmt(r.C), mdtext.Upward(r.LDPLevel, 4), r.Baseline)
 	fmt.Fprintf(&b, "Squared errors summed over the columns, each column scaled to [−1, 1]:\n\n")
 	fmt.Fprintf(&b, "| | BCDP | LDP baseline |\n|---|---:|---:|\n")
 	fmt.Fprintf(&b, "| predicted MSE (exact, unprojected) | %.4g | %.4g |\n", bcdpScaledSum(r.Predicted, r.Scale), bcdpScaledSum(r.PredictedBaseline, r.Scale))

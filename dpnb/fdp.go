@@ -271,7 +271,7 @@ func (r *FeatureDPResult) Markdown() string {
 		bs := append([]FeatureDPBound(nil), r.Bounds...)
 		sort.SliceStable(bs, func(i, j int) bool { return bs[i].Column < bs[j].Column })
 		for _, x := range bs {
-			fmt.Fprintf(&b, "| %s | %.3g | %g | %.4g |\n", mdCell(x.Column), x.Ball, x.Eps, x.Bound)
+			fmt.Fprintf(&b, "| %s | %.3g | %g | %s |\n", mdCell(x.Column), x.Ball, x.Eps, mdtext.Upward(x.Bound, 4))
 		}
 		b.WriteString("\nBall is the prior you gave (FeatureDPOptions.Ball): the largest probability of one value of the column given the record's public columns and label; the bound holds for that prior.\n")
 	}

@@ -546,7 +546,7 @@ func (r *PrivacyReportResult) Markdown() string {
 		}
 		f := c.FDPNote
 		if c.FDPProtected && !math.IsNaN(c.FDPBound) {
-			f = fmt.Sprintf("protected; guess ≤ %.3g (%s)", c.FDPBound, c.FDPNote)
+			f = fmt.Sprintf("protected; guess ≤ %s (%s)", mdtext.Upward(c.FDPBound, 3), c.FDPNote)
 		}
 		bc := "—"
 		switch {
@@ -561,7 +561,7 @@ func (r *PrivacyReportResult) Markdown() string {
 		}
 		h := "—"
 		if !math.IsNaN(c.CorrDPHonestEps) {
-			h = fmt.Sprintf("%.3g / %.3g", c.CorrDPHonestEps, c.CorrDPClaimedEps)
+			h = mdtext.Upward(c.CorrDPHonestEps, 3) + " / " + mdtext.Upward(c.CorrDPClaimedEps, 3)
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", mdCell(c.Column), c.Role, c.Kind, tv, w, h, mdCell(f), bc)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/featuredp/featuredp/accounting"
 	"github.com/featuredp/featuredp/data"
+	"github.com/featuredp/featuredp/internal/mdtext"
 	"github.com/featuredp/featuredp/internal/valid"
 	"github.com/featuredp/featuredp/notions/smoothdp"
 	"github.com/go-gota/gota/dataframe"
@@ -414,7 +415,7 @@ func (r *PrivacyReportResult) pipelineMarkdown() string {
 	if len(c.PerStep) > 0 {
 		b.WriteString("\n| planned step | columns it touches | best ε with this step alone |\n|---|---|---:|\n")
 		for _, st := range c.PerStep {
-			fmt.Fprintf(&b, "| %s | %s | %.4g |\n", mdCell(st.Step), mdCell(strings.Join(st.Columns, ", ")), st.EpsBest)
+			fmt.Fprintf(&b, "| %s | %s | %s |\n", mdCell(st.Step), mdCell(strings.Join(st.Columns, ", ")), mdtext.Upward(st.EpsBest, 4))
 		}
 	}
 	return b.String()

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/featuredp/featuredp/accounting"
+	"github.com/featuredp/featuredp/internal/mdtext"
 	"github.com/featuredp/featuredp/internal/valid"
 	"github.com/featuredp/featuredp/notions/smoothdp"
 	"github.com/go-gota/gota/dataframe"
@@ -145,11 +146,11 @@ func (r *SmoothPipelineReport) Markdown() string {
 	}
 	fmt.Fprintf(&b, "| **composite (sum rule)** | %d | %.4g | %s |\n\n", r.K, r.Eta, r.sumRuleNote())
 	fmt.Fprintf(&b, "| accounting (δ = %g, replace-one, Mironov conversion) | ε |\n|---|---:|\n", r.Delta)
-	fmt.Fprintf(&b, "| ignoring the pre-processing (what the pipeline reports) | %.4g |\n", r.EpsIgnoring)
-	fmt.Fprintf(&b, "| Theorem 2, paper-style 2ε(2α)+2ε̃(2α,η) | %.4g |\n", r.EpsConservative)
-	fmt.Fprintf(&b, "| Theorem 2, tight (optimised over p) | %.4g |\n", r.EpsTight)
-	fmt.Fprintf(&b, "| group privacy, g = min(n, k+1) = %d | %.4g |\n", r.G, r.EpsGroup)
-	fmt.Fprintf(&b, "| **%s** min(tight, group) | **%.4g** |\n", r.bestLabel(), r.EpsBest)
+	fmt.Fprintf(&b, "| ignoring the pre-processing (what the pipeline reports) | %s |\n", mdtext.Upward(r.EpsIgnoring, 4))
+	fmt.Fprintf(&b, "| Theorem 2, paper-style 2ε(2α)+2ε̃(2α,η) | %s |\n", mdtext.Upward(r.EpsConservative, 4))
+	fmt.Fprintf(&b, "| Theorem 2, tight (optimised over p) | %s |\n", mdtext.Upward(r.EpsTight, 4))
+	fmt.Fprintf(&b, "| group privacy, g = min(n, k+1) = %d | %s |\n", r.G, mdtext.Upward(r.EpsGroup, 4))
+	fmt.Fprintf(&b, "| **%s** min(tight, group) | **%s** |\n", r.bestLabel(), mdtext.Upward(r.EpsBest, 4))
 	return b.String()
 }
 

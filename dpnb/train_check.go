@@ -9,6 +9,7 @@ import (
 
 	"github.com/featuredp/featuredp/data"
 	"github.com/featuredp/featuredp/design"
+	"github.com/featuredp/featuredp/internal/mdtext"
 	"github.com/featuredp/featuredp/models"
 	"github.com/featuredp/featuredp/notions/fdp"
 	"github.com/featuredp/featuredp/release"
@@ -159,7 +160,7 @@ func (c *ReleaseCheck) Markdown() string {
 // private release.
 func (c *ReleaseCheck) privateName() string {
 	cert := c.Model.Certificate
-	name := fmt.Sprintf("%s release, ε = %.3g, δ = %.3g", cert.Notion, cert.Epsilon, cert.Delta)
+	name := fmt.Sprintf("%s release, ε = %s, δ = %s", cert.Notion, mdtext.Upward(cert.Epsilon, 3), mdtext.Upward(cert.Delta, 3))
 	if !cert.PrivateRelease {
 		name += " (reproducible: not a private release)"
 	}

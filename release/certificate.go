@@ -9,6 +9,7 @@ import (
 
 	"github.com/featuredp/featuredp/accounting"
 	"github.com/featuredp/featuredp/experiments"
+	"github.com/featuredp/featuredp/internal/mdtext"
 )
 
 // CertificateVersion is the version of the certificate's JSON layout and
@@ -229,10 +230,10 @@ func accountingOf(l *accounting.Ledger, rep *accounting.LedgerReport, conv accou
 // statement is the guarantee in one sentence, ε and δ rounded up (to 4
 // and 3 significant digits) so that it never understates them.
 func (c *Certificate) statement() string {
-	return c.statementWith(upward(c.Epsilon, 4), upward(c.Delta, 3))
+	return c.statementWith(mdtext.Upward(c.Epsilon, 4), mdtext.Upward(c.Delta, 3))
 }
 
-// legacyStatement is the statement as builds before upward wrote it, ε
+// legacyStatement is the statement as builds before mdtext.Upward wrote it, ε
 // and δ rounded to nearest (%.4g, %.3g): a file such a build wrote still
 // loads, and Markdown shows its statement with ε and δ rounded up.
 func (c *Certificate) legacyStatement() string {

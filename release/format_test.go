@@ -3,55 +3,14 @@ package release
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/featuredp/featuredp/accounting"
+	"github.com/featuredp/featuredp/internal/mdtext"
 )
-
-// upward never prints a value below x, with at most digits significant
-// digits, and prints %.{digits}g whenever that is not below x.
-func TestUpward(t *testing.T) {
-	for _, tc := range []struct {
-		x      float64
-		digits int
-		want   string
-	}{
-		{1.2344399999999998, 4, "1.235"}, // %.4g: 1.234, below
-		{1.9999999999999891, 4, "2"},     // %.4g rounds up already
-		{1.23456e-6, 3, "1.24e-06"},      // %.3g: 1.23e-06, below
-		{1e-5, 3, "1e-05"},
-		{9.9991, 4, "10"},       // the carry adds a digit to the exponent
-		{-1.23449, 4, "-1.234"}, // towards +∞
-		{0, 4, "0"},
-		{math.Inf(1), 4, "+Inf"},
-	} {
-		if got := upward(tc.x, tc.digits); got != tc.want {
-			t.Errorf("upward(%v, %d) = %q, want %q", tc.x, tc.digits, got, tc.want)
-		}
-	}
-	r := rand.New(rand.NewPCG(1, 2))
-	for range 10000 {
-		x := math.Exp(r.NormFloat64()*20) * float64(1-2*r.IntN(2))
-		d := 1 + r.IntN(8)
-		s := upward(x, d)
-		v, err := strconv.ParseFloat(s, 64)
-		if err != nil || v < x {
-			t.Fatalf("upward(%v, %d) = %q: below x (%v)", x, d, s, err)
-		}
-		if near := fmt.Sprintf("%.*g", d, x); s != near {
-			if nv, _ := strconv.ParseFloat(near, 64); nv >= x {
-				t.Fatalf("upward(%v, %d) = %q, but %%.%dg = %q is not below x", x, d, s, d, near)
-			}
-		}
-		if mant, _, _ := strings.Cut(strings.TrimLeft(s, "-"), "e"); len(strings.TrimLeft(strings.Replace(mant, ".", "", 1), "0")) > d {
-			t.Fatalf("upward(%v, %d) = %q: more than %d significant digits", x, d, s, d)
-		}
-	}
-}
 
 // roundingDownCertificate is a certificate whose ε and δ %.4g and %.3g
 // round down: δ = 1.23456e-5, and the first noise multiplier from 1.1 up
@@ -105,7 +64,7 @@ func statedNumber(t *testing.T, s, prefix string) float64 {
 
 // The statement and the markdown never state an ε, a δ or an
 // attribute-inference bound below the certificate's own (they rounded to
-// nearest: ε = 1.23444 was stated as 1.234). Fails before upward.
+// nearest: ε = 1.23444 was stated as 1.234). Fails before mdtext.Upward.
 func TestStatementNeverUnderstates(t *testing.T) {
 	c := roundingDownCertificate(t)
 	c.AttributeInference = []ColumnBound{{Column: "sex", Ball: 0.5}}
@@ -125,8 +84,8 @@ func TestStatementNeverUnderstates(t *testing.T) {
 			t.Errorf("%s: %v stated, below the exact %v", got.what, v, got.exact)
 		}
 	}
-	if b := c.AttributeInference[0].Bound; !strings.Contains(md, "| "+upward(b, 4)+" |") {
-		t.Errorf("markdown does not state the bound %v rounded up (%s):\n%s", b, upward(b, 4), md)
+	if b := c.AttributeInference[0].Bound; !strings.Contains(md, "| "+mdtext.Upward(b, 4)+" |") {
+		t.Errorf("markdown does not state the bound %v rounded up (%s):\n%s", b, mdtext.Upward(b, 4), md)
 	}
 }
 

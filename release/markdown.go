@@ -29,8 +29,8 @@ func (c *Certificate) Markdown() string {
 	row("protected columns", list(c.Protected))
 	row("public columns (treated as known)", list(c.Public))
 	row("label", c.Label)
-	row("ε (target)", fmt.Sprintf("%s (%.6g)", upward(c.Epsilon, 6), c.TargetEpsilon))
-	row("δ", upward(c.Delta, 3))
+	row("ε (target)", fmt.Sprintf("%s (%.6g)", mdtext.Upward(c.Epsilon, 6), c.TargetEpsilon))
+	row("δ", mdtext.Upward(c.Delta, 3))
 	row("randomness", c.Randomness)
 	row("private release", fmt.Sprint(c.PrivateRelease))
 	t := c.Training
@@ -56,7 +56,7 @@ func (c *Certificate) Markdown() string {
 	if len(c.AttributeInference) > 0 {
 		b.WriteString("\n| protected column | largest prior mass (Ball) | attribute-inference bound (Thm 4) |\n|---|---:|---:|\n")
 		for _, r := range c.AttributeInference {
-			fmt.Fprintf(&b, "| %s | %.4g (%s) | %s |\n", mdText(r.Column), r.Ball, mdText(r.Why), upward(r.Bound, 4))
+			fmt.Fprintf(&b, "| %s | %.4g (%s) | %s |\n", mdText(r.Column), r.Ball, mdText(r.Why), mdtext.Upward(r.Bound, 4))
 		}
 	}
 	for _, n := range append(append([]string(nil), a.Notes...), c.Notes...) {

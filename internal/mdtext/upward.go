@@ -1,4 +1,4 @@
-package release
+package mdtext
 
 import (
 	"fmt"
@@ -7,13 +7,14 @@ import (
 	"strings"
 )
 
-// upward formats x with digits significant digits rounded towards +∞:
+// Upward formats x with digits significant digits rounded towards +∞:
 // %.{digits}g when that text's value is not below x, else the next
 // decimal of digits significant digits above it. A bound printed for
 // people — ε, δ, an attribute-inference bound — is then never below the
-// exact value in the certificate's JSON (%.4g printed ε = 1.23444 as
-// 1.234, an understated guarantee).
-func upward(x float64, digits int) string {
+// exact value it states (%.4g printed ε = 1.23444 as 1.234, an
+// understated guarantee). x ≥ 0 is the intended use; a negative x is
+// rounded towards +∞ too (towards zero).
+func Upward(x float64, digits int) string {
 	s := strconv.FormatFloat(x, 'g', digits, 64)
 	if v, err := strconv.ParseFloat(s, 64); err != nil || !(v < x) || math.IsInf(x, 0) {
 		return s
