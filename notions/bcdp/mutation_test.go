@@ -55,3 +55,39 @@ func TestCDPExactTakesTheMaximum(t *testing.T) {
 		})
 	}
 }
+
+// TestTwoLevelRateAboveThreshold pins Corollary 1's rate (19) for q > q* =
+// (e^{δ/2} − 1)/(e^ε − 1), (1/n)(dk/δ² + (d−k)²/(((d−k)/d)δ² + (c_d − δ/2)²)),
+// with c_d = log((e^{δ/2} + q − 1)/q) read independently from Allocate at
+// ζ = 1/2 (its level c_d for k coordinates at δ and d − k at ε). This is a
+// utility rate, not a privacy level.
+func TestTwoLevelRateAboveThreshold(t *testing.T) {
+	for _, c := range []struct {
+		d, k, n       int
+		delta, eps, q float64
+	}{
+		{10, 2, 10000, 0.2, 2, 0.5},
+		{5, 4, 100, 0.1, 1, 0.9},
+	} {
+		if qs := math.Expm1(c.delta/2) / math.Expm1(c.eps); !(c.q > qs) {
+			t.Fatalf("%+v: q ≤ q* = %v", c, qs)
+		}
+		levels := make([]float64, c.d)
+		for i := range levels {
+			levels[i] = c.eps
+			if i < c.k {
+				levels[i] = c.delta
+			}
+		}
+		a, err := Allocate(levels, c.eps, c.q, ZetaHalf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fd, fk, cd := float64(c.d), float64(c.k), a.LDP
+		want := (fd*fk/(c.delta*c.delta) + (fd-fk)*(fd-fk)/((fd-fk)/fd*c.delta*c.delta+(cd-c.delta/2)*(cd-c.delta/2))) / float64(c.n)
+		got, err := TwoLevelRate(c.d, c.k, c.n, c.delta, c.eps, c.q)
+		if err != nil || math.Abs(got-want) > 1e-12*want {
+			t.Errorf("%+v: rate %v, %v; want %v", c, got, err, want)
+		}
+	}
+}

@@ -70,3 +70,35 @@ func TestPreprocessingSensitivities(t *testing.T) {
 		t.Errorf("EtaTrimmedImpute with n − m − 2t = 0: %v, want +Inf", got)
 	}
 }
+
+// TestSubsampleSRDPValues pins Lemma 2's derived form (docs/smooth-rdp.md)
+//
+//	ε̃'(α, η) = min_t 2[ε̃(α, (t−1)d + mη/τ) + C(m, t)(τ/n)^t ε̃(α, m·d)],
+//	d = min(2R, η),
+//
+// on the Gaussian SRDP ε̃(2, η) = L²η²/σ² (α = 2), hand-computed: with m = 5,
+// τ = 2 the terms are near_t = ((t−1)d + 5η/2)²/σ², far = (5d)²/σ² and
+// w_t = C(5, t)(2/n)^t. The minimum is at t = 1 in the first two cases and at
+// t = 2 in the third; the second has η > R, where d = 1.5 (not R = 1).
+func TestSubsampleSRDPValues(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		sigma     float64
+		n         int
+		eta, want float64
+	}{
+		{"t=1", 1, 100, 0.1, 2 * (0.0625 + 0.1*0.25)},             // 0.175
+		{"t=1, η > R", 10, 100, 1.5, 2 * (0.140625 + 0.1*0.5625)}, // 0.39375
+		{"t=2", 10, 20, 0.1, 2 * (0.001225 + 10*0.01*0.0025)},     // 0.00295
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s, err := SubsampleSRDP(must(GaussianSRDP(1, c.sigma)), c.n, 5, 0.5, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := s.At(2, c.eta); relDiff(got, c.want) > 1e-12 {
+				t.Errorf("ε̃'(2, %v) = %v, want %v", c.eta, got, c.want)
+			}
+		})
+	}
+}
