@@ -112,7 +112,7 @@ func (s pldStep) binMasses(delta float64, k0, k1 int) []float64 {
 }
 
 // tailEdge returns a loss l with cdf tail below (side < 0) or above (side
-// > 0) l at most tau, by doubling then bisection.
+// > 0) l at most tau, by doubling (at most 64 times) then bisection.
 func (s pldStep) tailEdge(tau float64, side int) float64 {
 	tail := func(l float64) float64 {
 		b, a := s.cdf(l)
@@ -122,7 +122,7 @@ func (s pldStep) tailEdge(tau float64, side int) float64 {
 		return a
 	}
 	in, out := 0.0, float64(side)
-	for tail(out) > tau {
+	for i := 0; tail(out) > tau && i < 64; i++ {
 		in, out = out, 2*out
 	}
 	for range 200 {
@@ -486,13 +486,17 @@ func (c *pldCurve) deltaAt(x float64) float64 {
 }
 
 // epsFor returns the smallest ε ≥ 0 with d(ε) ≤ delta for a
-// non-increasing d, by bisection to relative 1e-9.
+// non-increasing d, by bisection to relative 1e-9; +Inf if d stays above
+// delta up to ε = 1e9.
 func epsFor(d func(float64) float64, delta float64) float64 {
 	if d(0) <= delta {
 		return 0
 	}
 	lo, hi := 0.0, 1e-6
 	for d(hi) > delta {
+		if hi > 1e9 { // never certified (the cut mass alone exceeds δ)
+			return math.Inf(1)
+		}
 		lo, hi = hi, 2*hi
 	}
 	for hi-lo > 1e-9*hi {

@@ -21,11 +21,11 @@ const pldDeltaTol = 1e-3
 // pldPoints is the size of the T-fold grid: the gap ε_pess − ε_opt = TΔ
 // is about 4.7·T/points of ε for small q (the window spans about 23
 // standard deviations of the sum, ε about 5), so 512·T points keep it
-// near 1%, within [2^16, 2^21] (2^17 without FEATUREDP_INDEPENDENT_FULL).
+// near 1% up to T = 2000, within [2^16, 2^20] (2^17 without FEATUREDP_INDEPENDENT_FULL).
 func pldPoints(steps int) int {
 	hi := 1 << 17
 	if indepFull {
-		hi = 1 << 21
+		hi = 1 << 20
 	}
 	return min(max(ceilPow2(512*steps), 1<<16), hi)
 }
@@ -201,6 +201,62 @@ func TestPLDEpsilonNotBelowTight(t *testing.T) {
 					t.Logf("q=%-5v z=%-3v T=%-5d δ=%-5v ε_lib=%-10.5g tight ∈ [%.5g, %.5g] (gap %.2g%%) ε_lib/ε_tight ∈ [%.4f, %.4f]",
 						r.q, r.z, r.steps, delta, lib, lo, hi, 100*(hi/lo-1), lib/hi, lib/lo)
 				}
+			}
+		}
+	}
+}
+
+// binomialPMF returns C(n, k) a^k (1−a)^{n−k}.
+func binomialPMF(n, k int, a float64) float64 {
+	if k < 0 || k > n {
+		return 0
+	}
+	ln, _ := math.Lgamma(float64(n + 1))
+	lk, _ := math.Lgamma(float64(k + 1))
+	lr, _ := math.Lgamma(float64(n - k + 1))
+	return math.Exp(ln - lk - lr + float64(k)*math.Log(a) + float64(n-k)*math.Log1p(-a))
+}
+
+// The composition machinery (binary powering, FFT convolution, offsets,
+// Chernoff truncation, suffix sums) on a lattice law with a known T-fold
+// power: one step at −2 with probability 1 − a and −1 with a gives
+// −2T + Binomial(T, a). Every point, the cut mass and δ(ε) =
+// Σ_{ℓ>ε} p_ℓ(1 − e^{ε−ℓ}) agree with the closed form; an offset off by
+// one lattice step (which stays inside the PLD bracket) fails here.
+func TestPLDReferenceLatticePower(t *testing.T) {
+	const a = 0.3
+	one := pldLaw{off: -2, p: []float64{1 - a, a}, steps: 1}
+	o := pldOptions{points: 1 << 10, tau: 1e-22, maxLen: 1 << 16}
+	for _, steps := range []int{1, 2, 3, 7, 10, 100, 1000} {
+		c := &pldCurve{delta: 1}
+		law, err := c.power(one, steps, newPLDChernoff(one.p, one.off, 1), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.law = law
+		c.suffix()
+		tot := law.cut
+		for i, v := range law.p {
+			tot += v
+			if want := binomialPMF(steps, law.off+i+2*steps, a); math.Abs(v-want) > 1e-11*want+1e-15 { // lgamma's rounding near n = 1000 is ~1e-12 relative
+				t.Errorf("T=%d: P(K = %d) = %.17g, binomial %.17g", steps, law.off+i, v, want)
+			}
+		}
+		if math.Abs(tot-1) > 1e-12 || law.cut > 1e-13 { // the cut is FFT rounding only
+			t.Errorf("T=%d: total mass %.17g, cut %.3g", steps, tot, law.cut)
+		}
+		for _, eps := range []float64{-float64(steps) - 0.5, -2 * float64(steps), -1.5*float64(steps) + 0.25, -float64(steps) - 1} {
+			want := 0.0
+			for k := 0; k <= steps; k++ {
+				if l := float64(k - 2*steps); l > eps {
+					want += binomialPMF(steps, k, a) * -math.Expm1(eps-l)
+				}
+			}
+			if got := c.deltaOpt(eps); math.Abs(got-want) > 1e-12*math.Max(want, 1e-3) {
+				t.Errorf("T=%d ε=%v: δ_opt %.17g, closed form %.17g", steps, eps, got, want)
+			}
+			if got, want := c.deltaPess(eps), c.deltaOpt(eps-float64(steps))+law.cut; got != want {
+				t.Errorf("T=%d ε=%v: δ_pess %.17g is not δ_opt(ε − T) + cut = %.17g", steps, eps, got, want)
 			}
 		}
 	}
