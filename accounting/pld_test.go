@@ -21,11 +21,11 @@ const pldDeltaTol = 1e-3
 // pldPoints is the size of the T-fold grid: the gap ε_pess − ε_opt = TΔ
 // is about 4.7·T/points of ε for small q (the window spans about 23
 // standard deviations of the sum, ε about 5), so 512·T points keep it
-// near 1% up to T = 2000, within [2^16, 2^20] (2^17 without FEATUREDP_INDEPENDENT_FULL).
+// near 1% up to T = 4000, within [2^16, 2^21] (2^17 without FEATUREDP_INDEPENDENT_FULL).
 func pldPoints(steps int) int {
 	hi := 1 << 17
 	if indepFull {
-		hi = 1 << 20
+		hi = 1 << 21
 	}
 	return min(max(ceilPow2(512*steps), 1<<16), hi)
 }
