@@ -501,11 +501,11 @@ func epsFor(d func(float64) float64, delta float64) float64 {
 	}
 	for hi-lo > 1e-9*hi {
 		mid := (lo + hi) / 2
-		if d(mid) > delta {
-			lo = mid
-		} else {
+		if d(mid) <= delta {
 			hi = mid
+			continue
 		}
+		lo = mid
 	}
 	return hi
 }
