@@ -9,7 +9,7 @@ import (
 )
 
 // openRegular opens the regular file at path for reading and returns it
-// with its mode; what names it in errors ("the key file"). A named pipe, a
+// with its FileInfo; what names it in errors ("the key file"). A named pipe, a
 // device or a directory is refused on the open file, opened without
 // blocking (safefile.Open), so that a pipe swapped in after a check cannot
 // block the caller for ever.

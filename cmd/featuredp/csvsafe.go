@@ -23,20 +23,32 @@ import (
 // file with an error naming what, the path and the fix: a pipe swapped in
 // after any earlier check cannot block the command for ever, nor a device
 // feed it without end.
+// The refusal wraps the safefile.NotRegularError, so that a caller can add
+// its own fix for a pipe (predictInput).
 func openInput(what, path string) (*os.File, error) {
 	fh, _, err := safefile.Open(path)
 	var nr safefile.NotRegularError
 	switch {
 	case errors.As(err, &nr) && nr.Mode.IsDir():
-		return nil, fmt.Errorf("%s %s is not a regular file: it is a directory; give the file itself", what, path)
+		return nil, &inputError{fmt.Sprintf("%s %s is not a regular file: it is a directory; give the file itself", what, path), nr}
 	case errors.As(err, &nr):
-		return nil, fmt.Errorf("%s %s is not a regular file (mode %v): featuredp reads only regular files "+
-			"(a named pipe could block it for ever, a device feed it without end); save the data to a file and give that", what, path, nr.Mode)
+		return nil, &inputError{fmt.Sprintf("%s %s is not a regular file (mode %v): featuredp reads only regular files "+
+			"(a named pipe could block it for ever, a device feed it without end); save the data to a file and give that", what, path, nr.Mode), nr}
 	case err != nil:
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	return fh, nil
 }
+
+// inputError is openInput's refusal: its message, naming the flag and the
+// fix, wrapping safefile's error.
+type inputError struct {
+	msg string
+	err error
+}
+
+func (e *inputError) Error() string { return e.msg }
+func (e *inputError) Unwrap() error { return e.err }
 
 // spreadsheetSafe returns s as a CSV cell that a spreadsheet shows as
 // text rather than evaluating: a cell starting with '=', '+', '-', '@', a

@@ -267,17 +267,10 @@ func predictInput(csvPath string) (io.ReadCloser, error) {
 		return io.NopCloser(stdin), nil
 	}
 	in, err := openInput("--csv", csvPath)
-	if err != nil && isPipeOrDevice(csvPath) {
+	if nr := (safefile.NotRegularError{}); errors.As(err, &nr) && !nr.Mode.IsDir() {
 		return nil, fmt.Errorf("%w (to stream rows from a pipe, give --csv - and send them to standard input)", err)
 	}
 	return in, err
-}
-
-// isPipeOrDevice reports whether path names something other than a
-// regular file or a directory (it only chooses an error's hint).
-func isPipeOrDevice(path string) bool {
-	st, err := os.Stat(path)
-	return err == nil && !st.Mode().IsRegular() && !st.IsDir()
 }
 
 // streamPredictions writes one CSV row per row of in as release.PredictCSV

@@ -29,8 +29,14 @@ func (e NotRegularError) Error() string {
 // opened without blocking (O_NONBLOCK on Unix, where opening a named pipe
 // without a writer blocks for ever and opening some devices acts) and the
 // kind is that of the file opened (fstat), not of whatever the path named
-// at an earlier check. The file returned reads in blocking mode.
+// at an earlier check. Something plainly not a regular file is refused
+// before it is opened too (opening some devices acts, e.g. rewinds a
+// tape); that Stat only spares the open, the fstat decides. The file
+// returned reads in blocking mode.
 func Open(path string) (*os.File, fs.FileInfo, error) {
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		return nil, nil, NotRegularError{Path: path, Mode: st.Mode()}
+	}
 	fh, err := os.OpenFile(path, os.O_RDONLY|openNonBlock, 0)
 	if err != nil {
 		return nil, nil, err
